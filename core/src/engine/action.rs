@@ -1,0 +1,286 @@
+//! Faults and user actions: one vocabulary for the scenario's schedule, the web app's buttons and
+//! the permalink. Nodes are named, so an action log reads like an incident timeline.
+
+use crate::time::{fmt_duration, parse_duration, Micros};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// A duration written as text in files and URLs ("10s", "250ms").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct Dur(pub Micros);
+
+impl Serialize for Dur {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&fmt_duration(self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for Dur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Dur;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a duration string such as \"10s\", \"250ms\" or \"2m\"")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Dur, E> {
+                parse_duration(v).map(Dur).map_err(E::custom)
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Dur, E> {
+                Err(E::custom(format!(
+                    "duration {v} has no unit; write it as a string such as \"{v}s\" or \"{v}ms\""
+                )))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Dur, E> {
+                self.visit_i64(v as i64)
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Dur, E> {
+                Err(E::custom(format!(
+                    "duration {v} has no unit; write it as a string such as \"{v}s\""
+                )))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Action {
+    /// Drop every message from `from` to `to` (and back, unless `one_way`).
+    DropLink {
+        from: String,
+        to: String,
+        #[serde(default, skip_serializing_if = "is_false")]
+        one_way: bool,
+    },
+    /// Restore the link(s) to the scenario's default condition.
+    HealLink {
+        from: String,
+        to: String,
+        #[serde(default, skip_serializing_if = "is_false")]
+        one_way: bool,
+    },
+    /// Lose each message with probability `loss` (0..=1).
+    SetLoss {
+        from: String,
+        to: String,
+        loss: f64,
+        #[serde(default, skip_serializing_if = "is_false")]
+        one_way: bool,
+    },
+    SetLatency {
+        from: String,
+        to: String,
+        min: Dur,
+        max: Dur,
+        #[serde(default, skip_serializing_if = "is_false")]
+        one_way: bool,
+    },
+    /// Cut every link between different groups; links inside a group are untouched.
+    Partition {
+        groups: Vec<Vec<String>>,
+    },
+    /// Every link back to the scenario default.
+    HealAll {},
+    /// Graceful stop (the protocol's shutdown sequence runs).
+    Stop {
+        node: String,
+    },
+    /// kill -9: the process is gone at once, nothing is announced.
+    Kill {
+        node: String,
+    },
+    Start {
+        node: String,
+    },
+    /// Stop (gracefully, or kill -9 with `kill = true`) and start again `down_for` after it stopped.
+    Restart {
+        node: String,
+        #[serde(default, skip_serializing_if = "is_false")]
+        kill: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        down_for: Option<Dur>,
+    },
+    /// The executor takes no new task until released.
+    Stall {
+        node: String,
+        executor: String,
+    },
+    /// Every task on the executor takes `extra` longer.
+    Delay {
+        node: String,
+        executor: String,
+        extra: Dur,
+    },
+    /// Undo stall and delay.
+    Release {
+        node: String,
+        executor: String,
+    },
+    /// A protocol command, e.g. `disablegossip`, `enablegossip`, `settimeout misc 30000`.
+    Command {
+        node: String,
+        command: String,
+    },
+}
+
+impl Action {
+    /// The node this action is about, when there is one (for the timeline and the topology).
+    pub fn node(&self) -> Option<&str> {
+        match self {
+            Action::Stop { node }
+            | Action::Kill { node }
+            | Action::Start { node }
+            | Action::Restart { node, .. }
+            | Action::Stall { node, .. }
+            | Action::Delay { node, .. }
+            | Action::Release { node, .. }
+            | Action::Command { node, .. } => Some(node),
+            Action::DropLink { from, .. }
+            | Action::HealLink { from, .. }
+            | Action::SetLoss { from, .. }
+            | Action::SetLatency { from, .. } => Some(from),
+            Action::Partition { .. } | Action::HealAll {} => None,
+        }
+    }
+
+    /// One line for timelines and logs.
+    pub fn describe(&self) -> String {
+        let dir = |one_way: bool| if one_way { "->" } else { "<->" };
+        match self {
+            Action::DropLink { from, to, one_way } => format!("drop {from}{}{to}", dir(*one_way)),
+            Action::HealLink { from, to, one_way } => format!("heal {from}{}{to}", dir(*one_way)),
+            Action::SetLoss {
+                from,
+                to,
+                loss,
+                one_way,
+            } => {
+                format!("loss {:.1}% on {from}{}{to}", loss * 100.0, dir(*one_way))
+            }
+            Action::SetLatency {
+                from,
+                to,
+                min,
+                max,
+                one_way,
+            } => format!(
+                "latency {}..{} on {from}{}{to}",
+                fmt_duration(min.0),
+                fmt_duration(max.0),
+                dir(*one_way)
+            ),
+            Action::Partition { groups } => {
+                let g: Vec<String> = groups
+                    .iter()
+                    .map(|g| format!("[{}]", g.join(",")))
+                    .collect();
+                format!("partition {}", g.join(" | "))
+            }
+            Action::HealAll {} => "heal all links".into(),
+            Action::Stop { node } => format!("stop {node} (graceful)"),
+            Action::Kill { node } => format!("kill -9 {node}"),
+            Action::Start { node } => format!("start {node}"),
+            Action::Restart {
+                node,
+                kill,
+                down_for,
+            } => format!(
+                "restart {node} ({}{})",
+                if *kill { "kill -9" } else { "graceful" },
+                down_for
+                    .map(|d| format!(", down {}", fmt_duration(d.0)))
+                    .unwrap_or_default()
+            ),
+            Action::Stall { node, executor } => format!("stall {node}/{executor}"),
+            Action::Delay {
+                node,
+                executor,
+                extra,
+            } => {
+                format!(
+                    "delay {node}/{executor} +{} per task",
+                    fmt_duration(extra.0)
+                )
+            }
+            Action::Release { node, executor } => format!("release {node}/{executor}"),
+            Action::Command { node, command } => format!("nodetool {command} on {node}"),
+        }
+    }
+}
+
+/// Where an applied action came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ActionSource {
+    /// The scenario's fault schedule.
+    Schedule,
+    /// A person, interactively (recorded with the step it was applied at).
+    User,
+}
+
+/// An action as it was applied, for the timeline.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AppliedAction {
+    pub step: u64,
+    pub time: Micros,
+    pub source: ActionSource,
+    pub action: Action,
+}
+
+/// A user action recorded for exact replay: applied when the engine has processed `step` steps.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecordedAction {
+    pub step: u64,
+    pub at: Dur,
+    #[serde(flatten)]
+    pub action: Action,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn toml_round_trip_and_unknown_fields() {
+        let a: Action =
+            toml::from_str("action = \"drop-link\"\nfrom = \"A\"\nto = \"B\"\n").unwrap();
+        assert_eq!(
+            a,
+            Action::DropLink {
+                from: "A".into(),
+                to: "B".into(),
+                one_way: false
+            }
+        );
+        let text = toml::to_string(&a).unwrap();
+        assert_eq!(toml::from_str::<Action>(&text).unwrap(), a);
+        let e =
+            toml::from_str::<Action>("action = \"drop-link\"\nfrom = \"A\"\nto = \"B\"\nfrm = 1\n")
+                .unwrap_err()
+                .to_string();
+        assert!(e.contains("unknown field `frm`"), "{e}");
+        let e = toml::from_str::<Action>("action = \"explode\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("unknown variant `explode`") && e.contains("drop-link"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn durations_need_units() {
+        let e = toml::from_str::<Action>(
+            "action = \"delay\"\nnode = \"A\"\nexecutor = \"GossipStage\"\nextra = 5\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("has no unit"), "{e}");
+    }
+}

@@ -1,0 +1,1408 @@
+//! The discrete-event engine: virtual time, one event queue, the network, node lifecycles,
+//! single-threaded executors, timers, the trace, user actions, and checkpoints for scrubbing back.
+//!
+//! Protocols never touch the engine: a handler gets the current time, its own node's state and
+//! the input, and leaves effects in a [`Ctx`]; the engine decides delivery, loss, delay and order.
+
+pub mod action;
+pub mod network;
+pub mod trace;
+
+use crate::limits::Limits;
+use crate::rng::{self, SimRng};
+use crate::time::{fmt_time, Micros};
+use action::{Action, ActionSource, AppliedAction, Dur, RecordedAction};
+use network::{Link, Network};
+use rand::Rng;
+use serde::Serialize;
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::fmt;
+use std::sync::Arc;
+use trace::{hash_rec, DropReason, Fnv, LogLevel, LogLine, Rec, RecKind, Trace};
+
+pub type NodeId = u32;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeStatus {
+    Running,
+    Stopping,
+    Stopped,
+}
+
+impl NodeStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeStatus::Running => "running",
+            NodeStatus::Stopping => "stopping",
+            NodeStatus::Stopped => "stopped",
+        }
+    }
+}
+
+/// Names and placement of the nodes. Immutable for a run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Topology {
+    pub names: Vec<String>,
+    pub dcs: Vec<String>,
+    pub racks: Vec<String>,
+    pub seeds: Vec<NodeId>,
+}
+
+impl Topology {
+    pub fn len(&self) -> u32 {
+        self.names.len() as u32
+    }
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+    pub fn id(&self, name: &str) -> Option<NodeId> {
+        self.names
+            .iter()
+            .position(|n| n == name)
+            .map(|i| i as NodeId)
+    }
+    pub fn name(&self, id: NodeId) -> &str {
+        &self.names[id as usize]
+    }
+    /// Resolve a node name or explain which names exist.
+    pub fn resolve(&self, name: &str) -> Result<NodeId, String> {
+        self.id(name).ok_or_else(|| {
+            let mut known: Vec<&str> = self.names.iter().map(|s| s.as_str()).take(12).collect();
+            if self.names.len() > 12 {
+                known.push("...");
+            }
+            format!("unknown node \"{name}\"; nodes are: {}", known.join(", "))
+        })
+    }
+}
+
+/// A protocol model hosted by the engine.
+pub trait Protocol: Sized + Clone + 'static {
+    type Node: Clone;
+    type Msg: Clone + fmt::Debug;
+    type Task: Clone + fmt::Debug;
+    type Timer: Clone + Ord + fmt::Debug;
+
+    /// Names of each node's executors (single-threaded FIFO stages), e.g. `["GossipStage"]`.
+    fn executors(&self) -> &'static [&'static str];
+    fn init_node(&self, id: NodeId, topo: &Topology) -> Self::Node;
+    /// The process starts (`first` for the start at time zero).
+    fn on_start(&self, node: &mut Self::Node, ctx: &mut Ctx<Self>, first: bool);
+    /// A graceful stop was requested; the protocol must call [`Ctx::exit`] when done.
+    fn on_stop(&self, node: &mut Self::Node, ctx: &mut Ctx<Self>);
+    /// The process vanished (kill -9, or the end of a graceful stop): drop volatile state.
+    fn on_exit(&self, node: &mut Self::Node);
+    fn on_message(&self, node: &mut Self::Node, ctx: &mut Ctx<Self>, from: NodeId, msg: Self::Msg);
+    fn on_timer(&self, node: &mut Self::Node, ctx: &mut Ctx<Self>, timer: Self::Timer);
+    fn on_task(&self, node: &mut Self::Node, ctx: &mut Ctx<Self>, task: Self::Task);
+    /// How long the executor thread is busy with this task, decided when it is dequeued.
+    fn service_us(&self, node: &Self::Node, task: &Self::Task) -> Micros;
+    /// A protocol command (nodetool-like). Must validate before changing anything.
+    fn on_command(
+        &self,
+        node: &mut Self::Node,
+        ctx: &mut Ctx<Self>,
+        cmd: &str,
+    ) -> Result<(), String>;
+    fn msg_label(&self, msg: &Self::Msg) -> &'static str;
+    fn task_label(&self, task: &Self::Task) -> &'static str;
+    fn timer_label(&self, timer: &Self::Timer) -> &'static str;
+    /// Full message contents for the trace, in the protocol's own notation.
+    fn render_msg(&self, msg: &Self::Msg, topo: &Topology) -> String;
+}
+
+/// What a handler asks the engine to do.
+#[derive(Clone, Debug)]
+pub enum Effect<P: Protocol> {
+    Send {
+        to: NodeId,
+        msg: P::Msg,
+    },
+    SetTimer {
+        key: P::Timer,
+        at: Micros,
+    },
+    CancelTimer {
+        key: P::Timer,
+    },
+    Submit {
+        exec: u8,
+        task: P::Task,
+        deadline: Option<Micros>,
+    },
+    Log {
+        level: LogLevel,
+        text: String,
+    },
+    Mark {
+        label: &'static str,
+        peer: NodeId,
+    },
+    /// The message being delivered is discarded by the receiver (e.g. no connection on its side).
+    Discard,
+    /// A graceful stop completed: the process exits.
+    Exit,
+}
+
+/// Read-only statistics of one executor, visible to handlers and views.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ExecStats {
+    pub pending: u32,
+    pub busy: bool,
+    pub stalled: bool,
+    pub delay_us: Micros,
+    pub expired: u64,
+    pub done: u64,
+    pub last_done_at: Micros,
+    pub oldest_enqueued_at: Option<Micros>,
+}
+
+/// The handler's window on the world.
+pub struct Ctx<'a, P: Protocol> {
+    pub now: Micros,
+    pub me: NodeId,
+    pub status: NodeStatus,
+    pub topo: &'a Topology,
+    pub rng: &'a mut SimRng,
+    pub execs: &'a [ExecStats],
+    effects: &'a mut Vec<Effect<P>>,
+}
+
+impl<P: Protocol> Ctx<'_, P> {
+    pub fn send(&mut self, to: NodeId, msg: P::Msg) {
+        self.effects.push(Effect::Send { to, msg });
+    }
+    pub fn set_timer(&mut self, key: P::Timer, at: Micros) {
+        self.effects.push(Effect::SetTimer { key, at });
+    }
+    pub fn cancel_timer(&mut self, key: P::Timer) {
+        self.effects.push(Effect::CancelTimer { key });
+    }
+    pub fn submit(&mut self, exec: u8, task: P::Task, deadline: Option<Micros>) {
+        self.effects.push(Effect::Submit {
+            exec,
+            task,
+            deadline,
+        });
+    }
+    pub fn log(&mut self, level: LogLevel, text: String) {
+        self.effects.push(Effect::Log { level, text });
+    }
+    pub fn mark(&mut self, label: &'static str, peer: NodeId) {
+        self.effects.push(Effect::Mark { label, peer });
+    }
+    pub fn discard(&mut self) {
+        self.effects.push(Effect::Discard);
+    }
+    pub fn exit(&mut self) {
+        self.effects.push(Effect::Exit);
+    }
+    pub fn name(&self, id: NodeId) -> &str {
+        self.topo.name(id)
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Queued<T> {
+    task: T,
+    enqueued_at: Micros,
+    deadline: Option<Micros>,
+}
+
+#[derive(Clone, Debug)]
+struct Executor<T> {
+    queue: VecDeque<Queued<T>>,
+    busy: Option<T>,
+}
+
+/// A node as the engine sees it: the protocol's state plus process-level bookkeeping.
+#[derive(Clone)]
+pub struct NodeSlot<P: Protocol> {
+    pub state: P::Node,
+    pub status: NodeStatus,
+    pub incarnation: u32,
+    pub exec_stats: Vec<ExecStats>,
+    rng: SimRng,
+    timers: BTreeMap<P::Timer, u64>,
+    execs: Vec<Executor<P::Task>>,
+    restart_after: Option<Micros>,
+}
+
+/// A message on the wire.
+#[derive(Clone, Debug)]
+pub struct Flight<M> {
+    pub id: u64,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub msg: M,
+    pub sent_at: Micros,
+    pub deliver_at: Micros,
+    /// The destination's incarnation at send time, if it was up: a restart in between loses it.
+    to_incarnation: Option<u32>,
+}
+
+#[derive(Clone, Debug)]
+enum Ev<P: Protocol> {
+    Deliver(u64),
+    Timer {
+        node: NodeId,
+        inc: u32,
+        key: P::Timer,
+        seq: u64,
+    },
+    TaskDone {
+        node: NodeId,
+        inc: u32,
+        exec: u8,
+    },
+    Scheduled(u32),
+    Start(NodeId),
+}
+
+#[derive(Clone, Debug)]
+struct Entry<P: Protocol> {
+    time: Micros,
+    seq: u64,
+    ev: Ev<P>,
+}
+
+impl<P: Protocol> PartialEq for Entry<P> {
+    fn eq(&self, o: &Self) -> bool {
+        self.time == o.time && self.seq == o.seq
+    }
+}
+impl<P: Protocol> Eq for Entry<P> {}
+impl<P: Protocol> PartialOrd for Entry<P> {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl<P: Protocol> Ord for Entry<P> {
+    /// Reversed so that `BinaryHeap` pops the earliest (time, seq) first: ties go to the event
+    /// scheduled first.
+    fn cmp(&self, o: &Self) -> Ordering {
+        (o.time, o.seq).cmp(&(self.time, self.seq))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum SimError {
+    /// An action that cannot be applied (unknown node, starting a running node, ...).
+    Action(String),
+    /// A configured limit was reached.
+    Limit(String),
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            SimError::Action(m) => write!(f, "impossible action: {m}"),
+            SimError::Limit(m) => write!(f, "limit reached: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
+
+/// The whole simulated world at one instant. `Clone` is a checkpoint.
+#[derive(Clone)]
+pub struct Sim<P: Protocol> {
+    pub proto: Arc<P>,
+    pub topo: Arc<Topology>,
+    pub now: Micros,
+    /// Steps processed so far (the event index of the next step).
+    pub steps: u64,
+    pub nodes: Vec<NodeSlot<P>>,
+    pub net: Network,
+    pub in_flight: BTreeMap<u64, Flight<P::Msg>>,
+    pub hash: Fnv,
+    schedule: Arc<Vec<(Micros, Action)>>,
+    queue: BinaryHeap<Entry<P>>,
+    seq: u64,
+    next_msg: u64,
+    net_rng: SimRng,
+    limits: Limits,
+    effects: Vec<Effect<P>>,
+}
+
+/// Where records go during a step: into the trace when the step is new, nowhere on a replay.
+struct Out<'a> {
+    trace: &'a mut Trace,
+    record: bool,
+}
+
+impl<P: Protocol> Sim<P> {
+    pub fn new(
+        proto: P,
+        topo: Topology,
+        default_link: Link,
+        seed: u64,
+        schedule: Vec<(Micros, Action)>,
+        limits: Limits,
+    ) -> Self {
+        let n = topo.len();
+        let nodes = (0..n)
+            .map(|i| NodeSlot {
+                state: proto.init_node(i, &topo),
+                status: NodeStatus::Stopped,
+                incarnation: 0,
+                exec_stats: vec![ExecStats::default(); proto.executors().len()],
+                rng: rng::child(seed, rng::STREAM_NODE_BASE + i as u64),
+                timers: BTreeMap::new(),
+                execs: vec![
+                    Executor {
+                        queue: VecDeque::new(),
+                        busy: None
+                    };
+                    proto.executors().len()
+                ],
+                restart_after: None,
+            })
+            .collect();
+        let mut sim = Sim {
+            proto: Arc::new(proto),
+            topo: Arc::new(topo),
+            now: 0,
+            steps: 0,
+            nodes,
+            net: Network::new(n, default_link),
+            in_flight: BTreeMap::new(),
+            hash: Fnv::default(),
+            schedule: Arc::new(schedule),
+            queue: BinaryHeap::new(),
+            seq: 0,
+            next_msg: 0,
+            net_rng: rng::child(seed, rng::STREAM_NETWORK),
+            limits,
+            effects: Vec::new(),
+        };
+        for i in 0..n {
+            sim.push(0, Ev::Start(i));
+        }
+        for (i, (at, _)) in sim.schedule.clone().iter().enumerate() {
+            sim.push(*at, Ev::Scheduled(i as u32));
+        }
+        sim
+    }
+
+    pub fn schedule(&self) -> &[(Micros, Action)] {
+        &self.schedule
+    }
+
+    fn push(&mut self, time: Micros, ev: Ev<P>) -> u64 {
+        let seq = self.seq;
+        self.seq += 1;
+        self.queue.push(Entry { time, seq, ev });
+        seq
+    }
+
+    fn is_stale(&self, e: &Entry<P>) -> bool {
+        match &e.ev {
+            Ev::Timer {
+                node,
+                inc,
+                key,
+                seq,
+            } => {
+                let slot = &self.nodes[*node as usize];
+                slot.incarnation != *inc
+                    || slot.status == NodeStatus::Stopped
+                    || slot.timers.get(key) != Some(seq)
+            }
+            Ev::TaskDone { node, inc, .. } => {
+                let slot = &self.nodes[*node as usize];
+                slot.incarnation != *inc || slot.status == NodeStatus::Stopped
+            }
+            _ => false,
+        }
+    }
+
+    /// Time of the next event, discarding cancelled timers and work of dead processes.
+    pub fn next_time(&mut self) -> Option<Micros> {
+        while let Some(top) = self.queue.peek() {
+            if self.is_stale(top) {
+                self.queue.pop();
+            } else {
+                return Some(top.time);
+            }
+        }
+        None
+    }
+
+    pub fn pending_events(&self) -> usize {
+        self.queue.len()
+    }
+
+    fn emit(&mut self, out: &mut Out, node: NodeId, kind: RecKind, text: Option<&str>) {
+        let rec = Rec {
+            step: self.steps,
+            time: self.now,
+            node,
+            kind,
+        };
+        hash_rec(&mut self.hash, &rec, text);
+        if out.record {
+            out.trace.recs.push(rec);
+        }
+    }
+
+    fn log(&mut self, out: &mut Out, node: NodeId, level: LogLevel, text: String) {
+        let line = out.trace.logs.len() as u32;
+        self.emit(out, node, RecKind::Log { line }, Some(&text));
+        if out.record {
+            out.trace.logs.push(LogLine {
+                time: self.now,
+                node,
+                level,
+                text,
+            });
+        }
+    }
+
+    /// Process the next queue event. `Ok(false)` when nothing is left.
+    fn step_queue(&mut self, out: &mut Out) -> Result<bool, SimError> {
+        if self.next_time().is_none() {
+            return Ok(false);
+        }
+        let e = self.queue.pop().expect("peeked");
+        debug_assert!(e.time >= self.now, "time went backwards");
+        self.now = e.time;
+        match e.ev {
+            Ev::Deliver(id) => self.deliver(out, id),
+            Ev::Timer { node, key, .. } => {
+                self.nodes[node as usize].timers.remove(&key);
+                let label = self.proto.timer_label(&key);
+                self.emit(out, node, RecKind::Timer { label }, None);
+                let proto = self.proto.clone();
+                self.with_node(out, node, None, |n, ctx| proto.on_timer(n, ctx, key))
+            }
+            Ev::TaskDone { node, exec, .. } => self.task_done(out, node, exec),
+            Ev::Scheduled(i) => {
+                let action = self.schedule[i as usize].1.clone();
+                // A scheduled action that no longer applies (e.g. starting a running node because a
+                // user already started it) is traced as a log line instead of failing the run.
+                if let Err(e) = self.apply_action(out, &action, ActionSource::Schedule) {
+                    self.log(
+                        out,
+                        0,
+                        LogLevel::Warn,
+                        format!("scheduled action skipped: {e}"),
+                    );
+                }
+                Ok(())
+            }
+            Ev::Start(node) => {
+                if self.nodes[node as usize].status == NodeStatus::Stopped {
+                    self.start_node(out, node)
+                } else {
+                    Ok(())
+                }
+            }
+        }?;
+        self.steps += 1;
+        Ok(true)
+    }
+
+    fn deliver(&mut self, out: &mut Out, id: u64) -> Result<(), SimError> {
+        let f = self
+            .in_flight
+            .remove(&id)
+            .expect("delivery of a message not in flight");
+        let label = self.proto.msg_label(&f.msg);
+        let slot = &self.nodes[f.to as usize];
+        let reason = if !self.net.link(f.from, f.to).up {
+            Some(DropReason::LinkDown)
+        } else if slot.status == NodeStatus::Stopped {
+            Some(DropReason::NodeStopped)
+        } else if f.to_incarnation.is_some_and(|inc| inc != slot.incarnation) {
+            Some(DropReason::NodeRestarted)
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            let kind = RecKind::Drop {
+                msg: id,
+                from: f.from,
+                to: f.to,
+                label,
+                reason,
+            };
+            self.emit(out, f.to, kind, None);
+            return Ok(());
+        }
+        let proto = self.proto.clone();
+        let deliver = RecKind::Deliver {
+            msg: id,
+            from: f.from,
+            label,
+            sent_at: f.sent_at,
+        };
+        let discard = RecKind::Drop {
+            msg: id,
+            from: f.from,
+            to: f.to,
+            label,
+            reason: DropReason::Discarded,
+        };
+        self.with_node(out, f.to, Some((deliver, discard)), |n, ctx| {
+            proto.on_message(n, ctx, f.from, f.msg)
+        })
+    }
+
+    /// Run a handler on `node` and apply its effects. `first` is recorded before the effects
+    /// (the Deliver record, or a Drop when the handler discarded the message).
+    fn with_node(
+        &mut self,
+        out: &mut Out,
+        node: NodeId,
+        first: Option<(RecKind, RecKind)>,
+        f: impl FnOnce(&mut P::Node, &mut Ctx<P>),
+    ) -> Result<(), SimError> {
+        let mut effects = std::mem::take(&mut self.effects);
+        {
+            let slot = &mut self.nodes[node as usize];
+            let mut ctx = Ctx {
+                now: self.now,
+                me: node,
+                status: slot.status,
+                topo: &self.topo,
+                rng: &mut slot.rng,
+                execs: &slot.exec_stats,
+                effects: &mut effects,
+            };
+            f(&mut slot.state, &mut ctx);
+        }
+        if let Some((deliver, discard)) = first {
+            let discarded = effects.iter().any(|e| matches!(e, Effect::Discard));
+            self.emit(out, node, if discarded { discard } else { deliver }, None);
+        }
+        let r = self.apply_effects(out, node, &mut effects);
+        effects.clear();
+        self.effects = effects;
+        r
+    }
+
+    fn apply_effects(
+        &mut self,
+        out: &mut Out,
+        node: NodeId,
+        effects: &mut Vec<Effect<P>>,
+    ) -> Result<(), SimError> {
+        for eff in effects.drain(..) {
+            match eff {
+                Effect::Send { to, msg } => self.send(out, node, to, msg)?,
+                Effect::SetTimer { key, at } => {
+                    let at = at.max(self.now);
+                    let inc = self.nodes[node as usize].incarnation;
+                    let seq = self.seq;
+                    self.push(
+                        at,
+                        Ev::Timer {
+                            node,
+                            inc,
+                            key: key.clone(),
+                            seq,
+                        },
+                    );
+                    self.nodes[node as usize].timers.insert(key, seq);
+                }
+                Effect::CancelTimer { key } => {
+                    self.nodes[node as usize].timers.remove(&key);
+                }
+                Effect::Submit {
+                    exec,
+                    task,
+                    deadline,
+                } => self.submit(out, node, exec, task, deadline)?,
+                Effect::Log { level, text } => self.log(out, node, level, text),
+                Effect::Mark { label, peer } => {
+                    self.emit(out, node, RecKind::State { label, peer }, None)
+                }
+                Effect::Discard => {}
+                Effect::Exit => self.exit_node(out, node)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn send(
+        &mut self,
+        out: &mut Out,
+        from: NodeId,
+        to: NodeId,
+        msg: P::Msg,
+    ) -> Result<(), SimError> {
+        if self.in_flight.len() >= self.limits.max_in_flight {
+            return Err(SimError::Limit(format!(
+                "more than {} messages in flight at {}",
+                self.limits.max_in_flight,
+                fmt_time(self.now)
+            )));
+        }
+        let id = self.next_msg;
+        self.next_msg += 1;
+        let label = self.proto.msg_label(&msg);
+        if out.record && out.trace.body_bytes < out.trace.body_budget {
+            let body = self.proto.render_msg(&msg, &self.topo);
+            out.trace.body_bytes += body.len();
+            out.trace.bodies.push((id, body));
+        } else if out.record {
+            out.trace.bodies_truncated = true;
+        }
+        let link = self.net.link(from, to).clone();
+        let reason = if !link.up {
+            Some(DropReason::LinkDown)
+        } else if link.loss > 0.0 && self.net_rng.random::<f64>() < link.loss {
+            Some(DropReason::Loss)
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            self.emit(
+                out,
+                from,
+                RecKind::Drop {
+                    msg: id,
+                    from,
+                    to,
+                    label,
+                    reason,
+                },
+                None,
+            );
+            return Ok(());
+        }
+        let latency = if link.latency_max_us > link.latency_min_us {
+            self.net_rng
+                .random_range(link.latency_min_us..=link.latency_max_us)
+        } else {
+            link.latency_min_us
+        };
+        let deliver_at = self.now + latency;
+        self.emit(
+            out,
+            from,
+            RecKind::Send {
+                msg: id,
+                to,
+                label,
+                deliver_at,
+            },
+            None,
+        );
+        let dest = &self.nodes[to as usize];
+        let to_incarnation = (dest.status != NodeStatus::Stopped).then_some(dest.incarnation);
+        self.in_flight.insert(
+            id,
+            Flight {
+                id,
+                from,
+                to,
+                msg,
+                sent_at: self.now,
+                deliver_at,
+                to_incarnation,
+            },
+        );
+        self.push(deliver_at, Ev::Deliver(id));
+        Ok(())
+    }
+
+    fn submit(
+        &mut self,
+        out: &mut Out,
+        node: NodeId,
+        exec: u8,
+        task: P::Task,
+        deadline: Option<Micros>,
+    ) -> Result<(), SimError> {
+        let slot = &mut self.nodes[node as usize];
+        let e = &mut slot.execs[exec as usize];
+        if e.queue.len() >= self.limits.max_queue {
+            return Err(SimError::Limit(format!(
+                "{} queue on {} exceeded {} tasks",
+                self.proto.executors()[exec as usize],
+                self.topo.name(node),
+                self.limits.max_queue
+            )));
+        }
+        e.queue.push_back(Queued {
+            task,
+            enqueued_at: self.now,
+            deadline,
+        });
+        self.refresh_stats(node, exec);
+        self.try_start_task(out, node, exec);
+        Ok(())
+    }
+
+    fn refresh_stats(&mut self, node: NodeId, exec: u8) {
+        let slot = &mut self.nodes[node as usize];
+        let e = &slot.execs[exec as usize];
+        let s = &mut slot.exec_stats[exec as usize];
+        s.pending = e.queue.len() as u32;
+        s.busy = e.busy.is_some();
+        s.oldest_enqueued_at = e.queue.front().map(|q| q.enqueued_at);
+    }
+
+    /// Start the next task if the executor is idle and not stalled; expired tasks are dropped.
+    fn try_start_task(&mut self, out: &mut Out, node: NodeId, exec: u8) {
+        loop {
+            let now = self.now;
+            let slot = &mut self.nodes[node as usize];
+            if slot.status == NodeStatus::Stopped {
+                return;
+            }
+            let stats = &slot.exec_stats[exec as usize];
+            let e = &mut slot.execs[exec as usize];
+            if e.busy.is_some() || stats.stalled {
+                return;
+            }
+            let Some(q) = e.queue.pop_front() else {
+                self.refresh_stats(node, exec);
+                return;
+            };
+            let label = self.proto.task_label(&q.task);
+            let waited_us = now - q.enqueued_at;
+            if q.deadline.is_some_and(|d| now > d) {
+                self.nodes[node as usize].exec_stats[exec as usize].expired += 1;
+                self.refresh_stats(node, exec);
+                self.emit(
+                    out,
+                    node,
+                    RecKind::TaskExpired {
+                        exec,
+                        label,
+                        waited_us,
+                    },
+                    None,
+                );
+                continue;
+            }
+            let slot = &mut self.nodes[node as usize];
+            let service = self.proto.service_us(&slot.state, &q.task)
+                + slot.exec_stats[exec as usize].delay_us;
+            slot.execs[exec as usize].busy = Some(q.task);
+            let inc = slot.incarnation;
+            self.refresh_stats(node, exec);
+            self.emit(
+                out,
+                node,
+                RecKind::TaskStart {
+                    exec,
+                    label,
+                    waited_us,
+                },
+                None,
+            );
+            self.push(now + service, Ev::TaskDone { node, inc, exec });
+            return;
+        }
+    }
+
+    fn task_done(&mut self, out: &mut Out, node: NodeId, exec: u8) -> Result<(), SimError> {
+        let slot = &mut self.nodes[node as usize];
+        let task = slot.execs[exec as usize]
+            .busy
+            .take()
+            .expect("task done on an idle executor");
+        let s = &mut slot.exec_stats[exec as usize];
+        s.done += 1;
+        s.last_done_at = self.now;
+        self.refresh_stats(node, exec);
+        let label = self.proto.task_label(&task);
+        self.emit(out, node, RecKind::TaskDone { exec, label }, None);
+        let proto = self.proto.clone();
+        self.with_node(out, node, None, |n, ctx| proto.on_task(n, ctx, task))?;
+        self.try_start_task(out, node, exec);
+        Ok(())
+    }
+
+    fn set_status(&mut self, out: &mut Out, node: NodeId, status: NodeStatus) {
+        self.nodes[node as usize].status = status;
+        self.emit(out, node, RecKind::NodeStatus { status }, None);
+    }
+
+    fn start_node(&mut self, out: &mut Out, node: NodeId) -> Result<(), SimError> {
+        let first = self.nodes[node as usize].incarnation == 0;
+        {
+            let slot = &mut self.nodes[node as usize];
+            slot.incarnation += 1;
+            slot.timers.clear();
+            for e in &mut slot.execs {
+                e.queue.clear();
+                e.busy = None;
+            }
+            for s in &mut slot.exec_stats {
+                *s = ExecStats::default();
+            }
+        }
+        self.set_status(out, node, NodeStatus::Running);
+        let proto = self.proto.clone();
+        self.with_node(out, node, None, |n, ctx| proto.on_start(n, ctx, first))
+    }
+
+    fn exit_node(&mut self, out: &mut Out, node: NodeId) -> Result<(), SimError> {
+        if self.nodes[node as usize].status == NodeStatus::Stopped {
+            return Ok(());
+        }
+        self.set_status(out, node, NodeStatus::Stopped);
+        let slot = &mut self.nodes[node as usize];
+        slot.timers.clear();
+        for e in &mut slot.execs {
+            e.queue.clear();
+            e.busy = None;
+        }
+        for s in &mut slot.exec_stats {
+            s.pending = 0;
+            s.busy = false;
+            s.oldest_enqueued_at = None;
+        }
+        self.proto.on_exit(&mut slot.state);
+        if let Some(down_for) = slot.restart_after.take() {
+            self.push(self.now + down_for, Ev::Start(node));
+        }
+        Ok(())
+    }
+
+    fn exec_index(&self, executor: &str) -> Result<u8, String> {
+        self.proto
+            .executors()
+            .iter()
+            .position(|e| e.eq_ignore_ascii_case(executor))
+            .map(|i| i as u8)
+            .ok_or_else(|| {
+                format!(
+                    "unknown executor \"{executor}\"; this protocol has: {}",
+                    self.proto.executors().join(", ")
+                )
+            })
+    }
+
+    fn link_pairs(
+        &self,
+        from: &str,
+        to: &str,
+        one_way: bool,
+    ) -> Result<Vec<(NodeId, NodeId)>, String> {
+        let a = self.topo.resolve(from)?;
+        let b = self.topo.resolve(to)?;
+        if a == b {
+            return Err(format!(
+                "a link needs two different nodes, got \"{from}\" twice"
+            ));
+        }
+        Ok(if one_way {
+            vec![(a, b)]
+        } else {
+            vec![(a, b), (b, a)]
+        })
+    }
+
+    /// Apply a fault or user action now. Validates fully before changing anything.
+    fn apply_action(
+        &mut self,
+        out: &mut Out,
+        action: &Action,
+        source: ActionSource,
+    ) -> Result<(), SimError> {
+        let err = SimError::Action;
+        let default = self.net.default_link().clone();
+        // Validate and compute the change.
+        enum Change {
+            Links(Vec<(NodeId, NodeId)>, Box<dyn Fn(&mut Link)>),
+            HealAll,
+            Stop(NodeId),
+            Kill(NodeId),
+            Start(NodeId),
+            Restart(NodeId, bool, Micros),
+            Exec(NodeId, u8, Option<bool>, Option<Micros>),
+            Command(NodeId, String),
+        }
+        let change = match action {
+            Action::DropLink { from, to, one_way } => Change::Links(
+                self.link_pairs(from, to, *one_way).map_err(err)?,
+                Box::new(|l| l.up = false),
+            ),
+            Action::HealLink { from, to, one_way } => {
+                let d = default.clone();
+                Change::Links(
+                    self.link_pairs(from, to, *one_way).map_err(err)?,
+                    Box::new(move |l| *l = d.clone()),
+                )
+            }
+            Action::SetLoss {
+                from,
+                to,
+                loss,
+                one_way,
+            } => {
+                if !(0.0..=1.0).contains(loss) || !loss.is_finite() {
+                    return Err(err(format!(
+                        "loss {loss} is out of range; use a probability from 0.0 to 1.0"
+                    )));
+                }
+                let p = *loss;
+                Change::Links(
+                    self.link_pairs(from, to, *one_way).map_err(err)?,
+                    Box::new(move |l| l.loss = p),
+                )
+            }
+            Action::SetLatency {
+                from,
+                to,
+                min,
+                max,
+                one_way,
+            } => {
+                if min.0 > max.0 {
+                    return Err(err(format!(
+                        "latency min {} is above max {}",
+                        crate::time::fmt_duration(min.0),
+                        crate::time::fmt_duration(max.0)
+                    )));
+                }
+                if max.0 > self.limits.max_latency_us {
+                    return Err(err(format!(
+                        "latency {} is above the limit of {}",
+                        crate::time::fmt_duration(max.0),
+                        crate::time::fmt_duration(self.limits.max_latency_us)
+                    )));
+                }
+                let (lo, hi) = (min.0, max.0);
+                Change::Links(
+                    self.link_pairs(from, to, *one_way).map_err(err)?,
+                    Box::new(move |l| {
+                        l.latency_min_us = lo;
+                        l.latency_max_us = hi;
+                    }),
+                )
+            }
+            Action::Partition { groups } => {
+                let mut group_of = vec![usize::MAX; self.topo.len() as usize];
+                for (gi, g) in groups.iter().enumerate() {
+                    for name in g {
+                        let id = self.topo.resolve(name).map_err(err)?;
+                        if group_of[id as usize] != usize::MAX {
+                            return Err(err(format!("node \"{name}\" is in two partition groups")));
+                        }
+                        group_of[id as usize] = gi;
+                    }
+                }
+                if groups.len() < 2 {
+                    return Err(err("a partition needs at least two groups".into()));
+                }
+                let mut pairs = Vec::new();
+                for a in 0..self.topo.len() {
+                    for b in 0..self.topo.len() {
+                        let (ga, gb) = (group_of[a as usize], group_of[b as usize]);
+                        if a != b && ga != usize::MAX && gb != usize::MAX && ga != gb {
+                            pairs.push((a, b));
+                        }
+                    }
+                }
+                Change::Links(pairs, Box::new(|l| l.up = false))
+            }
+            Action::HealAll {} => Change::HealAll,
+            Action::Stop { node } => {
+                let id = self.topo.resolve(node).map_err(err)?;
+                self.require_status(id, NodeStatus::Running, "stop")?;
+                Change::Stop(id)
+            }
+            Action::Kill { node } => {
+                let id = self.topo.resolve(node).map_err(err)?;
+                if self.nodes[id as usize].status == NodeStatus::Stopped {
+                    return Err(err(format!("cannot kill {node}: it is already stopped")));
+                }
+                Change::Kill(id)
+            }
+            Action::Start { node } => {
+                let id = self.topo.resolve(node).map_err(err)?;
+                self.require_status(id, NodeStatus::Stopped, "start")?;
+                Change::Start(id)
+            }
+            Action::Restart {
+                node,
+                kill,
+                down_for,
+            } => {
+                let id = self.topo.resolve(node).map_err(err)?;
+                self.require_status(id, NodeStatus::Running, "restart")?;
+                let d = down_for.unwrap_or(Dur(crate::time::US_PER_S * 5)).0;
+                if d > self.limits.max_duration_us {
+                    return Err(err(
+                        "down_for is longer than the scenario duration limit".into()
+                    ));
+                }
+                Change::Restart(id, *kill, d)
+            }
+            Action::Stall { node, executor } => {
+                let id = self.topo.resolve(node).map_err(err)?;
+                Change::Exec(
+                    id,
+                    self.exec_index(executor).map_err(err)?,
+                    Some(true),
+                    None,
+                )
+            }
+            Action::Delay {
+                node,
+                executor,
+                extra,
+            } => {
+                let id = self.topo.resolve(node).map_err(err)?;
+                if extra.0 > self.limits.max_latency_us {
+                    return Err(err(format!(
+                        "delay {} is above the limit of {}",
+                        crate::time::fmt_duration(extra.0),
+                        crate::time::fmt_duration(self.limits.max_latency_us)
+                    )));
+                }
+                Change::Exec(
+                    id,
+                    self.exec_index(executor).map_err(err)?,
+                    None,
+                    Some(extra.0),
+                )
+            }
+            Action::Release { node, executor } => {
+                let id = self.topo.resolve(node).map_err(err)?;
+                Change::Exec(
+                    id,
+                    self.exec_index(executor).map_err(err)?,
+                    Some(false),
+                    Some(0),
+                )
+            }
+            Action::Command { node, command } => {
+                let id = self.topo.resolve(node).map_err(err)?;
+                if self.nodes[id as usize].status != NodeStatus::Running {
+                    return Err(err(format!(
+                        "cannot run \"{command}\" on {node}: it is not running"
+                    )));
+                }
+                Change::Command(id, command.clone())
+            }
+        };
+        // Commands are validated by the protocol; run them before recording so a refusal
+        // leaves no trace.
+        if let Change::Command(id, cmd) = &change {
+            let proto = self.proto.clone();
+            let mut effects = std::mem::take(&mut self.effects);
+            let r = {
+                let slot = &mut self.nodes[*id as usize];
+                let mut ctx = Ctx {
+                    now: self.now,
+                    me: *id,
+                    status: slot.status,
+                    topo: &self.topo,
+                    rng: &mut slot.rng,
+                    execs: &slot.exec_stats,
+                    effects: &mut effects,
+                };
+                proto.on_command(&mut slot.state, &mut ctx, cmd)
+            };
+            if let Err(e) = r {
+                effects.clear();
+                self.effects = effects;
+                return Err(err(format!(
+                    "{} refused \"{cmd}\": {e}",
+                    self.topo.name(*id)
+                )));
+            }
+            self.record_action(out, action, source, *id);
+            let r = self.apply_effects(out, *id, &mut effects);
+            self.effects = effects;
+            return r;
+        }
+        self.record_action(
+            out,
+            action,
+            source,
+            action.node().and_then(|n| self.topo.id(n)).unwrap_or(0),
+        );
+        match change {
+            Change::Links(pairs, f) => {
+                for (a, b) in pairs {
+                    f(self.net.link_mut(a, b));
+                }
+            }
+            Change::HealAll => self.net.heal_all(),
+            Change::Stop(id) => self.stop_node(out, id)?,
+            Change::Kill(id) => self.exit_node(out, id)?,
+            Change::Start(id) => self.start_node(out, id)?,
+            Change::Restart(id, kill, d) => {
+                self.nodes[id as usize].restart_after = Some(d);
+                if kill {
+                    self.exit_node(out, id)?
+                } else {
+                    self.stop_node(out, id)?
+                }
+            }
+            Change::Exec(id, exec, stall, delay) => {
+                let s = &mut self.nodes[id as usize].exec_stats[exec as usize];
+                if let Some(st) = stall {
+                    s.stalled = st;
+                }
+                if let Some(d) = delay {
+                    s.delay_us = d;
+                }
+                self.try_start_task(out, id, exec);
+            }
+            Change::Command(..) => unreachable!("handled above"),
+        }
+        Ok(())
+    }
+
+    fn record_action(
+        &mut self,
+        out: &mut Out,
+        action: &Action,
+        source: ActionSource,
+        node: NodeId,
+    ) {
+        let index = out.trace.actions.len() as u32;
+        let text = action.describe();
+        self.emit(out, node, RecKind::Action { index }, Some(&text));
+        if out.record {
+            out.trace.actions.push(AppliedAction {
+                step: self.steps,
+                time: self.now,
+                source,
+                action: action.clone(),
+            });
+        }
+    }
+
+    fn require_status(&self, id: NodeId, want: NodeStatus, verb: &str) -> Result<(), SimError> {
+        let st = self.nodes[id as usize].status;
+        if st == want {
+            Ok(())
+        } else {
+            Err(SimError::Action(format!(
+                "cannot {verb} {}: it is {} (it must be {})",
+                self.topo.name(id),
+                st.as_str(),
+                want.as_str()
+            )))
+        }
+    }
+
+    fn stop_node(&mut self, out: &mut Out, node: NodeId) -> Result<(), SimError> {
+        self.set_status(out, node, NodeStatus::Stopping);
+        let proto = self.proto.clone();
+        self.with_node(out, node, None, |n, ctx| proto.on_stop(n, ctx))
+    }
+
+    /// True when every node is running and every link is healthy.
+    pub fn is_quiet(&self) -> bool {
+        self.net.is_healthy() && self.nodes.iter().all(|n| n.status == NodeStatus::Running)
+    }
+}
+
+/// A run: the simulated world, its trace, the user's recorded actions, and checkpoints.
+pub struct Engine<P: Protocol> {
+    pub sim: Sim<P>,
+    pub trace: Trace,
+    pub user_actions: Vec<RecordedAction>,
+    checkpoints: Vec<Sim<P>>,
+    ckpt_every: u64,
+    checkpointing: bool,
+}
+
+/// At most this many checkpoints are kept; when more would be taken, every other one is dropped
+/// and the interval doubles, so memory stays bounded and a jump replays at most `ckpt_every` steps.
+pub const MAX_CHECKPOINTS: usize = 32;
+
+impl<P: Protocol> Engine<P> {
+    pub fn new(sim: Sim<P>, checkpointing: bool, body_budget: usize) -> Self {
+        let checkpoints = if checkpointing {
+            vec![sim.clone()]
+        } else {
+            Vec::new()
+        };
+        Engine {
+            sim,
+            trace: Trace::new(body_budget),
+            user_actions: Vec::new(),
+            checkpoints,
+            ckpt_every: 2048,
+            checkpointing,
+        }
+    }
+
+    /// Steps recorded in the trace (the furthest point reached).
+    pub fn frontier(&self) -> u64 {
+        self.trace.steps
+    }
+
+    /// Take a checkpoint every `every` steps (it doubles as checkpoints are thinned).
+    pub fn set_checkpoint_interval(&mut self, every: u64) {
+        self.ckpt_every = every.max(1);
+    }
+
+    pub fn checkpoint_count(&self) -> usize {
+        self.checkpoints.len()
+    }
+
+    fn check_limits(&self) -> Result<(), SimError> {
+        let l = &self.sim.limits;
+        if self.sim.steps >= l.max_events {
+            return Err(SimError::Limit(format!(
+                "the run reached {} events (the limit); shorten the duration or reduce the cluster",
+                l.max_events
+            )));
+        }
+        if self.trace.recs.len() >= l.max_trace_records {
+            return Err(SimError::Limit(format!(
+                "the trace reached {} records (the memory limit); shorten the duration",
+                l.max_trace_records
+            )));
+        }
+        Ok(())
+    }
+
+    /// One step: a recorded user action due now, else the next queue event. `Ok(false)` at the end.
+    pub fn step(&mut self) -> Result<bool, SimError> {
+        self.check_limits()?;
+        let record = self.sim.steps >= self.trace.steps;
+        let mut out = Out {
+            trace: &mut self.trace,
+            record,
+        };
+        let due = self
+            .user_actions
+            .iter()
+            .find(|a| a.step == self.sim.steps)
+            .cloned();
+        let progressed = if let Some(ua) = due {
+            self.sim.now = self.sim.now.max(ua.at.0);
+            self.sim
+                .apply_action(&mut out, &ua.action, ActionSource::User)?;
+            self.sim.steps += 1;
+            true
+        } else {
+            self.sim.step_queue(&mut out)?
+        };
+        if progressed && record {
+            self.trace.steps = self.sim.steps;
+        }
+        if progressed && self.checkpointing && self.sim.steps % self.ckpt_every == 0 {
+            self.take_checkpoint();
+        }
+        Ok(progressed)
+    }
+
+    fn take_checkpoint(&mut self) {
+        if self
+            .checkpoints
+            .last()
+            .is_some_and(|c| c.steps >= self.sim.steps)
+        {
+            return;
+        }
+        self.checkpoints.push(self.sim.clone());
+        if self.checkpoints.len() > MAX_CHECKPOINTS {
+            let mut i = 0;
+            self.checkpoints.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            self.ckpt_every *= 2;
+        }
+    }
+
+    /// Run events with time <= `t`, then advance the clock to `t`. Returns steps taken; stops early
+    /// (without advancing the clock) after `max_steps`.
+    pub fn run_until(&mut self, t: Micros, max_steps: u64) -> Result<u64, SimError> {
+        let mut n = 0;
+        while n < max_steps {
+            let due_user = self
+                .user_actions
+                .iter()
+                .any(|a| a.step == self.sim.steps && a.at.0 <= t);
+            if !due_user && !self.sim.next_time().is_some_and(|nt| nt <= t) {
+                self.sim.now = self.sim.now.max(t);
+                return Ok(n);
+            }
+            if !self.step()? {
+                break;
+            }
+            n += 1;
+        }
+        if n < max_steps {
+            self.sim.now = self.sim.now.max(t);
+        }
+        Ok(n)
+    }
+
+    /// Step until `pred` holds after a step (or `max_steps`). Returns whether it held.
+    pub fn run_until_pred(
+        &mut self,
+        max_steps: u64,
+        mut pred: impl FnMut(&Self) -> bool,
+    ) -> Result<bool, SimError> {
+        for _ in 0..max_steps {
+            if !self.step()? {
+                return Ok(false);
+            }
+            if pred(self) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Move the state to just after `step` steps, backwards via the nearest checkpoint.
+    pub fn jump_to_step(&mut self, step: u64) -> Result<(), SimError> {
+        if step < self.sim.steps {
+            let ck = self
+                .checkpoints
+                .iter()
+                .rev()
+                .find(|c| c.steps <= step)
+                .expect("checkpointing is on and the first checkpoint is at step 0 (jump needs checkpoints)")
+                .clone();
+            self.sim = ck;
+        }
+        while self.sim.steps < step {
+            if !self.step()? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Apply a user action at the current step; a past cursor discards the old future first.
+    pub fn apply_user_action(&mut self, action: Action) -> Result<(), SimError> {
+        let here = self.sim.steps;
+        // Validate against a copy: a refused action must not cost the user their future.
+        let mut probe = self.sim.clone();
+        let mut scratch = Trace::new(0);
+        probe.apply_action(
+            &mut Out {
+                trace: &mut scratch,
+                record: false,
+            },
+            &action,
+            ActionSource::User,
+        )?;
+        if here < self.trace.steps {
+            self.trace.truncate_to_step(here);
+            self.trace.actions.retain(|a| a.step < here);
+            self.checkpoints.retain(|c| c.steps <= here);
+        }
+        self.user_actions.retain(|a| a.step < here);
+        self.user_actions.push(RecordedAction {
+            step: here,
+            at: Dur(self.sim.now),
+            action,
+        });
+        self.step().map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests;

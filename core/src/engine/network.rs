@@ -1,0 +1,75 @@
+//! The network between nodes: one `Link` per ordered pair (from, to), so every fault can be one-way.
+
+use crate::time::Micros;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Link {
+    pub up: bool,
+    /// Probability in [0, 1] that a message on this link is lost.
+    pub loss: f64,
+    pub latency_min_us: Micros,
+    pub latency_max_us: Micros,
+}
+
+impl Link {
+    pub fn healthy(latency_min_us: Micros, latency_max_us: Micros) -> Self {
+        Link {
+            up: true,
+            loss: 0.0,
+            latency_min_us,
+            latency_max_us,
+        }
+    }
+
+    /// What the topology view draws: `down`, `lossy` or `up`.
+    pub fn condition(&self) -> &'static str {
+        if !self.up {
+            "down"
+        } else if self.loss > 0.0 {
+            "lossy"
+        } else {
+            "up"
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Network {
+    n: u32,
+    links: Vec<Link>,
+    default_link: Link,
+}
+
+impl Network {
+    pub fn new(n: u32, default_link: Link) -> Self {
+        Network {
+            n,
+            links: vec![default_link.clone(); (n as usize) * (n as usize)],
+            default_link,
+        }
+    }
+
+    pub fn link(&self, from: u32, to: u32) -> &Link {
+        &self.links[(from * self.n + to) as usize]
+    }
+
+    pub fn link_mut(&mut self, from: u32, to: u32) -> &mut Link {
+        &mut self.links[(from * self.n + to) as usize]
+    }
+
+    pub fn default_link(&self) -> &Link {
+        &self.default_link
+    }
+
+    pub fn heal_all(&mut self) {
+        for l in &mut self.links {
+            *l = self.default_link.clone();
+        }
+    }
+
+    /// True when every link is as the scenario's defaults made it.
+    pub fn is_healthy(&self) -> bool {
+        self.links.iter().all(|l| l.up && l.loss == 0.0)
+    }
+}

@@ -1,0 +1,15 @@
+//! Clusterscope core: a deterministic discrete-event simulator of distributed-systems incidents.
+//!
+//! **Architecture invariant:** no I/O, no clock, no threads, no wasm or UI dependency. Time is a
+//! number the engine advances; randomness comes from seeded ChaCha8 streams; iteration order never
+//! depends on hashing. The same scenario, seed and user actions give the same trace everywhere.
+
+pub mod engine;
+
+pub mod limits;
+pub mod pingpong;
+pub mod rng;
+
+pub mod time;
+
+pub use engine::{Engine, NodeId, NodeStatus, Protocol, Sim, SimError, Topology};

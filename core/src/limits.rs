@@ -1,0 +1,48 @@
+//! Limits on everything a user can make large. Untrusted scenarios (permalinks, imported files)
+//! must not freeze a browser tab; each limit is reported with the number and what to change.
+
+use crate::time::{Micros, US_PER_S};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Limits {
+    pub max_nodes: u32,
+    pub max_duration_us: Micros,
+    pub max_events: u64,
+    pub max_trace_records: usize,
+    pub max_in_flight: usize,
+    pub max_queue: usize,
+    pub max_latency_us: Micros,
+    pub max_schedule: usize,
+    pub max_captions: usize,
+    pub max_expectations: usize,
+    pub max_scenario_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_nodes: 512,
+            max_duration_us: 6 * 3600 * US_PER_S,
+            max_events: 100_000_000,
+            max_trace_records: 60_000_000,
+            max_in_flight: 1_000_000,
+            max_queue: 1_000_000,
+            max_latency_us: 3600 * US_PER_S,
+            max_schedule: 10_000,
+            max_captions: 1_000,
+            max_expectations: 1_000,
+            max_scenario_bytes: 1 << 20,
+        }
+    }
+}
+
+impl Limits {
+    /// Tighter limits for the browser, where memory is scarcer and the tab must stay responsive.
+    pub fn browser() -> Self {
+        Limits {
+            max_events: 20_000_000,
+            max_trace_records: 12_000_000,
+            ..Limits::default()
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! Virtual time. The simulator counts microseconds in a `u64`; nothing here reads a clock.
+
+/// Microseconds of virtual time.
+pub type Micros = u64;
+
+pub const US_PER_MS: Micros = 1_000;
+pub const US_PER_S: Micros = 1_000_000;
+
+/// Parse a human duration such as `250us`, `10ms`, `1.5s`, `2m`, `1h`, or `1h30m`.
+///
+/// A bare number is rejected on purpose: a scenario author must say which unit they mean.
+pub fn parse_duration(text: &str) -> Result<Micros, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err("empty duration; write e.g. \"10s\", \"250ms\" or \"2m\"".into());
+    }
+    if t.starts_with('-') {
+        return Err(format!(
+            "duration \"{t}\" is negative; durations must be >= 0"
+        ));
+    }
+    let mut total: f64 = 0.0;
+    let mut rest = t;
+    while !rest.is_empty() {
+        let num_len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        if num_len == 0 {
+            return Err(format!(
+                "duration \"{t}\": expected a number at \"{rest}\"; write e.g. \"10s\", \"250ms\" or \"2m\""
+            ));
+        }
+        let (num, after) = rest.split_at(num_len);
+        let value: f64 = num
+            .parse()
+            .map_err(|_| format!("duration \"{t}\": \"{num}\" is not a number"))?;
+        let unit_len = after
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(after.len());
+        let (unit, next) = after.split_at(unit_len);
+        let scale = match unit.trim() {
+            "us" | "µs" => 1.0,
+            "ms" => 1e3,
+            "s" => 1e6,
+            "m" | "min" => 60e6,
+            "h" => 3600e6,
+            "" => {
+                return Err(format!(
+                    "duration \"{t}\" has no unit; add one of us, ms, s, m, h (e.g. \"{num}s\")"
+                ))
+            }
+            other => {
+                return Err(format!(
+                    "duration \"{t}\": unknown unit \"{other}\"; use us, ms, s, m or h"
+                ))
+            }
+        };
+        total += value * scale;
+        rest = next;
+    }
+    if !total.is_finite() || total > 1e18 {
+        return Err(format!("duration \"{t}\" is too large"));
+    }
+    Ok(total.round() as Micros)
+}
+
+/// Format microseconds compactly: `1m05.250s`, `12.000s`, `350ms`.
+pub fn fmt_time(us: Micros) -> String {
+    let ms_total = us / US_PER_MS;
+    let frac_ms = ms_total % 1000;
+    let secs = ms_total / 1000;
+    if secs >= 3600 {
+        format!(
+            "{}h{:02}m{:02}.{:03}s",
+            secs / 3600,
+            (secs / 60) % 60,
+            secs % 60,
+            frac_ms
+        )
+    } else if secs >= 60 {
+        format!("{}m{:02}.{:03}s", secs / 60, secs % 60, frac_ms)
+    } else {
+        format!("{}.{:03}s", secs, frac_ms)
+    }
+}
+
+/// Format a duration for a scenario file so that `parse_duration` gives it back exactly.
+pub fn fmt_duration(us: Micros) -> String {
+    if us % US_PER_S == 0 {
+        format!("{}s", us / US_PER_S)
+    } else if us % US_PER_MS == 0 {
+        format!("{}ms", us / US_PER_MS)
+    } else {
+        format!("{us}us")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_units_and_compounds() {
+        assert_eq!(parse_duration("250us").unwrap(), 250);
+        assert_eq!(parse_duration("10ms").unwrap(), 10_000);
+        assert_eq!(parse_duration("1.5s").unwrap(), 1_500_000);
+        assert_eq!(parse_duration("2m").unwrap(), 120_000_000);
+        assert_eq!(parse_duration("1h30m").unwrap(), 5_400_000_000);
+    }
+
+    #[test]
+    fn rejects_bad_durations_with_reason() {
+        assert!(parse_duration("10").unwrap_err().contains("no unit"));
+        assert!(parse_duration("-5s").unwrap_err().contains("negative"));
+        assert!(parse_duration("5 parsecs")
+            .unwrap_err()
+            .contains("unknown unit"));
+        assert!(parse_duration("").unwrap_err().contains("empty"));
+        assert!(parse_duration("9999999999999h")
+            .unwrap_err()
+            .contains("too large"));
+    }
+
+    #[test]
+    fn fmt_round_trips() {
+        for us in [0, 1, 999, 1_000, 1_500_000, 60_000_000, 7_000_123] {
+            assert_eq!(parse_duration(&fmt_duration(us)).unwrap(), us);
+        }
+        assert_eq!(fmt_time(65_250_000), "1m05.250s");
+    }
+}
