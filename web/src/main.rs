@@ -1,0 +1,3 @@
+fn main() {
+    clusterscope_web::start();
+}
