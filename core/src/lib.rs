@@ -5,11 +5,16 @@
 //! depends on hashing. The same scenario, seed and user actions give the same trace everywhere.
 
 pub mod engine;
+pub mod gossip;
 
 pub mod limits;
 pub mod pingpong;
 pub mod rng;
+pub mod runner;
+pub mod scenario;
 
 pub mod time;
 
 pub use engine::{Engine, NodeId, NodeStatus, Protocol, Sim, SimError, Topology};
+pub use runner::{Report, Run};
+pub use scenario::Scenario;

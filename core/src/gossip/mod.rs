@@ -1,0 +1,1140 @@
+//! Cassandra gossip: endpoint state maps, SYN/ACK/ACK2, the GossipStage, the phi-accrual failure
+//! detector, markAlive with its three echo variants (CASSANDRA-21636), graceful shutdown,
+//! disablegossip/enablegossip and `settimeout misc`.
+//!
+//! Every handler follows `Gossiper.java` (4.1 / 5.0); comments name the Java method modelled.
+
+pub mod fd;
+pub mod params;
+pub mod state;
+pub mod view;
+
+use crate::engine::trace::LogLevel;
+use crate::engine::{Ctx, NodeId, NodeStatus, Protocol, Topology};
+use crate::time::{Micros, US_PER_S};
+use fd::{convicts, ArrivalWindow};
+use params::{EchoVariant, GossipParams};
+use rand::seq::SliceRandom;
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use state::{examine, AppState, Delta, Digest, EndpointState, HeartBeat, MAX_VERSION};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// The GossipStage is executor 0 of every node.
+pub const GOSSIP_STAGE: u8 = 0;
+const EXECUTORS: &[&str] = &["GossipStage"];
+const MAX_GENERATION_DIFFERENCE: u32 = 86_400 * 365;
+
+/// Initial endpoint state maps, for scenarios that start from a given picture (the study notes).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GossipInit {
+    /// When set, each listed observer's map holds exactly these entries (no warm start).
+    #[serde(default)]
+    pub endpoint: Vec<InitEntry>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InitEntry {
+    pub observer: String,
+    pub peer: String,
+    pub generation: u32,
+    pub heartbeat: u32,
+    #[serde(default)]
+    pub states: Vec<InitState>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InitState {
+    pub key: String,
+    pub value: String,
+    pub version: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct Gossip {
+    pub p: GossipParams,
+    /// Resolved initial maps: observer -> entries (empty: warm start, everyone knows everyone).
+    init: Arc<BTreeMap<NodeId, Vec<(NodeId, EndpointState)>>>,
+}
+
+/// The verbs on the wire.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verb {
+    Syn(Vec<Digest>),
+    Ack {
+        requests: Vec<Digest>,
+        sends: Vec<(NodeId, Delta)>,
+    },
+    Ack2(Vec<(NodeId, Delta)>),
+    EchoReq {
+        id: u64,
+    },
+    EchoRsp {
+        id: u64,
+    },
+    Shutdown,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GMsg {
+    pub created_at: Micros,
+    /// The sender's verb timeout decides when the receiver drops it unprocessed.
+    pub expires_at: Micros,
+    pub verb: Verb,
+}
+
+/// Work on the GossipStage.
+#[derive(Clone, Debug)]
+pub enum Task {
+    /// A message handed to its verb handler.
+    Handle {
+        from: NodeId,
+        created_at: Micros,
+        verb: Verb,
+    },
+    /// `runInGossipStageBlocking` from an echo response callback.
+    EchoOk { peer: NodeId, obj: u64 },
+    /// The fixed variant's `onFailure`: two-argument remove.
+    EchoFailed { peer: NodeId, obj: u64 },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum GTimer {
+    Round,
+    EchoExpire(u64),
+    ShutdownDone,
+}
+
+/// `inflightEcho[peer]`: the EndpointState object an echo was sent for.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Inflight {
+    pub obj: u64,
+    pub generation: u32,
+    pub sent_at: Micros,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+struct Callback {
+    peer: NodeId,
+    obj: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Counters {
+    pub echo_sent: u64,
+    pub echo_skipped: u64,
+    pub echo_ok: u64,
+    pub echo_failed: u64,
+    pub convictions: u64,
+    pub status_checks_skipped: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct GNode {
+    pub id: NodeId,
+    pub enabled: bool,
+    /// A graceful stop (exit after the announce delay) rather than disablegossip.
+    exiting: bool,
+    pub map: Vec<Option<EndpointState>>,
+    pub live: BTreeSet<NodeId>,
+    pub unreachable: BTreeMap<NodeId, Micros>,
+    pub inflight: BTreeMap<NodeId, Inflight>,
+    pub fd: Vec<Option<ArrivalWindow>>,
+    fd_last_interpret: Option<Micros>,
+    fd_last_pause: Option<Micros>,
+    /// The node's VersionGenerator (heartbeat and application states share it).
+    pub version: u32,
+    next_obj: u64,
+    /// `nodetool settimeout misc`: overrides request_timeout for echoes sent by this node.
+    pub echo_timeout: Option<Micros>,
+    callbacks: BTreeMap<u64, Callback>,
+    next_echo: u64,
+    /// Creation time of the last gossip message the stage processed (the status-check guard).
+    pub last_processed_msg_at: Micros,
+    pub counters: Counters,
+}
+
+impl GNode {
+    pub fn me(&self) -> &EndpointState {
+        self.map[self.id as usize]
+            .as_ref()
+            .expect("a node always knows itself")
+    }
+    fn me_mut(&mut self) -> &mut EndpointState {
+        self.map[self.id as usize]
+            .as_mut()
+            .expect("a node always knows itself")
+    }
+    fn next_version(&mut self) -> u32 {
+        self.version += 1;
+        self.version
+    }
+    fn new_obj(&mut self) -> u64 {
+        self.next_obj += 1;
+        ((self.id as u64) << 40) | self.next_obj
+    }
+    pub fn generation(&self) -> u32 {
+        self.me().hb.generation
+    }
+    /// Does this node consider `peer` UP? (`FailureDetector.isAlive`: the current object's flag.)
+    pub fn sees_up(&self, peer: NodeId) -> bool {
+        peer == self.id || self.map[peer as usize].as_ref().is_some_and(|s| s.alive)
+    }
+}
+
+fn addr(ctx_topo: &Topology, ep: NodeId) -> String {
+    format!("/{}", ctx_topo.name(ep))
+}
+
+impl Gossip {
+    /// Build the model, resolving initial maps against the topology.
+    pub fn new(p: GossipParams, init: &GossipInit, topo: &Topology) -> Result<Self, String> {
+        p.validate()?;
+        let mut maps: BTreeMap<NodeId, Vec<(NodeId, EndpointState)>> = BTreeMap::new();
+        for (i, e) in init.endpoint.iter().enumerate() {
+            let where_ = format!("gossip.endpoint[{i}]");
+            let o = topo
+                .resolve(&e.observer)
+                .map_err(|m| format!("{where_}.observer: {m}"))?;
+            let peer = topo
+                .resolve(&e.peer)
+                .map_err(|m| format!("{where_}.peer: {m}"))?;
+            let list = maps.entry(o).or_default();
+            if list.iter().any(|(p, _)| *p == peer) {
+                return Err(format!(
+                    "{where_}: {} already has an entry for {}",
+                    e.observer, e.peer
+                ));
+            }
+            let states = e
+                .states
+                .iter()
+                .map(|s| AppState {
+                    key: s.key.as_str().into(),
+                    value: s.value.as_str().into(),
+                    version: s.version,
+                })
+                .collect();
+            list.push((
+                peer,
+                EndpointState {
+                    obj: 0,
+                    hb: HeartBeat {
+                        generation: e.generation,
+                        version: e.heartbeat,
+                    },
+                    states,
+                    alive: true,
+                    updated_at: 0,
+                },
+            ));
+        }
+        for (o, list) in &maps {
+            if !list.iter().any(|(p, _)| p == o) {
+                return Err(format!(
+                    "gossip.endpoint: observer {} has entries but none for itself; add one with peer = \"{}\"",
+                    topo.name(*o),
+                    topo.name(*o)
+                ));
+            }
+        }
+        Ok(Gossip {
+            p,
+            init: Arc::new(maps),
+        })
+    }
+
+    fn echo_timeout(&self, node: &GNode) -> Micros {
+        node.echo_timeout.unwrap_or(self.p.request_timeout.0)
+    }
+
+    fn warm_state(&self, ep: NodeId, topo: &Topology) -> EndpointState {
+        let s = |k: &str, v: String, n: u32| AppState {
+            key: k.into(),
+            value: v.into(),
+            version: n,
+        };
+        EndpointState {
+            obj: 0,
+            hb: HeartBeat {
+                generation: self.p.generation_base,
+                version: 10,
+            },
+            states: vec![
+                s("DC", topo.dcs[ep as usize].clone(), 1),
+                s("RACK", topo.racks[ep as usize].clone(), 2),
+                s(
+                    "HOST_ID",
+                    format!("{:08x}-0000-4000-8000-{:012x}", 0x5eed_0000u32 + ep, ep),
+                    3,
+                ),
+                s("TOKENS", format!("<{} tokens>", self.p.num_tokens), 4),
+                s("STATUS", "NORMAL".into(), 5),
+                s("LOAD", format!("{}.0", 100 + ep % 50), 6),
+            ],
+            alive: true,
+            updated_at: 0,
+        }
+    }
+
+    fn send(&self, ctx: &mut Ctx<Self>, to: NodeId, verb: Verb, timeout: Micros) {
+        let msg = GMsg {
+            created_at: ctx.now,
+            expires_at: ctx.now + timeout,
+            verb,
+        };
+        ctx.send(to, msg);
+    }
+
+    fn fd_report(&self, node: &mut GNode, now: Micros, ep: NodeId) {
+        let w = node.fd[ep as usize].get_or_insert_with(ArrivalWindow::new);
+        w.add(
+            now,
+            self.p.fd_initial_interval.0,
+            self.p.fd_max_interval.0,
+            self.p.fd_window as usize,
+        );
+    }
+
+    // ---- Gossiper: liveness transitions ----
+
+    /// `markAlive`: mark the state dead, then send (or skip) one ECHO_REQ.
+    fn mark_alive(&self, node: &mut GNode, ctx: &mut Ctx<Self>, ep: NodeId) {
+        let (obj, generation) = {
+            let st = node.map[ep as usize]
+                .as_mut()
+                .expect("markAlive on a known endpoint");
+            st.alive = false;
+            (st.obj, st.hb.generation)
+        };
+        if self.p.echo != EchoVariant::Legacy {
+            let prev = node.inflight.insert(
+                ep,
+                Inflight {
+                    obj,
+                    generation,
+                    sent_at: ctx.now,
+                },
+            );
+            if let Some(prev) = prev {
+                if prev.obj == obj {
+                    // `inflightEcho.put` replaced the entry with the same object: dedup.
+                    node.inflight.insert(ep, prev);
+                    node.counters.echo_skipped += 1;
+                    ctx.log(
+                        LogLevel::Trace,
+                        format!(
+                            "Skipping ECHO_REQ to {} since it is already inflight",
+                            addr(ctx.topo, ep)
+                        ),
+                    );
+                    return;
+                }
+            }
+        }
+        let id = node.next_echo;
+        node.next_echo += 1;
+        node.callbacks.insert(id, Callback { peer: ep, obj });
+        node.counters.echo_sent += 1;
+        let timeout = self.echo_timeout(node);
+        self.send(ctx, ep, Verb::EchoReq { id }, timeout);
+        ctx.set_timer(GTimer::EchoExpire(id), ctx.now + timeout);
+        ctx.mark("ECHO_REQ", ep);
+    }
+
+    /// `realMarkAlive`: the echo came back.
+    fn real_mark_alive(&self, node: &mut GNode, ctx: &mut Ctx<Self>, ep: NodeId, obj: u64) {
+        if let Some(st) = node.map[ep as usize].as_mut() {
+            if st.obj == obj {
+                st.alive = true;
+                st.updated_at = ctx.now;
+            }
+        }
+        node.live.insert(ep);
+        node.unreachable.remove(&ep);
+        ctx.log(
+            LogLevel::Info,
+            format!("InetAddress {} is now UP", addr(ctx.topo, ep)),
+        );
+        ctx.mark("UP", ep);
+    }
+
+    /// `markDead` -> `silentlyMarkDead`.
+    fn mark_dead(&self, node: &mut GNode, ctx: &mut Ctx<Self>, ep: NodeId) {
+        if let Some(st) = node.map[ep as usize].as_mut() {
+            st.alive = false;
+        }
+        node.live.remove(&ep);
+        node.unreachable.insert(ep, ctx.now);
+        if self.p.echo != EchoVariant::Legacy {
+            node.inflight.remove(&ep);
+        }
+        ctx.log(
+            LogLevel::Info,
+            format!("InetAddress {} is now DOWN", addr(ctx.topo, ep)),
+        );
+        ctx.mark("DOWN", ep);
+    }
+
+    /// `markAsShutdown`: STATUS=shutdown, highest heartbeat version, markDead.
+    fn mark_as_shutdown(&self, node: &mut GNode, ctx: &mut Ctx<Self>, ep: NodeId) {
+        if node.map[ep as usize].is_none() {
+            return;
+        }
+        let v = node.next_version();
+        let st = node.map[ep as usize].as_mut().expect("checked");
+        st.put(AppState {
+            key: "STATUS".into(),
+            value: "shutdown".into(),
+            version: v,
+        });
+        st.hb.version = MAX_VERSION;
+        self.mark_dead(node, ctx, ep);
+    }
+
+    /// `convict`: ignored for a peer that is not alive.
+    fn convict(&self, node: &mut GNode, ctx: &mut Ctx<Self>, ep: NodeId) {
+        let Some(st) = node.map[ep as usize].as_ref() else {
+            return;
+        };
+        if !st.alive {
+            return;
+        }
+        node.counters.convictions += 1;
+        if st.is_shutdown() {
+            self.mark_as_shutdown(node, ctx, ep);
+        } else {
+            self.mark_dead(node, ctx, ep);
+        }
+    }
+
+    // ---- Gossiper: applying remote state ----
+
+    /// `notifyFailureDetector`: heartbeats relayed by any node feed the detector.
+    fn notify_fd(&self, node: &mut GNode, now: Micros, states: &[(NodeId, Delta)]) {
+        for (ep, remote) in states {
+            if *ep == node.id {
+                continue;
+            }
+            let Some(local) = node.map[*ep as usize].as_mut() else {
+                continue;
+            };
+            if remote.hb.generation > local.hb.generation {
+                local.updated_at = now;
+                if !local.alive {
+                    node.fd[*ep as usize] = None;
+                }
+                self.fd_report(node, now, *ep);
+            } else if remote.hb.generation == local.hb.generation
+                && remote.hb.version > local.max_version()
+            {
+                local.updated_at = now;
+                self.fd_report(node, now, *ep);
+            }
+        }
+    }
+
+    /// `applyStateLocally`.
+    fn apply_state_locally(
+        &self,
+        node: &mut GNode,
+        ctx: &mut Ctx<Self>,
+        states: Vec<(NodeId, Delta)>,
+    ) {
+        for (ep, remote) in states {
+            if ep == node.id {
+                continue;
+            }
+            match node.map[ep as usize].as_ref() {
+                Some(local) => {
+                    let (lg, rg) = (local.hb.generation, remote.hb.generation);
+                    if lg != 0 && rg > lg + MAX_GENERATION_DIFFERENCE {
+                        continue;
+                    }
+                    if rg > lg {
+                        self.handle_major_state_change(node, ctx, ep, remote);
+                    } else if rg == lg {
+                        if remote.max_version() > local.max_version() {
+                            let st = node.map[ep as usize].as_mut().expect("known");
+                            if remote.hb.version > st.hb.version {
+                                st.hb.version = remote.hb.version;
+                            }
+                            for s in remote.states {
+                                if st.get(&s.key).is_none_or(|x| x.version < s.version) {
+                                    st.put(s);
+                                }
+                            }
+                        }
+                        let st = node.map[ep as usize].as_ref().expect("known");
+                        if !st.alive && !st.is_dead_state() {
+                            self.mark_alive(node, ctx, ep);
+                        }
+                    }
+                }
+                None => {
+                    self.fd_report(node, ctx.now, ep);
+                    self.handle_major_state_change(node, ctx, ep, remote);
+                }
+            }
+        }
+    }
+
+    /// `handleMajorStateChange`: a new EndpointState object (new identity) replaces the old.
+    fn handle_major_state_change(
+        &self,
+        node: &mut GNode,
+        ctx: &mut Ctx<Self>,
+        ep: NodeId,
+        remote: Delta,
+    ) {
+        let obj = node.new_obj();
+        let st = EndpointState {
+            obj,
+            hb: remote.hb,
+            states: remote.states,
+            alive: true,
+            updated_at: ctx.now,
+        };
+        let dead = st.is_dead_state();
+        let existed = node.map[ep as usize].is_some();
+        if !dead {
+            let what = if existed {
+                "has restarted, now UP"
+            } else {
+                "is now part of the cluster"
+            };
+            ctx.log(
+                LogLevel::Info,
+                format!("Node {} {what}", addr(ctx.topo, ep)),
+            );
+        }
+        node.map[ep as usize] = Some(st);
+        ctx.mark("generation", ep);
+        if !dead {
+            self.mark_alive(node, ctx, ep);
+        } else {
+            self.mark_dead(node, ctx, ep);
+        }
+    }
+
+    // ---- the gossip task ----
+
+    fn digests(&self, node: &GNode, ctx: &mut Ctx<Self>) -> Vec<Digest> {
+        let mut d: Vec<Digest> = node
+            .map
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| {
+                s.as_ref().map(|s| Digest {
+                    ep: i as NodeId,
+                    generation: s.hb.generation,
+                    max_version: s.max_version(),
+                })
+            })
+            .collect();
+        if self.p.shuffle_digests {
+            d.shuffle(ctx.rng);
+        }
+        d
+    }
+
+    fn pick(ctx: &mut Ctx<Self>, from: &[NodeId]) -> Option<NodeId> {
+        match from.len() {
+            0 => None,
+            1 => Some(from[0]),
+            n => Some(from[ctx.rng.random_range(0..n)]),
+        }
+    }
+
+    /// `GossipTask.run`: bump the heartbeat, SYN a live peer, maybe an unreachable one, maybe a
+    /// seed, then the status check.
+    fn gossip_round(&self, node: &mut GNode, ctx: &mut Ctx<Self>) {
+        let v = node.next_version();
+        node.me_mut().hb.version = v;
+        let digests = self.digests(node, ctx);
+        let syn_timeout = self.p.long_timeout.0.max(self.p.request_timeout.0);
+        let live: Vec<NodeId> = node.live.iter().copied().collect();
+        let seeds: Vec<NodeId> = ctx
+            .topo
+            .seeds
+            .iter()
+            .copied()
+            .filter(|s| *s != node.id)
+            .collect();
+        let mut to_seed = false;
+        if let Some(t) = Self::pick(ctx, &live) {
+            to_seed = seeds.contains(&t);
+            self.send(ctx, t, Verb::Syn(digests.clone()), syn_timeout);
+        }
+        if !node.unreachable.is_empty() {
+            let prob = node.unreachable.len() as f64 / (live.len() as f64 + 1.0);
+            if ctx.rng.random::<f64>() < prob {
+                let cands: Vec<NodeId> = node
+                    .unreachable
+                    .keys()
+                    .copied()
+                    .filter(|e| {
+                        !node.map[*e as usize]
+                            .as_ref()
+                            .is_some_and(|s| s.is_dead_state())
+                    })
+                    .collect();
+                if let Some(t) = Self::pick(ctx, &cands) {
+                    self.send(ctx, t, Verb::Syn(digests.clone()), syn_timeout);
+                }
+            }
+        }
+        if (!to_seed || live.len() < seeds.len()) && !seeds.is_empty() {
+            let go = if live.is_empty() {
+                true
+            } else {
+                let prob = seeds.len() as f64 / (live.len() + node.unreachable.len()) as f64;
+                ctx.rng.random::<f64>() <= prob
+            };
+            if go {
+                if let Some(t) = Self::pick(ctx, &seeds) {
+                    self.send(ctx, t, Verb::Syn(digests), syn_timeout);
+                }
+            }
+        }
+        self.status_check(node, ctx);
+    }
+
+    /// `doStatusCheck`: skipped while the GossipStage is behind; otherwise interpret every peer.
+    fn status_check(&self, node: &mut GNode, ctx: &mut Ctx<Self>) {
+        let stage = &ctx.execs[GOSSIP_STAGE as usize];
+        if stage.pending > 0 && node.last_processed_msg_at + US_PER_S < ctx.now {
+            node.counters.status_checks_skipped += 1;
+            ctx.log(
+                LogLevel::Warn,
+                format!(
+                    "Gossip stage has {} pending tasks; skipping status check (no nodes will be marked down)",
+                    stage.pending
+                ),
+            );
+            return;
+        }
+        for ep in 0..node.map.len() as NodeId {
+            if ep == node.id || node.map[ep as usize].is_none() {
+                continue;
+            }
+            self.interpret(node, ctx, ep);
+        }
+    }
+
+    /// `FailureDetector.interpret`, with the local-pause guard.
+    fn interpret(&self, node: &mut GNode, ctx: &mut Ctx<Self>, ep: NodeId) {
+        let Some(w) = node.fd[ep as usize].as_ref() else {
+            return;
+        };
+        let now = ctx.now;
+        let diff = node.fd_last_interpret.map_or(0, |t| now - t);
+        node.fd_last_interpret = Some(now);
+        let pause = self.p.max_local_pause.0;
+        if diff > pause {
+            ctx.log(
+                LogLevel::Warn,
+                format!("Not marking nodes down due to local pause of {diff}us > {pause}us"),
+            );
+            node.fd_last_pause = Some(now);
+            return;
+        }
+        if node.fd_last_pause.is_some_and(|t| now - t < pause) {
+            return;
+        }
+        if convicts(w.phi(now), self.p.phi_convict_threshold) {
+            self.convict(node, ctx, ep);
+        }
+    }
+
+    /// `Gossiper.stop`: announce shutdown to live peers, keep gossiping for the announce delay.
+    fn announce_shutdown(&self, node: &mut GNode, ctx: &mut Ctx<Self>) {
+        let v = node.next_version();
+        node.me_mut().put(AppState {
+            key: "STATUS".into(),
+            value: "shutdown".into(),
+            version: v,
+        });
+        ctx.log(LogLevel::Info, "Announcing shutdown".into());
+        let live: Vec<NodeId> = node.live.iter().copied().collect();
+        for ep in live {
+            self.send(ctx, ep, Verb::Shutdown, self.p.request_timeout.0);
+        }
+        ctx.set_timer(
+            GTimer::ShutdownDone,
+            ctx.now + self.p.shutdown_announce_delay.0,
+        );
+    }
+
+    fn cost_of_states(&self, node: &GNode, states: &[(NodeId, Delta)]) -> Micros {
+        states
+            .iter()
+            .filter(|(ep, _)| *ep != node.id)
+            .map(|(ep, d)| match node.map[*ep as usize].as_ref() {
+                None => self.p.major_state_cost.0,
+                Some(l) if d.hb.generation > l.hb.generation => self.p.major_state_cost.0,
+                Some(l) if d.hb.generation == l.hb.generation => {
+                    let lm = l.max_version();
+                    d.states.iter().filter(|s| s.version > lm).count() as Micros
+                        * self.p.apply_state_cost.0
+                }
+                Some(_) => 0,
+            })
+            .sum()
+    }
+
+    fn handle(
+        &self,
+        node: &mut GNode,
+        ctx: &mut Ctx<Self>,
+        from: NodeId,
+        created_at: Micros,
+        verb: Verb,
+    ) {
+        if matches!(verb, Verb::Syn(_) | Verb::Ack { .. } | Verb::Ack2(_)) {
+            // GossipVerbHandler: setLastProcessedMessageAt(message creation time).
+            node.last_processed_msg_at = created_at;
+        }
+        match verb {
+            Verb::Syn(digests) => {
+                if !node.enabled {
+                    return;
+                }
+                let ex = examine(
+                    |ep| node.map.get(ep as usize).and_then(|s| s.as_ref()),
+                    &digests,
+                );
+                let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
+                self.send(
+                    ctx,
+                    from,
+                    Verb::Ack {
+                        requests: ex.requests,
+                        sends: ex.sends,
+                    },
+                    t,
+                );
+            }
+            Verb::Ack { requests, sends } => {
+                if !node.enabled {
+                    return;
+                }
+                if !sends.is_empty() {
+                    self.notify_fd(node, ctx.now, &sends);
+                    self.apply_state_locally(node, ctx, sends);
+                }
+                let reply: Vec<(NodeId, Delta)> = requests
+                    .iter()
+                    .filter_map(|d| {
+                        node.map
+                            .get(d.ep as usize)?
+                            .as_ref()?
+                            .newer_than(d.max_version)
+                            .map(|x| (d.ep, x))
+                    })
+                    .collect();
+                let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
+                self.send(ctx, from, Verb::Ack2(reply), t);
+            }
+            Verb::Ack2(states) => {
+                if !node.enabled {
+                    return;
+                }
+                self.notify_fd(node, ctx.now, &states);
+                self.apply_state_locally(node, ctx, states);
+            }
+            Verb::EchoReq { id } => {
+                if ctx.status == NodeStatus::Running {
+                    self.send(ctx, from, Verb::EchoRsp { id }, self.p.request_timeout.0);
+                }
+            }
+            Verb::Shutdown => {
+                if node.enabled {
+                    self.mark_as_shutdown(node, ctx, from);
+                }
+            }
+            Verb::EchoRsp { .. } => unreachable!("responses are handled by their callback"),
+        }
+    }
+}
+
+impl Protocol for Gossip {
+    type Node = GNode;
+    type Msg = GMsg;
+    type Task = Task;
+    type Timer = GTimer;
+
+    fn executors(&self) -> &'static [&'static str] {
+        EXECUTORS
+    }
+
+    fn init_node(&self, id: NodeId, topo: &Topology) -> GNode {
+        let n = topo.len() as usize;
+        let mut map: Vec<Option<EndpointState>> = vec![None; n];
+        let mut fd = vec![None; n];
+        let mut live = BTreeSet::new();
+        let mut next_obj = 0;
+        let mut version = 10;
+        match self.init.get(&id) {
+            Some(entries) => {
+                for (peer, st) in entries {
+                    next_obj += 1;
+                    let mut st = st.clone();
+                    st.obj = ((id as u64) << 40) | next_obj;
+                    version = version.max(st.max_version());
+                    map[*peer as usize] = Some(st);
+                }
+            }
+            None if self.init.is_empty() => {
+                for ep in 0..n as NodeId {
+                    next_obj += 1;
+                    let mut st = self.warm_state(ep, topo);
+                    st.obj = ((id as u64) << 40) | next_obj;
+                    map[ep as usize] = Some(st);
+                }
+            }
+            None => {
+                // Listed scenarios give maps to some nodes; the rest know only themselves.
+                let mut st = self.warm_state(id, topo);
+                st.obj = ((id as u64) << 40) | 1;
+                next_obj = 1;
+                map[id as usize] = Some(st);
+            }
+        }
+        for ep in 0..n as NodeId {
+            if ep != id && map[ep as usize].is_some() {
+                live.insert(ep);
+                let mut w = ArrivalWindow::new();
+                w.add(
+                    0,
+                    self.p.fd_initial_interval.0,
+                    self.p.fd_max_interval.0,
+                    self.p.fd_window as usize,
+                );
+                fd[ep as usize] = Some(w);
+            }
+        }
+        GNode {
+            id,
+            enabled: true,
+            exiting: false,
+            map,
+            live,
+            unreachable: BTreeMap::new(),
+            inflight: BTreeMap::new(),
+            fd,
+            fd_last_interpret: None,
+            fd_last_pause: None,
+            version,
+            next_obj,
+            echo_timeout: None,
+            callbacks: BTreeMap::new(),
+            next_echo: 0,
+            last_processed_msg_at: 0,
+            counters: Counters::default(),
+        }
+    }
+
+    fn on_start(&self, node: &mut GNode, ctx: &mut Ctx<Self>, first: bool) {
+        if !first {
+            // A new process: a new generation; peers are loaded from system.peers with
+            // generation 0 and marked dead until gossip says otherwise.
+            let old_gen = node.generation();
+            let generation =
+                (self.p.generation_base + (ctx.now / US_PER_S) as u32).max(old_gen + 1);
+            let mut me = node.me().clone();
+            me.hb = HeartBeat {
+                generation,
+                version: 0,
+            };
+            node.version = 0;
+            let n = node.map.len();
+            node.map = vec![None; n];
+            node.next_obj = 0;
+            for s in &mut me.states {
+                s.version = {
+                    node.version += 1;
+                    node.version
+                };
+                if &*s.key == "STATUS" {
+                    s.value = "NORMAL".into();
+                }
+            }
+            me.hb.version = node.next_version();
+            me.obj = node.new_obj();
+            me.alive = true;
+            node.map[node.id as usize] = Some(me);
+            for ep in 0..n as NodeId {
+                if ep != node.id {
+                    let obj = node.new_obj();
+                    node.map[ep as usize] = Some(EndpointState {
+                        obj,
+                        hb: HeartBeat {
+                            generation: 0,
+                            version: 0,
+                        },
+                        states: Vec::new(),
+                        alive: false,
+                        updated_at: ctx.now,
+                    });
+                    node.unreachable.insert(ep, ctx.now);
+                }
+            }
+            ctx.log(
+                LogLevel::Info,
+                format!("Starting up with generation {generation}"),
+            );
+        }
+        node.enabled = true;
+        node.exiting = false;
+        if self.p.gossip_task {
+            let jitter = ctx.rng.random_range(0..self.p.gossip_interval.0);
+            ctx.set_timer(GTimer::Round, ctx.now + jitter);
+        }
+    }
+
+    fn on_stop(&self, node: &mut GNode, ctx: &mut Ctx<Self>) {
+        node.exiting = true;
+        if node.enabled && !node.me().is_shutdown() {
+            self.announce_shutdown(node, ctx);
+        } else {
+            ctx.exit();
+        }
+    }
+
+    fn on_exit(&self, node: &mut GNode) {
+        node.enabled = false;
+        node.live.clear();
+        node.unreachable.clear();
+        node.inflight.clear();
+        node.callbacks.clear();
+        node.fd.iter_mut().for_each(|w| *w = None);
+        node.fd_last_interpret = None;
+        node.fd_last_pause = None;
+        node.last_processed_msg_at = 0;
+    }
+
+    fn on_message(&self, node: &mut GNode, ctx: &mut Ctx<Self>, from: NodeId, msg: GMsg) {
+        match msg.verb {
+            Verb::EchoRsp { id } => {
+                // The response callback: only a pending (unexpired) callback counts.
+                if let Some(cb) = node.callbacks.remove(&id) {
+                    ctx.cancel_timer(GTimer::EchoExpire(id));
+                    node.counters.echo_ok += 1;
+                    ctx.submit(
+                        GOSSIP_STAGE,
+                        Task::EchoOk {
+                            peer: cb.peer,
+                            obj: cb.obj,
+                        },
+                        None,
+                    );
+                }
+            }
+            verb => ctx.submit(
+                GOSSIP_STAGE,
+                Task::Handle {
+                    from,
+                    created_at: msg.created_at,
+                    verb,
+                },
+                Some(msg.expires_at),
+            ),
+        }
+    }
+
+    fn on_timer(&self, node: &mut GNode, ctx: &mut Ctx<Self>, timer: GTimer) {
+        match timer {
+            GTimer::Round => {
+                if node.enabled {
+                    self.gossip_round(node, ctx);
+                    ctx.set_timer(GTimer::Round, ctx.now + self.p.gossip_interval.0);
+                }
+            }
+            GTimer::EchoExpire(id) => {
+                if let Some(cb) = node.callbacks.remove(&id) {
+                    node.counters.echo_failed += 1;
+                    if self.p.echo == EchoVariant::Fixed {
+                        ctx.submit(
+                            GOSSIP_STAGE,
+                            Task::EchoFailed {
+                                peer: cb.peer,
+                                obj: cb.obj,
+                            },
+                            None,
+                        );
+                    }
+                }
+            }
+            GTimer::ShutdownDone => {
+                node.enabled = false;
+                ctx.cancel_timer(GTimer::Round);
+                if node.exiting {
+                    ctx.exit();
+                }
+            }
+        }
+    }
+
+    fn on_task(&self, node: &mut GNode, ctx: &mut Ctx<Self>, task: Task) {
+        match task {
+            Task::Handle {
+                from,
+                created_at,
+                verb,
+            } => self.handle(node, ctx, from, created_at, verb),
+            Task::EchoOk { peer, obj } => match self.p.echo {
+                EchoVariant::Legacy => self.real_mark_alive(node, ctx, peer, obj),
+                _ => {
+                    if let Some(entry) = node.inflight.remove(&peer) {
+                        self.real_mark_alive(node, ctx, peer, entry.obj);
+                    }
+                }
+            },
+            Task::EchoFailed { peer, obj } => {
+                if node.inflight.get(&peer).is_some_and(|e| e.obj == obj) {
+                    node.inflight.remove(&peer);
+                }
+                ctx.log(
+                    LogLevel::Trace,
+                    format!(
+                        "ECHO_REQ to {} failed (TIMEOUT); will retry on next state update",
+                        addr(ctx.topo, peer)
+                    ),
+                );
+            }
+        }
+    }
+
+    fn service_us(&self, node: &GNode, task: &Task) -> Micros {
+        let base = self.p.stage_msg_cost.0;
+        match task {
+            Task::Handle {
+                verb: Verb::Ack { sends, .. },
+                ..
+            } => base + self.cost_of_states(node, sends),
+            Task::Handle {
+                verb: Verb::Ack2(states),
+                ..
+            } => base + self.cost_of_states(node, states),
+            _ => base,
+        }
+    }
+
+    fn on_command(&self, node: &mut GNode, ctx: &mut Ctx<Self>, cmd: &str) -> Result<(), String> {
+        let words: Vec<&str> = cmd.split_whitespace().collect();
+        match words.as_slice() {
+            ["disablegossip"] => {
+                if !node.enabled {
+                    return Err("gossip is already disabled".into());
+                }
+                node.exiting = false;
+                self.announce_shutdown(node, ctx);
+                Ok(())
+            }
+            ["enablegossip"] => {
+                if node.enabled {
+                    return Err("gossip is already running".into());
+                }
+                // forceNewerGeneration, then start: STATUS back to NORMAL.
+                let generation = node.generation() + 1;
+                let v = node.next_version();
+                let me = node.me_mut();
+                me.hb.generation = generation;
+                me.put(AppState { key: "STATUS".into(), value: "NORMAL".into(), version: v });
+                let hb = node.next_version();
+                node.me_mut().hb.version = hb;
+                node.enabled = true;
+                ctx.log(LogLevel::Info, format!("Gossip enabled with generation {generation}"));
+                ctx.set_timer(GTimer::Round, ctx.now + self.p.gossip_interval.0);
+                Ok(())
+            }
+            ["settimeout", "misc", ms] => {
+                let ms: u64 = ms.parse().map_err(|_| format!("\"{ms}\" is not a number of milliseconds"))?;
+                if ms == 0 || ms > 3_600_000 {
+                    return Err(format!("timeout {ms} ms is out of range (1..=3600000)"));
+                }
+                node.echo_timeout = Some(ms * 1000);
+                ctx.log(LogLevel::Info, format!("Set misc timeout to {ms} ms"));
+                Ok(())
+            }
+            ["send-syn", peer] => {
+                let to = ctx.topo.resolve(peer)?;
+                if to == node.id {
+                    return Err("a node does not gossip with itself".into());
+                }
+                let digests = self.digests(node, ctx);
+                let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
+                self.send(ctx, to, Verb::Syn(digests), t);
+                Ok(())
+            }
+            _ => Err(format!(
+                "unknown command \"{cmd}\"; known: disablegossip, enablegossip, settimeout misc <ms>, send-syn <node>"
+            )),
+        }
+    }
+
+    fn msg_label(&self, msg: &GMsg) -> &'static str {
+        match msg.verb {
+            Verb::Syn(_) => "SYN",
+            Verb::Ack { .. } => "ACK",
+            Verb::Ack2(_) => "ACK2",
+            Verb::EchoReq { .. } => "ECHO_REQ",
+            Verb::EchoRsp { .. } => "ECHO_RSP",
+            Verb::Shutdown => "GOSSIP_SHUTDOWN",
+        }
+    }
+
+    fn task_label(&self, task: &Task) -> &'static str {
+        match task {
+            Task::Handle { verb, .. } => match verb {
+                Verb::Syn(_) => "SYN",
+                Verb::Ack { .. } => "ACK",
+                Verb::Ack2(_) => "ACK2",
+                Verb::EchoReq { .. } => "ECHO_REQ",
+                Verb::EchoRsp { .. } => "ECHO_RSP",
+                Verb::Shutdown => "GOSSIP_SHUTDOWN",
+            },
+            Task::EchoOk { .. } => "echo callback",
+            Task::EchoFailed { .. } => "echo failure callback",
+        }
+    }
+
+    fn timer_label(&self, t: &GTimer) -> &'static str {
+        match t {
+            GTimer::Round => "gossip round",
+            GTimer::EchoExpire(_) => "echo expired",
+            GTimer::ShutdownDone => "shutdown announced",
+        }
+    }
+
+    fn render_msg(&self, msg: &GMsg, topo: &Topology) -> String {
+        let deltas = |v: &[(NodeId, Delta)]| -> Vec<String> {
+            v.iter()
+                .map(|(ep, d)| format!("{}:{}", topo.name(*ep), d.render()))
+                .collect()
+        };
+        match &msg.verb {
+            Verb::Syn(d) => {
+                let lines: Vec<String> = d.iter().map(|x| x.render(topo)).collect();
+                format!("GossipDigestSyn\n{}", lines.join("\n"))
+            }
+            Verb::Ack { requests, sends } => {
+                let mut lines: Vec<String> = requests.iter().map(|x| x.render(topo)).collect();
+                lines.extend(deltas(sends));
+                format!("GossipDigestAck\n{}", lines.join("\n"))
+            }
+            Verb::Ack2(s) => format!("GossipDigestAck2\n{}", deltas(s).join("\n")),
+            Verb::EchoReq { id } => format!("ECHO_REQ #{id}"),
+            Verb::EchoRsp { id } => format!("ECHO_RSP #{id}"),
+            Verb::Shutdown => "GOSSIP_SHUTDOWN".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,116 @@
+//! Every constant of the gossip model is a parameter with Cassandra's default.
+
+use crate::engine::action::Dur;
+use crate::time::{US_PER_MS, US_PER_S};
+use serde::{Deserialize, Serialize};
+
+/// Which `Gossiper.markAlive` to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EchoVariant {
+    /// 4.1.5 and earlier: a fresh ECHO_REQ on every markAlive call (the CASSANDRA-6590 heal loop).
+    Legacy,
+    /// 5.0.8 (CASSANDRA-18866): dedup by EndpointState identity; the entry is removed only on
+    /// success, markDead or a generation change.
+    Buggy,
+    /// The CASSANDRA-21636 fix: dedup kept, entry removed (two-argument remove) on echo failure.
+    Fixed,
+}
+
+/// The messaging generation: which channels carry which verbs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MessagingVersion {
+    /// 3.x: small, large, gossip; echo replies (REQUEST_RESPONSE) travel on `small`.
+    #[serde(rename = "3.x")]
+    V3,
+    /// 4.0+: urgent, small, large; all gossip verbs including echo replies on `urgent`.
+    #[serde(rename = "4.0")]
+    V4,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GossipParams {
+    /// markAlive variant: legacy | buggy | fixed.
+    pub echo: EchoVariant,
+    pub gossip_interval: Dur,
+    /// request_timeout: ECHO_REQ, ECHO_RSP, GOSSIP_SHUTDOWN expire after it.
+    pub request_timeout: Dur,
+    /// SYN/ACK/ACK2 use longTimeout = max(request_timeout, 5 min).
+    pub long_timeout: Dur,
+    pub phi_convict_threshold: f64,
+    /// Failure-detector sample window (intervals kept per peer).
+    pub fd_window: u32,
+    pub fd_initial_interval: Dur,
+    /// Intervals longer than this are not samples (Cassandra: the initial value).
+    pub fd_max_interval: Dur,
+    pub max_local_pause: Dur,
+    pub shutdown_announce_delay: Dur,
+    pub quarantine_delay: Dur,
+    /// GossipStage time to handle any message.
+    pub stage_msg_cost: Dur,
+    /// Extra time per application state applied (same generation).
+    pub apply_state_cost: Dur,
+    /// Time to apply one endpoint's whole state on a major change (new generation or unknown
+    /// endpoint): token metadata and pending ranges. Grows with tokens x keyspaces x cluster size;
+    /// a restarting node in a big cluster applies all peers at once: that is its backlog.
+    pub major_state_cost: Dur,
+    /// Shuffle SYN digests (Cassandra does); the teaching scenario turns it off to match the notes.
+    pub shuffle_digests: bool,
+    /// Start the periodic gossip task at startup (the teaching scenario sends one SYN by hand).
+    pub gossip_task: bool,
+    /// First generation number (seconds since the epoch at virtual time zero).
+    pub generation_base: u32,
+    pub num_tokens: u32,
+    pub messaging: MessagingVersion,
+}
+
+impl Default for GossipParams {
+    fn default() -> Self {
+        GossipParams {
+            echo: EchoVariant::Fixed,
+            gossip_interval: Dur(US_PER_S),
+            request_timeout: Dur(10 * US_PER_S),
+            long_timeout: Dur(300 * US_PER_S),
+            phi_convict_threshold: 8.0,
+            fd_window: 1000,
+            fd_initial_interval: Dur(2 * US_PER_S),
+            fd_max_interval: Dur(2 * US_PER_S),
+            max_local_pause: Dur(5 * US_PER_S),
+            shutdown_announce_delay: Dur(2 * US_PER_S),
+            quarantine_delay: Dur(60 * US_PER_S),
+            stage_msg_cost: Dur(100),
+            apply_state_cost: Dur(20),
+            major_state_cost: Dur(2 * US_PER_MS),
+            shuffle_digests: true,
+            gossip_task: true,
+            generation_base: 1_700_000_000,
+            num_tokens: 16,
+            messaging: MessagingVersion::V4,
+        }
+    }
+}
+
+impl GossipParams {
+    pub fn validate(&self) -> Result<(), String> {
+        if self.gossip_interval.0 == 0 {
+            return Err("gossip_interval must be > 0".into());
+        }
+        if !(self.phi_convict_threshold.is_finite() && self.phi_convict_threshold > 0.0) {
+            return Err(format!(
+                "phi_convict_threshold {} must be a positive number",
+                self.phi_convict_threshold
+            ));
+        }
+        if self.fd_window == 0 || self.fd_window > 10_000 {
+            return Err(format!(
+                "fd_window {} must be between 1 and 10000",
+                self.fd_window
+            ));
+        }
+        if self.request_timeout.0 == 0 {
+            return Err("request_timeout must be > 0".into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,310 @@
+//! Gossip data structures: HeartBeatState, versioned application states, EndpointState, digests,
+//! and the digest comparison of a SYN (`examineGossiper`) exactly as Cassandra does it.
+
+use crate::engine::{NodeId, Topology};
+use crate::time::Micros;
+use serde::Serialize;
+use std::sync::Arc;
+
+/// Cassandra's `forceHighestPossibleVersionUnsafe`: a shut-down node's heartbeat version.
+pub const MAX_VERSION: u32 = i32::MAX as u32;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HeartBeat {
+    pub generation: u32,
+    pub version: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct AppState {
+    pub key: Arc<str>,
+    pub value: Arc<str>,
+    pub version: u32,
+}
+
+/// One endpoint's state as some node knows it. `obj` is the identity of the Java object: it
+/// changes only when `handleMajorStateChange` installs a new one (a new generation), which is what
+/// CASSANDRA-18866's dedup compares.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EndpointState {
+    pub obj: u64,
+    pub hb: HeartBeat,
+    pub states: Vec<AppState>,
+    pub alive: bool,
+    pub updated_at: Micros,
+}
+
+impl EndpointState {
+    pub fn max_version(&self) -> u32 {
+        self.states
+            .iter()
+            .map(|s| s.version)
+            .fold(self.hb.version, u32::max)
+    }
+
+    pub fn get(&self, key: &str) -> Option<&AppState> {
+        self.states.iter().find(|s| &*s.key == key)
+    }
+
+    /// Insert or overwrite (a newer version replaces an older one; order of first insertion kept).
+    pub fn put(&mut self, s: AppState) {
+        match self.states.iter_mut().find(|x| x.key == s.key) {
+            Some(x) => *x = s,
+            None => self.states.push(s),
+        }
+    }
+
+    pub fn status(&self) -> Option<&str> {
+        self.get("STATUS").map(|s| &*s.value)
+    }
+
+    /// `isDeadState`: removing, removed, left, hibernate.
+    pub fn is_dead_state(&self) -> bool {
+        matches!(
+            self.status(),
+            Some("removing" | "removed" | "LEFT" | "hibernate")
+        )
+    }
+
+    pub fn is_shutdown(&self) -> bool {
+        self.status() == Some("shutdown")
+    }
+
+    /// `getStateForVersionBiggerThan`: the heartbeat if newer than `version`, and every
+    /// application state newer than `version` (with the heartbeat riding along).
+    pub fn newer_than(&self, version: u32) -> Option<Delta> {
+        let states: Vec<AppState> = self
+            .states
+            .iter()
+            .filter(|s| s.version > version)
+            .cloned()
+            .collect();
+        if self.hb.version > version || !states.is_empty() {
+            Some(Delta {
+                hb: self.hb.clone(),
+                states,
+            })
+        } else {
+            None
+        }
+    }
+}
+
+/// Endpoint state carried in ACK/ACK2 (a fresh object on the receiver).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Delta {
+    pub hb: HeartBeat,
+    pub states: Vec<AppState>,
+}
+
+impl Delta {
+    pub fn max_version(&self) -> u32 {
+        self.states
+            .iter()
+            .map(|s| s.version)
+            .fold(self.hb.version, u32::max)
+    }
+
+    /// The study notes' notation: `[ApplicationState "k": v, generation g, version n], ...,
+    /// [HeartBeatState, generation g, version n]`.
+    pub fn render(&self) -> String {
+        let mut parts: Vec<String> = self
+            .states
+            .iter()
+            .map(|s| {
+                format!(
+                    "[ApplicationState \"{}\": {}, generation {}, version {}]",
+                    s.key, s.value, self.hb.generation, s.version
+                )
+            })
+            .collect();
+        parts.push(format!(
+            "[HeartBeatState, generation {}, version {}]",
+            self.hb.generation, self.hb.version
+        ));
+        parts.join(", ")
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Digest {
+    pub ep: NodeId,
+    pub generation: u32,
+    pub max_version: u32,
+}
+
+impl Digest {
+    pub fn render(&self, topo: &Topology) -> String {
+        format!(
+            "{}:{}:{}",
+            topo.name(self.ep),
+            self.generation,
+            self.max_version
+        )
+    }
+}
+
+/// What B answers to A's SYN digests: digests it requests, and states it sends.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Examined {
+    pub requests: Vec<Digest>,
+    pub sends: Vec<(NodeId, Delta)>,
+}
+
+/// `Gossiper.examineGossiper`: compare each remote digest with the local map.
+pub fn examine<'a>(
+    local: impl Fn(NodeId) -> Option<&'a EndpointState>,
+    digests: &[Digest],
+) -> Examined {
+    let mut out = Examined::default();
+    for d in digests {
+        match local(d.ep) {
+            None => out.requests.push(Digest {
+                ep: d.ep,
+                generation: d.generation,
+                max_version: 0,
+            }),
+            Some(l) => {
+                let (generation, max_version) = (l.hb.generation, l.max_version());
+                if d.generation > generation {
+                    // The remote has a newer generation (restart): request everything.
+                    out.requests.push(Digest {
+                        ep: d.ep,
+                        generation: d.generation,
+                        max_version: 0,
+                    });
+                } else if d.generation < generation {
+                    // Ours is newer: send everything.
+                    if let Some(delta) = l.newer_than(0) {
+                        out.sends.push((d.ep, delta));
+                    }
+                } else if d.max_version > max_version {
+                    out.requests.push(Digest {
+                        ep: d.ep,
+                        generation: d.generation,
+                        max_version,
+                    });
+                } else if d.max_version < max_version {
+                    if let Some(delta) = l.newer_than(d.max_version) {
+                        out.sends.push((d.ep, delta));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn st(gen: u32, hb: u32, states: &[(&str, &str, u32)]) -> EndpointState {
+        EndpointState {
+            obj: 0,
+            hb: HeartBeat {
+                generation: gen,
+                version: hb,
+            },
+            states: states
+                .iter()
+                .map(|(k, v, n)| AppState {
+                    key: (*k).into(),
+                    value: (*v).into(),
+                    version: *n,
+                })
+                .collect(),
+            alive: true,
+            updated_at: 0,
+        }
+    }
+
+    /// The four comparison cases of the study notes, one digest each.
+    #[test]
+    fn four_digest_cases() {
+        let b_map = [
+            st(
+                1259909635,
+                324,
+                &[("load-information", "5.2", 45), ("normal", "x", 87)],
+            ),
+            st(
+                1259911052,
+                63,
+                &[
+                    ("normal", "AujDMftpyUvebtnn", 62),
+                    ("bootstrapping", "A", 31),
+                ],
+            ),
+            st(1259812143, 2142, &[("load-information", "16.0", 1803)]),
+        ];
+        let local = |ep: NodeId| b_map.get(ep as usize);
+        let digests = [
+            Digest {
+                ep: 0,
+                generation: 1259909635,
+                max_version: 325,
+            }, // same gen, remote newer
+            Digest {
+                ep: 1,
+                generation: 1259911052,
+                max_version: 61,
+            }, // same gen, local newer
+            Digest {
+                ep: 2,
+                generation: 1259912238,
+                max_version: 5,
+            }, // remote newer generation
+            Digest {
+                ep: 3,
+                generation: 1259912942,
+                max_version: 18,
+            }, // unknown endpoint
+        ];
+        let e = examine(local, &digests);
+        assert_eq!(
+            e.requests,
+            vec![
+                Digest {
+                    ep: 0,
+                    generation: 1259909635,
+                    max_version: 324
+                },
+                Digest {
+                    ep: 2,
+                    generation: 1259912238,
+                    max_version: 0
+                },
+                Digest {
+                    ep: 3,
+                    generation: 1259912942,
+                    max_version: 0
+                },
+            ]
+        );
+        assert_eq!(e.sends.len(), 1);
+        let (ep, d) = &e.sends[0];
+        assert_eq!(*ep, 1);
+        assert_eq!(
+            d.render(),
+            "[ApplicationState \"normal\": AujDMftpyUvebtnn, generation 1259911052, version 62], \
+             [HeartBeatState, generation 1259911052, version 63]"
+        );
+    }
+
+    #[test]
+    fn older_remote_generation_sends_everything() {
+        let map = [st(20, 5, &[("STATUS", "NORMAL", 2)])];
+        let e = examine(
+            |ep| map.get(ep as usize),
+            &[Digest {
+                ep: 0,
+                generation: 10,
+                max_version: 99,
+            }],
+        );
+        assert!(e.requests.is_empty());
+        assert_eq!(e.sends[0].1.states.len(), 1);
+        assert_eq!(e.sends[0].1.hb.version, 5);
+    }
+}

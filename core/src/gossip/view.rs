@@ -1,0 +1,199 @@
+//! What a person can observe of the gossip model: the same data feeds the CLI's JSON `views`, the
+//! expectations of scenarios, and the web app's panels.
+
+use super::{GNode, Gossip, GOSSIP_STAGE};
+use crate::engine::{NodeId, NodeStatus, Sim};
+use crate::time::Micros;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct EpView {
+    pub generation: u32,
+    pub heartbeat: u32,
+    pub max_version: u32,
+    pub liveness: &'static str,
+    pub states: Vec<(String, String, u32)>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct InflightView {
+    pub generation: u32,
+    pub sent_at_us: Micros,
+    pub age_us: Micros,
+    /// The entry's object is still the current EndpointState and the peer is not alive: no
+    /// markAlive will ever send another echo for this generation (the 21636 wedge).
+    pub stuck: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct StageView {
+    pub pending: u32,
+    pub oldest_age_us: Option<Micros>,
+    pub expired: u64,
+    pub done: u64,
+    pub stalled: bool,
+    pub delay_us: Micros,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct NodeView {
+    pub status: &'static str,
+    pub gossip_enabled: bool,
+    pub generation: u32,
+    pub heartbeat: u32,
+    pub endpoint_states: BTreeMap<String, EpView>,
+    pub inflight_echo: BTreeMap<String, InflightView>,
+    pub phi: BTreeMap<String, f64>,
+    pub gossip_stage: StageView,
+    pub counters: super::Counters,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct GossipViews {
+    /// observer -> peer -> "UP" | "DOWN", for running observers.
+    pub liveness: BTreeMap<String, BTreeMap<String, &'static str>>,
+    pub nodes: BTreeMap<String, NodeView>,
+    pub down_pairs: u32,
+    pub down_observers: u32,
+    pub down_targets: u32,
+}
+
+pub fn liveness_word(up: bool) -> &'static str {
+    if up {
+        "UP"
+    } else {
+        "DOWN"
+    }
+}
+
+pub fn phi_of(sim: &Sim<Gossip>, node: &GNode, peer: NodeId) -> Option<f64> {
+    node.fd[peer as usize].as_ref().map(|w| w.phi(sim.now))
+}
+
+pub fn inflight_stuck(node: &GNode, peer: NodeId) -> bool {
+    node.inflight.get(&peer).is_some_and(|e| {
+        node.map[peer as usize]
+            .as_ref()
+            .is_some_and(|s| s.obj == e.obj && !s.alive)
+    })
+}
+
+/// (observer, peer) pairs, both running, where the observer sees the peer DOWN.
+pub fn down_pairs(sim: &Sim<Gossip>) -> Vec<(NodeId, NodeId)> {
+    let running: Vec<bool> = sim
+        .nodes
+        .iter()
+        .map(|n| n.status == NodeStatus::Running)
+        .collect();
+    let mut out = Vec::new();
+    for (o, slot) in sim.nodes.iter().enumerate() {
+        if !running[o] {
+            continue;
+        }
+        for p in 0..sim.nodes.len() {
+            if p != o && running[p] && !slot.state.sees_up(p as NodeId) {
+                out.push((o as NodeId, p as NodeId));
+            }
+        }
+    }
+    out
+}
+
+pub fn node_view(sim: &Sim<Gossip>, id: NodeId) -> NodeView {
+    let slot = &sim.nodes[id as usize];
+    let n = &slot.state;
+    let topo = &sim.topo;
+    let st = &slot.exec_stats[GOSSIP_STAGE as usize];
+    let mut endpoint_states = BTreeMap::new();
+    let mut phi = BTreeMap::new();
+    for (ep, s) in n.map.iter().enumerate() {
+        let Some(s) = s else { continue };
+        endpoint_states.insert(
+            topo.name(ep as NodeId).to_string(),
+            EpView {
+                generation: s.hb.generation,
+                heartbeat: s.hb.version,
+                max_version: s.max_version(),
+                liveness: liveness_word(ep as NodeId == id || s.alive),
+                states: s
+                    .states
+                    .iter()
+                    .map(|a| (a.key.to_string(), a.value.to_string(), a.version))
+                    .collect(),
+            },
+        );
+        if let Some(p) = phi_of(sim, n, ep as NodeId) {
+            phi.insert(
+                topo.name(ep as NodeId).to_string(),
+                (p * 1000.0).round() / 1000.0,
+            );
+        }
+    }
+    let inflight_echo = n
+        .inflight
+        .iter()
+        .map(|(p, e)| {
+            (
+                topo.name(*p).to_string(),
+                InflightView {
+                    generation: e.generation,
+                    sent_at_us: e.sent_at,
+                    age_us: sim.now.saturating_sub(e.sent_at),
+                    stuck: inflight_stuck(n, *p),
+                },
+            )
+        })
+        .collect();
+    NodeView {
+        status: slot.status.as_str(),
+        gossip_enabled: n.enabled && slot.status != NodeStatus::Stopped,
+        generation: n.generation(),
+        heartbeat: n.me().hb.version,
+        endpoint_states,
+        inflight_echo,
+        phi,
+        gossip_stage: StageView {
+            pending: st.pending,
+            oldest_age_us: st.oldest_enqueued_at.map(|t| sim.now.saturating_sub(t)),
+            expired: st.expired,
+            done: st.done,
+            stalled: st.stalled,
+            delay_us: st.delay_us,
+        },
+        counters: n.counters.clone(),
+    }
+}
+
+pub fn views(sim: &Sim<Gossip>) -> GossipViews {
+    let topo = &sim.topo;
+    let mut liveness = BTreeMap::new();
+    for (o, slot) in sim.nodes.iter().enumerate() {
+        if slot.status != NodeStatus::Running {
+            continue;
+        }
+        let row: BTreeMap<String, &'static str> = (0..sim.nodes.len())
+            .filter(|p| *p != o)
+            .map(|p| {
+                (
+                    topo.name(p as NodeId).to_string(),
+                    liveness_word(slot.state.sees_up(p as NodeId)),
+                )
+            })
+            .collect();
+        liveness.insert(topo.name(o as NodeId).to_string(), row);
+    }
+    let nodes = (0..sim.nodes.len() as NodeId)
+        .map(|i| (topo.name(i).to_string(), node_view(sim, i)))
+        .collect();
+    let pairs = down_pairs(sim);
+    let observers: std::collections::BTreeSet<NodeId> = pairs.iter().map(|p| p.0).collect();
+    let targets: std::collections::BTreeSet<NodeId> = pairs.iter().map(|p| p.1).collect();
+    GossipViews {
+        liveness,
+        nodes,
+        down_pairs: pairs.len() as u32,
+        down_observers: observers.len() as u32,
+        down_targets: targets.len() as u32,
+    }
+}

@@ -1,0 +1,48 @@
+//! Built-in scenarios, embedded so the web app needs no server.
+
+use super::{Scenario, ScenarioError};
+use crate::limits::Limits;
+
+/// (file name, contents) of every file in `scenarios/`.
+pub const FILES: &[(&str, &str)] = &[
+    (
+        "cassandra-21636-packet-loss.toml",
+        include_str!("../../../scenarios/cassandra-21636-packet-loss.toml"),
+    ),
+    (
+        "gossip-digest-exchange.toml",
+        include_str!("../../../scenarios/gossip-digest-exchange.toml"),
+    ),
+];
+
+/// All built-in scenarios, parsed. A parse failure here is a bug (tests parse every file).
+pub fn all() -> Vec<Scenario> {
+    FILES
+        .iter()
+        .map(|(f, t)| {
+            Scenario::parse(f, t, &Limits::default())
+                .unwrap_or_else(|e| panic!("built-in scenario: {e}"))
+        })
+        .collect()
+}
+
+pub fn names() -> Vec<String> {
+    all().into_iter().map(|s| s.raw.name).collect()
+}
+
+/// Find a built-in scenario by its `name`.
+pub fn get(name: &str) -> Result<Scenario, ScenarioError> {
+    for (f, t) in FILES {
+        let s = Scenario::parse(f, t, &Limits::default())?;
+        if s.raw.name == name {
+            return Ok(s);
+        }
+    }
+    Err(ScenarioError {
+        file: name.to_string(),
+        msg: format!(
+            "no built-in scenario with this name; built-in: {}",
+            names().join(", ")
+        ),
+    })
+}

@@ -1,0 +1,616 @@
+//! Scenario files (TOML): the cluster, parameters, variants, the fault schedule, expectations and
+//! captions. Every error names the file, the place (line:column or field) and what would be valid.
+
+use crate::engine::action::{Action, Dur};
+use crate::engine::{NodeId, Topology};
+use crate::gossip::GossipInit;
+use crate::limits::Limits;
+use crate::time::{fmt_duration, parse_duration, Micros};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+pub mod builtin;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScenarioError {
+    pub file: String,
+    pub msg: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{}: {}", self.file, self.msg)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// A point in virtual time: a duration or `end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum TimeRef {
+    At(Micros),
+    End,
+}
+
+impl<'de> Deserialize<'de> for TimeRef {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        if s == "end" {
+            Ok(TimeRef::End)
+        } else {
+            parse_duration(&s)
+                .map(TimeRef::At)
+                .map_err(serde::de::Error::custom)
+        }
+    }
+}
+
+impl TimeRef {
+    pub fn resolve(self, end: Micros) -> Micros {
+        match self {
+            TimeRef::At(t) => t.min(end),
+            TimeRef::End => end,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    pub name: String,
+    #[serde(default)]
+    pub dc: Option<String>,
+    #[serde(default)]
+    pub rack: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Generate {
+    pub count: u32,
+    #[serde(default = "one")]
+    pub dcs: u32,
+    #[serde(default = "one")]
+    pub racks: u32,
+    #[serde(default = "default_prefix")]
+    pub prefix: String,
+}
+
+fn one() -> u32 {
+    1
+}
+fn default_prefix() -> String {
+    "n".into()
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterSpec {
+    #[serde(default)]
+    pub nodes: Vec<NodeSpec>,
+    #[serde(default)]
+    pub generate: Option<Generate>,
+    /// Seed node names; default: the first node of each DC.
+    #[serde(default)]
+    pub seeds: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkSpec {
+    #[serde(default = "default_lat_min")]
+    pub latency_min: Dur,
+    #[serde(default = "default_lat_max")]
+    pub latency_max: Dur,
+}
+
+fn default_lat_min() -> Dur {
+    Dur(200)
+}
+fn default_lat_max() -> Dur {
+    Dur(1_000)
+}
+
+impl Default for NetworkSpec {
+    fn default() -> Self {
+        NetworkSpec {
+            latency_min: default_lat_min(),
+            latency_max: default_lat_max(),
+        }
+    }
+}
+
+/// An expectation on an observable view, at a time or throughout a window.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectSpec {
+    pub name: String,
+    /// What to look at: `liveness`, `heartbeat`, `generation`, `inflight`, `down_pairs`,
+    /// `down_observers`, `down_targets`, `stage_expired`, `status`, `log`, ...
+    pub view: String,
+    #[serde(default, alias = "node")]
+    pub observer: Option<String>,
+    #[serde(default)]
+    pub peer: Option<String>,
+    /// For `log`: the text a line must contain.
+    #[serde(default)]
+    pub contains: Option<String>,
+    #[serde(default)]
+    pub at: Option<TimeRef>,
+    #[serde(default)]
+    pub during: Option<[TimeRef; 2]>,
+    #[serde(default)]
+    pub equals: Option<toml::Value>,
+    #[serde(default)]
+    pub at_least: Option<f64>,
+    #[serde(default)]
+    pub at_most: Option<f64>,
+    /// The value at the end of `during` is larger than at its start.
+    #[serde(default)]
+    pub increases: Option<bool>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Caption {
+    pub at: Dur,
+    pub text: String,
+    /// Only in these variants (all when empty).
+    #[serde(default)]
+    pub variants: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantSpec {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub params: toml::Table,
+    #[serde(default)]
+    pub faults: Vec<toml::Table>,
+    #[serde(default)]
+    pub expect: Vec<ExpectSpec>,
+}
+
+/// The file as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    pub name: String,
+    pub title: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub ticket: Option<String>,
+    pub protocol: String,
+    pub duration: Dur,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    pub cluster: ClusterSpec,
+    #[serde(default)]
+    pub network: NetworkSpec,
+    #[serde(default)]
+    pub params: toml::Table,
+    pub variants: Vec<VariantSpec>,
+    #[serde(default)]
+    pub faults: Vec<toml::Table>,
+    #[serde(default)]
+    pub expect: Vec<ExpectSpec>,
+    #[serde(default)]
+    pub captions: Vec<Caption>,
+    #[serde(default)]
+    pub gossip: Option<GossipInit>,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+pub const PROTOCOLS: &[&str] = &["gossip"];
+
+/// A validated scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub file: String,
+    pub raw: ScenarioFile,
+    pub topo: Topology,
+    /// Common faults, sorted by time (stable).
+    pub faults: Vec<(Micros, Action)>,
+    /// Per variant (same order as `raw.variants`): its own extra faults.
+    pub variant_faults: Vec<Vec<(Micros, Action)>>,
+}
+
+impl Scenario {
+    pub fn name(&self) -> &str {
+        &self.raw.name
+    }
+    pub fn duration(&self) -> Micros {
+        self.raw.duration.0
+    }
+    pub fn variant_names(&self) -> Vec<&str> {
+        self.raw.variants.iter().map(|v| v.name.as_str()).collect()
+    }
+    pub fn variant(&self, name: &str) -> Result<(usize, &VariantSpec), String> {
+        self.raw
+            .variants
+            .iter()
+            .enumerate()
+            .find(|(_, v)| v.name == name)
+            .ok_or_else(|| {
+                format!(
+                    "unknown variant \"{name}\"; {} has: {}",
+                    self.raw.name,
+                    self.variant_names().join(", ")
+                )
+            })
+    }
+    /// The schedule of a variant: common faults plus its own, merged by time (stable).
+    pub fn schedule(&self, variant: usize) -> Vec<(Micros, Action)> {
+        let mut s = self.faults.clone();
+        s.extend(self.variant_faults[variant].iter().cloned());
+        s.sort_by_key(|(t, _)| *t);
+        s
+    }
+    pub fn captions(&self, variant: &str) -> Vec<&Caption> {
+        let mut c: Vec<&Caption> = self
+            .raw
+            .captions
+            .iter()
+            .filter(|c| c.variants.is_empty() || c.variants.iter().any(|v| v == variant))
+            .collect();
+        c.sort_by_key(|c| c.at.0);
+        c
+    }
+
+    /// Parse and validate TOML text. `file` names the source in errors.
+    pub fn parse(file: &str, text: &str, limits: &Limits) -> Result<Scenario, ScenarioError> {
+        let err = |msg: String| ScenarioError {
+            file: file.to_string(),
+            msg,
+        };
+        if text.len() > limits.max_scenario_bytes {
+            return Err(err(format!(
+                "the file is {} bytes; the limit is {} bytes",
+                text.len(),
+                limits.max_scenario_bytes
+            )));
+        }
+        let raw: ScenarioFile =
+            toml::from_str(text).map_err(|e| err(clean_toml_error(&e.to_string())))?;
+        Self::from_raw(file, raw, limits)
+    }
+
+    pub fn from_raw(
+        file: &str,
+        raw: ScenarioFile,
+        limits: &Limits,
+    ) -> Result<Scenario, ScenarioError> {
+        let err = |msg: String| ScenarioError {
+            file: file.to_string(),
+            msg,
+        };
+        if !PROTOCOLS.contains(&raw.protocol.as_str()) {
+            return Err(err(format!(
+                "protocol: \"{}\" is not modelled; use one of: {}",
+                raw.protocol,
+                PROTOCOLS.join(", ")
+            )));
+        }
+        if raw.name.is_empty()
+            || !raw
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            return Err(err(format!(
+                "name: \"{}\" must be non-empty and use only letters, digits, '-' and '_'",
+                raw.name
+            )));
+        }
+        if raw.duration.0 == 0 || raw.duration.0 > limits.max_duration_us {
+            return Err(err(format!(
+                "duration: {} is out of range; use more than 0s and at most {}",
+                fmt_duration(raw.duration.0),
+                fmt_duration(limits.max_duration_us)
+            )));
+        }
+        let topo =
+            build_topology(&raw.cluster, limits).map_err(|m| err(format!("cluster: {m}")))?;
+        if raw.network.latency_min.0 > raw.network.latency_max.0
+            || raw.network.latency_max.0 > limits.max_latency_us
+        {
+            return Err(err(
+                "network: latency_min must be <= latency_max, and latency_max at most 1h".into(),
+            ));
+        }
+        if raw.variants.is_empty() {
+            return Err(err("variants: a scenario needs at least one [[variants]] entry (incidents have `buggy` and `fixed`)".into()));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for v in &raw.variants {
+            if !seen.insert(v.name.as_str()) {
+                return Err(err(format!("variants: \"{}\" is defined twice", v.name)));
+            }
+        }
+        let dur = raw.duration.0;
+        let faults = parse_faults(&raw.faults, "faults", &topo, dur).map_err(err)?;
+        let mut variant_faults = Vec::new();
+        let mut total_faults = faults.len();
+        let mut total_expect = raw.expect.len();
+        for v in &raw.variants {
+            let f = parse_faults(
+                &v.faults,
+                &format!("variants.{}.faults", v.name),
+                &topo,
+                dur,
+            )
+            .map_err(err)?;
+            total_faults += f.len();
+            total_expect += v.expect.len();
+            variant_faults.push(f);
+        }
+        if total_faults > limits.max_schedule {
+            return Err(err(format!(
+                "faults: {total_faults} scheduled actions; the limit is {}",
+                limits.max_schedule
+            )));
+        }
+        if total_expect > limits.max_expectations {
+            return Err(err(format!(
+                "expect: {total_expect} expectations; the limit is {}",
+                limits.max_expectations
+            )));
+        }
+        if raw.captions.len() > limits.max_captions {
+            return Err(err(format!(
+                "captions: {} captions; the limit is {}",
+                raw.captions.len(),
+                limits.max_captions
+            )));
+        }
+        for (i, c) in raw.captions.iter().enumerate() {
+            if c.at.0 > dur {
+                return Err(err(format!(
+                    "captions[{i}].at: {} is after the end ({})",
+                    fmt_duration(c.at.0),
+                    fmt_duration(dur)
+                )));
+            }
+            for v in &c.variants {
+                if !raw.variants.iter().any(|x| &x.name == v) {
+                    return Err(err(format!(
+                        "captions[{i}].variants: unknown variant \"{v}\""
+                    )));
+                }
+            }
+        }
+        let all_expect = raw.expect.iter().map(|e| ("expect".to_string(), e)).chain(
+            raw.variants.iter().flat_map(|v| {
+                v.expect
+                    .iter()
+                    .map(move |e| (format!("variants.{}.expect", v.name), e))
+            }),
+        );
+        for (where_, e) in all_expect {
+            check_expect(e, &topo).map_err(|m| err(format!("{where_} \"{}\": {m}", e.name)))?;
+        }
+        Ok(Scenario {
+            file: file.to_string(),
+            raw,
+            topo,
+            faults,
+            variant_faults,
+        })
+    }
+}
+
+/// toml's messages start with "TOML parse error at line L, column C"; keep them, they name the place.
+fn clean_toml_error(e: &str) -> String {
+    e.trim_end().to_string()
+}
+
+fn build_topology(c: &ClusterSpec, limits: &Limits) -> Result<Topology, String> {
+    let mut names = Vec::new();
+    let mut dcs = Vec::new();
+    let mut racks = Vec::new();
+    match (&c.generate, c.nodes.is_empty()) {
+        (Some(_), false) => return Err("use either `nodes` or `generate`, not both".into()),
+        (None, true) => {
+            return Err(
+                "no nodes; list [[cluster.nodes]] or set cluster.generate = { count = N }".into(),
+            )
+        }
+        (Some(g), true) => {
+            if g.count == 0 || g.count > limits.max_nodes {
+                return Err(format!(
+                    "generate.count {} is out of range; use 1 to {}",
+                    g.count, limits.max_nodes
+                ));
+            }
+            if g.dcs == 0 || g.dcs > g.count || g.racks == 0 {
+                return Err(format!(
+                    "generate.dcs {} must be between 1 and count, racks at least 1",
+                    g.dcs
+                ));
+            }
+            for i in 0..g.count {
+                names.push(format!("{}{}", g.prefix, i + 1));
+                let dc = (i as u64 * g.dcs as u64 / g.count as u64) as u32;
+                dcs.push(format!("dc{}", dc + 1));
+                racks.push(format!("rack{}", i % g.racks + 1));
+            }
+        }
+        (None, false) => {
+            if c.nodes.len() > limits.max_nodes as usize {
+                return Err(format!(
+                    "{} nodes; the limit is {}",
+                    c.nodes.len(),
+                    limits.max_nodes
+                ));
+            }
+            for n in &c.nodes {
+                if n.name.is_empty()
+                    || n.name.len() > 64
+                    || n.name.chars().any(|ch| ch.is_whitespace() || ch == ',')
+                {
+                    return Err(format!(
+                        "node name \"{}\" must be 1-64 characters without spaces or commas",
+                        n.name
+                    ));
+                }
+                if names.contains(&n.name) {
+                    return Err(format!("node \"{}\" is listed twice", n.name));
+                }
+                names.push(n.name.clone());
+                dcs.push(n.dc.clone().unwrap_or_else(|| "dc1".into()));
+                racks.push(n.rack.clone().unwrap_or_else(|| "rack1".into()));
+            }
+        }
+    }
+    let mut topo = Topology {
+        names,
+        dcs,
+        racks,
+        seeds: Vec::new(),
+    };
+    if c.seeds.is_empty() {
+        let mut seen = std::collections::BTreeSet::new();
+        for i in 0..topo.len() {
+            if seen.insert(topo.dcs[i as usize].clone()) {
+                topo.seeds.push(i);
+            }
+        }
+    } else {
+        for s in &c.seeds {
+            let id = topo.resolve(s).map_err(|m| format!("seeds: {m}"))?;
+            topo.seeds.push(id);
+        }
+    }
+    Ok(topo)
+}
+
+fn parse_faults(
+    tables: &[toml::Table],
+    where_: &str,
+    topo: &Topology,
+    dur: Micros,
+) -> Result<Vec<(Micros, Action)>, String> {
+    let mut out = Vec::new();
+    for (i, t) in tables.iter().enumerate() {
+        let mut t = t.clone();
+        let place = format!("{where_}[{i}]");
+        let at = match t.remove("at") {
+            Some(toml::Value::String(s)) => {
+                parse_duration(&s).map_err(|m| format!("{place}.at: {m}"))?
+            }
+            Some(other) => {
+                return Err(format!(
+                    "{place}.at: expected a duration string such as \"30s\", got {other}"
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "{place}: missing `at` (when to apply it, e.g. at = \"30s\")"
+                ))
+            }
+        };
+        if at > dur {
+            return Err(format!(
+                "{place}.at: {} is after the end of the scenario ({})",
+                fmt_duration(at),
+                fmt_duration(dur)
+            ));
+        }
+        let action: Action = toml::Value::Table(t)
+            .try_into()
+            .map_err(|e: toml::de::Error| format!("{place}: {}", e.message()))?;
+        check_action_nodes(&action, topo).map_err(|m| format!("{place}: {m}"))?;
+        out.push((at, action));
+    }
+    out.sort_by_key(|(t, _)| *t);
+    Ok(out)
+}
+
+/// Names in an action must exist (the engine re-checks state-dependent rules when it applies it).
+pub fn check_action_nodes(a: &Action, topo: &Topology) -> Result<(), String> {
+    let mut names: Vec<&str> = Vec::new();
+    match a {
+        Action::DropLink { from, to, .. }
+        | Action::HealLink { from, to, .. }
+        | Action::SetLoss { from, to, .. }
+        | Action::SetLatency { from, to, .. } => {
+            names.push(from);
+            names.push(to);
+        }
+        Action::Partition { groups } => names.extend(groups.iter().flatten().map(|s| s.as_str())),
+        _ => names.extend(a.node()),
+    }
+    for n in names {
+        topo.resolve(n)?;
+    }
+    Ok(())
+}
+
+fn check_expect(e: &ExpectSpec, topo: &Topology) -> Result<(), String> {
+    if e.at.is_some() && e.during.is_some() {
+        return Err("use `at` or `during`, not both".into());
+    }
+    let cmps = [
+        e.equals.is_some(),
+        e.at_least.is_some() || e.at_most.is_some(),
+        e.increases.is_some(),
+    ];
+    if cmps.iter().filter(|x| **x).count() != 1 {
+        return Err(
+            "give exactly one check: `equals`, `at_least`/`at_most`, or `increases = true`".into(),
+        );
+    }
+    if e.increases.is_some() && e.during.is_none() {
+        return Err("`increases` needs a `during = [from, to]` window".into());
+    }
+    if let Some(o) = &e.observer {
+        topo.resolve(o).map_err(|m| format!("observer: {m}"))?;
+    }
+    if let Some(p) = &e.peer {
+        topo.resolve(p).map_err(|m| format!("peer: {m}"))?;
+    }
+    if e.view == "log" && e.contains.is_none() {
+        return Err("a `log` expectation needs `contains = \"...\"`".into());
+    }
+    Ok(())
+}
+
+/// Resolve an optional node name (validated at load).
+pub fn node_of(topo: &Topology, name: &Option<String>) -> Option<NodeId> {
+    name.as_ref().and_then(|n| topo.id(n))
+}
+
+/// Merge parameter tables: later ones win, key by key.
+pub fn merge_params(layers: &[&toml::Table]) -> toml::Table {
+    let mut out = toml::Table::new();
+    for l in layers {
+        for (k, v) in l.iter() {
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    out
+}
+
+/// Parse a `--set key=value` override: the value as TOML if it parses, else as a string.
+pub fn parse_override(s: &str) -> Result<(String, toml::Value), String> {
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("--set \"{s}\": expected key=value, e.g. echo=fixed"))?;
+    let k = k.trim();
+    if k.is_empty() {
+        return Err(format!("--set \"{s}\": the key is empty"));
+    }
+    let v = v.trim();
+    let value = toml::from_str::<toml::Table>(&format!("v = {v}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(v.to_string()));
+    Ok((k.to_string(), value))
+}
