@@ -12,6 +12,7 @@ pub mod pingpong;
 pub mod rng;
 pub mod runner;
 pub mod scenario;
+pub mod session;
 
 pub mod time;
 

@@ -122,7 +122,8 @@ impl Run {
             schedule,
             opts.limits.clone(),
         );
-        let engine = Engine::new(sim, opts.checkpointing, opts.body_budget);
+        let mut engine = Engine::new(sim, opts.checkpointing, opts.body_budget);
+        engine.user_actions = scenario.raw.recorded.clone();
         let variant = variant.to_string();
         Ok(Run {
             scenario,

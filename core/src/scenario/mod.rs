@@ -26,10 +26,19 @@ impl fmt::Display for ScenarioError {
 impl std::error::Error for ScenarioError {}
 
 /// A point in virtual time: a duration or `end`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimeRef {
     At(Micros),
     End,
+}
+
+impl Serialize for TimeRef {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            TimeRef::At(t) => s.serialize_str(&fmt_duration(*t)),
+            TimeRef::End => s.serialize_str("end"),
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for TimeRef {
@@ -202,6 +211,9 @@ pub struct ScenarioFile {
     pub captions: Vec<Caption>,
     #[serde(default)]
     pub gossip: Option<GossipInit>,
+    /// User actions recorded in an interactive session, replayed at their exact engine step.
+    #[serde(default)]
+    pub recorded: Vec<crate::engine::action::RecordedAction>,
 }
 
 fn default_seed() -> u64 {
@@ -362,6 +374,20 @@ impl Scenario {
                 "expect: {total_expect} expectations; the limit is {}",
                 limits.max_expectations
             )));
+        }
+        for (i, r) in raw.recorded.iter().enumerate() {
+            check_action_nodes(&r.action, &topo).map_err(|m| err(format!("recorded[{i}]: {m}")))?;
+            if r.at.0 > dur {
+                return Err(err(format!(
+                    "recorded[{i}].at: {} is after the end",
+                    fmt_duration(r.at.0)
+                )));
+            }
+        }
+        if raw.recorded.windows(2).any(|w| w[0].step >= w[1].step) {
+            return Err(err(
+                "recorded: actions must be in increasing `step` order".into()
+            ));
         }
         if raw.captions.len() > limits.max_captions {
             return Err(err(format!(

@@ -1,0 +1,192 @@
+//! A session: which scenario, variant and seed, the user's recorded actions, and the cursor.
+//! It round-trips through a permalink (JSON, deflated, base64url) and through a scenario file.
+//!
+//! Permalinks come from strangers: decoding is bounded (size before and after inflating, action
+//! count) and every failure says what was wrong with the link.
+
+use crate::engine::action::RecordedAction;
+use crate::limits::Limits;
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+
+/// Longest permalink payload accepted (characters after `#`).
+pub const MAX_PERMALINK_CHARS: usize = 2_000_000;
+/// Current permalink format version.
+pub const PERMALINK_VERSION: u32 = 1;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScenarioRef {
+    /// A built-in scenario by name.
+    Builtin(String),
+    /// A whole scenario file (imported or edited).
+    Custom(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Session {
+    pub v: u32,
+    pub scenario: ScenarioRef,
+    pub variant: String,
+    pub seed: u64,
+    #[serde(default)]
+    pub actions: Vec<RecordedAction>,
+    /// Engine step the view is at.
+    #[serde(default)]
+    pub cursor: u64,
+}
+
+impl Session {
+    pub fn encode(&self) -> String {
+        let json = serde_json::to_vec(self).expect("a session serializes");
+        let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(packed)
+    }
+
+    pub fn decode(text: &str, limits: &Limits) -> Result<Session, String> {
+        let text = text.trim().trim_start_matches('#');
+        let text = text.strip_prefix("s=").unwrap_or(text);
+        if text.is_empty() {
+            return Err("the link has no session data after '#'".into());
+        }
+        if text.len() > MAX_PERMALINK_CHARS {
+            return Err(format!(
+                "the link is {} characters long; the limit is {MAX_PERMALINK_CHARS}",
+                text.len()
+            ));
+        }
+        let packed = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(text.as_bytes())
+            .map_err(|e| {
+                format!("the link is damaged (not base64url: {e}); was it cut off when copied?")
+            })?;
+        let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, limits.max_scenario_bytes * 2)
+            .map_err(|e| match e.status {
+                miniz_oxide::inflate::TINFLStatus::HasMoreOutput => {
+                    format!("the link's session is larger than {} bytes", limits.max_scenario_bytes * 2)
+                }
+                _ => "the link is damaged (its compressed data is truncated or corrupt); was it cut off when copied?".into(),
+            })?;
+        let s: Session = serde_json::from_slice(&json)
+            .map_err(|e| format!("the link's session is not valid: {e}"))?;
+        if s.v != PERMALINK_VERSION {
+            return Err(format!(
+                "the link is format version {}; this build reads version {PERMALINK_VERSION}",
+                s.v
+            ));
+        }
+        if s.actions.len() > limits.max_schedule {
+            return Err(format!(
+                "the link records {} actions; the limit is {}",
+                s.actions.len(),
+                limits.max_schedule
+            ));
+        }
+        if s.actions.windows(2).any(|w| w[0].step >= w[1].step) {
+            return Err("the link's recorded actions are not in step order".into());
+        }
+        Ok(s)
+    }
+}
+
+/// The session as a scenario file: the scenario with this seed and the recorded actions, so that
+/// `clusterscope run` (or an import) replays it exactly.
+pub fn export_scenario(
+    scenario: &crate::scenario::Scenario,
+    seed: u64,
+    actions: &[RecordedAction],
+) -> Result<String, String> {
+    let mut raw = scenario.raw.clone();
+    raw.seed = seed;
+    raw.recorded = actions.to_vec();
+    toml::to_string(&raw).map_err(|e| format!("cannot write the scenario as TOML: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::action::{Action, Dur};
+
+    fn sample() -> Session {
+        Session {
+            v: PERMALINK_VERSION,
+            scenario: ScenarioRef::Builtin("cassandra-21636-packet-loss".into()),
+            variant: "buggy".into(),
+            seed: 7,
+            actions: vec![RecordedAction {
+                step: 120,
+                at: Dur(3_000_000),
+                action: Action::DropLink {
+                    from: "A".into(),
+                    to: "B".into(),
+                    one_way: true,
+                },
+            }],
+            cursor: 500,
+        }
+    }
+
+    #[test]
+    fn round_trip() {
+        let s = sample();
+        let enc = s.encode();
+        assert!(enc
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'));
+        assert_eq!(Session::decode(&enc, &Limits::default()).unwrap(), s);
+        assert_eq!(
+            Session::decode(&format!("#s={enc}"), &Limits::default()).unwrap(),
+            s
+        );
+    }
+
+    #[test]
+    fn export_round_trips_every_builtin() {
+        for s in crate::scenario::builtin::all() {
+            let actions = vec![RecordedAction {
+                step: 40,
+                at: Dur(2_000_000),
+                action: Action::Kill {
+                    node: s.topo.names[0].clone(),
+                },
+            }];
+            let text = export_scenario(&s, 99, &actions).unwrap();
+            let back =
+                crate::scenario::Scenario::parse("export.toml", &text, &Limits::default()).unwrap();
+            assert_eq!(back.raw.seed, 99);
+            assert_eq!(back.raw.recorded, actions);
+            assert_eq!(back.raw.variants, s.raw.variants);
+            assert_eq!(back.faults, s.faults);
+        }
+    }
+
+    #[test]
+    fn broken_links_get_clear_errors() {
+        let l = Limits::default();
+        let enc = sample().encode();
+        let cases = [
+            ("".to_string(), "no session data"),
+            ("!!!".to_string(), "not base64url"),
+            (enc[..enc.len() / 2].to_string(), "damaged"),
+            ("x".repeat(MAX_PERMALINK_CHARS + 1), "limit is"),
+        ];
+        for (input, want) in cases {
+            let e = Session::decode(&input, &l).unwrap_err();
+            assert!(e.contains(want), "{input:.20}: {e}");
+        }
+        // Valid compression of a JSON that is not a session.
+        let bogus = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(miniz_oxide::deflate::compress_to_vec(b"{\"v\":1}", 6));
+        assert!(Session::decode(&bogus, &l)
+            .unwrap_err()
+            .contains("not valid"));
+        // A zip bomb is refused by size.
+        let bomb = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(
+            miniz_oxide::deflate::compress_to_vec(&vec![b' '; 5 << 20], 9),
+        );
+        assert!(Session::decode(&bomb, &l)
+            .unwrap_err()
+            .contains("larger than"));
+    }
+}
