@@ -86,9 +86,9 @@ pub fn fmt_time(us: Micros) -> String {
 
 /// Format a duration for a scenario file so that `parse_duration` gives it back exactly.
 pub fn fmt_duration(us: Micros) -> String {
-    if us % US_PER_S == 0 {
+    if us.is_multiple_of(US_PER_S) {
         format!("{}s", us / US_PER_S)
-    } else if us % US_PER_MS == 0 {
+    } else if us.is_multiple_of(US_PER_MS) {
         format!("{}ms", us / US_PER_MS)
     } else {
         format!("{us}us")

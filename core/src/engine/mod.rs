@@ -1289,7 +1289,7 @@ impl<P: Protocol> Engine<P> {
         if progressed && record {
             self.trace.steps = self.sim.steps;
         }
-        if progressed && self.checkpointing && self.sim.steps % self.ckpt_every == 0 {
+        if progressed && self.checkpointing && self.sim.steps.is_multiple_of(self.ckpt_every) {
             self.take_checkpoint();
         }
         Ok(progressed)
@@ -1323,7 +1323,7 @@ impl<P: Protocol> Engine<P> {
                 .user_actions
                 .iter()
                 .any(|a| a.step == self.sim.steps && a.at.0 <= t);
-            if !due_user && !self.sim.next_time().is_some_and(|nt| nt <= t) {
+            if !due_user && self.sim.next_time().is_none_or(|nt| nt > t) {
                 self.sim.now = self.sim.now.max(t);
                 return Ok(n);
             }

@@ -101,7 +101,9 @@ fn link_down_and_loss_drop_with_reasons() {
         .recs
         .iter()
         .filter_map(|r| match r.kind {
-            RecKind::Drop { reason, from, .. } if from == 0 => Some(reason),
+            RecKind::Drop {
+                reason, from: 0, ..
+            } => Some(reason),
             _ => None,
         })
         .collect();

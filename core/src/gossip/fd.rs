@@ -5,7 +5,7 @@ use serde::Serialize;
 use std::collections::VecDeque;
 
 /// 1 / ln(10): Cassandra compares `PHI_FACTOR * phi` with `phi_convict_threshold`.
-pub const PHI_FACTOR: f64 = 0.434_294_481_903_251_8;
+pub const PHI_FACTOR: f64 = std::f64::consts::LOG10_E;
 
 /// Inter-arrival times of one peer's heartbeats, bounded to the sample window.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -1135,6 +1135,3 @@ impl Protocol for Gossip {
         }
     }
 }
-
-#[cfg(test)]
-mod tests;

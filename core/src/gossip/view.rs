@@ -91,8 +91,8 @@ pub fn down_pairs(sim: &Sim<Gossip>) -> Vec<(NodeId, NodeId)> {
         if !running[o] {
             continue;
         }
-        for p in 0..sim.nodes.len() {
-            if p != o && running[p] && !slot.state.sees_up(p as NodeId) {
+        for (p, &up) in running.iter().enumerate() {
+            if p != o && up && !slot.state.sees_up(p as NodeId) {
                 out.push((o as NodeId, p as NodeId));
             }
         }
