@@ -91,6 +91,8 @@ pub const QUERY_VIEWS: &[&str] = &[
     "down_observers",
     "down_targets",
     "map_diff",
+    "down_seen_by",
+    "down_seen_of",
     "log",
 ];
 
@@ -214,6 +216,17 @@ impl Run {
                     .filter(|(x, y)| x.as_ref().map(key) != y.as_ref().map(key))
                     .count();
                 QValue::Num(n as f64)
+            }
+            "down_seen_by" | "down_seen_of" => {
+                let n = need(node, "observer")?;
+                let pairs = view::down_pairs(sim);
+                let by = view_name == "down_seen_by";
+                QValue::Num(
+                    pairs
+                        .iter()
+                        .filter(|p| if by { p.0 == n } else { p.1 == n })
+                        .count() as f64,
+                )
             }
             "status" => QValue::Text(
                 sim.nodes[need(node, "node")? as usize]

@@ -100,6 +100,10 @@ pub enum Task {
     EchoOk { peer: NodeId, obj: u64 },
     /// The fixed variant's `onFailure`: two-argument remove.
     EchoFailed { peer: NodeId, obj: u64 },
+    /// Subscribers' work for a major state change (StorageService onJoin/onChange: token
+    /// metadata, pending ranges). Modelled as its own GossipStage task after the exchange that
+    /// brought the state, so the node's own state escapes first (see docs/MODEL.md).
+    Subscribers { ep: NodeId },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -514,6 +518,7 @@ impl Gossip {
         }
         node.map[ep as usize] = Some(st);
         ctx.mark("generation", ep);
+        ctx.submit(GOSSIP_STAGE, Task::Subscribers { ep }, None);
         if !dead {
             self.mark_alive(node, ctx, ep);
         } else {
@@ -675,8 +680,10 @@ impl Gossip {
             .iter()
             .filter(|(ep, _)| *ep != node.id)
             .map(|(ep, d)| match node.map[*ep as usize].as_ref() {
-                None => self.p.major_state_cost.0,
-                Some(l) if d.hb.generation > l.hb.generation => self.p.major_state_cost.0,
+                None => (d.states.len() as Micros + 1) * self.p.apply_state_cost.0,
+                Some(l) if d.hb.generation > l.hb.generation => {
+                    (d.states.len() as Micros + 1) * self.p.apply_state_cost.0
+                }
                 Some(l) if d.hb.generation == l.hb.generation => {
                     let lm = l.max_version();
                     d.states.iter().filter(|s| s.version > lm).count() as Micros
@@ -995,6 +1002,7 @@ impl Protocol for Gossip {
                     }
                 }
             },
+            Task::Subscribers { .. } => {}
             Task::EchoFailed { peer, obj } => {
                 if node.inflight.get(&peer).is_some_and(|e| e.obj == obj) {
                     node.inflight.remove(&peer);
@@ -1021,6 +1029,7 @@ impl Protocol for Gossip {
                 verb: Verb::Ack2(states),
                 ..
             } => base + self.cost_of_states(node, states),
+            Task::Subscribers { .. } => self.p.major_state_cost.0,
             _ => base,
         }
     }
@@ -1101,6 +1110,7 @@ impl Protocol for Gossip {
             },
             Task::EchoOk { .. } => "echo callback",
             Task::EchoFailed { .. } => "echo failure callback",
+            Task::Subscribers { .. } => "apply endpoint state",
         }
     }
 

@@ -10,6 +10,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../scenarios/cassandra-21636-packet-loss.toml"),
     ),
     (
+        "cassandra-21636-restart.toml",
+        include_str!("../../../scenarios/cassandra-21636-restart.toml"),
+    ),
+    (
         "gossip-digest-exchange.toml",
         include_str!("../../../scenarios/gossip-digest-exchange.toml"),
     ),
