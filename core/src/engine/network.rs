@@ -24,6 +24,7 @@ impl Link {
 
     /// What the topology view draws: `down`, `lossy` or `up`.
     pub fn condition(&self) -> &'static str {
+        // Relative to a perfect link; the topology view compares with the scenario default too.
         if !self.up {
             "down"
         } else if self.loss > 0.0 {
@@ -70,6 +71,6 @@ impl Network {
 
     /// True when every link is as the scenario's defaults made it.
     pub fn is_healthy(&self) -> bool {
-        self.links.iter().all(|l| l.up && l.loss == 0.0)
+        self.links.iter().all(|l| *l == self.default_link)
     }
 }

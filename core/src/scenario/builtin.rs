@@ -14,6 +14,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../scenarios/cassandra-21636-restart.toml"),
     ),
     (
+        "cassandra-21636-rolling-upgrade.toml",
+        include_str!("../../../scenarios/cassandra-21636-rolling-upgrade.toml"),
+    ),
+    (
         "cassandra-21636-workarounds.toml",
         include_str!("../../../scenarios/cassandra-21636-workarounds.toml"),
     ),

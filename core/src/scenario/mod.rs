@@ -111,6 +111,9 @@ pub struct NetworkSpec {
     pub latency_min: Dur,
     #[serde(default = "default_lat_max")]
     pub latency_max: Dur,
+    /// Baseline loss probability on every link (heal restores it).
+    #[serde(default)]
+    pub loss: f64,
 }
 
 fn default_lat_min() -> Dur {
@@ -125,6 +128,7 @@ impl Default for NetworkSpec {
         NetworkSpec {
             latency_min: default_lat_min(),
             latency_max: default_lat_max(),
+            loss: 0.0,
         }
     }
 }
