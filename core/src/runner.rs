@@ -114,7 +114,10 @@ impl Run {
         let proto = Gossip::new(params, &init, &scenario.topo)
             .map_err(|m| format!("{}: {m}", scenario.file))?;
         let net = &scenario.raw.network;
-        let link = Link { loss: net.loss, ..Link::healthy(net.latency_min.0, net.latency_max.0) };
+        let link = Link {
+            loss: net.loss,
+            ..Link::healthy(net.latency_min.0, net.latency_max.0)
+        };
         let schedule = scenario.schedule(vi);
         let sim = Sim::new(
             proto,

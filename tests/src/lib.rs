@@ -5,6 +5,16 @@ use clusterscope_core::scenario::builtin;
 
 /// Run a built-in scenario variant to its end with default options.
 pub fn run_builtin(name: &str, variant: &str, seed: Option<u64>) -> Report {
+    run_builtin_until(name, variant, seed, None)
+}
+
+/// Run a built-in scenario variant up to `until` (the end when `None`).
+pub fn run_builtin_until(
+    name: &str,
+    variant: &str,
+    seed: Option<u64>,
+    until: Option<u64>,
+) -> Report {
     let s = builtin::get(name).unwrap_or_else(|e| panic!("{e}"));
     let mut r = Run::new(
         s,
@@ -17,7 +27,7 @@ pub fn run_builtin(name: &str, variant: &str, seed: Option<u64>) -> Report {
         },
     )
     .unwrap_or_else(|e| panic!("{name}/{variant}: {e}"));
-    r.run(None)
+    r.run(until)
         .unwrap_or_else(|e| panic!("{name}/{variant}: {e}"))
 }
 

@@ -1,7 +1,10 @@
 //! Every built-in scenario x variant: its expectations (observable outcomes) hold, and the run is
 //! deterministic. Expectations live in the scenario files; this is the data-driven `check`.
 
-use clusterscope_tests::{all_cases, explain, run_builtin};
+use clusterscope_tests::{all_cases, explain, run_builtin, run_builtin_until};
+
+/// Determinism checks need a stretch with randomness, not the whole run.
+const DETERMINISM_SPAN_US: u64 = 90_000_000;
 
 #[test]
 fn every_builtin_variant_meets_its_expectations() {
@@ -24,8 +27,9 @@ fn every_builtin_variant_meets_its_expectations() {
 #[test]
 fn same_seed_same_trace_hash_and_seeds_matter() {
     for (name, variant) in all_cases() {
-        let a = run_builtin(&name, &variant, None);
-        let b = run_builtin(&name, &variant, None);
+        let span = Some(DETERMINISM_SPAN_US);
+        let a = run_builtin_until(&name, &variant, None, span);
+        let b = run_builtin_until(&name, &variant, None, span);
         assert_eq!(
             a.trace_hash, b.trace_hash,
             "{name}/{variant} is not deterministic"
@@ -33,7 +37,7 @@ fn same_seed_same_trace_hash_and_seeds_matter() {
         assert_eq!(a.events, b.events);
         if name != "gossip-digest-exchange" {
             // Uses randomness (peer choice, loss, jitter): another seed gives another trace.
-            let c = run_builtin(&name, &variant, Some(a.seed + 1000));
+            let c = run_builtin_until(&name, &variant, Some(a.seed + 1000), span);
             assert_ne!(
                 a.trace_hash, c.trace_hash,
                 "{name}/{variant}: the seed has no effect"

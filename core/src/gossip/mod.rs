@@ -59,6 +59,8 @@ pub struct Gossip {
     pub p: GossipParams,
     /// Resolved initial maps: observer -> entries (empty: warm start, everyone knows everyone).
     init: Arc<BTreeMap<NodeId, Vec<(NodeId, EndpointState)>>>,
+    /// Each endpoint's state at a warm start, built once and shared (its strings are `Arc`s).
+    warm: Arc<Vec<EndpointState>>,
 }
 
 /// The verbs on the wire.
@@ -225,16 +227,16 @@ impl Gossip {
                 .collect();
             list.push((
                 peer,
-                EndpointState {
-                    obj: 0,
-                    hb: HeartBeat {
+                EndpointState::new(
+                    0,
+                    HeartBeat {
                         generation: e.generation,
                         version: e.heartbeat,
                     },
                     states,
-                    alive: true,
-                    updated_at: 0,
-                },
+                    true,
+                    0,
+                ),
             ));
         }
         for (o, list) in &maps {
@@ -246,10 +248,13 @@ impl Gossip {
                 ));
             }
         }
-        Ok(Gossip {
+        let mut g = Gossip {
             p,
             init: Arc::new(maps),
-        })
+            warm: Arc::new(Vec::new()),
+        };
+        g.warm = Arc::new((0..topo.len()).map(|ep| g.warm_state(ep, topo)).collect());
+        Ok(g)
     }
 
     fn echo_timeout(&self, node: &GNode) -> Micros {
@@ -262,13 +267,13 @@ impl Gossip {
             value: v.into(),
             version: n,
         };
-        EndpointState {
-            obj: 0,
-            hb: HeartBeat {
+        EndpointState::new(
+            0,
+            HeartBeat {
                 generation: self.p.generation_base,
                 version: 10,
             },
-            states: vec![
+            vec![
                 s("DC", topo.dcs[ep as usize].clone(), 1),
                 s("RACK", topo.racks[ep as usize].clone(), 2),
                 s(
@@ -280,9 +285,9 @@ impl Gossip {
                 s("STATUS", "NORMAL".into(), 5),
                 s("LOAD", format!("{}.0", 100 + ep % 50), 6),
             ],
-            alive: true,
-            updated_at: 0,
-        }
+            true,
+            0,
+        )
     }
 
     fn send(&self, ctx: &mut Ctx<Self>, to: NodeId, verb: Verb, timeout: Micros) {
@@ -396,7 +401,7 @@ impl Gossip {
             value: "shutdown".into(),
             version: v,
         });
-        st.hb.version = MAX_VERSION;
+        st.set_hb_version(MAX_VERSION);
         self.mark_dead(node, ctx, ep);
     }
 
@@ -465,7 +470,7 @@ impl Gossip {
                         if remote.max_version() > local.max_version() {
                             let st = node.map[ep as usize].as_mut().expect("known");
                             if remote.hb.version > st.hb.version {
-                                st.hb.version = remote.hb.version;
+                                st.set_hb_version(remote.hb.version);
                             }
                             for s in remote.states {
                                 if st.get(&s.key).is_none_or(|x| x.version < s.version) {
@@ -496,13 +501,7 @@ impl Gossip {
         remote: Delta,
     ) {
         let obj = node.new_obj();
-        let st = EndpointState {
-            obj,
-            hb: remote.hb,
-            states: remote.states,
-            alive: true,
-            updated_at: ctx.now,
-        };
+        let st = EndpointState::new(obj, remote.hb, remote.states, true, ctx.now);
         let dead = st.is_dead_state();
         let existed = node.map[ep as usize].is_some();
         if !dead {
@@ -559,7 +558,7 @@ impl Gossip {
     /// seed, then the status check.
     fn gossip_round(&self, node: &mut GNode, ctx: &mut Ctx<Self>) {
         let v = node.next_version();
-        node.me_mut().hb.version = v;
+        node.me_mut().set_hb_version(v);
         let digests = self.digests(node, ctx);
         let syn_timeout = self.p.long_timeout.0.max(self.p.request_timeout.0);
         let live: Vec<NodeId> = node.live.iter().copied().collect();
@@ -799,14 +798,14 @@ impl Protocol for Gossip {
             None if self.init.is_empty() => {
                 for ep in 0..n as NodeId {
                     next_obj += 1;
-                    let mut st = self.warm_state(ep, topo);
+                    let mut st = self.warm[ep as usize].clone();
                     st.obj = ((id as u64) << 40) | next_obj;
                     map[ep as usize] = Some(st);
                 }
             }
             None => {
                 // Listed scenarios give maps to some nodes; the rest know only themselves.
-                let mut st = self.warm_state(id, topo);
+                let mut st = self.warm[id as usize].clone();
                 st.obj = ((id as u64) << 40) | 1;
                 next_obj = 1;
                 map[id as usize] = Some(st);
@@ -871,23 +870,20 @@ impl Protocol for Gossip {
                     s.value = "NORMAL".into();
                 }
             }
-            me.hb.version = node.next_version();
+            let v = node.next_version();
+            me.set_hb_version(v);
             me.obj = node.new_obj();
             me.alive = true;
             node.map[node.id as usize] = Some(me);
             for ep in 0..n as NodeId {
                 if ep != node.id {
                     let obj = node.new_obj();
-                    node.map[ep as usize] = Some(EndpointState {
-                        obj,
-                        hb: HeartBeat {
-                            generation: 0,
-                            version: 0,
-                        },
-                        states: Vec::new(),
-                        alive: false,
-                        updated_at: ctx.now,
-                    });
+                    let hb = HeartBeat {
+                        generation: 0,
+                        version: 0,
+                    };
+                    node.map[ep as usize] =
+                        Some(EndpointState::new(obj, hb, Vec::new(), false, ctx.now));
                     node.unreachable.insert(ep, ctx.now);
                 }
             }
@@ -1054,9 +1050,10 @@ impl Protocol for Gossip {
                 let v = node.next_version();
                 let me = node.me_mut();
                 me.hb.generation = generation;
+                me.recompute();
                 me.put(AppState { key: "STATUS".into(), value: "NORMAL".into(), version: v });
                 let hb = node.next_version();
-                node.me_mut().hb.version = hb;
+                node.me_mut().set_hb_version(hb);
                 node.enabled = true;
                 ctx.log(LogLevel::Info, format!("Gossip enabled with generation {generation}"));
                 ctx.set_timer(GTimer::Round, ctx.now + self.p.gossip_interval.0);

@@ -32,14 +32,46 @@ pub struct EndpointState {
     pub states: Vec<AppState>,
     pub alive: bool,
     pub updated_at: Micros,
+    /// Cached max of the heartbeat and application-state versions (digests ask for it a lot).
+    maxv: u32,
 }
 
 impl EndpointState {
-    pub fn max_version(&self) -> u32 {
-        self.states
+    pub fn new(
+        obj: u64,
+        hb: HeartBeat,
+        states: Vec<AppState>,
+        alive: bool,
+        updated_at: Micros,
+    ) -> Self {
+        let mut s = EndpointState {
+            obj,
+            hb,
+            states,
+            alive,
+            updated_at,
+            maxv: 0,
+        };
+        s.recompute();
+        s
+    }
+
+    /// Re-derive the cached max version after changing `hb` or `states` directly.
+    pub fn recompute(&mut self) {
+        self.maxv = self
+            .states
             .iter()
             .map(|s| s.version)
-            .fold(self.hb.version, u32::max)
+            .fold(self.hb.version, u32::max);
+    }
+
+    pub fn max_version(&self) -> u32 {
+        self.maxv
+    }
+
+    pub fn set_hb_version(&mut self, v: u32) {
+        self.hb.version = v;
+        self.recompute();
     }
 
     pub fn get(&self, key: &str) -> Option<&AppState> {
@@ -52,6 +84,7 @@ impl EndpointState {
             Some(x) => *x = s,
             None => self.states.push(s),
         }
+        self.recompute();
     }
 
     pub fn status(&self) -> Option<&str> {
@@ -200,23 +233,24 @@ mod tests {
     use super::*;
 
     fn st(gen: u32, hb: u32, states: &[(&str, &str, u32)]) -> EndpointState {
-        EndpointState {
-            obj: 0,
-            hb: HeartBeat {
+        let states = states
+            .iter()
+            .map(|(k, v, n)| AppState {
+                key: (*k).into(),
+                value: (*v).into(),
+                version: *n,
+            })
+            .collect();
+        EndpointState::new(
+            0,
+            HeartBeat {
                 generation: gen,
                 version: hb,
             },
-            states: states
-                .iter()
-                .map(|(k, v, n)| AppState {
-                    key: (*k).into(),
-                    value: (*v).into(),
-                    version: *n,
-                })
-                .collect(),
-            alive: true,
-            updated_at: 0,
-        }
+            states,
+            true,
+            0,
+        )
     }
 
     /// The four comparison cases of the study notes, one digest each.
