@@ -1,31 +1,22 @@
-//! Clusterscope web app (placeholder): a thin Yew shell over `clusterscope-core`.
+//! Clusterscope web app: a thin Yew shell over `clusterscope-core`.
 //!
-//! The real UI replaces this file; what the build and tests rely on is small:
-//! `App` renders an element with id `app` and sets `data-ready="1"` on it once it has been
-//! rendered (the end-to-end smoke test waits for that attribute).
+//! - [`model`]: the app state and every transition (`impl Reducible`), no DOM access.
+//! - [`layout`]: pure geometry of the topology view (positions, hit tests).
+//! - [`draw`]: canvas drawing of the topology, the matrix, the timeline and the plots.
+//! - [`ui`]: Yew components that render the model and dispatch messages.
+//! - [`platform`]: browser side effects (storage, URL, downloads, clipboard, clock).
+//!
+//! Contract with the end-to-end tests: `#app[data-ready="1"]` once the app has rendered a
+//! scenario and applied any saved session or permalink; `data-busy="0"` when it is not playing or
+//! seeking.
 
-use yew::prelude::*;
+pub mod draw;
+pub mod layout;
+pub mod model;
+pub mod platform;
+pub mod ui;
 
-/// Root component.
-#[function_component(App)]
-pub fn app() -> Html {
-    let root = use_node_ref();
-    {
-        let root = root.clone();
-        // Runs after the first render: the DOM exists, so mark the app ready.
-        use_effect_with((), move |_| {
-            if let Some(el) = root.cast::<web_sys::Element>() {
-                let _ = el.set_attribute("data-ready", "1");
-            }
-        });
-    }
-    html! {
-        <main id="app" ref={root}>
-            <h1>{ "Clusterscope" }</h1>
-            <p class="tagline">{ "Deterministic distributed-systems incident simulator" }</p>
-        </main>
-    }
-}
+pub use ui::app::App;
 
 /// Mounts [`App`] into `<body>`.
 pub fn start() {

@@ -1,0 +1,168 @@
+//! The liveness matrix: row = observer, column = peer; red where the observer sees the peer
+//! DOWN, orange where that view is one-sided (the peer sees the observer UP), a dot for a stuck
+//! inflight echo.
+
+use super::Palette;
+use crate::model::Model;
+use clusterscope_core::engine::{NodeId, NodeStatus};
+use clusterscope_core::gossip::view;
+use web_sys::CanvasRenderingContext2d as Ctx;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Geom {
+    pub x0: f64,
+    pub y0: f64,
+    pub cell: f64,
+    pub n: usize,
+    pub labels: bool,
+}
+
+pub fn geom(n: usize, w: f64, h: f64) -> Geom {
+    let labels = n <= 40;
+    let gutter = if labels { 30.0 } else { 6.0 };
+    let cell = ((w - gutter - 4.0) / n as f64)
+        .min((h - gutter - 4.0) / n as f64)
+        .clamp(1.0, 40.0);
+    let side = cell * n as f64;
+    let x0 = gutter + ((w - gutter - side) / 2.0).max(0.0);
+    Geom {
+        x0,
+        y0: gutter,
+        cell,
+        n,
+        labels,
+    }
+}
+
+impl Geom {
+    /// The (observer, peer) cell under a point.
+    pub fn cell_at(&self, x: f64, y: f64) -> Option<(NodeId, NodeId)> {
+        let (cx, cy) = ((x - self.x0) / self.cell, (y - self.y0) / self.cell);
+        if cx < 0.0 || cy < 0.0 {
+            return None;
+        }
+        let (c, r) = (cx as usize, cy as usize);
+        (c < self.n && r < self.n).then_some((r as NodeId, c as NodeId))
+    }
+}
+
+/// Cell state for drawing and for the DOM summary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cell {
+    Selfie,
+    ObserverDown,
+    PeerStopped,
+    Up,
+    /// DOWN, and the peer also sees the observer DOWN.
+    Down,
+    /// DOWN, while the peer sees the observer UP.
+    DownOneSided,
+}
+
+pub fn cell(m: &Model, o: NodeId, p: NodeId) -> Cell {
+    let sim = &m.run.engine.sim;
+    if o == p {
+        return Cell::Selfie;
+    }
+    if sim.nodes[o as usize].status != NodeStatus::Running {
+        return Cell::ObserverDown;
+    }
+    let g = &sim.nodes[o as usize].state;
+    if g.sees_up(p) {
+        return Cell::Up;
+    }
+    if sim.nodes[p as usize].status != NodeStatus::Running {
+        return Cell::PeerStopped;
+    }
+    let back = sim.nodes[p as usize].state.sees_up(o);
+    if back {
+        Cell::DownOneSided
+    } else {
+        Cell::Down
+    }
+}
+
+pub fn draw(ctx: &Ctx, m: &Model, g: &Geom, hover: Option<(NodeId, NodeId)>, p: &Palette) {
+    let n = g.n;
+    let sim = &m.run.engine.sim;
+    let gap = if g.cell >= 6.0 { 1.0 } else { 0.0 };
+    for o in 0..n as NodeId {
+        for q in 0..n as NodeId {
+            let c = cell(m, o, q);
+            let color = match c {
+                Cell::Selfie => p.grid,
+                Cell::ObserverDown => p.panel,
+                Cell::PeerStopped => p.stopped,
+                Cell::Up => p.up_soft,
+                Cell::Down => p.down,
+                Cell::DownOneSided => p.asym,
+            };
+            ctx.set_fill_style_str(color);
+            let (x, y) = (g.x0 + q as f64 * g.cell, g.y0 + o as f64 * g.cell);
+            ctx.fill_rect(x, y, g.cell - gap, g.cell - gap);
+            if g.cell >= 8.0
+                && o != q
+                && sim.nodes[o as usize].status == NodeStatus::Running
+                && view::inflight_stuck(&sim.nodes[o as usize].state, q)
+            {
+                ctx.set_fill_style_str(p.fg);
+                ctx.begin_path();
+                let _ = ctx.arc(
+                    x + (g.cell - gap) / 2.0,
+                    y + (g.cell - gap) / 2.0,
+                    (g.cell / 7.0).clamp(1.5, 4.0),
+                    0.0,
+                    std::f64::consts::TAU,
+                );
+                ctx.fill();
+            }
+        }
+    }
+    if let Some(s) = m.selected {
+        ctx.set_stroke_style_str(p.accent);
+        ctx.set_line_width(1.5);
+        ctx.stroke_rect(
+            g.x0 - 1.0,
+            g.y0 + s as f64 * g.cell - 1.0,
+            g.cell * n as f64 + 1.0,
+            g.cell + 1.0,
+        );
+    }
+    if let Some((o, q)) = hover {
+        ctx.set_stroke_style_str(p.fg);
+        ctx.set_line_width(1.5);
+        ctx.stroke_rect(
+            g.x0 + q as f64 * g.cell - 0.5,
+            g.y0 + o as f64 * g.cell - 0.5,
+            g.cell,
+            g.cell,
+        );
+    }
+    if g.labels {
+        let topo = &m.run.scenario.topo;
+        ctx.set_fill_style_str(p.muted);
+        let size = (g.cell * 0.45).clamp(8.0, 12.0);
+        ctx.set_font(&format!("{size}px system-ui, sans-serif"));
+        for i in 0..n as NodeId {
+            let name = short(topo.name(i));
+            ctx.set_text_align("right");
+            let _ = ctx.fill_text(
+                &name,
+                g.x0 - 4.0,
+                g.y0 + (i as f64 + 0.5) * g.cell + size / 3.0,
+            );
+            ctx.set_text_align("center");
+            let _ = ctx.fill_text(&name, g.x0 + (i as f64 + 0.5) * g.cell, g.y0 - 5.0);
+        }
+    }
+}
+
+/// Names are shortened to their last 4 characters in the gutters.
+fn short(name: &str) -> String {
+    let c: Vec<char> = name.chars().collect();
+    if c.len() <= 4 {
+        name.to_string()
+    } else {
+        c[c.len() - 4..].iter().collect()
+    }
+}

@@ -1,0 +1,298 @@
+//! The topology: DC rings, links coloured per direction, messages in flight, recent drops and
+//! nodes coloured by status with a badge for how many peers see them DOWN.
+
+use super::{msg_color, Palette};
+use crate::layout::{Layout, Pt};
+use crate::model::Model;
+use clusterscope_core::engine::network::Link;
+use clusterscope_core::engine::trace::RecKind;
+use clusterscope_core::engine::{NodeId, NodeStatus, Protocol};
+use std::f64::consts::PI;
+use web_sys::CanvasRenderingContext2d as Ctx;
+
+/// Most in-flight messages drawn.
+const MAX_DOTS: usize = 4000;
+/// Most drop markers drawn.
+const MAX_DROPS: usize = 400;
+
+fn lerp(a: Pt, b: Pt, t: f64) -> Pt {
+    Pt {
+        x: a.x + (b.x - a.x) * t,
+        y: a.y + (b.y - a.y) * t,
+    }
+}
+
+fn line(ctx: &Ctx, a: Pt, b: Pt) {
+    ctx.begin_path();
+    ctx.move_to(a.x, a.y);
+    ctx.line_to(b.x, b.y);
+    ctx.stroke();
+}
+
+fn dash(ctx: &Ctx, pattern: &[f64]) {
+    let arr = js_sys::Array::new();
+    for p in pattern {
+        arr.push(&wasm_bindgen::JsValue::from_f64(*p));
+    }
+    let _ = ctx.set_line_dash(&arr);
+}
+
+/// Style of one direction of a link: (colour, width, dash pattern).
+fn link_style<'a>(l: &Link, default: &Link, p: &'a Palette) -> (&'a str, f64, Vec<f64>) {
+    if !l.up {
+        (p.down, 2.5, vec![6.0, 4.0])
+    } else if l.loss > 0.0 {
+        (p.lossy, 2.2, vec![2.0, 3.0])
+    } else if l.latency_max_us != default.latency_max_us
+        || l.latency_min_us != default.latency_min_us
+    {
+        (p.asym, 1.6, vec![])
+    } else {
+        (p.link, 1.2, vec![])
+    }
+}
+
+pub struct TopologyInput<'a> {
+    pub model: &'a Model,
+    pub layout: &'a Layout,
+    pub links: &'a [(NodeId, NodeId)],
+    pub hover: Option<NodeId>,
+    pub palette: Palette,
+}
+
+pub fn draw(ctx: &Ctx, inp: &TopologyInput) {
+    let m = inp.model;
+    let l = inp.layout;
+    let p = &inp.palette;
+    let sim = &m.run.engine.sim;
+    let topo = &m.run.scenario.topo;
+    let n = topo.names.len();
+
+    // DC rings.
+    ctx.set_line_width(1.0);
+    dash(ctx, &[]);
+    for dc in &l.dcs {
+        ctx.set_stroke_style_str(p.grid);
+        ctx.begin_path();
+        let _ = ctx.arc(
+            dc.center.x,
+            dc.center.y,
+            dc.radius + l.r + 6.0,
+            0.0,
+            2.0 * PI,
+        );
+        ctx.stroke();
+        ctx.set_fill_style_str(p.muted);
+        ctx.set_font("600 11px system-ui, sans-serif");
+        ctx.set_text_align("center");
+        let _ = ctx.fill_text(&dc.name, dc.center.x, dc.center.y + 4.0);
+    }
+
+    // Links: each half is one direction, drawn from its sender to the midpoint.
+    let default = sim.net.default_link().clone();
+    for &(a, b) in inp.links {
+        let (pa, pb) = (l.pos[a as usize], l.pos[b as usize]);
+        let mid = lerp(pa, pb, 0.5);
+        let sel = m.selected_link == Some((a, b)) || m.selected_link == Some((b, a));
+        for (from, to, s, e) in [(a, b, pa, mid), (b, a, pb, mid)] {
+            let (c, w, d) = link_style(sim.net.link(from, to), &default, p);
+            ctx.set_stroke_style_str(c);
+            ctx.set_line_width(if sel { w + 2.5 } else { w });
+            dash(ctx, &d);
+            line(ctx, s, e);
+        }
+        if sel {
+            dash(ctx, &[]);
+            ctx.set_stroke_style_str(p.accent);
+            ctx.set_global_alpha(0.35);
+            ctx.set_line_width(10.0);
+            line(ctx, pa, pb);
+            ctx.set_global_alpha(1.0);
+        }
+        if !sim.net.link(a, b).up && !sim.net.link(b, a).up && n <= 64 {
+            cross(ctx, mid, 5.0, p.down, 2.5);
+        }
+    }
+    dash(ctx, &[]);
+
+    // Messages in flight.
+    let now = sim.now;
+    let show_labels = sim.in_flight.len() <= 24 && l.labels;
+    let dot = if n > 64 { 2.2 } else { 4.0 };
+    ctx.set_font("10px ui-monospace, monospace");
+    ctx.set_text_align("left");
+    for f in sim.in_flight.values().take(MAX_DOTS) {
+        let span = f.deliver_at.saturating_sub(f.sent_at).max(1) as f64;
+        let t = (now.saturating_sub(f.sent_at) as f64 / span).clamp(0.0, 1.0);
+        let (a, b) = (l.pos[f.from as usize], l.pos[f.to as usize]);
+        let q = lerp(a, b, t);
+        let label = sim.proto.msg_label(&f.msg);
+        ctx.set_fill_style_str(msg_color(label));
+        ctx.begin_path();
+        let _ = ctx.arc(q.x, q.y, dot, 0.0, 2.0 * PI);
+        ctx.fill();
+        if show_labels {
+            let _ = ctx.fill_text(label, q.x + 6.0, q.y - 5.0);
+        }
+    }
+
+    // Recent drops, fading with age: near the sender when lost on the way out, near the receiver
+    // when lost on arrival.
+    let window = ((m.speed * 0.8 * 1e6) as u64).clamp(200_000, 20_000_000);
+    let trace = &m.run.engine.trace;
+    let ci = trace.rec_index_at_step(m.cursor());
+    let mut drawn = 0;
+    for r in trace.recs[..ci].iter().rev() {
+        if now.saturating_sub(r.time) > window || drawn >= MAX_DROPS {
+            break;
+        }
+        if let RecKind::Drop { from, to, .. } = r.kind {
+            let (a, b) = (l.pos[from as usize], l.pos[to as usize]);
+            let at = if r.node == from { 0.3 } else { 0.8 };
+            let age = now.saturating_sub(r.time) as f64 / window as f64;
+            ctx.set_global_alpha((1.0 - age).clamp(0.15, 1.0));
+            cross(
+                ctx,
+                lerp(a, b, at),
+                if n > 64 { 3.0 } else { 5.0 },
+                p.down,
+                2.0,
+            );
+            drawn += 1;
+        }
+    }
+    ctx.set_global_alpha(1.0);
+
+    // How many running observers see each node DOWN.
+    let mut seen_down = vec![0u32; n];
+    for (o, slot) in sim.nodes.iter().enumerate() {
+        if slot.status != NodeStatus::Running {
+            continue;
+        }
+        for (q, c) in seen_down.iter_mut().enumerate() {
+            if q != o && !slot.state.sees_up(q as NodeId) {
+                *c += 1;
+            }
+        }
+    }
+
+    // Nodes.
+    for (i, pt) in l.pos.iter().enumerate() {
+        let slot = &sim.nodes[i];
+        let fill = match slot.status {
+            NodeStatus::Running => p.up,
+            NodeStatus::Stopping => p.stopping,
+            NodeStatus::Stopped => p.stopped,
+        };
+        let id = i as NodeId;
+        let selected = m.selected == Some(id);
+        if selected || inp.hover == Some(id) || m.seq_nodes.contains(&id) && n <= 64 {
+            ctx.set_fill_style_str(p.accent);
+            ctx.set_global_alpha(if selected { 0.3 } else { 0.15 });
+            ctx.begin_path();
+            let _ = ctx.arc(
+                pt.x,
+                pt.y,
+                l.r + if selected { 7.0 } else { 4.0 },
+                0.0,
+                2.0 * PI,
+            );
+            ctx.fill();
+            ctx.set_global_alpha(1.0);
+        }
+        ctx.set_fill_style_str(fill);
+        ctx.begin_path();
+        let _ = ctx.arc(pt.x, pt.y, l.r, 0.0, 2.0 * PI);
+        ctx.fill();
+        let down = seen_down[i];
+        if down > 0 && slot.status == NodeStatus::Running {
+            // A red ring: someone sees this running node DOWN.
+            ctx.set_stroke_style_str(p.down);
+            ctx.set_line_width(if l.r > 6.0 { 3.0 } else { 1.5 });
+            ctx.begin_path();
+            let _ = ctx.arc(pt.x, pt.y, l.r + 1.5, 0.0, 2.0 * PI);
+            ctx.stroke();
+        }
+        if selected {
+            ctx.set_stroke_style_str(p.accent);
+            ctx.set_line_width(2.0);
+            ctx.begin_path();
+            let _ = ctx.arc(pt.x, pt.y, l.r + 4.0, 0.0, 2.0 * PI);
+            ctx.stroke();
+        }
+        if l.labels || selected || inp.hover == Some(id) {
+            let name = topo.name(id);
+            ctx.set_font(if l.r >= 12.0 {
+                "600 13px system-ui, sans-serif"
+            } else {
+                "11px system-ui, sans-serif"
+            });
+            if l.r >= 12.0 && name.chars().count() <= 2 {
+                ctx.set_fill_style_str("#ffffff");
+                ctx.set_text_align("center");
+                let _ = ctx.fill_text(name, pt.x, pt.y + 4.5);
+            } else {
+                ctx.set_fill_style_str(p.fg);
+                ctx.set_text_align("center");
+                let _ = ctx.fill_text(name, pt.x, pt.y - l.r - 5.0);
+            }
+        }
+        if down > 0 && l.r >= 8.0 && slot.status == NodeStatus::Running {
+            badge(
+                ctx,
+                Pt {
+                    x: pt.x + l.r * 0.85,
+                    y: pt.y - l.r * 0.85,
+                },
+                &format!("{down}"),
+                p.down,
+            );
+        }
+        let pending = slot.exec_stats[0].pending;
+        if pending >= 5 && l.r >= 8.0 {
+            ctx.set_fill_style_str(p.muted);
+            ctx.set_font("10px ui-monospace, monospace");
+            ctx.set_text_align("center");
+            let _ = ctx.fill_text(&format!("queue {pending}"), pt.x, pt.y + l.r + 13.0);
+        }
+    }
+}
+
+fn cross(ctx: &Ctx, c: Pt, s: f64, color: &str, w: f64) {
+    ctx.set_stroke_style_str(color);
+    ctx.set_line_width(w);
+    dash(ctx, &[]);
+    line(
+        ctx,
+        Pt {
+            x: c.x - s,
+            y: c.y - s,
+        },
+        Pt {
+            x: c.x + s,
+            y: c.y + s,
+        },
+    );
+    line(
+        ctx,
+        Pt {
+            x: c.x - s,
+            y: c.y + s,
+        },
+        Pt {
+            x: c.x + s,
+            y: c.y - s,
+        },
+    );
+}
+
+fn badge(ctx: &Ctx, c: Pt, text: &str, color: &str) {
+    ctx.set_fill_style_str(color);
+    ctx.begin_path();
+    let _ = ctx.arc(c.x, c.y, 8.0, 0.0, 2.0 * PI);
+    ctx.fill();
+    ctx.set_fill_style_str("#ffffff");
+    ctx.set_font("700 10px system-ui, sans-serif");
+    ctx.set_text_align("center");
+    let _ = ctx.fill_text(text, c.x, c.y + 3.5);
+}

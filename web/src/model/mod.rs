@@ -1,0 +1,1007 @@
+//! The app's state and every transition of it. **No DOM access here**: this module only uses
+//! `clusterscope-core` and `std`, so it runs (and is tested) anywhere. Components render a
+//! [`Model`] and dispatch [`Msg`]s; side effects that need the browser (storage, URL, downloads,
+//! files, the animation frame) live in `crate::platform` and the components.
+
+pub mod export;
+pub mod nav;
+pub mod samples;
+pub mod seq;
+
+use clusterscope_core::engine::action::{Action, RecordedAction};
+use clusterscope_core::engine::NodeId;
+use clusterscope_core::gossip::state::EndpointState;
+use clusterscope_core::limits::Limits;
+use clusterscope_core::runner::{Run, RunOptions};
+use clusterscope_core::scenario::{builtin, Scenario};
+use clusterscope_core::session::{self, ScenarioRef, Session, PERMALINK_VERSION};
+use clusterscope_core::time::{fmt_time, Micros};
+use nav::{Marks, NavKind};
+use samples::Samples;
+use std::cell::RefCell;
+use std::rc::Rc;
+use yew::Reducible;
+
+/// The scenario opened when there is no link and no saved session.
+pub const DEFAULT_SCENARIO: &str = "cassandra-21636-packet-loss";
+/// Slowest and fastest replay speeds (virtual seconds per real second).
+pub const SPEED_MIN: f64 = 1e-4;
+pub const SPEED_MAX: f64 = 1e3;
+/// Per-frame step budget bounds; the budget adapts to keep a frame's work under ~10 ms.
+pub const MIN_STEPS_PER_FRAME: u64 = 20;
+pub const MAX_STEPS_PER_FRAME: u64 = 200_000;
+/// Most nodes shown in the sequence diagram.
+pub const MAX_SEQ_NODES: usize = 6;
+/// A line in exported scenario files naming the variant the recorded actions belong to.
+pub const VARIANT_MARKER: &str = "# clusterscope: variant = ";
+
+/// A built-in scenario in the picker.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CatalogEntry {
+    pub name: String,
+    pub title: String,
+    pub nodes: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Seek {
+    /// Advance to this virtual time.
+    Time(Micros),
+    /// Advance to this step count.
+    Step(u64),
+    /// Advance until a step produces a matching record.
+    Until(NavKind),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BannerKind {
+    Error,
+    Info,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Banner {
+    pub kind: BannerKind,
+    pub text: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Theme {
+    Auto,
+    Light,
+    Dark,
+}
+
+impl Theme {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Theme::Auto => "auto",
+            Theme::Light => "light",
+            Theme::Dark => "dark",
+        }
+    }
+    pub fn parse(s: &str) -> Theme {
+        match s {
+            "light" => Theme::Light,
+            "dark" => Theme::Dark,
+            _ => Theme::Auto,
+        }
+    }
+    pub fn next(self) -> Theme {
+        match self {
+            Theme::Auto => Theme::Light,
+            Theme::Light => Theme::Dark,
+            Theme::Dark => Theme::Auto,
+        }
+    }
+}
+
+/// Everything a person can do, and what the animation loop reports.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Msg {
+    LoadBuiltin(String),
+    SetVariant(String),
+    SetSeed(u64),
+    /// An imported scenario file (name, contents).
+    ImportScenario {
+        file: String,
+        text: String,
+    },
+    /// A permalink's text (what follows `#`).
+    OpenPermalink(String),
+    /// A session saved in the browser (same encoding as a permalink).
+    RestoreSaved(String),
+    TogglePlay,
+    Pause,
+    /// An animation frame: `dt_ms` of real time passed; the previous tick took `cost_ms`.
+    Tick {
+        dt_ms: f64,
+        cost_ms: f64,
+    },
+    StepEvent,
+    StepBack,
+    Next(NavKind),
+    Prev(NavKind),
+    NextCaption,
+    PrevCaption,
+    JumpToStart,
+    JumpToEnd,
+    ScrubTo(Micros),
+    SetSpeed(f64),
+    SelectNode(Option<NodeId>),
+    ToggleSeqNode(NodeId),
+    SelectLink(Option<(NodeId, NodeId)>),
+    SelectMsg(Option<u64>),
+    UserAction(Action),
+    ShowError(String),
+    ShowInfo(String),
+    DismissBanner,
+    SetHelp(bool),
+    SetTheme(Theme),
+}
+
+/// The app state.
+pub struct Model {
+    pub catalog: Rc<Vec<CatalogEntry>>,
+    pub scenario_ref: ScenarioRef,
+    pub run: Run,
+    /// Captions of the current variant, by time.
+    pub captions: Vec<(Micros, String)>,
+    pub playing: bool,
+    /// Virtual seconds per real second.
+    pub speed: f64,
+    frac_us: f64,
+    pub seek: Option<Seek>,
+    pub steps_per_frame: u64,
+    budget_used_up: bool,
+    pub selected: Option<NodeId>,
+    pub seq_nodes: Vec<NodeId>,
+    pub selected_link: Option<(NodeId, NodeId)>,
+    pub selected_msg: Option<u64>,
+    pub banner: Option<Banner>,
+    pub samples: Samples,
+    pub marks: Marks,
+    /// The selected node's endpoint state map before the last cursor move (for highlighting).
+    pub prev_map: Option<(NodeId, Vec<Option<EndpointState>>)>,
+    /// User actions from another variant or seed, re-applied when the replay reaches their time.
+    pub pending_timed: Vec<RecordedAction>,
+    /// Bumps whenever the session (scenario, variant, seed, actions) changes.
+    pub session_rev: u64,
+    pub help_open: bool,
+    pub theme: Theme,
+}
+
+pub fn run_options() -> RunOptions {
+    RunOptions {
+        checkpointing: true,
+        body_budget: 4 << 20,
+        limits: Limits::browser(),
+    }
+}
+
+/// The built-in scenarios, for the picker.
+pub fn catalog() -> Vec<CatalogEntry> {
+    builtin::all()
+        .into_iter()
+        .map(|s| CatalogEntry {
+            nodes: s.topo.len(),
+            name: s.raw.name,
+            title: s.raw.title,
+        })
+        .collect()
+}
+
+fn resolve(r: &ScenarioRef) -> Result<Scenario, String> {
+    match r {
+        ScenarioRef::Builtin(name) => builtin::get(name).map_err(|e| e.to_string()),
+        ScenarioRef::Custom(text) => {
+            Scenario::parse("scenario.toml", text, &Limits::browser()).map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// The variant named in an exported file's marker line, if any.
+pub fn marked_variant(text: &str) -> Option<&str> {
+    text.lines().find_map(|l| {
+        l.strip_prefix(VARIANT_MARKER)
+            .map(|v| v.trim().trim_matches('"'))
+    })
+}
+
+impl Model {
+    /// The default scenario (or the first built-in one).
+    pub fn new() -> Model {
+        let catalog = Rc::new(catalog());
+        let name = if catalog.iter().any(|c| c.name == DEFAULT_SCENARIO) {
+            DEFAULT_SCENARIO.to_string()
+        } else {
+            catalog
+                .first()
+                .map(|c| c.name.clone())
+                .expect("at least one built-in scenario")
+        };
+        let r = ScenarioRef::Builtin(name);
+        let scenario = resolve(&r).expect("built-in scenarios parse");
+        let variant = Run::default_variant(&scenario);
+        let run = Run::new(
+            scenario,
+            &variant,
+            None,
+            &toml::Table::new(),
+            &run_options(),
+        )
+        .expect("built-in scenarios run");
+        let mut m = Model {
+            catalog,
+            scenario_ref: r,
+            samples: Samples::new(run.scenario.topo.len() as usize, run.scenario.duration()),
+            run,
+            captions: Vec::new(),
+            playing: false,
+            speed: 10.0,
+            frac_us: 0.0,
+            seek: None,
+            steps_per_frame: 2_000,
+            budget_used_up: false,
+            selected: None,
+            seq_nodes: Vec::new(),
+            selected_link: None,
+            selected_msg: None,
+            banner: None,
+            marks: Marks::default(),
+            prev_map: None,
+            pending_timed: Vec::new(),
+            session_rev: 0,
+            help_open: false,
+            theme: Theme::Auto,
+        };
+        m.after_install(true);
+        m
+    }
+
+    // ---- read-only accessors for the view ----
+
+    pub fn now(&self) -> Micros {
+        self.run.engine.sim.now
+    }
+    pub fn cursor(&self) -> u64 {
+        self.run.engine.sim.steps
+    }
+    pub fn end(&self) -> Micros {
+        self.run.scenario.duration()
+    }
+    pub fn frontier(&self) -> u64 {
+        self.run.engine.frontier()
+    }
+    pub fn frontier_time(&self) -> Micros {
+        nav::frontier_time(&self.run.engine.trace).max(self.now())
+    }
+    pub fn n(&self) -> usize {
+        self.run.scenario.topo.names.len()
+    }
+    pub fn name(&self, id: NodeId) -> &str {
+        self.run.scenario.topo.name(id)
+    }
+    pub fn at_end(&self) -> bool {
+        self.now() >= self.end()
+    }
+    pub fn busy(&self) -> bool {
+        self.playing || self.seek.is_some()
+    }
+    /// The caption in effect at the cursor.
+    pub fn caption_now(&self) -> Option<(usize, &(Micros, String))> {
+        let now = self.now();
+        let i = self.captions.partition_point(|c| c.0 <= now);
+        i.checked_sub(1).map(|k| (k, &self.captions[k]))
+    }
+
+    /// The session as a permalink would carry it.
+    pub fn session(&self) -> Session {
+        Session {
+            v: PERMALINK_VERSION,
+            scenario: self.scenario_ref.clone(),
+            variant: self.run.variant.clone(),
+            seed: self.run.seed,
+            actions: self.run.engine.user_actions.clone(),
+            cursor: self.cursor(),
+        }
+    }
+
+    /// The session as a scenario file whose recorded actions replay exactly.
+    pub fn export_scenario(&self) -> Result<String, String> {
+        let body = session::export_scenario(
+            &self.run.scenario,
+            self.run.seed,
+            &self.run.engine.user_actions,
+        )?;
+        Ok(format!(
+            "# Exported from Clusterscope at {} (step {}).\n{VARIANT_MARKER}\"{}\"\n{body}",
+            fmt_time(self.now()),
+            self.cursor(),
+            self.run.variant
+        ))
+    }
+
+    /// The trace up to the cursor as JSON lines.
+    pub fn export_trace(&self) -> String {
+        let t = &self.run.engine.trace;
+        export::trace_jsonl(
+            t,
+            &self.run.scenario.topo,
+            t.rec_index_at_step(self.cursor()),
+        )
+    }
+
+    /// Suggested file name stem for downloads.
+    pub fn file_stem(&self) -> String {
+        format!(
+            "{}-{}-seed{}",
+            self.run.scenario.name(),
+            self.run.variant,
+            self.run.seed
+        )
+    }
+
+    // ---- transitions ----
+
+    /// Apply one message. Returns whether anything visible changed.
+    pub fn update(&mut self, msg: Msg) -> bool {
+        match msg {
+            Msg::LoadBuiltin(name) => {
+                self.load(ScenarioRef::Builtin(name), None, None, None, None);
+            }
+            Msg::SetVariant(v) => self.switch(Some(v), None),
+            Msg::SetSeed(s) => self.switch(None, Some(s)),
+            Msg::ImportScenario { file, text } => self.import(&file, text),
+            Msg::OpenPermalink(text) => {
+                if let Err(e) = self.open_session(&text) {
+                    self.error(format!(
+                        "This link could not be opened: {e}. Your current session is unchanged."
+                    ));
+                }
+            }
+            Msg::RestoreSaved(text) => {
+                if let Err(e) = self.open_session(&text) {
+                    self.error(format!("The saved session could not be restored: {e}."));
+                }
+            }
+            Msg::TogglePlay => {
+                if self.busy() {
+                    self.playing = false;
+                    self.seek = None;
+                } else {
+                    if self.at_end() {
+                        self.scrub_to(0);
+                    }
+                    self.playing = true;
+                    self.frac_us = 0.0;
+                }
+            }
+            Msg::Pause => {
+                if !self.busy() {
+                    return false;
+                }
+                self.playing = false;
+                self.seek = None;
+            }
+            Msg::Tick { dt_ms, cost_ms } => return self.tick(dt_ms, cost_ms),
+            Msg::StepEvent => {
+                self.stop();
+                self.snapshot();
+                if self.engine_ok(|m| m.step_once()) {
+                    self.after_move();
+                }
+            }
+            Msg::StepBack => {
+                self.stop();
+                let c = self.cursor();
+                if c > 0 {
+                    self.snapshot();
+                    self.jump_to_step(c - 1);
+                }
+            }
+            Msg::Next(kind) => {
+                self.stop();
+                self.start_seek(Seek::Until(kind));
+            }
+            Msg::Prev(kind) => {
+                self.stop();
+                self.prev(kind);
+            }
+            Msg::NextCaption => {
+                self.stop();
+                let now = self.now();
+                match self.captions.iter().find(|c| c.0 > now) {
+                    Some(c) => {
+                        let t = c.0;
+                        self.scrub_to(t);
+                    }
+                    None => self.info("No more captions after the cursor.".into()),
+                }
+            }
+            Msg::PrevCaption => {
+                self.stop();
+                let now = self.now();
+                match self.captions.iter().rev().find(|c| c.0 < now) {
+                    Some(c) => {
+                        let t = c.0;
+                        self.scrub_to(t);
+                    }
+                    None => self.scrub_to(0),
+                }
+            }
+            Msg::JumpToStart => {
+                self.stop();
+                self.scrub_to(0);
+            }
+            Msg::JumpToEnd => {
+                self.stop();
+                let end = self.end();
+                self.start_seek(Seek::Time(end));
+            }
+            Msg::ScrubTo(t) => {
+                self.seek = None;
+                self.scrub_to(t.min(self.end()));
+            }
+            Msg::SetSpeed(s) => {
+                self.speed = if s.is_finite() {
+                    s.clamp(SPEED_MIN, SPEED_MAX)
+                } else {
+                    1.0
+                };
+            }
+            Msg::SelectNode(id) => {
+                let id = id.filter(|i| (*i as usize) < self.n());
+                self.selected = id;
+                self.prev_map = None;
+                if let Some(i) = id {
+                    self.selected_link = None;
+                    if !self.seq_nodes.contains(&i) {
+                        if self.seq_nodes.len() >= MAX_SEQ_NODES {
+                            self.seq_nodes.remove(0);
+                        }
+                        self.seq_nodes.push(i);
+                    }
+                }
+            }
+            Msg::ToggleSeqNode(id) => {
+                if (id as usize) < self.n() {
+                    if let Some(p) = self.seq_nodes.iter().position(|x| *x == id) {
+                        self.seq_nodes.remove(p);
+                    } else {
+                        if self.seq_nodes.len() >= MAX_SEQ_NODES {
+                            self.seq_nodes.remove(0);
+                        }
+                        self.seq_nodes.push(id);
+                    }
+                }
+            }
+            Msg::SelectLink(l) => {
+                let n = self.n() as NodeId;
+                self.selected_link = l.filter(|(a, b)| a != b && *a < n && *b < n);
+            }
+            Msg::SelectMsg(m) => self.selected_msg = m,
+            Msg::UserAction(a) => self.user_action(a),
+            Msg::ShowError(e) => self.error(e),
+            Msg::ShowInfo(e) => self.info(e),
+            Msg::DismissBanner => self.banner = None,
+            Msg::SetHelp(b) => self.help_open = b,
+            Msg::SetTheme(t) => self.theme = t,
+        }
+        true
+    }
+
+    fn error(&mut self, text: String) {
+        self.banner = Some(Banner {
+            kind: BannerKind::Error,
+            text,
+        });
+    }
+
+    fn info(&mut self, text: String) {
+        self.banner = Some(Banner {
+            kind: BannerKind::Info,
+            text,
+        });
+    }
+
+    fn stop(&mut self) {
+        self.playing = false;
+        self.seek = None;
+    }
+
+    /// Run `f`; an engine error stops playback and shows a banner. Returns whether it succeeded.
+    fn engine_ok(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<(), clusterscope_core::SimError>,
+    ) -> bool {
+        match f(self) {
+            Ok(()) => true,
+            Err(e) => {
+                self.stop();
+                self.error(format!("The simulation stopped: {e}"));
+                self.after_move();
+                false
+            }
+        }
+    }
+
+    /// Bookkeeping after the engine moved: index new records, keep samples current.
+    fn after_move(&mut self) {
+        self.marks.update(&self.run.engine.trace);
+    }
+
+    /// Remember the selected node's map so the inspector can highlight what the move changed.
+    fn snapshot(&mut self) {
+        self.prev_map = self
+            .selected
+            .map(|id| (id, self.run.engine.sim.nodes[id as usize].state.map.clone()));
+    }
+
+    fn jump_to_step(&mut self, step: u64) {
+        self.engine_ok(|m| m.run.engine.jump_to_step(step));
+        self.after_move();
+    }
+
+    fn step_once(&mut self) -> Result<(), clusterscope_core::SimError> {
+        if self.at_end() {
+            return Ok(());
+        }
+        self.run.engine.step()?;
+        self.sample();
+        Ok(())
+    }
+
+    fn sample(&mut self) {
+        self.samples
+            .maybe_sample(&self.run.engine.sim, self.selected);
+    }
+
+    /// Move to virtual time `t`: instantly within the computed trace, else seek forward.
+    fn scrub_to(&mut self, t: Micros) {
+        self.snapshot();
+        let trace = &self.run.engine.trace;
+        let frontier_t = nav::frontier_time(trace);
+        if t <= frontier_t {
+            if let Some(k) = nav::step_at_time(trace, t) {
+                let c = self.cursor();
+                if k < c || k <= c + self.steps_per_frame {
+                    self.jump_to_step(k);
+                    // Settle the clock at exactly `t` (no event is due before it).
+                    self.engine_ok(|m| m.run.engine.run_until(t, 1).map(|_| ()));
+                    self.after_move();
+                    return;
+                }
+            }
+        }
+        self.start_seek(Seek::Time(t));
+    }
+
+    fn start_seek(&mut self, s: Seek) {
+        self.snapshot();
+        self.seek = Some(s);
+        let budget = self.steps_per_frame;
+        self.process(budget);
+    }
+
+    fn prev(&mut self, kind: NavKind) {
+        let trace = &self.run.engine.trace;
+        let c = self.cursor();
+        // The latest match whose step is before the cursor's previous step, so that repeated presses
+        // walk backwards (landing just after each match).
+        let target = trace.recs[..trace.rec_index_at_step(c)]
+            .iter()
+            .rev()
+            .take(2_000_000)
+            .find(|r| r.step + 1 < c && kind.matches(r, trace))
+            .map(|r| r.step + 1);
+        self.snapshot();
+        match target {
+            Some(s) => self.jump_to_step(s),
+            None => {
+                self.jump_to_step(0);
+                self.info(format!("No earlier {} before the cursor.", kind.label()));
+            }
+        }
+    }
+
+    fn tick(&mut self, dt_ms: f64, cost_ms: f64) -> bool {
+        if !self.busy() {
+            return false;
+        }
+        // Adapt the step budget to what a frame can afford.
+        if cost_ms > 12.0 {
+            self.steps_per_frame =
+                ((self.steps_per_frame as f64 * 0.6) as u64).max(MIN_STEPS_PER_FRAME);
+        } else if cost_ms < 6.0 && self.budget_used_up {
+            self.steps_per_frame =
+                ((self.steps_per_frame as f64 * 1.4) as u64 + 1).min(MAX_STEPS_PER_FRAME);
+        }
+        self.snapshot();
+        if self.seek.is_some() {
+            let budget = self.steps_per_frame;
+            self.process(budget);
+        } else {
+            let dt_ms = dt_ms.clamp(0.0, 100.0);
+            let target = self.now() as f64 + self.frac_us + self.speed * dt_ms * 1000.0;
+            let t = target.floor();
+            self.frac_us = target - t;
+            let t = (t as Micros).min(self.end());
+            let mut left = self.steps_per_frame;
+            let done = {
+                let mut out = Ok(false);
+                let ok = self.engine_ok(|m| {
+                    out = m.forward_to_time(t, &mut left);
+                    out.clone().map(|_| ())
+                });
+                ok && out.unwrap_or(false)
+            };
+            self.budget_used_up = left == 0;
+            if !done {
+                // Falling behind: do not accumulate a debt of virtual time.
+                self.frac_us = 0.0;
+            }
+            if self.at_end() {
+                self.playing = false;
+            }
+            self.after_move();
+        }
+        true
+    }
+
+    /// Work on the pending seek with a step budget.
+    fn process(&mut self, budget: u64) {
+        let Some(seek) = self.seek else { return };
+        let mut left = budget;
+        let mut found = true;
+        let mut res: Result<bool, clusterscope_core::SimError> = Ok(false);
+        let ok = self.engine_ok(|m| {
+            res = match seek {
+                Seek::Time(t) => m.forward_to_time(t, &mut left),
+                Seek::Step(k) => m.forward_to_step(k, &mut left),
+                Seek::Until(kind) => m.forward_until(kind, &mut left).map(|r| match r {
+                    Some(f) => {
+                        found = f;
+                        true
+                    }
+                    None => false,
+                }),
+            };
+            res.clone().map(|_| ())
+        });
+        self.budget_used_up = left == 0;
+        if !ok || res.unwrap_or(true) {
+            self.seek = None;
+            if !found {
+                if let Seek::Until(kind) = seek {
+                    self.info(format!(
+                        "No {} before the end of the scenario.",
+                        kind.label()
+                    ));
+                }
+            }
+        }
+        self.after_move();
+    }
+
+    /// Advance to time `t` (at most the end), sampling and applying pending timed actions. Returns
+    /// whether `t` was reached within the budget.
+    fn forward_to_time(
+        &mut self,
+        t: Micros,
+        left: &mut u64,
+    ) -> Result<bool, clusterscope_core::SimError> {
+        let t = t.min(self.end());
+        while *left > 0 {
+            let action_at = self.pending_timed.first().map(|a| a.at.0);
+            let stop = t
+                .min(self.samples.next_due())
+                .min(action_at.unwrap_or(Micros::MAX));
+            let n = self.run.engine.run_until(stop, *left)?;
+            *left -= n;
+            if self.now() < stop {
+                return Ok(false);
+            }
+            self.sample();
+            if action_at.is_some_and(|a| a <= self.now()) {
+                let ra = self.pending_timed.remove(0);
+                if let Err(e) = self.apply_action(ra.action.clone()) {
+                    self.info(format!(
+                        "A recorded action could not be replayed here: {} ({e})",
+                        ra.action.describe()
+                    ));
+                }
+            }
+            if self.now() >= t && self.pending_timed.first().is_none_or(|a| a.at.0 > t) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    fn forward_to_step(
+        &mut self,
+        k: u64,
+        left: &mut u64,
+    ) -> Result<bool, clusterscope_core::SimError> {
+        while self.cursor() < k {
+            if *left == 0 {
+                return Ok(false);
+            }
+            if !self.run.engine.step()? {
+                return Ok(true);
+            }
+            *left -= 1;
+            self.sample();
+        }
+        Ok(true)
+    }
+
+    /// `Some(found)` when done (found a match, or reached the end), `None` when out of budget.
+    fn forward_until(
+        &mut self,
+        kind: NavKind,
+        left: &mut u64,
+    ) -> Result<Option<bool>, clusterscope_core::SimError> {
+        let end = self.end();
+        while *left > 0 {
+            let user_due = self
+                .run
+                .engine
+                .user_actions
+                .iter()
+                .any(|a| a.step == self.cursor());
+            if !user_due && self.run.engine.sim.next_time().is_none_or(|t| t > end) {
+                self.run.engine.run_until(end, 1)?;
+                return Ok(Some(false));
+            }
+            let s = self.cursor();
+            if !self.run.engine.step()? {
+                return Ok(Some(false));
+            }
+            *left -= 1;
+            self.sample();
+            let trace = &self.run.engine.trace;
+            if nav::recs_of_step(trace, s)
+                .iter()
+                .any(|r| kind.matches(r, trace))
+            {
+                return Ok(Some(true));
+            }
+        }
+        Ok(None)
+    }
+
+    fn apply_action(&mut self, a: Action) -> Result<(), clusterscope_core::SimError> {
+        let here = self.cursor();
+        let now = self.now();
+        let discards = here < self.frontier();
+        self.run.engine.apply_user_action(a)?;
+        if discards {
+            self.samples.truncate_after(now);
+            self.marks.truncate(here, &self.run.engine.trace);
+        }
+        self.sample();
+        self.session_rev += 1;
+        Ok(())
+    }
+
+    fn user_action(&mut self, a: Action) {
+        self.stop();
+        self.snapshot();
+        let text = a.describe();
+        let discards = self.cursor() < self.frontier();
+        match self.apply_action(a) {
+            Ok(()) => self.info(format!(
+                "Recorded at {}: {text}{}",
+                fmt_time(self.now()),
+                if discards {
+                    " (the previously computed future was discarded)"
+                } else {
+                    ""
+                }
+            )),
+            Err(e) => self.error(format!("{e}. Nothing was changed.")),
+        }
+        self.after_move();
+    }
+
+    // ---- loading ----
+
+    /// Replace the run. On error nothing changes and the error is returned.
+    fn install(
+        &mut self,
+        r: ScenarioRef,
+        scenario: Scenario,
+        variant: Option<&str>,
+        seed: Option<u64>,
+        actions: Option<Vec<RecordedAction>>,
+    ) -> Result<(), String> {
+        let variant = match variant {
+            Some(v) => {
+                scenario.variant(v)?;
+                v.to_string()
+            }
+            None => Run::default_variant(&scenario),
+        };
+        let same_topology = scenario.topo == self.run.scenario.topo;
+        let mut run = Run::new(
+            scenario,
+            &variant,
+            seed,
+            &toml::Table::new(),
+            &run_options(),
+        )?;
+        if let Some(a) = actions {
+            run.engine.user_actions = a;
+        }
+        self.run = run;
+        self.scenario_ref = r;
+        self.after_install(!same_topology);
+        Ok(())
+    }
+
+    fn after_install(&mut self, new_topology: bool) {
+        let sc = &self.run.scenario;
+        self.captions = sc
+            .captions(&self.run.variant)
+            .into_iter()
+            .map(|c| (c.at.0, c.text.clone()))
+            .collect();
+        self.samples = Samples::new(sc.topo.len() as usize, sc.duration());
+        self.marks = Marks::default();
+        self.playing = false;
+        self.seek = None;
+        self.frac_us = 0.0;
+        self.pending_timed.clear();
+        self.prev_map = None;
+        self.selected_msg = None;
+        if new_topology {
+            let n = sc.topo.len();
+            self.selected = (n > 0).then_some(0);
+            self.seq_nodes = (0..n.min(4)).collect();
+            self.selected_link = None;
+        }
+        // Start at time zero with its events (the nodes starting) processed.
+        self.engine_ok(|m| m.run.engine.run_until(0, 1 << 20).map(|_| ()));
+        self.sample();
+        self.marks.update(&self.run.engine.trace);
+        self.session_rev += 1;
+    }
+
+    fn load(
+        &mut self,
+        r: ScenarioRef,
+        scenario: Option<Scenario>,
+        variant: Option<&str>,
+        seed: Option<u64>,
+        actions: Option<Vec<RecordedAction>>,
+    ) -> bool {
+        let scenario = match scenario.map_or_else(|| resolve(&r), Ok) {
+            Ok(s) => s,
+            Err(e) => {
+                self.error(format!("Could not open the scenario: {e}"));
+                return false;
+            }
+        };
+        match self.install(r, scenario, variant, seed, actions) {
+            Ok(()) => true,
+            Err(e) => {
+                self.error(format!("Could not open the scenario: {e}"));
+                false
+            }
+        }
+    }
+
+    /// Switch variant and/or seed, keeping the cursor's time and re-applying the user's actions at
+    /// their times.
+    fn switch(&mut self, variant: Option<String>, seed: Option<u64>) {
+        let t = self.now();
+        let mut actions = self.run.engine.user_actions.clone();
+        actions.append(&mut self.pending_timed);
+        actions.sort_by_key(|a| a.at.0);
+        let v = variant.unwrap_or_else(|| self.run.variant.clone());
+        let seed = seed.unwrap_or(self.run.seed);
+        let r = self.scenario_ref.clone();
+        let scenario = self.run.scenario.clone();
+        if self.load(r, Some(scenario), Some(&v), Some(seed), Some(Vec::new())) {
+            self.pending_timed = actions;
+            if t > 0 || !self.pending_timed.is_empty() {
+                self.start_seek(Seek::Time(t));
+            }
+        }
+    }
+
+    fn import(&mut self, file: &str, text: String) {
+        let scenario = match Scenario::parse(file, &text, &Limits::browser()) {
+            Ok(s) => s,
+            Err(e) => {
+                self.error(format!(
+                    "Import failed: {e}. Your current session is unchanged."
+                ));
+                return;
+            }
+        };
+        let variant = marked_variant(&text)
+            .filter(|v| scenario.variant(v).is_ok())
+            .map(str::to_string);
+        let title = scenario.raw.title.clone();
+        if self.load(
+            ScenarioRef::Custom(text),
+            Some(scenario),
+            variant.as_deref(),
+            None,
+            None,
+        ) {
+            self.info(format!("Imported {file}: {title}"));
+        }
+    }
+
+    fn open_session(&mut self, text: &str) -> Result<(), String> {
+        let s = Session::decode(text, &Limits::browser())?;
+        let scenario = resolve(&s.scenario)?;
+        scenario.variant(&s.variant)?;
+        self.install(
+            s.scenario,
+            scenario,
+            Some(&s.variant),
+            Some(s.seed),
+            Some(s.actions),
+        )?;
+        if s.cursor < self.cursor() {
+            self.jump_to_step(s.cursor);
+        } else if s.cursor > self.cursor() {
+            self.start_seek(Seek::Step(s.cursor));
+        }
+        Ok(())
+    }
+}
+
+impl Default for Model {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The reducer Yew holds: a shared [`Model`] plus a revision so that every change re-renders.
+pub struct Store {
+    pub model: Rc<RefCell<Model>>,
+    pub rev: u64,
+}
+
+impl Store {
+    pub fn new(model: Model) -> Self {
+        Store {
+            model: Rc::new(RefCell::new(model)),
+            rev: 0,
+        }
+    }
+}
+
+impl Default for Store {
+    fn default() -> Self {
+        Store::new(Model::new())
+    }
+}
+
+impl PartialEq for Store {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.model, &o.model) && self.rev == o.rev
+    }
+}
+
+impl Reducible for Store {
+    type Action = Msg;
+
+    fn reduce(self: Rc<Self>, msg: Msg) -> Rc<Self> {
+        let changed = self.model.borrow_mut().update(msg);
+        if changed {
+            Rc::new(Store {
+                model: self.model.clone(),
+                rev: self.rev + 1,
+            })
+        } else {
+            self
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! The data of the sequence diagram: messages among a set of nodes in a window of virtual time
+//! ending at the cursor, paired send -> deliver/drop, plus state changes on the lifelines.
+
+use clusterscope_core::engine::trace::{DropReason, RecKind, Trace};
+use clusterscope_core::engine::NodeId;
+use clusterscope_core::time::Micros;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fate {
+    Delivered(Micros),
+    Dropped(Micros, DropReason),
+    /// Still on the wire at the cursor; expected at this time.
+    InFlight(Micros),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Arrow {
+    pub msg: u64,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub label: &'static str,
+    /// `None` when the message was dropped before it left (no send record): drawn as a stub.
+    pub sent_at: Micros,
+    pub fate: Fate,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    pub node: NodeId,
+    pub time: Micros,
+    pub label: &'static str,
+    /// The peer a state change is about.
+    pub peer: Option<NodeId>,
+    pub bad: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Diagram {
+    pub from: Micros,
+    pub to: Micros,
+    pub arrows: Vec<Arrow>,
+    pub events: Vec<Event>,
+    /// The window was cut to keep the diagram readable.
+    pub truncated: bool,
+}
+
+/// Messages sent by or to one of `nodes` before the cursor, newest `max_arrows` (and all records
+/// scanned bounded by `scan_limit`). The window starts at the oldest arrow kept.
+pub fn diagram(
+    trace: &Trace,
+    cursor: u64,
+    now: Micros,
+    nodes: &[NodeId],
+    max_arrows: usize,
+    scan_limit: usize,
+) -> Diagram {
+    let ci = trace.rec_index_at_step(cursor);
+    let want = |n: u32| nodes.contains(&n);
+    // Outcomes seen so far while scanning backwards (they come after their send).
+    let mut fates: BTreeMap<u64, Fate> = BTreeMap::new();
+    let mut arrows: Vec<Arrow> = Vec::new();
+    let mut events: Vec<Event> = Vec::new();
+    let mut truncated = false;
+    let mut scanned = 0usize;
+    for r in trace.recs[..ci].iter().rev() {
+        scanned += 1;
+        if scanned > scan_limit {
+            truncated = true;
+            break;
+        }
+        match r.kind {
+            RecKind::Deliver { msg, .. } => {
+                fates.insert(msg, Fate::Delivered(r.time));
+            }
+            RecKind::Drop {
+                msg,
+                from,
+                to,
+                label,
+                reason,
+            } => {
+                if r.node == from {
+                    // Lost at the sender: there is no send record.
+                    if want(from) && want(to) {
+                        arrows.push(Arrow {
+                            msg,
+                            from,
+                            to,
+                            label,
+                            sent_at: r.time,
+                            fate: Fate::Dropped(r.time, reason),
+                        });
+                    }
+                } else {
+                    fates.insert(msg, Fate::Dropped(r.time, reason));
+                }
+            }
+            RecKind::Send {
+                msg,
+                to,
+                label,
+                deliver_at,
+            } => {
+                if want(r.node) && want(to) {
+                    let fate = fates.remove(&msg).unwrap_or(Fate::InFlight(deliver_at));
+                    arrows.push(Arrow {
+                        msg,
+                        from: r.node,
+                        to,
+                        label,
+                        sent_at: r.time,
+                        fate,
+                    });
+                } else {
+                    fates.remove(&msg);
+                }
+            }
+            RecKind::State { label, peer } if want(r.node) && label != "ECHO_REQ" => {
+                events.push(Event {
+                    node: r.node,
+                    time: r.time,
+                    label,
+                    peer: Some(peer),
+                    bad: label == "DOWN",
+                });
+            }
+            RecKind::TaskExpired { label, .. } if want(r.node) => events.push(Event {
+                node: r.node,
+                time: r.time,
+                label,
+                peer: None,
+                bad: true,
+            }),
+            _ => {}
+        }
+        if arrows.len() >= max_arrows {
+            truncated = true;
+            break;
+        }
+    }
+    arrows.reverse();
+    events.reverse();
+    let from = arrows
+        .first()
+        .map(|a| a.sent_at)
+        .unwrap_or(now.saturating_sub(1_000_000))
+        .min(now);
+    events.retain(|e| e.time >= from);
+    Diagram {
+        from,
+        to: now,
+        arrows,
+        events,
+        truncated,
+    }
+}

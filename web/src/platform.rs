@@ -1,0 +1,141 @@
+//! The browser side effects the app needs: storage, the URL hash, downloads, the clipboard, the
+//! clock for frame budgets and the colour-scheme preference. Every function degrades quietly when
+//! the browser refuses (private mode storage, no clipboard permission).
+
+use wasm_bindgen::JsCast;
+
+/// localStorage key of the autosaved session (a permalink payload).
+pub const SESSION_KEY: &str = "clusterscope.session";
+/// localStorage key of the theme choice.
+pub const THEME_KEY: &str = "clusterscope.theme";
+
+fn window() -> Option<web_sys::Window> {
+    web_sys::window()
+}
+
+fn storage() -> Option<web_sys::Storage> {
+    window()?.local_storage().ok().flatten()
+}
+
+pub fn load(key: &str) -> Option<String> {
+    storage()?.get_item(key).ok().flatten()
+}
+
+pub fn save(key: &str, value: &str) {
+    if let Some(s) = storage() {
+        let _ = s.set_item(key, value);
+    }
+}
+
+/// The URL fragment without `#` (empty when there is none).
+pub fn hash() -> String {
+    window()
+        .and_then(|w| w.location().hash().ok())
+        .map(|h| h.trim_start_matches('#').to_string())
+        .unwrap_or_default()
+}
+
+/// Replace the fragment without adding a history entry or firing `hashchange`.
+pub fn replace_hash(payload: &str) {
+    let Some(w) = window() else { return };
+    let Ok(history) = w.history() else { return };
+    let url = format!("#s={payload}");
+    let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+}
+
+/// The page's URL with `payload` as its fragment.
+pub fn permalink_url(payload: &str) -> String {
+    let base = window()
+        .and_then(|w| w.location().href().ok())
+        .unwrap_or_default();
+    let base = base.split('#').next().unwrap_or_default().to_string();
+    format!("{base}#s={payload}")
+}
+
+/// Offer `text` as a file download.
+pub fn download(file_name: &str, text: &str, mime: &str) {
+    let Some(doc) = window().and_then(|w| w.document()) else {
+        return;
+    };
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
+    if let Ok(a) = doc.create_element("a") {
+        if let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() {
+            a.set_href(&url);
+            a.set_download(file_name);
+            a.click();
+        }
+    }
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
+
+/// Copy to the clipboard (best effort; the permalink is also in the address bar).
+pub fn copy(text: &str) {
+    if let Some(w) = window() {
+        let _ = w.navigator().clipboard().write_text(text);
+    }
+}
+
+/// Milliseconds from a monotonic clock (for frame budgets only, never for the simulation).
+pub fn now_ms() -> f64 {
+    window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or_else(js_sys::Date::now)
+}
+
+pub fn prefers_dark() -> bool {
+    window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+        .is_some_and(|m| m.matches())
+}
+
+/// Set `data-theme` on `<html>` ("light" or "dark") so CSS variables follow the choice.
+pub fn apply_theme(dark: bool) {
+    if let Some(el) = window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+    {
+        let _ = el.set_attribute("data-theme", if dark { "dark" } else { "light" });
+    }
+}
+
+pub fn device_pixel_ratio() -> f64 {
+    window()
+        .map_or(1.0, |w| w.device_pixel_ratio())
+        .clamp(1.0, 3.0)
+}
+
+/// Size a canvas's backing store to its CSS box times the pixel ratio and return a context
+/// scaled so that drawing uses CSS pixels, with the CSS width and height.
+pub fn prepare_canvas(
+    canvas: &web_sys::HtmlCanvasElement,
+    hidpi: bool,
+) -> Option<(web_sys::CanvasRenderingContext2d, f64, f64)> {
+    let w = canvas.client_width().max(1) as f64;
+    let h = canvas.client_height().max(1) as f64;
+    let dpr = if hidpi { device_pixel_ratio() } else { 1.0 };
+    let (bw, bh) = ((w * dpr).round() as u32, (h * dpr).round() as u32);
+    if canvas.width() != bw {
+        canvas.set_width(bw);
+    }
+    if canvas.height() != bh {
+        canvas.set_height(bh);
+    }
+    let ctx = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()?
+        .dyn_into::<web_sys::CanvasRenderingContext2d>()
+        .ok()?;
+    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    ctx.clear_rect(0.0, 0.0, w, h);
+    Some((ctx, w, h))
+}

@@ -1,0 +1,276 @@
+//! The root component: owns the reducer, restores the session (permalink, then autosave), runs
+//! the animation loop while playing or seeking, handles keyboard shortcuts, keeps the URL and
+//! localStorage in sync when the replay settles, and applies the theme.
+
+use super::{header::Header, help::Help, inspector::Inspector, log::LogPanel, matrix::Matrix};
+use super::{plots::Plots, sequence::Sequence, topology::TopologyView, transport::Transport};
+use crate::model::nav::NavKind;
+use crate::model::{BannerKind, Msg, Store, Theme, SPEED_MAX, SPEED_MIN};
+use crate::platform;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+type FrameClosure = Rc<RefCell<Option<Closure<dyn FnMut(f64)>>>>;
+
+/// A `requestAnimationFrame` loop that dispatches [`Msg::Tick`] until dropped.
+struct FrameLoop {
+    alive: Rc<Cell<bool>>,
+    id: Rc<Cell<i32>>,
+    closure: FrameClosure,
+}
+
+impl FrameLoop {
+    fn start(s: UseReducerHandle<Store>) -> FrameLoop {
+        let alive = Rc::new(Cell::new(true));
+        let id = Rc::new(Cell::new(0));
+        let closure: FrameClosure = Rc::new(RefCell::new(None));
+        let last: Cell<Option<f64>> = Cell::new(None);
+        let cost = Cell::new(0.0f64);
+        let (a2, id2, c2) = (alive.clone(), id.clone(), closure.clone());
+        *closure.borrow_mut() = Some(Closure::new(move |ts: f64| {
+            if !a2.get() {
+                return;
+            }
+            let dt = last.get().map_or(16.7, |l| ts - l);
+            last.set(Some(ts));
+            // Frames arriving late mean the page is overloaded: report that as cost too.
+            let c = cost.get().max(dt - 20.0);
+            let t0 = platform::now_ms();
+            s.dispatch(Msg::Tick {
+                dt_ms: dt,
+                cost_ms: c,
+            });
+            cost.set(platform::now_ms() - t0);
+            if a2.get() {
+                if let (Some(w), Some(f)) = (web_sys::window(), c2.borrow().as_ref()) {
+                    if let Ok(i) = w.request_animation_frame(f.as_ref().unchecked_ref()) {
+                        id2.set(i);
+                    }
+                }
+            }
+        }));
+        if let (Some(w), Some(f)) = (web_sys::window(), closure.borrow().as_ref()) {
+            if let Ok(i) = w.request_animation_frame(f.as_ref().unchecked_ref()) {
+                id.set(i);
+            }
+        }
+        FrameLoop { alive, id, closure }
+    }
+}
+
+impl Drop for FrameLoop {
+    fn drop(&mut self) {
+        self.alive.set(false);
+        if let Some(w) = web_sys::window() {
+            let _ = w.cancel_animation_frame(self.id.get());
+        }
+        // Break the closure's self-reference; it is not running now (drop happens in an effect).
+        self.closure.borrow_mut().take();
+    }
+}
+
+fn key_msg(e: &KeyboardEvent, help_open: bool, speed: f64) -> Option<Msg> {
+    let shift = e.shift_key();
+    Some(match e.key().as_str() {
+        " " | "k" => Msg::TogglePlay,
+        "ArrowRight" if shift => Msg::Next(NavKind::Interesting),
+        "ArrowRight" => Msg::StepEvent,
+        "ArrowLeft" if shift => Msg::Prev(NavKind::Interesting),
+        "ArrowLeft" => Msg::StepBack,
+        "d" => Msg::Next(NavKind::Delivery),
+        "D" => Msg::Prev(NavKind::Delivery),
+        "i" => Msg::Next(NavKind::Interesting),
+        "I" => Msg::Prev(NavKind::Interesting),
+        "c" => Msg::NextCaption,
+        "C" => Msg::PrevCaption,
+        "Home" => Msg::JumpToStart,
+        "End" | "e" => Msg::JumpToEnd,
+        "]" | "+" | "=" => Msg::SetSpeed((speed * 2.0).min(SPEED_MAX)),
+        "[" | "-" => Msg::SetSpeed((speed / 2.0).max(SPEED_MIN)),
+        "?" => Msg::SetHelp(!help_open),
+        "Escape" if help_open => Msg::SetHelp(false),
+        "Escape" => Msg::Pause,
+        _ => return None,
+    })
+}
+
+#[function_component(App)]
+pub fn app() -> Html {
+    let s = use_reducer(Store::default);
+    let ready = use_state(|| false);
+    let resize = use_state(|| 0u32);
+    let saved = use_mut_ref(String::new);
+    let sys_dark = use_state(platform::prefers_dark);
+
+    // Restore: the autosaved session first, then a permalink on top (so a broken link leaves the
+    // saved session in place).
+    {
+        let s = s.clone();
+        let ready = ready.clone();
+        let saved = saved.clone();
+        use_effect_with((), move |_| {
+            if let Some(t) = platform::load(platform::THEME_KEY) {
+                s.dispatch(Msg::SetTheme(Theme::parse(&t)));
+            }
+            let hash = platform::hash();
+            if let Some(stored) = platform::load(platform::SESSION_KEY) {
+                s.dispatch(Msg::RestoreSaved(stored.clone()));
+                *saved.borrow_mut() = stored;
+            }
+            if !hash.trim().is_empty() {
+                s.dispatch(Msg::OpenPermalink(hash));
+            }
+            ready.set(true);
+        });
+    }
+
+    // Keyboard shortcuts and window resizes.
+    {
+        let s = s.clone();
+        let resize = resize.clone();
+        use_effect_with((), move |_| {
+            let doc = gloo::utils::document();
+            let s2 = s.clone();
+            let keys = gloo::events::EventListener::new(&doc, "keydown", move |e| {
+                let Some(e) = e.dyn_ref::<KeyboardEvent>() else {
+                    return;
+                };
+                if e.ctrl_key() || e.meta_key() || e.alt_key() {
+                    return;
+                }
+                let editing = e
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                    .is_some_and(|el| {
+                        matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA")
+                    });
+                if editing {
+                    return;
+                }
+                let (help, speed) = {
+                    let m = s2.model.borrow();
+                    (m.help_open, m.speed)
+                };
+                if let Some(msg) = key_msg(e, help, speed) {
+                    e.prevent_default();
+                    s2.dispatch(msg);
+                }
+            });
+            let win = gloo::utils::window();
+            let counter = Rc::new(Cell::new(0u32));
+            let resizer = gloo::events::EventListener::new(&win, "resize", move |_| {
+                counter.set(counter.get() + 1);
+                resize.set(counter.get());
+            });
+            move || {
+                drop(keys);
+                drop(resizer);
+            }
+        });
+    }
+    {
+        let sys_dark = sys_dark.clone();
+        use_effect_with((), move |_| {
+            let mq = gloo::utils::window()
+                .match_media("(prefers-color-scheme: dark)")
+                .ok()
+                .flatten();
+            let l = mq.map(|mq| {
+                gloo::events::EventListener::new(&mq, "change", move |e| {
+                    if let Some(m) = e.dyn_ref::<web_sys::MediaQueryList>() {
+                        sys_dark.set(m.matches());
+                    }
+                })
+            });
+            move || drop(l)
+        });
+    }
+
+    let m = s.model.borrow();
+    let busy = m.busy();
+
+    // The animation loop runs only while playing or seeking.
+    {
+        let s = s.clone();
+        use_effect_with(busy, move |busy| {
+            let lp = busy.then(|| FrameLoop::start(s));
+            move || drop(lp)
+        });
+    }
+
+    // Autosave and permalink: when the replay settles and the session or cursor changed.
+    {
+        let session = (!busy && *ready).then(|| m.session().encode());
+        let saved = saved.clone();
+        use_effect_with(session, move |session| {
+            if let Some(enc) = session {
+                if *saved.borrow() != *enc {
+                    platform::save(platform::SESSION_KEY, enc);
+                    platform::replace_hash(enc);
+                    *saved.borrow_mut() = enc.clone();
+                }
+            }
+        });
+    }
+
+    let dark = match m.theme {
+        Theme::Auto => *sys_dark,
+        Theme::Dark => true,
+        Theme::Light => false,
+    };
+    {
+        let theme = m.theme;
+        use_effect_with((dark, theme), move |(dark, theme)| {
+            platform::apply_theme(*dark);
+            platform::save(platform::THEME_KEY, theme.as_str());
+        });
+    }
+
+    let banner = m.banner.clone().map(|b| {
+        let s = s.clone();
+        let close = Callback::from(move |_| s.dispatch(Msg::DismissBanner));
+        let (cls, role) = match b.kind {
+            BannerKind::Error => ("banner error", "alert"),
+            BannerKind::Info => ("banner info", "status"),
+        };
+        html! {
+            <div id="banner" class={cls} role={role} data-kind={if b.kind == BannerKind::Error { "error" } else { "info" }}>
+                <span class="banner-text">{ b.text }</span>
+                <button class="icon" title="Dismiss" aria-label="Dismiss" onclick={close}>{ "×" }</button>
+            </div>
+        }
+    });
+    let help = m
+        .help_open
+        .then(|| html! { <Help s={s.clone()} dark={dark} /> });
+    let scenario = m.run.scenario.name().to_string();
+    let variant = m.run.variant.clone();
+    let step = m.cursor().to_string();
+    let time = m.now().to_string();
+    let frontier = m.frontier().to_string();
+    let n_nodes = m.n();
+    drop(m);
+    html! {
+        <main id="app" class="app"
+            data-ready={if *ready { "1" } else { "0" }}
+            data-busy={if busy { "1" } else { "0" }}
+            data-scenario={scenario} data-variant={variant}
+            data-step={step} data-time-us={time} data-frontier={frontier}>
+            <Header s={s.clone()} dark={dark} />
+            { for banner }
+            <Transport s={s.clone()} dark={dark} resize={*resize} />
+            <div class={classes!("grid", (n_nodes > 40).then_some("large"))}>
+                <TopologyView s={s.clone()} dark={dark} resize={*resize} />
+                <Inspector s={s.clone()} dark={dark} resize={*resize} />
+                <Matrix s={s.clone()} dark={dark} resize={*resize} />
+                <Sequence s={s.clone()} dark={dark} resize={*resize} />
+                <Plots s={s.clone()} dark={dark} resize={*resize} />
+                <LogPanel s={s.clone()} dark={dark} resize={*resize} />
+            </div>
+            { for help }
+        </main>
+    }
+}

@@ -1,0 +1,223 @@
+//! Top bar (incident picker, variant switch, seed, share/export/import, theme, help) and the
+//! incident strip (title, ticket, description, current caption).
+
+use super::{t, PanelProps};
+use crate::model::{Msg, Theme};
+use crate::platform;
+use clusterscope_core::session::ScenarioRef;
+use std::cell::RefCell;
+use std::rc::Rc;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+#[function_component(Header)]
+pub fn header(p: &PanelProps) -> Html {
+    let s = &p.s;
+    let reader = use_mut_ref(|| None::<gloo::file::callbacks::FileReader>);
+    let desc_open = use_state(|| false);
+    let m = s.model.borrow();
+
+    let on_pick = {
+        let s = s.clone();
+        Callback::from(move |e: Event| {
+            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+            if !v.is_empty() {
+                s.dispatch(Msg::LoadBuiltin(v));
+            }
+        })
+    };
+    let current_builtin = match &m.scenario_ref {
+        ScenarioRef::Builtin(n) => Some(n.clone()),
+        ScenarioRef::Custom(_) => None,
+    };
+    let options = m.catalog.iter().map(|c| {
+        let sel = current_builtin.as_deref() == Some(c.name.as_str());
+        html! { <option value={c.name.clone()} selected={sel}>{ format!("{} ({} nodes)", c.name, c.nodes) }</option> }
+    });
+    let custom_opt = current_builtin.is_none().then(|| {
+        html! { <option value="" selected=true>{ format!("{} (imported)", m.run.scenario.name()) }</option> }
+    });
+
+    let variants = m.run.scenario.raw.variants.iter().map(|v| {
+        let active = v.name == m.run.variant;
+        let s = s.clone();
+        let name = v.name.clone();
+        let onclick = Callback::from(move |_| s.dispatch(Msg::SetVariant(name.clone())));
+        html! {
+            <button class={classes!("seg", active.then_some("active"))} aria-pressed={active.to_string()}
+                data-variant={v.name.clone()} title={v.description.clone()} {onclick}>{ &v.name }</button>
+        }
+    });
+
+    let on_seed = {
+        let s = s.clone();
+        Callback::from(move |e: Event| {
+            let el = e.target_unchecked_into::<HtmlInputElement>();
+            match el.value().trim().parse::<u64>() {
+                Ok(v) => s.dispatch(Msg::SetSeed(v)),
+                Err(_) => s.dispatch(Msg::ShowError(format!(
+                    "Seed \"{}\" is not a whole number between 0 and {}.",
+                    el.value(),
+                    u64::MAX
+                ))),
+            }
+        })
+    };
+
+    let on_share = {
+        let s = s.clone();
+        Callback::from(move |_| {
+            let enc = s.model.borrow().session().encode();
+            platform::replace_hash(&enc);
+            platform::copy(&platform::permalink_url(&enc));
+            s.dispatch(Msg::ShowInfo(
+                "Permalink copied to the clipboard (it is also in the address bar).".into(),
+            ));
+        })
+    };
+    let on_export_toml = {
+        let s = s.clone();
+        Callback::from(move |_| {
+            let m = s.model.borrow();
+            match m.export_scenario() {
+                Ok(text) => {
+                    platform::download(&format!("{}.toml", m.file_stem()), &text, "text/plain");
+                }
+                Err(e) => {
+                    drop(m);
+                    s.dispatch(Msg::ShowError(e));
+                }
+            }
+        })
+    };
+    let on_export_trace = {
+        let s = s.clone();
+        Callback::from(move |_| {
+            let m = s.model.borrow();
+            let text = m.export_trace();
+            platform::download(
+                &format!("{}-trace.jsonl", m.file_stem()),
+                &text,
+                "application/x-ndjson",
+            );
+        })
+    };
+    let on_import = {
+        let s = s.clone();
+        let reader = reader.clone();
+        Callback::from(move |e: Event| {
+            let input = e.target_unchecked_into::<HtmlInputElement>();
+            let Some(file) = input.files().and_then(|f| f.get(0)) else {
+                return;
+            };
+            input.set_value("");
+            let file = gloo::file::File::from(file);
+            let name = file.name();
+            let s = s.clone();
+            let slot: Rc<RefCell<Option<gloo::file::callbacks::FileReader>>> = reader.clone();
+            let task = gloo::file::callbacks::read_as_text(&file, move |res| match res {
+                Ok(text) => s.dispatch(Msg::ImportScenario { file: name, text }),
+                Err(e) => s.dispatch(Msg::ShowError(format!("Could not read {name}: {e}"))),
+            });
+            *slot.borrow_mut() = Some(task);
+        })
+    };
+    let on_theme = {
+        let s = s.clone();
+        let th = m.theme;
+        Callback::from(move |_| s.dispatch(Msg::SetTheme(th.next())))
+    };
+    let on_help = {
+        let s = s.clone();
+        Callback::from(move |_| s.dispatch(Msg::SetHelp(true)))
+    };
+    let theme_label = match m.theme {
+        Theme::Auto => "Theme: auto",
+        Theme::Light => "Theme: light",
+        Theme::Dark => "Theme: dark",
+    };
+
+    let raw = &m.run.scenario.raw;
+    let ticket = raw.ticket.clone().map(|u| {
+        let label = u.rsplit('/').next().unwrap_or(&u).to_string();
+        html! { <a class="ticket" href={u} target="_blank" rel="noopener">{ label }</a> }
+    });
+    let variant_desc = raw
+        .variants
+        .iter()
+        .find(|v| v.name == m.run.variant)
+        .map(|v| v.description.clone())
+        .unwrap_or_default();
+    let toggle_desc = {
+        let d = desc_open.clone();
+        Callback::from(move |_| d.set(!*d))
+    };
+    let caption = m.caption_now().map(|(i, (at, text))| {
+        let fresh = m.now().saturating_sub(*at) < 3_000_000;
+        html! {
+            <div id="caption" class={classes!("caption", fresh.then_some("fresh"))} data-index={i.to_string()} aria-live="polite">
+                <span class="caption-time">{ t(*at) }</span>
+                <span class="caption-text">{ text.clone() }</span>
+            </div>
+        }
+    });
+    let caption = caption.unwrap_or_else(|| {
+        let first = m.captions.first().map(|c| t(c.0));
+        html! {
+            <div id="caption" class="caption empty">
+                <span class="caption-text">{
+                    match first {
+                        Some(at) => format!("Press play (space) — the first caption is at {at}."),
+                        None => "Press play (space) to start the replay.".to_string(),
+                    }
+                }</span>
+            </div>
+        }
+    });
+
+    html! {
+        <>
+        <header class="topbar">
+            <div class="brand"><span class="logo" aria-hidden="true"></span>{ "Clusterscope" }</div>
+            <label class="field">
+                <span class="sr">{ "Incident" }</span>
+                <select id="scenario-select" onchange={on_pick} title="Built-in incidents">
+                    { for custom_opt }
+                    { for options }
+                </select>
+            </label>
+            <div class="segmented" role="group" aria-label="Variant" id="variants">{ for variants }</div>
+            <label class="field seed" title="Root seed of the run (the same seed replays the same trace)">
+                <span>{ "seed" }</span>
+                <input id="seed" type="number" min="0" value={m.run.seed.to_string()} onchange={on_seed} />
+            </label>
+            <div class="spacer"></div>
+            <button id="share" class="btn" onclick={on_share} title="Copy a link that reopens exactly this state">{ "Share link" }</button>
+            <details class="menu">
+                <summary class="btn">{ "Export" }</summary>
+                <div class="menu-body">
+                    <button id="export-toml" class="btn ghost" onclick={on_export_toml}>{ "Scenario + your actions (.toml)" }</button>
+                    <button id="export-trace" class="btn ghost" onclick={on_export_trace}>{ "Trace up to the cursor (.jsonl)" }</button>
+                </div>
+            </details>
+            <label class="btn file" title="Open a scenario file (.toml), e.g. one exported here">
+                { "Import" }
+                <input id="import" type="file" accept=".toml,text/plain,application/toml" onchange={on_import} />
+            </label>
+            <button class="btn icon" onclick={on_theme} title={theme_label} aria-label={theme_label}>{ "◐" }</button>
+            <button class="btn icon" onclick={on_help} title="Keyboard shortcuts (?)" aria-label="Help">{ "?" }</button>
+        </header>
+        <section class="incident">
+            <div class="incident-head">
+                <h1 id="title">{ &raw.title }</h1>
+                { for ticket }
+            </div>
+            <p class={classes!("desc", (!*desc_open).then_some("clamped"))} onclick={toggle_desc.clone()} title="Click to expand">
+                { &raw.description }
+            </p>
+            <p class="variant-desc"><b>{ format!("{}: ", m.run.variant) }</b>{ variant_desc }</p>
+            { caption }
+        </section>
+        </>
+    }
+}

@@ -1,0 +1,47 @@
+//! The keyboard-shortcut overlay (`?`).
+
+use super::PanelProps;
+use crate::model::Msg;
+use yew::prelude::*;
+
+const KEYS: &[(&str, &str)] = &[
+    ("space", "play / pause"),
+    ("→", "step one event"),
+    ("←", "step back one event"),
+    (
+        "shift+→ or i",
+        "next interesting event (state change, log line, fault)",
+    ),
+    ("shift+← or I", "previous interesting event"),
+    ("d / D", "next / previous delivery"),
+    ("c / C", "next / previous caption"),
+    ("Home / End", "jump to start / compute to the end"),
+    ("] / [", "faster / slower"),
+    ("Esc", "pause, close this help"),
+    ("?", "this help"),
+];
+
+#[function_component(Help)]
+pub fn help(p: &PanelProps) -> Html {
+    let close = {
+        let s = p.s.clone();
+        Callback::from(move |_| s.dispatch(Msg::SetHelp(false)))
+    };
+    let stop = Callback::from(|e: MouseEvent| e.stop_propagation());
+    html! {
+        <div class="overlay" onclick={close.clone()} id="help">
+            <div class="dialog" role="dialog" aria-modal="true" aria-label="Keyboard shortcuts" onclick={stop}>
+                <div class="panel-head">
+                    <h2>{ "Keyboard shortcuts" }</h2>
+                    <button class="btn icon ghost" onclick={close} aria-label="Close">{ "×" }</button>
+                </div>
+                <table class="keys">
+                    { for KEYS.iter().map(|(k, v)| html!{ <tr><td><kbd>{ *k }</kbd></td><td>{ *v }</td></tr> }) }
+                </table>
+                <p class="muted small">
+                    { "Click a node or a link in the topology to act on it; your actions are recorded on the timeline (purple) and in the permalink. Acting at an earlier point discards the previously computed future. The session is saved in this browser and in the URL." }
+                </p>
+            </div>
+        </div>
+    }
+}

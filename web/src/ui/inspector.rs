@@ -1,0 +1,206 @@
+//! The selected node's insides: its endpoint state map (what the last move changed is
+//! highlighted), the inflightEcho map (stuck entries marked), phi per peer, the GossipStage queue
+//! and the echo counters.
+
+use super::{age, PanelProps};
+use clusterscope_core::engine::{NodeId, NodeStatus};
+use clusterscope_core::gossip::fd::PHI_FACTOR;
+use clusterscope_core::gossip::state::EndpointState;
+use clusterscope_core::gossip::view;
+use yew::prelude::*;
+
+/// What changed in one endpoint's row since the previous cursor position.
+#[derive(Default)]
+struct Changed {
+    row_new: bool,
+    generation: bool,
+    heartbeat: bool,
+    liveness: bool,
+    keys: Vec<String>,
+}
+
+fn diff(prev: Option<&Option<EndpointState>>, cur: &EndpointState) -> Changed {
+    let Some(prev) = prev else {
+        return Changed::default();
+    };
+    let Some(p) = prev else {
+        return Changed {
+            row_new: true,
+            ..Default::default()
+        };
+    };
+    Changed {
+        row_new: false,
+        generation: p.hb.generation != cur.hb.generation,
+        heartbeat: p.hb.version != cur.hb.version,
+        liveness: p.alive != cur.alive,
+        keys: cur
+            .states
+            .iter()
+            .filter(|s| {
+                p.get(&s.key)
+                    .is_none_or(|q| q.version != s.version || q.value != s.value)
+            })
+            .map(|s| s.key.to_string())
+            .collect(),
+    }
+}
+
+/// Long values (host ids, token lists) are cut in the table; the tooltip has them whole.
+fn short_value(v: &str) -> String {
+    if v.chars().count() <= 14 {
+        v.to_string()
+    } else {
+        let head: String = v.chars().take(11).collect();
+        format!("{head}…")
+    }
+}
+
+#[function_component(Inspector)]
+pub fn inspector(p: &PanelProps) -> Html {
+    let m = p.s.model.borrow();
+    let Some(id) = m.selected else {
+        return html! {
+            <section class="card insp-card" aria-label="Inspector">
+                <div class="card-head"><h2>{ "Inspector" }</h2></div>
+                <p class="muted">{ "Select a node in the topology or the matrix." }</p>
+            </section>
+        };
+    };
+    let sim = &m.run.engine.sim;
+    let topo = &m.run.scenario.topo;
+    let slot = &sim.nodes[id as usize];
+    let g = &slot.state;
+    let nv = view::node_view(sim, id);
+    let prev = m
+        .prev_map
+        .as_ref()
+        .filter(|(pid, _)| *pid == id)
+        .map(|(_, map)| map);
+    let stopped = slot.status == NodeStatus::Stopped;
+
+    let rows = g.map.iter().enumerate().filter_map(|(ep, st)| {
+        let st = st.as_ref()?;
+        let ep = ep as NodeId;
+        let name = topo.name(ep);
+        let live = view::liveness_word(ep == id || st.alive);
+        let ch = diff(prev.map(|pm| &pm[ep as usize]), st);
+        let stuck = view::inflight_stuck(g, ep);
+        let states = st.states.iter().map(|a| {
+            let hot = ch.keys.iter().any(|k| **k == *a.key);
+            html! {
+                <span class={classes!("as", hot.then_some("hot"))} title={format!("{} = {} (version {})", a.key, a.value, a.version)}>
+                    <b>{ a.key.to_string() }</b>{ format!(" {}", short_value(&a.value)) }<sup>{ a.version }</sup>
+                </span>
+            }
+        });
+        Some(html! {
+            <tr data-peer={name.to_string()} data-liveness={live} data-generation={st.hb.generation.to_string()}
+                data-heartbeat={st.hb.version.to_string()}
+                class={classes!(ch.row_new.then_some("hot"), (ep == id).then_some("self"))}>
+                <td class="ep">{ format!("/{name}") }{ for (ep == id).then(|| html!{ <span class="muted"> { " (self)" }</span> }) }</td>
+                <td class={classes!("live", if live == "UP" { "up" } else { "down" }, ch.liveness.then_some("hot"))}>
+                    { live }{ for stuck.then(|| html!{ <span class="stuck-tag" title="inflightEcho entry is stuck: no echo will be sent for this generation">{ " ⚠" }</span> }) }
+                </td>
+                <td class={classes!("num", ch.generation.then_some("hot"))}>{ st.hb.generation }</td>
+                <td class={classes!("num", ch.heartbeat.then_some("hot"))}>{ st.hb.version }</td>
+                <td class="states">{ for states }</td>
+            </tr>
+        })
+    });
+
+    let inflight = g.inflight.iter().map(|(peer, e)| {
+        let stuck = view::inflight_stuck(g, *peer);
+        let name = topo.name(*peer).to_string();
+        html! {
+            <tr data-peer={name.clone()} data-stuck={stuck.to_string()} class={classes!(stuck.then_some("stuck"))}>
+                <td>{ format!("/{name}") }</td>
+                <td class="num">{ e.generation }</td>
+                <td class="num">{ age(sim.now.saturating_sub(e.sent_at)) }</td>
+                <td>{ if stuck { "stuck: same object, peer not alive" } else { "in flight" } }</td>
+            </tr>
+        }
+    });
+    let threshold = sim.proto.p.phi_convict_threshold;
+    let phis = (0..topo.len())
+        .filter(|q| *q != id)
+        .filter_map(|q| view::phi_of(sim, g, q).map(|v| (q, v * PHI_FACTOR)))
+        .collect::<Vec<_>>();
+    let phi_rows = phis.iter().map(|(q, v)| {
+        let pct = (v / (threshold * 1.25) * 100.0).clamp(0.0, 100.0);
+        let over = *v > threshold;
+        html! {
+            <div class="phi-row" data-peer={topo.name(*q).to_string()}>
+                <span class="phi-name">{ topo.name(*q) }</span>
+                <span class="phi-bar"><i class={classes!(over.then_some("over"))} style={format!("width:{pct:.1}%")}></i>
+                    <b class="phi-th" style={format!("left:{:.1}%", 100.0 / 1.25)}></b></span>
+                <span class={classes!("phi-val", over.then_some("over"))}>{ format!("{v:.2}") }</span>
+            </div>
+        }
+    });
+    let st = &nv.gossip_stage;
+    let c = &nv.counters;
+    let live_count = (0..topo.len())
+        .filter(|q| *q != id && g.sees_up(*q))
+        .count();
+    html! {
+        <section class="card insp-card" aria-label="Inspector" id="inspector" data-node={topo.name(id).to_string()}>
+            <div class="card-head">
+                <h2>{ format!("Inspector · {}", topo.name(id)) }</h2>
+                <span class="muted small">{
+                    if stopped { "process stopped: showing the state it will restart from".to_string() }
+                    else { format!("generation {} · heartbeat {} · sees {}/{} peers UP", nv.generation, nv.heartbeat, live_count, topo.len().saturating_sub(1)) }
+                }</span>
+            </div>
+            <h4>{ "Endpoint state map" }<span class="muted small">{ "  highlighted: changed by the last move" }</span></h4>
+            <div class="table-wrap eps">
+                <table id="endpoint-states" class="tbl">
+                    <thead><tr><th>{ "endpoint" }</th><th>{ "liveness" }</th><th>{ "generation" }</th><th>{ "heartbeat" }</th><th>{ "application states (version)" }</th></tr></thead>
+                    <tbody>{ for rows }</tbody>
+                </table>
+            </div>
+            <div class="two">
+                <div>
+                    <h4>{ "inflightEcho" }</h4>
+                    {
+                        if g.inflight.is_empty() {
+                            html! { <p class="muted small" id="inflight-empty">{ "empty" }</p> }
+                        } else {
+                            html! {
+                                <div class="table-wrap small-tbl">
+                                <table id="inflight" class="tbl">
+                                    <thead><tr><th>{ "peer" }</th><th>{ "gen" }</th><th>{ "age" }</th><th>{ "state" }</th></tr></thead>
+                                    <tbody>{ for inflight }</tbody>
+                                </table>
+                                </div>
+                            }
+                        }
+                    }
+                    <h4>{ "GossipStage" }</h4>
+                    <dl class="kv" id="stage">
+                        <dt>{ "queue" }</dt><dd data-pending={st.pending.to_string()}>{ st.pending }</dd>
+                        <dt>{ "oldest" }</dt><dd>{ st.oldest_age_us.map(age).unwrap_or_else(|| "—".into()) }</dd>
+                        <dt>{ "expired" }</dt><dd class={classes!((st.expired > 0).then_some("bad"))}>{ st.expired }</dd>
+                        <dt>{ "done" }</dt><dd>{ st.done }</dd>
+                        <dt>{ "stalled" }</dt><dd>{ if st.stalled { "yes" } else { "no" } }</dd>
+                        <dt>{ "delay/task" }</dt><dd>{ if st.delay_us == 0 { "—".to_string() } else { age(st.delay_us) } }</dd>
+                    </dl>
+                    <h4>{ "Echo counters" }</h4>
+                    <dl class="kv" id="counters">
+                        <dt>{ "sent" }</dt><dd>{ c.echo_sent }</dd>
+                        <dt>{ "skipped" }</dt><dd class={classes!((c.echo_skipped > 0).then_some("bad"))}>{ c.echo_skipped }</dd>
+                        <dt>{ "ok" }</dt><dd>{ c.echo_ok }</dd>
+                        <dt>{ "failed" }</dt><dd>{ c.echo_failed }</dd>
+                        <dt>{ "convictions" }</dt><dd>{ c.convictions }</dd>
+                    </dl>
+                </div>
+                <div>
+                    <h4>{ format!("φ per peer (convicts above {threshold})") }</h4>
+                    <div class="phi" id="phi">
+                        { if phis.is_empty() { html!{ <p class="muted small">{ "no samples yet" }</p> } } else { html!{ <>{ for phi_rows }</> } } }
+                    </div>
+                </div>
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,89 @@
+//! The node log: system.log-style lines with virtual timestamps, up to the cursor.
+
+use super::PanelProps;
+use crate::model::nav;
+use clusterscope_core::engine::trace::LogLevel;
+use clusterscope_core::time::Micros;
+use yew::prelude::*;
+
+/// Most lines rendered.
+const MAX_LINES: usize = 400;
+
+/// `HH:MM:SS,mmm` of virtual time, as in Cassandra's system.log.
+pub fn stamp(us: Micros) -> String {
+    let ms = us / 1000;
+    format!(
+        "{:02}:{:02}:{:02},{:03}",
+        ms / 3_600_000,
+        (ms / 60_000) % 60,
+        (ms / 1000) % 60,
+        ms % 1000
+    )
+}
+
+#[function_component(LogPanel)]
+pub fn log_panel(p: &PanelProps) -> Html {
+    let s = &p.s;
+    let all = use_state(|| false);
+    let trace_lines = use_state(|| true);
+    let body = use_node_ref();
+    {
+        let body = body.clone();
+        use_effect(move || {
+            if let Some(el) = body.cast::<web_sys::Element>() {
+                el.set_scroll_top(el.scroll_height());
+            }
+        });
+    }
+    let m = s.model.borrow();
+    let trace = &m.run.engine.trace;
+    let cut = nav::logs_before_cursor(trace, m.cursor(), m.now());
+    let node = m.selected;
+    let show_all = *all || node.is_none();
+    let with_trace = *trace_lines;
+    let mut lines: Vec<_> = trace.logs[..cut]
+        .iter()
+        .rev()
+        .filter(|l| show_all || Some(l.node) == node)
+        .filter(|l| with_trace || l.level != LogLevel::Trace)
+        .take(MAX_LINES)
+        .collect();
+    lines.reverse();
+    let topo = &m.run.scenario.topo;
+    let rows = lines.iter().map(|l| {
+        let lvl = l.level.as_str();
+        html! {
+            <div class={classes!("ll", lvl.to_ascii_lowercase())}>
+                <span class="lvl">{ format!("{lvl:<5}") }</span>
+                { for show_all.then(|| html!{ <span class="lnode">{ format!("{:<6}", topo.name(l.node)) }</span> }) }
+                <span class="lts">{ stamp(l.time) }</span>
+                <span class="ltext">{ &l.text }</span>
+            </div>
+        }
+    });
+    let toggle_all = {
+        let all = all.clone();
+        Callback::from(move |_| all.set(!*all))
+    };
+    let toggle_trace = {
+        let tl = trace_lines.clone();
+        Callback::from(move |_| tl.set(!*tl))
+    };
+    let title = match (show_all, node) {
+        (false, Some(n)) => format!("system.log · {}", m.name(n)),
+        _ => "system.log · all nodes".to_string(),
+    };
+    html! {
+        <section class="card log-card" aria-label="Log">
+            <div class="card-head">
+                <h2>{ title }</h2>
+                <label class="check"><input type="checkbox" checked={*all} onchange={toggle_all} />{ "all nodes" }</label>
+                <label class="check"><input type="checkbox" checked={*trace_lines} onchange={toggle_trace} />{ "TRACE lines" }</label>
+                <span class="muted small">{ format!("{} lines up to the cursor", cut) }</span>
+            </div>
+            <div class="log" id="log" ref={body}>
+                { if lines.is_empty() { html!{ <p class="muted">{ "No log lines yet." }</p> } } else { html!{ <>{ for rows }</> } } }
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,218 @@
+//! The sequence diagram (Lamport style): one lifeline per chosen node, one row per distinct event
+//! time, arrows from send to delivery (or drop, or the expected arrival when still in flight),
+//! ending at the cursor. Click an arrow to read the message.
+
+use super::{t, PanelProps};
+use crate::draw::msg_color;
+use crate::model::seq::{self, Fate};
+use crate::model::{Msg, MAX_SEQ_NODES};
+use clusterscope_core::engine::NodeId;
+use clusterscope_core::time::Micros;
+use web_sys::HtmlSelectElement;
+use yew::prelude::*;
+
+const W: f64 = 640.0;
+const HEAD: f64 = 26.0;
+const GUTTER: f64 = 78.0;
+const MAX_ARROWS: usize = 18;
+
+#[function_component(Sequence)]
+pub fn sequence(p: &PanelProps) -> Html {
+    let s = &p.s;
+    let m = s.model.borrow();
+    let topo = &m.run.scenario.topo;
+    let nodes: Vec<NodeId> = m.seq_nodes.clone();
+    let trace = &m.run.engine.trace;
+    let d = seq::diagram(trace, m.cursor(), m.now(), &nodes, MAX_ARROWS, 400_000);
+
+    // Rows: every distinct time, in order; the cursor sits after the last past time.
+    let mut times: Vec<Micros> = Vec::new();
+    for a in &d.arrows {
+        times.push(a.sent_at);
+        times.push(match a.fate {
+            Fate::Delivered(t) | Fate::Dropped(t, _) | Fate::InFlight(t) => t,
+        });
+    }
+    times.extend(d.events.iter().map(|e| e.time));
+    times.sort_unstable();
+    times.dedup();
+    let now = m.now();
+    let past = times.partition_point(|x| *x <= now);
+    let rows = times.len().max(1) + 1;
+    let row_h = (330.0 / rows as f64).clamp(11.0, 24.0);
+    let height = HEAD + row_h * (rows as f64 + 0.5) + 8.0;
+    let row_of = |x: Micros| -> f64 {
+        let i = times.partition_point(|y| *y < x);
+        // Future rows sit below the cursor line.
+        let i = if i >= past { i + 1 } else { i };
+        HEAD + row_h * (i as f64 + 0.8)
+    };
+    let cursor_y = HEAD + row_h * (past as f64 + 0.8);
+    let cols = nodes.len().max(1) as f64;
+    let col_w = (W - GUTTER) / cols;
+    let x_of = |n: NodeId| -> f64 {
+        let i = nodes.iter().position(|x| *x == n).unwrap_or(0);
+        GUTTER + col_w * (i as f64 + 0.5)
+    };
+
+    let lifelines = nodes.iter().map(|n| {
+        let x = x_of(*n);
+        html! {
+            <g>
+                <text x={x.to_string()} y="16" class="sq-head" text-anchor="middle">{ topo.name(*n) }</text>
+                <line x1={x.to_string()} y1={HEAD.to_string()} x2={x.to_string()} y2={(height - 4.0).to_string()} class="sq-life" />
+            </g>
+        }
+    });
+    let time_labels = {
+        let every = ((12.0 / row_h).ceil() as usize).max(1);
+        let mut last_label = String::new();
+        times
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % every == 0)
+            .filter_map(|(_, x)| {
+                let label = t(*x);
+                if label == last_label {
+                    return None;
+                }
+                last_label = label.clone();
+                Some(html! {
+                    <text x="4" y={(row_of(*x) + 3.0).to_string()} class="sq-time">{ label }</text>
+                })
+            })
+            .collect::<Vec<_>>()
+    };
+    let sel = m.selected_msg;
+    let arrows = d.arrows.iter().map(|a| {
+        let (x1, y1) = (x_of(a.from), row_of(a.sent_at));
+        let color = msg_color(a.label);
+        let s2 = s.clone();
+        let id = a.msg;
+        let onclick = Callback::from(move |_| s2.dispatch(Msg::SelectMsg(Some(id))));
+        let chosen = sel == Some(a.msg);
+        let width = if chosen { "3.5" } else { "1.6" };
+        let (x2, y2, dashed, dropped, title) = match &a.fate {
+            Fate::Delivered(tt) => (x_of(a.to), row_of(*tt), false, false, format!("{} {}→{} delivered at {}", a.label, topo.name(a.from), topo.name(a.to), t(*tt))),
+            Fate::Dropped(tt, r) => {
+                let xe = x_of(a.to);
+                let frac = if *tt == a.sent_at { 0.3 } else { 0.8 };
+                (x1 + (xe - x1) * frac, row_of(*tt), false, true, format!("{} {}→{} dropped ({}) at {}", a.label, topo.name(a.from), topo.name(a.to), r.as_str(), t(*tt)))
+            }
+            Fate::InFlight(tt) => (x_of(a.to), row_of(*tt), true, false, format!("{} {}→{} in flight, due {}", a.label, topo.name(a.from), topo.name(a.to), t(*tt))),
+        };
+        // Arrowhead.
+        let (dx, dy) = (x2 - x1, y2 - y1);
+        let len = (dx * dx + dy * dy).sqrt().max(1.0);
+        let (ux, uy) = (dx / len, dy / len);
+        let head = format!(
+            "{},{} {},{} {},{}",
+            x2, y2,
+            x2 - ux * 8.0 - uy * 4.0, y2 - uy * 8.0 + ux * 4.0,
+            x2 - ux * 8.0 + uy * 4.0, y2 - uy * 8.0 - ux * 4.0
+        );
+        let (lx, ly) = (x1 + dx * 0.5, y1 + dy * 0.5 - 3.0);
+        html! {
+            <g class={classes!("sq-msg", chosen.then_some("chosen"))} data-msg={a.msg.to_string()} data-label={a.label} {onclick}>
+                <title>{ title }</title>
+                <line x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} class="sq-hit" />
+                <line x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()}
+                    stroke={color} stroke-width={width} stroke-dasharray={if dashed { "5 4" } else { "none" }} />
+                {
+                    if dropped {
+                        html! { <g class="sq-x">
+                            <line x1={(x2 - 5.0).to_string()} y1={(y2 - 5.0).to_string()} x2={(x2 + 5.0).to_string()} y2={(y2 + 5.0).to_string()} />
+                            <line x1={(x2 - 5.0).to_string()} y1={(y2 + 5.0).to_string()} x2={(x2 + 5.0).to_string()} y2={(y2 - 5.0).to_string()} />
+                        </g> }
+                    } else {
+                        html! { <polygon points={head} fill={color} /> }
+                    }
+                }
+                <text x={lx.to_string()} y={ly.to_string()} class="sq-label" text-anchor="middle" fill={color}>{ a.label }</text>
+            </g>
+        }
+    });
+    let events = d.events.iter().map(|e| {
+        let (x, y) = (x_of(e.node), row_of(e.time));
+        let text = match e.peer {
+            Some(q) => format!("{} {}", e.label, topo.name(q)),
+            None => e.label.to_string(),
+        };
+        html! {
+            <g class={classes!("sq-ev", if e.bad { "bad" } else { "good" })}>
+                <circle cx={x.to_string()} cy={y.to_string()} r="4" />
+                <text x={(x + 7.0).to_string()} y={(y + 3.5).to_string()}>{ text }</text>
+            </g>
+        }
+    });
+    let body = sel.map(|id| {
+        let text = trace
+            .body(id)
+            .map(str::to_string)
+            .unwrap_or_else(|| "(the body of this message was not kept: the trace's body budget was used up)".into());
+        let s2 = s.clone();
+        let close = Callback::from(move |_| s2.dispatch(Msg::SelectMsg(None)));
+        html! {
+            <div class="msg-body" id="msg-body">
+                <div class="panel-head"><h4>{ format!("Message #{id}") }</h4>
+                    <button class="btn icon ghost" onclick={close} aria-label="Close">{ "×" }</button></div>
+                <pre>{ text }</pre>
+            </div>
+        }
+    });
+    let chips = nodes.iter().map(|n| {
+        let s2 = s.clone();
+        let id = *n;
+        let onclick = Callback::from(move |_| s2.dispatch(Msg::ToggleSeqNode(id)));
+        html! { <button class="chip removable" {onclick} title="Remove from the diagram">{ topo.name(*n) }{ " ×" }</button> }
+    });
+    let on_add = {
+        let s2 = s.clone();
+        Callback::from(move |e: Event| {
+            let el = e.target_unchecked_into::<HtmlSelectElement>();
+            if let Ok(id) = el.value().parse::<NodeId>() {
+                s2.dispatch(Msg::ToggleSeqNode(id));
+            }
+            el.set_value("");
+        })
+    };
+    let addable = (0..topo.len())
+        .filter(|q| !nodes.contains(q))
+        .take(512)
+        .map(|q| html! { <option value={q.to_string()}>{ topo.name(q) }</option> });
+    html! {
+        <section class="card seq-card" aria-label="Sequence diagram">
+            <div class="card-head">
+                <h2>{ "Sequence" }</h2>
+                <div class="chips">{ for chips }
+                    {
+                        if nodes.len() < MAX_SEQ_NODES && nodes.len() < topo.len() as usize {
+                            html! { <select class="add" onchange={on_add} aria-label="Add a node to the diagram">
+                                <option value="" selected=true>{ "+ node" }</option>{ for addable }</select> }
+                        } else { html!{} }
+                    }
+                </div>
+            </div>
+            {
+                if nodes.len() < 2 {
+                    html! { <p class="muted">{ "Choose at least two nodes (shift+click in the topology)." }</p> }
+                } else if d.arrows.is_empty() {
+                    html! { <p class="muted">{ "No messages among these nodes before the cursor yet." }</p> }
+                } else {
+                    html! {
+                        <svg id="sequence" class="seq" viewBox={format!("0 0 {W} {height:.0}")} preserveAspectRatio="xMidYMin meet"
+                            role="img" aria-label="Messages among the chosen nodes up to the cursor">
+                            { for lifelines }
+                            { for time_labels }
+                            <line x1="0" y1={cursor_y.to_string()} x2={W.to_string()} y2={cursor_y.to_string()} class="sq-cursor" />
+                            <text x={(W - 4.0).to_string()} y={(cursor_y - 3.0).to_string()} class="sq-cursor-label" text-anchor="end">{ format!("cursor {}", t(now)) }</text>
+                            { for events }
+                            { for arrows }
+                        </svg>
+                    }
+                }
+            }
+            { for body }
+        </section>
+    }
+}

@@ -1,0 +1,153 @@
+//! The topology card: the canvas (click a node or a link), its legend, and the action panel for
+//! the selection.
+
+use super::panels::{LinkPanel, NodePanel};
+use super::PanelProps;
+use crate::draw::{msg_color, palette, topology, MSG_KINDS};
+use crate::layout::{self, Hit, Layout, Pt};
+use crate::model::Msg;
+use crate::platform;
+use clusterscope_core::engine::NodeId;
+use web_sys::HtmlCanvasElement;
+use yew::prelude::*;
+
+type Geometry = Option<(Layout, Vec<(NodeId, NodeId)>)>;
+
+#[function_component(TopologyView)]
+pub fn topology_view(p: &PanelProps) -> Html {
+    let s = &p.s;
+    let canvas = use_node_ref();
+    let geo = use_mut_ref(|| None as Geometry);
+    let hover = use_state(|| None::<NodeId>);
+
+    {
+        let (canvas, s, geo, dark, hover) =
+            (canvas.clone(), s.clone(), geo.clone(), p.dark, *hover);
+        use_effect(move || {
+            let Some(c) = canvas.cast::<HtmlCanvasElement>() else {
+                return;
+            };
+            let Some((ctx, w, h)) = platform::prepare_canvas(&c, true) else {
+                return;
+            };
+            let m = s.model.borrow();
+            let topo = &m.run.scenario.topo;
+            let stale = geo
+                .borrow()
+                .as_ref()
+                .is_none_or(|(l, _)| l.w != w || l.h != h || l.pos.len() != topo.names.len());
+            let lay = if stale {
+                let l = layout::layout(topo, w, h);
+                let _ = c.set_attribute("data-nodes", &layout::describe(&l, topo));
+                l
+            } else {
+                geo.borrow().as_ref().map(|g| g.0.clone()).expect("checked")
+            };
+            let net = &m.run.engine.sim.net;
+            let links = layout::visible_links(topo.names.len(), m.selected, |a, b| {
+                let l = net.link(a, b);
+                l.up && l.loss == 0.0
+            });
+            topology::draw(
+                &ctx,
+                &topology::TopologyInput {
+                    model: &m,
+                    layout: &lay,
+                    links: &links,
+                    hover,
+                    palette: palette(dark),
+                },
+            );
+            *geo.borrow_mut() = Some((lay, links));
+        });
+    }
+
+    let hit_at = {
+        let geo = geo.clone();
+        move |e: &MouseEvent| -> Option<Hit> {
+            let g = geo.borrow();
+            let (l, links) = g.as_ref()?;
+            layout::hit_test(
+                l,
+                links,
+                Pt {
+                    x: e.offset_x() as f64,
+                    y: e.offset_y() as f64,
+                },
+            )
+        }
+    };
+    let on_click = {
+        let s = s.clone();
+        let hit_at = hit_at.clone();
+        Callback::from(move |e: MouseEvent| match hit_at(&e) {
+            Some(Hit::Node(id)) if e.shift_key() => s.dispatch(Msg::ToggleSeqNode(id)),
+            Some(Hit::Node(id)) => s.dispatch(Msg::SelectNode(Some(id))),
+            Some(Hit::Link(a, b)) => s.dispatch(Msg::SelectLink(Some((a, b)))),
+            None => s.dispatch(Msg::SelectLink(None)),
+        })
+    };
+    let on_move = {
+        let hover = hover.clone();
+        Callback::from(move |e: MouseEvent| {
+            let h = match hit_at(&e) {
+                Some(Hit::Node(id)) => Some(id),
+                _ => None,
+            };
+            if *hover != h {
+                hover.set(h);
+            }
+        })
+    };
+    let on_leave = {
+        let hover = hover.clone();
+        Callback::from(move |_| hover.set(None))
+    };
+
+    let m = s.model.borrow();
+    let n = m.n();
+    let hover_name = hover.map(|h| m.name(h).to_string());
+    let legend_msgs = MSG_KINDS.iter().map(|k| {
+        html! { <span class="lg"><i class="dot" style={format!("background:{}", msg_color(k))}></i>{ *k }</span> }
+    });
+    let panel = match (m.selected_link, m.selected) {
+        (Some((a, b)), _) => html! { <LinkPanel s={s.clone()} dark={p.dark} a={a} b={b} /> },
+        (None, Some(id)) => html! { <NodePanel s={s.clone()} dark={p.dark} id={id} /> },
+        _ => html! { <p class="muted small">{ "Click a node or a link to act on it." }</p> },
+    };
+    let cursor = if hover.is_some() {
+        "pointer"
+    } else {
+        "crosshair"
+    };
+    html! {
+        <section class="card topo-card" aria-label="Topology">
+            <div class="card-head">
+                <h2>{ "Topology" }</h2>
+                <span class="muted small">{
+                    if n > layout::ALL_LINKS_MAX_NODES {
+                        format!("{n} nodes · links shown: the selected node's and faulty ones")
+                    } else {
+                        format!("{n} nodes · click a node or a link; shift+click adds a node to the sequence diagram")
+                    }
+                }</span>
+                { for hover_name.map(|h| html!{ <span class="chip">{ h }</span> }) }
+            </div>
+            <canvas id="topology" ref={canvas} class="topology" style={format!("cursor:{cursor}")}
+                onclick={on_click} onmousemove={on_move} onmouseleave={on_leave}
+                aria-label="Cluster topology: nodes and links; use the panel below for keyboard access"></canvas>
+            <div class="legend">
+                <span class="lg"><i class="dot" style="background:var(--up)"></i>{ "running" }</span>
+                <span class="lg"><i class="dot" style="background:var(--stopping)"></i>{ "stopping" }</span>
+                <span class="lg"><i class="dot" style="background:var(--stopped)"></i>{ "stopped" }</span>
+                <span class="lg"><i class="ring"></i>{ "seen DOWN by peers" }</span>
+                <span class="lg"><i class="bar down"></i>{ "down" }</span>
+                <span class="lg"><i class="bar lossy"></i>{ "lossy" }</span>
+                <span class="lg"><i class="bar slow"></i>{ "latency" }</span>
+                <span class="lg muted">{ "(each half of a link is the direction leaving its node)" }</span>
+            </div>
+            <div class="legend">{ for legend_msgs }<span class="lg"><b class="x">{ "✕" }</b>{ "dropped" }</span></div>
+            { panel }
+        </section>
+    }
+}

@@ -1,0 +1,423 @@
+//! Reducer tests: every transition of the app state, through `Store::reduce` exactly as the UI
+//! dispatches them. They run in headless Chromium (`scripts/test`, wasm-bindgen-test) and natively
+//! (`cargo test`), since the model has no DOM access.
+
+use clusterscope_core::engine::action::Action;
+use clusterscope_core::session::{ScenarioRef, Session};
+use clusterscope_web::model::nav::NavKind;
+use clusterscope_web::model::{BannerKind, Model, Msg, Seek, Store, VARIANT_MARKER};
+use std::rc::Rc;
+use yew::Reducible;
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+const PACKET_LOSS: &str = "cassandra-21636-packet-loss";
+
+fn store() -> Rc<Store> {
+    Rc::new(Store::new(Model::new()))
+}
+
+fn send(s: Rc<Store>, m: Msg) -> Rc<Store> {
+    s.reduce(m)
+}
+
+/// Dispatch ticks until nothing is playing or seeking (bounded).
+fn settle(mut s: Rc<Store>) -> Rc<Store> {
+    for _ in 0..100_000 {
+        if !s.model.borrow().busy() {
+            return s;
+        }
+        s = send(
+            s,
+            Msg::Tick {
+                dt_ms: 16.0,
+                cost_ms: 1.0,
+            },
+        );
+    }
+    panic!("the model never settled");
+}
+
+fn sees(s: &Store, observer: &str, peer: &str) -> &'static str {
+    let m = s.model.borrow();
+    let topo = &m.run.scenario.topo;
+    let (o, p) = (topo.id(observer).unwrap(), topo.id(peer).unwrap());
+    if m.run.engine.sim.nodes[o as usize].state.sees_up(p) {
+        "UP"
+    } else {
+        "DOWN"
+    }
+}
+
+fn open(variant: &str) -> Rc<Store> {
+    let s = send(store(), Msg::LoadBuiltin(PACKET_LOSS.into()));
+    send(s, Msg::SetVariant(variant.into()))
+}
+
+#[test]
+fn starts_on_the_packet_loss_incident_paused_at_zero() {
+    let s = store();
+    let m = s.model.borrow();
+    assert_eq!(m.run.scenario.name(), PACKET_LOSS);
+    assert_eq!(m.run.variant, "buggy");
+    assert_eq!(m.now(), 0);
+    // The events at time zero (every node starting) are processed.
+    assert!(m
+        .run
+        .engine
+        .sim
+        .nodes
+        .iter()
+        .all(|n| n.status == clusterscope_core::NodeStatus::Running));
+    assert!(!m.busy());
+    assert_eq!(m.selected, Some(0));
+    assert!(!m.captions.is_empty());
+}
+
+#[test]
+fn jump_to_end_shows_the_phantom_down_in_buggy_only() {
+    let s = settle(send(open("buggy"), Msg::JumpToEnd));
+    {
+        let m = s.model.borrow();
+        assert_eq!(m.now(), m.end());
+        assert!(m.banner.is_none(), "{:?}", m.banner);
+        // Samples were taken along the way, bounded.
+        assert!(m.samples.len() > 100 && m.samples.len() <= 1300);
+        assert!(m.samples.down_pairs.iter().any(|d| *d >= 2));
+    }
+    assert_eq!(sees(&s, "A", "B"), "DOWN");
+    assert_eq!(sees(&s, "B", "A"), "DOWN");
+    assert_eq!(sees(&s, "C", "A"), "UP");
+
+    let s = settle(send(open("fixed"), Msg::JumpToEnd));
+    assert_eq!(sees(&s, "A", "B"), "UP");
+    assert_eq!(sees(&s, "B", "A"), "UP");
+}
+
+#[test]
+fn play_advances_by_speed_times_elapsed_and_pause_stops() {
+    let s = send(store(), Msg::SetSpeed(2.0));
+    let s = send(s, Msg::TogglePlay);
+    assert!(s.model.borrow().playing);
+    let s = send(
+        s,
+        Msg::Tick {
+            dt_ms: 100.0,
+            cost_ms: 1.0,
+        },
+    );
+    // 100 ms of real time at 2x is 200 ms of virtual time.
+    assert_eq!(s.model.borrow().now(), 200_000);
+    let s = send(s, Msg::Pause);
+    assert!(!s.model.borrow().playing);
+    let before = s.rev;
+    let s = send(
+        s,
+        Msg::Tick {
+            dt_ms: 100.0,
+            cost_ms: 1.0,
+        },
+    );
+    assert_eq!(s.rev, before, "a tick while paused changes nothing");
+    assert_eq!(s.model.borrow().now(), 200_000);
+}
+
+#[test]
+fn per_frame_step_budget_bounds_work_and_adapts() {
+    let s = send(store(), Msg::SetSpeed(1000.0));
+    let s = send(s, Msg::TogglePlay);
+    let budget = s.model.borrow().steps_per_frame;
+    let s = send(
+        s,
+        Msg::Tick {
+            dt_ms: 100.0,
+            cost_ms: 1.0,
+        },
+    );
+    assert!(s.model.borrow().cursor() <= budget);
+    // A slow frame shrinks the budget.
+    let s = send(
+        s,
+        Msg::Tick {
+            dt_ms: 16.0,
+            cost_ms: 40.0,
+        },
+    );
+    assert!(s.model.borrow().steps_per_frame < budget);
+}
+
+#[test]
+fn step_and_step_back_move_one_event() {
+    let s = store();
+    let c0 = s.model.borrow().cursor();
+    let s = send(s, Msg::StepEvent);
+    let s = send(s, Msg::StepEvent);
+    assert_eq!(s.model.borrow().cursor(), c0 + 2);
+    let s = send(s, Msg::StepBack);
+    assert_eq!(s.model.borrow().cursor(), c0 + 1);
+}
+
+#[test]
+fn next_delivery_and_next_interesting_land_after_a_match() {
+    let s = settle(send(store(), Msg::Next(NavKind::Delivery)));
+    {
+        let m = s.model.borrow();
+        let t = &m.run.engine.trace;
+        let last = clusterscope_web::model::nav::recs_of_step(t, m.cursor() - 1);
+        assert!(last.iter().any(|r| NavKind::Delivery.matches(r, t)));
+    }
+    let s = settle(send(s, Msg::Next(NavKind::Interesting)));
+    let m = s.model.borrow();
+    let t = &m.run.engine.trace;
+    let last = clusterscope_web::model::nav::recs_of_step(t, m.cursor() - 1);
+    assert!(last.iter().any(|r| NavKind::Interesting.matches(r, t)));
+}
+
+#[test]
+fn scrubbing_backwards_is_instant_and_forwards_replays() {
+    let s = settle(send(store(), Msg::ScrubTo(90_000_000)));
+    let (step_90, frontier) = {
+        let m = s.model.borrow();
+        assert_eq!(m.now(), 90_000_000);
+        (m.cursor(), m.frontier())
+    };
+    let s = send(s, Msg::ScrubTo(30_000_000));
+    {
+        let m = s.model.borrow();
+        assert!(!m.busy(), "going back needs no seek");
+        assert_eq!(m.now(), 30_000_000);
+        assert_eq!(m.frontier(), frontier, "the computed future is kept");
+    }
+    let s = settle(send(s, Msg::ScrubTo(90_000_000)));
+    assert_eq!(s.model.borrow().cursor(), step_90);
+}
+
+#[test]
+fn next_caption_goes_to_the_caption_time() {
+    let s = settle(send(store(), Msg::NextCaption));
+    let m = s.model.borrow();
+    let first = m.captions[0].0;
+    assert_eq!(m.now(), first);
+    assert_eq!(m.caption_now().unwrap().0, 0);
+}
+
+#[test]
+fn user_action_is_recorded_and_refused_action_changes_nothing() {
+    let s = settle(send(store(), Msg::ScrubTo(5_000_000)));
+    let s = send(
+        s,
+        Msg::UserAction(Action::DropLink {
+            from: "A".into(),
+            to: "C".into(),
+            one_way: false,
+        }),
+    );
+    {
+        let m = s.model.borrow();
+        assert_eq!(m.run.engine.user_actions.len(), 1);
+        assert!(!m.run.engine.sim.net.link(0, 2).up);
+        assert!(!m.run.engine.sim.net.link(2, 0).up);
+        assert_eq!(m.banner.as_ref().unwrap().kind, BannerKind::Info);
+        assert!(m
+            .marks
+            .marks
+            .iter()
+            .any(|k| k.kind == clusterscope_web::model::nav::MarkKind::UserAction));
+    }
+    let cursor = s.model.borrow().cursor();
+    // Starting a running node is refused: banner, nothing recorded, cursor unchanged.
+    let s = send(s, Msg::UserAction(Action::Start { node: "B".into() }));
+    let m = s.model.borrow();
+    assert_eq!(m.banner.as_ref().unwrap().kind, BannerKind::Error);
+    assert_eq!(m.run.engine.user_actions.len(), 1);
+    assert_eq!(m.cursor(), cursor);
+}
+
+#[test]
+fn acting_in_the_past_discards_the_old_future() {
+    let s = settle(send(store(), Msg::ScrubTo(30_000_000)));
+    let s = send(s, Msg::ScrubTo(10_000_000));
+    let old_frontier = s.model.borrow().frontier();
+    let s = send(s, Msg::UserAction(Action::Kill { node: "C".into() }));
+    let m = s.model.borrow();
+    assert!(m.frontier() < old_frontier);
+    assert!(m.samples.times.iter().all(|t| *t <= m.now()));
+}
+
+#[test]
+fn variant_switch_keeps_time_and_replays_user_actions() {
+    let s = settle(send(store(), Msg::ScrubTo(5_000_000)));
+    let s = send(s, Msg::UserAction(Action::Kill { node: "C".into() }));
+    let s = settle(send(s, Msg::ScrubTo(8_000_000)));
+    let s = settle(send(s, Msg::SetVariant("fixed".into())));
+    let m = s.model.borrow();
+    assert_eq!(m.run.variant, "fixed");
+    assert_eq!(m.now(), 8_000_000);
+    assert_eq!(
+        m.run.engine.user_actions.len(),
+        1,
+        "the kill was re-applied"
+    );
+    assert_eq!(
+        m.run.engine.sim.nodes[2].status,
+        clusterscope_core::NodeStatus::Stopped
+    );
+}
+
+#[test]
+fn permalink_round_trip_reproduces_the_state() {
+    let s = settle(send(open("fixed"), Msg::ScrubTo(4_000_000)));
+    let s = send(
+        s,
+        Msg::UserAction(Action::SetLoss {
+            from: "A".into(),
+            to: "B".into(),
+            loss: 0.5,
+            one_way: true,
+        }),
+    );
+    let s = settle(send(s, Msg::ScrubTo(70_000_000)));
+    let (link, session, hash) = {
+        let m = s.model.borrow();
+        (m.session().encode(), m.session(), m.run.engine.sim.hash.0)
+    };
+    let other = settle(send(store(), Msg::OpenPermalink(format!("#s={link}"))));
+    let m = other.model.borrow();
+    assert!(m.banner.is_none(), "{:?}", m.banner);
+    assert_eq!(m.session(), session);
+    assert_eq!(
+        m.run.engine.sim.hash.0, hash,
+        "same trace hash at the cursor"
+    );
+    assert_eq!(m.run.variant, "fixed");
+}
+
+#[test]
+fn broken_permalink_shows_an_error_and_keeps_the_session() {
+    let s = settle(send(open("legacy"), Msg::ScrubTo(3_000_000)));
+    let before = s.model.borrow().session();
+    let s = send(s, Msg::OpenPermalink("#s=not-a-valid-link!!".into()));
+    let m = s.model.borrow();
+    let b = m.banner.as_ref().unwrap();
+    assert_eq!(b.kind, BannerKind::Error);
+    assert!(b.text.contains("could not be opened"), "{}", b.text);
+    assert_eq!(m.session(), before);
+}
+
+#[test]
+fn permalink_to_an_unknown_scenario_is_refused() {
+    let bad = Session {
+        v: 1,
+        scenario: ScenarioRef::Builtin("no-such-incident".into()),
+        variant: "buggy".into(),
+        seed: 1,
+        actions: vec![],
+        cursor: 0,
+    };
+    let s = send(store(), Msg::OpenPermalink(bad.encode()));
+    let m = s.model.borrow();
+    assert!(m.banner.as_ref().unwrap().text.contains("no-such-incident"));
+    assert_eq!(m.run.scenario.name(), PACKET_LOSS);
+}
+
+#[test]
+fn invalid_import_names_the_place_and_keeps_the_session() {
+    let s = settle(send(store(), Msg::ScrubTo(2_000_000)));
+    let before = s.model.borrow().session();
+    let s = send(
+        s,
+        Msg::ImportScenario {
+            file: "mine.toml".into(),
+            text: "name = \"x\"\ntitle = 3\n".into(),
+        },
+    );
+    let m = s.model.borrow();
+    let b = m.banner.as_ref().unwrap();
+    assert_eq!(b.kind, BannerKind::Error);
+    assert!(b.text.contains("mine.toml"), "{}", b.text);
+    assert!(b.text.contains("line"), "names the line: {}", b.text);
+    assert_eq!(m.session(), before);
+}
+
+#[test]
+fn exported_scenario_imports_and_replays_the_same_actions() {
+    let s = settle(send(open("fixed"), Msg::ScrubTo(3_000_000)));
+    let s = send(
+        s,
+        Msg::UserAction(Action::Restart {
+            node: "B".into(),
+            kill: true,
+            down_for: None,
+        }),
+    );
+    let s = settle(send(s, Msg::ScrubTo(20_000_000)));
+    let (text, hash, cursor) = {
+        let m = s.model.borrow();
+        (
+            m.export_scenario().unwrap(),
+            m.run.engine.sim.hash.0,
+            m.cursor(),
+        )
+    };
+    assert!(text.contains(&format!("{VARIANT_MARKER}\"fixed\"")));
+    let s2 = send(
+        store(),
+        Msg::ImportScenario {
+            file: "export.toml".into(),
+            text,
+        },
+    );
+    let s2 = settle(send(s2, Msg::ScrubTo(20_000_000)));
+    let m = s2.model.borrow();
+    assert_eq!(m.run.variant, "fixed");
+    assert_eq!(m.run.engine.user_actions.len(), 1);
+    assert_eq!(m.cursor(), cursor);
+    assert_eq!(m.run.engine.sim.hash.0, hash);
+    // The imported session's permalink carries the whole file.
+    assert!(matches!(m.session().scenario, ScenarioRef::Custom(_)));
+}
+
+#[test]
+fn trace_export_is_one_json_object_per_line_up_to_the_cursor() {
+    let s = settle(send(store(), Msg::ScrubTo(1_500_000)));
+    let m = s.model.borrow();
+    let text = m.export_trace();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(!lines.is_empty());
+    for l in &lines {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        assert!(v["step"].as_u64().unwrap() < m.cursor());
+    }
+    assert!(lines.iter().any(|l| l.contains("\"kind\":\"send\"")));
+}
+
+#[test]
+fn seek_is_cancelled_by_pause() {
+    let s = send(store(), Msg::SetSpeed(1.0));
+    let s = send(s, Msg::JumpToEnd);
+    // The first chunk ran immediately, within one frame's budget.
+    assert!(matches!(s.model.borrow().seek, Some(Seek::Time(_)) | None));
+    let s = send(s, Msg::Pause);
+    assert!(!s.model.borrow().busy());
+}
+
+#[test]
+fn selection_feeds_the_sequence_diagram_set() {
+    let s = send(store(), Msg::SelectNode(Some(2)));
+    let s = send(s, Msg::ToggleSeqNode(0));
+    let m = s.model.borrow();
+    assert_eq!(m.selected, Some(2));
+    assert!(!m.seq_nodes.contains(&0));
+    assert!(m.seq_nodes.contains(&2));
+    drop(m);
+    let s = send(s, Msg::SelectNode(Some(99)));
+    assert_eq!(
+        s.model.borrow().selected,
+        None,
+        "out-of-range ids are ignored"
+    );
+}
