@@ -91,6 +91,9 @@ pub const QUERY_VIEWS: &[&str] = &[
     "down_observers",
     "down_targets",
     "map_diff",
+    "mutation_timeouts",
+    "mutations_acked",
+    "mutations_sent",
     "down_seen_by",
     "down_seen_of",
     "log",
@@ -230,6 +233,15 @@ impl Run {
                         .filter(|p| if by { p.0 == n } else { p.1 == n })
                         .count() as f64,
                 )
+            }
+            "mutation_timeouts" | "mutations_acked" | "mutations_sent" => {
+                let (o, p) = (need(node, "observer")?, need(peer, "peer")?);
+                let w = &g(o).msg.writes[p as usize];
+                QValue::Num(match view_name {
+                    "mutation_timeouts" => w.timed_out,
+                    "mutations_acked" => w.acked,
+                    _ => w.sent,
+                } as f64)
             }
             "status" => QValue::Text(
                 sim.nodes[need(node, "node")? as usize]

@@ -111,6 +111,11 @@ pub trait Protocol: Sized + Clone + 'static {
     fn timer_label(&self, timer: &Self::Timer) -> &'static str;
     /// Full message contents for the trace, in the protocol's own notation.
     fn render_msg(&self, msg: &Self::Msg, topo: &Topology) -> String;
+    /// What the destination's host answers when the message reaches it while its process is
+    /// stopped (e.g. a TCP reset for a closed port). `None`: nothing comes back.
+    fn bounce(&self, _msg: &Self::Msg) -> Option<Self::Msg> {
+        None
+    }
 }
 
 /// What a handler asks the engine to do.
@@ -530,6 +535,11 @@ impl<P: Protocol> Sim<P> {
                 reason,
             };
             self.emit(out, f.to, kind, None);
+            if reason == DropReason::NodeStopped {
+                if let Some(b) = self.proto.bounce(&f.msg) {
+                    self.send(out, f.to, f.from, b)?;
+                }
+            }
             return Ok(());
         }
         let proto = self.proto.clone();

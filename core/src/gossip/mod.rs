@@ -5,6 +5,7 @@
 //! Every handler follows `Gossiper.java` (4.1 / 5.0); comments name the Java method modelled.
 
 pub mod fd;
+pub mod messaging;
 pub mod params;
 pub mod state;
 pub mod view;
@@ -13,6 +14,7 @@ use crate::engine::trace::LogLevel;
 use crate::engine::{Ctx, NodeId, NodeStatus, Protocol, Topology};
 use crate::time::{Micros, US_PER_S};
 use fd::{convicts, ArrivalWindow};
+use messaging::{route, Chan, Messaging, OutState};
 use params::{EchoVariant, GossipParams};
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -23,7 +25,9 @@ use std::sync::Arc;
 
 /// The GossipStage is executor 0 of every node.
 pub const GOSSIP_STAGE: u8 = 0;
-const EXECUTORS: &[&str] = &["GossipStage"];
+pub const REQUEST_STAGE: u8 = 1;
+pub const MUTATION_STAGE: u8 = 2;
+const EXECUTORS: &[&str] = &["GossipStage", "RequestStage", "MutationStage"];
 const MAX_GENERATION_DIFFERENCE: u32 = 86_400 * 365;
 
 /// Initial endpoint state maps, for scenarios that start from a given picture (the study notes).
@@ -61,6 +65,8 @@ pub struct Gossip {
     init: Arc<BTreeMap<NodeId, Vec<(NodeId, EndpointState)>>>,
     /// Each endpoint's state at a warm start, built once and shared (its strings are `Arc`s).
     warm: Arc<Vec<EndpointState>>,
+    /// The node that coordinates client writes, when there is client load.
+    pub coordinator: Option<NodeId>,
 }
 
 /// The verbs on the wire.
@@ -79,6 +85,18 @@ pub enum Verb {
         id: u64,
     },
     Shutdown,
+    /// A client write's replica mutation (connection model only).
+    Mutation {
+        id: u64,
+        bytes: u32,
+    },
+    MutationRsp {
+        id: u64,
+    },
+    /// Transport control: a segment (or connect) was accepted.
+    TcpAck,
+    /// Transport control: the connection was refused or reset.
+    TcpRst,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -87,6 +105,11 @@ pub struct GMsg {
     /// The sender's verb timeout decides when the receiver drops it unprocessed.
     pub expires_at: Micros,
     pub verb: Verb,
+    /// Connection model: the channel, the connection id (0: direct delivery) and whether the
+    /// segment opens the connection.
+    pub chan: Chan,
+    pub conn: u64,
+    pub connect: bool,
 }
 
 /// Work on the GossipStage.
@@ -106,6 +129,14 @@ pub enum Task {
     /// metadata, pending ranges). Modelled as its own GossipStage task after the exchange that
     /// brought the state, so the node's own state escapes first (see docs/MODEL.md).
     Subscribers { ep: NodeId },
+    /// The coordinator sends a routed client write's mutations (RequestStage).
+    Coordinate {
+        id: u64,
+        targets: Vec<NodeId>,
+        delay_us: Micros,
+    },
+    /// A replica applies a mutation and answers (MutationStage).
+    Apply { from: NodeId, id: u64 },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -113,6 +144,10 @@ pub enum GTimer {
     Round,
     EchoExpire(u64),
     ShutdownDone,
+    ConnectTimeout { peer: NodeId, chan: Chan, id: u64 },
+    Retransmit { peer: NodeId, chan: Chan, id: u64 },
+    ClientWrite,
+    WriteTimeout(u64),
 }
 
 /// `inflightEcho[peer]`: the EndpointState object an echo was sent for.
@@ -162,6 +197,10 @@ pub struct GNode {
     /// Creation time of the last gossip message the stage processed (the status-check guard).
     pub last_processed_msg_at: Micros,
     pub counters: Counters,
+    pub msg: Messaging,
+    /// Coordinator: outstanding replica mutations (write id, replica) -> sent at.
+    pub outstanding: BTreeMap<(u64, NodeId), Micros>,
+    next_write: u64,
 }
 
 impl GNode {
@@ -248,10 +287,23 @@ impl Gossip {
                 ));
             }
         }
+        let coordinator = if p.client_rate > 0.0 {
+            if p.client_coordinator.is_empty() {
+                Some(0)
+            } else {
+                Some(
+                    topo.resolve(&p.client_coordinator)
+                        .map_err(|m| format!("client_coordinator: {m}"))?,
+                )
+            }
+        } else {
+            None
+        };
         let mut g = Gossip {
             p,
             init: Arc::new(maps),
             warm: Arc::new(Vec::new()),
+            coordinator,
         };
         g.warm = Arc::new((0..topo.len()).map(|ep| g.warm_state(ep, topo)).collect());
         Ok(g)
@@ -290,13 +342,197 @@ impl Gossip {
         )
     }
 
-    fn send(&self, ctx: &mut Ctx<Self>, to: NodeId, verb: Verb, timeout: Micros) {
-        let msg = GMsg {
+    /// Send a verb. With the connection model, the message goes on its channel's outbound
+    /// connection to `to`, opening it lazily; every write starts the retransmission clock.
+    fn send(&self, node: &mut GNode, ctx: &mut Ctx<Self>, to: NodeId, verb: Verb, timeout: Micros) {
+        let mut msg = GMsg {
             created_at: ctx.now,
             expires_at: ctx.now + timeout,
+            chan: Chan::Gossip,
+            conn: 0,
+            connect: false,
             verb,
         };
+        if self.p.connections {
+            let chan = route(&msg.verb, self.p.messaging, self.p.large_message_threshold);
+            msg.chan = chan;
+            let next = node.msg.next_conn + 1;
+            let oc = &mut node.msg.peers[to as usize].out[chan.index()];
+            let (id, connect) = match oc.state {
+                OutState::Closed => {
+                    oc.state = OutState::Connecting {
+                        id: next,
+                        since: ctx.now,
+                    };
+                    node.msg.next_conn = next;
+                    let t = ctx.now + self.p.connect_timeout.0;
+                    ctx.set_timer(
+                        GTimer::ConnectTimeout {
+                            peer: to,
+                            chan,
+                            id: next,
+                        },
+                        t,
+                    );
+                    (next, true)
+                }
+                OutState::Connecting { id, .. } => (id, true),
+                OutState::Established { id, .. } => (id, false),
+            };
+            let oc = &mut node.msg.peers[to as usize].out[chan.index()];
+            if oc.unacked_since.is_none() {
+                oc.unacked_since = Some(ctx.now);
+                ctx.set_timer(
+                    GTimer::Retransmit { peer: to, chan, id },
+                    ctx.now + self.rto(),
+                );
+            }
+            msg.conn = id;
+            msg.connect = connect;
+        }
         ctx.send(to, msg);
+    }
+
+    /// The time after which an unacknowledged connection is given up.
+    fn rto(&self) -> Micros {
+        match self.p.messaging {
+            params::MessagingVersion::V3 => self.p.tcp_retransmit_timeout.0,
+            params::MessagingVersion::V4 => self
+                .p
+                .tcp_user_timeout
+                .0
+                .min(self.p.tcp_retransmit_timeout.0),
+        }
+    }
+
+    /// Transport control straight back on the same connection (not subject to acceptance).
+    fn control(&self, ctx: &mut Ctx<Self>, to: NodeId, msg: &GMsg, verb: Verb) {
+        let reply = GMsg {
+            created_at: ctx.now,
+            expires_at: ctx.now + self.p.request_timeout.0,
+            chan: msg.chan,
+            conn: msg.conn,
+            connect: false,
+            verb,
+        };
+        ctx.send(to, reply);
+    }
+
+    /// The receiving end of a segment. `false`: it goes no further (refused or swallowed).
+    fn accept_segment(
+        &self,
+        node: &mut GNode,
+        ctx: &mut Ctx<Self>,
+        from: NodeId,
+        msg: &GMsg,
+    ) -> bool {
+        let ci = msg.chan.index();
+        if msg.connect {
+            if !node.msg.accepts(msg.chan) {
+                ctx.discard();
+                self.control(ctx, from, msg, Verb::TcpRst);
+                return false;
+            }
+            node.msg.peers[from as usize].inbound[ci] = Some(msg.conn);
+        } else if node.msg.peers[from as usize].inbound[ci] != Some(msg.conn) {
+            // Half-open: the segment belongs to a connection this process does not have. No
+            // reset comes back; the sender keeps writing into it.
+            node.msg.peers[from as usize].swallowed[ci] += 1;
+            ctx.discard();
+            return false;
+        }
+        self.control(ctx, from, msg, Verb::TcpAck);
+        true
+    }
+
+    /// TCP_ACK / TCP_RST for one of this node's outbound connections.
+    fn transport(&self, node: &mut GNode, ctx: &mut Ctx<Self>, from: NodeId, msg: &GMsg) {
+        let oc = &mut node.msg.peers[from as usize].out[msg.chan.index()];
+        if oc.state.id() != Some(msg.conn) {
+            return;
+        }
+        match msg.verb {
+            Verb::TcpAck => {
+                if let OutState::Connecting { id, .. } = oc.state {
+                    oc.state = OutState::Established { id, since: ctx.now };
+                }
+                oc.unacked_since = None;
+            }
+            Verb::TcpRst => {
+                *oc = Default::default();
+                let (a, c) = (addr(ctx.topo, from), msg.chan.as_str());
+                ctx.log(
+                    LogLevel::Debug,
+                    format!("Connection to {a} ({c}) refused or reset"),
+                );
+            }
+            _ => unreachable!("transport verbs only"),
+        }
+    }
+
+    /// `OutboundTcpConnectionPool.reset`: close every outbound connection to `peer`.
+    fn reset_pool(&self, node: &mut GNode, ctx: &mut Ctx<Self>, peer: NodeId) {
+        let open = node.msg.peers[peer as usize]
+            .out
+            .iter()
+            .any(|c| c.state != OutState::Closed);
+        if self.p.connections && open {
+            node.msg.reset_pool(peer as usize);
+            ctx.log(
+                LogLevel::Debug,
+                format!("Resetting outbound connections to {}", addr(ctx.topo, peer)),
+            );
+        }
+    }
+
+    // ---- the client workload (connection model) ----
+
+    /// StorageProxy: route a write to the replicas the failure detector thinks alive, hint the
+    /// others; the mutations go out after the coordinator's processing time.
+    fn client_write(&self, node: &mut GNode, ctx: &mut Ctx<Self>) {
+        let id = node.next_write;
+        node.next_write += 1;
+        let mut targets = Vec::new();
+        for peer in 0..node.map.len() as NodeId {
+            if peer == node.id {
+                continue;
+            }
+            if node.sees_up(peer) {
+                targets.push(peer);
+            } else {
+                node.msg.writes[peer as usize].hinted += 1;
+            }
+        }
+        let delay_us = ctx.rng.random_range(0..=self.p.client_delay.0);
+        ctx.submit(
+            REQUEST_STAGE,
+            Task::Coordinate {
+                id,
+                targets,
+                delay_us,
+            },
+            None,
+        );
+        let gap = (1e6 / self.p.client_rate).max(1.0) as Micros;
+        ctx.set_timer(GTimer::ClientWrite, ctx.now + gap);
+    }
+
+    fn coordinate(&self, node: &mut GNode, ctx: &mut Ctx<Self>, id: u64, targets: Vec<NodeId>) {
+        for peer in targets {
+            if self.p.fix_sender && !node.sees_up(peer) {
+                // The 15138 sender-side fix: re-check liveness at send time.
+                node.msg.writes[peer as usize].hinted += 1;
+                continue;
+            }
+            node.msg.writes[peer as usize].sent += 1;
+            node.outstanding.insert((id, peer), ctx.now);
+            let verb = Verb::Mutation {
+                id,
+                bytes: self.p.mutation_bytes,
+            };
+            self.send(node, ctx, peer, verb, self.p.write_timeout.0);
+        }
+        ctx.set_timer(GTimer::WriteTimeout(id), ctx.now + self.p.write_timeout.0);
     }
 
     fn fd_report(&self, node: &mut GNode, now: Micros, ep: NodeId) {
@@ -350,7 +586,7 @@ impl Gossip {
         node.callbacks.insert(id, Callback { peer: ep, obj });
         node.counters.echo_sent += 1;
         let timeout = self.echo_timeout(node);
-        self.send(ctx, ep, Verb::EchoReq { id }, timeout);
+        self.send(node, ctx, ep, Verb::EchoReq { id }, timeout);
         ctx.set_timer(GTimer::EchoExpire(id), ctx.now + timeout);
         ctx.mark("ECHO_REQ", ep);
     }
@@ -382,6 +618,8 @@ impl Gossip {
         if self.p.echo != EchoVariant::Legacy {
             node.inflight.remove(&ep);
         }
+        // Subscribers: MessagingService.onDead resets the connection pool.
+        self.reset_pool(node, ctx, ep);
         ctx.log(
             LogLevel::Info,
             format!("InetAddress {} is now DOWN", addr(ctx.topo, ep)),
@@ -504,6 +742,10 @@ impl Gossip {
         let st = EndpointState::new(obj, remote.hb, remote.states, true, ctx.now);
         let dead = st.is_dead_state();
         let existed = node.map[ep as usize].is_some();
+        if node.map[ep as usize].as_ref().is_some_and(|old| old.alive) {
+            // onRestart resets the pool only if the old state was alive.
+            self.reset_pool(node, ctx, ep);
+        }
         if !dead {
             let what = if existed {
                 "has restarted, now UP"
@@ -572,7 +814,7 @@ impl Gossip {
         let mut to_seed = false;
         if let Some(t) = Self::pick(ctx, &live) {
             to_seed = seeds.contains(&t);
-            self.send(ctx, t, Verb::Syn(digests.clone()), syn_timeout);
+            self.send(node, ctx, t, Verb::Syn(digests.clone()), syn_timeout);
         }
         if !node.unreachable.is_empty() {
             let prob = node.unreachable.len() as f64 / (live.len() as f64 + 1.0);
@@ -588,7 +830,7 @@ impl Gossip {
                     })
                     .collect();
                 if let Some(t) = Self::pick(ctx, &cands) {
-                    self.send(ctx, t, Verb::Syn(digests.clone()), syn_timeout);
+                    self.send(node, ctx, t, Verb::Syn(digests.clone()), syn_timeout);
                 }
             }
         }
@@ -601,7 +843,7 @@ impl Gossip {
             };
             if go {
                 if let Some(t) = Self::pick(ctx, &seeds) {
-                    self.send(ctx, t, Verb::Syn(digests), syn_timeout);
+                    self.send(node, ctx, t, Verb::Syn(digests), syn_timeout);
                 }
             }
         }
@@ -666,7 +908,7 @@ impl Gossip {
         ctx.log(LogLevel::Info, "Announcing shutdown".into());
         let live: Vec<NodeId> = node.live.iter().copied().collect();
         for ep in live {
-            self.send(ctx, ep, Verb::Shutdown, self.p.request_timeout.0);
+            self.send(node, ctx, ep, Verb::Shutdown, self.p.request_timeout.0);
         }
         ctx.set_timer(
             GTimer::ShutdownDone,
@@ -716,6 +958,7 @@ impl Gossip {
                 );
                 let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
                 self.send(
+                    node,
                     ctx,
                     from,
                     Verb::Ack {
@@ -744,7 +987,7 @@ impl Gossip {
                     })
                     .collect();
                 let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
-                self.send(ctx, from, Verb::Ack2(reply), t);
+                self.send(node, ctx, from, Verb::Ack2(reply), t);
             }
             Verb::Ack2(states) => {
                 if !node.enabled {
@@ -755,7 +998,13 @@ impl Gossip {
             }
             Verb::EchoReq { id } => {
                 if ctx.status == NodeStatus::Running {
-                    self.send(ctx, from, Verb::EchoRsp { id }, self.p.request_timeout.0);
+                    self.send(
+                        node,
+                        ctx,
+                        from,
+                        Verb::EchoRsp { id },
+                        self.p.request_timeout.0,
+                    );
                 }
             }
             Verb::Shutdown => {
@@ -763,7 +1012,13 @@ impl Gossip {
                     self.mark_as_shutdown(node, ctx, from);
                 }
             }
-            Verb::EchoRsp { .. } => unreachable!("responses are handled by their callback"),
+            Verb::EchoRsp { .. }
+            | Verb::MutationRsp { .. }
+            | Verb::Mutation { .. }
+            | Verb::TcpAck
+            | Verb::TcpRst => {
+                unreachable!("not a GossipStage verb")
+            }
         }
     }
 }
@@ -842,6 +1097,9 @@ impl Protocol for Gossip {
             next_echo: 0,
             last_processed_msg_at: 0,
             counters: Counters::default(),
+            msg: Messaging::new(n),
+            outstanding: BTreeMap::new(),
+            next_write: 0,
         }
     }
 
@@ -894,14 +1152,36 @@ impl Protocol for Gossip {
         }
         node.enabled = true;
         node.exiting = false;
+        node.msg = Messaging::new(node.map.len());
         if self.p.gossip_task {
             let jitter = ctx.rng.random_range(0..self.p.gossip_interval.0);
             ctx.set_timer(GTimer::Round, ctx.now + jitter);
+        }
+        if self.coordinator == Some(node.id) {
+            ctx.set_timer(
+                GTimer::ClientWrite,
+                ctx.now + (1e6 / self.p.client_rate) as Micros,
+            );
         }
     }
 
     fn on_stop(&self, node: &mut GNode, ctx: &mut Ctx<Self>) {
         node.exiting = true;
+        if self.p.connections && self.p.fix_shutdown {
+            // The 15138 fix on the stopping node: close non-gossip connections (both ways)
+            // before announcing the shutdown.
+            node.msg.accepting_non_gossip = false;
+            for p in &mut node.msg.peers {
+                for c in messaging::CHANS.iter().filter(|c| !c.is_gossip()) {
+                    p.out[c.index()] = Default::default();
+                    p.inbound[c.index()] = None;
+                }
+            }
+            ctx.log(
+                LogLevel::Info,
+                "Closing non-gossip connections before announcing shutdown".into(),
+            );
+        }
         if node.enabled && !node.me().is_shutdown() {
             self.announce_shutdown(node, ctx);
         } else {
@@ -919,9 +1199,20 @@ impl Protocol for Gossip {
         node.fd_last_interpret = None;
         node.fd_last_pause = None;
         node.last_processed_msg_at = 0;
+        node.msg = Messaging::new(node.map.len());
+        node.outstanding.clear();
     }
 
     fn on_message(&self, node: &mut GNode, ctx: &mut Ctx<Self>, from: NodeId, msg: GMsg) {
+        if self.p.connections {
+            if matches!(msg.verb, Verb::TcpAck | Verb::TcpRst) {
+                self.transport(node, ctx, from, &msg);
+                return;
+            }
+            if !self.accept_segment(node, ctx, from, &msg) {
+                return;
+            }
+        }
         match msg.verb {
             Verb::EchoRsp { id } => {
                 // The response callback: only a pending (unexpired) callback counts.
@@ -938,6 +1229,17 @@ impl Protocol for Gossip {
                     );
                 }
             }
+            Verb::Mutation { id, .. } => ctx.submit(
+                MUTATION_STAGE,
+                Task::Apply { from, id },
+                Some(msg.expires_at),
+            ),
+            Verb::MutationRsp { id } => {
+                if node.outstanding.remove(&(id, from)).is_some() {
+                    node.msg.writes[from as usize].acked += 1;
+                }
+            }
+            Verb::TcpAck | Verb::TcpRst => {}
             verb => ctx.submit(
                 GOSSIP_STAGE,
                 Task::Handle {
@@ -977,7 +1279,59 @@ impl Protocol for Gossip {
                 node.enabled = false;
                 ctx.cancel_timer(GTimer::Round);
                 if node.exiting {
+                    // Drain: MessagingService closes inbound and outbound connections, then exit.
+                    node.msg.shutdown();
                     ctx.exit();
+                }
+            }
+            GTimer::ConnectTimeout { peer, chan, id } => {
+                let oc = &mut node.msg.peers[peer as usize].out[chan.index()];
+                if matches!(oc.state, OutState::Connecting { id: x, .. } if x == id) {
+                    *oc = Default::default();
+                    let (a, c) = (addr(ctx.topo, peer), chan.as_str());
+                    ctx.log(
+                        LogLevel::Debug,
+                        format!("Connection to {a} ({c}) timed out connecting"),
+                    );
+                }
+            }
+            GTimer::Retransmit { peer, chan, id } => {
+                let rto = self.rto();
+                let oc = &mut node.msg.peers[peer as usize].out[chan.index()];
+                if oc.state.id() != Some(id) {
+                    return;
+                }
+                match oc.unacked_since {
+                    Some(t) if ctx.now >= t + rto => {
+                        *oc = Default::default();
+                        let (a, c) = (addr(ctx.topo, peer), chan.as_str());
+                        ctx.log(
+                            LogLevel::Warn,
+                            format!(
+                                "Connection to {a} ({c}) closed: no acknowledgement for {} (kernel retransmission timeout)",
+                                crate::time::fmt_duration(rto)
+                            ),
+                        );
+                        ctx.mark("conn-closed", peer);
+                    }
+                    Some(t) => ctx.set_timer(GTimer::Retransmit { peer, chan, id }, t + rto),
+                    None => {}
+                }
+            }
+            GTimer::ClientWrite => {
+                if self.coordinator == Some(node.id) && ctx.status == NodeStatus::Running {
+                    self.client_write(node, ctx);
+                }
+            }
+            GTimer::WriteTimeout(id) => {
+                let expired: Vec<(u64, NodeId)> = node
+                    .outstanding
+                    .range((id, 0)..=(id, NodeId::MAX))
+                    .map(|(k, _)| *k)
+                    .collect();
+                for k in expired {
+                    node.outstanding.remove(&k);
+                    node.msg.writes[k.1 as usize].timed_out += 1;
                 }
             }
         }
@@ -999,6 +1353,16 @@ impl Protocol for Gossip {
                 }
             },
             Task::Subscribers { .. } => {}
+            Task::Coordinate { id, targets, .. } => self.coordinate(node, ctx, id, targets),
+            Task::Apply { from, id } => {
+                self.send(
+                    node,
+                    ctx,
+                    from,
+                    Verb::MutationRsp { id },
+                    self.p.write_timeout.0,
+                );
+            }
             Task::EchoFailed { peer, obj } => {
                 if node.inflight.get(&peer).is_some_and(|e| e.obj == obj) {
                     node.inflight.remove(&peer);
@@ -1026,6 +1390,7 @@ impl Protocol for Gossip {
                 ..
             } => base + self.cost_of_states(node, states),
             Task::Subscribers { .. } => self.p.major_state_cost.0,
+            Task::Coordinate { delay_us, .. } => *delay_us,
             _ => base,
         }
     }
@@ -1075,7 +1440,7 @@ impl Protocol for Gossip {
                 }
                 let digests = self.digests(node, ctx);
                 let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
-                self.send(ctx, to, Verb::Syn(digests), t);
+                self.send(node, ctx, to, Verb::Syn(digests), t);
                 Ok(())
             }
             _ => Err(format!(
@@ -1092,6 +1457,10 @@ impl Protocol for Gossip {
             Verb::EchoReq { .. } => "ECHO_REQ",
             Verb::EchoRsp { .. } => "ECHO_RSP",
             Verb::Shutdown => "GOSSIP_SHUTDOWN",
+            Verb::Mutation { .. } => "MUTATION",
+            Verb::MutationRsp { .. } => "MUTATION_RSP",
+            Verb::TcpAck => "TCP_ACK",
+            Verb::TcpRst => "TCP_RST",
         }
     }
 
@@ -1104,10 +1473,13 @@ impl Protocol for Gossip {
                 Verb::EchoReq { .. } => "ECHO_REQ",
                 Verb::EchoRsp { .. } => "ECHO_RSP",
                 Verb::Shutdown => "GOSSIP_SHUTDOWN",
+                _ => "message",
             },
             Task::EchoOk { .. } => "echo callback",
             Task::EchoFailed { .. } => "echo failure callback",
             Task::Subscribers { .. } => "apply endpoint state",
+            Task::Coordinate { .. } => "coordinate write",
+            Task::Apply { .. } => "apply mutation",
         }
     }
 
@@ -1116,7 +1488,28 @@ impl Protocol for Gossip {
             GTimer::Round => "gossip round",
             GTimer::EchoExpire(_) => "echo expired",
             GTimer::ShutdownDone => "shutdown announced",
+            GTimer::ConnectTimeout { .. } => "connect timeout",
+            GTimer::Retransmit { .. } => "retransmission check",
+            GTimer::ClientWrite => "client write",
+            GTimer::WriteTimeout(_) => "write timeout",
         }
+    }
+
+    /// With the connection model, a segment reaching a host whose Cassandra process is down gets
+    /// a TCP reset (closed port). A *running* process that does not know the connection swallows
+    /// it instead (see `accept_segment`): that asymmetry is CASSANDRA-15138.
+    fn bounce(&self, msg: &GMsg) -> Option<GMsg> {
+        if msg.conn == 0 || matches!(msg.verb, Verb::TcpAck | Verb::TcpRst) {
+            return None;
+        }
+        Some(GMsg {
+            created_at: msg.created_at,
+            expires_at: msg.expires_at,
+            chan: msg.chan,
+            conn: msg.conn,
+            connect: false,
+            verb: Verb::TcpRst,
+        })
     }
 
     fn render_msg(&self, msg: &GMsg, topo: &Topology) -> String {
@@ -1139,6 +1532,10 @@ impl Protocol for Gossip {
             Verb::EchoReq { id } => format!("ECHO_REQ #{id}"),
             Verb::EchoRsp { id } => format!("ECHO_RSP #{id}"),
             Verb::Shutdown => "GOSSIP_SHUTDOWN".into(),
+            Verb::Mutation { id, bytes } => format!("MUTATION write #{id} ({bytes} bytes)"),
+            Verb::MutationRsp { id } => format!("MUTATION_RSP write #{id}"),
+            Verb::TcpAck => "TCP ACK".into(),
+            Verb::TcpRst => "TCP RST".into(),
         }
     }
 }

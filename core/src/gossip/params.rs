@@ -63,6 +63,28 @@ pub struct GossipParams {
     pub generation_base: u32,
     pub num_tokens: u32,
     pub messaging: MessagingVersion,
+    /// Model internode connections (channels, lazy connect, half-open); off: direct delivery.
+    pub connections: bool,
+    /// 3.x: a write nobody acknowledges is retransmitted until tcp_retries2 gives up (~15-30 min).
+    pub tcp_retransmit_timeout: Dur,
+    /// 4.0: internode_tcp_user_timeout bounds a half-open connection.
+    pub tcp_user_timeout: Dur,
+    pub connect_timeout: Dur,
+    /// Payloads above this go on the `large` channel.
+    pub large_message_threshold: u32,
+    /// Client writes per second coordinated by `client_coordinator` (0: no client load).
+    pub client_rate: f64,
+    /// The node clients talk to (a node name; empty: the first node).
+    pub client_coordinator: String,
+    /// Time between routing a write (the liveness check) and sending its mutations; drawn
+    /// uniformly from [0, client_delay] per write.
+    pub client_delay: Dur,
+    pub mutation_bytes: u32,
+    pub write_timeout: Dur,
+    /// CASSANDRA-15138 fix on the sender: no normal messages to a node marked down/shutdown.
+    pub fix_sender: bool,
+    /// CASSANDRA-15138 fix on the stopping node: close non-gossip connections before announcing.
+    pub fix_shutdown: bool,
 }
 
 impl Default for GossipParams {
@@ -87,6 +109,18 @@ impl Default for GossipParams {
             generation_base: 1_700_000_000,
             num_tokens: 16,
             messaging: MessagingVersion::V4,
+            connections: false,
+            tcp_retransmit_timeout: Dur(20 * 60 * US_PER_S),
+            tcp_user_timeout: Dur(30 * US_PER_S),
+            connect_timeout: Dur(2 * US_PER_S),
+            large_message_threshold: 64 * 1024,
+            client_rate: 0.0,
+            client_coordinator: String::new(),
+            client_delay: Dur(5 * US_PER_MS),
+            mutation_bytes: 1024,
+            write_timeout: Dur(2 * US_PER_S),
+            fix_sender: false,
+            fix_shutdown: false,
         }
     }
 }
@@ -106,6 +140,12 @@ impl GossipParams {
             return Err(format!(
                 "fd_window {} must be between 1 and 10000",
                 self.fd_window
+            ));
+        }
+        if !(self.client_rate.is_finite() && (0.0..=10_000.0).contains(&self.client_rate)) {
+            return Err(format!(
+                "client_rate {} must be between 0 and 10000 writes/s",
+                self.client_rate
             ));
         }
         if self.request_timeout.0 == 0 {

@@ -47,6 +47,62 @@ pub struct NodeView {
     pub phi: BTreeMap<String, f64>,
     pub gossip_stage: StageView,
     pub counters: super::Counters,
+    /// Connection model only: every outbound connection with what each end believes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub connections: Vec<ConnView>,
+    /// Client writes this node coordinated, per replica.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub writes: BTreeMap<String, super::messaging::WriteStats>,
+}
+
+/// One outbound connection: this side's state and the other side's reality.
+#[derive(Clone, Debug, Serialize)]
+pub struct ConnView {
+    pub peer: String,
+    pub channel: &'static str,
+    /// closed / connecting / established (what this node believes).
+    pub this_side: &'static str,
+    /// open / closed / process down (what the peer actually has).
+    pub other_side: &'static str,
+    /// Writes on this connection the peer swallowed (half-open).
+    pub swallowed: u64,
+    pub unacked_for_us: Option<Micros>,
+}
+
+/// The connection table of node `id` (empty without the connection model).
+pub fn connections(sim: &Sim<Gossip>, id: NodeId) -> Vec<ConnView> {
+    if !sim.proto.p.connections {
+        return Vec::new();
+    }
+    let n = &sim.nodes[id as usize].state;
+    let mut out = Vec::new();
+    for (peer, pc) in n.msg.peers.iter().enumerate() {
+        if peer as NodeId == id {
+            continue;
+        }
+        let other = &sim.nodes[peer];
+        for chan in super::messaging::Chan::of_version(sim.proto.p.messaging) {
+            let oc = &pc.out[chan.index()];
+            let other_side = if other.status == NodeStatus::Stopped {
+                "process down"
+            } else if oc.state.id().is_some()
+                && other.state.msg.peers[id as usize].inbound[chan.index()] == oc.state.id()
+            {
+                "open"
+            } else {
+                "closed"
+            };
+            out.push(ConnView {
+                peer: sim.topo.name(peer as NodeId).to_string(),
+                channel: chan.as_str(),
+                this_side: oc.state.as_str(),
+                other_side,
+                swallowed: other.state.msg.peers[id as usize].swallowed[chan.index()],
+                unacked_for_us: oc.unacked_since.map(|t| sim.now.saturating_sub(t)),
+            });
+        }
+    }
+    out
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -162,6 +218,15 @@ pub fn node_view(sim: &Sim<Gossip>, id: NodeId) -> NodeView {
             delay_us: st.delay_us,
         },
         counters: n.counters.clone(),
+        connections: connections(sim, id),
+        writes: n
+            .msg
+            .writes
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| w.sent + w.hinted > 0)
+            .map(|(p, w)| (topo.name(p as NodeId).to_string(), w.clone()))
+            .collect(),
     }
 }
 

@@ -6,6 +6,10 @@ use crate::limits::Limits;
 /// (file name, contents) of every file in `scenarios/`.
 pub const FILES: &[(&str, &str)] = &[
     (
+        "cassandra-15138-shutdown-race.toml",
+        include_str!("../../../scenarios/cassandra-15138-shutdown-race.toml"),
+    ),
+    (
         "cassandra-21636-packet-loss.toml",
         include_str!("../../../scenarios/cassandra-21636-packet-loss.toml"),
     ),
