@@ -1539,3 +1539,6 @@ impl Protocol for Gossip {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
