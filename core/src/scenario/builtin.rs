@@ -10,6 +10,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../scenarios/cassandra-15138-shutdown-race.toml"),
     ),
     (
+        "cassandra-21636-echo-race.toml",
+        include_str!("../../../scenarios/cassandra-21636-echo-race.toml"),
+    ),
+    (
         "cassandra-21636-packet-loss.toml",
         include_str!("../../../scenarios/cassandra-21636-packet-loss.toml"),
     ),
