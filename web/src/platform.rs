@@ -107,6 +107,33 @@ pub fn apply_theme(dark: bool) {
     }
 }
 
+/// A detached canvas of `w` x `h` CSS pixels at `dpr`, for cached layers.
+pub fn offscreen(w: f64, h: f64, dpr: f64) -> Option<web_sys::HtmlCanvasElement> {
+    let c = window()?
+        .document()?
+        .create_element("canvas")
+        .ok()?
+        .dyn_into::<web_sys::HtmlCanvasElement>()
+        .ok()?;
+    c.set_width((w * dpr).round() as u32);
+    c.set_height((h * dpr).round() as u32);
+    Some(c)
+}
+
+/// The 2D context of a canvas, scaled so drawing uses CSS pixels.
+pub fn context(
+    c: &web_sys::HtmlCanvasElement,
+    dpr: f64,
+) -> Option<web_sys::CanvasRenderingContext2d> {
+    let ctx = c
+        .get_context("2d")
+        .ok()??
+        .dyn_into::<web_sys::CanvasRenderingContext2d>()
+        .ok()?;
+    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    Some(ctx)
+}
+
 pub fn device_pixel_ratio() -> f64 {
     window()
         .map_or(1.0, |w| w.device_pixel_ratio())

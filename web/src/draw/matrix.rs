@@ -82,11 +82,79 @@ pub fn cell(m: &Model, o: NodeId, p: NodeId) -> Cell {
     }
 }
 
+fn rgba(hex: &str) -> [u8; 4] {
+    let v = u32::from_str_radix(hex.trim_start_matches('#'), 16).unwrap_or(0x808080);
+    [(v >> 16) as u8, (v >> 8) as u8, v as u8, 255]
+}
+
+/// Clusters above this size are drawn as an image, one pixel per cell, scaled up.
+pub const IMAGE_ABOVE: usize = 40;
+
+/// RGBA pixels of the matrix, one per cell (row-major, observer rows).
+pub fn pixels(m: &Model, p: &Palette) -> Vec<u8> {
+    let n = m.n();
+    let colors = [
+        rgba(p.grid),
+        rgba(p.panel),
+        rgba(p.stopped),
+        rgba(p.up_soft),
+        rgba(p.down),
+        rgba(p.asym),
+    ];
+    let mut out = Vec::with_capacity(n * n * 4);
+    for o in 0..n as NodeId {
+        for q in 0..n as NodeId {
+            let i = match cell(m, o, q) {
+                Cell::Selfie => 0,
+                Cell::ObserverDown => 1,
+                Cell::PeerStopped => 2,
+                Cell::Up => 3,
+                Cell::Down => 4,
+                Cell::DownOneSided => 5,
+            };
+            out.extend_from_slice(&colors[i]);
+        }
+    }
+    out
+}
+
+fn draw_image(ctx: &Ctx, m: &Model, g: &Geom, p: &Palette) -> Option<()> {
+    use wasm_bindgen::{Clamped, JsCast};
+    let n = g.n as u32;
+    let data = pixels(m, p);
+    let img = web_sys::ImageData::new_with_u8_clamped_array_and_sh(Clamped(&data), n, n).ok()?;
+    let doc = web_sys::window()?.document()?;
+    let scratch = doc
+        .create_element("canvas")
+        .ok()?
+        .dyn_into::<web_sys::HtmlCanvasElement>()
+        .ok()?;
+    scratch.set_width(n);
+    scratch.set_height(n);
+    let sctx = scratch
+        .get_context("2d")
+        .ok()??
+        .dyn_into::<web_sys::CanvasRenderingContext2d>()
+        .ok()?;
+    sctx.put_image_data(&img, 0.0, 0.0).ok()?;
+    ctx.set_image_smoothing_enabled(false);
+    let side = g.cell * g.n as f64;
+    ctx.draw_image_with_html_canvas_element_and_dw_and_dh(&scratch, g.x0, g.y0, side, side)
+        .ok()?;
+    Some(())
+}
+
 pub fn draw(ctx: &Ctx, m: &Model, g: &Geom, hover: Option<(NodeId, NodeId)>, p: &Palette) {
     let n = g.n;
     let sim = &m.run.engine.sim;
     let gap = if g.cell >= 6.0 { 1.0 } else { 0.0 };
+    if n > IMAGE_ABOVE {
+        draw_image(ctx, m, g, p);
+    }
     for o in 0..n as NodeId {
+        if n > IMAGE_ABOVE {
+            break;
+        }
         for q in 0..n as NodeId {
             let c = cell(m, o, q);
             let color = match c {

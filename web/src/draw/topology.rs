@@ -5,7 +5,7 @@ use super::{msg_color, Palette};
 use crate::layout::{Layout, Pt};
 use crate::model::Model;
 use clusterscope_core::engine::network::Link;
-use clusterscope_core::engine::trace::RecKind;
+use clusterscope_core::engine::trace::{Fnv, RecKind};
 use clusterscope_core::engine::{NodeId, NodeStatus, Protocol};
 use std::f64::consts::PI;
 use web_sys::CanvasRenderingContext2d as Ctx;
@@ -38,7 +38,9 @@ fn dash(ctx: &Ctx, pattern: &[f64]) {
 }
 
 /// Style of one direction of a link: (colour, width, dash pattern).
-fn link_style<'a>(l: &Link, default: &Link, p: &'a Palette) -> (&'a str, f64, Vec<f64>) {
+type LinkStyle<'a> = (&'a str, f64, Vec<f64>);
+
+fn link_style<'a>(l: &Link, default: &Link, p: &'a Palette) -> LinkStyle<'a> {
     if !l.up {
         (p.down, 2.5, vec![6.0, 4.0])
     } else if l.loss > 0.0 {
@@ -60,7 +62,36 @@ pub struct TopologyInput<'a> {
     pub palette: Palette,
 }
 
-pub fn draw(ctx: &Ctx, inp: &TopologyInput) {
+/// A hash of everything the static layer (DC rings and links) depends on: when it is unchanged
+/// the cached layer is reused, which keeps hundreds of links cheap.
+pub fn static_key(inp: &TopologyInput, w: f64, h: f64, dpr: f64) -> u64 {
+    let m = inp.model;
+    let sim = &m.run.engine.sim;
+    let default = sim.net.default_link();
+    let mut f = Fnv::default();
+    f.u64(w.to_bits());
+    f.u64(h.to_bits());
+    f.u64(dpr.to_bits());
+    f.str(inp.palette.bg);
+    f.u64(inp.layout.pos.len() as u64);
+    f.u64(
+        m.selected_link
+            .map_or(u64::MAX, |(a, b)| ((a as u64) << 32) | b as u64),
+    );
+    for &(a, b) in inp.links {
+        f.u64(((a as u64) << 32) | b as u64);
+        for l in [sim.net.link(a, b), sim.net.link(b, a)] {
+            f.u64(l.up as u64);
+            f.u64(l.loss.to_bits());
+            f.u64((l.latency_min_us != default.latency_min_us) as u64);
+            f.u64((l.latency_max_us != default.latency_max_us) as u64);
+        }
+    }
+    f.0
+}
+
+/// DC rings and links (cached by the component while [`static_key`] is unchanged).
+pub fn draw_static(ctx: &Ctx, inp: &TopologyInput) {
     let m = inp.model;
     let l = inp.layout;
     let p = &inp.palette;
@@ -88,32 +119,63 @@ pub fn draw(ctx: &Ctx, inp: &TopologyInput) {
         let _ = ctx.fill_text(&dc.name, dc.center.x, dc.center.y + 4.0);
     }
 
-    // Links: each half is one direction, drawn from its sender to the midpoint.
+    // Links: each half is one direction, drawn from its sender to the midpoint. Segments are
+    // batched by style (one path per style), which matters with hundreds of links.
     let default = sim.net.default_link().clone();
+    let mut batches: Vec<(LinkStyle, Vec<(Pt, Pt)>)> = Vec::new();
+    let mut crosses: Vec<Pt> = Vec::new();
+    let mut selected_line: Option<(Pt, Pt)> = None;
     for &(a, b) in inp.links {
         let (pa, pb) = (l.pos[a as usize], l.pos[b as usize]);
         let mid = lerp(pa, pb, 0.5);
         let sel = m.selected_link == Some((a, b)) || m.selected_link == Some((b, a));
         for (from, to, s, e) in [(a, b, pa, mid), (b, a, pb, mid)] {
             let (c, w, d) = link_style(sim.net.link(from, to), &default, p);
-            ctx.set_stroke_style_str(c);
-            ctx.set_line_width(if sel { w + 2.5 } else { w });
-            dash(ctx, &d);
-            line(ctx, s, e);
+            let key = (c, if sel { w + 2.5 } else { w }, d);
+            match batches.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, v)) => v.push((s, e)),
+                None => batches.push((key, vec![(s, e)])),
+            }
         }
         if sel {
-            dash(ctx, &[]);
-            ctx.set_stroke_style_str(p.accent);
-            ctx.set_global_alpha(0.35);
-            ctx.set_line_width(10.0);
-            line(ctx, pa, pb);
-            ctx.set_global_alpha(1.0);
+            selected_line = Some((pa, pb));
         }
         if !sim.net.link(a, b).up && !sim.net.link(b, a).up && n <= 64 {
-            cross(ctx, mid, 5.0, p.down, 2.5);
+            crosses.push(mid);
         }
     }
+    if let Some((pa, pb)) = selected_line {
+        dash(ctx, &[]);
+        ctx.set_stroke_style_str(p.accent);
+        ctx.set_global_alpha(0.35);
+        ctx.set_line_width(10.0);
+        line(ctx, pa, pb);
+        ctx.set_global_alpha(1.0);
+    }
+    // One stroke per segment: software rasterizers handle many small paths far better than one
+    // large self-crossing path. Styles are set once per batch.
+    for ((c, w, d), segs) in &batches {
+        ctx.set_stroke_style_str(c);
+        ctx.set_line_width(*w);
+        dash(ctx, d);
+        for (s, e) in segs {
+            line(ctx, *s, *e);
+        }
+    }
+    for c in crosses {
+        cross(ctx, c, 5.0, p.down, 2.5);
+    }
     dash(ctx, &[]);
+}
+
+/// Messages in flight, recent drops and nodes: redrawn every frame over the static layer.
+pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
+    let m = inp.model;
+    let l = inp.layout;
+    let p = &inp.palette;
+    let sim = &m.run.engine.sim;
+    let topo = &m.run.scenario.topo;
+    let n = topo.names.len();
 
     // Messages in flight.
     let now = sim.now;
@@ -121,18 +183,29 @@ pub fn draw(ctx: &Ctx, inp: &TopologyInput) {
     let dot = if n > 64 { 2.2 } else { 4.0 };
     ctx.set_font("10px ui-monospace, monospace");
     ctx.set_text_align("left");
+    let mut dots: Vec<(&'static str, Vec<Pt>)> = Vec::new();
     for f in sim.in_flight.values().take(MAX_DOTS) {
         let span = f.deliver_at.saturating_sub(f.sent_at).max(1) as f64;
         let t = (now.saturating_sub(f.sent_at) as f64 / span).clamp(0.0, 1.0);
         let (a, b) = (l.pos[f.from as usize], l.pos[f.to as usize]);
         let q = lerp(a, b, t);
         let label = sim.proto.msg_label(&f.msg);
+        match dots.iter_mut().find(|(k, _)| *k == label) {
+            Some((_, v)) => v.push(q),
+            None => dots.push((label, vec![q])),
+        }
+    }
+    for (label, pts) in &dots {
         ctx.set_fill_style_str(msg_color(label));
-        ctx.begin_path();
-        let _ = ctx.arc(q.x, q.y, dot, 0.0, 2.0 * PI);
-        ctx.fill();
+        for q in pts {
+            ctx.begin_path();
+            let _ = ctx.arc(q.x, q.y, dot, 0.0, 2.0 * PI);
+            ctx.fill();
+        }
         if show_labels {
-            let _ = ctx.fill_text(label, q.x + 6.0, q.y - 5.0);
+            for q in pts {
+                let _ = ctx.fill_text(label, q.x + 6.0, q.y - 5.0);
+            }
         }
     }
 
@@ -176,6 +249,11 @@ pub fn draw(ctx: &Ctx, inp: &TopologyInput) {
         }
     }
 
+    // Nodes: large clusters are drawn in batches (one path per colour); small ones in detail.
+    if n > 64 {
+        draw_nodes_batched(ctx, inp, &seen_down);
+        return;
+    }
     // Nodes.
     for (i, pt) in l.pos.iter().enumerate() {
         let slot = &sim.nodes[i];
@@ -255,6 +333,53 @@ pub fn draw(ctx: &Ctx, inp: &TopologyInput) {
             ctx.set_text_align("center");
             let _ = ctx.fill_text(&format!("queue {pending}"), pt.x, pt.y + l.r + 13.0);
         }
+    }
+}
+
+fn draw_nodes_batched(ctx: &Ctx, inp: &TopologyInput, seen_down: &[u32]) {
+    let m = inp.model;
+    let l = inp.layout;
+    let p = &inp.palette;
+    let sim = &m.run.engine.sim;
+    let topo = &m.run.scenario.topo;
+    for (status, color) in [
+        (NodeStatus::Running, p.up),
+        (NodeStatus::Stopping, p.stopping),
+        (NodeStatus::Stopped, p.stopped),
+    ] {
+        ctx.set_fill_style_str(color);
+        for (i, pt) in l.pos.iter().enumerate() {
+            if sim.nodes[i].status == status {
+                ctx.begin_path();
+                let _ = ctx.arc(pt.x, pt.y, l.r, 0.0, 2.0 * PI);
+                ctx.fill();
+            }
+        }
+    }
+    ctx.set_stroke_style_str(p.down);
+    ctx.set_line_width(1.5);
+    for (i, pt) in l.pos.iter().enumerate() {
+        if seen_down[i] > 0 && sim.nodes[i].status == NodeStatus::Running {
+            ctx.begin_path();
+            let _ = ctx.arc(pt.x, pt.y, l.r + 1.5, 0.0, 2.0 * PI);
+            ctx.stroke();
+        }
+    }
+    for id in m.selected.into_iter().chain(inp.hover) {
+        let pt = l.pos[id as usize];
+        ctx.set_stroke_style_str(p.accent);
+        ctx.set_line_width(2.0);
+        ctx.begin_path();
+        let _ = ctx.arc(pt.x, pt.y, l.r + 4.0, 0.0, 2.0 * PI);
+        ctx.stroke();
+        ctx.set_fill_style_str(p.fg);
+        ctx.set_font("600 12px system-ui, sans-serif");
+        ctx.set_text_align("center");
+        let label = match seen_down[id as usize] {
+            0 => topo.name(id).to_string(),
+            k => format!("{} · seen DOWN by {k}", topo.name(id)),
+        };
+        let _ = ctx.fill_text(&label, pt.x, pt.y - l.r - 7.0);
     }
 }
 

@@ -30,6 +30,9 @@ pub const SPEED_MAX: f64 = 1e3;
 /// Per-frame step budget bounds; the budget adapts to keep a frame's work under ~10 ms.
 pub const MIN_STEPS_PER_FRAME: u64 = 20;
 pub const MAX_STEPS_PER_FRAME: u64 = 200_000;
+/// Simulation time per animation frame the step budget aims at, while playing and while seeking.
+pub const PLAY_FRAME_MS: f64 = 10.0;
+pub const SEEK_FRAME_MS: f64 = 28.0;
 /// Most nodes shown in the sequence diagram.
 pub const MAX_SEQ_NODES: usize = 6;
 /// A line in exported scenario files naming the variant the recorded actions belong to.

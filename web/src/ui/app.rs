@@ -36,8 +36,7 @@ impl FrameLoop {
             }
             let dt = last.get().map_or(16.7, |l| ts - l);
             last.set(Some(ts));
-            // Frames arriving late mean the page is overloaded: report that as cost too.
-            let c = cost.get().max(dt - 20.0);
+            let c = cost.get();
             let t0 = platform::now_ms();
             s.dispatch(Msg::Tick {
                 dt_ms: dt,
@@ -252,13 +251,15 @@ pub fn app() -> Html {
     let time = m.now().to_string();
     let frontier = m.frontier().to_string();
     let n_nodes = m.n();
+    let user_actions = m.run.engine.user_actions.len().to_string();
     drop(m);
     html! {
         <main id="app" class="app"
             data-ready={if *ready { "1" } else { "0" }}
             data-busy={if busy { "1" } else { "0" }}
             data-scenario={scenario} data-variant={variant}
-            data-step={step} data-time-us={time} data-frontier={frontier}>
+            data-step={step} data-time-us={time} data-frontier={frontier}
+            data-user-actions={user_actions} data-theme={if dark { "dark" } else { "light" }}>
             <Header s={s.clone()} dark={dark} />
             { for banner }
             <Transport s={s.clone()} dark={dark} resize={*resize} />

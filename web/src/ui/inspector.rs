@@ -56,8 +56,17 @@ fn short_value(v: &str) -> String {
     }
 }
 
+/// Most endpoint rows rendered at once (large clusters: DOWN and changed peers first).
+const MAX_ROWS: usize = 48;
+/// Most phi rows rendered at once (the highest first in large clusters).
+const MAX_PHI: usize = 24;
+/// Above this size the inspector prioritises and caps rows.
+const LARGE: usize = 40;
+
 #[function_component(Inspector)]
 pub fn inspector(p: &PanelProps) -> Html {
+    let filter = use_state(String::new);
+    let all_states = use_state(|| false);
     let m = p.s.model.borrow();
     let Some(id) = m.selected else {
         return html! {
@@ -79,14 +88,56 @@ pub fn inspector(p: &PanelProps) -> Html {
         .map(|(_, map)| map);
     let stopped = slot.status == NodeStatus::Stopped;
 
-    let rows = g.map.iter().enumerate().filter_map(|(ep, st)| {
+    let n = topo.names.len();
+    let needle = filter.trim().to_lowercase();
+    // Which endpoints to show, in order: all for small clusters; for large ones self, then DOWN
+    // peers, then rows the last move changed, then the rest, capped.
+    let mut order: Vec<NodeId> = (0..n as NodeId)
+        .filter(|ep| g.map[*ep as usize].is_some())
+        .filter(|ep| needle.is_empty() || topo.name(*ep).to_lowercase().contains(&needle))
+        .collect();
+    let total_rows = order.len();
+    if n > LARGE {
+        let rank = |ep: NodeId| -> u8 {
+            let st = g.map[ep as usize].as_ref().expect("filtered");
+            let changed = prev.is_some_and(|pm| {
+                pm[ep as usize]
+                    .as_ref()
+                    .is_none_or(|q| q.hb != st.hb || q.alive != st.alive)
+            });
+            if ep == id {
+                0
+            } else if !st.alive {
+                1
+            } else if changed {
+                2
+            } else {
+                3
+            }
+        };
+        order.sort_by_key(|ep| (rank(*ep), *ep));
+        order.truncate(MAX_ROWS);
+    }
+    let shown_rows = order.len();
+    let compact = !*all_states;
+    let rows = order.iter().map(|ep| (*ep as usize, &g.map[*ep as usize])).filter_map(|(ep, st)| {
         let st = st.as_ref()?;
         let ep = ep as NodeId;
         let name = topo.name(ep);
         let live = view::liveness_word(ep == id || st.alive);
         let ch = diff(prev.map(|pm| &pm[ep as usize]), st);
         let stuck = view::inflight_stuck(g, ep);
-        let states = st.states.iter().map(|a| {
+        let hidden = if compact {
+            st.states
+                .iter()
+                .filter(|a| &*a.key != "STATUS" && !ch.keys.iter().any(|k| **k == *a.key))
+                .count()
+        } else {
+            0
+        };
+        let states = st.states.iter().filter(|a| {
+            !compact || &*a.key == "STATUS" || ch.keys.iter().any(|k| **k == *a.key)
+        }).map(|a| {
             let hot = ch.keys.iter().any(|k| **k == *a.key);
             html! {
                 <span class={classes!("as", hot.then_some("hot"))} title={format!("{} = {} (version {})", a.key, a.value, a.version)}>
@@ -104,7 +155,7 @@ pub fn inspector(p: &PanelProps) -> Html {
                 </td>
                 <td class={classes!("num", ch.generation.then_some("hot"))}>{ st.hb.generation }</td>
                 <td class={classes!("num", ch.heartbeat.then_some("hot"))}>{ st.hb.version }</td>
-                <td class="states">{ for states }</td>
+                <td class="states">{ for states }{ for (hidden > 0).then(|| html!{ <span class="as more" title="Tick 'all app states' to see them">{ format!("+{hidden}") }</span> }) }</td>
             </tr>
         })
     });
@@ -122,10 +173,15 @@ pub fn inspector(p: &PanelProps) -> Html {
         }
     });
     let threshold = sim.proto.p.phi_convict_threshold;
-    let phis = (0..topo.len())
+    let mut phis = (0..topo.len())
         .filter(|q| *q != id)
         .filter_map(|q| view::phi_of(sim, g, q).map(|v| (q, v * PHI_FACTOR)))
         .collect::<Vec<_>>();
+    let phi_total = phis.len();
+    if n > LARGE {
+        phis.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        phis.truncate(MAX_PHI);
+    }
     let phi_rows = phis.iter().map(|(q, v)| {
         let pct = (v / (threshold * 1.25) * 100.0).clamp(0.0, 100.0);
         let over = *v > threshold;
@@ -138,6 +194,19 @@ pub fn inspector(p: &PanelProps) -> Html {
             </div>
         }
     });
+    let toggle_states = {
+        let a = all_states.clone();
+        Callback::from(move |_| a.set(!*a))
+    };
+    let on_filter = {
+        let f = filter.clone();
+        Callback::from(move |e: InputEvent| {
+            f.set(
+                e.target_unchecked_into::<web_sys::HtmlInputElement>()
+                    .value(),
+            )
+        })
+    };
     let st = &nv.gossip_stage;
     let c = &nv.counters;
     let live_count = (0..topo.len())
@@ -152,13 +221,21 @@ pub fn inspector(p: &PanelProps) -> Html {
                     else { format!("generation {} · heartbeat {} · sees {}/{} peers UP", nv.generation, nv.heartbeat, live_count, topo.len().saturating_sub(1)) }
                 }</span>
             </div>
-            <h4>{ "Endpoint state map" }<span class="muted small">{ "  highlighted: changed by the last move" }</span></h4>
+            <div class="subhead">
+                <h4>{ "Endpoint state map" }</h4>
+                <span class="muted small">{ "highlighted: changed by the last move" }</span>
+                <label class="check"><input type="checkbox" checked={*all_states} onchange={toggle_states} />{ "all app states" }</label>
+                { for (n > 8).then(|| html!{ <input class="filter" type="search" placeholder="filter peers" value={(*filter).clone()} oninput={on_filter} aria-label="Filter peers" /> }) }
+            </div>
             <div class="table-wrap eps">
                 <table id="endpoint-states" class="tbl">
                     <thead><tr><th>{ "endpoint" }</th><th>{ "liveness" }</th><th>{ "generation" }</th><th>{ "heartbeat" }</th><th>{ "application states (version)" }</th></tr></thead>
                     <tbody>{ for rows }</tbody>
                 </table>
             </div>
+            { for (shown_rows < total_rows).then(|| html!{
+                <p class="muted small">{ format!("Showing {shown_rows} of {total_rows} endpoints: the node itself, peers it sees DOWN, then peers that just changed. Filter to find others.") }</p>
+            }) }
             <div class="two">
                 <div>
                     <h4>{ "inflightEcho" }</h4>
@@ -196,6 +273,7 @@ pub fn inspector(p: &PanelProps) -> Html {
                 </div>
                 <div>
                     <h4>{ format!("φ per peer (convicts above {threshold})") }</h4>
+                    { for (phis.len() < phi_total).then(|| html!{ <p class="muted small">{ format!("the {} highest of {phi_total}", phis.len()) }</p> }) }
                     <div class="phi" id="phi">
                         { if phis.is_empty() { html!{ <p class="muted small">{ "no samples yet" }</p> } } else { html!{ <>{ for phi_rows }</> } } }
                     </div>

@@ -23,7 +23,7 @@ pub fn sequence(p: &PanelProps) -> Html {
     let topo = &m.run.scenario.topo;
     let nodes: Vec<NodeId> = m.seq_nodes.clone();
     let trace = &m.run.engine.trace;
-    let d = seq::diagram(trace, m.cursor(), m.now(), &nodes, MAX_ARROWS, 400_000);
+    let d = seq::diagram(trace, m.cursor(), m.now(), &nodes, MAX_ARROWS, 60_000);
 
     // Rows: every distinct time, in order; the cursor sits after the last past time.
     let mut times: Vec<Micros> = Vec::new();

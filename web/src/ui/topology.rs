@@ -18,6 +18,7 @@ pub fn topology_view(p: &PanelProps) -> Html {
     let s = &p.s;
     let canvas = use_node_ref();
     let geo = use_mut_ref(|| None as Geometry);
+    let layer = use_mut_ref(|| None::<(u64, HtmlCanvasElement)>);
     let hover = use_state(|| None::<NodeId>);
 
     {
@@ -48,16 +49,30 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 let l = net.link(a, b);
                 l.up && l.loss == 0.0
             });
-            topology::draw(
-                &ctx,
-                &topology::TopologyInput {
-                    model: &m,
-                    layout: &lay,
-                    links: &links,
-                    hover,
-                    palette: palette(dark),
-                },
-            );
+            let inp = topology::TopologyInput {
+                model: &m,
+                layout: &lay,
+                links: &links,
+                hover,
+                palette: palette(dark),
+            };
+            let dpr = platform::device_pixel_ratio();
+            let key = topology::static_key(&inp, w, h, dpr);
+            let mut cache = layer.borrow_mut();
+            if cache.as_ref().is_none_or(|(k, _)| *k != key) {
+                if let Some(canvas) = platform::offscreen(w, h, dpr) {
+                    if let Some(lctx) = platform::context(&canvas, dpr) {
+                        topology::draw_static(&lctx, &inp);
+                    }
+                    *cache = Some((key, canvas));
+                }
+            }
+            if let Some((_, layer)) = cache.as_ref() {
+                let _ =
+                    ctx.draw_image_with_html_canvas_element_and_dw_and_dh(layer, 0.0, 0.0, w, h);
+            }
+            topology::draw_dynamic(&ctx, &inp);
+            drop(cache);
             *geo.borrow_mut() = Some((lay, links));
         });
     }
