@@ -72,7 +72,8 @@ pub struct Gossip {
 /// The verbs on the wire.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verb {
-    Syn(Vec<Digest>),
+    /// The digests are shared by the SYNs of one round (up to three targets).
+    Syn(Arc<[Digest]>),
     Ack {
         requests: Vec<Digest>,
         sends: Vec<(NodeId, Delta)>,
@@ -472,6 +473,9 @@ impl Gossip {
 
     /// `OutboundTcpConnectionPool.reset`: close every outbound connection to `peer`.
     fn reset_pool(&self, node: &mut GNode, ctx: &mut Ctx<Self>, peer: NodeId) {
+        if !self.p.connections {
+            return;
+        }
         let open = node.msg.peers[peer as usize]
             .out
             .iter()
@@ -801,7 +805,7 @@ impl Gossip {
     fn gossip_round(&self, node: &mut GNode, ctx: &mut Ctx<Self>) {
         let v = node.next_version();
         node.me_mut().set_hb_version(v);
-        let digests = self.digests(node, ctx);
+        let digests: Arc<[Digest]> = self.digests(node, ctx).into();
         let syn_timeout = self.p.long_timeout.0.max(self.p.request_timeout.0);
         let live: Vec<NodeId> = node.live.iter().copied().collect();
         let seeds: Vec<NodeId> = ctx
@@ -976,16 +980,14 @@ impl Gossip {
                     self.notify_fd(node, ctx.now, &sends);
                     self.apply_state_locally(node, ctx, sends);
                 }
-                let reply: Vec<(NodeId, Delta)> = requests
-                    .iter()
-                    .filter_map(|d| {
-                        node.map
-                            .get(d.ep as usize)?
-                            .as_ref()?
-                            .newer_than(d.max_version)
-                            .map(|x| (d.ep, x))
-                    })
-                    .collect();
+                let mut reply: Vec<(NodeId, Delta)> = Vec::with_capacity(requests.len());
+                reply.extend(requests.iter().filter_map(|d| {
+                    node.map
+                        .get(d.ep as usize)?
+                        .as_ref()?
+                        .newer_than(d.max_version)
+                        .map(|x| (d.ep, x))
+                }));
                 let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
                 self.send(node, ctx, from, Verb::Ack2(reply), t);
             }
@@ -1097,7 +1099,7 @@ impl Protocol for Gossip {
             next_echo: 0,
             last_processed_msg_at: 0,
             counters: Counters::default(),
-            msg: Messaging::new(n),
+            msg: Messaging::new(n, self.p.connections),
             outstanding: BTreeMap::new(),
             next_write: 0,
         }
@@ -1152,7 +1154,7 @@ impl Protocol for Gossip {
         }
         node.enabled = true;
         node.exiting = false;
-        node.msg = Messaging::new(node.map.len());
+        node.msg = Messaging::new(node.map.len(), self.p.connections);
         if self.p.gossip_task {
             let jitter = ctx.rng.random_range(0..self.p.gossip_interval.0);
             ctx.set_timer(GTimer::Round, ctx.now + jitter);
@@ -1199,7 +1201,7 @@ impl Protocol for Gossip {
         node.fd_last_interpret = None;
         node.fd_last_pause = None;
         node.last_processed_msg_at = 0;
-        node.msg = Messaging::new(node.map.len());
+        node.msg = Messaging::new(node.map.len(), self.p.connections);
         node.outstanding.clear();
     }
 
@@ -1438,7 +1440,7 @@ impl Protocol for Gossip {
                 if to == node.id {
                     return Err("a node does not gossip with itself".into());
                 }
-                let digests = self.digests(node, ctx);
+                let digests = self.digests(node, ctx).into();
                 let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
                 self.send(node, ctx, to, Verb::Syn(digests), t);
                 Ok(())

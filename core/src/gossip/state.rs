@@ -189,7 +189,11 @@ pub fn examine<'a>(
     local: impl Fn(NodeId) -> Option<&'a EndpointState>,
     digests: &[Digest],
 ) -> Examined {
-    let mut out = Examined::default();
+    // Sized up front: an ACK in a big cluster carries hundreds of entries.
+    let mut out = Examined {
+        requests: Vec::with_capacity(digests.len()),
+        sends: Vec::with_capacity(digests.len()),
+    };
     for d in digests {
         match local(d.ep) {
             None => out.requests.push(Digest {

@@ -12,7 +12,14 @@ const B: u32 = 1;
 
 fn run(variant: &str) -> Run {
     let s = builtin::get("cassandra-21636-packet-loss").unwrap();
-    Run::new(s, variant, None, &toml::Table::new(), &RunOptions::default()).unwrap()
+    Run::new(
+        s,
+        variant,
+        None,
+        &toml::Table::new(),
+        &RunOptions::default(),
+    )
+    .unwrap()
 }
 
 fn at(r: &mut Run, secs: u64) -> GNode {
@@ -27,19 +34,35 @@ fn buggy_keeps_the_entry_after_failure_and_skips_until_a_new_generation() {
     let a = at(&mut r, 75);
     let entry = a.inflight.get(&B).expect("the failed echo's entry stays");
     let b_obj = a.map[B as usize].as_ref().unwrap().obj;
-    assert_eq!(entry.obj, b_obj, "the entry holds the current EndpointState object");
+    assert_eq!(
+        entry.obj, b_obj,
+        "the entry holds the current EndpointState object"
+    );
     assert!(a.counters.echo_failed >= 1);
     let (sent, skipped) = (a.counters.echo_sent, a.counters.echo_skipped);
     let a = at(&mut r, 200);
-    assert_eq!(a.counters.echo_sent, sent, "no echo is ever sent again for this generation");
-    assert!(a.counters.echo_skipped > skipped + 50, "every markAlive is skipped");
+    assert_eq!(
+        a.counters.echo_sent, sent,
+        "no echo is ever sent again for this generation"
+    );
+    assert!(
+        a.counters.echo_skipped > skipped + 50,
+        "every markAlive is skipped"
+    );
     assert!(!a.sees_up(B));
     // A generation change (B restarts) installs a new object: exactly one fresh echo.
     r.engine
-        .apply_user_action(crate::engine::action::Action::Restart { node: "B".into(), kill: false, down_for: None })
+        .apply_user_action(crate::engine::action::Action::Restart {
+            node: "B".into(),
+            kill: false,
+            down_for: None,
+        })
         .unwrap();
     let a = at(&mut r, 260);
-    assert!(a.counters.echo_sent > sent, "the new generation buys a fresh echo");
+    assert!(
+        a.counters.echo_sent > sent,
+        "the new generation buys a fresh echo"
+    );
     assert!(a.sees_up(B), "and with a healthy link it succeeds");
     assert!(a.inflight.get(&B).is_none(), "success removes the entry");
 }
@@ -48,7 +71,11 @@ fn buggy_keeps_the_entry_after_failure_and_skips_until_a_new_generation() {
 fn fixed_removes_the_entry_on_failure_and_retries_on_the_next_heartbeat() {
     let mut r = run("fixed");
     let a = at(&mut r, 62);
-    let first = a.inflight.get(&B).expect("markAlive sent an echo into the cut link").clone();
+    let first = a
+        .inflight
+        .get(&B)
+        .expect("markAlive sent an echo into the cut link")
+        .clone();
     let expired = (first.sent_at + r.engine.sim.proto.p.request_timeout.0) / US_PER_S + 2;
     let a = at(&mut r, expired);
     assert!(a.counters.echo_failed >= 1);
@@ -58,7 +85,10 @@ fn fixed_removes_the_entry_on_failure_and_retries_on_the_next_heartbeat() {
     );
     let sent = a.counters.echo_sent;
     let a = at(&mut r, 99);
-    assert!(a.counters.echo_sent > sent, "later markAlive calls send fresh echoes (still lost while cut)");
+    assert!(
+        a.counters.echo_sent > sent,
+        "later markAlive calls send fresh echoes (still lost while cut)"
+    );
     // The link heals at 100 s; an echo sent into the cut link just before must expire first.
     let healed_by = 100 + r.engine.sim.proto.p.request_timeout.0 / US_PER_S + 2;
     let a = at(&mut r, healed_by);
@@ -72,7 +102,11 @@ fn legacy_has_no_inflight_map_and_echoes_on_every_mark_alive() {
     let a = at(&mut r, 99);
     assert!(a.inflight.is_empty());
     assert_eq!(a.counters.echo_skipped, 0);
-    assert!(a.counters.echo_sent > 20, "an echo per markAlive while the link is cut: {}", a.counters.echo_sent);
+    assert!(
+        a.counters.echo_sent > 20,
+        "an echo per markAlive while the link is cut: {}",
+        a.counters.echo_sent
+    );
     let a = at(&mut r, 102);
     assert!(a.sees_up(B));
 }
@@ -84,14 +118,22 @@ fn mark_dead_clears_the_entry_in_buggy() {
     let mut r = run("buggy");
     let a = at(&mut r, 75);
     assert!(a.inflight.contains_key(&B));
-    r.engine.apply_user_action(crate::engine::action::Action::HealAll {}).unwrap();
     r.engine
-        .apply_user_action(crate::engine::action::Action::Command { node: "B".into(), command: "disablegossip".into() })
+        .apply_user_action(crate::engine::action::Action::HealAll {})
+        .unwrap();
+    r.engine
+        .apply_user_action(crate::engine::action::Action::Command {
+            node: "B".into(),
+            command: "disablegossip".into(),
+        })
         .unwrap();
     // B's GOSSIP_SHUTDOWN goes to B's live endpoints; A is not among them (B sees A DOWN), so
     // A's entry stays; C clears nothing because C has none.
     let a = at(&mut r, 80);
-    assert!(a.inflight.contains_key(&B), "B does not announce to A, which it sees DOWN");
+    assert!(
+        a.inflight.contains_key(&B),
+        "B does not announce to A, which it sees DOWN"
+    );
     let c = r.engine.sim.nodes[2].state.clone();
     assert!(c.map[B as usize].as_ref().unwrap().is_shutdown());
 }

@@ -1,0 +1,58 @@
+//! Print where a run's memory goes (trace, logs, maps, queues). `cargo run --release --example probe -- <scenario> [secs]`
+use clusterscope_core::runner::{Run, RunOptions};
+use clusterscope_core::scenario::builtin;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let name = args
+        .get(1)
+        .map(String::as_str)
+        .unwrap_or("cassandra-21636-rolling-upgrade");
+    let secs: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(60);
+    let s = builtin::get(name).unwrap();
+    let v = Run::default_variant(&s);
+    let mut r = Run::new(
+        s,
+        &v,
+        None,
+        &toml::Table::new(),
+        &RunOptions {
+            body_budget: 0,
+            ..RunOptions::default()
+        },
+    )
+    .unwrap();
+    r.engine.run_until(secs * 1_000_000, u64::MAX).unwrap();
+    let t = &r.engine.trace;
+    let sim = &r.engine.sim;
+    let states: usize = sim
+        .nodes
+        .iter()
+        .map(|n| n.state.map.iter().flatten().count())
+        .sum();
+    let app: usize = sim
+        .nodes
+        .iter()
+        .map(|n| {
+            n.state
+                .map
+                .iter()
+                .flatten()
+                .map(|e| e.states.len())
+                .sum::<usize>()
+        })
+        .sum();
+    let pending: u64 = sim
+        .nodes
+        .iter()
+        .map(|n| n.exec_stats.iter().map(|e| e.pending as u64).sum::<u64>())
+        .sum();
+    println!("steps {} recs {} ({} B each, cap {}) logs {} log-bytes {} in_flight {} queue {} pending-tasks {}",
+        sim.steps, t.recs.len(), std::mem::size_of_val(&t.recs[0]), t.recs.capacity(), t.logs.len(),
+        t.logs.iter().map(|l| l.text.len()).sum::<usize>(), sim.in_flight.len(), sim.pending_events(), pending);
+    println!(
+        "endpoint states {states}, app states {app}; trace approx {} MB; bytes/step {:.1}",
+        t.approx_bytes() / 1_000_000,
+        t.approx_bytes() as f64 / sim.steps as f64
+    );
+}
