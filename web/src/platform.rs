@@ -73,13 +73,21 @@ pub fn download(file_name: &str, text: &str, mime: &str) {
             a.click();
         }
     }
-    let _ = web_sys::Url::revoke_object_url(&url);
+    // Revoking at once can cancel the download; give the browser a moment.
+    gloo::timers::callback::Timeout::new(10_000, move || {
+        let _ = web_sys::Url::revoke_object_url(&url);
+    })
+    .forget();
 }
 
 /// Copy to the clipboard (best effort; the permalink is also in the address bar).
 pub fn copy(text: &str) {
     if let Some(w) = window() {
-        let _ = w.navigator().clipboard().write_text(text);
+        let promise = w.navigator().clipboard().write_text(text);
+        // A refused write (no permission, headless) is fine: the link is in the address bar.
+        let ignore = wasm_bindgen::closure::Closure::once(|_: wasm_bindgen::JsValue| {});
+        let _ = promise.catch(&ignore);
+        ignore.forget();
     }
 }
 

@@ -1,11 +1,18 @@
-// Smoke test: the app loads, the wasm starts, Yew renders and marks #app ready.
+// Smoke test: the app loads, the wasm starts, Yew renders a scenario and marks #app ready.
 import assert from 'node:assert/strict';
+import { app, open } from './lib/app.mjs';
 
 export async function run({ page, baseUrl, screenshot }) {
-  const response = await page.goto(baseUrl);
-  assert.equal(response.status(), 200);
-  await page.waitForSelector('#app[data-ready="1"]', { timeout: 30_000 });
+  await open(page, baseUrl);
   assert.match(await page.textContent('#app'), /Clusterscope/);
   assert.equal(await page.title(), 'Clusterscope');
-  await screenshot('loaded');
+  const a = await app(page);
+  assert.equal(a.scenario, 'cassandra-21636-packet-loss');
+  assert.equal(a.variant, 'buggy');
+  // Every panel is there.
+  for (const sel of ['#topology', '#timeline', '#matrix', '#endpoint-states', '#log', '#caption']) {
+    assert.ok(await page.$(sel), `${sel} is rendered`);
+  }
+  assert.ok((await page.getAttribute('#topology', 'data-nodes')).startsWith('A:'));
+  await screenshot('loaded', { fullPage: false });
 }

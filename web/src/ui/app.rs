@@ -133,32 +133,45 @@ pub fn app() -> Html {
         use_effect_with((), move |_| {
             let doc = gloo::utils::document();
             let s2 = s.clone();
-            let keys = gloo::events::EventListener::new(&doc, "keydown", move |e| {
-                let Some(e) = e.dyn_ref::<KeyboardEvent>() else {
-                    return;
-                };
-                if e.ctrl_key() || e.meta_key() || e.alt_key() {
-                    return;
-                }
-                let editing = e
-                    .target()
-                    .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                    .is_some_and(|el| {
-                        matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA")
-                    });
-                if editing {
-                    return;
-                }
-                let (help, speed) = {
-                    let m = s2.model.borrow();
-                    (m.help_open, m.speed)
-                };
-                if let Some(msg) = key_msg(e, help, speed) {
-                    e.prevent_default();
-                    s2.dispatch(msg);
+            let keys = gloo::events::EventListener::new_with_options(
+                &doc,
+                "keydown",
+                gloo::events::EventListenerOptions::enable_prevent_default(),
+                move |e| {
+                    let Some(e) = e.dyn_ref::<KeyboardEvent>() else {
+                        return;
+                    };
+                    if e.ctrl_key() || e.meta_key() || e.alt_key() {
+                        return;
+                    }
+                    let editing = e
+                        .target()
+                        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                        .is_some_and(|el| {
+                            matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA")
+                        });
+                    if editing {
+                        return;
+                    }
+                    let (help, speed) = {
+                        let m = s2.model.borrow();
+                        (m.help_open, m.speed)
+                    };
+                    if let Some(msg) = key_msg(e, help, speed) {
+                        e.prevent_default();
+                        s2.dispatch(msg);
+                    }
+                },
+            );
+            let win = gloo::utils::window();
+            // A link pasted into this tab changes only the fragment: open it.
+            let s3 = s.clone();
+            let hashes = gloo::events::EventListener::new(&win, "hashchange", move |_| {
+                let h = platform::hash();
+                if !h.trim().is_empty() {
+                    s3.dispatch(Msg::OpenPermalink(h));
                 }
             });
-            let win = gloo::utils::window();
             let counter = Rc::new(Cell::new(0u32));
             let resizer = gloo::events::EventListener::new(&win, "resize", move |_| {
                 counter.set(counter.get() + 1);
@@ -166,6 +179,7 @@ pub fn app() -> Html {
             });
             move || {
                 drop(keys);
+                drop(hashes);
                 drop(resizer);
             }
         });

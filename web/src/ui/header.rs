@@ -15,6 +15,7 @@ pub fn header(p: &PanelProps) -> Html {
     let s = &p.s;
     let reader = use_mut_ref(|| None::<gloo::file::callbacks::FileReader>);
     let desc_open = use_state(|| false);
+    let menu = use_node_ref();
     let m = s.model.borrow();
 
     let on_pick = {
@@ -75,9 +76,19 @@ pub fn header(p: &PanelProps) -> Html {
             ));
         })
     };
+    let close_menu = {
+        let menu = menu.clone();
+        move || {
+            if let Some(d) = menu.cast::<web_sys::Element>() {
+                let _ = d.remove_attribute("open");
+            }
+        }
+    };
     let on_export_toml = {
         let s = s.clone();
+        let close_menu = close_menu.clone();
         Callback::from(move |_| {
+            close_menu();
             let m = s.model.borrow();
             match m.export_scenario() {
                 Ok(text) => {
@@ -93,6 +104,7 @@ pub fn header(p: &PanelProps) -> Html {
     let on_export_trace = {
         let s = s.clone();
         Callback::from(move |_| {
+            close_menu();
             let m = s.model.borrow();
             let text = m.export_trace();
             platform::download(
@@ -193,7 +205,7 @@ pub fn header(p: &PanelProps) -> Html {
             </label>
             <div class="spacer"></div>
             <button id="share" class="btn" onclick={on_share} title="Copy a link that reopens exactly this state">{ "Share link" }</button>
-            <details class="menu">
+            <details class="menu" ref={menu}>
                 <summary class="btn">{ "Export" }</summary>
                 <div class="menu-body">
                     <button id="export-toml" class="btn ghost" onclick={on_export_toml}>{ "Scenario + your actions (.toml)" }</button>

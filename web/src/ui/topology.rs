@@ -146,11 +146,13 @@ pub fn topology_view(p: &PanelProps) -> Html {
                         format!("{n} nodes · click a node or a link; shift+click adds a node to the sequence diagram")
                     }
                 }</span>
-                { for hover_name.map(|h| html!{ <span class="chip">{ h }</span> }) }
             </div>
+            <div class="canvas-wrap">
+            { for hover_name.map(|h| html!{ <span class="chip overlay">{ h }</span> }) }
             <canvas id="topology" ref={canvas} class="topology" style={format!("cursor:{cursor}")}
                 onclick={on_click} onmousemove={on_move} onmouseleave={on_leave}
                 aria-label="Cluster topology: nodes and links; use the panel below for keyboard access"></canvas>
+            </div>
             <div class="legend">
                 <span class="lg"><i class="dot" style="background:var(--up)"></i>{ "running" }</span>
                 <span class="lg"><i class="dot" style="background:var(--stopping)"></i>{ "stopping" }</span>

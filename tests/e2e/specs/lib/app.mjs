@@ -1,0 +1,100 @@
+// Helpers shared by the specs (this folder is not scanned for specs).
+//
+// How the specs find things (the web app exposes its state for them):
+// - `#app` carries data-ready ("1" once a scenario is rendered and any saved session or permalink
+//   applied), data-busy ("1" while playing or computing), data-scenario, data-variant, data-step,
+//   data-time-us, data-frontier, data-user-actions, data-theme.
+// - `#topology` (canvas) carries data-nodes="name:x,y;..." in CSS pixels of the canvas, so a spec
+//   can click a node, or a link at the midpoint of two nodes.
+// - `#matrix` (canvas) carries data-down="A>B,B>A" (observer>peer pairs seen DOWN) and
+//   data-down-count; `#matrix-summary` says the same in words.
+// - `#endpoint-states tr[data-peer]` rows carry data-liveness/-generation/-heartbeat;
+//   `#inflight tr[data-peer]` rows carry data-stuck.
+// - `#link-panel` carries data-link="A-B", data-ab / data-ba (up | lossy | down).
+// - `#banner` carries data-kind (error | info).
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const SHOTS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'screenshots');
+
+export async function open(page, url) {
+  const res = await page.goto(url);
+  assert.equal(res.status(), 200);
+  await ready(page);
+}
+
+export async function ready(page) {
+  await page.waitForSelector('#app[data-ready="1"]', { timeout: 30_000 });
+  await settled(page);
+}
+
+/** Wait until the app is neither playing nor computing. Two animation frames first, so that a
+ *  render scheduled by the last action has happened (else a stale data-busy="0" could pass). */
+export async function settled(page, timeout = 90_000) {
+  await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+  await page.waitForSelector('#app[data-busy="0"]', { timeout });
+}
+
+/** The #app data attributes. */
+export async function app(page) {
+  return page.evaluate(() => ({ ...document.querySelector('#app').dataset }));
+}
+
+/** Node positions from the topology canvas, in page coordinates. */
+export async function nodes(page) {
+  const canvas = page.locator('#topology');
+  await canvas.scrollIntoViewIfNeeded();
+  const box = await canvas.boundingBox();
+  const attr = await canvas.getAttribute('data-nodes');
+  assert.ok(attr, '#topology has data-nodes');
+  const out = {};
+  for (const part of attr.split(';')) {
+    const i = part.lastIndexOf(':');
+    const [x, y] = part.slice(i + 1).split(',').map(Number);
+    out[part.slice(0, i)] = { x: box.x + x, y: box.y + y };
+  }
+  return out;
+}
+
+export async function clickNode(page, name) {
+  const p = (await nodes(page))[name];
+  assert.ok(p, `node ${name} is on the canvas`);
+  await page.mouse.click(p.x, p.y);
+}
+
+/** Click the middle of the link between two nodes. */
+export async function clickLink(page, a, b) {
+  const n = await nodes(page);
+  await page.mouse.click((n[a].x + n[b].x) / 2, (n[a].y + n[b].y) / 2);
+}
+
+export async function downPairs(page) {
+  const v = await page.getAttribute('#matrix', 'data-down');
+  return v ? v.split(',').filter(Boolean) : [];
+}
+
+export async function liveness(page, peer) {
+  return page.getAttribute(`#endpoint-states tr[data-peer="${peer}"]`, 'data-liveness');
+}
+
+export async function pickVariant(page, v) {
+  await page.click(`#variants [data-variant="${v}"]`);
+  await settled(page);
+  assert.equal((await app(page)).variant, v);
+}
+
+/** Screenshot of one element into tests/e2e/screenshots/<name>.png. */
+export async function shotOf(page, selector, name) {
+  mkdirSync(SHOTS, { recursive: true });
+  const el = page.locator(selector).first();
+  await el.scrollIntoViewIfNeeded();
+  await el.screenshot({ path: join(SHOTS, `${name}.png`) });
+}
+
+export async function bannerText(page, kind) {
+  const sel = kind ? `#banner[data-kind="${kind}"]` : '#banner';
+  await page.waitForSelector(sel, { timeout: 10_000 });
+  return page.textContent(`${sel} .banner-text`);
+}
