@@ -1,1 +1,207 @@
-fn main() {}
+//! Native benchmarks (criterion). Measurements, not tests: `scripts/bench` runs them next to the
+//! same workloads in headless Chromium and prints one table; `cargo bench --bench engine` runs
+//! them alone (append `-- <filter>` to pick one, e.g. `-- pingpong`).
+//!
+//! The workloads live in `benches/wasm/src/workloads.rs`, shared with the wasm benches:
+//!   engine/pingpong_8_nodes            raw event loop, tracing on (events/s, trace B/event)
+//!   gossip/packet_loss_3_nodes_10m     `cassandra-21636-packet-loss` buggy, 10 virtual minutes
+//!   scale/rolling_upgrade_251_nodes_10m `cassandra-21636-rolling-upgrade` buggy, 10 virtual minutes
+//!   sweep/packet_loss_seeds            one seed per iteration, whole scenario (seeds/s)
+//!
+//! Lines starting with `BENCHINFO` are for `scripts/bench`; criterion writes the timings to
+//! `target/criterion/<group>/<bench>/new/{estimates,benchmark}.json`.
+
+#[path = "../../benches/wasm/src/workloads.rs"]
+mod workloads;
+
+use criterion::{criterion_group, criterion_main, Bencher, Criterion, SamplingMode, Throughput};
+use std::cell::Cell;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+use workloads::*;
+
+/// Time each run of `f` separately, after a short sleep, dropping its result untimed: the same
+/// protocol as the wasm side, which yields to the browser (`setTimeout`) before each timed run.
+/// On a machine shared with other work this matters: a process that has just slept is scheduled
+/// promptly and a run of a few ms usually completes within one time slice, whereas a busy loop
+/// of back-to-back runs is preempted regularly and every sample absorbs the waits.
+fn timed_runs<T>(b: &mut Bencher, mut f: impl FnMut() -> T) {
+    b.iter_custom(|iters| {
+        let mut total = Duration::ZERO;
+        for _ in 0..iters {
+            std::thread::sleep(Duration::from_millis(1));
+            let t0 = Instant::now();
+            let out = black_box(f());
+            total += t0.elapsed();
+            drop(out);
+        }
+        total
+    })
+}
+
+/// Measurement time for `samples` samples of one iteration each taking about `once`, with 10%
+/// headroom so criterion does not warn that it cannot finish.
+fn budget(once: Duration, samples: usize, at_least: Duration) -> Duration {
+    (once.mul_f64(samples as f64 * 1.1)).max(at_least)
+}
+
+/// Whether the command line's filter selects `id` (criterion treats a filter as a regex; our ids
+/// are plain words, so a substring match agrees). Lets a filtered run skip the setup runs of
+/// groups it will not measure, e.g. the 20 s first run of the 251-node scenario.
+fn wanted(id: &str) -> bool {
+    const WITH_VALUE: &[&str] = &[
+        "--sample-size",
+        "--warm-up-time",
+        "--measurement-time",
+        "--nresamples",
+        "--noise-threshold",
+        "--confidence-level",
+        "--significance-level",
+        "--save-baseline",
+        "-s",
+        "--baseline",
+        "-b",
+        "--load-baseline",
+        "--profile-time",
+        "--color",
+        "-c",
+        "--output-format",
+        "--plotting-backend",
+        "--format",
+    ];
+    let mut filters = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if WITH_VALUE.contains(&a.as_str()) {
+            args.next();
+        } else if !a.starts_with('-') {
+            filters.push(a);
+        }
+    }
+    filters.is_empty() || filters.iter().any(|f| id.contains(f.as_str()))
+}
+
+fn pingpong(c: &mut Criterion) {
+    if !wanted("engine/pingpong_8_nodes") {
+        return;
+    }
+    // Retained bytes per traced event, from a longer run (printed once).
+    let e = pingpong_run(PP_BYTES_UNTIL_US);
+    let st = TraceStats::of(e.sim.steps, &e.trace);
+    println!("{}", st.line("pingpong trace"));
+    println!(
+        "BENCHINFO pingpong_bytes_per_event={:.1} pingpong_used_bytes_per_event={:.1} rec_size={}",
+        st.bytes_per_event(),
+        st.used_bytes_per_event(),
+        st.rec_size
+    );
+    drop(e);
+
+    let t0 = Instant::now();
+    let events = pingpong_run(PP_UNTIL_US).sim.steps;
+    let once = t0.elapsed();
+    println!("BENCHINFO pingpong_events={events}");
+    let mut g = c.benchmark_group("engine");
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(30)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(budget(once, 30 * 20, Duration::from_secs(4)))
+        .throughput(Throughput::Elements(events));
+    g.bench_function("pingpong_8_nodes", |b| {
+        timed_runs(b, || pingpong_run(black_box(PP_UNTIL_US)))
+    });
+    g.finish();
+}
+
+fn gossip_3_nodes(c: &mut Criterion) {
+    if !wanted("gossip/packet_loss_3_nodes_10m") {
+        return;
+    }
+    let s = scenario(PACKET_LOSS);
+    let t0 = Instant::now();
+    let r = scenario_run(&s, None, Some(TEN_MINUTES));
+    let once = t0.elapsed();
+    let events = r.engine.sim.steps;
+    println!(
+        "{}",
+        TraceStats::of(events, &r.engine.trace).line("packet-loss trace")
+    );
+    println!("BENCHINFO packet_loss_events={events}");
+    drop(r);
+    let mut g = c.benchmark_group("gossip");
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(budget(once, 20 * 5, Duration::from_secs(3)))
+        .throughput(Throughput::Elements(events));
+    g.bench_function("packet_loss_3_nodes_10m", |b| {
+        timed_runs(b, || scenario_run(&s, None, black_box(Some(TEN_MINUTES))))
+    });
+    g.finish();
+}
+
+fn rolling_upgrade_251_nodes(c: &mut Criterion) {
+    if !wanted("scale/rolling_upgrade_251_nodes_10m") {
+        return;
+    }
+    let s = scenario(ROLLING_UPGRADE);
+    let t0 = Instant::now();
+    let r = scenario_run(&s, None, Some(TEN_MINUTES));
+    let once = t0.elapsed();
+    let events = r.engine.sim.steps;
+    println!(
+        "{}",
+        TraceStats::of(events, &r.engine.trace).line("rolling-upgrade trace")
+    );
+    println!(
+        "BENCHINFO rolling_events={events} rolling_first_run_s={:.2}",
+        once.as_secs_f64()
+    );
+    drop(r);
+    let mut g = c.benchmark_group("scale");
+    // Each iteration takes seconds: the minimum sample count, one iteration per sample.
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(1))
+        .measurement_time(budget(once, 10, Duration::from_secs(1)))
+        .throughput(Throughput::Elements(events));
+    g.bench_function("rolling_upgrade_251_nodes_10m", |b| {
+        timed_runs(b, || scenario_run(&s, None, black_box(Some(TEN_MINUTES))))
+    });
+    g.finish();
+}
+
+fn sweep(c: &mut Criterion) {
+    if !wanted("sweep/packet_loss_seeds") {
+        return;
+    }
+    let s = scenario(PACKET_LOSS);
+    let t0 = Instant::now();
+    drop(scenario_run(&s, Some(SWEEP_FIRST_SEED), None));
+    let once = t0.elapsed();
+    let seed = Cell::new(SWEEP_FIRST_SEED);
+    let mut g = c.benchmark_group("sweep");
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(budget(once, 20 * 5, Duration::from_secs(3)))
+        .throughput(Throughput::Elements(1));
+    // Sequential, one seed after another (what `clusterscope sweep --jobs 1` does per worker).
+    g.bench_function("packet_loss_seeds", |b| {
+        timed_runs(b, || {
+            let n = seed.get();
+            seed.set(n + 1);
+            scenario_run(&s, Some(black_box(n)), None)
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    pingpong,
+    gossip_3_nodes,
+    rolling_upgrade_251_nodes,
+    sweep
+);
+criterion_main!(benches);
