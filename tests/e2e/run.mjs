@@ -142,7 +142,9 @@ async function runSpec(browser, baseUrl, name) {
     } catch {
       /* the page may be gone */
     }
-    if (problems.length) err.message += `\n(page errors: ${problems.join(' | ')})`;
+    if (problems.length && !String(err.message).includes(problems[0])) {
+      err.message += `\n(page errors: ${problems.join(' | ')})`;
+    }
     throw err;
   } finally {
     await context.close().catch(() => {});
