@@ -25,9 +25,8 @@ use std::sync::Arc;
 
 /// The GossipStage is executor 0 of every node.
 pub const GOSSIP_STAGE: u8 = 0;
-pub const REQUEST_STAGE: u8 = 1;
-pub const MUTATION_STAGE: u8 = 2;
-const EXECUTORS: &[&str] = &["GossipStage", "RequestStage", "MutationStage"];
+pub const MUTATION_STAGE: u8 = 1;
+const EXECUTORS: &[&str] = &["GossipStage", "MutationStage"];
 const MAX_GENERATION_DIFFERENCE: u32 = 86_400 * 365;
 
 /// Initial endpoint state maps, for scenarios that start from a given picture (the study notes).
@@ -130,12 +129,6 @@ pub enum Task {
     /// metadata, pending ranges). Modelled as its own GossipStage task after the exchange that
     /// brought the state, so the node's own state escapes first (see docs/MODEL.md).
     Subscribers { ep: NodeId },
-    /// The coordinator sends a routed client write's mutations (RequestStage).
-    Coordinate {
-        id: u64,
-        targets: Vec<NodeId>,
-        delay_us: Micros,
-    },
     /// A replica applies a mutation and answers (MutationStage).
     Apply { from: NodeId, id: u64 },
 }
@@ -145,9 +138,19 @@ pub enum GTimer {
     Round,
     EchoExpire(u64),
     ShutdownDone,
-    ConnectTimeout { peer: NodeId, chan: Chan, id: u64 },
-    Retransmit { peer: NodeId, chan: Chan, id: u64 },
+    ConnectTimeout {
+        peer: NodeId,
+        chan: Chan,
+        id: u64,
+    },
+    Retransmit {
+        peer: NodeId,
+        chan: Chan,
+        id: u64,
+    },
     ClientWrite,
+    /// A routed write's mutations leave the coordinator (after its processing time).
+    Dispatch(u64),
     WriteTimeout(u64),
 }
 
@@ -201,6 +204,8 @@ pub struct GNode {
     pub msg: Messaging,
     /// Coordinator: outstanding replica mutations (write id, replica) -> sent at.
     pub outstanding: BTreeMap<(u64, NodeId), Micros>,
+    /// Coordinator: writes routed (replicas chosen) but not yet sent.
+    pub routed: BTreeMap<u64, Vec<NodeId>>,
     next_write: u64,
 }
 
@@ -507,18 +512,19 @@ impl Gossip {
                 node.msg.writes[peer as usize].hinted += 1;
             }
         }
+        // Requests are handled concurrently (the native transport pool): one timer per write.
         let delay_us = ctx.rng.random_range(0..=self.p.client_delay.0);
-        ctx.submit(
-            REQUEST_STAGE,
-            Task::Coordinate {
-                id,
-                targets,
-                delay_us,
-            },
-            None,
-        );
-        let gap = (1e6 / self.p.client_rate).max(1.0) as Micros;
+        node.routed.insert(id, targets);
+        ctx.set_timer(GTimer::Dispatch(id), ctx.now + delay_us);
+        let gap = self.client_gap(ctx);
         ctx.set_timer(GTimer::ClientWrite, ctx.now + gap);
+    }
+
+    /// Time to the next client write: the mean gap 1/rate, jittered uniformly by +-50% (integer
+    /// arithmetic only, so native and wasm agree).
+    fn client_gap(&self, ctx: &mut Ctx<Self>) -> Micros {
+        let mean = ((1e6 / self.p.client_rate) as Micros).max(2);
+        ctx.rng.random_range(mean / 2..=mean + mean / 2)
     }
 
     fn coordinate(&self, node: &mut GNode, ctx: &mut Ctx<Self>, id: u64, targets: Vec<NodeId>) {
@@ -1101,6 +1107,7 @@ impl Protocol for Gossip {
             counters: Counters::default(),
             msg: Messaging::new(n, self.p.connections),
             outstanding: BTreeMap::new(),
+            routed: BTreeMap::new(),
             next_write: 0,
         }
     }
@@ -1160,10 +1167,8 @@ impl Protocol for Gossip {
             ctx.set_timer(GTimer::Round, ctx.now + jitter);
         }
         if self.coordinator == Some(node.id) {
-            ctx.set_timer(
-                GTimer::ClientWrite,
-                ctx.now + (1e6 / self.p.client_rate) as Micros,
-            );
+            let first = self.client_gap(ctx);
+            ctx.set_timer(GTimer::ClientWrite, ctx.now + first);
         }
     }
 
@@ -1203,6 +1208,7 @@ impl Protocol for Gossip {
         node.last_processed_msg_at = 0;
         node.msg = Messaging::new(node.map.len(), self.p.connections);
         node.outstanding.clear();
+        node.routed.clear();
     }
 
     fn on_message(&self, node: &mut GNode, ctx: &mut Ctx<Self>, from: NodeId, msg: GMsg) {
@@ -1325,6 +1331,11 @@ impl Protocol for Gossip {
                     self.client_write(node, ctx);
                 }
             }
+            GTimer::Dispatch(id) => {
+                if let Some(targets) = node.routed.remove(&id) {
+                    self.coordinate(node, ctx, id, targets);
+                }
+            }
             GTimer::WriteTimeout(id) => {
                 let expired: Vec<(u64, NodeId)> = node
                     .outstanding
@@ -1355,7 +1366,6 @@ impl Protocol for Gossip {
                 }
             },
             Task::Subscribers { .. } => {}
-            Task::Coordinate { id, targets, .. } => self.coordinate(node, ctx, id, targets),
             Task::Apply { from, id } => {
                 self.send(
                     node,
@@ -1392,7 +1402,6 @@ impl Protocol for Gossip {
                 ..
             } => base + self.cost_of_states(node, states),
             Task::Subscribers { .. } => self.p.major_state_cost.0,
-            Task::Coordinate { delay_us, .. } => *delay_us,
             _ => base,
         }
     }
@@ -1480,7 +1489,6 @@ impl Protocol for Gossip {
             Task::EchoOk { .. } => "echo callback",
             Task::EchoFailed { .. } => "echo failure callback",
             Task::Subscribers { .. } => "apply endpoint state",
-            Task::Coordinate { .. } => "coordinate write",
             Task::Apply { .. } => "apply mutation",
         }
     }
@@ -1493,6 +1501,7 @@ impl Protocol for Gossip {
             GTimer::ConnectTimeout { .. } => "connect timeout",
             GTimer::Retransmit { .. } => "retransmission check",
             GTimer::ClientWrite => "client write",
+            GTimer::Dispatch(_) => "send write",
             GTimer::WriteTimeout(_) => "write timeout",
         }
     }
