@@ -421,3 +421,37 @@ fn selection_feeds_the_sequence_diagram_set() {
         "out-of-range ids are ignored"
     );
 }
+
+#[test]
+fn loading_another_scenario_resets_selections_into_range() {
+    let s = send(store(), Msg::LoadBuiltin("cassandra-21636-restart".into()));
+    let n_big = s.model.borrow().n();
+    let last = n_big as u32 - 1;
+    let s = send(s, Msg::SelectNode(Some(last)));
+    let s = send(s, Msg::SelectLink(Some((last, last - 1))));
+    let s = send(s, Msg::LoadBuiltin(PACKET_LOSS.into()));
+    let m = s.model.borrow();
+    let n = m.n() as u32;
+    assert!(m.selected.is_some_and(|x| x < n));
+    assert!(m.seq_nodes.iter().all(|x| *x < n));
+    assert_eq!(m.selected_link, None);
+}
+
+#[test]
+fn every_builtin_scenario_loads_and_steps() {
+    let names: Vec<String> = store()
+        .model
+        .borrow()
+        .catalog
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
+    assert!(names.len() >= 2);
+    for name in names {
+        let s = send(store(), Msg::LoadBuiltin(name.clone()));
+        let s = send(s, Msg::Next(NavKind::Delivery));
+        let m = s.model.borrow();
+        assert!(m.banner.is_none(), "{name}: {:?}", m.banner);
+        assert_eq!(m.run.scenario.name(), name);
+    }
+}

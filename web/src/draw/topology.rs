@@ -43,7 +43,7 @@ type LinkStyle<'a> = (&'a str, f64, Vec<f64>);
 fn link_style<'a>(l: &Link, default: &Link, p: &'a Palette) -> LinkStyle<'a> {
     if !l.up {
         (p.down, 2.5, vec![6.0, 4.0])
-    } else if l.loss > 0.0 {
+    } else if l.loss > default.loss {
         (p.lossy, 2.2, vec![2.0, 3.0])
     } else if l.latency_max_us != default.latency_max_us
         || l.latency_min_us != default.latency_min_us

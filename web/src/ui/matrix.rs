@@ -22,8 +22,10 @@ pub fn matrix_card(p: &PanelProps) -> Html {
     let geom = use_mut_ref(|| None::<Geom>);
     let hover = use_state(|| None::<(NodeId, NodeId)>);
     {
-        let (canvas, s, geom, dark, hover) =
-            (canvas.clone(), s.clone(), geom.clone(), p.dark, *hover);
+        let (canvas, s, geom, dark) = (canvas.clone(), s.clone(), geom.clone(), p.dark);
+        // The hovered cell may belong to the previous scenario.
+        let n_now = s.model.borrow().n() as NodeId;
+        let hover = hover.filter(|(o, q)| *o < n_now && *q < n_now);
         use_effect(move || {
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
                 if let Some((ctx, w, h)) = platform::prepare_canvas(&c, true) {
@@ -106,7 +108,7 @@ pub fn matrix_card(p: &PanelProps) -> Html {
             }
         )
     };
-    let tip = hover.map(|(o, q)| {
+    let tip = hover.filter(|(o, q)| (*o as usize) < n && (*q as usize) < n).map(|(o, q)| {
         let sim = &m.run.engine.sim;
         let g = &sim.nodes[o as usize].state;
         let c = matrix::cell(&m, o, q);

@@ -183,7 +183,7 @@ fn describe_link(l: &Link) -> String {
     if !l.up {
         "down".into()
     } else if l.loss > 0.0 {
-        format!("lossy {:.1}% · {lat}", l.loss * 100.0)
+        format!("loss {:.1}% · {lat}", l.loss * 100.0)
     } else {
         format!("up · {lat}")
     }

@@ -8,6 +8,7 @@ use crate::layout::{self, Hit, Layout, Pt};
 use crate::model::Msg;
 use crate::platform;
 use clusterscope_core::engine::NodeId;
+use clusterscope_core::time::fmt_duration;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
@@ -22,8 +23,10 @@ pub fn topology_view(p: &PanelProps) -> Html {
     let hover = use_state(|| None::<NodeId>);
 
     {
-        let (canvas, s, geo, dark, hover) =
-            (canvas.clone(), s.clone(), geo.clone(), p.dark, *hover);
+        let (canvas, s, geo, dark) = (canvas.clone(), s.clone(), geo.clone(), p.dark);
+        // The hovered node may belong to the previous scenario.
+        let n_now = s.model.borrow().n() as NodeId;
+        let hover = hover.filter(|h| *h < n_now);
         use_effect(move || {
             let Some(c) = canvas.cast::<HtmlCanvasElement>() else {
                 return;
@@ -45,9 +48,10 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 geo.borrow().as_ref().map(|g| g.0.clone()).expect("checked")
             };
             let net = &m.run.engine.sim.net;
+            // "Healthy" is the scenario's default link (which may carry a baseline loss).
+            let default = net.default_link();
             let links = layout::visible_links(topo.names.len(), m.selected, |a, b| {
-                let l = net.link(a, b);
-                l.up && l.loss == 0.0
+                net.link(a, b) == default
             });
             let inp = topology::TopologyInput {
                 model: &m,
@@ -121,7 +125,20 @@ pub fn topology_view(p: &PanelProps) -> Html {
 
     let m = s.model.borrow();
     let n = m.n();
-    let hover_name = hover.map(|h| m.name(h).to_string());
+    let base = m.run.engine.sim.net.default_link();
+    let baseline = format!(
+        "default link: {}–{}{}",
+        fmt_duration(base.latency_min_us),
+        fmt_duration(base.latency_max_us),
+        if base.loss > 0.0 {
+            format!(", {:.1}% loss", base.loss * 100.0)
+        } else {
+            String::new()
+        }
+    );
+    let hover_name = hover
+        .filter(|h| (*h as usize) < n)
+        .map(|h| m.name(h).to_string());
     let legend_msgs = MSG_KINDS.iter().map(|k| {
         html! { <span class="lg"><i class="dot" style={format!("background:{}", msg_color(k))}></i>{ *k }</span> }
     });
@@ -161,7 +178,7 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 <span class="lg"><i class="bar down"></i>{ "down" }</span>
                 <span class="lg"><i class="bar lossy"></i>{ "lossy" }</span>
                 <span class="lg"><i class="bar slow"></i>{ "latency" }</span>
-                <span class="lg muted">{ "(each half of a link is the direction leaving its node)" }</span>
+                <span class="lg muted">{ format!("(each half of a link is the direction leaving its node; {baseline})") }</span>
             </div>
             <div class="legend">{ for legend_msgs }<span class="lg"><b class="x">{ "✕" }</b>{ "dropped" }</span></div>
             { panel }
