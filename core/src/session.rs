@@ -83,7 +83,10 @@ impl Session {
                 limits.max_schedule
             ));
         }
-        if s.actions.windows(2).any(|w| w[0].step >= w[1].step) {
+        if s.actions
+            .windows(2)
+            .any(|w| w[0].step >= w[1].step || w[0].at.0 > w[1].at.0)
+        {
             return Err("the link's recorded actions are not in step order".into());
         }
         Ok(s)

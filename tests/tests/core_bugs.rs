@@ -1,7 +1,5 @@
 //! Minimal reproductions of bugs in core found by the robustness harness (property tests,
-//! fuzzing, bad-input probing). Each test is `#[ignore]`d with the reason until core is fixed;
 //! run them with `cargo test -p clusterscope-tests --test core_bugs -- --ignored`. When a fix
-//! lands, drop the `#[ignore]` so the test guards it. (Bad scenario values that core accepts are
 //! rows of tests/tests/bad_input.rs instead.)
 
 use clusterscope_core::engine::action::{Action, Dur, RecordedAction};
@@ -63,7 +61,6 @@ fn times_are_monotone(run: &Run) -> bool {
 /// from a scenario's `[[recorded]]` (only `at <= duration` is checked) and from any permalink
 /// (`Session::decode` does not look at `at`).
 #[test]
-#[ignore = "reason: core bug: a recorded action's `at` ahead of its step makes time go backwards (debug: panic)"]
 fn recorded_action_at_ahead_of_its_step() {
     let text = format!(
         "{HEAD}{NODES}{VARIANT}[[recorded]]\nstep = 5\nat = \"50s\"\naction = \"kill\"\nnode = \"A\"\n"
@@ -77,7 +74,6 @@ fn recorded_action_at_ahead_of_its_step() {
 
 /// The same through a permalink: it decodes, and replaying it breaks time.
 #[test]
-#[ignore = "reason: core bug: Session::decode accepts recorded actions whose `at` is ahead of their step (time goes backwards on replay)"]
 fn permalink_action_at_ahead_of_its_step() {
     let link = Session {
         v: PERMALINK_VERSION,
@@ -119,7 +115,6 @@ fn permalink_action_at_ahead_of_its_step() {
 /// the first gossip round; release builds wrap, so every remote state looks too new and is
 /// ignored. Cassandra's generation is an `int` (seconds since the epoch).
 #[test]
-#[ignore = "reason: core bug: generation_base = 4294967295 overflows u32 in gossip (debug: panic); params do not bound it"]
 fn generation_base_near_u32_max_overflows() {
     let text = format!("{HEAD}{NODES}[params]\ngeneration_base = 4294967295\n{VARIANT}");
     let s = Scenario::parse("bug.toml", &text, &Limits::default()).unwrap();
@@ -135,7 +130,6 @@ fn generation_base_near_u32_max_overflows() {
 
 /// The same overflow reached by a restart (no gossip round needed): `old_gen + 1`.
 #[test]
-#[ignore = "reason: core bug: a restart with generation_base = 4294967295 overflows `old_gen + 1` (debug: panic)"]
 fn restart_at_max_generation_overflows() {
     let text = format!(
         "{HEAD}{NODES}[params]\ngeneration_base = 4294967295\ngossip_task = false\n{VARIANT}"
@@ -161,7 +155,6 @@ fn restart_at_max_generation_overflows() {
 /// bomb for the browser through a permalink's custom scenario), and names with spaces and
 /// commas that break partition groups and the UI.
 #[test]
-#[ignore = "reason: core bug: cluster.generate.prefix is not validated (length, spaces, commas): 800 KB file -> 400 MB of node names"]
 fn generate_prefix_is_not_validated() {
     let with_space =
         format!("{HEAD}[cluster]\ngenerate = {{ count = 3, prefix = \"node x,\" }}\n{VARIANT}");

@@ -1288,7 +1288,10 @@ impl<P: Protocol> Engine<P> {
             .find(|a| a.step == self.sim.steps)
             .cloned();
         let progressed = if let Some(ua) = due {
-            self.sim.now = self.sim.now.max(ua.at.0);
+            // A recorded action happened between the previous event and the next one: never move
+            // the clock past the next queued event (a forged `at` cannot make time run backwards).
+            let next = self.sim.next_time().unwrap_or(Micros::MAX);
+            self.sim.now = self.sim.now.max(ua.at.0.min(next));
             self.sim
                 .apply_action(&mut out, &ua.action, ActionSource::User)?;
             self.sim.steps += 1;

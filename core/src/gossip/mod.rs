@@ -709,7 +709,7 @@ impl Gossip {
             match node.map[ep as usize].as_ref() {
                 Some(local) => {
                     let (lg, rg) = (local.hb.generation, remote.hb.generation);
-                    if lg != 0 && rg > lg + MAX_GENERATION_DIFFERENCE {
+                    if lg != 0 && rg as u64 > lg as u64 + MAX_GENERATION_DIFFERENCE as u64 {
                         continue;
                     }
                     if rg > lg {
@@ -1117,8 +1117,11 @@ impl Protocol for Gossip {
             // A new process: a new generation; peers are loaded from system.peers with
             // generation 0 and marked dead until gossip says otherwise.
             let old_gen = node.generation();
-            let generation =
-                (self.p.generation_base + (ctx.now / US_PER_S) as u32).max(old_gen + 1);
+            let generation = (self
+                .p
+                .generation_base
+                .saturating_add((ctx.now / US_PER_S) as u32))
+            .max(old_gen.saturating_add(1));
             let mut me = node.me().clone();
             me.hb = HeartBeat {
                 generation,
@@ -1422,7 +1425,7 @@ impl Protocol for Gossip {
                     return Err("gossip is already running".into());
                 }
                 // forceNewerGeneration, then start: STATUS back to NORMAL.
-                let generation = node.generation() + 1;
+                let generation = node.generation().saturating_add(1);
                 let v = node.next_version();
                 let me = node.me_mut();
                 me.hb.generation = generation;

@@ -125,6 +125,9 @@ impl Default for GossipParams {
     }
 }
 
+/// Leaves room for a century of restarts below i32::MAX (Cassandra stores generations as int).
+pub const MAX_GENERATION_BASE: u32 = 2_000_000_000;
+
 impl GossipParams {
     pub fn validate(&self) -> Result<(), String> {
         if self.gossip_interval.0 == 0 {
@@ -146,6 +149,12 @@ impl GossipParams {
             return Err(format!(
                 "client_rate {} must be between 0 and 10000 writes/s",
                 self.client_rate
+            ));
+        }
+        if self.generation_base > MAX_GENERATION_BASE {
+            return Err(format!(
+                "generation_base {} is too large; Cassandra generations are seconds since the epoch, use at most {MAX_GENERATION_BASE}",
+                self.generation_base
             ));
         }
         if self.request_timeout.0 == 0 {

@@ -341,6 +341,12 @@ impl Scenario {
                 "network: latency_min must be <= latency_max, and latency_max at most 1h".into(),
             ));
         }
+        if !(0.0..=1.0).contains(&raw.network.loss) {
+            return Err(err(format!(
+                "network.loss: {} is not a probability; use 0.0 to 1.0",
+                raw.network.loss
+            )));
+        }
         if raw.variants.is_empty() {
             return Err(err("variants: a scenario needs at least one [[variants]] entry (incidents have `buggy` and `fixed`)".into()));
         }
@@ -388,7 +394,11 @@ impl Scenario {
                 )));
             }
         }
-        if raw.recorded.windows(2).any(|w| w[0].step >= w[1].step) {
+        if raw
+            .recorded
+            .windows(2)
+            .any(|w| w[0].step >= w[1].step || w[0].at.0 > w[1].at.0)
+        {
             return Err(err(
                 "recorded: actions must be in increasing `step` order".into()
             ));
@@ -457,6 +467,15 @@ fn build_topology(c: &ClusterSpec, limits: &Limits) -> Result<Topology, String> 
                 return Err(format!(
                     "generate.count {} is out of range; use 1 to {}",
                     g.count, limits.max_nodes
+                ));
+            }
+            if g.prefix.is_empty()
+                || g.prefix.len() > 32
+                || g.prefix.chars().any(|ch| ch.is_whitespace() || ch == ',')
+            {
+                return Err(format!(
+                    "generate.prefix \"{:.40}\" must be 1-32 characters without spaces or commas",
+                    g.prefix
                 ));
             }
             if g.dcs == 0 || g.dcs > g.count || g.racks == 0 {
@@ -580,7 +599,18 @@ pub fn check_action_nodes(a: &Action, topo: &Topology) -> Result<(), String> {
     for n in names {
         topo.resolve(n)?;
     }
-    Ok(())
+    // Value checks that do not depend on the run's state (the engine re-checks them anyway).
+    match a {
+        Action::SetLoss { loss, .. } if !(0.0..=1.0).contains(loss) => Err(format!(
+            "loss {loss} is out of range; use a probability from 0.0 to 1.0"
+        )),
+        Action::SetLatency { min, max, .. } if min.0 > max.0 => Err(format!(
+            "latency min {} is above max {}",
+            fmt_duration(min.0),
+            fmt_duration(max.0)
+        )),
+        _ => Ok(()),
+    }
 }
 
 fn check_expect(e: &ExpectSpec, topo: &Topology) -> Result<(), String> {
