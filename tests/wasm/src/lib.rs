@@ -85,12 +85,20 @@ pub const SCENARIO_SPAN_US: Micros = 120_000_000;
 /// `scenario:<built-in name>:<variant>`: run the built-in scenario and return its trace hash.
 pub fn scenario_hash(spec: &str, seed: u64) -> u64 {
     use clusterscope_core::runner::{Run, RunOptions};
-    let (name, variant) = spec.split_once(':').unwrap_or_else(|| panic!("scenario case \"{spec}\": want name:variant"));
+    let (name, variant) = spec
+        .split_once(':')
+        .unwrap_or_else(|| panic!("scenario case \"{spec}\": want name:variant"));
     let s = clusterscope_core::scenario::builtin::get(name).unwrap_or_else(|e| panic!("{e}"));
     let until = s.duration().min(SCENARIO_SPAN_US);
-    let opts = RunOptions { body_budget: 0, ..RunOptions::default() };
-    let mut r = Run::new(s, variant, Some(seed), &toml::Table::new(), &opts).unwrap_or_else(|e| panic!("{spec}: {e}"));
-    r.engine.run_until(until, u64::MAX).unwrap_or_else(|e| panic!("{spec}: {e}"));
+    let opts = RunOptions {
+        body_budget: 0,
+        ..RunOptions::default()
+    };
+    let mut r = Run::new(s, variant, Some(seed), &toml::Table::new(), &opts)
+        .unwrap_or_else(|e| panic!("{spec}: {e}"));
+    r.engine
+        .run_until(until, u64::MAX)
+        .unwrap_or_else(|e| panic!("{spec}: {e}"));
     r.engine.sim.hash.0
 }
 
@@ -98,7 +106,11 @@ pub fn scenario_hash(spec: &str, seed: u64) -> u64 {
 pub fn scenario_cases() -> Vec<String> {
     clusterscope_core::scenario::builtin::all()
         .iter()
-        .flat_map(|s| s.variant_names().into_iter().map(move |v| format!("scenario:{}:{v}", s.raw.name)))
+        .flat_map(|s| {
+            s.variant_names()
+                .into_iter()
+                .map(move |v| format!("scenario:{}:{v}", s.raw.name))
+        })
         .collect()
 }
 

@@ -11,7 +11,10 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn golden_hashes_match() {
     let n = check_golden(GOLDEN);
-    assert!(n >= 3 + clusterscope_wasm_tests::scenario_cases().len(), "only {n} golden cases found");
+    assert!(
+        n >= 3 + clusterscope_wasm_tests::scenario_cases().len(),
+        "only {n} golden cases found"
+    );
 }
 
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
