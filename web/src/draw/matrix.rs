@@ -22,7 +22,7 @@ pub fn geom(n: usize, w: f64, h: f64) -> Geom {
     let gutter = if labels { 30.0 } else { 6.0 };
     let cell = ((w - gutter - 4.0) / n as f64)
         .min((h - gutter - 4.0) / n as f64)
-        .clamp(1.0, 40.0);
+        .clamp(1.0, 56.0);
     let side = cell * n as f64;
     let x0 = gutter + ((w - gutter - side) / 2.0).max(0.0);
     Geom {

@@ -219,7 +219,16 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
         if now.saturating_sub(r.time) > window || drawn >= MAX_DROPS {
             break;
         }
-        if let RecKind::Drop { from, to, .. } = r.kind {
+        if let RecKind::Drop {
+            from, to, label, ..
+        } = r.kind
+        {
+            // Large clusters: only drops that touch the selection, and lost echoes (what wedges).
+            if n > 64
+                && !(m.selected.is_some_and(|s| s == from || s == to) || label.starts_with("ECHO"))
+            {
+                continue;
+            }
             let (a, b) = (l.pos[from as usize], l.pos[to as usize]);
             let at = if r.node == from { 0.3 } else { 0.8 };
             let age = now.saturating_sub(r.time) as f64 / window as f64;

@@ -32,7 +32,7 @@ pub const MIN_STEPS_PER_FRAME: u64 = 20;
 pub const MAX_STEPS_PER_FRAME: u64 = 200_000;
 /// Simulation time per animation frame the step budget aims at, while playing and while seeking.
 pub const PLAY_FRAME_MS: f64 = 10.0;
-pub const SEEK_FRAME_MS: f64 = 28.0;
+pub const SEEK_FRAME_MS: f64 = 45.0;
 /// Most nodes shown in the sequence diagram.
 pub const MAX_SEQ_NODES: usize = 6;
 /// A line in exported scenario files naming the variant the recorded actions belong to.
@@ -157,6 +157,7 @@ pub struct Model {
     pub seek: Option<Seek>,
     pub steps_per_frame: u64,
     budget_used_up: bool,
+    last_tick_steps: u64,
     pub selected: Option<NodeId>,
     pub seq_nodes: Vec<NodeId>,
     pub selected_link: Option<(NodeId, NodeId)>,
@@ -246,6 +247,7 @@ impl Model {
             seek: None,
             steps_per_frame: 2_000,
             budget_used_up: false,
+            last_tick_steps: 0,
             selected: None,
             seq_nodes: Vec::new(),
             selected_link: None,
@@ -612,14 +614,31 @@ impl Model {
         if !self.busy() {
             return false;
         }
-        // Adapt the step budget to what a frame can afford.
-        if cost_ms > 12.0 {
+        // Adapt the step budget to what a frame can afford: a little while playing (the picture
+        // must stay smooth), more while seeking (only progress is shown).
+        let target = if self.seek.is_some() {
+            SEEK_FRAME_MS
+        } else {
+            PLAY_FRAME_MS
+        };
+        if self.last_tick_steps >= 50 && cost_ms > 0.0 {
+            // Size the budget from the measured cost per step (smoothed), so it converges in a
+            // frame or two whatever the cluster size.
+            let ideal = self.last_tick_steps as f64 / cost_ms * target;
+            let next = if ideal < self.steps_per_frame as f64 || self.budget_used_up {
+                (self.steps_per_frame as f64 + ideal) / 2.0
+            } else {
+                self.steps_per_frame as f64
+            };
+            self.steps_per_frame = (next as u64).clamp(MIN_STEPS_PER_FRAME, MAX_STEPS_PER_FRAME);
+        } else if cost_ms > target * 1.25 {
             self.steps_per_frame =
                 ((self.steps_per_frame as f64 * 0.6) as u64).max(MIN_STEPS_PER_FRAME);
-        } else if cost_ms < 6.0 && self.budget_used_up {
+        } else if cost_ms < target * 0.6 && self.budget_used_up {
             self.steps_per_frame =
                 ((self.steps_per_frame as f64 * 1.4) as u64 + 1).min(MAX_STEPS_PER_FRAME);
         }
+        let steps_before = self.cursor();
         self.snapshot();
         if self.seek.is_some() {
             let budget = self.steps_per_frame;
@@ -649,6 +668,7 @@ impl Model {
             }
             self.after_move();
         }
+        self.last_tick_steps = self.cursor().saturating_sub(steps_before);
         true
     }
 

@@ -57,7 +57,7 @@ pub fn plots_card(p: &PanelProps) -> Html {
         }
     });
     let note = if m.samples.n > crate::model::samples::FULL_PHI_NODES {
-        "φ history is kept for the node that was selected while the replay computed it."
+        " · φ history is kept for the node that was selected while the replay computed it"
     } else {
         ""
     };
@@ -65,7 +65,7 @@ pub fn plots_card(p: &PanelProps) -> Html {
         <section class="card plots-card" aria-label="Plots">
             <div class="card-head">
                 <h2>{ "Over time" }</h2>
-                <span class="muted small">{ format!("{} samples, one every {} · {note}", m.samples.len(), super::age(m.samples.interval_us)) }</span>
+                <span class="muted small">{ format!("{} samples, one every {}{note}", m.samples.len(), super::age(m.samples.interval_us)) }</span>
             </div>
             <div class="plots">{ for charts }</div>
         </section>
