@@ -32,6 +32,10 @@ export async function run({ page, baseUrl, screenshot, log }) {
   assert.match(await page.textContent('#log'), /Skipping ECHO_REQ to \/B since it is already inflight/);
   assert.match(await page.textContent('#caption'), /never heals/i);
 
+  // A message in the sequence diagram opens its body.
+  await page.click('#sequence g.sq-msg[data-label="SYN"] >> nth=-1');
+  assert.match(await page.textContent('#msg-body pre'), /GossipDigestSyn\n[A-C]:\d+:\d+/);
+
   await screenshot('buggy-end');
   await shotOf(page, '.topo-card', 'view-topology');
   await shotOf(page, '.insp-card', 'view-inspector');

@@ -314,7 +314,10 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
             } else {
                 "11px system-ui, sans-serif"
             });
-            if l.r >= 12.0 && name.chars().count() <= 2 {
+            let fits = ctx
+                .measure_text(name)
+                .is_ok_and(|t| t.width() <= 2.0 * l.r - 6.0);
+            if l.r >= 12.0 && fits {
                 ctx.set_fill_style_str("#ffffff");
                 ctx.set_text_align("center");
                 let _ = ctx.fill_text(name, pt.x, pt.y + 4.5);

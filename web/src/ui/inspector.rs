@@ -168,7 +168,9 @@ pub fn inspector(p: &PanelProps) -> Html {
                 <td>{ format!("/{name}") }</td>
                 <td class="num">{ e.generation }</td>
                 <td class="num">{ age(sim.now.saturating_sub(e.sent_at)) }</td>
-                <td>{ if stuck { "stuck: same object, peer not alive" } else { "in flight" } }</td>
+                <td title={if stuck { "The entry holds the current EndpointState object and the peer is not alive: every markAlive skips, no echo will be sent for this generation." } else { "An ECHO_REQ is outstanding." }}>
+                    { if stuck { "stuck" } else { "in flight" } }
+                </td>
             </tr>
         }
     });

@@ -79,27 +79,26 @@ pub fn matrix_card(p: &PanelProps) -> Html {
         .take(MAX_LISTED)
         .map(|(o, q)| format!("{}>{}", topo.name(*o), topo.name(*q)))
         .collect();
-    let summary = if pairs.is_empty() {
-        "Every running node sees every running peer UP.".to_string()
-    } else {
+    let one_sided_count = one_sided.iter().filter(|x| **x).count();
+    let describe = |limit: usize| -> String {
+        if pairs.is_empty() {
+            return "Every running node sees every running peer UP.".to_string();
+        }
         let shown: Vec<String> = pairs
             .iter()
-            .zip(&one_sided)
-            .take(12)
-            .map(|((o, q), one)| {
-                format!(
-                    "{} sees {} DOWN{}",
-                    topo.name(*o),
-                    topo.name(*q),
-                    if *one { " (one-sided)" } else { "" }
-                )
-            })
+            .take(limit)
+            .map(|(o, q)| format!("{} sees {} DOWN", topo.name(*o), topo.name(*q)))
             .collect();
-        let more = pairs.len().saturating_sub(12);
+        let more = pairs.len().saturating_sub(limit);
         format!(
-            "{} DOWN view{}: {}{}",
+            "{} DOWN view{}{}: {}{}",
             pairs.len(),
             if pairs.len() == 1 { "" } else { "s" },
+            if one_sided_count > 0 {
+                format!(" ({one_sided_count} one-sided)")
+            } else {
+                String::new()
+            },
             shown.join("; "),
             if more > 0 {
                 format!("; and {more} more")
@@ -108,6 +107,8 @@ pub fn matrix_card(p: &PanelProps) -> Html {
             }
         )
     };
+    let summary = describe(4);
+    let aria = describe(40);
     let tip = hover.filter(|(o, q)| (*o as usize) < n && (*q as usize) < n).map(|(o, q)| {
         let sim = &m.run.engine.sim;
         let g = &sim.nodes[o as usize].state;
@@ -153,7 +154,7 @@ pub fn matrix_card(p: &PanelProps) -> Html {
                 <canvas id="matrix" ref={canvas} class={classes!("matrix", size)}
                     data-down={listed.join(",")} data-down-count={pairs.len().to_string()}
                     onmousemove={on_move} onmouseleave={on_leave} onclick={on_click}
-                    aria-label={summary.clone()}></canvas>
+                    aria-label={aria}></canvas>
                 { for tip }
             </div>
             <div class="legend">
