@@ -455,3 +455,16 @@ fn every_builtin_scenario_loads_and_steps() {
         assert_eq!(m.run.scenario.name(), name);
     }
 }
+
+#[test]
+fn a_permalink_cursor_past_the_end_stops_at_the_end() {
+    let mut sess = store().model.borrow().session();
+    sess.scenario = ScenarioRef::Builtin("gossip-digest-exchange".into());
+    sess.variant = "notes".into();
+    sess.cursor = 1_000_000_000;
+    let s = settle(send(store(), Msg::OpenPermalink(sess.encode())));
+    let m = s.model.borrow();
+    assert!(m.banner.is_none(), "{:?}", m.banner);
+    assert!(m.now() <= m.end());
+    assert!(m.cursor() < 1_000);
+}

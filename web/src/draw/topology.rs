@@ -14,6 +14,8 @@ use web_sys::CanvasRenderingContext2d as Ctx;
 const MAX_DOTS: usize = 4000;
 /// Most drop markers drawn.
 const MAX_DROPS: usize = 400;
+/// Most delivery trails drawn.
+const MAX_TRAILS: usize = 300;
 
 fn lerp(a: Pt, b: Pt, t: f64) -> Pt {
     Pt {
@@ -214,6 +216,31 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
     let window = ((m.speed * 0.8 * 1e6) as u64).clamp(200_000, 20_000_000);
     let trace = &m.run.engine.trace;
     let ci = trace.rec_index_at_step(m.cursor());
+    // Recent deliveries as short fading trails into the receiver: at ordinary speeds a message is
+    // in flight for far less than a frame, so this is what shows the gossip traffic.
+    let trail_window = ((m.speed * 0.25 * 1e6) as u64).clamp(1_000, 2_000_000);
+    if n <= 64 {
+        let mut trails = 0;
+        ctx.set_line_width(2.5);
+        ctx.set_line_cap("round");
+        for r in trace.recs[..ci].iter().rev() {
+            if now.saturating_sub(r.time) > trail_window || trails >= MAX_TRAILS {
+                break;
+            }
+            if let RecKind::Deliver { from, label, .. } = r.kind {
+                let (a, b) = (l.pos[from as usize], l.pos[r.node as usize]);
+                let age = now.saturating_sub(r.time) as f64 / trail_window as f64;
+                ctx.set_global_alpha((1.0 - age).clamp(0.1, 0.9));
+                ctx.set_stroke_style_str(msg_color(label));
+                let end = 1.0 - (l.r + 3.0) / ((b.x - a.x).hypot(b.y - a.y)).max(1.0);
+                line(ctx, lerp(a, b, (end - 0.25).max(0.0)), lerp(a, b, end));
+                trails += 1;
+            }
+        }
+        ctx.set_global_alpha(1.0);
+        ctx.set_line_cap("butt");
+    }
+
     let mut drawn = 0;
     for r in trace.recs[..ci].iter().rev() {
         if now.saturating_sub(r.time) > window || drawn >= MAX_DROPS {

@@ -747,9 +747,20 @@ impl Model {
         k: u64,
         left: &mut u64,
     ) -> Result<bool, clusterscope_core::SimError> {
+        let end = self.end();
         while self.cursor() < k {
             if *left == 0 {
                 return Ok(false);
+            }
+            // Never past the scenario's end (a hand-made link may ask for any step).
+            let user_due = self
+                .run
+                .engine
+                .user_actions
+                .iter()
+                .any(|a| a.step == self.cursor());
+            if !user_due && self.run.engine.sim.next_time().is_none_or(|t| t > end) {
+                return Ok(true);
             }
             if !self.run.engine.step()? {
                 return Ok(true);
