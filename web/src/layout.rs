@@ -86,6 +86,20 @@ pub fn layout(topo: &Topology, w: f64, h: f64) -> Layout {
         };
         if n == 1 {
             pos[0] = center;
+        } else if n > 96 {
+            // Too many for one ring (they would overlap): a grid, row by row.
+            let (gw, gh) = (w - 2.0 * margin, h - 2.0 * margin);
+            let cols = ((n as f64 * gw / gh).sqrt().ceil() as usize).max(1);
+            let rows = n.div_ceil(cols);
+            let cell = (gw / cols as f64).min(gh / rows as f64);
+            let x0 = center.x - cell * (cols as f64 - 1.0) / 2.0;
+            let y0 = center.y - cell * (rows as f64 - 1.0) / 2.0;
+            for (i, p) in pos.iter_mut().enumerate() {
+                *p = Pt {
+                    x: x0 + cell * (i % cols) as f64,
+                    y: y0 + cell * (i / cols) as f64,
+                };
+            }
         } else {
             for (i, p) in ring(center, rx, ry, n, start_angle(n))
                 .into_iter()
@@ -94,8 +108,14 @@ pub fn layout(topo: &Topology, w: f64, h: f64) -> Layout {
                 pos[i] = p;
             }
         }
-        let spacing = 2.0 * PI * rx.min(ry) / n.max(1) as f64;
-        r = (spacing * 0.3).clamp(2.5, 22.0);
+        let spacing = if n > 96 {
+            let (gw, gh) = (w - 2.0 * margin, h - 2.0 * margin);
+            let cols = ((n as f64 * gw / gh).sqrt().ceil()).max(1.0);
+            (gw / cols).min(gh / (n as f64 / cols).ceil())
+        } else {
+            2.0 * PI * rx.min(ry) / n.max(1) as f64
+        };
+        r = (spacing * 0.3).clamp(1.5, 22.0);
     } else {
         let k = groups.len();
         let s = (w.min(h) / 2.0 - margin).max(20.0);
