@@ -204,6 +204,16 @@ fn resolve(r: &ScenarioRef) -> Result<Scenario, String> {
     }
 }
 
+/// `text` ending with one full stop (messages from core may already end with `.` or `?`).
+fn sentence(text: &str) -> String {
+    let t = text.trim_end();
+    if t.ends_with(['.', '?', '!']) {
+        t.to_string()
+    } else {
+        format!("{t}.")
+    }
+}
+
 /// The variant named in an exported file's marker line, if any.
 pub fn marked_variant(text: &str) -> Option<&str> {
     text.lines().find_map(|l| {
@@ -361,13 +371,17 @@ impl Model {
             Msg::OpenPermalink(text) => {
                 if let Err(e) = self.open_session(&text) {
                     self.error(format!(
-                        "This link could not be opened: {e}. Your current session is unchanged."
+                        "This link could not be opened: {} Your current session is unchanged.",
+                        sentence(&e)
                     ));
                 }
             }
             Msg::RestoreSaved(text) => {
                 if let Err(e) = self.open_session(&text) {
-                    self.error(format!("The saved session could not be restored: {e}."));
+                    self.error(format!(
+                        "The saved session could not be restored: {}",
+                        sentence(&e)
+                    ));
                 }
             }
             Msg::TogglePlay => {
@@ -835,7 +849,7 @@ impl Model {
                     ""
                 }
             )),
-            Err(e) => self.error(format!("{e}. Nothing was changed.")),
+            Err(e) => self.error(format!("{} Nothing was changed.", sentence(&e.to_string()))),
         }
         self.after_move();
     }
@@ -951,7 +965,8 @@ impl Model {
             Ok(s) => s,
             Err(e) => {
                 self.error(format!(
-                    "Import failed: {e}. Your current session is unchanged."
+                    "Import failed: {} Your current session is unchanged.",
+                    sentence(&e.to_string())
                 ));
                 return;
             }

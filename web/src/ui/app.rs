@@ -242,6 +242,31 @@ pub fn app() -> Html {
         });
     }
 
+    // Info messages fade after a few seconds; errors stay until dismissed.
+    {
+        let s = s.clone();
+        let info = m
+            .banner
+            .as_ref()
+            .filter(|b| b.kind == BannerKind::Info)
+            .map(|b| b.text.clone());
+        use_effect_with(info, move |info| {
+            let timer = info.clone().map(|text| {
+                gloo::timers::callback::Timeout::new(6_000, move || {
+                    let same = s
+                        .model
+                        .borrow()
+                        .banner
+                        .as_ref()
+                        .is_some_and(|b| b.text == text);
+                    if same {
+                        s.dispatch(Msg::DismissBanner);
+                    }
+                })
+            });
+            move || drop(timer)
+        });
+    }
     let banner = m.banner.clone().map(|b| {
         let s = s.clone();
         let close = Callback::from(move |_| s.dispatch(Msg::DismissBanner));
