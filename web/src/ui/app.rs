@@ -214,16 +214,19 @@ pub fn app() -> Html {
         });
     }
 
-    // Autosave and permalink: when the replay settles and the session or cursor changed.
+    // Autosave and permalink: when the replay settles and the session or cursor changed. Keyed
+    // cheaply; the encoding (JSON + deflate) happens only when the key changes.
     {
-        let session = (!busy && *ready).then(|| m.session().encode());
+        let key = (!busy && *ready).then(|| (m.session_rev, m.cursor()));
         let saved = saved.clone();
-        use_effect_with(session, move |session| {
-            if let Some(enc) = session {
-                if *saved.borrow() != *enc {
-                    platform::save(platform::SESSION_KEY, enc);
-                    platform::replace_hash(enc);
-                    *saved.borrow_mut() = enc.clone();
+        let s = s.clone();
+        use_effect_with(key, move |key| {
+            if key.is_some() {
+                let enc = s.model.borrow().session().encode();
+                if *saved.borrow() != enc {
+                    platform::save(platform::SESSION_KEY, &enc);
+                    platform::replace_hash(&enc);
+                    *saved.borrow_mut() = enc;
                 }
             }
         });
