@@ -468,3 +468,26 @@ fn a_permalink_cursor_past_the_end_stops_at_the_end() {
     assert!(m.now() <= m.end());
     assert!(m.cursor() < 1_000);
 }
+
+#[test]
+fn sequence_nodes_can_follow_the_selected_nodes_recent_partners() {
+    let s = settle(send(
+        store(),
+        Msg::LoadBuiltin("cassandra-21636-restart".into()),
+    ));
+    let s = settle(send(s, Msg::ScrubTo(20_000_000)));
+    let s = send(s, Msg::SelectNode(Some(5)));
+    let s = send(s, Msg::SeqRecentPartners);
+    let m = s.model.borrow();
+    assert_eq!(m.seq_nodes[0], 5);
+    assert!(m.seq_nodes.len() >= 2, "{:?}", m.seq_nodes);
+    let d = clusterscope_web::model::seq::diagram(
+        &m.run.engine.trace,
+        m.cursor(),
+        m.now(),
+        &m.seq_nodes,
+        18,
+        60_000,
+    );
+    assert!(!d.arrows.is_empty());
+}

@@ -44,6 +44,9 @@ export async function run({ page, baseUrl, screenshot, log }) {
   await clickNode(page, name);
   await page.waitForSelector(`#inspector[data-node="${name}"]`);
   assert.ok(await page.getAttribute('#matrix', 'data-down-count'));
+  // Gossip partners are random in a big cluster: the sequence diagram can follow the selection.
+  if (await page.$('#seq-partners')) await page.click('#seq-partners');
+  await page.waitForSelector('#sequence g.sq-msg');
   await screenshot('rolling-upgrade');
 
   // 12 nodes, 2 DCs: one restart on a quiet cluster wedges observers, asymmetrically.

@@ -133,6 +133,8 @@ pub enum Msg {
     SetSpeed(f64),
     SelectNode(Option<NodeId>),
     ToggleSeqNode(NodeId),
+    /// Replace the sequence diagram's nodes with the selected node and its recent partners.
+    SeqRecentPartners,
     SelectLink(Option<(NodeId, NodeId)>),
     SelectMsg(Option<u64>),
     UserAction(Action),
@@ -494,6 +496,21 @@ impl Model {
                         self.seq_nodes.push(id);
                     }
                 }
+            }
+            Msg::SeqRecentPartners => {
+                let Some(sel) = self.selected else {
+                    return false;
+                };
+                let t = &self.run.engine.trace;
+                let mut nodes = vec![sel];
+                nodes.extend(seq::recent_partners(
+                    t,
+                    self.cursor(),
+                    sel,
+                    MAX_SEQ_NODES - 1,
+                    400_000,
+                ));
+                self.seq_nodes = nodes;
             }
             Msg::SelectLink(l) => {
                 let n = self.n() as NodeId;

@@ -155,3 +155,33 @@ pub fn diagram(
         truncated,
     }
 }
+
+/// The peers `node` exchanged messages with most recently before the cursor (newest first, at
+/// most `k`), scanning at most `scan_limit` records: a useful sequence-diagram set in a large
+/// cluster, where gossip partners are random.
+pub fn recent_partners(
+    trace: &Trace,
+    cursor: u64,
+    node: NodeId,
+    k: usize,
+    scan_limit: usize,
+) -> Vec<NodeId> {
+    let ci = trace.rec_index_at_step(cursor);
+    let mut out: Vec<NodeId> = Vec::new();
+    for r in trace.recs[..ci].iter().rev().take(scan_limit) {
+        let peer = match r.kind {
+            RecKind::Send { to, .. } if r.node == node => Some(to),
+            RecKind::Deliver { from, .. } if r.node == node => Some(from),
+            _ => None,
+        };
+        if let Some(p) = peer {
+            if p != node && !out.contains(&p) {
+                out.push(p);
+                if out.len() >= k {
+                    break;
+                }
+            }
+        }
+    }
+    out
+}

@@ -184,6 +184,11 @@ pub fn sequence(p: &PanelProps) -> Html {
         <section class="card seq-card" aria-label="Sequence diagram">
             <div class="card-head">
                 <h2>{ "Sequence" }</h2>
+                { for (topo.len() > 8 && m.selected.is_some() && !d.arrows.is_empty()).then(|| {
+                    let s2 = s.clone();
+                    let onclick = Callback::from(move |_| s2.dispatch(Msg::SeqRecentPartners));
+                    html! { <button class="btn ghost small-btn" {onclick} title="The selected node and the peers it last exchanged messages with">{ "recent partners" }</button> }
+                }) }
                 <div class="chips">{ for chips }
                     {
                         if nodes.len() < MAX_SEQ_NODES && nodes.len() < topo.len() as usize {
@@ -197,7 +202,14 @@ pub fn sequence(p: &PanelProps) -> Html {
                 if nodes.len() < 2 {
                     html! { <p class="muted">{ "Choose at least two nodes (shift+click in the topology)." }</p> }
                 } else if d.arrows.is_empty() {
-                    html! { <p class="muted">{ "No messages among these nodes before the cursor yet." }</p> }
+                    html! { <p class="muted">
+                        { "No messages among these nodes just before the cursor. " }
+                        { for m.selected.map(|sel| {
+                            let s2 = s.clone();
+                            let onclick = Callback::from(move |_| s2.dispatch(Msg::SeqRecentPartners));
+                            html! { <button id="seq-partners" class="btn" {onclick}>{ format!("Show {} and its recent partners", topo.name(sel)) }</button> }
+                        }) }
+                    </p> }
                 } else {
                     html! {
                         <svg id="sequence" class="seq" viewBox={format!("0 0 {W} {height:.0}")} preserveAspectRatio="xMidYMin meet"
