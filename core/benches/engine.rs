@@ -9,12 +9,14 @@
 //!   sweep/packet_loss_seeds            one seed per iteration, whole scenario (seeds/s)
 //!
 //! Lines starting with `BENCHINFO` are for `scripts/bench`; criterion writes the timings to
-//! `target/criterion/<group>/<bench>/new/{estimates,benchmark}.json`.
+//! `<target dir>/criterion/<group>/<bench>/new/{estimates,benchmark,sample}.json`.
+//! `CLUSTERSCOPE_BENCH_ONCE=rolling cargo bench --bench engine` times a single 251-node run
+//! instead (see `once`).
 
 #[path = "../../benches/wasm/src/workloads.rs"]
 mod workloads;
 
-use criterion::{criterion_group, criterion_main, Bencher, Criterion, SamplingMode, Throughput};
+use criterion::{criterion_group, Bencher, Criterion, SamplingMode, Throughput};
 use std::cell::Cell;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -197,6 +199,39 @@ fn sweep(c: &mut Criterion) {
     g.finish();
 }
 
+/// This thread's CPU time so far, in ms (utime + stime from /proc, 100 ticks/s), when available.
+fn thread_cpu_ms() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // Fields after the parenthesised command name: state is the first, utime the 12th.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 * 10.0)
+}
+
+/// `CLUSTERSCOPE_BENCH_ONCE=rolling`: time one 251-node run and print
+/// `ONCE rolling ms=<wall> cpu_ms=<thread CPU time>` instead of running criterion. `scripts/bench`
+/// alternates these with single wasm runs, so that each wasm/native pair sees the same load on
+/// a shared machine.
+fn once(workload: &str) {
+    let s = match workload {
+        "rolling" => scenario(ROLLING_UPGRADE),
+        "packet_loss" => scenario(PACKET_LOSS),
+        other => panic!("CLUSTERSCOPE_BENCH_ONCE={other}: use rolling or packet_loss"),
+    };
+    std::thread::sleep(Duration::from_millis(1));
+    let cpu0 = thread_cpu_ms();
+    let t0 = Instant::now();
+    let r = black_box(scenario_run(&s, None, black_box(Some(TEN_MINUTES))));
+    let ms = t0.elapsed().as_secs_f64() * 1e3;
+    let cpu = thread_cpu_ms().zip(cpu0).map(|(b, a)| b - a);
+    println!(
+        "ONCE {workload} ms={ms:.1} cpu_ms={} events={}",
+        cpu.map_or("n/a".into(), |c| format!("{c:.0}")),
+        r.engine.sim.steps
+    );
+}
+
 criterion_group!(
     benches,
     pingpong,
@@ -204,4 +239,13 @@ criterion_group!(
     rolling_upgrade_251_nodes,
     sweep
 );
-criterion_main!(benches);
+
+fn main() {
+    if let Ok(w) = std::env::var("CLUSTERSCOPE_BENCH_ONCE") {
+        once(&w);
+        return;
+    }
+    // What criterion_main! does.
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

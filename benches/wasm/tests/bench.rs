@@ -5,7 +5,7 @@
 //! CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner CHROMEDRIVER=/usr/bin/chromedriver \
 //!   WASM_BINDGEN_TEST_WEBDRIVER_JSON=tests/wasm/webdriver.json WASM_BINDGEN_TEST_TIMEOUT=1800 \
 //!   cargo test --release --target wasm32-unknown-unknown -p clusterscope-wasm-bench --test bench \
-//!   -- --include-ignored --nocapture
+//!   -- --include-ignored --nocapture --skip pairrun
 //! ```
 //!
 //! Each benchmark prints one `WASMBENCH <name> key=value ...` line (times in ms, medians over
@@ -165,4 +165,17 @@ async fn bench_sweep_packet_loss_seeds() {
         summary(&ms),
         1e3 / median(&ms)
     );
+}
+
+/// One timed 251-node run, for the paired native/wasm comparison of `scripts/bench` (which runs
+/// it alternately with `CLUSTERSCOPE_BENCH_ONCE=rolling` natively, and skips it otherwise).
+#[wasm_bindgen_test]
+#[ignore = "benchmark: run by scripts/bench"]
+async fn pairrun_rolling_251() {
+    let s = scenario(ROLLING_UPGRADE);
+    yield_to_browser().await;
+    let t0 = now_ms();
+    let r = black_box(scenario_run(&s, None, black_box(Some(TEN_MINUTES))));
+    let ms = now_ms() - t0;
+    console_log!("WASMBENCH pairrun ms={ms:.1} events={}", r.engine.sim.steps);
 }
