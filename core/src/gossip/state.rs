@@ -69,9 +69,15 @@ impl EndpointState {
         self.maxv
     }
 
-    pub fn set_hb_version(&mut self, v: u32) {
+        pub fn set_hb_version(&mut self, v: u32) {
+        let old = self.hb.version;
         self.hb.version = v;
-        self.recompute();
+        if v >= self.maxv {
+            self.maxv = v;
+        } else if old == self.maxv {
+            // The heartbeat was the maximum and went down (never in practice): rescan.
+            self.recompute();
+        }
     }
 
     pub fn get(&self, key: &str) -> Option<&AppState> {
