@@ -69,7 +69,7 @@ impl EndpointState {
         self.maxv
     }
 
-        pub fn set_hb_version(&mut self, v: u32) {
+    pub fn set_hb_version(&mut self, v: u32) {
         let old = self.hb.version;
         self.hb.version = v;
         if v >= self.maxv {
