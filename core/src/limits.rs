@@ -39,9 +39,10 @@ impl Default for Limits {
 impl Limits {
     /// Tighter limits for the browser, where memory is scarcer and the tab must stay responsive.
     pub fn browser() -> Self {
+        // 5 M records x 64 B = 320 MB at most: the 251-node, 10-minute incident needs ~2.2 M.
         Limits {
             max_events: 20_000_000,
-            max_trace_records: 12_000_000,
+            max_trace_records: 5_000_000,
             ..Limits::default()
         }
     }
