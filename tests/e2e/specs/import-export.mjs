@@ -38,7 +38,7 @@ export async function run({ page, baseUrl, screenshot }) {
   assert.ok(lines.length > 100, `${lines.length} trace lines`);
   const recs = lines.map((l) => JSON.parse(l));
   assert.ok(recs.every((r) => r.step < Number(before.step)), 'the trace stops at the cursor');
-  assert.ok(recs.some((r) => r.kind === 'action' && /loss 50\.0%/.test(r.text)));
+  assert.ok(recs.some((r) => r.kind === 'action' && /loss 50\.0%/.test(r.action)));
 
   // An invalid file: a clear error, the session unchanged.
   await page.setInputFiles('#import', {
