@@ -99,6 +99,24 @@ pub enum Verb {
     TcpRst,
 }
 
+impl Verb {
+    /// The verb's name in traces, timelines and GossipStage task labels.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Verb::Syn(_) => "SYN",
+            Verb::Ack { .. } => "ACK",
+            Verb::Ack2(_) => "ACK2",
+            Verb::EchoReq { .. } => "ECHO_REQ",
+            Verb::EchoRsp { .. } => "ECHO_RSP",
+            Verb::Shutdown => "GOSSIP_SHUTDOWN",
+            Verb::Mutation { .. } => "MUTATION",
+            Verb::MutationRsp { .. } => "MUTATION_RSP",
+            Verb::TcpAck => "TCP_ACK",
+            Verb::TcpRst => "TCP_RST",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct GMsg {
     pub created_at: Micros,
@@ -1464,31 +1482,12 @@ impl Protocol for Gossip {
     }
 
     fn msg_label(&self, msg: &GMsg) -> &'static str {
-        match msg.verb {
-            Verb::Syn(_) => "SYN",
-            Verb::Ack { .. } => "ACK",
-            Verb::Ack2(_) => "ACK2",
-            Verb::EchoReq { .. } => "ECHO_REQ",
-            Verb::EchoRsp { .. } => "ECHO_RSP",
-            Verb::Shutdown => "GOSSIP_SHUTDOWN",
-            Verb::Mutation { .. } => "MUTATION",
-            Verb::MutationRsp { .. } => "MUTATION_RSP",
-            Verb::TcpAck => "TCP_ACK",
-            Verb::TcpRst => "TCP_RST",
-        }
+        msg.verb.label()
     }
 
     fn task_label(&self, task: &Task) -> &'static str {
         match task {
-            Task::Handle { verb, .. } => match verb {
-                Verb::Syn(_) => "SYN",
-                Verb::Ack { .. } => "ACK",
-                Verb::Ack2(_) => "ACK2",
-                Verb::EchoReq { .. } => "ECHO_REQ",
-                Verb::EchoRsp { .. } => "ECHO_RSP",
-                Verb::Shutdown => "GOSSIP_SHUTDOWN",
-                _ => "message",
-            },
+            Task::Handle { verb, .. } => verb.label(),
             Task::EchoOk { .. } => "echo callback",
             Task::EchoFailed { .. } => "echo failure callback",
             Task::Subscribers { .. } => "apply endpoint state",
