@@ -213,7 +213,7 @@ impl Run {
                         .map(|x| (x.key.clone(), x.value.clone(), x.version))
                         .collect();
                     st.sort();
-                    (s.hb.clone(), st)
+                    (s.hb, st)
                 };
                 let (ma, mb) = (&g(a).map, &g(b).map);
                 let n = ma

@@ -2,65 +2,120 @@
 
 use crate::time::Micros;
 use serde::Serialize;
-use std::collections::VecDeque;
 
 /// 1 / ln(10): Cassandra compares `PHI_FACTOR * phi` with `phi_convict_threshold`.
 pub const PHI_FACTOR: f64 = std::f64::consts::LOG10_E;
 
-/// Inter-arrival times of one peer's heartbeats, bounded to the sample window.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// Windows up to this many intervals live inline (no separate allocation, one cache line):
+/// with hundreds of peers per node, every heartbeat touches a different window.
+const INLINE: usize = 16;
+
+/// Inter-arrival times of one peer's heartbeats, bounded to the sample window: a ring of
+/// `window` slots that fills in order, then overwrites its oldest sample.
+#[derive(Clone, Debug, Serialize)]
 pub struct ArrivalWindow {
     /// Time of the last report; `None` until the first.
     pub last: Option<Micros>,
     #[serde(skip)]
-    intervals: VecDeque<u32>,
-    #[serde(skip)]
     sum: u64,
+    /// Capacity (the sample window), fixed at creation.
+    #[serde(skip)]
+    cap: u32,
+    /// Samples held (<= cap).
+    #[serde(skip)]
+    len: u32,
+    /// Oldest sample's slot once full (0 while filling).
+    #[serde(skip)]
+    head: u32,
+    #[serde(skip)]
+    inline: [u32; INLINE],
+    /// Slots when the window is larger than `INLINE` (grows while filling, never beyond `cap`).
+    #[serde(skip)]
+    heap: Vec<u32>,
 }
 
 impl ArrivalWindow {
-    pub fn new() -> Self {
+    pub fn new(window: usize) -> Self {
         ArrivalWindow {
             last: None,
-            intervals: VecDeque::new(),
             sum: 0,
+            cap: window.clamp(1, u32::MAX as usize) as u32,
+            len: 0,
+            head: 0,
+            inline: [0; INLINE],
+            heap: Vec::new(),
         }
     }
 
-    fn push(&mut self, interval: Micros, window: usize) {
+    fn slots(&self) -> &[u32] {
+        if self.cap as usize <= INLINE {
+            &self.inline[..self.len as usize]
+        } else {
+            &self.heap
+        }
+    }
+
+    /// The samples, oldest first.
+    pub fn intervals(&self) -> impl Iterator<Item = u32> + '_ {
+        let s = self.slots();
+        let (a, b) = s.split_at(self.head as usize);
+        b.iter().chain(a).copied()
+    }
+
+    fn push(&mut self, interval: Micros) {
         let v = interval.min(u32::MAX as Micros) as u32;
-        self.intervals.push_back(v);
         self.sum += v as u64;
-        while self.intervals.len() > window.max(1) {
-            self.sum -= self.intervals.pop_front().expect("non-empty") as u64;
+        let small = self.cap as usize <= INLINE;
+        if self.len < self.cap {
+            // Filling: no sample was dropped yet, so the ring starts at slot 0.
+            if small {
+                self.inline[self.len as usize] = v;
+            } else {
+                self.heap.push(v);
+            }
+            self.len += 1;
+        } else {
+            let h = self.head as usize;
+            let slot = if small {
+                &mut self.inline[h]
+            } else {
+                &mut self.heap[h]
+            };
+            self.sum -= *slot as u64;
+            *slot = v;
+            self.head = if self.head + 1 == self.cap {
+                0
+            } else {
+                self.head + 1
+            };
         }
     }
 
     /// A heartbeat arrived at `now`. The first report records the initial interval; intervals
     /// longer than `max_interval` are ignored (Cassandra's `MAX_INTERVAL_IN_NANO`).
-    pub fn add(&mut self, now: Micros, initial: Micros, max_interval: Micros, window: usize) {
+    pub fn add(&mut self, now: Micros, initial: Micros, max_interval: Micros) {
         match self.last {
             Some(t) => {
                 let gap = now.saturating_sub(t);
                 if gap <= max_interval {
-                    self.push(gap, window);
+                    self.push(gap);
                 }
             }
-            None => self.push(initial, window),
+            None => self.push(initial),
         }
         self.last = Some(now);
     }
 
     pub fn mean(&self) -> f64 {
-        if self.intervals.is_empty() {
+        if self.len == 0 {
             0.0
         } else {
-            self.sum as f64 / self.intervals.len() as f64
+            self.sum as f64 / self.len as f64
         }
     }
 
     pub fn samples(&self) -> usize {
-        self.intervals.len()
+        self.len as usize
     }
 
     /// phi = (now - last) / mean, as Cassandra computes it (exponential-distribution form).
@@ -72,9 +127,126 @@ impl ArrivalWindow {
     }
 }
 
-impl Default for ArrivalWindow {
-    fn default() -> Self {
-        Self::new()
+impl ArrivalWindow {
+    /// A time before which `convicts(self.phi(now), threshold)` is certainly false: the exact
+    /// crossing minus a relative margin (1e-9) far larger than any float rounding, so the
+    /// status check can skip a peer with one comparison and evaluate phi only near the crossing.
+    pub fn quiet_until(&self, threshold: f64) -> Micros {
+        self.quiet_until_factor(quiet_factor(threshold))
+    }
+
+    /// `quiet_until` with the threshold's factor precomputed (see `quiet_factor`).
+    fn quiet_until_factor(&self, factor: f64) -> Micros {
+        match self.last {
+            Some(t) if self.sum > 0 => {
+                // Signed conversions: one instruction each on x86_64 (unsigned ones are not).
+                // `sum` is at most window * u32::MAX, far below i64::MAX.
+                let span = factor * (self.sum as i64) as f64 / (self.len as i32) as f64;
+                if span < QUIET_SPAN_MAX {
+                    // `as` truncates toward zero: the floor of a non-negative span.
+                    t.saturating_add(span as i64 as Micros)
+                } else {
+                    Micros::MAX
+                }
+            }
+            _ => Micros::MAX,
+        }
+    }
+}
+
+/// Spans this long (about 31 years) are treated as "never".
+const QUIET_SPAN_MAX: f64 = 1e15;
+
+/// phi convicts once `now - last > threshold / PHI_FACTOR * mean`; this is that factor, shrunk
+/// by the safety margin.
+fn quiet_factor(threshold: f64) -> f64 {
+    threshold / PHI_FACTOR * (1.0 - 1e-9)
+}
+
+/// One node's failure detector: an arrival window per peer, plus (densely, for the status check
+/// that runs every second over every peer) the time each peer's phi may first convict.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Detector {
+    windows: Vec<Option<ArrivalWindow>>,
+    quiet_until: Vec<Micros>,
+    present: usize,
+    window: usize,
+    /// `quiet_factor(threshold)`.
+    factor: f64,
+}
+
+impl Detector {
+    pub fn new(n: usize, window: usize, threshold: f64) -> Self {
+        Detector {
+            windows: vec![None; n],
+            quiet_until: vec![Micros::MAX; n],
+            present: 0,
+            window,
+            factor: quiet_factor(threshold),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.windows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.windows.is_empty()
+    }
+
+    pub fn get(&self, ep: usize) -> Option<&ArrivalWindow> {
+        self.windows.get(ep).and_then(|w| w.as_ref())
+    }
+
+    /// How many peers have a window.
+    pub fn present(&self) -> usize {
+        self.present
+    }
+
+    /// A heartbeat of `ep` arrived (creates its window on the first report).
+    pub fn report(&mut self, ep: usize, now: Micros, initial: Micros, max_interval: Micros) {
+        let slot = &mut self.windows[ep];
+        if slot.is_none() {
+            self.present += 1;
+        }
+        let window = self.window;
+        let w = slot.get_or_insert_with(|| ArrivalWindow::new(window));
+        w.add(now, initial, max_interval);
+        self.quiet_until[ep] = w.quiet_until_factor(self.factor);
+    }
+
+    /// Forget `ep`'s history (a new generation of a dead peer).
+    pub fn remove(&mut self, ep: usize) {
+        if self.windows[ep].take().is_some() {
+            self.present -= 1;
+        }
+        self.quiet_until[ep] = Micros::MAX;
+    }
+
+    pub fn clear(&mut self) {
+        self.windows.iter_mut().for_each(|w| *w = None);
+        self.quiet_until.iter_mut().for_each(|t| *t = Micros::MAX);
+        self.present = 0;
+    }
+
+    /// Peers whose phi may convict at `now` (all others certainly do not), in id order.
+    pub fn maybe_convicting(&self, now: Micros) -> impl Iterator<Item = usize> + '_ {
+        self.quiet_until
+            .iter()
+            .enumerate()
+            .filter(move |(_, t)| **t <= now)
+            .map(|(i, _)| i)
+    }
+}
+
+/// Equal when they hold the same samples in the same order (wherever the ring starts).
+impl PartialEq for ArrivalWindow {
+    fn eq(&self, o: &Self) -> bool {
+        self.last == o.last
+            && self.cap == o.cap
+            && self.len == o.len
+            && self.sum == o.sum
+            && self.intervals().eq(o.intervals())
     }
 }
 
@@ -91,11 +263,11 @@ mod tests {
 
     #[test]
     fn phi_arithmetic_matches_cassandra() {
-        let mut w = ArrivalWindow::new();
-        w.add(0, 2 * S, 2 * S, 1000);
+        let mut w = ArrivalWindow::new(1000);
+        w.add(0, 2 * S, 2 * S);
         // First report records the 2 s initial interval.
         assert_eq!(w.mean(), 2e6);
-        w.add(S, 2 * S, 2 * S, 1000);
+        w.add(S, 2 * S, 2 * S);
         assert_eq!(w.mean(), 1.5e6);
         // phi after 3 s of silence since the last report at 1 s: 3 / 1.5 = 2.
         assert!((w.phi(4 * S) - 2.0).abs() < 1e-12);
@@ -106,14 +278,108 @@ mod tests {
 
     #[test]
     fn long_gaps_are_ignored_and_window_is_bounded() {
-        let mut w = ArrivalWindow::new();
-        w.add(0, 2 * S, 2 * S, 3);
-        w.add(10 * S, 2 * S, 2 * S, 3); // 10 s gap > max interval: not a sample
+        let mut w = ArrivalWindow::new(3);
+        w.add(0, 2 * S, 2 * S);
+        w.add(10 * S, 2 * S, 2 * S); // 10 s gap > max interval: not a sample
         assert_eq!(w.samples(), 1);
         for t in 11..20 {
-            w.add(t * S, 2 * S, 2 * S, 3);
+            w.add(t * S, 2 * S, 2 * S);
         }
         assert_eq!(w.samples(), 3);
         assert_eq!(w.mean(), 1e6);
+    }
+
+    /// The ring keeps exactly the last `window` samples, inline or on the heap, and its mean
+    /// equals the mean of those samples.
+    #[test]
+    fn ring_matches_a_sliding_window() {
+        for window in [1usize, 2, 3, 15, 16, 17, 40] {
+            let mut w = ArrivalWindow::new(window);
+            let mut all: Vec<u32> = Vec::new();
+            let mut t = 0;
+            for i in 0..200u64 {
+                t += 1 + (i * 7919) % 1000;
+                w.add(t, 500, 10_000);
+                all.push(if i == 0 {
+                    500
+                } else {
+                    (1 + (i * 7919) % 1000) as u32
+                });
+                let tail = &all[all.len().saturating_sub(window)..];
+                assert!(
+                    w.intervals().eq(tail.iter().copied()),
+                    "window {window} at {i}"
+                );
+                let mean = tail.iter().map(|&x| x as u64).sum::<u64>() as f64 / tail.len() as f64;
+                assert_eq!(w.mean(), mean);
+            }
+        }
+    }
+
+    #[test]
+    fn equality_ignores_where_the_ring_starts() {
+        let mut a = ArrivalWindow::new(3);
+        let mut b = ArrivalWindow::new(3);
+        for t in [0, 10, 20, 30] {
+            a.add(t, 10, 100);
+        }
+        // b: the same last three intervals (10, 10, 10) after a different history.
+        for t in [0, 5, 15, 25, 35] {
+            b.add(t, 10, 100);
+        }
+        assert_eq!(a.intervals().collect::<Vec<_>>(), vec![10, 10, 10]);
+        assert_eq!(b.intervals().collect::<Vec<_>>(), vec![10, 10, 10]);
+        assert_ne!(a, b); // last report differs (30 vs 35)
+        b.add(45, 10, 100);
+        a.add(40, 10, 100);
+        a.last = b.last;
+        assert_eq!(a, b);
+    }
+
+    /// `quiet_until` never lies: just before it phi does not convict, and the exact crossing is
+    /// within a microsecond-scale margin after it.
+    #[test]
+    fn quiet_until_is_a_safe_bound() {
+        for (window, step, threshold) in
+            [(16, 1_000_037u64, 8.0), (1000, 999_983, 5.0), (3, 7, 0.5)]
+        {
+            let mut w = ArrivalWindow::new(window);
+            let mut t = 0;
+            for i in 0..50 {
+                t += step + (i * 31) % 1000;
+                w.add(t, 2 * S, 2 * S);
+                let q = w.quiet_until(threshold);
+                assert!(q > t);
+                assert!(!convicts(w.phi(q - 1), threshold));
+                // The exact first convicting microsecond is at or after q, and close to it.
+                let mut first = q;
+                while !convicts(w.phi(first), threshold) {
+                    first += 1;
+                }
+                assert!(first - q <= 1 + (q - t) / 100_000_000, "{first} vs {q}");
+            }
+        }
+        assert_eq!(ArrivalWindow::new(4).quiet_until(8.0), Micros::MAX);
+    }
+
+    #[test]
+    fn detector_tracks_present_windows() {
+        let mut d = Detector::new(4, 16, 8.0);
+        assert_eq!(d.present(), 0);
+        assert_eq!(d.maybe_convicting(u64::MAX - 1).count(), 0);
+        d.report(1, 0, S, 2 * S);
+        d.report(1, S, S, 2 * S);
+        d.report(3, 0, S, 2 * S);
+        assert_eq!(d.present(), 2);
+        assert_eq!(d.maybe_convicting(S).count(), 0);
+        // Long after: both may convict, in id order.
+        assert_eq!(d.maybe_convicting(100 * S).collect::<Vec<_>>(), vec![1, 3]);
+        d.remove(1);
+        d.remove(1);
+        assert_eq!(d.present(), 1);
+        assert_eq!(d.maybe_convicting(100 * S).collect::<Vec<_>>(), vec![3]);
+        d.clear();
+        assert_eq!(d.present(), 0);
+        assert!(d.get(3).is_none());
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod fd;
 pub mod messaging;
+pub mod nodeset;
 pub mod params;
 pub mod state;
 pub mod view;
@@ -13,14 +14,15 @@ pub mod view;
 use crate::engine::trace::LogLevel;
 use crate::engine::{Ctx, NodeId, NodeStatus, Protocol, Topology};
 use crate::time::{Micros, US_PER_S};
-use fd::{convicts, ArrivalWindow};
+use fd::{convicts, Detector};
 use messaging::{route, Chan, Messaging, OutState};
+use nodeset::NodeSet;
 use params::{EchoVariant, GossipParams};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
-use state::{examine, AppState, Delta, Digest, EndpointState, HeartBeat, MAX_VERSION};
-use std::collections::{BTreeMap, BTreeSet};
+use state::{examine, AppState, Delta, Deltas, Digest, EndpointState, HeartBeat, MAX_VERSION};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The GossipStage is executor 0 of every node.
@@ -75,9 +77,9 @@ pub enum Verb {
     Syn(Arc<[Digest]>),
     Ack {
         requests: Vec<Digest>,
-        sends: Vec<(NodeId, Delta)>,
+        sends: Deltas,
     },
-    Ack2(Vec<(NodeId, Delta)>),
+    Ack2(Deltas),
     EchoReq {
         id: u64,
     },
@@ -203,10 +205,10 @@ pub struct GNode {
     /// A graceful stop (exit after the announce delay) rather than disablegossip.
     exiting: bool,
     pub map: Vec<Option<EndpointState>>,
-    pub live: BTreeSet<NodeId>,
+    pub live: NodeSet,
     pub unreachable: BTreeMap<NodeId, Micros>,
     pub inflight: BTreeMap<NodeId, Inflight>,
-    pub fd: Vec<Option<ArrivalWindow>>,
+    pub fd: Detector,
     fd_last_interpret: Option<Micros>,
     fd_last_pause: Option<Micros>,
     /// The node's VersionGenerator (heartbeat and application states share it).
@@ -564,12 +566,11 @@ impl Gossip {
     }
 
     fn fd_report(&self, node: &mut GNode, now: Micros, ep: NodeId) {
-        let w = node.fd[ep as usize].get_or_insert_with(ArrivalWindow::new);
-        w.add(
+        node.fd.report(
+            ep as usize,
             now,
             self.p.fd_initial_interval.0,
             self.p.fd_max_interval.0,
-            self.p.fd_window as usize,
         );
     }
 
@@ -690,37 +691,37 @@ impl Gossip {
     // ---- Gossiper: applying remote state ----
 
     /// `notifyFailureDetector`: heartbeats relayed by any node feed the detector.
-    fn notify_fd(&self, node: &mut GNode, now: Micros, states: &[(NodeId, Delta)]) {
-        for (ep, remote) in states {
-            if *ep == node.id {
+    fn notify_fd(&self, node: &mut GNode, now: Micros, states: &Deltas) {
+        for (i, remote) in states.iter().enumerate() {
+            if let Some(ahead) = states.ep_at(i + state::PREFETCH_AHEAD) {
+                state::prefetch(&node.map, ahead as usize);
+            }
+            let ep = remote.ep;
+            if ep == node.id {
                 continue;
             }
-            let Some(local) = node.map[*ep as usize].as_mut() else {
+            let Some(local) = node.map[ep as usize].as_mut() else {
                 continue;
             };
             if remote.hb.generation > local.hb.generation {
                 local.updated_at = now;
                 if !local.alive {
-                    node.fd[*ep as usize] = None;
+                    node.fd.remove(ep as usize);
                 }
-                self.fd_report(node, now, *ep);
+                self.fd_report(node, now, ep);
             } else if remote.hb.generation == local.hb.generation
                 && remote.hb.version > local.max_version()
             {
                 local.updated_at = now;
-                self.fd_report(node, now, *ep);
+                self.fd_report(node, now, ep);
             }
         }
     }
 
     /// `applyStateLocally`.
-    fn apply_state_locally(
-        &self,
-        node: &mut GNode,
-        ctx: &mut Ctx<Self>,
-        states: Vec<(NodeId, Delta)>,
-    ) {
-        for (ep, remote) in states {
+    fn apply_state_locally(&self, node: &mut GNode, ctx: &mut Ctx<Self>, states: &Deltas) {
+        for remote in states.iter() {
+            let ep = remote.ep;
             if ep == node.id {
                 continue;
             }
@@ -740,7 +741,7 @@ impl Gossip {
                             }
                             for s in remote.states {
                                 if st.get(&s.key).is_none_or(|x| x.version < s.version) {
-                                    st.put(s);
+                                    st.put(s.clone());
                                 }
                             }
                         }
@@ -767,7 +768,7 @@ impl Gossip {
         remote: Delta,
     ) {
         let obj = node.new_obj();
-        let st = EndpointState::new(obj, remote.hb, remote.states, true, ctx.now);
+        let st = EndpointState::new(obj, remote.hb, remote.states.to_vec(), true, ctx.now);
         let dead = st.is_dead_state();
         let existed = node.map[ep as usize].is_some();
         if node.map[ep as usize].as_ref().is_some_and(|old| old.alive) {
@@ -831,7 +832,7 @@ impl Gossip {
         node.me_mut().set_hb_version(v);
         let digests: Arc<[Digest]> = self.digests(node, ctx).into();
         let syn_timeout = self.p.long_timeout.0.max(self.p.request_timeout.0);
-        let live: Vec<NodeId> = node.live.iter().copied().collect();
+        let live_n = node.live.len();
         let seeds: Vec<NodeId> = ctx
             .topo
             .seeds
@@ -840,12 +841,12 @@ impl Gossip {
             .filter(|s| *s != node.id)
             .collect();
         let mut to_seed = false;
-        if let Some(t) = Self::pick(ctx, &live) {
+        if let Some(t) = Self::pick(ctx, node.live.as_slice()) {
             to_seed = seeds.contains(&t);
             self.send(node, ctx, t, Verb::Syn(digests.clone()), syn_timeout);
         }
         if !node.unreachable.is_empty() {
-            let prob = node.unreachable.len() as f64 / (live.len() as f64 + 1.0);
+            let prob = node.unreachable.len() as f64 / (live_n as f64 + 1.0);
             if ctx.rng.random::<f64>() < prob {
                 let cands: Vec<NodeId> = node
                     .unreachable
@@ -862,11 +863,11 @@ impl Gossip {
                 }
             }
         }
-        if (!to_seed || live.len() < seeds.len()) && !seeds.is_empty() {
-            let go = if live.is_empty() {
+        if (!to_seed || live_n < seeds.len()) && !seeds.is_empty() {
+            let go = if live_n == 0 {
                 true
             } else {
-                let prob = seeds.len() as f64 / (live.len() + node.unreachable.len()) as f64;
+                let prob = seeds.len() as f64 / (live_n + node.unreachable.len()) as f64;
                 ctx.rng.random::<f64>() <= prob
             };
             if go {
@@ -892,19 +893,22 @@ impl Gossip {
             );
             return;
         }
-        for ep in 0..node.map.len() as NodeId {
-            if ep == node.id || node.map[ep as usize].is_none() {
-                continue;
-            }
-            self.interpret(node, ctx, ep);
-        }
-    }
-
-    /// `FailureDetector.interpret`, with the local-pause guard.
-    fn interpret(&self, node: &mut GNode, ctx: &mut Ctx<Self>, ep: NodeId) {
-        let Some(w) = node.fd[ep as usize].as_ref() else {
+        // `FailureDetector.interpret` for every peer with a window, in id order. Its local-pause
+        // guard acts at the first such peer (which updates the last-interpret time) and then
+        // holds for the rest of the round; after it, only peers whose phi may have crossed the
+        // threshold need the exact test (`Detector::maybe_convicting`), the others cannot convict.
+        debug_assert_eq!(
+            node.fd.present(),
+            (0..node.map.len())
+                .filter(|&ep| ep != node.id as usize
+                    && node.map[ep].is_some()
+                    && node.fd.get(ep).is_some())
+                .count(),
+            "a failure-detector window without an endpoint state, or for the node itself"
+        );
+        if node.fd.present() == 0 {
             return;
-        };
+        }
         let now = ctx.now;
         let diff = node.fd_last_interpret.map_or(0, |t| now - t);
         node.fd_last_interpret = Some(now);
@@ -920,8 +924,21 @@ impl Gossip {
         if node.fd_last_pause.is_some_and(|t| now - t < pause) {
             return;
         }
-        if convicts(w.phi(now), self.p.phi_convict_threshold) {
-            self.convict(node, ctx, ep);
+        let suspects: Vec<NodeId> = node
+            .fd
+            .maybe_convicting(now)
+            .map(|ep| ep as NodeId)
+            .collect();
+        for ep in suspects {
+            let Some(w) = node.fd.get(ep as usize) else {
+                continue;
+            };
+            if ep != node.id
+                && node.map[ep as usize].is_some()
+                && convicts(w.phi(now), self.p.phi_convict_threshold)
+            {
+                self.convict(node, ctx, ep);
+            }
         }
     }
 
@@ -934,7 +951,7 @@ impl Gossip {
             version: v,
         });
         ctx.log(LogLevel::Info, "Announcing shutdown".into());
-        let live: Vec<NodeId> = node.live.iter().copied().collect();
+        let live: Vec<NodeId> = node.live.iter().collect();
         for ep in live {
             self.send(node, ctx, ep, Verb::Shutdown, self.p.request_timeout.0);
         }
@@ -944,11 +961,11 @@ impl Gossip {
         );
     }
 
-    fn cost_of_states(&self, node: &GNode, states: &[(NodeId, Delta)]) -> Micros {
+    fn cost_of_states(&self, node: &GNode, states: &Deltas) -> Micros {
         states
             .iter()
-            .filter(|(ep, _)| *ep != node.id)
-            .map(|(ep, d)| match node.map[*ep as usize].as_ref() {
+            .filter(|d| d.ep != node.id)
+            .map(|d| match node.map[d.ep as usize].as_ref() {
                 None => (d.states.len() as Micros + 1) * self.p.apply_state_cost.0,
                 Some(l) if d.hb.generation > l.hb.generation => {
                     (d.states.len() as Micros + 1) * self.p.apply_state_cost.0
@@ -980,10 +997,7 @@ impl Gossip {
                 if !node.enabled {
                     return;
                 }
-                let ex = examine(
-                    |ep| node.map.get(ep as usize).and_then(|s| s.as_ref()),
-                    &digests,
-                );
+                let ex = examine(&node.map, &digests);
                 let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
                 self.send(
                     node,
@@ -1002,16 +1016,17 @@ impl Gossip {
                 }
                 if !sends.is_empty() {
                     self.notify_fd(node, ctx.now, &sends);
-                    self.apply_state_locally(node, ctx, sends);
+                    self.apply_state_locally(node, ctx, &sends);
                 }
-                let mut reply: Vec<(NodeId, Delta)> = Vec::with_capacity(requests.len());
-                reply.extend(requests.iter().filter_map(|d| {
-                    node.map
-                        .get(d.ep as usize)?
-                        .as_ref()?
-                        .newer_than(d.max_version)
-                        .map(|x| (d.ep, x))
-                }));
+                let mut reply = Deltas::with_capacity(requests.len());
+                for (i, d) in requests.iter().enumerate() {
+                    if let Some(ahead) = requests.get(i + state::PREFETCH_AHEAD) {
+                        state::prefetch(&node.map, ahead.ep as usize);
+                    }
+                    if let Some(Some(l)) = node.map.get(d.ep as usize) {
+                        l.newer_than(d.ep, d.max_version, &mut reply);
+                    }
+                }
                 let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
                 self.send(node, ctx, from, Verb::Ack2(reply), t);
             }
@@ -1020,7 +1035,7 @@ impl Gossip {
                     return;
                 }
                 self.notify_fd(node, ctx.now, &states);
-                self.apply_state_locally(node, ctx, states);
+                self.apply_state_locally(node, ctx, &states);
             }
             Verb::EchoReq { id } => {
                 if ctx.status == NodeStatus::Running {
@@ -1062,8 +1077,8 @@ impl Protocol for Gossip {
     fn init_node(&self, id: NodeId, topo: &Topology) -> GNode {
         let n = topo.len() as usize;
         let mut map: Vec<Option<EndpointState>> = vec![None; n];
-        let mut fd = vec![None; n];
-        let mut live = BTreeSet::new();
+        let mut fd = Detector::new(n, self.p.fd_window as usize, self.p.phi_convict_threshold);
+        let mut live = NodeSet::new();
         let mut next_obj = 0;
         let mut version = 10;
         match self.init.get(&id) {
@@ -1095,14 +1110,12 @@ impl Protocol for Gossip {
         for ep in 0..n as NodeId {
             if ep != id && map[ep as usize].is_some() {
                 live.insert(ep);
-                let mut w = ArrivalWindow::new();
-                w.add(
+                fd.report(
+                    ep as usize,
                     0,
                     self.p.fd_initial_interval.0,
                     self.p.fd_max_interval.0,
-                    self.p.fd_window as usize,
                 );
-                fd[ep as usize] = Some(w);
             }
         }
         GNode {
@@ -1158,6 +1171,7 @@ impl Protocol for Gossip {
                     s.value = "NORMAL".into();
                 }
             }
+            me.recompute();
             let v = node.next_version();
             me.set_hb_version(v);
             me.obj = node.new_obj();
@@ -1223,7 +1237,7 @@ impl Protocol for Gossip {
         node.unreachable.clear();
         node.inflight.clear();
         node.callbacks.clear();
-        node.fd.iter_mut().for_each(|w| *w = None);
+        node.fd.clear();
         node.fd_last_interpret = None;
         node.fd_last_pause = None;
         node.last_processed_msg_at = 0;
@@ -1526,9 +1540,9 @@ impl Protocol for Gossip {
     }
 
     fn render_msg(&self, msg: &GMsg, topo: &Topology) -> String {
-        let deltas = |v: &[(NodeId, Delta)]| -> Vec<String> {
+        let deltas = |v: &Deltas| -> Vec<String> {
             v.iter()
-                .map(|(ep, d)| format!("{}:{}", topo.name(*ep), d.render()))
+                .map(|d| format!("{}:{}", topo.name(d.ep), d.render()))
                 .collect()
         };
         match &msg.verb {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 /// Cassandra's `forceHighestPossibleVersionUnsafe`: a shut-down node's heartbeat version.
 pub const MAX_VERSION: u32 = i32::MAX as u32;
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct HeartBeat {
     pub generation: u32,
     pub version: u32,
@@ -34,6 +34,9 @@ pub struct EndpointState {
     pub updated_at: Micros,
     /// Cached max of the heartbeat and application-state versions (digests ask for it a lot).
     maxv: u32,
+    /// Cached max of the application-state versions alone (0 without states): lets
+    /// `newer_than` skip the states without reading them, the common heartbeat-only case.
+    maxs: u32,
 }
 
 impl EndpointState {
@@ -51,6 +54,7 @@ impl EndpointState {
             alive,
             updated_at,
             maxv: 0,
+            maxs: 0,
         };
         s.recompute();
         s
@@ -58,14 +62,19 @@ impl EndpointState {
 
     /// Re-derive the cached max version after changing `hb` or `states` directly.
     pub fn recompute(&mut self) {
-        self.maxv = self
-            .states
-            .iter()
-            .map(|s| s.version)
-            .fold(self.hb.version, u32::max);
+        self.maxs = self.states.iter().map(|s| s.version).max().unwrap_or(0);
+        self.maxv = self.maxs.max(self.hb.version);
     }
 
     pub fn max_version(&self) -> u32 {
+        debug_assert_eq!(
+            self.maxv,
+            self.states
+                .iter()
+                .map(|s| s.version)
+                .fold(self.hb.version, u32::max),
+            "stale cached max version: call recompute() after changing hb or states directly"
+        );
         self.maxv
     }
 
@@ -110,33 +119,102 @@ impl EndpointState {
     }
 
     /// `getStateForVersionBiggerThan`: the heartbeat if newer than `version`, and every
-    /// application state newer than `version` (with the heartbeat riding along).
-    pub fn newer_than(&self, version: u32) -> Option<Delta> {
-        let states: Vec<AppState> = self
-            .states
-            .iter()
-            .filter(|s| s.version > version)
-            .cloned()
-            .collect();
-        if self.hb.version > version || !states.is_empty() {
-            Some(Delta {
-                hb: self.hb.clone(),
-                states,
-            })
+    /// application state newer than `version` (with the heartbeat riding along), appended to
+    /// `out` for endpoint `ep`. False when nothing is newer.
+    pub fn newer_than(&self, ep: NodeId, version: u32, out: &mut Deltas) -> bool {
+        let start = out.states.len();
+        if self.maxs > version {
+            out.states
+                .extend(self.states.iter().filter(|s| s.version > version).cloned());
+        }
+        let len = out.states.len() - start;
+        if self.hb.version > version || len > 0 {
+            out.entries.push(DeltaEntry {
+                ep,
+                hb: self.hb,
+                start: start as u32,
+                len: len as u32,
+            });
+            true
         } else {
-            None
+            false
         }
     }
 }
 
-/// Endpoint state carried in ACK/ACK2 (a fresh object on the receiver).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Delta {
-    pub hb: HeartBeat,
-    pub states: Vec<AppState>,
+/// Endpoint states carried in an ACK or ACK2 (each a fresh object on the receiver): per
+/// endpoint its heartbeat and a range of application states in one shared list. Most entries
+/// are heartbeat-only, so an entry is a small `Copy` value and the list needs no per-entry drop.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Deltas {
+    entries: Vec<DeltaEntry>,
+    states: Vec<AppState>,
 }
 
-impl Delta {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeltaEntry {
+    pub ep: NodeId,
+    pub hb: HeartBeat,
+    start: u32,
+    len: u32,
+}
+
+/// One endpoint's state in a `Deltas`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Delta<'a> {
+    pub ep: NodeId,
+    pub hb: HeartBeat,
+    pub states: &'a [AppState],
+}
+
+impl Deltas {
+    pub fn with_capacity(n: usize) -> Self {
+        Deltas {
+            entries: Vec::with_capacity(n),
+            states: Vec::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The endpoint of entry `i`, if there is one.
+    pub fn ep_at(&self, i: usize) -> Option<NodeId> {
+        self.entries.get(i).map(|e| e.ep)
+    }
+
+    pub fn get(&self, i: usize) -> Delta<'_> {
+        let e = self.entries[i];
+        Delta {
+            ep: e.ep,
+            hb: e.hb,
+            states: &self.states[e.start as usize..(e.start + e.len) as usize],
+        }
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Delta<'_>> + '_ {
+        (0..self.entries.len()).map(|i| self.get(i))
+    }
+
+    /// Append `ep`'s heartbeat and states (used by tests and hand-built messages).
+    pub fn push(&mut self, ep: NodeId, hb: HeartBeat, states: &[AppState]) {
+        let start = self.states.len() as u32;
+        self.states.extend_from_slice(states);
+        self.entries.push(DeltaEntry {
+            ep,
+            hb,
+            start,
+            len: states.len() as u32,
+        });
+    }
+}
+
+impl Delta<'_> {
     pub fn max_version(&self) -> u32 {
         self.states
             .iter()
@@ -187,20 +265,43 @@ impl Digest {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Examined {
     pub requests: Vec<Digest>,
-    pub sends: Vec<(NodeId, Delta)>,
+    pub sends: Deltas,
+}
+
+/// How many entries ahead the loops over shuffled endpoints prefetch.
+pub(crate) const PREFETCH_AHEAD: usize = 6;
+
+/// A hint to load `slice[i]` into the cache: a performance hint only, it never changes a
+/// result (and does nothing off x86_64 or out of bounds).
+#[inline(always)]
+pub(crate) fn prefetch<T>(slice: &[T], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(x) = slice.get(i) {
+        // SAFETY: prefetching is a hint; it does not access memory architecturally and cannot
+        // fault, and the pointer comes from a live reference anyway.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                (x as *const T).cast::<i8>(),
+            )
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (slice, i);
 }
 
 /// `Gossiper.examineGossiper`: compare each remote digest with the local map.
-pub fn examine<'a>(
-    local: impl Fn(NodeId) -> Option<&'a EndpointState>,
-    digests: &[Digest],
-) -> Examined {
+pub fn examine(map: &[Option<EndpointState>], digests: &[Digest]) -> Examined {
+    let local = |ep: NodeId| map.get(ep as usize).and_then(|s| s.as_ref());
     // Sized up front: an ACK in a big cluster carries hundreds of entries.
     let mut out = Examined {
         requests: Vec::with_capacity(digests.len()),
-        sends: Vec::with_capacity(digests.len()),
+        sends: Deltas::with_capacity(digests.len()),
     };
-    for d in digests {
+    for (i, d) in digests.iter().enumerate() {
+        // Digests come shuffled: fetch a later entry's cache line ahead of time.
+        if let Some(ahead) = digests.get(i + PREFETCH_AHEAD) {
+            prefetch(map, ahead.ep as usize);
+        }
         match local(d.ep) {
             None => out.requests.push(Digest {
                 ep: d.ep,
@@ -218,9 +319,7 @@ pub fn examine<'a>(
                     });
                 } else if d.generation < generation {
                     // Ours is newer: send everything.
-                    if let Some(delta) = l.newer_than(0) {
-                        out.sends.push((d.ep, delta));
-                    }
+                    l.newer_than(d.ep, 0, &mut out.sends);
                 } else if d.max_version > max_version {
                     out.requests.push(Digest {
                         ep: d.ep,
@@ -228,9 +327,7 @@ pub fn examine<'a>(
                         max_version,
                     });
                 } else if d.max_version < max_version {
-                    if let Some(delta) = l.newer_than(d.max_version) {
-                        out.sends.push((d.ep, delta));
-                    }
+                    l.newer_than(d.ep, d.max_version, &mut out.sends);
                 }
             }
         }
@@ -282,7 +379,7 @@ mod tests {
             ),
             st(1259812143, 2142, &[("load-information", "16.0", 1803)]),
         ];
-        let local = |ep: NodeId| b_map.get(ep as usize);
+        let local: Vec<Option<EndpointState>> = b_map.into_iter().map(Some).collect();
         let digests = [
             Digest {
                 ep: 0,
@@ -305,7 +402,7 @@ mod tests {
                 max_version: 18,
             }, // unknown endpoint
         ];
-        let e = examine(local, &digests);
+        let e = examine(&local, &digests);
         assert_eq!(
             e.requests,
             vec![
@@ -327,8 +424,8 @@ mod tests {
             ]
         );
         assert_eq!(e.sends.len(), 1);
-        let (ep, d) = &e.sends[0];
-        assert_eq!(*ep, 1);
+        let d = e.sends.get(0);
+        assert_eq!(d.ep, 1);
         assert_eq!(
             d.render(),
             "[ApplicationState \"normal\": AujDMftpyUvebtnn, generation 1259911052, version 62], \
@@ -338,9 +435,9 @@ mod tests {
 
     #[test]
     fn older_remote_generation_sends_everything() {
-        let map = [st(20, 5, &[("STATUS", "NORMAL", 2)])];
+        let map = [Some(st(20, 5, &[("STATUS", "NORMAL", 2)]))];
         let e = examine(
-            |ep| map.get(ep as usize),
+            &map,
             &[Digest {
                 ep: 0,
                 generation: 10,
@@ -348,7 +445,7 @@ mod tests {
             }],
         );
         assert!(e.requests.is_empty());
-        assert_eq!(e.sends[0].1.states.len(), 1);
-        assert_eq!(e.sends[0].1.hb.version, 5);
+        assert_eq!(e.sends.get(0).states.len(), 1);
+        assert_eq!(e.sends.get(0).hb.version, 5);
     }
 }

@@ -124,7 +124,7 @@ pub fn liveness_word(up: bool) -> &'static str {
 }
 
 pub fn phi_of(sim: &Sim<Gossip>, node: &GNode, peer: NodeId) -> Option<f64> {
-    node.fd[peer as usize].as_ref().map(|w| w.phi(sim.now))
+    node.fd.get(peer as usize).map(|w| w.phi(sim.now))
 }
 
 pub fn inflight_stuck(node: &GNode, peer: NodeId) -> bool {
