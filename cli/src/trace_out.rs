@@ -17,5 +17,5 @@ pub fn write(run: &Run, path: &str) -> std::io::Result<()> {
 pub fn lines(run: &Run) -> impl Iterator<Item = serde_json::Value> + '_ {
     let t = run.trace();
     let topo = &run.sim().topo;
-    t.recs.iter().map(move |r| rec_json(t, topo, r))
+    t.recs.iter().map(move |r| rec_json(t, topo, &r))
 }

@@ -48,7 +48,7 @@ fn main() {
         .map(|n| n.exec_stats.iter().map(|e| e.pending as u64).sum::<u64>())
         .sum();
     println!("steps {} recs {} ({} B each, cap {}) logs {} log-bytes {} in_flight {} queue {} pending-tasks {}",
-        sim.steps, t.recs.len(), std::mem::size_of_val(&t.recs[0]), t.recs.capacity(), t.logs.len(),
+        sim.steps, t.recs.len(), clusterscope_core::engine::trace::Recs::PACKED_BYTES, t.recs.capacity(), t.logs.len(),
         t.logs.iter().map(|l| l.text.len()).sum::<usize>(), sim.in_flight.len(), sim.pending_events(), pending);
     println!(
         "endpoint states {states}, app states {app}; trace approx {} MB; bytes/step {:.1}",

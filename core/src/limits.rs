@@ -39,7 +39,7 @@ impl Default for Limits {
 impl Limits {
     /// Tighter limits for the browser, where memory is scarcer and the tab must stay responsive.
     pub fn browser() -> Self {
-        // 5 M records x 64 B = 320 MB at most: the 251-node, 10-minute incident needs ~2.2 M.
+        // 5 M records x 32 B = 160 MB at most: the 251-node, 10-minute incident needs ~2.5 M.
         Limits {
             max_events: 20_000_000,
             max_trace_records: 5_000_000,

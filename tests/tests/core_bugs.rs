@@ -52,7 +52,10 @@ fn run_to(text: &str, until: u64) -> Result<Run, String> {
 }
 
 fn times_are_monotone(run: &Run) -> bool {
-    run.trace().recs.windows(2).all(|w| w[0].time <= w[1].time)
+    let recs = &run.trace().recs;
+    recs.iter()
+        .zip(recs.iter().skip(1))
+        .all(|(a, b)| a.time <= b.time)
 }
 
 /// A recorded user action whose `at` lies after the time its step is reached moves the clock

@@ -548,7 +548,7 @@ impl Checker {
                 trace.recs.len()
             ));
         }
-        for r in &trace.recs[self.recs_checked..] {
+        for r in trace.recs.range(self.recs_checked..) {
             if r.time < self.last_rec_time {
                 return Err(format!(
                     "time went backwards in the trace: {} after {} ({r:?})",

@@ -167,14 +167,14 @@ fn next_delivery_and_next_interesting_land_after_a_match() {
     {
         let m = s.model.borrow();
         let t = &m.run.engine.trace;
-        let last = clusterscope_web::model::nav::recs_of_step(t, m.cursor() - 1);
-        assert!(last.iter().any(|r| NavKind::Delivery.matches(r, t)));
+        let mut last = clusterscope_web::model::nav::recs_of_step(t, m.cursor() - 1);
+        assert!(last.any(|r| NavKind::Delivery.matches(&r, t)));
     }
     let s = settle(send(s, Msg::Next(NavKind::Interesting)));
     let m = s.model.borrow();
     let t = &m.run.engine.trace;
-    let last = clusterscope_web::model::nav::recs_of_step(t, m.cursor() - 1);
-    assert!(last.iter().any(|r| NavKind::Interesting.matches(r, t)));
+    let mut last = clusterscope_web::model::nav::recs_of_step(t, m.cursor() - 1);
+    assert!(last.any(|r| NavKind::Interesting.matches(&r, t)));
 }
 
 #[test]

@@ -7,7 +7,7 @@
 //! checkpoints and no message bodies, like `clusterscope run` without `--trace`.
 
 use clusterscope_core::engine::network::Link;
-use clusterscope_core::engine::trace::{Rec, Trace};
+use clusterscope_core::engine::trace::{Recs, Trace};
 use clusterscope_core::limits::Limits;
 use clusterscope_core::pingpong::{self, PingPong};
 use clusterscope_core::runner::{Run, RunOptions};
@@ -94,16 +94,17 @@ pub fn scenario_run(s: &Scenario, seed: Option<u64>, until: Option<Micros>) -> R
 pub struct TraceStats {
     pub events: u64,
     pub records: usize,
-    /// `Trace::approx_bytes()`: record capacity (Vec growth slack included) plus log/body arenas.
+    /// `Trace::approx_bytes()`: record chunks (unused capacity of the last chunk included), label
+    /// table, overflow arena, log/body arenas.
     pub approx_bytes: usize,
-    /// The part of `approx_bytes` that is unused record capacity.
+    /// The part of `approx_bytes` that is unused record capacity (at most one chunk).
     pub slack_bytes: usize,
     pub rec_size: usize,
 }
 
 impl TraceStats {
     pub fn of(events: u64, t: &Trace) -> Self {
-        let rec_size = std::mem::size_of::<Rec>();
+        let rec_size = Recs::PACKED_BYTES;
         TraceStats {
             events,
             records: t.recs.len(),
@@ -116,7 +117,7 @@ impl TraceStats {
     pub fn bytes_per_event(&self) -> f64 {
         self.approx_bytes as f64 / self.events.max(1) as f64
     }
-    /// The same without Vec growth slack: what the record layout itself costs.
+    /// The same without growth slack: what the record layout itself costs.
     pub fn used_bytes_per_event(&self) -> f64 {
         (self.approx_bytes - self.slack_bytes) as f64 / self.events.max(1) as f64
     }
@@ -126,7 +127,7 @@ impl TraceStats {
     pub fn line(&self, what: &str) -> String {
         format!(
             "{what}: {} events, {} records ({:.2}/event, {} B each); approx_bytes {} = {:.1} B/event \
-             ({:.1} B/event without Vec slack)",
+             ({:.1} B/event without growth slack)",
             self.events,
             self.records,
             self.records_per_event(),

@@ -404,6 +404,35 @@ fn user_actions_replay_exactly() {
 }
 
 #[test]
+fn acting_in_the_past_at_a_trace_chunk_boundary() {
+    // Cut the trace where a record chunk starts (the packed store's edge case), act, go on, and
+    // compare with a fresh run given the same recorded action.
+    let chunk = trace::Recs::CHUNK_RECORDS;
+    let mut live = busy_engine(7);
+    live.set_checkpoint_interval(64);
+    live.run_until(30_000_000, 10_000_000).unwrap();
+    let n = live.trace.recs.len();
+    assert!(n > 2 * chunk, "got {n} records");
+    // A chunk boundary that is also a step boundary (checked below: the cut lands on it).
+    let cut = (1..n / chunk)
+        .map(|k| k * chunk)
+        .find(|&i| live.trace.recs.at(i - 1).step != live.trace.recs.at(i).step)
+        .unwrap_or(chunk);
+    let step = live.trace.recs.at(cut).step;
+    live.jump_to_step(step).unwrap();
+    live.apply_user_action(Action::HealAll {}).unwrap();
+    assert_eq!(live.trace.rec_index_at_step(step), cut);
+    live.run_until(31_000_000, 10_000_000).unwrap();
+
+    let mut replay = busy_engine(7);
+    replay.user_actions = live.user_actions.clone();
+    replay.run_until(31_000_000, 10_000_000).unwrap();
+    assert_eq!(replay.sim.hash, live.sim.hash);
+    assert_eq!(replay.trace.recs, live.trace.recs);
+    assert_eq!(replay.trace.logs, live.trace.logs);
+}
+
+#[test]
 fn seeds_matter_and_repeat() {
     let run = |seed| {
         let mut e = busy_engine(seed);

@@ -690,46 +690,51 @@ impl Gossip {
 
     // ---- Gossiper: applying remote state ----
 
-    /// `notifyFailureDetector`: heartbeats relayed by any node feed the detector.
-    fn notify_fd(&self, node: &mut GNode, now: Micros, states: &Deltas) {
+    /// `notifyFailureDetector(remoteEpStateMap)` then `applyStateLocally(remoteEpStateMap)`, done
+    /// in one pass: notifying entry j only reads and writes j's own endpoint state and window,
+    /// which applying an entry i != j never touches, so the interleaving changes nothing.
+    fn receive_states(&self, node: &mut GNode, ctx: &mut Ctx<Self>, states: &Deltas) {
         for (i, remote) in states.iter().enumerate() {
             if let Some(ahead) = states.ep_at(i + state::PREFETCH_AHEAD) {
                 state::prefetch(&node.map, ahead as usize);
             }
-            let ep = remote.ep;
-            if ep == node.id {
+            if remote.ep == node.id {
                 continue;
             }
-            let Some(local) = node.map[ep as usize].as_mut() else {
-                continue;
-            };
-            if remote.hb.generation > local.hb.generation {
-                local.updated_at = now;
-                if !local.alive {
-                    node.fd.remove(ep as usize);
-                }
-                self.fd_report(node, now, ep);
-            } else if remote.hb.generation == local.hb.generation
-                && remote.hb.version > local.max_version()
-            {
-                local.updated_at = now;
-                self.fd_report(node, now, ep);
-            }
+            self.notify_fd(node, ctx.now, &remote);
+            self.apply_state_locally(node, ctx, remote);
         }
     }
 
-    /// `applyStateLocally`.
-    fn apply_state_locally(&self, node: &mut GNode, ctx: &mut Ctx<Self>, states: &Deltas) {
-        for remote in states.iter() {
-            let ep = remote.ep;
-            if ep == node.id {
-                continue;
+    /// `notifyFailureDetector` for one endpoint: heartbeats relayed by any node feed the detector.
+    fn notify_fd(&self, node: &mut GNode, now: Micros, remote: &Delta) {
+        let ep = remote.ep;
+        let Some(local) = node.map[ep as usize].as_mut() else {
+            return;
+        };
+        if remote.hb.generation > local.hb.generation {
+            local.updated_at = now;
+            if !local.alive {
+                node.fd.remove(ep as usize);
             }
+            self.fd_report(node, now, ep);
+        } else if remote.hb.generation == local.hb.generation
+            && remote.hb.version > local.max_version()
+        {
+            local.updated_at = now;
+            self.fd_report(node, now, ep);
+        }
+    }
+
+    /// `applyStateLocally` for one endpoint.
+    fn apply_state_locally(&self, node: &mut GNode, ctx: &mut Ctx<Self>, remote: Delta) {
+        {
+            let ep = remote.ep;
             match node.map[ep as usize].as_ref() {
                 Some(local) => {
                     let (lg, rg) = (local.hb.generation, remote.hb.generation);
                     if lg != 0 && rg as u64 > lg as u64 + MAX_GENERATION_DIFFERENCE as u64 {
-                        continue;
+                        return;
                     }
                     if rg > lg {
                         self.handle_major_state_change(node, ctx, ep, remote);
@@ -1015,8 +1020,7 @@ impl Gossip {
                     return;
                 }
                 if !sends.is_empty() {
-                    self.notify_fd(node, ctx.now, &sends);
-                    self.apply_state_locally(node, ctx, &sends);
+                    self.receive_states(node, ctx, &sends);
                 }
                 let mut reply = Deltas::with_capacity(requests.len());
                 for (i, d) in requests.iter().enumerate() {
@@ -1034,8 +1038,7 @@ impl Gossip {
                 if !node.enabled {
                     return;
                 }
-                self.notify_fd(node, ctx.now, &states);
-                self.apply_state_locally(node, ctx, &states);
+                self.receive_states(node, ctx, &states);
             }
             Verb::EchoReq { id } => {
                 if ctx.status == NodeStatus::Running {

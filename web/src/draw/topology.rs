@@ -223,7 +223,7 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
         let mut trails = 0;
         ctx.set_line_width(2.5);
         ctx.set_line_cap("round");
-        for r in trace.recs[..ci].iter().rev() {
+        for r in trace.recs.range(..ci).rev() {
             if now.saturating_sub(r.time) > trail_window || trails >= MAX_TRAILS {
                 break;
             }
@@ -242,7 +242,7 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
     }
 
     let mut drawn = 0;
-    for r in trace.recs[..ci].iter().rev() {
+    for r in trace.recs.range(..ci).rev() {
         if now.saturating_sub(r.time) > window || drawn >= MAX_DROPS {
             break;
         }

@@ -11,8 +11,8 @@ pub fn trace_jsonl(trace: &Trace, topo: &Topology, end_rec: usize) -> String {
     let end = end_rec.min(trace.recs.len());
     let cut = end.min(MAX_EXPORT_RECS);
     let mut out = String::with_capacity(cut * 96);
-    for r in &trace.recs[..cut] {
-        let v = rec_json(trace, topo, r);
+    for r in trace.recs.range(..cut) {
+        let v = rec_json(trace, topo, &r);
         out.push_str(&v.to_string());
         out.push('\n');
     }

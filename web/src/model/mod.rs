@@ -625,8 +625,9 @@ impl Model {
         let c = self.cursor();
         // The latest match whose step is before the cursor's previous step, so that repeated presses
         // walk backwards (landing just after each match).
-        let target = trace.recs[..trace.rec_index_at_step(c)]
-            .iter()
+        let target = trace
+            .recs
+            .range(..trace.rec_index_at_step(c))
             .rev()
             .take(2_000_000)
             .find(|r| r.step + 1 < c && kind.matches(r, trace))
@@ -827,10 +828,7 @@ impl Model {
             *left -= 1;
             self.sample();
             let trace = &self.run.engine.trace;
-            if nav::recs_of_step(trace, s)
-                .iter()
-                .any(|r| kind.matches(r, trace))
-            {
+            if nav::recs_of_step(trace, s).any(|r| kind.matches(&r, trace)) {
                 return Ok(Some(true));
             }
         }

@@ -2,7 +2,7 @@
 //! which step a time corresponds to, and the timeline markers.
 
 use clusterscope_core::engine::action::ActionSource;
-use clusterscope_core::engine::trace::{LogLevel, Rec, RecKind, Trace};
+use clusterscope_core::engine::trace::{self, LogLevel, Rec, RecKind, Trace};
 use clusterscope_core::time::Micros;
 
 /// What "step to the next ..." looks for.
@@ -46,10 +46,10 @@ pub fn is_interesting(r: &Rec, trace: &Trace) -> bool {
 }
 
 /// Records of step `step` (empty when it produced none or is not computed).
-pub fn recs_of_step(trace: &Trace, step: u64) -> &[Rec] {
+pub fn recs_of_step(trace: &Trace, step: u64) -> trace::Iter<'_> {
     let lo = trace.rec_index_at_step(step);
     let hi = trace.rec_index_at_step(step + 1);
-    &trace.recs[lo..hi]
+    trace.recs.range(lo..hi)
 }
 
 /// The step count to jump to so that the state is at virtual time `t`: every step with time
@@ -70,7 +70,7 @@ pub fn logs_before_cursor(trace: &Trace, cursor: u64, now: Micros) -> usize {
     let ci = trace.rec_index_at_step(cursor);
     // Lines at the cursor's own time may belong to steps after the cursor: ask the records.
     let same_time_before = trace.logs.partition_point(|l| l.time < now);
-    for r in trace.recs[..ci].iter().rev() {
+    for r in trace.recs.range(..ci).rev() {
         if r.time < now {
             break;
         }
@@ -82,10 +82,11 @@ pub fn logs_before_cursor(trace: &Trace, cursor: u64, now: Micros) -> usize {
 }
 
 /// Index of the latest record before the cursor that matches `kind`, scanning at most `limit`.
-pub fn prev_match(trace: &Trace, cursor: u64, kind: NavKind, limit: usize) -> Option<&Rec> {
+pub fn prev_match(trace: &Trace, cursor: u64, kind: NavKind, limit: usize) -> Option<Rec> {
     let ci = trace.rec_index_at_step(cursor);
-    trace.recs[..ci]
-        .iter()
+    trace
+        .recs
+        .range(..ci)
         .rev()
         .take(limit)
         .find(|r| kind.matches(r, trace))
@@ -128,7 +129,7 @@ impl Marks {
             // The trace was truncated without `truncate` being called: rebuild.
             *self = Marks::default();
         }
-        for r in &trace.recs[self.scanned..] {
+        for r in trace.recs.range(self.scanned..) {
             let kind = match r.kind {
                 RecKind::State { label: "DOWN", .. } => Some(MarkKind::Down),
                 RecKind::State { label: "UP", .. } => Some(MarkKind::Up),

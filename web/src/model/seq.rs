@@ -63,7 +63,7 @@ pub fn diagram(
     let mut events: Vec<Event> = Vec::new();
     let mut truncated = false;
     let mut scanned = 0usize;
-    for r in trace.recs[..ci].iter().rev() {
+    for r in trace.recs.range(..ci).rev() {
         scanned += 1;
         if scanned > scan_limit {
             truncated = true;
@@ -168,7 +168,7 @@ pub fn recent_partners(
 ) -> Vec<NodeId> {
     let ci = trace.rec_index_at_step(cursor);
     let mut out: Vec<NodeId> = Vec::new();
-    for r in trace.recs[..ci].iter().rev().take(scan_limit) {
+    for r in trace.recs.range(..ci).rev().take(scan_limit) {
         let peer = match r.kind {
             RecKind::Send { to, .. } if r.node == node => Some(to),
             RecKind::Deliver { from, .. } if r.node == node => Some(from),
