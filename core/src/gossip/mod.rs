@@ -1165,16 +1165,17 @@ impl Protocol for Gossip {
             let n = node.map.len();
             node.map = vec![None; n];
             node.next_obj = 0;
-            for s in &mut me.states {
-                s.version = {
-                    node.version += 1;
-                    node.version
-                };
-                if &*s.key == "STATUS" {
-                    s.value = "NORMAL".into();
+            let mut version = node.version;
+            me.edit_states(|states| {
+                for s in states {
+                    version += 1;
+                    s.version = version;
+                    if &*s.key == "STATUS" {
+                        s.value = "NORMAL".into();
+                    }
                 }
-            }
-            me.recompute();
+            });
+            node.version = version;
             let v = node.next_version();
             me.set_hb_version(v);
             me.obj = node.new_obj();

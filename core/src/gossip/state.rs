@@ -29,7 +29,9 @@ pub struct AppState {
 pub struct EndpointState {
     pub obj: u64,
     pub hb: HeartBeat,
-    pub states: Vec<AppState>,
+    /// Shared, copy-on-write: cloning a map (a checkpoint, a warm start) copies a pointer, and
+    /// the list only changes when an application state does (rare next to heartbeats).
+    pub states: Arc<[AppState]>,
     pub alive: bool,
     pub updated_at: Micros,
     /// Cached max of the heartbeat and application-state versions (digests ask for it a lot).
@@ -50,7 +52,7 @@ impl EndpointState {
         let mut s = EndpointState {
             obj,
             hb,
-            states,
+            states: states.into(),
             alive,
             updated_at,
             maxv: 0,
@@ -95,10 +97,21 @@ impl EndpointState {
 
     /// Insert or overwrite (a newer version replaces an older one; order of first insertion kept).
     pub fn put(&mut self, s: AppState) {
-        match self.states.iter_mut().find(|x| x.key == s.key) {
+        let mut v = self.states.to_vec();
+        match v.iter_mut().find(|x| x.key == s.key) {
             Some(x) => *x = s,
-            None => self.states.push(s),
+            None => v.push(s),
         }
+        self.states = v.into();
+        self.recompute();
+    }
+
+    /// Change the application states in place (copying them first if they are shared), then
+    /// re-derive the cached versions.
+    pub fn edit_states(&mut self, f: impl FnOnce(&mut Vec<AppState>)) {
+        let mut v = self.states.to_vec();
+        f(&mut v);
+        self.states = v.into();
         self.recompute();
     }
 
