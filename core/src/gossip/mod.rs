@@ -804,18 +804,16 @@ impl Gossip {
     // ---- the gossip task ----
 
     fn digests(&self, node: &GNode, ctx: &mut Ctx<Self>) -> Vec<Digest> {
-        let mut d: Vec<Digest> = node
-            .map
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| {
-                s.as_ref().map(|s| Digest {
+        let mut d: Vec<Digest> = Vec::with_capacity(node.map.len());
+        for (i, s) in node.map.iter().enumerate() {
+            if let Some(s) = s {
+                d.push(Digest {
                     ep: i as NodeId,
                     generation: s.hb.generation,
                     max_version: s.max_version(),
-                })
-            })
-            .collect();
+                });
+            }
+        }
         if self.p.shuffle_digests {
             d.shuffle(ctx.rng);
         }
