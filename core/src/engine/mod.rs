@@ -1368,17 +1368,34 @@ impl<P: Protocol> Engine<P> {
         Ok(false)
     }
 
-    /// Move the state to just after `step` steps, backwards via the nearest checkpoint.
-    pub fn jump_to_step(&mut self, step: u64) -> Result<(), SimError> {
+    /// The checkpoint a jump to `step` restores: the latest one at or before `step`, when the
+    /// jump goes back or when it is ahead of the current state (a forward jump then replays from
+    /// it instead of from the current step). `None`: replay from the current state.
+    fn checkpoint_for(&self, step: u64) -> Option<&Sim<P>> {
+        let ck = self.checkpoints.iter().rev().find(|c| c.steps <= step);
         if step < self.sim.steps {
-            let ck = self
-                .checkpoints
-                .iter()
-                .rev()
-                .find(|c| c.steps <= step)
-                .expect("checkpointing is on and the first checkpoint is at step 0 (jump needs checkpoints)")
-                .clone();
-            self.sim = ck;
+            Some(ck.expect(
+                "checkpointing is on and the first checkpoint is at step 0 (jump needs checkpoints)",
+            ))
+        } else {
+            ck.filter(|c| c.steps > self.sim.steps)
+        }
+    }
+
+    /// The step a jump to `step` starts replaying from (a checkpoint's, or the current one), so
+    /// `step - replay_from(step)` steps are replayed. At most `step`. Like [`Self::jump_to_step`],
+    /// panics for a step behind the current one when checkpointing is off.
+    pub fn replay_from(&self, step: u64) -> u64 {
+        self.checkpoint_for(step)
+            .map_or(self.sim.steps, |c| c.steps)
+            .min(step)
+    }
+
+    /// Move the state to just after `step` steps: from the nearest checkpoint at or before it when
+    /// going back, or going forward past a checkpoint; else by stepping from the current state.
+    pub fn jump_to_step(&mut self, step: u64) -> Result<(), SimError> {
+        if let Some(ck) = self.checkpoint_for(step) {
+            self.sim = ck.clone();
         }
         while self.sim.steps < step {
             if !self.step()? {

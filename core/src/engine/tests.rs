@@ -372,6 +372,39 @@ fn jump_back_then_forward_equals_a_straight_run() {
 }
 
 #[test]
+fn forward_jump_via_a_checkpoint_equals_a_straight_run() {
+    let mut straight = busy_engine(5);
+    straight.run_until(30_000_000, 10_000_000).unwrap();
+    let total = straight.sim.steps;
+
+    let mut e = busy_engine(5);
+    e.set_checkpoint_interval(64);
+    e.run_until(30_000_000, 10_000_000).unwrap();
+    e.jump_to_step(10).unwrap();
+    // Ahead of the cursor, past checkpoints: replayed from the last checkpoint before the target.
+    let target = total - total / 4;
+    let from = e.replay_from(target);
+    assert!(
+        from > 10 && from <= target && target - from < total / 2,
+        "from {from}"
+    );
+    e.jump_to_step(target).unwrap();
+    assert_eq!(e.sim.steps, target);
+    let mut mid = busy_engine(5);
+    mid.run_until_pred(10_000_000, |m| m.sim.steps >= target)
+        .unwrap();
+    assert_eq!(
+        e.sim.hash, mid.sim.hash,
+        "state hash after the forward jump"
+    );
+    // Within a checkpoint interval: replayed from the current state.
+    assert_eq!(e.replay_from(target + 1), target);
+    e.jump_to_step(total).unwrap();
+    assert_eq!(e.sim.hash, straight.sim.hash);
+    assert_eq!(e.trace.recs, straight.trace.recs);
+}
+
+#[test]
 fn user_actions_replay_exactly() {
     let mut live = busy_engine(11);
     live.run_until(500_000, 1_000_000).unwrap();
