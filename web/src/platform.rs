@@ -174,3 +174,82 @@ pub fn prepare_canvas(
     ctx.clear_rect(0.0, 0.0, w, h);
     Some((ctx, w, h))
 }
+
+/// Frame and jump timings as `performance.measure` entries, for `tests/e2e/bench.mjs`. Off unless
+/// the page sets `window.__csPerf = true` before the app starts work (the benchmark does it in an
+/// init script), so ordinary use never fills the performance timeline.
+///
+/// Entries: `cs-frame` (an animation frame: the simulation slice in the reducer plus the render
+/// and canvas drawing it causes), split into `cs-frame-compute` and `cs-frame-render`; `cs-jump`
+/// (from the click or key of a jump to the first render where the app is no longer busy).
+pub mod perf {
+    use std::cell::Cell;
+
+    thread_local! {
+        static FRAME: Cell<bool> = const { Cell::new(false) };
+        static JUMP: Cell<bool> = const { Cell::new(false) };
+    }
+
+    fn performance() -> Option<web_sys::Performance> {
+        let w = web_sys::window()?;
+        let on = js_sys::Reflect::get(&w, &wasm_bindgen::JsValue::from_str("__csPerf"))
+            .ok()
+            .is_some_and(|v| v.is_truthy());
+        if on {
+            w.performance()
+        } else {
+            None
+        }
+    }
+
+    /// An animation frame starts (before the simulation slice).
+    pub fn frame_start() {
+        if let Some(p) = performance() {
+            let _ = p.mark("cs-f0");
+            FRAME.with(|f| f.set(true));
+        }
+    }
+
+    /// The simulation slice of the frame is done; rendering follows.
+    pub fn frame_computed() {
+        if FRAME.with(Cell::get) {
+            if let Some(p) = performance() {
+                let _ = p.mark("cs-f1");
+            }
+        }
+    }
+
+    /// A jump (scrub click, Home/End) is about to be dispatched.
+    pub fn jump_start() {
+        if let Some(p) = performance() {
+            let _ = p.mark("cs-j0");
+            JUMP.with(|f| f.set(true));
+        }
+    }
+
+    /// Called after every render of the root component (its effects run after the children's,
+    /// which draw the canvases): closes the open frame, and the open jump once the app is idle.
+    pub fn rendered(busy: bool) {
+        let frame = FRAME.with(|f| f.replace(false));
+        let jump = !busy && JUMP.with(|f| f.replace(false));
+        if !frame && !jump {
+            return;
+        }
+        let Some(p) = performance() else { return };
+        if frame {
+            let _ = p.mark("cs-f2");
+            let _ = p.measure_with_start_mark_and_end_mark("cs-frame", "cs-f0", "cs-f2");
+            let _ = p.measure_with_start_mark_and_end_mark("cs-frame-compute", "cs-f0", "cs-f1");
+            let _ = p.measure_with_start_mark_and_end_mark("cs-frame-render", "cs-f1", "cs-f2");
+            for m in ["cs-f0", "cs-f1", "cs-f2"] {
+                p.clear_marks_with_mark_name(m);
+            }
+        }
+        if jump {
+            let _ = p.mark("cs-j1");
+            let _ = p.measure_with_start_mark_and_end_mark("cs-jump", "cs-j0", "cs-j1");
+            p.clear_marks_with_mark_name("cs-j0");
+            p.clear_marks_with_mark_name("cs-j1");
+        }
+    }
+}

@@ -197,6 +197,38 @@ fn scrubbing_backwards_is_instant_and_forwards_replays() {
 }
 
 #[test]
+fn jumps_through_checkpoints_land_on_the_same_state_as_a_straight_run() {
+    // Compute the whole scenario, then jump around (backwards and forwards, near and far: far
+    // ones restore a checkpoint and replay the rest in frames); every landing equals a fresh run
+    // sought straight to the same time.
+    let s = settle(send(store(), Msg::JumpToEnd));
+    let frontier = s.model.borrow().frontier();
+    let mut s = s;
+    for (i, t) in [
+        300_000_000,
+        20_000_000,
+        600_000_000,
+        650_000_000,
+        0,
+        719_000_000,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        // Alternately assume steps are cheap (the jump happens at once) and dear (the checkpoint
+        // is shown at once and the rest replays in frames).
+        s.model.borrow_mut().step_cost_ms = if i % 2 == 0 { 1e-6 } else { 1.0 };
+        s = settle(send(s, Msg::ScrubTo(t)));
+        let straight = settle(send(store(), Msg::ScrubTo(t)));
+        let (m, f) = (s.model.borrow(), straight.model.borrow());
+        assert_eq!(m.now(), t);
+        assert_eq!(m.cursor(), f.cursor(), "step at {t}");
+        assert_eq!(m.run.engine.sim.hash, f.run.engine.sim.hash, "state at {t}");
+        assert_eq!(m.frontier(), frontier, "the computed future is kept");
+    }
+}
+
+#[test]
 fn next_caption_goes_to_the_caption_time() {
     let s = settle(send(store(), Msg::NextCaption));
     let m = s.model.borrow();

@@ -118,19 +118,30 @@ pub fn pixels(m: &Model, p: &Palette) -> Vec<u8> {
     out
 }
 
-fn draw_image(ctx: &Ctx, m: &Model, g: &Geom, p: &Palette) -> Option<()> {
+thread_local! {
+    /// The n x n scratch canvas the pixels go through (kept between frames).
+    static SCRATCH: std::cell::RefCell<Option<web_sys::HtmlCanvasElement>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+fn draw_image(ctx: &Ctx, data: &[u8], g: &Geom) -> Option<()> {
     use wasm_bindgen::{Clamped, JsCast};
     let n = g.n as u32;
-    let data = pixels(m, p);
-    let img = web_sys::ImageData::new_with_u8_clamped_array_and_sh(Clamped(&data), n, n).ok()?;
-    let doc = web_sys::window()?.document()?;
-    let scratch = doc
-        .create_element("canvas")
-        .ok()?
-        .dyn_into::<web_sys::HtmlCanvasElement>()
-        .ok()?;
-    scratch.set_width(n);
-    scratch.set_height(n);
+    let img = web_sys::ImageData::new_with_u8_clamped_array_and_sh(Clamped(data), n, n).ok()?;
+    let scratch = SCRATCH.with(|c| c.borrow().clone()).or_else(|| {
+        let c = web_sys::window()?
+            .document()?
+            .create_element("canvas")
+            .ok()?
+            .dyn_into::<web_sys::HtmlCanvasElement>()
+            .ok()?;
+        SCRATCH.with(|s| *s.borrow_mut() = Some(c.clone()));
+        Some(c)
+    })?;
+    if scratch.width() != n || scratch.height() != n {
+        scratch.set_width(n);
+        scratch.set_height(n);
+    }
     let sctx = scratch
         .get_context("2d")
         .ok()??
@@ -144,12 +155,24 @@ fn draw_image(ctx: &Ctx, m: &Model, g: &Geom, p: &Palette) -> Option<()> {
     Some(())
 }
 
-pub fn draw(ctx: &Ctx, m: &Model, g: &Geom, hover: Option<(NodeId, NodeId)>, p: &Palette) {
+/// Draw the matrix; `image` is [`pixels`] of the model when the cluster is above
+/// [`IMAGE_ABOVE`] (drawn as one image), ignored otherwise.
+pub fn draw(
+    ctx: &Ctx,
+    m: &Model,
+    g: &Geom,
+    hover: Option<(NodeId, NodeId)>,
+    p: &Palette,
+    image: Option<&[u8]>,
+) {
     let n = g.n;
     let sim = &m.run.engine.sim;
     let gap = if g.cell >= 6.0 { 1.0 } else { 0.0 };
     if n > IMAGE_ABOVE {
-        draw_image(ctx, m, g, p);
+        match image {
+            Some(data) => draw_image(ctx, data, g),
+            None => draw_image(ctx, &pixels(m, p), g),
+        };
     }
     for o in 0..n as NodeId {
         if n > IMAGE_ABOVE {

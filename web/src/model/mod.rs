@@ -27,12 +27,18 @@ pub const DEFAULT_SCENARIO: &str = "cassandra-21636-packet-loss";
 /// Slowest and fastest replay speeds (virtual seconds per real second).
 pub const SPEED_MIN: f64 = 1e-4;
 pub const SPEED_MAX: f64 = 1e3;
-/// Per-frame step budget bounds; the budget adapts to keep a frame's work under ~10 ms.
+/// Per-frame step budget bounds; the budget adapts to keep a frame's simulation work under
+/// [`PLAY_FRAME_MS`] while playing (rendering needs the rest of a 16 ms frame).
 pub const MIN_STEPS_PER_FRAME: u64 = 20;
 pub const MAX_STEPS_PER_FRAME: u64 = 200_000;
 /// Simulation time per animation frame the step budget aims at, while playing and while seeking.
-pub const PLAY_FRAME_MS: f64 = 10.0;
+pub const PLAY_FRAME_MS: f64 = 6.0;
 pub const SEEK_FRAME_MS: f64 = 45.0;
+/// A jump whose replay is estimated to fit in this many ms happens at once; a longer one shows
+/// the restored checkpoint at once and replays the rest in frames.
+pub const JUMP_SYNC_MS: f64 = 60.0;
+/// Cost of one simulation step assumed until one is measured (251 nodes in Chromium: ~6 µs).
+pub const STEP_COST_MS_GUESS: f64 = 0.01;
 /// Most nodes shown in the sequence diagram.
 pub const MAX_SEQ_NODES: usize = 6;
 /// A line in exported scenario files naming the variant the recorded actions belong to.
@@ -160,6 +166,8 @@ pub struct Model {
     pub steps_per_frame: u64,
     budget_used_up: bool,
     last_tick_steps: u64,
+    /// Measured cost of one simulation step (smoothed), for sizing jumps.
+    pub step_cost_ms: f64,
     pub selected: Option<NodeId>,
     pub seq_nodes: Vec<NodeId>,
     pub selected_link: Option<(NodeId, NodeId)>,
@@ -260,6 +268,7 @@ impl Model {
             steps_per_frame: 2_000,
             budget_used_up: false,
             last_tick_steps: 0,
+            step_cost_ms: STEP_COST_MS_GUESS,
             selected: None,
             seq_nodes: Vec::new(),
             selected_link: None,
@@ -458,7 +467,7 @@ impl Model {
             Msg::JumpToEnd => {
                 self.stop();
                 let end = self.end();
-                self.start_seek(Seek::Time(end));
+                self.scrub_to(end);
             }
             Msg::ScrubTo(t) => {
                 self.seek = None;
@@ -593,21 +602,30 @@ impl Model {
             .maybe_sample(&self.run.engine.sim, self.selected);
     }
 
-    /// Move to virtual time `t`: instantly within the computed trace, else seek forward.
+    /// Move to virtual time `t`. Within the computed trace, a jump restores the nearest state held
+    /// at or before `t` (a checkpoint, or the current state) and replays from there: at once when
+    /// that replay fits [`JUMP_SYNC_MS`], else the rest is replayed in time-boxed frames (a seek)
+    /// so the page keeps answering. Beyond the computed trace, a seek from the latest state held.
     fn scrub_to(&mut self, t: Micros) {
         self.snapshot();
         let trace = &self.run.engine.trace;
         let frontier_t = nav::frontier_time(trace);
-        if t <= frontier_t {
-            if let Some(k) = nav::step_at_time(trace, t) {
-                let c = self.cursor();
-                if k < c || k <= c + self.steps_per_frame {
-                    self.jump_to_step(k);
-                    // Settle the clock at exactly `t` (no event is due before it).
-                    self.engine_ok(|m| m.run.engine.run_until(t, 1).map(|_| ()));
-                    self.after_move();
-                    return;
-                }
+        let k = if t <= frontier_t {
+            nav::step_at_time(trace, t)
+        } else {
+            Some(self.frontier())
+        };
+        if let Some(k) = k {
+            let from = self.run.engine.replay_from(k);
+            if t <= frontier_t && (k - from) as f64 * self.step_cost_ms <= JUMP_SYNC_MS {
+                self.jump_to_step(k);
+                // Settle the clock at exactly `t` (no event is due before it).
+                self.engine_ok(|m| m.run.engine.run_until(t, 1).map(|_| ()));
+                self.after_move();
+                return;
+            }
+            if from != self.cursor() {
+                self.jump_to_step(from);
             }
         }
         self.start_seek(Seek::Time(t));
@@ -654,6 +672,8 @@ impl Model {
             PLAY_FRAME_MS
         };
         if self.last_tick_steps >= 50 && cost_ms > 0.0 {
+            let per_step = cost_ms / self.last_tick_steps as f64;
+            self.step_cost_ms = 0.7 * self.step_cost_ms + 0.3 * per_step;
             // Size the budget from the measured cost per step (smoothed), so it converges in a
             // frame or two whatever the cluster size.
             let ideal = self.last_tick_steps as f64 / cost_ms * target;
@@ -916,6 +936,7 @@ impl Model {
         self.playing = false;
         self.seek = None;
         self.frac_us = 0.0;
+        self.step_cost_ms = STEP_COST_MS_GUESS;
         self.pending_timed.clear();
         self.prev_map = None;
         self.selected_msg = None;

@@ -13,6 +13,14 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+/// While playing or seeking, the DOM-heavy panels (inspector, log, sequence diagram, plots,
+/// header) re-render at most this often; the canvases (topology, matrix, timeline) every frame.
+/// A change of selection, session, theme or help re-renders them at once, and so does the end of
+/// playing.
+pub const SLOW_PANEL_MS: f64 = 250.0;
+/// Header, inspector, sequence diagram, plots, log.
+const SLOW_PANELS: usize = 5;
+
 type FrameClosure = Rc<RefCell<Option<Closure<dyn FnMut(f64)>>>>;
 
 /// A `requestAnimationFrame` loop that dispatches [`Msg::Tick`] until dropped.
@@ -38,10 +46,12 @@ impl FrameLoop {
             last.set(Some(ts));
             let c = cost.get();
             let t0 = platform::now_ms();
+            platform::perf::frame_start();
             s.dispatch(Msg::Tick {
                 dt_ms: dt,
                 cost_ms: c,
             });
+            platform::perf::frame_computed();
             cost.set(platform::now_ms() - t0);
             if a2.get() {
                 if let (Some(w), Some(f)) = (web_sys::window(), c2.borrow().as_ref()) {
@@ -159,6 +169,9 @@ pub fn app() -> Html {
                     };
                     if let Some(msg) = key_msg(e, help, speed) {
                         e.prevent_default();
+                        if matches!(msg, Msg::JumpToStart | Msg::JumpToEnd) {
+                            platform::perf::jump_start();
+                        }
                         s2.dispatch(msg);
                     }
                 },
@@ -204,6 +217,34 @@ pub fn app() -> Html {
 
     let m = s.model.borrow();
     let busy = m.busy();
+    let rev = s.rev;
+    // The revisions the slow panels show (see SLOW_PANEL_MS): while busy, at most one of them
+    // catches up per frame (the stalest), so their costs do not add up in one frame.
+    let slow = use_mut_ref(|| ([(0u64, f64::NEG_INFINITY); SLOW_PANELS], None));
+    let slow_revs = {
+        let key = Some((
+            m.selected,
+            m.seq_nodes.clone(),
+            m.selected_link,
+            m.selected_msg,
+            m.session_rev,
+            m.help_open,
+            m.theme,
+        ));
+        let now = platform::now_ms();
+        let mut sl = slow.borrow_mut();
+        if !busy || sl.1 != key {
+            sl.0 = [(rev, now); SLOW_PANELS];
+            sl.1 = key;
+        } else if let Some(i) = (0..SLOW_PANELS)
+            .filter(|i| now - sl.0[*i].1 >= SLOW_PANEL_MS)
+            .min_by(|a, b| sl.0[*a].1.total_cmp(&sl.0[*b].1))
+        {
+            sl.0[i] = (rev, now);
+        }
+        sl.0.map(|x| x.0)
+    };
+    let [header_rev, insp_rev, seq_rev, plots_rev, log_rev] = slow_revs;
 
     // The animation loop runs only while playing or seeking.
     {
@@ -286,7 +327,7 @@ pub fn app() -> Html {
     });
     let help = m
         .help_open
-        .then(|| html! { <Help s={s.clone()} dark={dark} /> });
+        .then(|| html! { <Help s={s.clone()} dark={dark} rev={header_rev} /> });
     let scenario = m.run.scenario.name().to_string();
     let variant = m.run.variant.clone();
     let step = m.cursor().to_string();
@@ -295,6 +336,8 @@ pub fn app() -> Html {
     let n_nodes = m.n();
     let user_actions = m.run.engine.user_actions.len().to_string();
     drop(m);
+    // Last effect of the root: the children's effects (canvas drawing) have run.
+    use_effect(move || platform::perf::rendered(busy));
     html! {
         <main id="app" class="app"
             data-ready={if *ready { "1" } else { "0" }}
@@ -302,16 +345,16 @@ pub fn app() -> Html {
             data-scenario={scenario} data-variant={variant}
             data-step={step} data-time-us={time} data-frontier={frontier}
             data-user-actions={user_actions} data-theme={if dark { "dark" } else { "light" }}>
-            <Header s={s.clone()} dark={dark} />
+            <Header s={s.clone()} dark={dark} rev={header_rev} />
             { for banner }
-            <Transport s={s.clone()} dark={dark} resize={*resize} />
+            <Transport s={s.clone()} dark={dark} resize={*resize} rev={rev} />
             <div class={classes!("grid", (n_nodes > 40).then_some("large"))}>
-                <TopologyView s={s.clone()} dark={dark} resize={*resize} />
-                <Inspector s={s.clone()} dark={dark} resize={*resize} />
-                <Matrix s={s.clone()} dark={dark} resize={*resize} />
-                <Sequence s={s.clone()} dark={dark} resize={*resize} />
-                <Plots s={s.clone()} dark={dark} resize={*resize} />
-                <LogPanel s={s.clone()} dark={dark} resize={*resize} />
+                <TopologyView s={s.clone()} dark={dark} resize={*resize} rev={rev} />
+                <Inspector s={s.clone()} dark={dark} resize={*resize} rev={insp_rev} />
+                <Matrix s={s.clone()} dark={dark} resize={*resize} rev={rev} />
+                <Sequence s={s.clone()} dark={dark} resize={*resize} rev={seq_rev} />
+                <Plots s={s.clone()} dark={dark} resize={*resize} rev={plots_rev} />
+                <LogPanel s={s.clone()} dark={dark} resize={*resize} rev={log_rev} />
             </div>
             { for help }
         </main>

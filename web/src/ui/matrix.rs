@@ -15,26 +15,57 @@ use yew::prelude::*;
 /// Most pairs listed in `data-down` and the summary.
 const MAX_LISTED: usize = 5000;
 
+/// The last drawn picture of a large matrix.
+#[derive(PartialEq)]
+struct Shown {
+    pixels: Vec<u8>,
+    /// CSS and backing-store sizes of the canvas.
+    size: (i32, i32, u32, u32),
+    hover: Option<(NodeId, NodeId)>,
+    selected: Option<NodeId>,
+    dark: bool,
+}
+
 #[function_component(Matrix)]
 pub fn matrix_card(p: &PanelProps) -> Html {
     let s = &p.s;
     let canvas = use_node_ref();
     let geom = use_mut_ref(|| None::<Geom>);
     let hover = use_state(|| None::<(NodeId, NodeId)>);
+    // What the canvas shows (large clusters): redrawn only when it would change.
+    let shown = use_mut_ref(|| None::<Shown>);
     {
         let (canvas, s, geom, dark) = (canvas.clone(), s.clone(), geom.clone(), p.dark);
         // The hovered cell may belong to the previous scenario.
         let n_now = s.model.borrow().n() as NodeId;
         let hover = hover.filter(|(o, q)| *o < n_now && *q < n_now);
         use_effect(move || {
-            if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-                if let Some((ctx, w, h)) = platform::prepare_canvas(&c, true) {
-                    let m = s.model.borrow();
-                    let g = matrix::geom(m.n(), w, h);
-                    matrix::draw(&ctx, &m, &g, hover, &palette(dark));
-                    *geom.borrow_mut() = Some(g);
-                }
+            let Some(c) = canvas.cast::<HtmlCanvasElement>() else {
+                return;
+            };
+            let m = s.model.borrow();
+            let pal = palette(dark);
+            let image = (m.n() > matrix::IMAGE_ABOVE).then(|| matrix::pixels(&m, &pal));
+            let now = image.map(|pixels| Shown {
+                pixels,
+                size: (c.client_width(), c.client_height(), c.width(), c.height()),
+                hover,
+                selected: m.selected,
+                dark,
+            });
+            if now.is_some() && *shown.borrow() == now {
+                return;
             }
+            if let Some((ctx, w, h)) = platform::prepare_canvas(&c, true) {
+                let g = matrix::geom(m.n(), w, h);
+                let px = now.as_ref().map(|x| x.pixels.as_slice());
+                matrix::draw(&ctx, &m, &g, hover, &pal, px);
+                *geom.borrow_mut() = Some(g);
+            }
+            *shown.borrow_mut() = now.map(|mut x| {
+                x.size = (c.client_width(), c.client_height(), c.width(), c.height());
+                x
+            });
         });
     }
     let on_move = {

@@ -21,13 +21,26 @@ use yew::prelude::*;
 pub type Handle = UseReducerHandle<Store>;
 
 /// Props of every panel: the store and the effective theme.
-#[derive(Properties, Clone, PartialEq)]
+///
+/// A panel re-renders when `rev`, `dark` or `resize` change, not when the store does: the root
+/// passes the store's revision as `rev` to the panels that animate (canvases, transport) and a
+/// throttled one to the heavy DOM panels while playing (see `ui::app::SLOW_PANEL_MS`). `s`
+/// always reads the current model.
+#[derive(Properties, Clone)]
 pub struct PanelProps {
     pub s: Handle,
     pub dark: bool,
     /// Bumps on window resizes, so canvases redraw at their new size.
     #[prop_or_default]
     pub resize: u32,
+    /// The store revision this panel shows.
+    pub rev: u64,
+}
+
+impl PartialEq for PanelProps {
+    fn eq(&self, o: &Self) -> bool {
+        self.rev == o.rev && self.dark == o.dark && self.resize == o.resize
+    }
 }
 
 /// `1m05.250s`-style time.

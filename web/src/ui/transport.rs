@@ -39,7 +39,9 @@ pub fn speed_label(s: f64) -> String {
 pub fn transport(p: &PanelProps) -> Html {
     let s = &p.s;
     let canvas = use_node_ref();
-    let hover = use_state(|| None::<f64>);
+    // The hovered x and the canvas width then (read in the event handler: reading it while
+    // rendering would force a layout in the middle of the DOM update).
+    let hover = use_state(|| None::<(f64, f64)>);
     let dragging = use_mut_ref(|| false);
     let m = s.model.borrow();
 
@@ -47,7 +49,7 @@ pub fn transport(p: &PanelProps) -> Html {
         let canvas = canvas.clone();
         let s = s.clone();
         let dark = p.dark;
-        let hover = *hover;
+        let hover = hover.map(|(x, _)| x);
         use_effect(move || {
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
                 if let Some((ctx, w, h)) = platform::prepare_canvas(&c, true) {
@@ -59,7 +61,13 @@ pub fn transport(p: &PanelProps) -> Html {
 
     let btn = |id: &'static str, label: &'static str, title: &'static str, msg: Msg| {
         let s = s.clone();
-        let onclick = Callback::from(move |_| s.dispatch(msg.clone()));
+        let jump = matches!(msg, Msg::JumpToStart | Msg::JumpToEnd);
+        let onclick = Callback::from(move |_| {
+            if jump {
+                platform::perf::jump_start();
+            }
+            s.dispatch(msg.clone())
+        });
         html! { <button id={id} class="btn tbtn" {title} aria-label={title} {onclick}>{ icon(label) }</button> }
     };
     let playing = m.playing;
@@ -90,6 +98,7 @@ pub fn transport(p: &PanelProps) -> Html {
     let scrub = move |s: &super::Handle, c: &NodeRef, x: f64| {
         if let Some(el) = c.cast::<HtmlCanvasElement>() {
             let w = el.client_width() as f64;
+            platform::perf::jump_start();
             s.dispatch(Msg::ScrubTo(timeline::t_of(x, end, w)));
         }
     };
@@ -104,7 +113,10 @@ pub fn transport(p: &PanelProps) -> Html {
         let (s, c, d, hv) = (s.clone(), canvas.clone(), dragging.clone(), hover.clone());
         Callback::from(move |e: MouseEvent| {
             let x = e.offset_x() as f64;
-            hv.set(Some(x));
+            let w = c
+                .cast::<HtmlCanvasElement>()
+                .map_or(1.0, |el| el.client_width() as f64);
+            hv.set(Some((x, w)));
             if *d.borrow() && e.buttons() & 1 == 1 {
                 scrub(&s, &c, x);
             }
@@ -121,10 +133,7 @@ pub fn transport(p: &PanelProps) -> Html {
             hv.set(None);
         })
     };
-    let tip = hover.and_then(|x| {
-        let w = canvas
-            .cast::<HtmlCanvasElement>()
-            .map_or(1.0, |c| c.client_width() as f64);
+    let tip = hover.and_then(|(x, w)| {
         let at = timeline::t_of(x, end, w);
         let txt = timeline::describe_at(&m, x, w);
         let left = format!("left:{}px", x.clamp(60.0, (w - 200.0).max(60.0)));

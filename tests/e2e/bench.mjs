@@ -1,0 +1,335 @@
+#!/usr/bin/env node
+// Web app benchmark (not a test: nothing here fails on a slow machine; run.mjs does not run it).
+// `scripts/bench` runs it as the `web` workload (BENCH_FILTER=web) after `trunk build --release`.
+//
+// Opens the release build in headless Chromium (Debian's, through playwright-core), loads the
+// 251-node `cassandra-21636-rolling-upgrade` scenario and measures:
+//   1. frame times while playing, at a normal and a fast speed: the app's own `cs-frame`
+//      performance measures (one per animation frame: the simulation slice plus the render and
+//      canvas drawing it causes, split into `cs-frame-compute` and `cs-frame-render`; the app
+//      emits them when `window.__csPerf` is set, see web/src/platform.rs) and the
+//      requestAnimationFrame intervals (what a person sees: 16.7 ms at 60 fps);
+//   2. jump times once the run is computed to the end: a click on the timeline at the beginning,
+//      25%, middle, 75%, the end and seeded random points, from the mousedown handler to the first
+//      render where the app is idle (`cs-jump`), plus the wall time seen from the script;
+//   3. the initial download: wasm + js + css of dist/, gzipped (level 6, what servers use by
+//      default, and level 9).
+//
+// Usage: node tests/e2e/bench.mjs [--json out.json] [--md out.md] [--profile out.cpuprofile]
+//   --profile: also record a CPU profile (CDP Profiler) while playing at the fast speed and print
+//   the functions with the most self time (build with CARGO_PROFILE_WASM_RELEASE_DEBUG=true so
+//   that the wasm keeps its function names).
+// Env:   E2E_DIST (default <repo>/dist), CHROMIUM (default /usr/bin/chromium),
+//        BENCH_PLAY_MS (default 8000 per speed), BENCH_JUMPS=0 (skip the jumps), BENCH_REPEAT (default 1: repeat the play
+//        measurements this many times and pool the frames), BENCH_RANDOM_JUMPS (default 6).
+// Output: a table on stdout, `WEBBENCH key=value` lines, optional JSON and markdown files.
+
+import { createServer } from 'node:http';
+import { createReadStream, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { extname, join, resolve, dirname, sep, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { loadavg } from 'node:os';
+import { chromium } from 'playwright-core';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const REPO = resolve(HERE, '..', '..');
+const DIST = resolve(process.env.E2E_DIST || join(REPO, 'dist'));
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const PLAY_MS = Number(process.env.BENCH_PLAY_MS || 8000);
+const REPEAT = Number(process.env.BENCH_REPEAT || 1);
+const RANDOM_JUMPS = Number(process.env.BENCH_RANDOM_JUMPS || 6);
+const SCENARIO = 'cassandra-21636-rolling-upgrade';
+const SPEEDS = [
+  // Slider position -> speed (log scale 1e-4..1e3 over 0..1000): 714 = 10x (the default), 1000 = 1000x.
+  { name: 'normal (10x)', pos: '714' },
+  { name: 'fast (1000x)', pos: '1000' },
+];
+
+const args = process.argv.slice(2);
+const argOf = (k) => {
+  const i = args.indexOf(k);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css; charset=utf-8',
+};
+
+function serve(root) {
+  const server = createServer((req, res) => {
+    const url = new URL(req.url, 'http://localhost');
+    const rel = normalize(decodeURIComponent(url.pathname)).replace(/^([/\\])+/, '');
+    let file = resolve(root, rel);
+    if (file !== root && !file.startsWith(root + sep)) return res.writeHead(403).end();
+    if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
+    if (!existsSync(file)) return res.writeHead(url.pathname === '/favicon.ico' ? 204 : 404).end();
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream' });
+    createReadStream(file).pipe(res);
+  });
+  return new Promise((ok, fail) => {
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => ok(server));
+  });
+}
+
+function quantile(xs, q) {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const i = (s.length - 1) * q;
+  const lo = Math.floor(i);
+  const hi = Math.ceil(i);
+  return s[lo] + (s[hi] - s[lo]) * (i - lo);
+}
+const med = (xs) => quantile(xs, 0.5);
+const p95 = (xs) => quantile(xs, 0.95);
+const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
+
+function downloadSize() {
+  const files = readdirSync(DIST).filter((f) => /\.(wasm|js|css)$/.test(f));
+  let raw = 0;
+  let gz6 = 0;
+  let gz9 = 0;
+  for (const f of files) {
+    const b = readFileSync(join(DIST, f));
+    raw += b.length;
+    gz6 += gzipSync(b, { level: 6 }).length;
+    gz9 += gzipSync(b, { level: 9 }).length;
+  }
+  return { files, raw, gz6, gz9 };
+}
+
+async function settled(page, timeout = 300_000) {
+  await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+  await page.waitForSelector('#app[data-busy="0"]', { timeout });
+}
+
+async function appData(page) {
+  return page.evaluate(() => ({ ...document.querySelector('#app').dataset }));
+}
+
+/** Play at slider position `pos` for `ms`, then pause; returns the frame measures. */
+async function playFor(page, pos, ms, profile) {
+  await page.evaluate((pos) => {
+    const e = document.querySelector('#speed');
+    e.value = pos;
+    e.dispatchEvent(new Event('input', { bubbles: true }));
+  }, pos);
+  const before = await appData(page);
+  await page.evaluate(() => {
+    performance.clearMeasures();
+    window.__csRaf = [];
+    let last = null;
+    window.__csRafOn = true;
+    const f = (ts) => {
+      if (last !== null) window.__csRaf.push(ts - last);
+      last = ts;
+      if (window.__csRafOn) requestAnimationFrame(f);
+    };
+    requestAnimationFrame(f);
+  });
+  let cdp;
+  if (profile) {
+    cdp = await page.context().newCDPSession(page);
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+    await cdp.send('Profiler.start');
+  }
+  await page.click('#play');
+  await page.waitForTimeout(ms);
+  if (cdp) {
+    const { profile: prof } = await cdp.send('Profiler.stop');
+    writeFileSync(profile, JSON.stringify(prof));
+    printProfile(prof);
+  }
+  const out = await page.evaluate(() => {
+    window.__csRafOn = false;
+    const get = (n) => performance.getEntriesByName(n, 'measure').map((e) => e.duration);
+    return {
+      frame: get('cs-frame'),
+      compute: get('cs-frame-compute'),
+      render: get('cs-frame-render'),
+      raf: window.__csRaf,
+    };
+  });
+  await page.click('#play');
+  await settled(page);
+  const after = await appData(page);
+  out.steps = Number(after.step) - Number(before.step);
+  out.virtualUs = Number(after.timeUs) - Number(before.timeUs);
+  out.wallMs = ms;
+  return out;
+}
+
+/** Click the timeline at fraction `f` of its width; returns { ms (cs-jump), wallMs, step }. */
+async function jumpTo(page, f) {
+  const box = await page.locator('#timeline').boundingBox();
+  // The track starts and ends 10 px in (web/src/draw/timeline.rs, PAD).
+  const x = box.x + 10 + f * (box.width - 20);
+  const y = box.y + box.height / 2;
+  await page.evaluate(() => performance.clearMeasures('cs-jump'));
+  const t0 = Date.now();
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.up();
+  await settled(page);
+  const wallMs = Date.now() - t0;
+  const ms = await page.evaluate(() => {
+    const e = performance.getEntriesByName('cs-jump', 'measure');
+    return e.length ? e[e.length - 1].duration : NaN;
+  });
+  const a = await appData(page);
+  return { f, ms, wallMs, step: Number(a.step) };
+}
+
+/** Self time by function (top 40) of a CDP CPU profile. */
+function printProfile(prof) {
+  const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+  const self = new Map();
+  const dt = prof.timeDeltas;
+  let total = 0;
+  prof.samples.forEach((id, i) => {
+    const n = byId.get(id);
+    const cf = n.callFrame;
+    const key = `${cf.functionName || '(anonymous)'} ${cf.url ? cf.url.split('/').pop() : ''}`;
+    self.set(key, (self.get(key) || 0) + (dt[i] || 0));
+    total += dt[i] || 0;
+  });
+  const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 40);
+  console.log(`profile: ${(total / 1000).toFixed(0)} ms sampled`);
+  for (const [k, v] of top) console.log(`${((v / total) * 100).toFixed(1).padStart(5)}%  ${k.slice(0, 140)}`);
+}
+
+// A small deterministic generator for the random jump points.
+function lcg(seed) {
+  let s = seed >>> 0;
+  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+}
+
+async function main() {
+  if (!existsSync(join(DIST, 'index.html'))) {
+    console.error(`no ${join(DIST, 'index.html')}: run \`trunk build --release\` first`);
+    process.exit(1);
+  }
+  const load0 = loadavg()[0];
+  const size = downloadSize();
+  const server = await serve(DIST);
+  const baseUrl = `http://127.0.0.1:${server.address().port}/`;
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
+  });
+  const version = browser.version();
+  const result = { date: new Date().toISOString(), chromium: version, scenario: SCENARIO, size };
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await context.addInitScript(() => {
+      window.__csPerf = true;
+      // trunk's loader announces the instance; its memory is the app's wasm linear memory.
+      addEventListener('TrunkApplicationStarted', (e) => {
+        window.__csWasm = e.detail && e.detail.wasm;
+      });
+    });
+    const page = await context.newPage();
+    page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
+    await page.goto(baseUrl);
+    await page.waitForSelector('#app[data-ready="1"]', { timeout: 60_000 });
+    await settled(page);
+    await page.selectOption('#scenario-select', SCENARIO);
+    await settled(page);
+
+    // 1. Frames while playing (from the start, then on from where it stopped).
+    result.play = [];
+    for (const sp of SPEEDS) {
+      const pooled = { frame: [], compute: [], render: [], raf: [], steps: 0, virtualUs: 0, wallMs: 0 };
+      for (let r = 0; r < REPEAT; r++) {
+        const prof = r === 0 && sp === SPEEDS[1] ? argOf('--profile') : undefined;
+        const o = await playFor(page, sp.pos, PLAY_MS, prof);
+        for (const k of ['frame', 'compute', 'render', 'raf']) pooled[k].push(...o[k]);
+        pooled.steps += o.steps;
+        pooled.virtualUs += o.virtualUs;
+        pooled.wallMs += o.wallMs;
+      }
+      const row = {
+        speed: sp.name,
+        frames: pooled.frame.length,
+        frame_median: med(pooled.frame),
+        frame_p95: p95(pooled.frame),
+        compute_median: med(pooled.compute),
+        render_median: med(pooled.render),
+        render_p95: p95(pooled.render),
+        raf_median: med(pooled.raf),
+        raf_p95: p95(pooled.raf),
+        fps: (pooled.raf.length / pooled.wallMs) * 1000,
+        steps_per_frame: pooled.steps / Math.max(1, pooled.frame.length),
+        virtual_per_real: pooled.virtualUs / 1000 / pooled.wallMs,
+      };
+      result.play.push(row);
+      console.log(`WEBBENCH play speed="${sp.name}" ${Object.entries(row).slice(1).map(([k, v]) => `${k}=${typeof v === 'number' ? v.toFixed(2) : v}`).join(' ')}`);
+    }
+
+    // 2. Compute to the end, then jump around.
+    if (process.env.BENCH_JUMPS !== '0') {
+    const t0 = Date.now();
+    await page.click('#to-end');
+    await settled(page, 600_000);
+    result.compute_to_end_s = (Date.now() - t0) / 1000;
+    const end = await appData(page);
+    result.frontier = Number(end.frontier);
+    result.wasm_memory_mib = await page.evaluate(() =>
+      window.__csWasm && window.__csWasm.memory ? window.__csWasm.memory.buffer.byteLength / 2 ** 20 : NaN,
+    );
+    console.log(`WEBBENCH computed_to_end s=${result.compute_to_end_s.toFixed(1)} steps=${end.frontier} wasm_memory_mib=${f1(result.wasm_memory_mib)}`);
+    const rnd = lcg(42);
+    const points = [0.5, 0, 0.25, 0.75, 1, 0.5];
+    for (let i = 0; i < RANDOM_JUMPS; i++) points.push(Math.round(rnd() * 1000) / 1000);
+    result.jumps = [];
+    let prev = Number(end.step);
+    for (const f of points) {
+      const j = await jumpTo(page, f);
+      j.from = prev;
+      j.dir = j.step < prev ? 'back' : j.step > prev ? 'forward' : 'none';
+      prev = j.step;
+      result.jumps.push(j);
+      console.log(`WEBBENCH jump at=${f} ms=${f1(j.ms)} wall_ms=${j.wallMs} step=${j.step} from=${j.from} dir=${j.dir}`);
+    }
+    const js = result.jumps.map((j) => j.ms).filter(Number.isFinite);
+    result.jump_median = med(js);
+    result.jump_max = Math.max(...js);
+    }
+  } finally {
+    await browser.close().catch(() => {});
+    server.close();
+  }
+  result.load = [load0, loadavg()[0]];
+
+  // The table.
+  const lines = [];
+  lines.push(`| measure | value | target | met? |`);
+  lines.push(`|---|---:|---|---|`);
+  for (const r of result.play) {
+    lines.push(`| playing ${r.speed}: frame work (compute + render), median / p95 | ${f1(r.frame_median)} / ${f1(r.frame_p95)} ms | median <= 16 ms | ${r.frame_median <= 16 ? 'yes' : '**NO**'} |`);
+    lines.push(`| playing ${r.speed}: of which compute / render (medians) | ${f1(r.compute_median)} / ${f1(r.render_median)} ms | - | - |`);
+    lines.push(`| playing ${r.speed}: frame interval (rAF), median / p95; fps | ${f1(r.raf_median)} / ${f1(r.raf_p95)} ms; ${f1(r.fps)} | - | - |`);
+    lines.push(`| playing ${r.speed}: events per frame; virtual s per real s | ${r.steps_per_frame.toFixed(0)}; ${r.virtual_per_real.toFixed(2)} | - | - |`);
+  }
+  const jf = (j) => `${j.f === 0 ? 'start' : j.f === 1 ? 'end' : `${(j.f * 100).toFixed(1)}%`} (${j.dir})`;
+  if (result.jumps) lines.push(`| jump, median / max over ${result.jumps.length} (${result.jumps.map((j) => `${jf(j)} ${f1(j.ms)}`).join(', ')}) | ${f1(result.jump_median)} / ${f1(result.jump_max)} ms | any <= 100 ms | ${result.jump_max <= 100 ? 'yes' : '**NO**'} |`);
+  if (result.jumps) lines.push(`| compute the whole scenario (End), wall | ${result.compute_to_end_s.toFixed(1)} s (${result.frontier} events) | - | - |`);
+  if (result.jumps) lines.push(`| wasm linear memory after computing to the end (trace + checkpoints) | ${f1(result.wasm_memory_mib)} MiB | - | - |`);
+  lines.push(`| initial download, wasm + js + css, gzip -6 (-9) | ${(size.gz6 / 1024).toFixed(0)} KB (${(size.gz9 / 1024).toFixed(0)} KB); raw ${(size.raw / 1024).toFixed(0)} KB | <= 600 KB | ${size.gz6 <= 600 * 1024 ? 'yes' : '**NO**'} |`);
+  const md = `${lines.join('\n')}\n\n${result.date}, ${result.chromium === undefined ? '' : `Chromium ${result.chromium}, `}load average (1 min) ${load0.toFixed(1)} before, ${result.load[1].toFixed(1)} after.\n`;
+  console.log(`\n${md}`);
+  console.log(`WEBBENCH size gz6=${size.gz6} gz9=${size.gz9} raw=${size.raw}`);
+  if (argOf('--json')) writeFileSync(argOf('--json'), JSON.stringify(result, null, 2));
+  if (argOf('--md')) writeFileSync(argOf('--md'), md);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
