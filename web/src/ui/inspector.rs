@@ -5,8 +5,10 @@
 use super::{age, PanelProps};
 use clusterscope_core::engine::{NodeId, NodeStatus};
 use clusterscope_core::gossip::fd::PHI_FACTOR;
+use clusterscope_core::gossip::params::MessagingVersion;
 use clusterscope_core::gossip::state::EndpointState;
 use clusterscope_core::gossip::view;
+use clusterscope_core::gossip::{Gossip, GOSSIP_STAGE};
 use yew::prelude::*;
 
 /// What changed in one endpoint's row since the previous cursor position.
@@ -80,7 +82,9 @@ pub fn inspector(p: &PanelProps) -> Html {
     let topo = &m.run.scenario.topo;
     let slot = &sim.nodes[id as usize];
     let g = &slot.state;
-    let nv = view::node_view(sim, id);
+    // Not `view::node_view`: it builds maps of every endpoint and phi (strings for 251 peers),
+    // and the inspector renders every animation frame while playing.
+    let stage_stats = &slot.exec_stats[GOSSIP_STAGE as usize];
     let prev = m
         .prev_map
         .as_ref()
@@ -209,8 +213,18 @@ pub fn inspector(p: &PanelProps) -> Html {
             )
         })
     };
-    let st = &nv.gossip_stage;
-    let c = &nv.counters;
+    let st = view::StageView {
+        pending: stage_stats.pending,
+        oldest_age_us: stage_stats
+            .oldest_enqueued_at
+            .map(|t| sim.now.saturating_sub(t)),
+        expired: stage_stats.expired,
+        done: stage_stats.done,
+        stalled: stage_stats.stalled,
+        delay_us: stage_stats.delay_us,
+    };
+    let c = &g.counters;
+    let (generation, heartbeat) = (g.generation(), g.me().hb.version);
     let live_count = (0..topo.len())
         .filter(|q| *q != id && g.sees_up(*q))
         .count();
@@ -220,7 +234,7 @@ pub fn inspector(p: &PanelProps) -> Html {
                 <h2>{ format!("Inspector · {}", topo.name(id)) }</h2>
                 <span class="muted small">{
                     if stopped { "process stopped: showing the state it will restart from".to_string() }
-                    else { format!("generation {} · heartbeat {} · sees {}/{} peers UP", nv.generation, nv.heartbeat, live_count, topo.len().saturating_sub(1)) }
+                    else { format!("generation {} · heartbeat {} · sees {}/{} peers UP", generation, heartbeat, live_count, topo.len().saturating_sub(1)) }
                 }</span>
             </div>
             <div class="subhead">
@@ -281,6 +295,110 @@ pub fn inspector(p: &PanelProps) -> Html {
                     </div>
                 </div>
             </div>
+            { connections(sim, id) }
         </section>
+    }
+}
+
+/// Most connection rows shown (the interesting ones first: half-open, then not closed).
+const MAX_CONN_ROWS: usize = 60;
+
+/// The connection model (CASSANDRA-15138): each outbound connection of the node, what it
+/// believes and what the peer really has; half-open ones (established here, gone there) are
+/// highlighted. Rows carry `data-peer`, `data-channel`, `data-this-side`, `data-other-side`,
+/// `data-half-open` for the end-to-end tests.
+fn connections(sim: &clusterscope_core::engine::Sim<Gossip>, id: NodeId) -> Html {
+    if !sim.proto.p.connections {
+        return html! {
+            <div id="connections" data-modelled="false">
+                <h4>{ "Connections" }</h4>
+                <p class="muted small">{ "Internode connections are not modelled in this scenario." }</p>
+            </div>
+        };
+    }
+    let p = &sim.proto.p;
+    // When the kernel gives up on unacknowledged writes (the model's rto).
+    let rto = match p.messaging {
+        MessagingVersion::V3 => p.tcp_retransmit_timeout.0,
+        MessagingVersion::V4 => p.tcp_user_timeout.0.min(p.tcp_retransmit_timeout.0),
+    };
+    let mut conns = view::connections(sim, id);
+    let half_open = |c: &view::ConnView| c.this_side == "established" && c.other_side != "open";
+    let total = conns.len();
+    let half_count = conns.iter().filter(|c| half_open(c)).count();
+    if conns.len() > MAX_CONN_ROWS {
+        conns.sort_by_key(|c| (!half_open(c), c.this_side == "closed"));
+        conns.truncate(MAX_CONN_ROWS);
+    }
+    let rows = conns.iter().map(|c| {
+        let half = half_open(c);
+        let timer = c.unacked_for_us.map(|a| {
+            format!("unacked for {} · closes in {}", age(a), age(rto.saturating_sub(a)))
+        });
+        html! {
+            <tr data-peer={c.peer.clone()} data-channel={c.channel} data-this-side={c.this_side}
+                data-other-side={c.other_side} data-half-open={half.to_string()}
+                data-swallowed={c.swallowed.to_string()}
+                class={classes!(half.then_some("stuck"))}>
+                <td>{ format!("/{}", c.peer) }</td>
+                <td>{ c.channel }</td>
+                <td class={classes!(if c.this_side == "established" { "ok" } else { "muted" })}>{ c.this_side }</td>
+                <td>{ c.other_side }{ for half.then(|| html!{ <b class="half-tag" title="This node believes the connection is established, but the peer has no such connection: writes into it vanish until the kernel gives up."> { " · half-open" }</b> }) }</td>
+                <td class={classes!("num", (c.swallowed > 0).then_some("bad"))}>{ c.swallowed }</td>
+                <td class="small">{ timer.unwrap_or_else(|| "—".into()) }</td>
+            </tr>
+        }
+    });
+    let g = &sim.nodes[id as usize].state;
+    let writes: Vec<_> = g
+        .msg
+        .writes
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| w.sent + w.hinted > 0)
+        .map(|(q, w)| {
+            let name = sim.topo.name(q as NodeId).to_string();
+            html! {
+                <tr data-peer={name.clone()} data-timed-out={w.timed_out.to_string()}>
+                    <td>{ format!("/{name}") }</td>
+                    <td class="num">{ w.sent }</td>
+                    <td class="num">{ w.acked }</td>
+                    <td class={classes!("num", (w.timed_out > 0).then_some("bad"))}>{ w.timed_out }</td>
+                    <td class="num">{ w.hinted }</td>
+                </tr>
+            }
+        })
+        .collect();
+    html! {
+        <div id="connections" data-modelled="true" data-half-open={half_count.to_string()}>
+            <div class="subhead">
+                <h4>{ "Connections" }</h4>
+                <span class={classes!("small", if half_count > 0 { "bad" } else { "muted" })}>{
+                    if half_count > 0 {
+                        format!("{half_count} half-open: established here, gone at the peer (writes vanish)")
+                    } else {
+                        format!("this node's outbound connections ({} messaging)", match p.messaging { MessagingVersion::V3 => "3.x", MessagingVersion::V4 => "4.0" })
+                    }
+                }</span>
+            </div>
+            { for (conns.len() < total).then(|| html!{ <p class="muted small">{ format!("Showing {} of {total}: half-open and open ones first.", conns.len()) }</p> }) }
+            <div class="table-wrap small-tbl">
+                <table id="conn-table" class="tbl">
+                    <thead><tr><th>{ "peer" }</th><th>{ "channel" }</th><th>{ "this node believes" }</th><th>{ "the peer has" }</th><th>{ "swallowed" }</th><th>{ "kernel timer" }</th></tr></thead>
+                    <tbody>{ for rows }</tbody>
+                </table>
+            </div>
+            { for (!writes.is_empty()).then(|| html!{
+                <>
+                <h4>{ "Client writes coordinated, per replica" }</h4>
+                <div class="table-wrap small-tbl">
+                    <table id="writes" class="tbl">
+                        <thead><tr><th>{ "replica" }</th><th>{ "sent" }</th><th>{ "acked" }</th><th>{ "timed out" }</th><th>{ "hinted" }</th></tr></thead>
+                        <tbody>{ for writes.into_iter() }</tbody>
+                    </table>
+                </div>
+                </>
+            }) }
+        </div>
     }
 }

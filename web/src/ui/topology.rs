@@ -7,7 +7,7 @@ use crate::draw::{msg_color, palette, topology, MSG_KINDS};
 use crate::layout::{self, Hit, Layout, Pt};
 use crate::model::Msg;
 use crate::platform;
-use clusterscope_core::engine::NodeId;
+use clusterscope_core::engine::{NodeId, Topology};
 use clusterscope_core::time::fmt_duration;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
@@ -20,10 +20,13 @@ pub fn topology_view(p: &PanelProps) -> Html {
     let canvas = use_node_ref();
     let geo = use_mut_ref(|| None as Geometry);
     let layer = use_mut_ref(|| None::<(u64, HtmlCanvasElement)>);
+    // The topology the layout was computed for (two scenarios may have the same node count).
+    let laid_out = use_mut_ref(|| None::<Topology>);
     let hover = use_state(|| None::<NodeId>);
 
     {
         let (canvas, s, geo, dark) = (canvas.clone(), s.clone(), geo.clone(), p.dark);
+        let laid_out = laid_out.clone();
         // The hovered node may belong to the previous scenario.
         let n_now = s.model.borrow().n() as NodeId;
         let hover = hover.filter(|h| *h < n_now);
@@ -39,8 +42,10 @@ pub fn topology_view(p: &PanelProps) -> Html {
             let stale = geo
                 .borrow()
                 .as_ref()
-                .is_none_or(|(l, _)| l.w != w || l.h != h || l.pos.len() != topo.names.len());
+                .is_none_or(|(l, _)| l.w != w || l.h != h || l.pos.len() != topo.names.len())
+                || laid_out.borrow().as_ref() != Some(topo);
             let lay = if stale {
+                *laid_out.borrow_mut() = Some(topo.clone());
                 let l = layout::layout(topo, w, h);
                 let _ = c.set_attribute("data-nodes", &layout::describe(&l, topo));
                 l

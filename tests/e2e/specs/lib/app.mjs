@@ -10,6 +10,9 @@
 //   data-down-count; `#matrix-summary` says the same in words.
 // - `#endpoint-states tr[data-peer]` rows carry data-liveness/-generation/-heartbeat;
 //   `#inflight tr[data-peer]` rows carry data-stuck.
+// - `#connections` carries data-modelled ("false" when the scenario has no connection model) and
+//   data-half-open (count); `#conn-table tr[data-peer][data-channel]` rows carry data-this-side,
+//   data-other-side, data-half-open, data-swallowed; `#writes tr[data-peer]` carry data-timed-out.
 // - `#link-panel` carries data-link="A-B", data-ab / data-ba (up | lossy | down).
 // - `#banner` carries data-kind (error | info).
 import assert from 'node:assert/strict';
