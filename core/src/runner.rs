@@ -236,7 +236,8 @@ impl Run {
             }
             "mutation_timeouts" | "mutations_acked" | "mutations_sent" => {
                 let (o, p) = (need(node, "observer")?, need(peer, "peer")?);
-                let w = &g(o).msg.writes[p as usize];
+                // Only the coordinator keeps write statistics: elsewhere every count is 0.
+                let w = g(o).msg.writes.get(p as usize).cloned().unwrap_or_default();
                 QValue::Num(match view_name {
                     "mutation_timeouts" => w.timed_out,
                     "mutations_acked" => w.acked,

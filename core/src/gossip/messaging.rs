@@ -151,14 +151,15 @@ pub struct Messaging {
 
 impl Messaging {
     /// `connections`: whether the connection model is on (off: no per-peer tables, which are the
-    /// bulk of the memory in a 251-node cluster).
-    pub fn new(n: usize, connections: bool) -> Self {
+    /// bulk of the memory in a 251-node cluster). `coordinator`: whether this node coordinates
+    /// client writes (only then does it keep per-replica write statistics).
+    pub fn new(n: usize, connections: bool, coordinator: bool) -> Self {
         Messaging {
             peers: vec![PeerConns::default(); if connections { n } else { 0 }],
             accepting: true,
             accepting_non_gossip: true,
             next_conn: 0,
-            writes: vec![WriteStats::default(); n],
+            writes: vec![WriteStats::default(); if coordinator { n } else { 0 }],
         }
     }
 

@@ -1137,7 +1137,7 @@ impl Protocol for Gossip {
             next_echo: 0,
             last_processed_msg_at: 0,
             counters: Counters::default(),
-            msg: Messaging::new(n, self.p.connections),
+            msg: Messaging::new(n, self.p.connections, self.coordinator == Some(id)),
             outstanding: BTreeMap::new(),
             routed: BTreeMap::new(),
             next_write: 0,
@@ -1198,7 +1198,11 @@ impl Protocol for Gossip {
         }
         node.enabled = true;
         node.exiting = false;
-        node.msg = Messaging::new(node.map.len(), self.p.connections);
+        node.msg = Messaging::new(
+            node.map.len(),
+            self.p.connections,
+            self.coordinator == Some(node.id),
+        );
         if self.p.gossip_task {
             let jitter = ctx.rng.random_range(0..self.p.gossip_interval.0);
             ctx.set_timer(GTimer::Round, ctx.now + jitter);
@@ -1243,7 +1247,11 @@ impl Protocol for Gossip {
         node.fd_last_interpret = None;
         node.fd_last_pause = None;
         node.last_processed_msg_at = 0;
-        node.msg = Messaging::new(node.map.len(), self.p.connections);
+        node.msg = Messaging::new(
+            node.map.len(),
+            self.p.connections,
+            self.coordinator == Some(node.id),
+        );
         node.outstanding.clear();
         node.routed.clear();
     }
