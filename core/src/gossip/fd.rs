@@ -135,22 +135,27 @@ impl ArrivalWindow {
         self.quiet_until_factor(quiet_factor(threshold))
     }
 
-    /// `quiet_until` with the threshold's factor precomputed (see `quiet_factor`).
     fn quiet_until_factor(&self, factor: f64) -> Micros {
         match self.last {
-            Some(t) if self.sum > 0 => {
-                // Signed conversions: one instruction each on x86_64 (unsigned ones are not).
-                // `sum` is at most window * u32::MAX, far below i64::MAX.
-                let span = factor * (self.sum as i64) as f64 / (self.len as i32) as f64;
-                if span < QUIET_SPAN_MAX {
-                    // `as` truncates toward zero: the floor of a non-negative span.
-                    t.saturating_add(span as i64 as Micros)
-                } else {
-                    Micros::MAX
-                }
-            }
-            _ => Micros::MAX,
+            Some(t) => quiet_until_of(t, self.sum, self.len, factor),
+            None => Micros::MAX,
         }
+    }
+}
+
+/// `ArrivalWindow::quiet_until` from a window's last report, sample sum and count.
+fn quiet_until_of(last: Micros, sum: u64, len: impl Into<u32>, factor: f64) -> Micros {
+    if sum == 0 {
+        return Micros::MAX;
+    }
+    // Signed conversions: one instruction each on x86_64 (unsigned ones are not). `sum` is at
+    // most window * u32::MAX, far below i64::MAX.
+    let span = factor * (sum as i64) as f64 / (len.into() as i32) as f64;
+    if span < QUIET_SPAN_MAX {
+        // `as` truncates toward zero: the floor of a non-negative span.
+        last.saturating_add(span as i64 as Micros)
+    } else {
+        Micros::MAX
     }
 }
 
@@ -163,39 +168,86 @@ fn quiet_factor(threshold: f64) -> f64 {
     threshold / PHI_FACTOR * (1.0 - 1e-9)
 }
 
-/// One node's failure detector: an arrival window per peer, plus (densely, for the status check
-/// that runs every second over every peer) the time each peer's phi may first convict.
-#[derive(Clone, Debug, PartialEq)]
+/// Per-peer bookkeeping of a `Detector` window, kept densely (24 bytes) apart from the samples:
+/// with hundreds of peers per node and every node's windows touched about once a second, the
+/// detector's memory footprint decides how often a heartbeat misses the cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Head {
+    /// Time of the last report; `NONE` when the peer has no window.
+    last: Micros,
+    sum: u64,
+    len: u16,
+    /// Oldest sample's slot once full (0 while filling).
+    head: u16,
+}
+
+const NONE: Micros = Micros::MAX;
+
+impl Head {
+    const EMPTY: Head = Head {
+        last: NONE,
+        sum: 0,
+        len: 0,
+        head: 0,
+    };
+}
+
+/// Sample storage: fixed inline rings for small windows (the common case in big clusters), or
+/// rings grown on demand for large ones.
+#[derive(Clone, Debug)]
+enum Samples {
+    Small(Vec<Row>),
+    Big(Vec<Vec<u32>>),
+}
+
+/// One small window's samples: exactly one cache line.
+#[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
+struct Row([u32; INLINE]);
+
+/// One node's failure detector: an `ArrivalWindow` per peer, stored as columns (bookkeeping,
+/// samples, and — for the status check that runs every second over every peer — the time each
+/// peer's phi may first convict). Same arithmetic as `ArrivalWindow` (checked by a test).
+#[derive(Clone, Debug)]
 pub struct Detector {
-    windows: Vec<Option<ArrivalWindow>>,
+    heads: Vec<Head>,
+    samples: Samples,
     quiet_until: Vec<Micros>,
     present: usize,
-    window: usize,
+    cap: u16,
     /// `quiet_factor(threshold)`.
     factor: f64,
 }
 
 impl Detector {
+    /// `window` is clamped to 1..=65535 (scenario validation allows at most 10000).
     pub fn new(n: usize, window: usize, threshold: f64) -> Self {
+        let cap = window.clamp(1, u16::MAX as usize) as u16;
         Detector {
-            windows: vec![None; n],
+            heads: vec![Head::EMPTY; n],
+            samples: if cap as usize <= INLINE {
+                Samples::Small(vec![Row([0; INLINE]); n])
+            } else {
+                Samples::Big(vec![Vec::new(); n])
+            },
             quiet_until: vec![Micros::MAX; n],
             present: 0,
-            window,
+            cap,
             factor: quiet_factor(threshold),
         }
     }
 
     pub fn len(&self) -> usize {
-        self.windows.len()
+        self.heads.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.windows.is_empty()
+        self.heads.is_empty()
     }
 
-    pub fn get(&self, ep: usize) -> Option<&ArrivalWindow> {
-        self.windows.get(ep).and_then(|w| w.as_ref())
+    /// Does `ep` have a window?
+    pub fn has(&self, ep: usize) -> bool {
+        self.heads.get(ep).is_some_and(|h| h.last != NONE)
     }
 
     /// How many peers have a window.
@@ -203,29 +255,109 @@ impl Detector {
         self.present
     }
 
-    /// A heartbeat of `ep` arrived (creates its window on the first report).
-    pub fn report(&mut self, ep: usize, now: Micros, initial: Micros, max_interval: Micros) {
-        let slot = &mut self.windows[ep];
-        if slot.is_none() {
-            self.present += 1;
+    /// `ep`'s window as an `ArrivalWindow` (for views and tests; the detector itself does not
+    /// keep them in that form).
+    pub fn window(&self, ep: usize) -> Option<ArrivalWindow> {
+        let h = *self.heads.get(ep)?;
+        if h.last == NONE {
+            return None;
         }
-        let window = self.window;
-        let w = slot.get_or_insert_with(|| ArrivalWindow::new(window));
-        w.add(now, initial, max_interval);
-        self.quiet_until[ep] = w.quiet_until_factor(self.factor);
+        let slots: &[u32] = match &self.samples {
+            Samples::Small(v) => &v[ep].0[..h.len as usize],
+            Samples::Big(v) => &v[ep],
+        };
+        let mut w = ArrivalWindow::new(self.cap as usize);
+        let (a, b) = slots.split_at(h.head as usize);
+        for &x in b.iter().chain(a) {
+            w.push(x as Micros);
+        }
+        w.last = Some(h.last);
+        Some(w)
+    }
+
+    fn mean_of(h: &Head) -> f64 {
+        if h.len == 0 {
+            0.0
+        } else {
+            h.sum as f64 / h.len as f64
+        }
+    }
+
+    /// `ArrivalWindow::phi` of `ep`'s window; `None` without a window.
+    pub fn phi(&self, ep: usize, now: Micros) -> Option<f64> {
+        let h = self.heads.get(ep)?;
+        if h.last == NONE {
+            return None;
+        }
+        let mean = Self::mean_of(h);
+        Some(if mean > 0.0 {
+            now.saturating_sub(h.last) as f64 / mean
+        } else {
+            0.0
+        })
+    }
+
+    /// A heartbeat of `ep` arrived (creates its window on the first report): the same steps as
+    /// `ArrivalWindow::add`.
+    pub fn report(&mut self, ep: usize, now: Micros, initial: Micros, max_interval: Micros) {
+        let h = &mut self.heads[ep];
+        let interval = if h.last == NONE {
+            self.present += 1;
+            Some(initial)
+        } else {
+            let gap = now.saturating_sub(h.last);
+            (gap <= max_interval).then_some(gap)
+        };
+        if let Some(interval) = interval {
+            let v = interval.min(u32::MAX as Micros) as u32;
+            h.sum += v as u64;
+            let cap = self.cap;
+            if h.len < cap {
+                match &mut self.samples {
+                    Samples::Small(s) => s[ep].0[h.len as usize] = v,
+                    Samples::Big(s) => s[ep].push(v),
+                }
+                h.len += 1;
+            } else {
+                let slot = match &mut self.samples {
+                    Samples::Small(s) => &mut s[ep].0[h.head as usize],
+                    Samples::Big(s) => &mut s[ep][h.head as usize],
+                };
+                h.sum -= *slot as u64;
+                *slot = v;
+                h.head = if h.head + 1 == cap { 0 } else { h.head + 1 };
+            }
+        }
+        h.last = now;
+        self.quiet_until[ep] = quiet_until_of(h.last, h.sum, h.len, self.factor);
+    }
+
+    /// Hint that `ep`'s window is about to be reported to (see `state::prefetch`).
+    #[inline(always)]
+    pub fn prefetch(&self, ep: usize) {
+        crate::gossip::state::prefetch(&self.heads, ep);
+        if let Samples::Small(s) = &self.samples {
+            crate::gossip::state::prefetch(s, ep);
+        }
     }
 
     /// Forget `ep`'s history (a new generation of a dead peer).
     pub fn remove(&mut self, ep: usize) {
-        if self.windows[ep].take().is_some() {
+        if self.heads[ep].last != NONE {
             self.present -= 1;
+        }
+        self.heads[ep] = Head::EMPTY;
+        match &mut self.samples {
+            Samples::Small(s) => s[ep] = Row([0; INLINE]),
+            Samples::Big(s) => s[ep] = Vec::new(),
         }
         self.quiet_until[ep] = Micros::MAX;
     }
 
     pub fn clear(&mut self) {
-        self.windows.iter_mut().for_each(|w| *w = None);
-        self.quiet_until.iter_mut().for_each(|t| *t = Micros::MAX);
+        for ep in 0..self.heads.len() {
+            self.remove(ep);
+        }
         self.present = 0;
     }
 
@@ -380,6 +512,58 @@ mod tests {
         assert_eq!(d.maybe_convicting(100 * S).collect::<Vec<_>>(), vec![3]);
         d.clear();
         assert_eq!(d.present(), 0);
-        assert!(d.get(3).is_none());
+        assert!(d.window(3).is_none());
+        assert!(d.phi(3, S).is_none());
+    }
+
+    /// The detector's columns behave exactly like one `ArrivalWindow` per peer: same samples,
+    /// phi and conviction bound after any sequence of reports and removals, for small (inline)
+    /// and large windows.
+    #[test]
+    fn detector_matches_arrival_windows() {
+        for (window, max_interval) in [
+            (1usize, 5_000u64),
+            (3, 5_000),
+            (16, 3_000),
+            (17, 5_000),
+            (40, 2_000),
+        ] {
+            let n = 6;
+            let mut d = Detector::new(n, window, 8.0);
+            let mut r: Vec<Option<ArrivalWindow>> = vec![None; n];
+            let mut x: u64 = 99;
+            let mut now = 0;
+            for _ in 0..3000 {
+                x = x
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                let ep = ((x >> 33) % n as u64) as usize;
+                now += (x >> 20) % 1500;
+                if (x >> 40).is_multiple_of(50) {
+                    d.remove(ep);
+                    r[ep] = None;
+                } else {
+                    d.report(ep, now, 1_000, max_interval);
+                    r[ep].get_or_insert_with(|| ArrivalWindow::new(window)).add(
+                        now,
+                        1_000,
+                        max_interval,
+                    );
+                }
+                for (p, rp) in r.iter().enumerate() {
+                    let w = d.window(p);
+                    assert_eq!(w.is_some(), rp.is_some());
+                    if let (Some(w), Some(rw)) = (w, rp) {
+                        assert!(w.intervals().eq(rw.intervals()));
+                        assert_eq!(w.last, rw.last);
+                        assert_eq!(d.phi(p, now + 700), Some(rw.phi(now + 700)));
+                        assert_eq!(d.quiet_until[p], rw.quiet_until(8.0));
+                    } else {
+                        assert_eq!(d.quiet_until[p], Micros::MAX);
+                    }
+                }
+                assert_eq!(d.present(), r.iter().filter(|w| w.is_some()).count());
+            }
+        }
     }
 }

@@ -697,6 +697,7 @@ impl Gossip {
         for (i, remote) in states.iter().enumerate() {
             if let Some(ahead) = states.ep_at(i + state::PREFETCH_AHEAD) {
                 state::prefetch(&node.map, ahead as usize);
+                node.fd.prefetch(ahead as usize);
             }
             if remote.ep == node.id {
                 continue;
@@ -903,9 +904,7 @@ impl Gossip {
         debug_assert_eq!(
             node.fd.present(),
             (0..node.map.len())
-                .filter(|&ep| ep != node.id as usize
-                    && node.map[ep].is_some()
-                    && node.fd.get(ep).is_some())
+                .filter(|&ep| ep != node.id as usize && node.map[ep].is_some() && node.fd.has(ep))
                 .count(),
             "a failure-detector window without an endpoint state, or for the node itself"
         );
@@ -933,12 +932,12 @@ impl Gossip {
             .map(|ep| ep as NodeId)
             .collect();
         for ep in suspects {
-            let Some(w) = node.fd.get(ep as usize) else {
+            let Some(phi) = node.fd.phi(ep as usize, now) else {
                 continue;
             };
             if ep != node.id
                 && node.map[ep as usize].is_some()
-                && convicts(w.phi(now), self.p.phi_convict_threshold)
+                && convicts(phi, self.p.phi_convict_threshold)
             {
                 self.convict(node, ctx, ep);
             }

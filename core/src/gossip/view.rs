@@ -124,7 +124,7 @@ pub fn liveness_word(up: bool) -> &'static str {
 }
 
 pub fn phi_of(sim: &Sim<Gossip>, node: &GNode, peer: NodeId) -> Option<f64> {
-    node.fd.get(peer as usize).map(|w| w.phi(sim.now))
+    node.fd.phi(peer as usize, sim.now)
 }
 
 pub fn inflight_stuck(node: &GNode, peer: NodeId) -> bool {
