@@ -24,7 +24,7 @@
 //! before it and the action in the JSON a permalink or `[[faults]]` entry uses.
 
 use clusterscope_core::engine::action::{Action, Dur};
-use clusterscope_core::engine::trace::{Fnv, RecKind};
+use clusterscope_core::engine::trace::{RecKind, TraceHash};
 use clusterscope_core::engine::{NodeStatus, Protocol, SimError};
 use clusterscope_core::gossip::view;
 use clusterscope_core::limits::Limits;
@@ -632,7 +632,7 @@ impl Checker {
 // Driving a run
 // ---------------------------------------------------------------------------------------------
 
-fn snapshot(run: &Run) -> (Fnv, u64, usize, u64, usize) {
+fn snapshot(run: &Run) -> (TraceHash, u64, usize, u64, usize) {
     let e = &run.engine;
     (
         e.sim.hash,
@@ -696,7 +696,7 @@ fn apply(run: &mut Run, a: &Action) -> Result<bool, String> {
 }
 
 /// The state hash at the steps where it was observed on the current timeline.
-type Hashes = BTreeMap<u64, Fnv>;
+type Hashes = BTreeMap<u64, TraceHash>;
 
 fn observe(run: &Run, hashes: &mut Hashes) {
     hashes.insert(run.engine.sim.steps, run.engine.sim.hash);
@@ -727,7 +727,7 @@ fn rewind_and_return(run: &mut Run, permille: u16, hashes: &Hashes) -> Result<()
             ));
         }
     }
-    let known: Vec<(&u64, &Fnv)> = hashes.range(..=frontier).collect();
+    let known: Vec<(&u64, &TraceHash)> = hashes.range(..=frontier).collect();
     if !known.is_empty() {
         let (s, h) = known[permille as usize * (known.len() - 1) / 1000];
         jump(run, *s)?;

@@ -19,7 +19,7 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::fmt;
 use std::sync::Arc;
-use trace::{hash_rec, DropReason, Fnv, LogLevel, LogLine, Rec, RecKind, Trace};
+use trace::{hash_rec, DropReason, LogLevel, LogLine, Rec, RecKind, Trace, TraceHash};
 
 pub type NodeId = u32;
 
@@ -322,7 +322,7 @@ pub struct Sim<P: Protocol> {
     pub nodes: Vec<NodeSlot<P>>,
     pub net: Network,
     pub in_flight: BTreeMap<u64, Flight<P::Msg>>,
-    pub hash: Fnv,
+    pub hash: TraceHash,
     schedule: Arc<Vec<(Micros, Action)>>,
     queue: BinaryHeap<Entry<P>>,
     seq: u64,
@@ -374,7 +374,7 @@ impl<P: Protocol> Sim<P> {
             nodes,
             net: Network::new(n, default_link),
             in_flight: BTreeMap::new(),
-            hash: Fnv::default(),
+            hash: TraceHash::default(),
             schedule: Arc::new(schedule),
             queue: BinaryHeap::new(),
             seq: 0,
