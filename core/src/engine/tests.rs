@@ -490,3 +490,28 @@ fn event_limit_is_reported() {
     let err = e.run_until(100_000_000, u64::MAX).unwrap_err().to_string();
     assert!(err.contains("1000 events"), "{err}");
 }
+
+/// Time-spaced checkpoints: one per span of virtual time, never more than `MAX_CHECKPOINTS`
+/// (thinned, span doubled), and jumps through them equal a straight run.
+#[test]
+fn checkpoints_spaced_by_virtual_time() {
+    let mut e = engine(pp(false), 3, lan(), vec![], 7);
+    e.set_checkpoint_span(100_000);
+    e.run_until(1_000_000, u64::MAX).unwrap();
+    let at: Vec<Micros> = e.checkpoints.iter().map(|c| c.now).collect();
+    assert!(at.len() >= 10 && at.len() <= MAX_CHECKPOINTS, "{at:?}");
+    for w in at.windows(2) {
+        assert!(
+            w[1] / 100_000 > w[0] / 100_000,
+            "two checkpoints in one span: {at:?}"
+        );
+    }
+    let hash = e.sim.hash;
+    let steps = e.sim.steps;
+    // Far past MAX_CHECKPOINTS spans: thinned, never more than the maximum.
+    e.run_until(10_000_000, u64::MAX).unwrap();
+    assert!(e.checkpoint_count() <= MAX_CHECKPOINTS);
+    assert!(e.checkpoint_count() >= MAX_CHECKPOINTS / 2);
+    e.jump_to_step(steps).unwrap();
+    assert_eq!(e.sim.hash, hash);
+}

@@ -36,7 +36,7 @@ pub const PLAY_FRAME_MS: f64 = 6.0;
 pub const SEEK_FRAME_MS: f64 = 45.0;
 /// A jump whose replay is estimated to fit in this many ms happens at once; a longer one shows
 /// the restored checkpoint at once and replays the rest in frames.
-pub const JUMP_SYNC_MS: f64 = 60.0;
+pub const JUMP_SYNC_MS: f64 = 80.0;
 /// Cost of one simulation step assumed until one is measured (251 nodes in Chromium: ~6 µs).
 pub const STEP_COST_MS_GUESS: f64 = 0.01;
 /// Most nodes shown in the sequence diagram.
