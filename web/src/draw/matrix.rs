@@ -19,7 +19,7 @@ pub struct Geom {
 
 pub fn geom(n: usize, w: f64, h: f64) -> Geom {
     let labels = n <= 40;
-    let gutter = if labels { 30.0 } else { 6.0 };
+    let gutter = if labels { 40.0 } else { 6.0 };
     let cell = ((w - gutter - 4.0) / n as f64)
         .min((h - gutter - 4.0) / n as f64)
         .clamp(1.0, 56.0);
@@ -235,25 +235,32 @@ pub fn draw(
         let size = (g.cell * 0.45).clamp(8.0, 12.0);
         ctx.set_font(&format!("{size}px system-ui, sans-serif"));
         for i in 0..n as NodeId {
-            let name = short(topo.name(i));
+            let name = short(topo.name(i), 6);
             ctx.set_text_align("right");
             let _ = ctx.fill_text(
                 &name,
                 g.x0 - 4.0,
                 g.y0 + (i as f64 + 0.5) * g.cell + size / 3.0,
             );
+            // Column headers share the cell's width: narrow cells get 4 characters.
+            let col = if g.cell >= 28.0 {
+                name
+            } else {
+                short(topo.name(i), 4)
+            };
             ctx.set_text_align("center");
-            let _ = ctx.fill_text(&name, g.x0 + (i as f64 + 0.5) * g.cell, g.y0 - 5.0);
+            let _ = ctx.fill_text(&col, g.x0 + (i as f64 + 0.5) * g.cell, g.y0 - 5.0);
         }
     }
 }
 
-/// Names are shortened to their last 4 characters in the gutters.
-fn short(name: &str) -> String {
+/// Names longer than `max` characters are shortened to their last `max` in the gutters ("node1"
+/// stays whole in the row gutter; the full name is in the hover details).
+fn short(name: &str, max: usize) -> String {
     let c: Vec<char> = name.chars().collect();
-    if c.len() <= 4 {
+    if c.len() <= max {
         name.to_string()
     } else {
-        c[c.len() - 4..].iter().collect()
+        c[c.len() - max..].iter().collect()
     }
 }
