@@ -1,156 +1,86 @@
 //! Cassandra's phi-accrual failure detector (`FailureDetector` + `ArrivalWindow`).
 
 use crate::time::Micros;
-use serde::Serialize;
 
 /// 1 / ln(10): Cassandra compares `PHI_FACTOR * phi` with `phi_convict_threshold`.
 pub const PHI_FACTOR: f64 = std::f64::consts::LOG10_E;
 
-/// Windows up to this many intervals live inline (no separate allocation, one cache line):
-/// with hundreds of peers per node, every heartbeat touches a different window.
+/// Windows up to this many intervals keep their samples in one cache-line row per peer; larger
+/// ones grow a `Vec` per peer.
 const INLINE: usize = 16;
 
-/// Inter-arrival times of one peer's heartbeats, bounded to the sample window: a ring of
-/// `window` slots that fills in order, then overwrites its oldest sample.
-#[derive(Clone, Debug, Serialize)]
+/// One peer's inter-arrival window (Cassandra's `ArrivalWindow`): the last report time and the
+/// last `window` intervals. A one-peer `Detector`, so there is one implementation of the
+/// arithmetic; handy on its own in tests and examples.
+#[derive(Clone, Debug)]
 pub struct ArrivalWindow {
-    /// Time of the last report; `None` until the first.
-    pub last: Option<Micros>,
-    #[serde(skip)]
-    sum: u64,
-    /// Capacity (the sample window), fixed at creation.
-    #[serde(skip)]
-    cap: u32,
-    /// Samples held (<= cap).
-    #[serde(skip)]
-    len: u32,
-    /// Oldest sample's slot once full (0 while filling).
-    #[serde(skip)]
-    head: u32,
-    #[serde(skip)]
-    inline: [u32; INLINE],
-    /// Slots when the window is larger than `INLINE` (grows while filling, never beyond `cap`).
-    #[serde(skip)]
-    heap: Vec<u32>,
+    d: Detector,
 }
 
 impl ArrivalWindow {
     pub fn new(window: usize) -> Self {
+        // The threshold only feeds the detector's conviction bound, unused through this type.
         ArrivalWindow {
-            last: None,
-            sum: 0,
-            cap: window.clamp(1, u32::MAX as usize) as u32,
-            len: 0,
-            head: 0,
-            inline: [0; INLINE],
-            heap: Vec::new(),
-        }
-    }
-
-    fn slots(&self) -> &[u32] {
-        if self.cap as usize <= INLINE {
-            &self.inline[..self.len as usize]
-        } else {
-            &self.heap
-        }
-    }
-
-    /// The samples, oldest first.
-    pub fn intervals(&self) -> impl Iterator<Item = u32> + '_ {
-        let s = self.slots();
-        let (a, b) = s.split_at(self.head as usize);
-        b.iter().chain(a).copied()
-    }
-
-    fn push(&mut self, interval: Micros) {
-        let v = interval.min(u32::MAX as Micros) as u32;
-        self.sum += v as u64;
-        let small = self.cap as usize <= INLINE;
-        if self.len < self.cap {
-            // Filling: no sample was dropped yet, so the ring starts at slot 0.
-            if small {
-                self.inline[self.len as usize] = v;
-            } else {
-                self.heap.push(v);
-            }
-            self.len += 1;
-        } else {
-            let h = self.head as usize;
-            let slot = if small {
-                &mut self.inline[h]
-            } else {
-                &mut self.heap[h]
-            };
-            self.sum -= *slot as u64;
-            *slot = v;
-            self.head = if self.head + 1 == self.cap {
-                0
-            } else {
-                self.head + 1
-            };
+            d: Detector::new(1, window, 1.0),
         }
     }
 
     /// A heartbeat arrived at `now`. The first report records the initial interval; intervals
     /// longer than `max_interval` are ignored (Cassandra's `MAX_INTERVAL_IN_NANO`).
     pub fn add(&mut self, now: Micros, initial: Micros, max_interval: Micros) {
-        match self.last {
-            Some(t) => {
-                let gap = now.saturating_sub(t);
-                if gap <= max_interval {
-                    self.push(gap);
-                }
-            }
-            None => self.push(initial),
-        }
-        self.last = Some(now);
+        self.d.report(0, now, initial, max_interval);
+    }
+
+    /// Time of the last report; `None` until the first.
+    pub fn last(&self) -> Option<Micros> {
+        self.d.last(0)
+    }
+
+    /// The samples, oldest first.
+    pub fn intervals(&self) -> impl Iterator<Item = u32> + '_ {
+        self.d.intervals(0)
     }
 
     pub fn mean(&self) -> f64 {
-        if self.len == 0 {
-            0.0
-        } else {
-            self.sum as f64 / self.len as f64
-        }
+        Detector::mean_of(&self.d.heads[0])
     }
 
     pub fn samples(&self) -> usize {
-        self.len as usize
+        self.d.heads[0].len as usize
     }
 
     /// phi = (now - last) / mean, as Cassandra computes it (exponential-distribution form).
     pub fn phi(&self, now: Micros) -> f64 {
-        match self.last {
-            Some(t) if self.mean() > 0.0 => now.saturating_sub(t) as f64 / self.mean(),
-            _ => 0.0,
-        }
+        self.d.phi(0, now).unwrap_or(0.0)
     }
-}
 
-impl ArrivalWindow {
     /// A time before which `convicts(self.phi(now), threshold)` is certainly false: the exact
     /// crossing minus a relative margin (1e-9) far larger than any float rounding, so the
     /// status check can skip a peer with one comparison and evaluate phi only near the crossing.
     pub fn quiet_until(&self, threshold: f64) -> Micros {
-        self.quiet_until_factor(quiet_factor(threshold))
-    }
-
-    fn quiet_until_factor(&self, factor: f64) -> Micros {
-        match self.last {
-            Some(t) => quiet_until_of(t, self.sum, self.len, factor),
-            None => Micros::MAX,
+        let h = &self.d.heads[0];
+        if h.last == NONE {
+            return Micros::MAX;
         }
+        quiet_until_of(h.last, h.sum, h.len, quiet_factor(threshold))
+    }
+}
+
+/// Equal when they hold the same samples in the same order (wherever the ring starts).
+impl PartialEq for ArrivalWindow {
+    fn eq(&self, o: &Self) -> bool {
+        self.last() == o.last() && self.d.cap == o.d.cap && self.intervals().eq(o.intervals())
     }
 }
 
 /// `ArrivalWindow::quiet_until` from a window's last report, sample sum and count.
-fn quiet_until_of(last: Micros, sum: u64, len: impl Into<u32>, factor: f64) -> Micros {
+fn quiet_until_of(last: Micros, sum: u64, len: u16, factor: f64) -> Micros {
     if sum == 0 {
         return Micros::MAX;
     }
     // Signed conversions: one instruction each on x86_64 (unsigned ones are not). `sum` is at
     // most window * u32::MAX, far below i64::MAX.
-    let span = factor * (sum as i64) as f64 / (len.into() as i32) as f64;
+    let span = factor * (sum as i64) as f64 / (len as i32) as f64;
     if span < QUIET_SPAN_MAX {
         // `as` truncates toward zero: the floor of a non-negative span.
         last.saturating_add(span as i64 as Micros)
@@ -255,24 +185,23 @@ impl Detector {
         self.present
     }
 
-    /// `ep`'s window as an `ArrivalWindow` (for views and tests; the detector itself does not
-    /// keep them in that form).
-    pub fn window(&self, ep: usize) -> Option<ArrivalWindow> {
-        let h = *self.heads.get(ep)?;
-        if h.last == NONE {
-            return None;
-        }
+    /// Time of `ep`'s last report; `None` without a window.
+    pub fn last(&self, ep: usize) -> Option<Micros> {
+        self.heads.get(ep).map(|h| h.last).filter(|&t| t != NONE)
+    }
+
+    /// `ep`'s samples, oldest first (none without a window).
+    pub fn intervals(&self, ep: usize) -> impl Iterator<Item = u32> + '_ {
+        let (len, head) = self
+            .heads
+            .get(ep)
+            .map_or((0, 0), |h| (h.len as usize, h.head as usize));
         let slots: &[u32] = match &self.samples {
-            Samples::Small(v) => &v[ep].0[..h.len as usize],
-            Samples::Big(v) => &v[ep],
+            Samples::Small(v) => v.get(ep).map_or(&[][..], |r| &r.0[..len]),
+            Samples::Big(v) => v.get(ep).map_or(&[][..], |s| &s[..]),
         };
-        let mut w = ArrivalWindow::new(self.cap as usize);
-        let (a, b) = slots.split_at(h.head as usize);
-        for &x in b.iter().chain(a) {
-            w.push(x as Micros);
-        }
-        w.last = Some(h.last);
-        Some(w)
+        let (a, b) = slots.split_at(head.min(slots.len()));
+        b.iter().chain(a).copied()
     }
 
     fn mean_of(h: &Head) -> f64 {
@@ -371,17 +300,6 @@ impl Detector {
     }
 }
 
-/// Equal when they hold the same samples in the same order (wherever the ring starts).
-impl PartialEq for ArrivalWindow {
-    fn eq(&self, o: &Self) -> bool {
-        self.last == o.last
-            && self.cap == o.cap
-            && self.len == o.len
-            && self.sum == o.sum
-            && self.intervals().eq(o.intervals())
-    }
-}
-
 /// True when `phi` convicts at `threshold` (`PHI_FACTOR * phi > threshold`).
 pub fn convicts(phi: f64, threshold: f64) -> bool {
     PHI_FACTOR * phi > threshold
@@ -452,24 +370,26 @@ mod tests {
     fn equality_ignores_where_the_ring_starts() {
         let mut a = ArrivalWindow::new(3);
         let mut b = ArrivalWindow::new(3);
-        for t in [0, 10, 20, 30] {
+        // The same last three intervals (10, 10, 10) and the same last report, after different
+        // histories: the rings start at different slots.
+        for t in [0, 10, 20, 30, 40] {
             a.add(t, 10, 100);
         }
-        // b: the same last three intervals (10, 10, 10) after a different history.
-        for t in [0, 5, 15, 25, 35] {
+        for t in [0, 5, 15, 25, 30, 40] {
             b.add(t, 10, 100);
         }
         assert_eq!(a.intervals().collect::<Vec<_>>(), vec![10, 10, 10]);
-        assert_eq!(b.intervals().collect::<Vec<_>>(), vec![10, 10, 10]);
-        assert_ne!(a, b); // last report differs (30 vs 35)
-        b.add(45, 10, 100);
-        a.add(40, 10, 100);
-        a.last = b.last;
+        assert_eq!(b.intervals().collect::<Vec<_>>(), vec![10, 5, 10]);
+        assert_ne!(a, b);
+        b.add(50, 10, 100);
+        a.add(50, 10, 100);
+        assert_eq!(b.intervals().collect::<Vec<_>>(), vec![5, 10, 10]);
+        b.add(60, 10, 100);
+        a.add(60, 10, 100);
         assert_eq!(a, b);
+        assert_eq!(a.last(), Some(60));
     }
 
-    /// `quiet_until` never lies: just before it phi does not convict, and the exact crossing is
-    /// within a microsecond-scale margin after it.
     #[test]
     fn quiet_until_is_a_safe_bound() {
         for (window, step, threshold) in
@@ -512,15 +432,20 @@ mod tests {
         assert_eq!(d.maybe_convicting(100 * S).collect::<Vec<_>>(), vec![3]);
         d.clear();
         assert_eq!(d.present(), 0);
-        assert!(d.window(3).is_none());
+        assert!(d.last(3).is_none());
+        assert_eq!(d.intervals(3).count(), 0);
         assert!(d.phi(3, S).is_none());
     }
 
-    /// The detector's columns behave exactly like one `ArrivalWindow` per peer: same samples,
-    /// phi and conviction bound after any sequence of reports and removals, for small (inline)
-    /// and large windows.
+    /// A detector with several peers, reports and removals interleaved, against a plain model
+    /// of each peer (every interval kept, the window taken at the end): same samples, phi and
+    /// conviction bound, for inline (<= 16) and growing windows.
     #[test]
-    fn detector_matches_arrival_windows() {
+    fn detector_matches_a_plain_model() {
+        struct Model {
+            last: Option<Micros>,
+            all: Vec<u32>,
+        }
         for (window, max_interval) in [
             (1usize, 5_000u64),
             (3, 5_000),
@@ -530,7 +455,7 @@ mod tests {
         ] {
             let n = 6;
             let mut d = Detector::new(n, window, 8.0);
-            let mut r: Vec<Option<ArrivalWindow>> = vec![None; n];
+            let mut m: Vec<Option<Model>> = (0..n).map(|_| None).collect();
             let mut x: u64 = 99;
             let mut now = 0;
             for _ in 0..3000 {
@@ -541,28 +466,40 @@ mod tests {
                 now += (x >> 20) % 1500;
                 if (x >> 40).is_multiple_of(50) {
                     d.remove(ep);
-                    r[ep] = None;
+                    m[ep] = None;
                 } else {
                     d.report(ep, now, 1_000, max_interval);
-                    r[ep].get_or_insert_with(|| ArrivalWindow::new(window)).add(
-                        now,
-                        1_000,
-                        max_interval,
+                    let p = m[ep].get_or_insert(Model {
+                        last: None,
+                        all: Vec::new(),
+                    });
+                    match p.last {
+                        None => p.all.push(1_000),
+                        Some(t) if now - t <= max_interval => p.all.push((now - t) as u32),
+                        Some(_) => {}
+                    }
+                    p.last = Some(now);
+                }
+                for (p, mp) in m.iter().enumerate() {
+                    assert_eq!(d.last(p), mp.as_ref().and_then(|q| q.last));
+                    let Some(q) = mp else {
+                        assert_eq!(d.intervals(p).count(), 0);
+                        assert_eq!(d.phi(p, now), None);
+                        assert_eq!(d.quiet_until[p], Micros::MAX);
+                        continue;
+                    };
+                    let tail = &q.all[q.all.len().saturating_sub(window)..];
+                    assert!(d.intervals(p).eq(tail.iter().copied()));
+                    let sum: u64 = tail.iter().map(|&v| v as u64).sum();
+                    let mean = sum as f64 / tail.len() as f64;
+                    let t = q.last.expect("reported");
+                    assert_eq!(d.phi(p, now + 700), Some((now + 700 - t) as f64 / mean));
+                    assert_eq!(
+                        d.quiet_until[p],
+                        quiet_until_of(t, sum, tail.len() as u16, quiet_factor(8.0))
                     );
                 }
-                for (p, rp) in r.iter().enumerate() {
-                    let w = d.window(p);
-                    assert_eq!(w.is_some(), rp.is_some());
-                    if let (Some(w), Some(rw)) = (w, rp) {
-                        assert!(w.intervals().eq(rw.intervals()));
-                        assert_eq!(w.last, rw.last);
-                        assert_eq!(d.phi(p, now + 700), Some(rw.phi(now + 700)));
-                        assert_eq!(d.quiet_until[p], rw.quiet_until(8.0));
-                    } else {
-                        assert_eq!(d.quiet_until[p], Micros::MAX);
-                    }
-                }
-                assert_eq!(d.present(), r.iter().filter(|w| w.is_some()).count());
+                assert_eq!(d.present(), m.iter().filter(|q| q.is_some()).count());
             }
         }
     }
