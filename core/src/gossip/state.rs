@@ -216,18 +216,6 @@ impl Deltas {
     pub fn iter(&self) -> impl ExactSizeIterator<Item = Delta<'_>> + '_ {
         (0..self.entries.len()).map(|i| self.get(i))
     }
-
-    /// Append `ep`'s heartbeat and states (used by tests and hand-built messages).
-    pub fn push(&mut self, ep: NodeId, hb: HeartBeat, states: &[AppState]) {
-        let start = self.states.len() as u32;
-        self.states.extend_from_slice(states);
-        self.entries.push(DeltaEntry {
-            ep,
-            hb,
-            start,
-            len: states.len() as u32,
-        });
-    }
 }
 
 impl Delta<'_> {
