@@ -16,9 +16,11 @@
 //      default, and level 9).
 //
 // Usage: node tests/e2e/bench.mjs [--json out.json] [--md out.md] [--profile out.cpuprofile]
+//                                  [--profile-jumps out.cpuprofile]
 //   --profile: also record a CPU profile (CDP Profiler) while playing at the fast speed and print
 //   the functions with the most self time (build with CARGO_PROFILE_WASM_RELEASE_DEBUG=true so
 //   that the wasm keeps its function names).
+//   --profile-jumps: the same over the jumps.
 // Env:   E2E_DIST (default <repo>/dist), CHROMIUM (default /usr/bin/chromium),
 //        BENCH_PLAY_MS (default 8000 per speed), BENCH_JUMPS=0 (skip the jumps), BENCH_REPEAT (default 1: repeat the play
 //        measurements this many times and pool the frames), BENCH_RANDOM_JUMPS (default 6).
@@ -289,6 +291,13 @@ async function main() {
     for (let i = 0; i < RANDOM_JUMPS; i++) points.push(Math.round(rnd() * 1000) / 1000);
     result.jumps = [];
     let prev = Number(end.step);
+    let jcdp;
+    if (argOf('--profile-jumps')) {
+      jcdp = await page.context().newCDPSession(page);
+      await jcdp.send('Profiler.enable');
+      await jcdp.send('Profiler.setSamplingInterval', { interval: 100 });
+      await jcdp.send('Profiler.start');
+    }
     for (const f of points) {
       const j = await jumpTo(page, f);
       j.from = prev;
@@ -296,6 +305,11 @@ async function main() {
       prev = j.step;
       result.jumps.push(j);
       console.log(`WEBBENCH jump at=${f} ms=${f1(j.ms)} wall_ms=${j.wallMs} step=${j.step} from=${j.from} dir=${j.dir}`);
+    }
+    if (jcdp) {
+      const { profile: prof } = await jcdp.send('Profiler.stop');
+      writeFileSync(argOf('--profile-jumps'), JSON.stringify(prof));
+      printProfile(prof);
     }
     const js = result.jumps.map((j) => j.ms).filter(Number.isFinite);
     result.jump_median = med(js);

@@ -69,6 +69,29 @@ pub fn run_options() -> RunOptions {
     }
 }
 
+/// The points (fractions of the run's steps) the web benchmark jumps to, in its order.
+pub const JUMP_FRACTIONS: [f64; 12] = [
+    0.5, 0.0, 0.25, 0.75, 1.0, 0.5, 0.252, 0.088, 0.577, 0.223, 0.376, 0.026,
+];
+
+/// `scenario_run` with checkpoints, as the web app runs (for timing jumps).
+pub fn checkpointed_run(s: &Scenario, until: Option<Micros>) -> Run {
+    let mut r = Run::new(
+        s.clone(),
+        VARIANT,
+        None,
+        &toml::Table::new(),
+        &RunOptions {
+            checkpointing: true,
+            ..run_options()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", s.raw.name));
+    r.run(until)
+        .unwrap_or_else(|e| panic!("{}: {e}", s.raw.name));
+    r
+}
+
 pub fn scenario(name: &str) -> Scenario {
     builtin::get(name).unwrap_or_else(|e| panic!("built-in scenario {name}: {e:?}"))
 }

@@ -148,6 +148,35 @@ async fn bench_rolling_upgrade_251_nodes_10m() {
     );
 }
 
+/// The engine's part of a jump in the browser (restore the checkpoint, replay; no rendering):
+/// the 12 points of the web benchmark after computing the 251-node run with checkpoints.
+#[wasm_bindgen_test]
+#[ignore = "benchmark: run by scripts/bench"]
+async fn bench_jumps_251_nodes() {
+    let s = scenario(ROLLING_UPGRADE);
+    let mut r = checkpointed_run(&s, Some(TEN_MINUTES));
+    let total = r.engine.sim.steps;
+    let checkpoints = r.engine.checkpoint_count();
+    yield_to_browser().await;
+    let mut ms = Vec::new();
+    let mut points = Vec::new();
+    for f in JUMP_FRACTIONS {
+        let step = (f * total as f64) as u64;
+        let t0 = now_ms();
+        r.engine.jump_to_step(step).expect("jump");
+        let dt = now_ms() - t0;
+        assert_eq!(r.engine.sim.steps, step);
+        points.push(format!("{f}:{dt:.1}"));
+        ms.push(dt);
+        yield_to_browser().await;
+    }
+    console_log!(
+        "WASMBENCH jumps {} checkpoints={checkpoints} events={total} points={}",
+        summary(&ms),
+        points.join(",")
+    );
+}
+
 #[wasm_bindgen_test]
 #[ignore = "benchmark: run by scripts/bench"]
 async fn bench_sweep_packet_loss_seeds() {
