@@ -11,7 +11,8 @@
 //! Lines starting with `BENCHINFO` are for `scripts/bench`; criterion writes the timings to
 //! `<target dir>/criterion/<group>/<bench>/new/{estimates,benchmark,sample}.json`.
 //! `CLUSTERSCOPE_BENCH_ONCE=rolling cargo bench --bench engine` times a single 251-node run
-//! instead (see `once`).
+//! instead (see `once`); `CLUSTERSCOPE_BENCH_ONCE=jumps` times the engine's part of the web
+//! benchmark's jumps.
 
 #[path = "../../benches/wasm/src/workloads.rs"]
 mod workloads;
@@ -214,10 +215,13 @@ fn thread_cpu_ms() -> Option<f64> {
 /// alternates these with single wasm runs, so that each wasm/native pair sees the same load on
 /// a shared machine.
 fn once(workload: &str) {
+    if workload == "jumps" {
+        return once_jumps();
+    }
     let s = match workload {
         "rolling" => scenario(ROLLING_UPGRADE),
         "packet_loss" => scenario(PACKET_LOSS),
-        other => panic!("CLUSTERSCOPE_BENCH_ONCE={other}: use rolling or packet_loss"),
+        other => panic!("CLUSTERSCOPE_BENCH_ONCE={other}: use rolling, packet_loss or jumps"),
     };
     std::thread::sleep(Duration::from_millis(1));
     let cpu0 = thread_cpu_ms();
@@ -229,6 +233,34 @@ fn once(workload: &str) {
         "ONCE {workload} ms={ms:.1} cpu_ms={} events={}",
         cpu.map_or("n/a".into(), |c| format!("{c:.0}")),
         r.engine.sim.steps
+    );
+}
+
+/// `CLUSTERSCOPE_BENCH_ONCE=jumps`: the engine's part of the web benchmark's jumps natively (the
+/// 251-node run computed with checkpoints, then restore + replay to each of `JUMP_FRACTIONS`),
+/// printed as `ONCE jumps ms=<median> max_ms=<max> points=<fraction:ms,...>`; the wasm twin is
+/// `bench_jumps_251_nodes`.
+fn once_jumps() {
+    let s = scenario(ROLLING_UPGRADE);
+    let mut r = checkpointed_run(&s, Some(TEN_MINUTES));
+    let total = r.engine.sim.steps;
+    let mut ms = Vec::new();
+    let mut points = Vec::new();
+    for f in JUMP_FRACTIONS {
+        let step = (f * total as f64) as u64;
+        let t0 = Instant::now();
+        r.engine.jump_to_step(step).expect("jump");
+        let dt = t0.elapsed().as_secs_f64() * 1e3;
+        points.push(format!("{f}:{dt:.1}"));
+        ms.push(dt);
+    }
+    let max = ms.iter().copied().fold(0.0, f64::max);
+    ms.sort_by(f64::total_cmp);
+    println!(
+        "ONCE jumps ms={:.1} max_ms={max:.1} checkpoints={} points={}",
+        ms[ms.len() / 2],
+        r.engine.checkpoint_count(),
+        points.join(",")
     );
 }
 
