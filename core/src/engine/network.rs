@@ -35,11 +35,38 @@ impl Link {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Network {
     n: u32,
     links: Vec<Link>,
     default_link: Link,
+}
+
+/// `Clone` by hand: `clone_from` (restoring a checkpoint) reuses the n x n link table.
+impl Clone for Network {
+    fn clone(&self) -> Self {
+        let Network {
+            n,
+            links,
+            default_link,
+        } = self;
+        Network {
+            n: *n,
+            links: links.clone(),
+            default_link: default_link.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, src: &Self) {
+        let Network {
+            n,
+            links,
+            default_link,
+        } = src;
+        self.n = *n;
+        self.links.clone_from(links);
+        self.default_link.clone_from(default_link);
+    }
 }
 
 impl Network {

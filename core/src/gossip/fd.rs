@@ -124,10 +124,27 @@ impl Head {
 
 /// Sample storage: fixed inline rings for small windows (the common case in big clusters), or
 /// rings grown on demand for large ones.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 enum Samples {
     Small(Vec<Row>),
     Big(Vec<Vec<u32>>),
+}
+
+impl Clone for Samples {
+    fn clone(&self) -> Self {
+        match self {
+            Samples::Small(v) => Samples::Small(v.clone()),
+            Samples::Big(v) => Samples::Big(v.clone()),
+        }
+    }
+
+    fn clone_from(&mut self, src: &Self) {
+        match (self, src) {
+            (Samples::Small(a), Samples::Small(b)) => a.clone_from(b),
+            (Samples::Big(a), Samples::Big(b)) => a.clone_from(b),
+            (a, b) => *a = b.clone(),
+        }
+    }
 }
 
 /// One small window's samples: exactly one cache line.
@@ -138,7 +155,7 @@ struct Row([u32; INLINE]);
 /// One node's failure detector: an `ArrivalWindow` per peer, stored as columns (bookkeeping,
 /// samples, and — for the status check that runs every second over every peer — the time each
 /// peer's phi may first convict). Same arithmetic as `ArrivalWindow` (checked by a test).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Detector {
     heads: Vec<Head>,
     samples: Samples,
@@ -147,6 +164,45 @@ pub struct Detector {
     cap: u16,
     /// `quiet_factor(threshold)`.
     factor: f64,
+}
+
+/// `Clone` by hand: `clone_from` (restoring a checkpoint) copies into the existing allocations.
+impl Clone for Detector {
+    fn clone(&self) -> Self {
+        let Detector {
+            heads,
+            samples,
+            quiet_until,
+            present,
+            cap,
+            factor,
+        } = self;
+        Detector {
+            heads: heads.clone(),
+            samples: samples.clone(),
+            quiet_until: quiet_until.clone(),
+            present: *present,
+            cap: *cap,
+            factor: *factor,
+        }
+    }
+
+    fn clone_from(&mut self, src: &Self) {
+        let Detector {
+            heads,
+            samples,
+            quiet_until,
+            present,
+            cap,
+            factor,
+        } = src;
+        self.heads.clone_from(heads);
+        self.samples.clone_from(samples);
+        self.quiet_until.clone_from(quiet_until);
+        self.present = *present;
+        self.cap = *cap;
+        self.factor = *factor;
+    }
 }
 
 impl Detector {

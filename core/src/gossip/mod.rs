@@ -198,7 +198,8 @@ pub struct Counters {
     pub status_checks_skipped: u64,
 }
 
-#[derive(Clone, Debug)]
+/// `Clone` by hand: `clone_from` (restoring a checkpoint) copies into the existing allocations.
+#[derive(Debug)]
 pub struct GNode {
     pub id: NodeId,
     pub enabled: bool,
@@ -227,6 +228,104 @@ pub struct GNode {
     /// Coordinator: writes routed (replicas chosen) but not yet sent.
     pub routed: BTreeMap<u64, Vec<NodeId>>,
     next_write: u64,
+}
+
+impl Clone for GNode {
+    fn clone(&self) -> Self {
+        let GNode {
+            id,
+            enabled,
+            exiting,
+            map,
+            live,
+            unreachable,
+            inflight,
+            fd,
+            fd_last_interpret,
+            fd_last_pause,
+            version,
+            next_obj,
+            echo_timeout,
+            callbacks,
+            next_echo,
+            last_processed_msg_at,
+            counters,
+            msg,
+            outstanding,
+            routed,
+            next_write,
+        } = self;
+        GNode {
+            id: *id,
+            enabled: *enabled,
+            exiting: *exiting,
+            map: map.clone(),
+            live: live.clone(),
+            unreachable: unreachable.clone(),
+            inflight: inflight.clone(),
+            fd: fd.clone(),
+            fd_last_interpret: *fd_last_interpret,
+            fd_last_pause: *fd_last_pause,
+            version: *version,
+            next_obj: *next_obj,
+            echo_timeout: *echo_timeout,
+            callbacks: callbacks.clone(),
+            next_echo: *next_echo,
+            last_processed_msg_at: *last_processed_msg_at,
+            counters: counters.clone(),
+            msg: msg.clone(),
+            outstanding: outstanding.clone(),
+            routed: routed.clone(),
+            next_write: *next_write,
+        }
+    }
+
+    fn clone_from(&mut self, src: &Self) {
+        let GNode {
+            id,
+            enabled,
+            exiting,
+            map,
+            live,
+            unreachable,
+            inflight,
+            fd,
+            fd_last_interpret,
+            fd_last_pause,
+            version,
+            next_obj,
+            echo_timeout,
+            callbacks,
+            next_echo,
+            last_processed_msg_at,
+            counters,
+            msg,
+            outstanding,
+            routed,
+            next_write,
+        } = src;
+        self.id.clone_from(id);
+        self.enabled.clone_from(enabled);
+        self.exiting.clone_from(exiting);
+        self.map.clone_from(map);
+        self.live.clone_from(live);
+        self.unreachable.clone_from(unreachable);
+        self.inflight.clone_from(inflight);
+        self.fd.clone_from(fd);
+        self.fd_last_interpret.clone_from(fd_last_interpret);
+        self.fd_last_pause.clone_from(fd_last_pause);
+        self.version.clone_from(version);
+        self.next_obj.clone_from(next_obj);
+        self.echo_timeout.clone_from(echo_timeout);
+        self.callbacks.clone_from(callbacks);
+        self.next_echo.clone_from(next_echo);
+        self.last_processed_msg_at.clone_from(last_processed_msg_at);
+        self.counters.clone_from(counters);
+        self.msg.clone_from(msg);
+        self.outstanding.clone_from(outstanding);
+        self.routed.clone_from(routed);
+        self.next_write.clone_from(next_write);
+    }
 }
 
 impl GNode {
