@@ -1391,11 +1391,6 @@ impl<P: Protocol> Engine<P> {
         self.ckpt_span = Some(span.max(1));
     }
 
-    /// The steps at which checkpoints are held.
-    pub fn checkpoint_steps(&self) -> Vec<u64> {
-        self.checkpoints.iter().map(|c| c.steps).collect()
-    }
-
     pub fn checkpoint_count(&self) -> usize {
         self.checkpoints.len()
     }
