@@ -317,12 +317,13 @@ impl Detector {
         self.quiet_until[ep] = quiet_until_of(h.last, h.sum, h.len, self.factor);
     }
 
-    /// Hint that `ep`'s window is about to be reported to (see `state::prefetch`).
-    #[inline(always)]
-    pub fn prefetch(&self, ep: usize) {
-        crate::gossip::state::prefetch(&self.heads, ep);
-        if let Samples::Small(s) = &self.samples {
-            crate::gossip::state::prefetch(s, ep);
+    /// Bring the whole detector into the cache (see `state::warm`).
+    pub fn warm(&self) {
+        crate::gossip::state::warm(&self.heads);
+        crate::gossip::state::warm(&self.quiet_until);
+        match &self.samples {
+            Samples::Small(s) => crate::gossip::state::warm(s),
+            Samples::Big(_) => {}
         }
     }
 

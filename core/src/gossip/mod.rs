@@ -793,11 +793,12 @@ impl Gossip {
     /// in one pass: notifying entry j only reads and writes j's own endpoint state and window,
     /// which applying an entry i != j never touches, so the interleaving changes nothing.
     fn receive_states(&self, node: &mut GNode, ctx: &mut Ctx<Self>, states: &Deltas) {
-        for (i, remote) in states.iter().enumerate() {
-            if let Some(ahead) = states.ep_at(i + state::PREFETCH_AHEAD) {
-                state::prefetch(&node.map, ahead as usize);
-                node.fd.prefetch(ahead as usize);
-            }
+        // Entries come in shuffled order (see `state::warm`).
+        if states.len() * state::WARM_FRACTION >= node.map.len() {
+            state::warm(&node.map);
+            node.fd.warm();
+        }
+        for remote in states.iter() {
             if remote.ep == node.id {
                 continue;
             }
@@ -1119,10 +1120,12 @@ impl Gossip {
                     self.receive_states(node, ctx, &sends);
                 }
                 let mut reply = Deltas::with_capacity(requests.len());
-                for (i, d) in requests.iter().enumerate() {
-                    if let Some(ahead) = requests.get(i + state::PREFETCH_AHEAD) {
-                        state::prefetch(&node.map, ahead.ep as usize);
-                    }
+                if sends.len() < requests.len()
+                    && requests.len() * state::WARM_FRACTION >= node.map.len()
+                {
+                    state::warm(&node.map);
+                }
+                for d in &requests {
                     if let Some(Some(l)) = node.map.get(d.ep as usize) {
                         l.newer_than(d.ep, d.max_version, &mut reply);
                     }

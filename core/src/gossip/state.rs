@@ -199,11 +199,6 @@ impl Deltas {
         self.entries.is_empty()
     }
 
-    /// The endpoint of entry `i`, if there is one.
-    pub fn ep_at(&self, i: usize) -> Option<NodeId> {
-        self.entries.get(i).map(|e| e.ep)
-    }
-
     pub fn get(&self, i: usize) -> Delta<'_> {
         let e = self.entries[i];
         Delta {
@@ -272,25 +267,25 @@ pub struct Examined {
     pub sends: Deltas,
 }
 
-/// How many entries ahead the loops over shuffled endpoints prefetch.
-pub(crate) const PREFETCH_AHEAD: usize = 6;
+/// Passes that visit at least 1/WARM_FRACTION of a node's peers in shuffled order first `warm`
+/// the per-peer arrays they touch.
+pub(crate) const WARM_FRACTION: usize = 8;
 
-/// A hint to load `slice[i]` into the cache: a performance hint only, it never changes a
-/// result (and does nothing off x86_64 or out of bounds).
-#[inline(always)]
-pub(crate) fn prefetch<T>(slice: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(x) = slice.get(i) {
-        // SAFETY: prefetching is a hint; it does not access memory architecturally and cannot
-        // fault, and the pointer comes from a live reference anyway.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                (x as *const T).cast::<i8>(),
-            )
-        };
+/// Read one byte of every cache line of `slice` in address order, so that a pass over its
+/// elements in random order that follows finds them in the cache: the hardware prefetcher
+/// streams a sequential sweep at memory bandwidth, while random reads each wait for memory
+/// (wasm has no prefetch instruction). A performance measure only: it never changes a result.
+#[inline]
+pub(crate) fn warm<T>(slice: &[T]) {
+    let p = slice.as_ptr().cast::<std::mem::MaybeUninit<u8>>();
+    let len = std::mem::size_of_val(slice);
+    let mut off = 0;
+    while off < len {
+        // SAFETY: `off < len` stays inside the slice's memory; reading a possibly uninitialised
+        // (padding) byte as `MaybeUninit<u8>` is allowed.
+        std::hint::black_box(unsafe { p.add(off).read_volatile() });
+        off += 64;
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (slice, i);
 }
 
 /// `Gossiper.examineGossiper`: compare each remote digest with the local map.
@@ -301,11 +296,12 @@ pub fn examine(map: &[Option<EndpointState>], digests: &[Digest]) -> Examined {
         requests: Vec::with_capacity(digests.len()),
         sends: Deltas::with_capacity(digests.len()),
     };
-    for (i, d) in digests.iter().enumerate() {
-        // Digests come shuffled: fetch a later entry's cache line ahead of time.
-        if let Some(ahead) = digests.get(i + PREFETCH_AHEAD) {
-            prefetch(map, ahead.ep as usize);
-        }
+    // Digests come shuffled: when they cover much of the map, one sequential sweep brings it all
+    // into the cache for less than the random misses would cost.
+    if digests.len() * WARM_FRACTION >= map.len() {
+        warm(map);
+    }
+    for d in digests {
         match local(d.ep) {
             None => out.requests.push(Digest {
                 ep: d.ep,
