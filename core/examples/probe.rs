@@ -1,6 +1,28 @@
 //! Print where a run's memory goes (trace, logs, maps, queues). `cargo run --release --example probe -- <scenario> [secs]`
 use clusterscope_core::runner::{Run, RunOptions};
 use clusterscope_core::scenario::builtin;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Counts live heap bytes, so the probe can tell what one checkpoint (a clone of the state) costs.
+struct Counting;
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        LIVE.fetch_add(l.size(), Ordering::Relaxed);
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
+        unsafe { System.dealloc(p, l) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -55,4 +77,14 @@ fn main() {
         t.approx_bytes() / 1_000_000,
         t.approx_bytes() as f64 / sim.steps as f64
     );
+    let (b0, a0) = (LIVE.load(Ordering::Relaxed), ALLOCS.load(Ordering::Relaxed));
+    let copy = sim.clone();
+    let (b1, a1) = (LIVE.load(Ordering::Relaxed), ALLOCS.load(Ordering::Relaxed));
+    println!(
+        "one checkpoint (a clone of the state): {:.2} MB in {} allocations; checkpoints held {}",
+        (b1 - b0) as f64 / 1e6,
+        a1 - a0,
+        r.engine.checkpoint_count()
+    );
+    drop(copy);
 }

@@ -1350,9 +1350,10 @@ pub struct Engine<P: Protocol> {
 
 /// At most this many checkpoints are kept; when more would be taken, every other one is dropped
 /// and the interval doubles, so memory stays bounded and a jump replays at most one interval.
-/// 48: at 251 nodes a checkpoint is ~12 MB natively (~200 MB more wasm memory than 32 at the end
-/// of the 10-minute rolling upgrade), for jumps that replay ~26k events instead of ~40k.
-pub const MAX_CHECKPOINTS: usize = 48;
+/// 64: at 251 nodes a checkpoint is ~11 MB (the link table is shared), ~690 MB at the end of the
+/// 10-minute rolling upgrade, for jumps that replay at most ~20k events (~26k with 48, ~40k
+/// with 32).
+pub const MAX_CHECKPOINTS: usize = 64;
 
 impl<P: Protocol> Engine<P> {
     pub fn new(sim: Sim<P>, checkpointing: bool, body_budget: usize) -> Self {
@@ -1385,7 +1386,7 @@ impl<P: Protocol> Engine<P> {
     /// Space checkpoints by virtual time: one at the first step of each `span` of time (doubling,
     /// like the step interval, when they are thinned). A run of known duration divided by
     /// `MAX_CHECKPOINTS - 2` ends with its checkpoints spread evenly over it, so the longest
-    /// replay of a jump is about 1/46 of the run, where step spacing thinned by halving leaves
+    /// replay of a jump is about 1/62 of the run, where step spacing thinned by halving leaves
     /// up to twice the even spacing.
     pub fn set_checkpoint_span(&mut self, span: Micros) {
         self.ckpt_span = Some(span.max(1));
