@@ -121,7 +121,14 @@ async function runSpec(browser, baseUrl, name) {
   const shots = [];
   const screenshot = async (label = 'page', opts = {}) => {
     const path = join(SHOTS, `${name}-${label}.png`);
+    // Cards below the fold skip rendering while off screen (`content-visibility: auto`); a person
+    // scrolling sees them drawn, a full-page capture would not: render them for the picture.
+    const style = await page
+      .addStyleTag({ content: '.card { content-visibility: visible !important; }' })
+      .catch(() => null);
+    await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)))).catch(() => {});
     await page.screenshot({ path, fullPage: true, ...opts });
+    if (style) await style.evaluate((e) => e.remove()).catch(() => {});
     shots.push(path);
     return path;
   };

@@ -519,7 +519,38 @@ fn sequence_nodes_can_follow_the_selected_nodes_recent_partners() {
         m.now(),
         &m.seq_nodes,
         18,
+        40,
         60_000,
     );
     assert!(!d.arrows.is_empty());
+}
+
+#[test]
+fn sequence_diagram_keeps_the_newest_state_changes_within_its_limit() {
+    // After n3's restart (at 30 s) it marks every peer UP and its peers see its new generation:
+    // more state changes than the limit.
+    let s = settle(send(
+        store(),
+        Msg::LoadBuiltin("cassandra-21636-restart".into()),
+    ));
+    let s = settle(send(s, Msg::ScrubTo(60_000_000)));
+    let m = s.model.borrow();
+    let diagram = |max_events| {
+        clusterscope_web::model::seq::diagram(
+            &m.run.engine.trace,
+            m.cursor(),
+            m.now(),
+            &m.seq_nodes,
+            1_000,
+            max_events,
+            1_000_000,
+        )
+    };
+    let all = diagram(usize::MAX);
+    assert!(all.events.len() > 10, "{} state changes", all.events.len());
+    let capped = diagram(10);
+    assert_eq!(capped.events.len(), 10);
+    assert!(capped.truncated);
+    // The newest ten, in time order.
+    assert_eq!(capped.events[..], all.events[all.events.len() - 10..]);
 }

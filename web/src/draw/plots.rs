@@ -119,6 +119,7 @@ pub fn draw(
     canvas: web_sys::HtmlCanvasElement,
     m: &Model,
     plot: Plot,
+    series: &[Series],
     pal: &Palette,
 ) -> Option<()> {
     let backend = CanvasBackend::with_canvas_object(canvas)?;
@@ -129,7 +130,6 @@ pub fn draw(
     let grid = rgb(pal.grid);
     root.fill(&bg).ok()?;
     let end_s = m.end() as f64 / 1e6;
-    let series = series(m, plot);
     let threshold = m.run.engine.sim.proto.p.phi_convict_threshold;
     let mut ymax = series
         .iter()

@@ -45,14 +45,17 @@ pub struct Diagram {
     pub truncated: bool,
 }
 
-/// Messages sent by or to one of `nodes` before the cursor, newest `max_arrows` (and all records
-/// scanned bounded by `scan_limit`). The window starts at the oldest arrow kept.
+/// Messages sent by or to one of `nodes` before the cursor, newest `max_arrows`, and the newest
+/// `max_events` state changes on their lifelines (records scanned bounded by `scan_limit`). The
+/// window starts at the oldest arrow kept. Every limit keeps the picture readable and its cost
+/// bounded: a node that just started marks hundreds of peers UP within a few milliseconds.
 pub fn diagram(
     trace: &Trace,
     cursor: u64,
     now: Micros,
     nodes: &[NodeId],
     max_arrows: usize,
+    max_events: usize,
     scan_limit: usize,
 ) -> Diagram {
     let ci = trace.rec_index_at_step(cursor);
@@ -115,6 +118,11 @@ pub fn diagram(
                 } else {
                     fates.remove(&msg);
                 }
+            }
+            RecKind::State { .. } | RecKind::TaskExpired { .. }
+                if want(r.node) && events.len() >= max_events =>
+            {
+                truncated = true;
             }
             RecKind::State { label, peer } if want(r.node) && label != "ECHO_REQ" => {
                 events.push(Event {

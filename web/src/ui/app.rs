@@ -185,11 +185,17 @@ pub fn app() -> Html {
                     s3.dispatch(Msg::OpenPermalink(h));
                 }
             });
+            // Window resizes, and any canvas whose box changed (a panel reflowed): redraw.
             let counter = Rc::new(Cell::new(0u32));
-            let resizer = gloo::events::EventListener::new(&win, "resize", move |_| {
-                counter.set(counter.get() + 1);
-                resize.set(counter.get());
-            });
+            let bump = {
+                let counter = counter.clone();
+                move || {
+                    counter.set(counter.get() + 1);
+                    resize.set(counter.get());
+                }
+            };
+            platform::on_canvas_resize(bump.clone());
+            let resizer = gloo::events::EventListener::new(&win, "resize", move |_| bump());
             move || {
                 drop(keys);
                 drop(hashes);

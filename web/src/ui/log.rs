@@ -6,8 +6,9 @@ use clusterscope_core::engine::trace::LogLevel;
 use clusterscope_core::time::Micros;
 use yew::prelude::*;
 
-/// Most lines rendered.
-const MAX_LINES: usize = 400;
+/// Most lines rendered (about ten screens of the box): every line is DOM the browser lays out on
+/// each move of the cursor; the whole log is in the trace export.
+const MAX_LINES: usize = 150;
 
 /// `HH:MM:SS,mmm` of virtual time, as in Cassandra's system.log.
 pub fn stamp(us: Micros) -> String {
@@ -26,15 +27,6 @@ pub fn log_panel(p: &PanelProps) -> Html {
     let s = &p.s;
     let all = use_state(|| false);
     let trace_lines = use_state(|| true);
-    let body = use_node_ref();
-    {
-        let body = body.clone();
-        use_effect(move || {
-            if let Some(el) = body.cast::<web_sys::Element>() {
-                el.set_scroll_top(el.scroll_height());
-            }
-        });
-    }
     let m = s.model.borrow();
     let trace = &m.run.engine.trace;
     let cut = nav::logs_before_cursor(trace, m.cursor(), m.now());
@@ -79,10 +71,21 @@ pub fn log_panel(p: &PanelProps) -> Html {
                 <h2>{ title }</h2>
                 <label class="check"><input type="checkbox" checked={*all} onchange={toggle_all} />{ "all nodes" }</label>
                 <label class="check"><input type="checkbox" checked={*trace_lines} onchange={toggle_trace} />{ "TRACE lines" }</label>
-                <span class="muted small">{ format!("{} lines up to the cursor", cut) }</span>
+                <span class="muted small">{
+                    if lines.len() == MAX_LINES {
+                        format!("{cut} lines up to the cursor · the last {MAX_LINES} shown")
+                    } else {
+                        format!("{cut} lines up to the cursor")
+                    }
+                }</span>
             </div>
-            <div class="log" id="log" ref={body}>
-                { if lines.is_empty() { html!{ <p class="muted">{ "No log lines yet." }</p> } } else { html!{ <>{ for rows }</> } } }
+            // Reversed flex: the box opens scrolled to its newest line and stays anchored to the
+            // bottom as lines arrive, with no scrolling from script (setting scrollTop from the
+            // height would force a layout of the page in the middle of every render).
+            <div class="log" id="log">
+                <div class="log-lines">
+                    { if lines.is_empty() { html!{ <p class="muted">{ "No log lines yet." }</p> } } else { html!{ <>{ for rows }</> } } }
+                </div>
             </div>
         </section>
     }

@@ -26,6 +26,12 @@ struct Shown {
     dark: bool,
 }
 
+/// A canvas's CSS and backing-store sizes.
+fn canvas_key(c: &HtmlCanvasElement) -> (i32, i32, u32, u32) {
+    let (w, h) = platform::canvas_size(c);
+    (w, h, c.width(), c.height())
+}
+
 #[function_component(Matrix)]
 pub fn matrix_card(p: &PanelProps) -> Html {
     let s = &p.s;
@@ -48,7 +54,7 @@ pub fn matrix_card(p: &PanelProps) -> Html {
             let image = (m.n() > matrix::IMAGE_ABOVE).then(|| matrix::pixels(&m, &pal));
             let now = image.map(|pixels| Shown {
                 pixels,
-                size: (c.client_width(), c.client_height(), c.width(), c.height()),
+                size: canvas_key(&c),
                 hover,
                 selected: m.selected,
                 dark,
@@ -63,7 +69,7 @@ pub fn matrix_card(p: &PanelProps) -> Html {
                 *geom.borrow_mut() = Some(g);
             }
             *shown.borrow_mut() = now.map(|mut x| {
-                x.size = (c.client_width(), c.client_height(), c.width(), c.height());
+                x.size = canvas_key(&c);
                 x
             });
         });

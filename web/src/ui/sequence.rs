@@ -15,6 +15,8 @@ const W: f64 = 640.0;
 const HEAD: f64 = 26.0;
 const GUTTER: f64 = 78.0;
 const MAX_ARROWS: usize = 18;
+/// State changes drawn on the lifelines at most (the newest).
+const MAX_EVENTS: usize = 40;
 
 #[function_component(Sequence)]
 pub fn sequence(p: &PanelProps) -> Html {
@@ -23,7 +25,15 @@ pub fn sequence(p: &PanelProps) -> Html {
     let topo = &m.run.scenario.topo;
     let nodes: Vec<NodeId> = m.seq_nodes.clone();
     let trace = &m.run.engine.trace;
-    let d = seq::diagram(trace, m.cursor(), m.now(), &nodes, MAX_ARROWS, 60_000);
+    let d = seq::diagram(
+        trace,
+        m.cursor(),
+        m.now(),
+        &nodes,
+        MAX_ARROWS,
+        MAX_EVENTS,
+        60_000,
+    );
 
     // Rows: every distinct time, in order; the cursor sits after the last past time.
     let mut times: Vec<Micros> = Vec::new();

@@ -97,7 +97,7 @@ pub fn transport(p: &PanelProps) -> Html {
     let end = m.end();
     let scrub = move |s: &super::Handle, c: &NodeRef, x: f64| {
         if let Some(el) = c.cast::<HtmlCanvasElement>() {
-            let w = el.client_width() as f64;
+            let w = platform::canvas_size(&el).0 as f64;
             platform::perf::jump_start();
             s.dispatch(Msg::ScrubTo(timeline::t_of(x, end, w)));
         }
@@ -115,7 +115,7 @@ pub fn transport(p: &PanelProps) -> Html {
             let x = e.offset_x() as f64;
             let w = c
                 .cast::<HtmlCanvasElement>()
-                .map_or(1.0, |el| el.client_width() as f64);
+                .map_or(1.0, |el| platform::canvas_size(&el).0 as f64);
             hv.set(Some((x, w)));
             if *d.borrow() && e.buttons() & 1 == 1 {
                 scrub(&s, &c, x);
