@@ -35,8 +35,11 @@ pub const MAX_STEPS_PER_FRAME: u64 = 200_000;
 pub const PLAY_FRAME_MS: f64 = 6.0;
 pub const SEEK_FRAME_MS: f64 = 45.0;
 /// A jump whose replay is estimated to fit in this many ms happens at once; a longer one shows
-/// the restored checkpoint at once and replays the rest in frames.
-pub const JUMP_SYNC_MS: f64 = 80.0;
+/// the restored checkpoint at once and replays the rest in frames (each frame also renders, so
+/// that costs more time in all). The estimate comes from computing new steps, which also records
+/// them, and is about twice what a replay costs: at 150 a replay of one checkpoint span of the
+/// 251-node rolling upgrade (~20k events, ~35 ms in Chromium) happens at once.
+pub const JUMP_SYNC_MS: f64 = 150.0;
 /// Cost of one simulation step assumed until one is measured (251 nodes in Chromium: ~6 µs).
 pub const STEP_COST_MS_GUESS: f64 = 0.01;
 /// Most nodes shown in the sequence diagram.
