@@ -188,7 +188,10 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
                 ..RunOptions::default()
             };
             let mut run = Run::new(s, &variant, seed, &overrides(&set)?, &opts).map_err(Bad)?;
-            let report = run.run(until_of(&until)?).map_err(|e| Bad(e.to_string()))?;
+            let mut report = run.run(until_of(&until)?).map_err(|e| Bad(e.to_string()))?;
+            if matches!(format, Format::Json) {
+                report.views = run.views_json();
+            }
             if let Some(path) = trace {
                 trace_out::write(&run, &path).map_err(|e| Bad(format!("--trace {path}: {e}")))?;
             }

@@ -27,8 +27,11 @@ pub fn run_builtin_until(
         },
     )
     .unwrap_or_else(|e| panic!("{name}/{variant}: {e}"));
-    r.run(until)
-        .unwrap_or_else(|e| panic!("{name}/{variant}: {e}"))
+    let mut report = r
+        .run(until)
+        .unwrap_or_else(|e| panic!("{name}/{variant}: {e}"));
+    report.views = r.views_json();
+    report
 }
 
 /// Every (scenario, variant) built in.

@@ -33,7 +33,9 @@ equals = "UP"
     );
     let s = Scenario::parse("conn-test.toml", &text, &Limits::default()).unwrap();
     let mut r = Run::new(s, "only", None, &toml::Table::new(), &RunOptions::default()).unwrap();
-    r.run(None).unwrap()
+    let mut report = r.run(None).unwrap();
+    report.views = r.views_json();
+    report
 }
 
 #[test]
