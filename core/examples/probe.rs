@@ -50,14 +50,14 @@ fn main() {
     let states: usize = sim
         .nodes
         .iter()
-        .map(|n| n.state.map.iter().flatten().count())
+        .map(|n| n.state.map().iter().flatten().count())
         .sum();
     let app: usize = sim
         .nodes
         .iter()
         .map(|n| {
             n.state
-                .map
+                .map()
                 .iter()
                 .flatten()
                 .map(|e| e.states.len())
@@ -72,6 +72,10 @@ fn main() {
     println!("steps {} recs {} ({} B each, cap {}) logs {} log-bytes {} in_flight {} queue {} pending-tasks {}",
         sim.steps, t.recs.len(), clusterscope_core::engine::trace::Recs::PACKED_BYTES, t.recs.capacity(), t.logs.len(),
         t.logs.iter().map(|l| l.text.len()).sum::<usize>(), sim.in_flight.len(), sim.pending_events(), pending);
+    println!(
+        "trace hash {:016x} (optimisations must keep it)",
+        sim.hash.0
+    );
     println!(
         "endpoint states {states}, app states {app}; trace approx {} MB; bytes/step {:.1}",
         t.approx_bytes() / 1_000_000,

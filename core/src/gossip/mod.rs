@@ -21,7 +21,9 @@ use params::{EchoVariant, GossipParams};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
-use state::{examine, AppState, Delta, Deltas, Digest, EndpointState, HeartBeat, MAX_VERSION};
+use state::{
+    examine, AppState, Delta, Deltas, Digest, EndpointState, HeartBeat, Summary, MAX_VERSION,
+};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -205,7 +207,12 @@ pub struct GNode {
     pub enabled: bool,
     /// A graceful stop (exit after the announce delay) rather than disablegossip.
     exiting: bool,
-    pub map: Vec<Option<EndpointState>>,
+    /// The endpoint state map. Read it through `map()` outside this module; in it, every change
+    /// of an entry's generation or versions (or the entry itself) is followed by `sync(ep)`, so
+    /// that `summaries` stays its copy (checked in debug builds every gossip round).
+    map: Vec<Option<EndpointState>>,
+    /// `Summary::of(map[ep])` for every endpoint.
+    summaries: Vec<Option<Summary>>,
     pub live: NodeSet,
     pub unreachable: BTreeMap<NodeId, Micros>,
     pub inflight: BTreeMap<NodeId, Inflight>,
@@ -237,6 +244,7 @@ impl Clone for GNode {
             enabled,
             exiting,
             map,
+            summaries,
             live,
             unreachable,
             inflight,
@@ -260,6 +268,7 @@ impl Clone for GNode {
             enabled: *enabled,
             exiting: *exiting,
             map: map.clone(),
+            summaries: summaries.clone(),
             live: live.clone(),
             unreachable: unreachable.clone(),
             inflight: inflight.clone(),
@@ -286,6 +295,7 @@ impl Clone for GNode {
             enabled,
             exiting,
             map,
+            summaries,
             live,
             unreachable,
             inflight,
@@ -308,6 +318,7 @@ impl Clone for GNode {
         self.enabled.clone_from(enabled);
         self.exiting.clone_from(exiting);
         self.map.clone_from(map);
+        self.summaries.clone_from(summaries);
         self.live.clone_from(live);
         self.unreachable.clone_from(unreachable);
         self.inflight.clone_from(inflight);
@@ -334,10 +345,33 @@ impl GNode {
             .as_ref()
             .expect("a node always knows itself")
     }
-    fn me_mut(&mut self) -> &mut EndpointState {
-        self.map[self.id as usize]
+    /// Change this node's own endpoint state.
+    fn edit_me<R>(&mut self, f: impl FnOnce(&mut EndpointState) -> R) -> R {
+        let id = self.id;
+        let r = f(self.map[id as usize]
             .as_mut()
-            .expect("a node always knows itself")
+            .expect("a node always knows itself"));
+        self.sync(id);
+        r
+    }
+    /// The endpoint state map (peer -> state; `None` for peers not known).
+    pub fn map(&self) -> &[Option<EndpointState>] {
+        &self.map
+    }
+    /// `Summary::of` every entry of the map, kept beside it.
+    pub fn summaries(&self) -> &[Option<Summary>] {
+        &self.summaries
+    }
+    /// After a change of `map[ep]`'s generation, versions or presence.
+    fn sync(&mut self, ep: NodeId) {
+        self.summaries[ep as usize] = Summary::of(self.map[ep as usize].as_ref());
+    }
+    fn set_map(&mut self, map: Vec<Option<EndpointState>>) {
+        self.summaries = Summary::column(&map);
+        self.map = map;
+    }
+    fn summaries_in_sync(&self) -> bool {
+        self.summaries == Summary::column(&self.map)
     }
     fn next_version(&mut self) -> u32 {
         self.version += 1;
@@ -768,6 +802,7 @@ impl Gossip {
             version: v,
         });
         st.set_hb_version(MAX_VERSION);
+        node.sync(ep);
         self.mark_dead(node, ctx, ep);
     }
 
@@ -850,6 +885,7 @@ impl Gossip {
                                     st.put(s.clone());
                                 }
                             }
+                            node.sync(ep);
                         }
                         let st = node.map[ep as usize].as_ref().expect("known");
                         if !st.alive && !st.is_dead_state() {
@@ -893,6 +929,7 @@ impl Gossip {
             );
         }
         node.map[ep as usize] = Some(st);
+        node.sync(ep);
         ctx.mark("generation", ep);
         ctx.submit(GOSSIP_STAGE, Task::Subscribers { ep }, None);
         if !dead {
@@ -905,12 +942,13 @@ impl Gossip {
     // ---- the gossip task ----
 
     fn digests(&self, node: &GNode, ctx: &mut Ctx<Self>) -> Vec<Digest> {
-        let mut d: Vec<Digest> = Vec::with_capacity(node.map.len());
-        for (i, s) in node.map.iter().enumerate() {
+        debug_assert!(node.summaries_in_sync(), "summary column out of date");
+        let mut d: Vec<Digest> = Vec::with_capacity(node.summaries.len());
+        for (i, s) in node.summaries.iter().enumerate() {
             if let Some(s) = s {
                 d.push(Digest {
                     ep: i as NodeId,
-                    generation: s.hb.generation,
+                    generation: s.generation,
                     max_version: s.max_version(),
                 });
             }
@@ -933,7 +971,7 @@ impl Gossip {
     /// seed, then the status check.
     fn gossip_round(&self, node: &mut GNode, ctx: &mut Ctx<Self>) {
         let v = node.next_version();
-        node.me_mut().set_hb_version(v);
+        node.edit_me(|me| me.set_hb_version(v));
         let digests: Arc<[Digest]> = self.digests(node, ctx).into();
         let syn_timeout = self.p.long_timeout.0.max(self.p.request_timeout.0);
         let live_n = node.live.len();
@@ -1047,10 +1085,12 @@ impl Gossip {
     /// `Gossiper.stop`: announce shutdown to live peers, keep gossiping for the announce delay.
     fn announce_shutdown(&self, node: &mut GNode, ctx: &mut Ctx<Self>) {
         let v = node.next_version();
-        node.me_mut().put(AppState {
-            key: "STATUS".into(),
-            value: "shutdown".into(),
-            version: v,
+        node.edit_me(|me| {
+            me.put(AppState {
+                key: "STATUS".into(),
+                value: "shutdown".into(),
+                version: v,
+            })
         });
         ctx.log(LogLevel::Info, "Announcing shutdown".into());
         let live: Vec<NodeId> = node.live.iter().collect();
@@ -1067,12 +1107,12 @@ impl Gossip {
         states
             .iter()
             .filter(|d| d.ep != node.id)
-            .map(|d| match node.map[d.ep as usize].as_ref() {
+            .map(|d| match node.summaries[d.ep as usize] {
                 None => (d.states.len() as Micros + 1) * self.p.apply_state_cost.0,
-                Some(l) if d.hb.generation > l.hb.generation => {
+                Some(l) if d.hb.generation > l.generation => {
                     (d.states.len() as Micros + 1) * self.p.apply_state_cost.0
                 }
-                Some(l) if d.hb.generation == l.hb.generation => {
+                Some(l) if d.hb.generation == l.generation => {
                     let lm = l.max_version();
                     d.states.iter().filter(|s| s.version > lm).count() as Micros
                         * self.p.apply_state_cost.0
@@ -1099,7 +1139,7 @@ impl Gossip {
                 if !node.enabled {
                     return;
                 }
-                let ex = examine(&node.map, &digests);
+                let ex = examine(&node.map, &node.summaries, &digests);
                 let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
                 self.send(
                     node,
@@ -1224,6 +1264,7 @@ impl Protocol for Gossip {
             id,
             enabled: true,
             exiting: false,
+            summaries: Summary::column(&map),
             map,
             live,
             unreachable: BTreeMap::new(),
@@ -1262,7 +1303,7 @@ impl Protocol for Gossip {
             };
             node.version = 0;
             let n = node.map.len();
-            node.map = vec![None; n];
+            let mut map = vec![None; n];
             node.next_obj = 0;
             let mut version = node.version;
             me.edit_states(|states| {
@@ -1279,7 +1320,7 @@ impl Protocol for Gossip {
             me.set_hb_version(v);
             me.obj = node.new_obj();
             me.alive = true;
-            node.map[node.id as usize] = Some(me);
+            map[node.id as usize] = Some(me);
             for ep in 0..n as NodeId {
                 if ep != node.id {
                     let obj = node.new_obj();
@@ -1287,11 +1328,12 @@ impl Protocol for Gossip {
                         generation: 0,
                         version: 0,
                     };
-                    node.map[ep as usize] =
+                    map[ep as usize] =
                         Some(EndpointState::new(obj, hb, Vec::new(), false, ctx.now));
                     node.unreachable.insert(ep, ctx.now);
                 }
             }
+            node.set_map(map);
             ctx.log(
                 LogLevel::Info,
                 format!("Starting up with generation {generation}"),
@@ -1570,12 +1612,13 @@ impl Protocol for Gossip {
                 // forceNewerGeneration, then start: STATUS back to NORMAL.
                 let generation = node.generation().saturating_add(1);
                 let v = node.next_version();
-                let me = node.me_mut();
-                me.hb.generation = generation;
-                me.recompute();
-                me.put(AppState { key: "STATUS".into(), value: "NORMAL".into(), version: v });
+                node.edit_me(|me| {
+                    me.hb.generation = generation;
+                    me.recompute();
+                    me.put(AppState { key: "STATUS".into(), value: "NORMAL".into(), version: v });
+                });
                 let hb = node.next_version();
-                node.me_mut().set_hb_version(hb);
+                node.edit_me(|me| me.set_hb_version(hb));
                 node.enabled = true;
                 ctx.log(LogLevel::Info, format!("Gossip enabled with generation {generation}"));
                 ctx.set_timer(GTimer::Round, ctx.now + self.p.gossip_interval.0);
