@@ -4,7 +4,8 @@
 //! - [`layout`]: pure geometry of the topology view (positions, hit tests).
 //! - [`draw`]: canvas drawing of the topology, the matrix, the timeline and the plots.
 //! - [`ui`]: Yew components that render the model and dispatch messages.
-//! - [`platform`]: browser side effects (storage, URL, downloads, clipboard, clock).
+//! - [`platform`]: browser side effects (storage, URL, downloads, clipboard, clock, canvas sizes
+//!   from a `ResizeObserver`, performance marks for the benchmark).
 //!
 //! Contract with the end-to-end tests: `#app[data-ready="1"]` once the app has rendered a
 //! scenario and applied any saved session or permalink; `data-busy="0"` when it is not playing or
