@@ -26,7 +26,9 @@ pub struct AppState {
 /// changes only when `handleMajorStateChange` installs a new one (a new generation), which is what
 /// CASSANDRA-18866's dedup compares.
 ///
-/// Aligned to a cache line: maps are read in shuffled order, one prefetched entry at a time.
+/// Aligned to a cache line (56 of its 64 bytes are used): maps are read in shuffled order, and an
+/// entry never straddles two lines. (Measured without the alignment: no faster, no smaller
+/// checkpoints.)
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[repr(align(64))]
 pub struct EndpointState {
