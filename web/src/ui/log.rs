@@ -33,14 +33,24 @@ pub fn log_panel(p: &PanelProps) -> Html {
     let node = m.selected;
     let show_all = *all || node.is_none();
     let with_trace = *trace_lines;
+    let shown = |l: &&clusterscope_core::engine::trace::LogLine| {
+        (show_all || Some(l.node) == node) && (with_trace || l.level != LogLevel::Trace)
+    };
     let mut lines: Vec<_> = trace.logs[..cut]
         .iter()
         .rev()
-        .filter(|l| show_all || Some(l.node) == node)
-        .filter(|l| with_trace || l.level != LogLevel::Trace)
+        .filter(shown)
         .take(MAX_LINES)
         .collect();
     lines.reverse();
+    // How many lines the filters pass up to the cursor (counted only when some are cut).
+    let matching = if lines.len() < MAX_LINES {
+        lines.len()
+    } else if show_all && with_trace {
+        cut
+    } else {
+        trace.logs[..cut].iter().filter(shown).count()
+    };
     let topo = &m.run.scenario.topo;
     let rows = lines.iter().map(|l| {
         let lvl = l.level.as_str();
@@ -72,10 +82,10 @@ pub fn log_panel(p: &PanelProps) -> Html {
                 <label class="check"><input type="checkbox" checked={*all} onchange={toggle_all} />{ "all nodes" }</label>
                 <label class="check"><input type="checkbox" checked={*trace_lines} onchange={toggle_trace} />{ "TRACE lines" }</label>
                 <span class="muted small">{
-                    if lines.len() == MAX_LINES {
-                        format!("{cut} lines up to the cursor · the last {MAX_LINES} shown")
+                    if matching > lines.len() {
+                        format!("{matching} lines up to the cursor · the last {MAX_LINES} shown")
                     } else {
-                        format!("{cut} lines up to the cursor")
+                        format!("{matching} lines up to the cursor")
                     }
                 }</span>
             </div>
