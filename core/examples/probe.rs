@@ -85,10 +85,13 @@ fn main() {
     let copy = sim.clone();
     let (b1, a1) = (LIVE.load(Ordering::Relaxed), ALLOCS.load(Ordering::Relaxed));
     println!(
-        "one checkpoint (a clone of the state): {:.2} MB in {} allocations; checkpoints held {}",
+        "one checkpoint (a clone of the state): {:.2} MB in {} allocations (estimated {:.2} MB); \
+         checkpoints held {}, at most {}",
         (b1 - b0) as f64 / 1e6,
         a1 - a0,
-        r.engine.checkpoint_count()
+        sim.approx_bytes() as f64 / 1e6,
+        r.engine.checkpoint_count(),
+        r.engine.max_checkpoints()
     );
     drop(copy);
 }

@@ -16,6 +16,10 @@ pub struct Limits {
     pub max_captions: usize,
     pub max_expectations: usize,
     pub max_scenario_bytes: usize,
+    /// Memory for checkpoints (copies of the state that make jumps fast): a run keeps as many as
+    /// fit, between `MIN_CHECKPOINTS` and `MAX_CHECKPOINTS` (`engine`). Not an error when small:
+    /// jumps replay more.
+    pub max_checkpoint_bytes: usize,
 }
 
 impl Default for Limits {
@@ -32,6 +36,7 @@ impl Default for Limits {
             max_captions: 1_000,
             max_expectations: 1_000,
             max_scenario_bytes: 1 << 20,
+            max_checkpoint_bytes: 2 << 30,
         }
     }
 }
@@ -40,9 +45,12 @@ impl Limits {
     /// Tighter limits for the browser, where memory is scarcer and the tab must stay responsive.
     pub fn browser() -> Self {
         // 5 M records x 32 B = 160 MB at most: the 251-node, 10-minute incident needs ~2.5 M.
+        // Checkpoints: 64 of the 251-node incident's (~11 MB each) fit in 1 GiB; a 512-node
+        // cluster (~45 MB each) keeps about 22 instead of growing the tab past 3 GB.
         Limits {
             max_events: 20_000_000,
             max_trace_records: 5_000_000,
+            max_checkpoint_bytes: 1 << 30,
             ..Limits::default()
         }
     }

@@ -137,9 +137,10 @@ impl Run {
         let mut engine = Engine::new(sim, opts.checkpointing, opts.body_budget);
         // Checkpoints spread evenly over the scenario's duration: the one at the start, one per
         // span, and room for one at the very end without thinning (jumps replay at most about
-        // 1/62 of the run); a run continued beyond the duration thins them out as usual.
+        // 1/(max - 2) of the run, 1/62 when the memory budget holds 64); a run continued beyond
+        // the duration thins them out as usual.
         engine.set_checkpoint_span(
-            (scenario.duration() / (crate::engine::MAX_CHECKPOINTS as Micros - 2)).max(US_PER_S),
+            (scenario.duration() / (engine.max_checkpoints() as Micros - 2)).max(US_PER_S),
         );
         engine.user_actions = scenario.raw.recorded.clone();
         let variant = variant.to_string();

@@ -116,6 +116,11 @@ pub trait Protocol: Sized + Clone + 'static {
     fn bounce(&self, _msg: &Self::Msg) -> Option<Self::Msg> {
         None
     }
+    /// About how many bytes a copy of `node` takes (inline and on the heap, not counting data it
+    /// shares copy-on-write): what the engine budgets checkpoints with.
+    fn node_bytes(&self, _node: &Self::Node) -> usize {
+        std::mem::size_of::<Self::Node>()
+    }
 }
 
 /// What a handler asks the engine to do.
@@ -462,6 +467,26 @@ impl<P: Protocol> Clone for Sim<P> {
 }
 
 impl<P: Protocol> Sim<P> {
+    /// About how many bytes a copy of this state (a checkpoint) takes: the nodes' own tables
+    /// (`Protocol::node_bytes`), their engine bookkeeping, messages in flight and queued events.
+    /// The link table and application states, shared copy-on-write, are not counted.
+    pub fn approx_bytes(&self) -> usize {
+        let nodes: usize = self
+            .nodes
+            .iter()
+            .map(|n| {
+                std::mem::size_of::<NodeSlot<P>>()
+                    + self.proto.node_bytes(&n.state)
+                    + n.exec_stats.len() * std::mem::size_of::<ExecStats>()
+                    + n.timers.len() * (std::mem::size_of::<P::Timer>() + 16)
+            })
+            .sum();
+        std::mem::size_of::<Self>()
+            + nodes
+            + self.in_flight.len() * (std::mem::size_of::<Flight<P::Msg>>() + 16)
+            + self.queue.len() * std::mem::size_of::<Entry<P>>()
+    }
+
     pub fn new(
         proto: P,
         topo: Topology,
@@ -1346,14 +1371,19 @@ pub struct Engine<P: Protocol> {
     /// `set_checkpoint_span`).
     ckpt_span: Option<Micros>,
     checkpointing: bool,
+    max_checkpoints: usize,
 }
 
-/// At most this many checkpoints are kept; when more would be taken, every other one is dropped
-/// and the interval doubles, so memory stays bounded and a jump replays at most one interval.
+/// At most this many checkpoints are kept (fewer when `Limits::max_checkpoint_bytes` would not
+/// hold them, see `Engine::max_checkpoints`); when more would be taken, every other one is
+/// dropped and the interval doubles, so memory stays bounded and a jump replays at most one
+/// interval.
 /// 64: at 251 nodes a checkpoint is ~11 MB (the link table is shared), ~690 MB at the end of the
 /// 10-minute rolling upgrade, for jumps that replay at most ~20k events (~26k with 48, ~40k
 /// with 32).
 pub const MAX_CHECKPOINTS: usize = 64;
+/// The fewest checkpoints a run keeps, whatever its size (the memory budget permitting or not).
+pub const MIN_CHECKPOINTS: usize = 4;
 
 impl<P: Protocol> Engine<P> {
     pub fn new(sim: Sim<P>, checkpointing: bool, body_budget: usize) -> Self {
@@ -1362,6 +1392,10 @@ impl<P: Protocol> Engine<P> {
         } else {
             Vec::new()
         };
+        // As many as the memory budget holds, sized from the state at the start (a cluster's
+        // per-node tables do not grow much as it runs).
+        let max_checkpoints = (sim.limits.max_checkpoint_bytes / sim.approx_bytes().max(1))
+            .clamp(MIN_CHECKPOINTS, MAX_CHECKPOINTS);
         Engine {
             sim,
             trace: Trace::new(body_budget),
@@ -1370,7 +1404,15 @@ impl<P: Protocol> Engine<P> {
             ckpt_every: 2048,
             ckpt_span: None,
             checkpointing,
+            max_checkpoints,
         }
+    }
+
+    /// How many checkpoints this run keeps at most: `MAX_CHECKPOINTS`, or fewer when that many
+    /// copies of the state would not fit `Limits::max_checkpoint_bytes` (at least
+    /// `MIN_CHECKPOINTS`). Fewer checkpoints make jumps replay more, nothing else.
+    pub fn max_checkpoints(&self) -> usize {
+        self.max_checkpoints
     }
 
     /// Steps recorded in the trace (the furthest point reached).
@@ -1466,7 +1508,7 @@ impl<P: Protocol> Engine<P> {
             return;
         }
         self.checkpoints.push(self.sim.clone());
-        if self.checkpoints.len() > MAX_CHECKPOINTS {
+        if self.checkpoints.len() > self.max_checkpoints {
             let mut i = 0;
             self.checkpoints.retain(|_| {
                 i += 1;

@@ -516,6 +516,40 @@ fn checkpoints_spaced_by_virtual_time() {
     assert_eq!(e.sim.hash, hash);
 }
 
+/// The checkpoint memory budget: as many checkpoints as fit (between the minimum and the
+/// maximum), thinning keeps to that number, and jumps still land on the same world.
+#[test]
+fn checkpoints_fit_the_memory_budget() {
+    let with_budget = |bytes: usize| {
+        let limits = Limits {
+            max_checkpoint_bytes: bytes,
+            ..Limits::default()
+        };
+        let mut e = Engine::new(
+            Sim::new(pp(false), topology(5), lan(), 7, vec![], limits),
+            true,
+            1 << 20,
+        );
+        e.set_checkpoint_span(50_000);
+        e
+    };
+    let per = with_budget(usize::MAX).sim.approx_bytes();
+    assert!(per > 0);
+    assert_eq!(with_budget(usize::MAX).max_checkpoints(), MAX_CHECKPOINTS);
+    assert_eq!(with_budget(0).max_checkpoints(), MIN_CHECKPOINTS);
+    let mut e = with_budget(per * 9);
+    assert_eq!(e.max_checkpoints(), 9);
+    e.run_until(1_000_000, 100_000).unwrap();
+    let steps = e.sim.steps;
+    let hash = e.sim.hash;
+    e.run_until(5_000_000, u64::MAX).unwrap();
+    // 100 spans of 50 ms: thinned to the budget, not to MAX_CHECKPOINTS.
+    assert!(e.checkpoint_count() <= 9, "{}", e.checkpoint_count());
+    assert!(e.checkpoint_count() >= 9 / 2);
+    e.jump_to_step(steps).unwrap();
+    assert_eq!(e.sim.hash, hash);
+}
+
 /// Restoring a checkpoint with `clone_from` (into an existing, different state) gives the same
 /// world as a fresh clone: stepping both on yields the same hash and steps.
 #[test]

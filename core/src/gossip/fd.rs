@@ -317,6 +317,21 @@ impl Detector {
         self.quiet_until[ep] = quiet_until_of(h.last, h.sum, h.len, self.factor);
     }
 
+    /// About how many bytes a copy of the detector takes.
+    pub fn approx_bytes(&self) -> usize {
+        let samples = match &self.samples {
+            Samples::Small(s) => s.len() * std::mem::size_of::<Row>(),
+            Samples::Big(s) => s
+                .iter()
+                .map(|v| std::mem::size_of::<Vec<u32>>() + v.capacity() * 4)
+                .sum(),
+        };
+        std::mem::size_of::<Self>()
+            + self.heads.len() * std::mem::size_of::<Head>()
+            + self.quiet_until.len() * std::mem::size_of::<Micros>()
+            + samples
+    }
+
     /// Bring the whole detector into the cache (see `state::warm`).
     pub fn warm(&self) {
         crate::gossip::state::warm(&self.heads);

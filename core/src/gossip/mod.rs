@@ -1578,6 +1578,30 @@ impl Protocol for Gossip {
         }
     }
 
+    fn node_bytes(&self, node: &GNode) -> usize {
+        use std::mem::size_of;
+        // BTreeMap entries: the key and value plus about a pointer's worth of node overhead.
+        fn entries<K, V>(m: &BTreeMap<K, V>) -> usize {
+            m.len() * (size_of::<K>() + size_of::<V>() + 8)
+        }
+        size_of::<GNode>()
+            + node.map.len() * size_of::<Option<EndpointState>>()
+            + node.summaries.len() * size_of::<Option<Summary>>()
+            + node.live.len() * size_of::<NodeId>()
+            + node.fd.approx_bytes()
+            + entries(&node.unreachable)
+            + entries(&node.inflight)
+            + entries(&node.callbacks)
+            + entries(&node.outstanding)
+            + node
+                .routed
+                .values()
+                .map(|v| 32 + v.len() * 4)
+                .sum::<usize>()
+            + node.msg.peers.len() * size_of::<messaging::PeerConns>()
+            + node.msg.writes.len() * size_of::<messaging::WriteStats>()
+    }
+
     fn service_us(&self, node: &GNode, task: &Task) -> Micros {
         let base = self.p.stage_msg_cost.0;
         match task {
