@@ -18,10 +18,137 @@ pub fn child(seed: u64, stream: u64) -> SimRng {
     rng
 }
 
+/// `rand::seq::SliceRandom::shuffle` (rand 0.9.5), the same permutation from the same draws,
+/// with its divisions by small numbers done by multiplication. A 251-node gossip round shuffles
+/// 251 digests (Cassandra does too), whose index arithmetic was a chain of integer divisions
+/// (~8% of a run). A test pins it to rand's shuffle over many lengths and seeds, so a change on
+/// either side fails it.
+pub fn shuffle<T>(slice: &mut [T], rng: &mut SimRng) {
+    use rand::seq::SliceRandom;
+    use rand::Rng;
+    let len = slice.len();
+    if len <= 1 {
+        return;
+    }
+    if len >= u32::MAX as usize {
+        slice.shuffle(rng);
+        return;
+    }
+    // rand's `IncreasingUniform` starting at n = 0: index i is uniform in [0, i]; one draw in
+    // [0, (n+1)(n+2)...(n+k)) yields k indices as mixed-radix digits.
+    let (mut n, mut chunk, mut remaining) = (0u32, 0u32, 1u8);
+    for i in 0..len {
+        let next_n = n + 1;
+        let next_remaining = match remaining.checked_sub(1) {
+            Some(r) => r,
+            None => {
+                let (bound, count) = bound_u32(next_n);
+                chunk = rng.random_range(..bound);
+                count - 1
+            }
+        };
+        let index = if next_remaining == 0 {
+            chunk
+        } else {
+            let (q, r) = div_rem(chunk, next_n);
+            chunk = q;
+            r
+        };
+        remaining = next_remaining;
+        n = next_n;
+        slice.swap(i, index as usize);
+    }
+}
+
+/// rand's `calculate_bound_u32`: the largest product m(m+1)...(m+k-1) that fits a `u32`, and k.
+fn bound_u32(m: u32) -> (u32, u8) {
+    let mut product = m;
+    let mut current = m + 1;
+    loop {
+        match product.checked_mul(current) {
+            Some(p) => {
+                product = p;
+                current += 1;
+            }
+            None => return (product, (current - m) as u8),
+        }
+    }
+}
+
+/// Divisors with a precomputed reciprocal (clusters have at most a few hundred nodes).
+const FAST_DIVISORS: usize = 1024;
+
+/// `u64::MAX / d + 1` for d in 2..FAST_DIVISORS: Lemire, Kaser and Kurz, "Faster remainder by
+/// direct computation" (2019), exact for every `u32` dividend.
+static RECIPROCALS: [u64; FAST_DIVISORS] = {
+    let mut t = [0u64; FAST_DIVISORS];
+    let mut d = 2;
+    while d < FAST_DIVISORS {
+        t[d] = u64::MAX / d as u64 + 1;
+        d += 1;
+    }
+    t
+};
+
+/// `(a / d, a % d)`. In wasm the 128-bit products are emulated and measured no faster than the
+/// division, which the target has natively: plain division there (same results).
+#[inline(always)]
+fn div_rem(a: u32, d: u32) -> (u32, u32) {
+    match RECIPROCALS.get(d as usize) {
+        Some(&m) if d >= 2 && !cfg!(target_arch = "wasm32") => {
+            let q = ((m as u128 * a as u128) >> 64) as u32;
+            let low = m.wrapping_mul(a as u64);
+            let r = ((low as u128 * d as u128) >> 64) as u32;
+            (q, r)
+        }
+        _ => (a / d, a % d),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use rand::Rng;
+
+    #[test]
+    fn shuffle_is_rands_shuffle() {
+        use rand::seq::SliceRandom;
+        for seed in 0..20u64 {
+            for len in (0..300).chain([511, 512, 1023, 1024, 1025, 1500, 3000]) {
+                let mut a: Vec<u32> = (0..len).collect();
+                let mut b = a.clone();
+                let (mut ra, mut rb) = (child(seed, 5), child(seed, 5));
+                a.shuffle(&mut ra);
+                shuffle(&mut b, &mut rb);
+                assert_eq!(a, b, "seed {seed} len {len}");
+                // ...and the generator is left in the same state.
+                assert_eq!(ra.random::<u64>(), rb.random::<u64>());
+            }
+        }
+    }
+
+    #[test]
+    fn div_rem_is_exact() {
+        let mut rng = child(1, 1);
+        for d in 2..FAST_DIVISORS as u32 + 3 {
+            for a in [
+                0,
+                1,
+                d - 1,
+                d,
+                d + 1,
+                u32::MAX,
+                u32::MAX - 1,
+                u32::MAX / d * d,
+            ] {
+                assert_eq!(div_rem(a, d), (a / d, a % d), "{a} / {d}");
+            }
+            for _ in 0..50 {
+                let a: u32 = rng.random();
+                assert_eq!(div_rem(a, d), (a / d, a % d), "{a} / {d}");
+            }
+        }
+    }
 
     #[test]
     fn streams_are_independent_and_reproducible() {

@@ -18,7 +18,6 @@ use fd::{convicts, Detector};
 use messaging::{route, Chan, Messaging, OutState};
 use nodeset::NodeSet;
 use params::{EchoVariant, GossipParams};
-use rand::seq::SliceRandom;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use state::{
@@ -954,7 +953,7 @@ impl Gossip {
             }
         }
         if self.p.shuffle_digests {
-            d.shuffle(ctx.rng);
+            crate::rng::shuffle(&mut d, ctx.rng);
         }
         d
     }
