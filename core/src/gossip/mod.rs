@@ -1159,6 +1159,8 @@ impl Gossip {
                     self.receive_states(node, ctx, &sends);
                 }
                 let mut reply = Deltas::with_capacity(requests.len());
+                // The requested states, in shuffled order: warm the map unless applying the
+                // (larger) `sends` just did.
                 if sends.len() < requests.len()
                     && requests.len() * state::WARM_FRACTION >= node.map.len()
                 {

@@ -244,12 +244,11 @@ impl Delta<'_> {
     }
 }
 
-/// An endpoint state's (generation, max version): what a digest says about it. Nodes keep one
-/// per peer in a dense column beside the endpoint state map (`GNode::summaries`), so building a
-/// SYN's digests and comparing a received SYN's with the local ones read 8 bytes a peer instead
-/// of a 64-byte state each.
-/// With the heartbeat version and the application states' max version apart, it also answers
-/// the common heartbeat-only `newer_than` without the state.
+/// An endpoint state's generation, heartbeat version and application states' max version (12
+/// bytes): what a digest says about it, and enough to answer the common heartbeat-only
+/// `newer_than` without the state. Nodes keep one per peer in a dense column beside the endpoint
+/// state map (`GNode::summaries`), so building a SYN's digests and comparing a received SYN's
+/// with the local ones read 16 bytes a peer instead of a 64-byte state each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Summary {
     pub generation: u32,
