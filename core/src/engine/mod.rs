@@ -5,6 +5,7 @@
 //! the input, and leaves effects in a [`Ctx`]; the engine decides delivery, loss, delay and order.
 
 pub mod action;
+pub mod inflight;
 pub mod network;
 pub mod trace;
 
@@ -12,6 +13,7 @@ use crate::limits::Limits;
 use crate::rng::{self, SimRng};
 use crate::time::{fmt_time, Micros};
 use action::{Action, ActionSource, AppliedAction, Dur, RecordedAction};
+use inflight::{HasId, InFlight};
 use network::{Link, Network};
 use rand::Rng;
 use serde::Serialize;
@@ -239,6 +241,12 @@ pub struct NodeSlot<P: Protocol> {
     restart_after: Option<Micros>,
 }
 
+impl<M> HasId for Flight<M> {
+    fn id(&self) -> u64 {
+        self.id
+    }
+}
+
 /// A message on the wire.
 #[derive(Clone, Debug)]
 pub struct Flight<M> {
@@ -326,7 +334,7 @@ pub struct Sim<P: Protocol> {
     pub steps: u64,
     pub nodes: Vec<NodeSlot<P>>,
     pub net: Network,
-    pub in_flight: BTreeMap<u64, Flight<P::Msg>>,
+    pub in_flight: InFlight<Flight<P::Msg>>,
     pub hash: TraceHash,
     schedule: Arc<Vec<(Micros, Action)>>,
     queue: BinaryHeap<Entry<P>>,
@@ -521,7 +529,7 @@ impl<P: Protocol> Sim<P> {
             steps: 0,
             nodes,
             net: Network::new(n, default_link),
-            in_flight: BTreeMap::new(),
+            in_flight: InFlight::new(),
             hash: TraceHash::default(),
             schedule: Arc::new(schedule),
             queue: BinaryHeap::new(),
@@ -661,7 +669,7 @@ impl<P: Protocol> Sim<P> {
     fn deliver(&mut self, out: &mut Out, id: u64) -> Result<(), SimError> {
         let f = self
             .in_flight
-            .remove(&id)
+            .remove(id)
             .expect("delivery of a message not in flight");
         let label = self.proto.msg_label(&f.msg);
         let slot = &self.nodes[f.to as usize];
@@ -852,18 +860,15 @@ impl<P: Protocol> Sim<P> {
         );
         let dest = &self.nodes[to as usize];
         let to_incarnation = (dest.status != NodeStatus::Stopped).then_some(dest.incarnation);
-        self.in_flight.insert(
+        self.in_flight.insert(Flight {
             id,
-            Flight {
-                id,
-                from,
-                to,
-                msg,
-                sent_at: self.now,
-                deliver_at,
-                to_incarnation,
-            },
-        );
+            from,
+            to,
+            msg,
+            sent_at: self.now,
+            deliver_at,
+            to_incarnation,
+        });
         self.push(deliver_at, Ev::Deliver(id));
         Ok(())
     }
