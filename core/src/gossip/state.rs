@@ -391,21 +391,16 @@ pub fn examine(
                     );
                 }
             }
-            // Unknown here, or the remote has a newer generation (a restart): request everything.
-            None => out.requests.push(Digest {
-                ep: d.ep,
-                generation: d.generation,
-                max_version: 0,
-            }),
-            Some(l) if d.generation > l.generation => out.requests.push(Digest {
-                ep: d.ep,
-                generation: d.generation,
-                max_version: 0,
-            }),
             // Ours is newer: send everything.
-            Some(_) => {
+            Some(l) if d.generation < l.generation => {
                 state(d.ep).newer_than(d.ep, 0, &mut out.sends);
             }
+            // Unknown here, or the remote has a newer generation (a restart): request everything.
+            _ => out.requests.push(Digest {
+                ep: d.ep,
+                generation: d.generation,
+                max_version: 0,
+            }),
         }
     }
     out
