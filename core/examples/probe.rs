@@ -50,14 +50,14 @@ fn main() {
     let states: usize = sim
         .nodes
         .iter()
-        .map(|n| n.state.map().iter().flatten().count())
+        .map(|n| n.state.states().iter().flatten().count())
         .sum();
     let app: usize = sim
         .nodes
         .iter()
         .map(|n| {
             n.state
-                .map()
+                .states()
                 .iter()
                 .flatten()
                 .map(|e| e.states.len())

@@ -191,7 +191,7 @@ impl Run {
             }
             "heartbeat" | "generation" => {
                 let (o, p) = (need(node, "observer")?, need(peer, "peer")?);
-                let st = g(o).map()[p as usize].as_ref();
+                let st = g(o).state(p);
                 QValue::Num(st.map_or(0.0, |s| {
                     if view_name == "heartbeat" {
                         s.hb.version as f64
@@ -226,7 +226,7 @@ impl Run {
                     st.sort();
                     (s.hb, st)
                 };
-                let (ma, mb) = (g(a).map(), g(b).map());
+                let (ma, mb) = (g(a).states(), g(b).states());
                 let n = ma
                     .iter()
                     .zip(mb.iter())

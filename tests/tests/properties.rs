@@ -620,7 +620,7 @@ impl Checker {
                     name(id)
                 ));
             }
-            if g.map().len() != sim.nodes.len() || g.fd.len() != sim.nodes.len() {
+            if g.map_len() != sim.nodes.len() || g.fd.len() != sim.nodes.len() {
                 return Err(format!("{}'s map does not cover the cluster", name(id)));
             }
         }

@@ -206,11 +206,14 @@ pub struct GNode {
     pub enabled: bool,
     /// A graceful stop (exit after the announce delay) rather than disablegossip.
     exiting: bool,
-    /// The endpoint state map. Read it through `map()` outside this module; in it, every change
-    /// of an entry's generation or versions (or the entry itself) is followed by `sync(ep)`, so
-    /// that `summaries` stays its copy (checked in debug builds every gossip round).
+    /// The endpoint state map, but for heartbeat versions: a peer's heartbeat version (and so
+    /// its max version) is `summaries[ep]`'s, which `receive_states` advances alone in the common
+    /// case (a live peer's heartbeat) so as not to touch the 64-byte entry. `flush(ep)` brings
+    /// the entry up to date; changes go through `entry_mut(ep)` (which flushes) and are followed
+    /// by `sync(ep)`. Read it through `state(ep)` / `states()` outside this module.
     map: Vec<Option<EndpointState>>,
-    /// `Summary::of(map[ep])` for every endpoint.
+    /// `Summary::of(map[ep])` for every endpoint once flushed (checked in debug builds every
+    /// gossip round, see `summaries_in_sync`).
     summaries: Vec<Option<Summary>>,
     pub live: NodeSet,
     pub unreachable: BTreeMap<NodeId, Micros>,
@@ -353,15 +356,47 @@ impl GNode {
         self.sync(id);
         r
     }
-    /// The endpoint state map (peer -> state; `None` for peers not known).
-    pub fn map(&self) -> &[Option<EndpointState>] {
-        &self.map
+    /// Peer `ep`'s endpoint state as this node knows it (`None` when not known).
+    pub fn state(&self, ep: NodeId) -> Option<EndpointState> {
+        let mut st = self.map.get(ep as usize)?.clone()?;
+        if let Some(s) = self.summaries[ep as usize] {
+            if st.hb.version != s.hb_version {
+                st.set_hb_version(s.hb_version);
+            }
+        }
+        Some(st)
+    }
+    /// The endpoint state map (peer -> state; `None` for peers not known), as a copy.
+    pub fn states(&self) -> Vec<Option<EndpointState>> {
+        (0..self.map.len() as NodeId)
+            .map(|ep| self.state(ep))
+            .collect()
+    }
+    /// How many endpoints the map has room for (the cluster's size).
+    pub fn map_len(&self) -> usize {
+        self.map.len()
     }
     /// `Summary::of` every entry of the map, kept beside it.
     pub fn summaries(&self) -> &[Option<Summary>] {
         &self.summaries
     }
-    /// After a change of `map[ep]`'s generation, versions or presence.
+    /// Bring `map[ep]`'s heartbeat version up to the summary column's.
+    #[inline]
+    fn flush(&mut self, ep: NodeId) {
+        if let (Some(st), Some(s)) = (self.map[ep as usize].as_mut(), self.summaries[ep as usize]) {
+            if st.hb.version != s.hb_version {
+                debug_assert_eq!(st.hb.generation, s.generation);
+                debug_assert!(st.hb.version < s.hb_version, "the column only runs ahead");
+                st.set_hb_version(s.hb_version);
+            }
+        }
+    }
+    /// `map[ep]`, flushed, for a change to be followed by `sync(ep)`.
+    fn entry_mut(&mut self, ep: NodeId) -> Option<&mut EndpointState> {
+        self.flush(ep);
+        self.map[ep as usize].as_mut()
+    }
+    /// After a change of `map[ep]` (flushed): its generation, versions, liveness or presence.
     fn sync(&mut self, ep: NodeId) {
         self.summaries[ep as usize] = Summary::of(self.map[ep as usize].as_ref());
     }
@@ -369,8 +404,21 @@ impl GNode {
         self.summaries = Summary::column(&map);
         self.map = map;
     }
+    /// The column matches the map, but for heartbeat versions, where it may only be ahead.
     fn summaries_in_sync(&self) -> bool {
-        self.summaries == Summary::column(&self.map)
+        self.map.len() == self.summaries.len()
+            && self.map.iter().zip(&self.summaries).all(|(st, s)| {
+                match (Summary::of(st.as_ref()), s) {
+                    (None, None) => true,
+                    (Some(m), Some(s)) => {
+                        m == Summary {
+                            hb_version: m.hb_version,
+                            ..*s
+                        } && m.hb_version <= s.hb_version
+                    }
+                    _ => false,
+                }
+            })
     }
     fn next_version(&mut self) -> u32 {
         self.version += 1;
@@ -385,7 +433,7 @@ impl GNode {
     }
     /// Does this node consider `peer` UP? (`FailureDetector.isAlive`: the current object's flag.)
     pub fn sees_up(&self, peer: NodeId) -> bool {
-        peer == self.id || self.map[peer as usize].as_ref().is_some_and(|s| s.alive)
+        peer == self.id || self.summaries[peer as usize].is_some_and(|s| s.alive)
     }
 }
 
@@ -432,7 +480,6 @@ impl Gossip {
                     },
                     states,
                     true,
-                    0,
                 ),
             ));
         }
@@ -496,7 +543,6 @@ impl Gossip {
                 s("LOAD", format!("{}.0", 100 + ep % 50), 6),
             ],
             true,
-            0,
         )
     }
 
@@ -711,11 +757,11 @@ impl Gossip {
     /// `markAlive`: mark the state dead, then send (or skip) one ECHO_REQ.
     fn mark_alive(&self, node: &mut GNode, ctx: &mut Ctx<Self>, ep: NodeId) {
         let (obj, generation) = {
-            let st = node.map[ep as usize]
-                .as_mut()
-                .expect("markAlive on a known endpoint");
+            let st = node.entry_mut(ep).expect("markAlive on a known endpoint");
             st.alive = false;
-            (st.obj, st.hb.generation)
+            let r = (st.obj, st.hb.generation);
+            node.sync(ep);
+            r
         };
         if self.p.echo != EchoVariant::Legacy {
             let prev = node.inflight.insert(
@@ -754,10 +800,10 @@ impl Gossip {
 
     /// `realMarkAlive`: the echo came back.
     fn real_mark_alive(&self, node: &mut GNode, ctx: &mut Ctx<Self>, ep: NodeId, obj: u64) {
-        if let Some(st) = node.map[ep as usize].as_mut() {
+        if let Some(st) = node.entry_mut(ep) {
             if st.obj == obj {
                 st.alive = true;
-                st.updated_at = ctx.now;
+                node.sync(ep);
             }
         }
         node.live.insert(ep);
@@ -771,8 +817,9 @@ impl Gossip {
 
     /// `markDead` -> `silentlyMarkDead`.
     fn mark_dead(&self, node: &mut GNode, ctx: &mut Ctx<Self>, ep: NodeId) {
-        if let Some(st) = node.map[ep as usize].as_mut() {
+        if let Some(st) = node.entry_mut(ep) {
             st.alive = false;
+            node.sync(ep);
         }
         node.live.remove(&ep);
         node.unreachable.insert(ep, ctx.now);
@@ -794,7 +841,7 @@ impl Gossip {
             return;
         }
         let v = node.next_version();
-        let st = node.map[ep as usize].as_mut().expect("checked");
+        let st = node.entry_mut(ep).expect("checked");
         st.put(AppState {
             key: "STATUS".into(),
             value: "shutdown".into(),
@@ -827,28 +874,44 @@ impl Gossip {
     /// in one pass: notifying entry j only reads and writes j's own endpoint state and window,
     /// which applying an entry i != j never touches, so the interleaving changes nothing.
     fn receive_states(&self, node: &mut GNode, ctx: &mut Ctx<Self>, states: &Deltas) {
-        // Entries come in shuffled order (see `state::warm`).
+        // Entries come in shuffled order (see `state::warm`); the common ones only need the
+        // summary column and the failure detector.
         if states.len() * state::WARM_FRACTION >= node.map.len() {
-            state::warm(&node.map);
+            state::warm(&node.summaries);
             node.fd.warm();
         }
         for remote in states.iter() {
             if remote.ep == node.id {
                 continue;
             }
+            // The common case: a heartbeat (no application state) of a live peer in the same
+            // generation. `notify_fd` + `apply_state_locally` reduce to: if newer, report it to
+            // the detector and take its version; recorded in the summary column alone.
+            if remote.states.is_empty() {
+                if let Some(l) = node.summaries[remote.ep as usize].as_mut() {
+                    if l.alive && l.generation == remote.hb.generation {
+                        if remote.hb.version > l.max_version() {
+                            l.hb_version = remote.hb.version;
+                            self.fd_report(node, ctx.now, remote.ep);
+                        }
+                        continue;
+                    }
+                }
+            }
+            node.flush(remote.ep);
             self.notify_fd(node, ctx.now, &remote);
             self.apply_state_locally(node, ctx, remote);
         }
     }
 
-    /// `notifyFailureDetector` for one endpoint: heartbeats relayed by any node feed the detector.
+    /// `notifyFailureDetector` for one endpoint (flushed): heartbeats relayed by any node feed
+    /// the detector.
     fn notify_fd(&self, node: &mut GNode, now: Micros, remote: &Delta) {
         let ep = remote.ep;
-        let Some(local) = node.map[ep as usize].as_mut() else {
+        let Some(local) = node.map[ep as usize].as_ref() else {
             return;
         };
         if remote.hb.generation > local.hb.generation {
-            local.updated_at = now;
             if !local.alive {
                 node.fd.remove(ep as usize);
             }
@@ -856,12 +919,11 @@ impl Gossip {
         } else if remote.hb.generation == local.hb.generation
             && remote.hb.version > local.max_version()
         {
-            local.updated_at = now;
             self.fd_report(node, now, ep);
         }
     }
 
-    /// `applyStateLocally` for one endpoint.
+    /// `applyStateLocally` for one endpoint (flushed).
     fn apply_state_locally(&self, node: &mut GNode, ctx: &mut Ctx<Self>, remote: Delta) {
         {
             let ep = remote.ep;
@@ -909,7 +971,7 @@ impl Gossip {
         remote: Delta,
     ) {
         let obj = node.new_obj();
-        let st = EndpointState::new(obj, remote.hb, remote.states.to_vec(), true, ctx.now);
+        let st = EndpointState::new(obj, remote.hb, remote.states.to_vec(), true);
         let dead = st.is_dead_state();
         let existed = node.map[ep as usize].is_some();
         if node.map[ep as usize].as_ref().is_some_and(|old| old.alive) {
@@ -1159,16 +1221,16 @@ impl Gossip {
                     self.receive_states(node, ctx, &sends);
                 }
                 let mut reply = Deltas::with_capacity(requests.len());
-                // The requested states, in shuffled order: warm the map unless applying the
-                // (larger) `sends` just did.
+                // The requested states, in shuffled order: warm the summary column unless
+                // applying the (larger) `sends` just did.
                 if sends.len() < requests.len()
                     && requests.len() * state::WARM_FRACTION >= node.map.len()
                 {
-                    state::warm(&node.map);
+                    state::warm(&node.summaries);
                 }
                 for d in &requests {
-                    if let Some(Some(l)) = node.map.get(d.ep as usize) {
-                        l.newer_than(d.ep, d.max_version, &mut reply);
+                    if let Some(Some(l)) = node.summaries.get(d.ep as usize) {
+                        reply.push_newer(*l, &node.map, d.ep, d.max_version);
                     }
                 }
                 let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
@@ -1329,8 +1391,7 @@ impl Protocol for Gossip {
                         generation: 0,
                         version: 0,
                     };
-                    map[ep as usize] =
-                        Some(EndpointState::new(obj, hb, Vec::new(), false, ctx.now));
+                    map[ep as usize] = Some(EndpointState::new(obj, hb, Vec::new(), false));
                     node.unreachable.insert(ep, ctx.now);
                 }
             }

@@ -2,7 +2,6 @@
 //! and the digest comparison of a SYN (`examineGossiper`) exactly as Cassandra does it.
 
 use crate::engine::{NodeId, Topology};
-use crate::time::Micros;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -26,9 +25,12 @@ pub struct AppState {
 /// changes only when `handleMajorStateChange` installs a new one (a new generation), which is what
 /// CASSANDRA-18866's dedup compares.
 ///
-/// Aligned to a cache line (56 of its 64 bytes are used): maps are read in shuffled order, and an
+/// Aligned to a cache line (48 of its 64 bytes are used): maps are read in shuffled order, and an
 /// entry never straddles two lines. (Measured without the alignment: no faster, no smaller
 /// checkpoints.)
+///
+/// In a node's map (`GNode`) the heartbeat version of a peer's entry may lag behind the node's
+/// `Summary` column, which is the authority for it: see `GNode::flush`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[repr(align(64))]
 pub struct EndpointState {
@@ -38,7 +40,6 @@ pub struct EndpointState {
     /// the list only changes when an application state does (rare next to heartbeats).
     pub states: Arc<[AppState]>,
     pub alive: bool,
-    pub updated_at: Micros,
     /// Cached max of the heartbeat and application-state versions (digests ask for it a lot).
     maxv: u32,
     /// Cached max of the application-state versions alone (0 without states): lets
@@ -47,19 +48,12 @@ pub struct EndpointState {
 }
 
 impl EndpointState {
-    pub fn new(
-        obj: u64,
-        hb: HeartBeat,
-        states: Vec<AppState>,
-        alive: bool,
-        updated_at: Micros,
-    ) -> Self {
+    pub fn new(obj: u64, hb: HeartBeat, states: Vec<AppState>, alive: bool) -> Self {
         let mut s = EndpointState {
             obj,
             hb,
             states: states.into(),
             alive,
-            updated_at,
             maxv: 0,
             maxs: 0,
         };
@@ -140,16 +134,29 @@ impl EndpointState {
     /// application state newer than `version` (with the heartbeat riding along), appended to
     /// `out` for endpoint `ep`. False when nothing is newer.
     pub fn newer_than(&self, ep: NodeId, version: u32, out: &mut Deltas) -> bool {
+        self.newer_than_with(self.hb, ep, version, out)
+    }
+
+    /// `newer_than` with the heartbeat `hb` in place of `self.hb` (a node's map entry whose
+    /// heartbeat lags the node's summary column, see `GNode::flush`).
+    pub fn newer_than_with(
+        &self,
+        hb: HeartBeat,
+        ep: NodeId,
+        version: u32,
+        out: &mut Deltas,
+    ) -> bool {
+        debug_assert_eq!(hb.generation, self.hb.generation);
         let start = out.states.len();
         if self.maxs > version {
             out.states
                 .extend(self.states.iter().filter(|s| s.version > version).cloned());
         }
         let len = out.states.len() - start;
-        if self.hb.version > version || len > 0 {
+        if hb.version > version || len > 0 {
             out.entries.push(DeltaEntry {
                 ep,
-                hb: self.hb,
+                hb,
                 start: start as u32,
                 len: len as u32,
             });
@@ -190,6 +197,34 @@ impl Deltas {
         Deltas {
             entries: Vec::with_capacity(n),
             states: Vec::new(),
+        }
+    }
+
+    /// `newer_than` for endpoint `ep` of a node's `map` whose summary is `l`: the state itself
+    /// is read only when it has application states newer than `version`.
+    pub fn push_newer(
+        &mut self,
+        l: Summary,
+        map: &[Option<EndpointState>],
+        ep: NodeId,
+        version: u32,
+    ) -> bool {
+        if l.max_state_version > version {
+            map[ep as usize]
+                .as_ref()
+                .expect("a summary has a state")
+                .newer_than_with(l.hb(), ep, version, self)
+        } else if l.hb_version > version {
+            let start = self.states.len() as u32;
+            self.entries.push(DeltaEntry {
+                ep,
+                hb: l.hb(),
+                start,
+                len: 0,
+            });
+            true
+        } else {
+            false
         }
     }
 
@@ -244,17 +279,20 @@ impl Delta<'_> {
     }
 }
 
-/// An endpoint state's generation, heartbeat version and application states' max version (12
-/// bytes): what a digest says about it, and enough to answer the common heartbeat-only
-/// `newer_than` without the state. Nodes keep one per peer in a dense column beside the endpoint
-/// state map (`GNode::summaries`), so building a SYN's digests and comparing a received SYN's
-/// with the local ones read 16 bytes a peer instead of a 64-byte state each.
+/// An endpoint state's generation, heartbeat version, application states' max version and
+/// liveness (13 bytes, 16 as an `Option`): what a digest says about it, enough to answer the
+/// common heartbeat-only `newer_than` without the state, and enough to apply the common
+/// heartbeat-only update of a live peer. Nodes keep one per peer in a dense column beside the
+/// endpoint state map (`GNode::summaries`), so building a SYN's digests, comparing a received
+/// SYN's with the local ones and taking in a gossip round's heartbeats read 16 bytes a peer
+/// instead of a 64-byte state each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Summary {
     pub generation: u32,
     pub hb_version: u32,
     /// Max version of the application states (0 without any).
     pub max_state_version: u32,
+    pub alive: bool,
 }
 
 impl Summary {
@@ -263,11 +301,19 @@ impl Summary {
             generation: s.hb.generation,
             hb_version: s.hb.version,
             max_state_version: s.maxs,
+            alive: s.alive,
         })
     }
 
     pub fn max_version(&self) -> u32 {
         self.hb_version.max(self.max_state_version)
+    }
+
+    pub fn hb(&self) -> HeartBeat {
+        HeartBeat {
+            generation: self.generation,
+            version: self.hb_version,
+        }
     }
 
     /// The column for a whole map.
@@ -360,7 +406,7 @@ pub fn examine(
                 let max_version = l.max_version();
                 if l.max_state_version > d.max_version {
                     // An application state the remote lacks: the entry needs the state itself.
-                    state(d.ep).newer_than(d.ep, d.max_version, &mut out.sends);
+                    state(d.ep).newer_than_with(l.hb(), d.ep, d.max_version, &mut out.sends);
                 } else {
                     // Heartbeats only, the common case. Whether the remote or the local side is
                     // newer is a coin flip for the branch predictor, so both outcomes are written
@@ -380,10 +426,7 @@ pub fn examine(
                         &mut out.sends.entries,
                         DeltaEntry {
                             ep: d.ep,
-                            hb: HeartBeat {
-                                generation: l.generation,
-                                version: l.hb_version,
-                            },
+                            hb: l.hb(),
                             start,
                             len: 0,
                         },
@@ -393,7 +436,7 @@ pub fn examine(
             }
             // Ours is newer: send everything.
             Some(l) if d.generation < l.generation => {
-                state(d.ep).newer_than(d.ep, 0, &mut out.sends);
+                state(d.ep).newer_than_with(l.hb(), d.ep, 0, &mut out.sends);
             }
             // Unknown here, or the remote has a newer generation (a restart): request everything.
             _ => out.requests.push(Digest {
@@ -427,7 +470,6 @@ mod tests {
             },
             states,
             true,
-            0,
         )
     }
 
@@ -583,6 +625,51 @@ mod tests {
             digests.reverse();
             let got = examine(&map, &Summary::column(&map), &digests);
             assert_eq!(got, plain(&map, &digests));
+            // A node's map whose heartbeats lag its summary column (see `GNode::flush`) answers
+            // the same: the column's heartbeat is the one that counts.
+            let lagging: Vec<Option<EndpointState>> = map
+                .iter()
+                .map(|e| {
+                    e.clone().map(|mut e| {
+                        let v = rng.random_range(0..=e.hb.version);
+                        e.hb.version = v;
+                        e.recompute();
+                        e
+                    })
+                })
+                .collect();
+            let got = examine(&lagging, &Summary::column(&map), &digests);
+            assert_eq!(got, plain(&map, &digests));
+        }
+    }
+
+    /// `Deltas::push_newer` (summary first, the state only for application states) answers as
+    /// `newer_than` on the up-to-date state, also when the map entry's heartbeat lags.
+    #[test]
+    fn push_newer_matches_newer_than() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        for _ in 0..500 {
+            let states: Vec<(&str, &str, u32)> = (0..rng.random_range(0..3))
+                .map(|i| {
+                    (
+                        ["STATUS", "LOAD", "SCHEMA"][i],
+                        "v",
+                        rng.random_range(1..30),
+                    )
+                })
+                .collect();
+            let exact = st(rng.random_range(5..8), rng.random_range(0..30), &states);
+            let mut lagging = exact.clone();
+            lagging.hb.version = rng.random_range(0..=exact.hb.version);
+            lagging.recompute();
+            let version = rng.random_range(0..32);
+            let mut want = Deltas::default();
+            let want_any = exact.newer_than(3, version, &mut want);
+            let mut got = Deltas::default();
+            let map = [None, None, None, Some(lagging)];
+            let got_any = got.push_newer(Summary::of(Some(&exact)).unwrap(), &map, 3, version);
+            assert_eq!((got_any, &got), (want_any, &want));
         }
     }
 }

@@ -163,7 +163,7 @@ pub fn node_view(sim: &Sim<Gossip>, id: NodeId) -> NodeView {
     let st = &slot.exec_stats[GOSSIP_STAGE as usize];
     let mut endpoint_states = BTreeMap::new();
     let mut phi = BTreeMap::new();
-    for (ep, s) in n.map.iter().enumerate() {
+    for (ep, s) in n.states().into_iter().enumerate() {
         let Some(s) = s else { continue };
         endpoint_states.insert(
             topo.name(ep as NodeId).to_string(),

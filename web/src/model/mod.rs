@@ -581,12 +581,9 @@ impl Model {
 
     /// Remember the selected node's map so the inspector can highlight what the move changed.
     fn snapshot(&mut self) {
-        self.prev_map = self.selected.map(|id| {
-            (
-                id,
-                self.run.engine.sim.nodes[id as usize].state.map().to_vec(),
-            )
-        });
+        self.prev_map = self
+            .selected
+            .map(|id| (id, self.run.engine.sim.nodes[id as usize].state.states()));
     }
 
     fn jump_to_step(&mut self, step: u64) {

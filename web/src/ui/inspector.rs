@@ -93,17 +93,18 @@ pub fn inspector(p: &PanelProps) -> Html {
     let stopped = slot.status == NodeStatus::Stopped;
 
     let n = topo.names.len();
+    let map = g.states();
     let needle = filter.trim().to_lowercase();
     // Which endpoints to show, in order: all for small clusters; for large ones self, then DOWN
     // peers, then rows the last move changed, then the rest, capped.
     let mut order: Vec<NodeId> = (0..n as NodeId)
-        .filter(|ep| g.map()[*ep as usize].is_some())
+        .filter(|ep| map[*ep as usize].is_some())
         .filter(|ep| needle.is_empty() || topo.name(*ep).to_lowercase().contains(&needle))
         .collect();
     let total_rows = order.len();
     if n > LARGE {
         let rank = |ep: NodeId| -> u8 {
-            let st = g.map()[ep as usize].as_ref().expect("filtered");
+            let st = map[ep as usize].as_ref().expect("filtered");
             let changed = prev.is_some_and(|pm| {
                 pm[ep as usize]
                     .as_ref()
@@ -124,7 +125,7 @@ pub fn inspector(p: &PanelProps) -> Html {
     }
     let shown_rows = order.len();
     let compact = !*all_states;
-    let rows = order.iter().map(|ep| (*ep as usize, &g.map()[*ep as usize])).filter_map(|(ep, st)| {
+    let rows = order.iter().map(|ep| (*ep as usize, &map[*ep as usize])).filter_map(|(ep, st)| {
         let st = st.as_ref()?;
         let ep = ep as NodeId;
         let name = topo.name(ep);

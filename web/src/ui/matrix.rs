@@ -160,7 +160,7 @@ pub fn matrix_card(p: &PanelProps) -> Html {
             Cell::DownOneSided => format!("{on} sees {qn} DOWN, while {qn} sees {on} UP"),
         }];
         if o != q {
-            if let Some(st) = g.map()[q as usize].as_ref() {
+            if let Some(st) = g.state(q) {
                 lines.push(format!("generation {} · heartbeat {}", st.hb.generation, st.hb.version));
             }
             if let Some(v) = view::phi_of(sim, g, q) {
