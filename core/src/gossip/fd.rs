@@ -5,9 +5,13 @@ use crate::time::Micros;
 /// 1 / ln(10): Cassandra compares `PHI_FACTOR * phi` with `phi_convict_threshold`.
 pub const PHI_FACTOR: f64 = std::f64::consts::LOG10_E;
 
-/// Windows up to this many intervals keep their samples in one cache-line row per peer; larger
-/// ones grow a `Vec` per peer.
+/// Windows up to this many intervals keep everything about a peer in one cache line (`Line`);
+/// larger ones grow a `Vec` per peer.
 const INLINE: usize = 16;
+
+/// Inline samples take 24 bits: intervals up to ~16.8 s, far above Cassandra's 2 s maximum
+/// interval (detectors whose initial or maximum interval is longer use the growing layout).
+const SAMPLE_MAX: Micros = (1 << 24) - 1;
 
 /// One peer's inter-arrival window (Cassandra's `ArrivalWindow`): the last report time and the
 /// last `window` intervals. A one-peer `Detector`, so there is one implementation of the
@@ -18,17 +22,18 @@ pub struct ArrivalWindow {
 }
 
 impl ArrivalWindow {
-    pub fn new(window: usize) -> Self {
+    /// The first report records `initial` as its interval; intervals longer than
+    /// `max_interval` are ignored (Cassandra's `MAX_INTERVAL_IN_NANO`).
+    pub fn new(window: usize, initial: Micros, max_interval: Micros) -> Self {
         // The threshold only feeds the detector's conviction bound, unused through this type.
         ArrivalWindow {
-            d: Detector::new(1, window, 1.0),
+            d: Detector::new(1, window, 1.0, initial, max_interval),
         }
     }
 
-    /// A heartbeat arrived at `now`. The first report records the initial interval; intervals
-    /// longer than `max_interval` are ignored (Cassandra's `MAX_INTERVAL_IN_NANO`).
-    pub fn add(&mut self, now: Micros, initial: Micros, max_interval: Micros) {
-        self.d.report(0, now, initial, max_interval);
+    /// A heartbeat arrived at `now`.
+    pub fn add(&mut self, now: Micros) {
+        self.d.report(0, now);
     }
 
     /// Time of the last report; `None` until the first.
@@ -37,16 +42,17 @@ impl ArrivalWindow {
     }
 
     /// The samples, oldest first.
-    pub fn intervals(&self) -> impl Iterator<Item = u32> + '_ {
+    pub fn intervals(&self) -> Vec<u32> {
         self.d.intervals(0)
     }
 
     pub fn mean(&self) -> f64 {
-        Detector::mean_of(&self.d.heads[0])
+        let s = self.d.stats(0);
+        mean_of(s.sum, s.len)
     }
 
     pub fn samples(&self) -> usize {
-        self.d.heads[0].len as usize
+        self.d.stats(0).len as usize
     }
 
     /// phi = (now - last) / mean, as Cassandra computes it (exponential-distribution form).
@@ -58,18 +64,26 @@ impl ArrivalWindow {
     /// crossing minus a relative margin (1e-9) far larger than any float rounding, so the
     /// status check can skip a peer with one comparison and evaluate phi only near the crossing.
     pub fn quiet_until(&self, threshold: f64) -> Micros {
-        let h = &self.d.heads[0];
-        if h.last == NONE {
+        let s = self.d.stats(0);
+        if s.last == NONE {
             return Micros::MAX;
         }
-        quiet_until_of(h.last, h.sum, h.len, quiet_factor(threshold))
+        quiet_until_of(s.last, s.sum, s.len, quiet_factor(threshold))
     }
 }
 
 /// Equal when they hold the same samples in the same order (wherever the ring starts).
 impl PartialEq for ArrivalWindow {
     fn eq(&self, o: &Self) -> bool {
-        self.last() == o.last() && self.d.cap == o.d.cap && self.intervals().eq(o.intervals())
+        self.last() == o.last() && self.d.cap == o.d.cap && self.intervals() == o.intervals()
+    }
+}
+
+fn mean_of(sum: u64, len: u16) -> f64 {
+    if len == 0 {
+        0.0
+    } else {
+        sum as f64 / len as f64
     }
 }
 
@@ -80,7 +94,12 @@ fn quiet_until_of(last: Micros, sum: u64, len: u16, factor: f64) -> Micros {
     }
     // Signed conversions: one instruction each on x86_64 (unsigned ones are not). `sum` is at
     // most window * u32::MAX, far below i64::MAX.
-    let span = factor * (sum as i64) as f64 / (len as i32) as f64;
+    quiet_after(last, factor * (sum as i64) as f64 / (len as i32) as f64)
+}
+
+/// `last` plus the floor of `span`, or "never" for spans this long.
+#[inline]
+fn quiet_after(last: Micros, span: f64) -> Micros {
     if span < QUIET_SPAN_MAX {
         // `as` truncates toward zero: the floor of a non-negative span.
         last.saturating_add(span as i64 as Micros)
@@ -98,11 +117,9 @@ fn quiet_factor(threshold: f64) -> f64 {
     threshold / PHI_FACTOR * (1.0 - 1e-9)
 }
 
-/// Per-peer bookkeeping of a `Detector` window, kept densely (24 bytes) apart from the samples:
-/// with hundreds of peers per node and every node's windows touched about once a second, the
-/// detector's memory footprint decides how often a heartbeat misses the cache.
+/// A window's bookkeeping, whatever the layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Head {
+struct Stats {
     /// Time of the last report; `NONE` when the peer has no window.
     last: Micros,
     sum: u64,
@@ -113,6 +130,54 @@ struct Head {
 
 const NONE: Micros = Micros::MAX;
 
+/// Everything about one peer's small window in one cache line: with hundreds of peers per node
+/// and every node's windows touched about once a second in shuffled order, the detector's
+/// footprint decides how often a heartbeat waits for memory.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+struct Line {
+    /// Time of the last report; `NONE` when the peer has no window.
+    last: Micros,
+    /// Sum of the samples (at most 16 x (2^24 - 1) < 2^28).
+    sum: u32,
+    len: u8,
+    /// Oldest sample's slot once full (0 while filling).
+    head: u8,
+    /// `INLINE` samples of 24 bits, little-endian.
+    samples: [u8; 3 * INLINE],
+}
+
+impl Line {
+    const EMPTY: Line = Line {
+        last: NONE,
+        sum: 0,
+        len: 0,
+        head: 0,
+        samples: [0; 3 * INLINE],
+    };
+
+    #[inline]
+    fn get(&self, i: usize) -> u32 {
+        let b = &self.samples[3 * i..3 * i + 3];
+        u32::from_le_bytes([b[0], b[1], b[2], 0])
+    }
+
+    #[inline]
+    fn set(&mut self, i: usize, v: u32) {
+        debug_assert!(v as Micros <= SAMPLE_MAX);
+        self.samples[3 * i..3 * i + 3].copy_from_slice(&v.to_le_bytes()[..3]);
+    }
+}
+
+/// Bookkeeping of a large window (the samples are in a `Vec` of their own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Head {
+    last: Micros,
+    sum: u64,
+    len: u16,
+    head: u16,
+}
+
 impl Head {
     const EMPTY: Head = Head {
         last: NONE,
@@ -122,118 +187,173 @@ impl Head {
     };
 }
 
-/// Sample storage: fixed inline rings for small windows (the common case in big clusters), or
-/// rings grown on demand for large ones.
+/// Window storage: one line per peer for small windows (the common case in big clusters), or
+/// bookkeeping plus rings grown on demand for large ones.
 #[derive(Debug)]
-enum Samples {
-    Small(Vec<Row>),
-    Big(Vec<Vec<u32>>),
+enum Windows {
+    Small(Vec<Line>),
+    Big(Vec<Head>, Vec<Vec<u32>>),
 }
 
-impl Clone for Samples {
+impl Clone for Windows {
     fn clone(&self) -> Self {
         match self {
-            Samples::Small(v) => Samples::Small(v.clone()),
-            Samples::Big(v) => Samples::Big(v.clone()),
+            Windows::Small(v) => Windows::Small(v.clone()),
+            Windows::Big(h, s) => Windows::Big(h.clone(), s.clone()),
         }
     }
 
     fn clone_from(&mut self, src: &Self) {
         match (self, src) {
-            (Samples::Small(a), Samples::Small(b)) => a.clone_from(b),
-            (Samples::Big(a), Samples::Big(b)) => a.clone_from(b),
+            (Windows::Small(a), Windows::Small(b)) => a.clone_from(b),
+            (Windows::Big(ah, a), Windows::Big(bh, b)) => {
+                ah.clone_from(bh);
+                a.clone_from(b);
+            }
             (a, b) => *a = b.clone(),
         }
     }
 }
 
-/// One small window's samples: exactly one cache line.
-#[derive(Clone, Copy, Debug)]
-#[repr(align(64))]
-struct Row([u32; INLINE]);
-
-/// One node's failure detector: an `ArrivalWindow` per peer, stored as columns (bookkeeping,
-/// samples, and — for the status check that runs every second over every peer — the time each
-/// peer's phi may first convict). Same arithmetic as `ArrivalWindow` (checked by a test).
+/// One node's failure detector: an `ArrivalWindow` per peer, stored as columns (the windows,
+/// and — for the status check that runs every second over every peer — the time each peer's
+/// phi may first convict). Same arithmetic as `ArrivalWindow` (checked by a test).
 #[derive(Debug)]
 pub struct Detector {
-    heads: Vec<Head>,
-    samples: Samples,
+    windows: Windows,
     quiet_until: Vec<Micros>,
     present: usize,
     cap: u16,
+    initial: Micros,
+    max_interval: Micros,
     /// `quiet_factor(threshold)`.
     factor: f64,
+    /// `factor / len` for small windows of `len` samples: a multiplication instead of a
+    /// division per report. (Rounding differs from `quiet_until_of` by a few parts in 1e16,
+    /// far inside the bound's 1e-9 margin.)
+    per_len: [f64; INLINE + 1],
 }
 
 /// `Clone` by hand: `clone_from` (restoring a checkpoint) copies into the existing allocations.
 impl Clone for Detector {
     fn clone(&self) -> Self {
         let Detector {
-            heads,
-            samples,
+            windows,
             quiet_until,
             present,
             cap,
+            initial,
+            max_interval,
             factor,
+            per_len,
         } = self;
         Detector {
-            heads: heads.clone(),
-            samples: samples.clone(),
+            windows: windows.clone(),
             quiet_until: quiet_until.clone(),
             present: *present,
             cap: *cap,
+            initial: *initial,
+            max_interval: *max_interval,
             factor: *factor,
+            per_len: *per_len,
         }
     }
 
     fn clone_from(&mut self, src: &Self) {
         let Detector {
-            heads,
-            samples,
+            windows,
             quiet_until,
             present,
             cap,
+            initial,
+            max_interval,
             factor,
+            per_len,
         } = src;
-        self.heads.clone_from(heads);
-        self.samples.clone_from(samples);
+        self.windows.clone_from(windows);
         self.quiet_until.clone_from(quiet_until);
         self.present = *present;
         self.cap = *cap;
+        self.initial = *initial;
+        self.max_interval = *max_interval;
         self.factor = *factor;
+        self.per_len = *per_len;
     }
 }
 
 impl Detector {
-    /// `window` is clamped to 1..=65535 (scenario validation allows at most 10000).
-    pub fn new(n: usize, window: usize, threshold: f64) -> Self {
+    /// `n` peers; `window` is clamped to 1..=65535 (scenario validation allows at most 10000).
+    /// A window's first report records `initial` as its interval; longer intervals than
+    /// `max_interval` are ignored (Cassandra's `MAX_INTERVAL_IN_NANO`).
+    pub fn new(
+        n: usize,
+        window: usize,
+        threshold: f64,
+        initial: Micros,
+        max_interval: Micros,
+    ) -> Self {
         let cap = window.clamp(1, u16::MAX as usize) as u16;
+        let small = cap as usize <= INLINE && initial <= SAMPLE_MAX && max_interval <= SAMPLE_MAX;
+        let factor = quiet_factor(threshold);
+        let mut per_len = [0.0; INLINE + 1];
+        for (len, f) in per_len.iter_mut().enumerate().skip(1) {
+            *f = factor / len as f64;
+        }
         Detector {
-            heads: vec![Head::EMPTY; n],
-            samples: if cap as usize <= INLINE {
-                Samples::Small(vec![Row([0; INLINE]); n])
+            windows: if small {
+                Windows::Small(vec![Line::EMPTY; n])
             } else {
-                Samples::Big(vec![Vec::new(); n])
+                Windows::Big(vec![Head::EMPTY; n], vec![Vec::new(); n])
             },
             quiet_until: vec![Micros::MAX; n],
             present: 0,
             cap,
-            factor: quiet_factor(threshold),
+            initial,
+            max_interval,
+            factor,
+            per_len,
         }
     }
 
     pub fn len(&self) -> usize {
-        self.heads.len()
+        self.quiet_until.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heads.is_empty()
+        self.quiet_until.is_empty()
+    }
+
+    fn stats(&self, ep: usize) -> Stats {
+        match &self.windows {
+            Windows::Small(l) => l.get(ep).map_or(
+                Stats {
+                    last: NONE,
+                    sum: 0,
+                    len: 0,
+                    head: 0,
+                },
+                |l| Stats {
+                    last: l.last,
+                    sum: l.sum as u64,
+                    len: l.len as u16,
+                    head: l.head as u16,
+                },
+            ),
+            Windows::Big(h, _) => {
+                let h = h.get(ep).copied().unwrap_or(Head::EMPTY);
+                Stats {
+                    last: h.last,
+                    sum: h.sum,
+                    len: h.len,
+                    head: h.head,
+                }
+            }
+        }
     }
 
     /// Does `ep` have a window?
     pub fn has(&self, ep: usize) -> bool {
-        self.heads.get(ep).is_some_and(|h| h.last != NONE)
+        self.stats(ep).last != NONE
     }
 
     /// How many peers have a window.
@@ -243,40 +363,31 @@ impl Detector {
 
     /// Time of `ep`'s last report; `None` without a window.
     pub fn last(&self, ep: usize) -> Option<Micros> {
-        self.heads.get(ep).map(|h| h.last).filter(|&t| t != NONE)
+        Some(self.stats(ep).last).filter(|&t| t != NONE)
     }
 
     /// `ep`'s samples, oldest first (none without a window).
-    pub fn intervals(&self, ep: usize) -> impl Iterator<Item = u32> + '_ {
-        let (len, head) = self
-            .heads
-            .get(ep)
-            .map_or((0, 0), |h| (h.len as usize, h.head as usize));
-        let slots: &[u32] = match &self.samples {
-            Samples::Small(v) => v.get(ep).map_or(&[][..], |r| &r.0[..len]),
-            Samples::Big(v) => v.get(ep).map_or(&[][..], |s| &s[..]),
+    pub fn intervals(&self, ep: usize) -> Vec<u32> {
+        let s = self.stats(ep);
+        let slots: Vec<u32> = match &self.windows {
+            Windows::Small(l) => l.get(ep).map_or(Vec::new(), |l| {
+                (0..s.len as usize).map(|i| l.get(i)).collect()
+            }),
+            Windows::Big(_, v) => v.get(ep).cloned().unwrap_or_default(),
         };
-        let (a, b) = slots.split_at(head.min(slots.len()));
-        b.iter().chain(a).copied()
-    }
-
-    fn mean_of(h: &Head) -> f64 {
-        if h.len == 0 {
-            0.0
-        } else {
-            h.sum as f64 / h.len as f64
-        }
+        let (a, b) = slots.split_at((s.head as usize).min(slots.len()));
+        b.iter().chain(a).copied().collect()
     }
 
     /// `ArrivalWindow::phi` of `ep`'s window; `None` without a window.
     pub fn phi(&self, ep: usize, now: Micros) -> Option<f64> {
-        let h = self.heads.get(ep)?;
-        if h.last == NONE {
+        let s = self.stats(ep);
+        if s.last == NONE {
             return None;
         }
-        let mean = Self::mean_of(h);
+        let mean = mean_of(s.sum, s.len);
         Some(if mean > 0.0 {
-            now.saturating_sub(h.last) as f64 / mean
+            now.saturating_sub(s.last) as f64 / mean
         } else {
             0.0
         })
@@ -284,79 +395,116 @@ impl Detector {
 
     /// A heartbeat of `ep` arrived (creates its window on the first report): the same steps as
     /// `ArrivalWindow::add`.
-    pub fn report(&mut self, ep: usize, now: Micros, initial: Micros, max_interval: Micros) {
-        let h = &mut self.heads[ep];
-        let interval = if h.last == NONE {
-            self.present += 1;
-            Some(initial)
-        } else {
-            let gap = now.saturating_sub(h.last);
-            (gap <= max_interval).then_some(gap)
-        };
-        if let Some(interval) = interval {
-            let v = interval.min(u32::MAX as Micros) as u32;
-            h.sum += v as u64;
-            let cap = self.cap;
-            if h.len < cap {
-                match &mut self.samples {
-                    Samples::Small(s) => s[ep].0[h.len as usize] = v,
-                    Samples::Big(s) => s[ep].push(v),
-                }
-                h.len += 1;
-            } else {
-                let slot = match &mut self.samples {
-                    Samples::Small(s) => &mut s[ep].0[h.head as usize],
-                    Samples::Big(s) => &mut s[ep][h.head as usize],
+    pub fn report(&mut self, ep: usize, now: Micros) {
+        match &mut self.windows {
+            Windows::Small(lines) => {
+                let l = &mut lines[ep];
+                let interval = if l.last == NONE {
+                    self.present += 1;
+                    Some(self.initial)
+                } else {
+                    let gap = now.saturating_sub(l.last);
+                    (gap <= self.max_interval).then_some(gap)
                 };
-                h.sum -= *slot as u64;
-                *slot = v;
-                h.head = if h.head + 1 == cap { 0 } else { h.head + 1 };
+                if let Some(interval) = interval {
+                    // At most SAMPLE_MAX: `initial` and `max_interval` are (see `new`).
+                    let v = interval as u32;
+                    if (l.len as u16) < self.cap {
+                        l.set(l.len as usize, v);
+                        l.len += 1;
+                        l.sum += v;
+                    } else {
+                        let slot = l.head as usize;
+                        l.sum = l.sum - l.get(slot) + v;
+                        l.set(slot, v);
+                        l.head = if l.head as u16 + 1 == self.cap {
+                            0
+                        } else {
+                            l.head + 1
+                        };
+                    }
+                }
+                l.last = now;
+                self.quiet_until[ep] = if l.sum == 0 {
+                    Micros::MAX
+                } else {
+                    quiet_after(now, (l.sum as i32) as f64 * self.per_len[l.len as usize])
+                };
+            }
+            Windows::Big(heads, samples) => {
+                let h = &mut heads[ep];
+                let interval = if h.last == NONE {
+                    self.present += 1;
+                    Some(self.initial)
+                } else {
+                    let gap = now.saturating_sub(h.last);
+                    (gap <= self.max_interval).then_some(gap)
+                };
+                if let Some(interval) = interval {
+                    let v = interval.min(u32::MAX as Micros) as u32;
+                    h.sum += v as u64;
+                    if h.len < self.cap {
+                        samples[ep].push(v);
+                        h.len += 1;
+                    } else {
+                        let slot = &mut samples[ep][h.head as usize];
+                        h.sum -= *slot as u64;
+                        *slot = v;
+                        h.head = if h.head + 1 == self.cap {
+                            0
+                        } else {
+                            h.head + 1
+                        };
+                    }
+                }
+                h.last = now;
+                self.quiet_until[ep] = quiet_until_of(h.last, h.sum, h.len, self.factor);
             }
         }
-        h.last = now;
-        self.quiet_until[ep] = quiet_until_of(h.last, h.sum, h.len, self.factor);
     }
 
     /// About how many bytes a copy of the detector takes.
     pub fn approx_bytes(&self) -> usize {
-        let samples = match &self.samples {
-            Samples::Small(s) => s.len() * std::mem::size_of::<Row>(),
-            Samples::Big(s) => s
-                .iter()
-                .map(|v| std::mem::size_of::<Vec<u32>>() + v.capacity() * 4)
-                .sum(),
+        let windows = match &self.windows {
+            Windows::Small(l) => l.len() * std::mem::size_of::<Line>(),
+            Windows::Big(h, s) => {
+                h.len() * std::mem::size_of::<Head>()
+                    + s.iter()
+                        .map(|v| std::mem::size_of::<Vec<u32>>() + v.capacity() * 4)
+                        .sum::<usize>()
+            }
         };
         std::mem::size_of::<Self>()
-            + self.heads.len() * std::mem::size_of::<Head>()
             + self.quiet_until.len() * std::mem::size_of::<Micros>()
-            + samples
+            + windows
     }
 
     /// Bring the whole detector into the cache (see `state::warm`).
     pub fn warm(&self) {
-        crate::gossip::state::warm(&self.heads);
         crate::gossip::state::warm(&self.quiet_until);
-        match &self.samples {
-            Samples::Small(s) => crate::gossip::state::warm(s),
-            Samples::Big(_) => {}
+        match &self.windows {
+            Windows::Small(l) => crate::gossip::state::warm(l),
+            Windows::Big(h, _) => crate::gossip::state::warm(h),
         }
     }
 
     /// Forget `ep`'s history (a new generation of a dead peer).
     pub fn remove(&mut self, ep: usize) {
-        if self.heads[ep].last != NONE {
+        if self.has(ep) {
             self.present -= 1;
         }
-        self.heads[ep] = Head::EMPTY;
-        match &mut self.samples {
-            Samples::Small(s) => s[ep] = Row([0; INLINE]),
-            Samples::Big(s) => s[ep] = Vec::new(),
+        match &mut self.windows {
+            Windows::Small(l) => l[ep] = Line::EMPTY,
+            Windows::Big(h, s) => {
+                h[ep] = Head::EMPTY;
+                s[ep] = Vec::new();
+            }
         }
         self.quiet_until[ep] = Micros::MAX;
     }
 
     pub fn clear(&mut self) {
-        for ep in 0..self.heads.len() {
+        for ep in 0..self.len() {
             self.remove(ep);
         }
         self.present = 0;
@@ -385,11 +533,11 @@ mod tests {
 
     #[test]
     fn phi_arithmetic_matches_cassandra() {
-        let mut w = ArrivalWindow::new(1000);
-        w.add(0, 2 * S, 2 * S);
+        let mut w = ArrivalWindow::new(1000, 2 * S, 2 * S);
+        w.add(0);
         // First report records the 2 s initial interval.
         assert_eq!(w.mean(), 2e6);
-        w.add(S, 2 * S, 2 * S);
+        w.add(S);
         assert_eq!(w.mean(), 1.5e6);
         // phi after 3 s of silence since the last report at 1 s: 3 / 1.5 = 2.
         assert!((w.phi(4 * S) - 2.0).abs() < 1e-12);
@@ -400,12 +548,12 @@ mod tests {
 
     #[test]
     fn long_gaps_are_ignored_and_window_is_bounded() {
-        let mut w = ArrivalWindow::new(3);
-        w.add(0, 2 * S, 2 * S);
-        w.add(10 * S, 2 * S, 2 * S); // 10 s gap > max interval: not a sample
+        let mut w = ArrivalWindow::new(3, 2 * S, 2 * S);
+        w.add(0);
+        w.add(10 * S); // 10 s gap > max interval: not a sample
         assert_eq!(w.samples(), 1);
         for t in 11..20 {
-            w.add(t * S, 2 * S, 2 * S);
+            w.add(t * S);
         }
         assert_eq!(w.samples(), 3);
         assert_eq!(w.mean(), 1e6);
@@ -416,22 +564,19 @@ mod tests {
     #[test]
     fn ring_matches_a_sliding_window() {
         for window in [1usize, 2, 3, 15, 16, 17, 40] {
-            let mut w = ArrivalWindow::new(window);
+            let mut w = ArrivalWindow::new(window, 500, 10_000);
             let mut all: Vec<u32> = Vec::new();
             let mut t = 0;
             for i in 0..200u64 {
                 t += 1 + (i * 7919) % 1000;
-                w.add(t, 500, 10_000);
+                w.add(t);
                 all.push(if i == 0 {
                     500
                 } else {
                     (1 + (i * 7919) % 1000) as u32
                 });
                 let tail = &all[all.len().saturating_sub(window)..];
-                assert!(
-                    w.intervals().eq(tail.iter().copied()),
-                    "window {window} at {i}"
-                );
+                assert!(w.intervals() == tail, "window {window} at {i}");
                 let mean = tail.iter().map(|&x| x as u64).sum::<u64>() as f64 / tail.len() as f64;
                 assert_eq!(w.mean(), mean);
             }
@@ -440,24 +585,24 @@ mod tests {
 
     #[test]
     fn equality_ignores_where_the_ring_starts() {
-        let mut a = ArrivalWindow::new(3);
-        let mut b = ArrivalWindow::new(3);
+        let mut a = ArrivalWindow::new(3, 10, 100);
+        let mut b = ArrivalWindow::new(3, 10, 100);
         // The same last three intervals (10, 10, 10) and the same last report, after different
         // histories: the rings start at different slots.
         for t in [0, 10, 20, 30, 40] {
-            a.add(t, 10, 100);
+            a.add(t);
         }
         for t in [0, 5, 15, 25, 30, 40] {
-            b.add(t, 10, 100);
+            b.add(t);
         }
-        assert_eq!(a.intervals().collect::<Vec<_>>(), vec![10, 10, 10]);
-        assert_eq!(b.intervals().collect::<Vec<_>>(), vec![10, 5, 10]);
+        assert_eq!(a.intervals(), vec![10, 10, 10]);
+        assert_eq!(b.intervals(), vec![10, 5, 10]);
         assert_ne!(a, b);
-        b.add(50, 10, 100);
-        a.add(50, 10, 100);
-        assert_eq!(b.intervals().collect::<Vec<_>>(), vec![5, 10, 10]);
-        b.add(60, 10, 100);
-        a.add(60, 10, 100);
+        b.add(50);
+        a.add(50);
+        assert_eq!(b.intervals(), vec![5, 10, 10]);
+        b.add(60);
+        a.add(60);
         assert_eq!(a, b);
         assert_eq!(a.last(), Some(60));
     }
@@ -467,11 +612,11 @@ mod tests {
         for (window, step, threshold) in
             [(16, 1_000_037u64, 8.0), (1000, 999_983, 5.0), (3, 7, 0.5)]
         {
-            let mut w = ArrivalWindow::new(window);
+            let mut w = ArrivalWindow::new(window, 2 * S, 2 * S);
             let mut t = 0;
             for i in 0..50 {
                 t += step + (i * 31) % 1000;
-                w.add(t, 2 * S, 2 * S);
+                w.add(t);
                 let q = w.quiet_until(threshold);
                 assert!(q > t);
                 assert!(!convicts(w.phi(q - 1), threshold));
@@ -483,17 +628,20 @@ mod tests {
                 assert!(first - q <= 1 + (q - t) / 100_000_000, "{first} vs {q}");
             }
         }
-        assert_eq!(ArrivalWindow::new(4).quiet_until(8.0), Micros::MAX);
+        assert_eq!(
+            ArrivalWindow::new(4, 2 * S, 2 * S).quiet_until(8.0),
+            Micros::MAX
+        );
     }
 
     #[test]
     fn detector_tracks_present_windows() {
-        let mut d = Detector::new(4, 16, 8.0);
+        let mut d = Detector::new(4, 16, 8.0, S, 2 * S);
         assert_eq!(d.present(), 0);
         assert_eq!(d.maybe_convicting(u64::MAX - 1).count(), 0);
-        d.report(1, 0, S, 2 * S);
-        d.report(1, S, S, 2 * S);
-        d.report(3, 0, S, 2 * S);
+        d.report(1, 0);
+        d.report(1, S);
+        d.report(3, 0);
         assert_eq!(d.present(), 2);
         assert_eq!(d.maybe_convicting(S).count(), 0);
         // Long after: both may convict, in id order.
@@ -505,7 +653,7 @@ mod tests {
         d.clear();
         assert_eq!(d.present(), 0);
         assert!(d.last(3).is_none());
-        assert_eq!(d.intervals(3).count(), 0);
+        assert!(d.intervals(3).is_empty());
         assert!(d.phi(3, S).is_none());
     }
 
@@ -518,15 +666,21 @@ mod tests {
             last: Option<Micros>,
             all: Vec<u32>,
         }
-        for (window, max_interval) in [
-            (1usize, 5_000u64),
-            (3, 5_000),
-            (16, 3_000),
-            (17, 5_000),
-            (40, 2_000),
+        // (window, max interval, largest step between reports, inline layout?)
+        for (window, max_interval, step, small) in [
+            (1usize, 5_000u64, 1_500u64, true),
+            (3, 5_000, 1_500, true),
+            (16, 3_000, 1_500, true),
+            // Samples using all 24 bits.
+            (16, SAMPLE_MAX, SAMPLE_MAX / 3, true),
+            // A small window whose intervals may not fit in 24 bits.
+            (4, SAMPLE_MAX + 1, SAMPLE_MAX / 3, false),
+            (17, 5_000, 1_500, false),
+            (40, 2_000, 1_500, false),
         ] {
             let n = 6;
-            let mut d = Detector::new(n, window, 8.0);
+            let mut d = Detector::new(n, window, 8.0, 1_000, max_interval);
+            assert_eq!(matches!(d.windows, Windows::Small(_)), small);
             let mut m: Vec<Option<Model>> = (0..n).map(|_| None).collect();
             let mut x: u64 = 99;
             let mut now = 0;
@@ -535,12 +689,12 @@ mod tests {
                     .wrapping_mul(6_364_136_223_846_793_005)
                     .wrapping_add(1_442_695_040_888_963_407);
                 let ep = ((x >> 33) % n as u64) as usize;
-                now += (x >> 20) % 1500;
+                now += (x >> 20) % step;
                 if (x >> 40).is_multiple_of(50) {
                     d.remove(ep);
                     m[ep] = None;
                 } else {
-                    d.report(ep, now, 1_000, max_interval);
+                    d.report(ep, now);
                     let p = m[ep].get_or_insert(Model {
                         last: None,
                         all: Vec::new(),
@@ -555,21 +709,24 @@ mod tests {
                 for (p, mp) in m.iter().enumerate() {
                     assert_eq!(d.last(p), mp.as_ref().and_then(|q| q.last));
                     let Some(q) = mp else {
-                        assert_eq!(d.intervals(p).count(), 0);
+                        assert!(d.intervals(p).is_empty());
                         assert_eq!(d.phi(p, now), None);
                         assert_eq!(d.quiet_until[p], Micros::MAX);
                         continue;
                     };
                     let tail = &q.all[q.all.len().saturating_sub(window)..];
-                    assert!(d.intervals(p).eq(tail.iter().copied()));
+                    assert_eq!(d.intervals(p), tail);
                     let sum: u64 = tail.iter().map(|&v| v as u64).sum();
                     let mean = sum as f64 / tail.len() as f64;
                     let t = q.last.expect("reported");
                     assert_eq!(d.phi(p, now + 700), Some((now + 700 - t) as f64 / mean));
-                    assert_eq!(
-                        d.quiet_until[p],
-                        quiet_until_of(t, sum, tail.len() as u16, quiet_factor(8.0))
-                    );
+                    // Inline windows multiply by factor / len instead of dividing: the floor may
+                    // differ by one microsecond, far inside the bound's margin.
+                    let exact = quiet_until_of(t, sum, tail.len() as u16, quiet_factor(8.0));
+                    assert!(d.quiet_until[p].abs_diff(exact) <= u64::from(small));
+                    // And it is still a bound: no conviction before it.
+                    let q = d.quiet_until[p];
+                    assert!(q == Micros::MAX || !convicts(d.phi(p, q - 1).expect("window"), 8.0));
                 }
                 assert_eq!(d.present(), m.iter().filter(|q| q.is_some()).count());
             }

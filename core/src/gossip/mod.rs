@@ -744,12 +744,7 @@ impl Gossip {
     }
 
     fn fd_report(&self, node: &mut GNode, now: Micros, ep: NodeId) {
-        node.fd.report(
-            ep as usize,
-            now,
-            self.p.fd_initial_interval.0,
-            self.p.fd_max_interval.0,
-        );
+        node.fd.report(ep as usize, now);
     }
 
     // ---- Gossiper: liveness transitions ----
@@ -1282,7 +1277,13 @@ impl Protocol for Gossip {
     fn init_node(&self, id: NodeId, topo: &Topology) -> GNode {
         let n = topo.len() as usize;
         let mut map: Vec<Option<EndpointState>> = vec![None; n];
-        let mut fd = Detector::new(n, self.p.fd_window as usize, self.p.phi_convict_threshold);
+        let mut fd = Detector::new(
+            n,
+            self.p.fd_window as usize,
+            self.p.phi_convict_threshold,
+            self.p.fd_initial_interval.0,
+            self.p.fd_max_interval.0,
+        );
         let mut live = NodeSet::new();
         let mut next_obj = 0;
         let mut version = 10;
@@ -1315,12 +1316,7 @@ impl Protocol for Gossip {
         for ep in 0..n as NodeId {
             if ep != id && map[ep as usize].is_some() {
                 live.insert(ep);
-                fd.report(
-                    ep as usize,
-                    0,
-                    self.p.fd_initial_interval.0,
-                    self.p.fd_max_interval.0,
-                );
+                fd.report(ep as usize, 0);
             }
         }
         GNode {
