@@ -1287,11 +1287,7 @@ impl<P: Protocol> Sim<P> {
             action.node().and_then(|n| self.topo.id(n)).unwrap_or(0),
         );
         match change {
-            Change::Links(pairs, f) => {
-                for (a, b) in pairs {
-                    f(self.net.link_mut(a, b));
-                }
-            }
+            Change::Links(pairs, f) => self.net.update(&pairs, &*f),
             Change::HealAll => self.net.heal_all(),
             Change::Stop(id) => self.stop_node(out, id)?,
             Change::Kill(id) => self.exit_node(out, id)?,
