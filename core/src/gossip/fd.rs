@@ -9,6 +9,13 @@ pub const PHI_FACTOR: f64 = std::f64::consts::LOG10_E;
 /// larger ones grow a `Vec` per peer.
 const INLINE: usize = 16;
 
+/// Fraction bits of `Detector::per_len`.
+const PER_LEN_SHIFT: u32 = 24;
+/// Largest `Detector::per_len` (a factor of 2^11, threshold ~900), so that `sum * per_len` fits.
+const PER_LEN_MAX: f64 = (1u64 << 35) as f64;
+/// `len & INLINE_MASK == len` for inline lengths (0..=16): indexing without a bounds check.
+const INLINE_MASK: usize = 31;
+
 /// Inline samples take 24 bits: intervals up to ~16.8 s, far above Cassandra's 2 s maximum
 /// interval (detectors whose initial or maximum interval is longer use the growing layout).
 const SAMPLE_MAX: Micros = (1 << 24) - 1;
@@ -228,10 +235,10 @@ pub struct Detector {
     max_interval: Micros,
     /// `quiet_factor(threshold)`.
     factor: f64,
-    /// `factor / len` for small windows of `len` samples: a multiplication instead of a
-    /// division per report. (Rounding differs from `quiet_until_of` by a few parts in 1e16,
-    /// far inside the bound's 1e-9 margin.)
-    per_len: [f64; INLINE + 1],
+    /// `factor / len` for small windows of `len` samples, in fixed point (`PER_LEN_SHIFT`
+    /// fraction bits, rounded down): an integer multiplication instead of a float division
+    /// per report. The bound comes out at most ~1e-7 of the span early (still a bound).
+    per_len: [u64; INLINE_MASK + 1],
 }
 
 /// `Clone` by hand: `clone_from` (restoring a checkpoint) copies into the existing allocations.
@@ -295,9 +302,10 @@ impl Detector {
         let cap = window.clamp(1, u16::MAX as usize) as u16;
         let small = cap as usize <= INLINE && initial <= SAMPLE_MAX && max_interval <= SAMPLE_MAX;
         let factor = quiet_factor(threshold);
-        let mut per_len = [0.0; INLINE + 1];
-        for (len, f) in per_len.iter_mut().enumerate().skip(1) {
-            *f = factor / len as f64;
+        let mut per_len = [0; INLINE_MASK + 1];
+        for (len, f) in per_len.iter_mut().enumerate().take(INLINE + 1).skip(1) {
+            // Thresholds far beyond Cassandra's (8) saturate: the bound is then just early.
+            *f = (factor / len as f64 * (1u64 << PER_LEN_SHIFT) as f64).min(PER_LEN_MAX) as u64;
         }
         Detector {
             windows: if small {
@@ -428,7 +436,11 @@ impl Detector {
                 self.quiet_until[ep] = if l.sum == 0 {
                     Micros::MAX
                 } else {
-                    quiet_after(now, (l.sum as i32) as f64 * self.per_len[l.len as usize])
+                    // sum < 2^28 and per_len <= PER_LEN_MAX < 2^35: no overflow.
+                    now.saturating_add(
+                        (l.sum as u64 * self.per_len[l.len as usize & INLINE_MASK])
+                            >> PER_LEN_SHIFT,
+                    )
                 };
             }
             Windows::Big(heads, samples) => {
@@ -720,10 +732,15 @@ mod tests {
                     let mean = sum as f64 / tail.len() as f64;
                     let t = q.last.expect("reported");
                     assert_eq!(d.phi(p, now + 700), Some((now + 700 - t) as f64 / mean));
-                    // Inline windows multiply by factor / len instead of dividing: the floor may
-                    // differ by one microsecond, far inside the bound's margin.
+                    // Inline windows multiply by factor / len in fixed point instead of dividing:
+                    // at most ~1e-7 of the span early.
                     let exact = quiet_until_of(t, sum, tail.len() as u16, quiet_factor(8.0));
-                    assert!(d.quiet_until[p].abs_diff(exact) <= u64::from(small));
+                    let q = d.quiet_until[p];
+                    if small {
+                        assert!(q <= exact && exact - q <= 1 + (exact - t) / 10_000_000);
+                    } else {
+                        assert_eq!(q, exact);
+                    }
                     // And it is still a bound: no conviction before it.
                     let q = d.quiet_until[p];
                     assert!(q == Micros::MAX || !convicts(d.phi(p, q - 1).expect("window"), 8.0));
