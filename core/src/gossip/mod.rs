@@ -1160,6 +1160,10 @@ impl Gossip {
     }
 
     fn cost_of_states(&self, node: &GNode, states: &Deltas) -> Micros {
+        // Entries in shuffled order, each looked up in the summary column (see `state::warm`).
+        if states.len() * state::WARM_FRACTION >= node.summaries.len() {
+            state::warm(&node.summaries);
+        }
         states
             .iter()
             .filter(|d| d.ep != node.id)
