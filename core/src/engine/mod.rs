@@ -7,6 +7,7 @@
 pub mod action;
 pub mod inflight;
 pub mod network;
+mod queue;
 pub mod trace;
 
 use crate::limits::Limits;
@@ -15,10 +16,10 @@ use crate::time::{fmt_time, Micros};
 use action::{Action, ActionSource, AppliedAction, Dur, RecordedAction};
 use inflight::{HasId, InFlight};
 use network::{Link, Network};
+use queue::{EventQueue, Keyed};
 use rand::Rng;
 use serde::Serialize;
-use std::cmp::Ordering;
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::sync::Arc;
 use trace::{hash_rec, DropReason, LogLevel, LogLine, Rec, RecKind, Trace, TraceHash};
@@ -285,22 +286,15 @@ struct Entry<P: Protocol> {
     ev: Ev<P>,
 }
 
-impl<P: Protocol> PartialEq for Entry<P> {
-    fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
+/// Events run in (time, seq) order: ties go to the event scheduled first.
+impl<P: Protocol> Keyed for Entry<P> {
+    #[inline]
+    fn time(&self) -> Micros {
+        self.time
     }
-}
-impl<P: Protocol> Eq for Entry<P> {}
-impl<P: Protocol> PartialOrd for Entry<P> {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl<P: Protocol> Ord for Entry<P> {
-    /// Reversed so that `BinaryHeap` pops the earliest (time, seq) first: ties go to the event
-    /// scheduled first.
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.time, o.seq).cmp(&(self.time, self.seq))
+    #[inline]
+    fn seq(&self) -> u64 {
+        self.seq
     }
 }
 
@@ -337,7 +331,7 @@ pub struct Sim<P: Protocol> {
     pub in_flight: InFlight<Flight<P::Msg>>,
     pub hash: TraceHash,
     schedule: Arc<Vec<(Micros, Action)>>,
-    queue: BinaryHeap<Entry<P>>,
+    queue: EventQueue<Entry<P>>,
     seq: u64,
     next_msg: u64,
     net_rng: SimRng,
@@ -532,7 +526,7 @@ impl<P: Protocol> Sim<P> {
             in_flight: InFlight::new(),
             hash: TraceHash::default(),
             schedule: Arc::new(schedule),
-            queue: BinaryHeap::new(),
+            queue: EventQueue::default(),
             seq: 0,
             next_msg: 0,
             net_rng: rng::child(seed, rng::STREAM_NETWORK),
@@ -582,14 +576,15 @@ impl<P: Protocol> Sim<P> {
 
     /// Time of the next event, discarding cancelled timers and work of dead processes.
     pub fn next_time(&mut self) -> Option<Micros> {
-        while let Some(top) = self.queue.peek() {
+        loop {
+            self.queue.settle();
+            let top = self.queue.peek()?;
             if self.is_stale(top) {
                 self.queue.pop();
             } else {
                 return Some(top.time);
             }
         }
-        None
     }
 
     pub fn pending_events(&self) -> usize {
