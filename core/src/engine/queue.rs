@@ -138,6 +138,9 @@ mod tests {
     #[derive(Clone, Debug, PartialEq)]
     struct It(Micros, u64);
 
+    /// The reference: a binary heap on (time, seq), smallest first.
+    type Heap = BinaryHeap<Reverse<(Micros, u64)>>;
+
     impl Keyed for It {
         fn time(&self) -> Micros {
             self.0
@@ -160,9 +163,9 @@ mod tests {
                 x
             };
             let mut q: EventQueue<It> = EventQueue::default();
-            let mut h: BinaryHeap<Reverse<(Micros, u64)>> = BinaryHeap::new();
+            let mut h: Heap = BinaryHeap::new();
             let (mut now, mut seq) = (0u64, 0u64);
-            let mut saved: Option<(EventQueue<It>, BinaryHeap<Reverse<(Micros, u64)>>)> = None;
+            let mut saved: Option<(EventQueue<It>, Heap)> = None;
             for step in 0..5000 {
                 let r = next() % 10;
                 if r < 5 {
