@@ -71,7 +71,7 @@ fn main() {
         .sum();
     println!("steps {} recs {} ({} B each, cap {}) logs {} log-bytes {} in_flight {} queue {} pending-tasks {}",
         sim.steps, t.recs.len(), clusterscope_core::engine::trace::Recs::PACKED_BYTES, t.recs.capacity(), t.logs.len(),
-        t.logs.iter().map(|l| l.text.len()).sum::<usize>(), sim.in_flight.len(), sim.pending_events(), pending);
+        t.logs.iter().map(|l| t.text(l).len()).sum::<usize>(), sim.in_flight.len(), sim.pending_events(), pending);
     println!(
         "trace hash {:016x} (optimisations must keep it)",
         sim.hash.0

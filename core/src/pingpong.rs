@@ -63,7 +63,7 @@ impl Protocol for PingPong {
         self.pass(ctx, 0);
     }
     fn on_stop(&self, _node: &mut PpNode, ctx: &mut Ctx<Self>) {
-        ctx.log(LogLevel::Info, "stopping".into());
+        ctx.log(LogLevel::Info, "stopping");
         ctx.set_timer(1, ctx.now + 100_000);
     }
     fn on_exit(&self, _node: &mut PpNode) {}

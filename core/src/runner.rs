@@ -292,16 +292,15 @@ impl Run {
             }
             "log" => {
                 let text = contains.ok_or("view `log` needs `contains`")?;
-                let n = self
-                    .engine
-                    .trace
+                let trace = &self.engine.trace;
+                let n = trace
                     .logs
                     .iter()
                     .filter(|l| {
                         l.time >= from
                             && l.time <= sim.now
                             && node.is_none_or(|n| l.node == n)
-                            && l.text.contains(text)
+                            && trace.text(l).contains(text)
                     })
                     .count();
                 QValue::Num(n as f64)

@@ -684,12 +684,18 @@ fn outcome(input: &Input) -> String {
                 if let Err(e) = run.run(None) {
                     return format!("(accepted) the run fails: {e}");
                 }
-                let warnings: Vec<String> = run
-                    .trace()
+                let trace = run.trace();
+                let warnings: Vec<String> = trace
                     .logs
                     .iter()
                     .filter(|l| l.level == LogLevel::Warn)
-                    .map(|l| format!("{} {}", clusterscope_core::time::fmt_time(l.time), l.text))
+                    .map(|l| {
+                        format!(
+                            "{} {}",
+                            clusterscope_core::time::fmt_time(l.time),
+                            trace.text(l)
+                        )
+                    })
                     .collect();
                 let sim = run.sim();
                 let lossy = (0..sim.topo.len())

@@ -22,7 +22,7 @@ use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::sync::Arc;
-use trace::{hash_rec, DropReason, LogLevel, LogLine, Rec, RecKind, Trace, TraceHash};
+use trace::{hash_rec, DropReason, LogLevel, Rec, RecKind, Trace, TraceHash};
 
 pub type NodeId = u32;
 
@@ -145,9 +145,11 @@ pub enum Effect<P: Protocol> {
         task: P::Task,
         deadline: Option<Micros>,
     },
+    /// A log line whose text is `start..end` of the handler's log buffer.
     Log {
         level: LogLevel,
-        text: String,
+        start: u32,
+        end: u32,
     },
     Mark {
         label: &'static str,
@@ -181,6 +183,9 @@ pub struct Ctx<'a, P: Protocol> {
     pub rng: &'a mut SimRng,
     pub execs: &'a [ExecStats],
     effects: &'a mut Vec<Effect<P>>,
+    /// Texts of the handler's log lines (see `Effect::Log`), written in place: no `String` per
+    /// line.
+    log_buf: &'a mut String,
 }
 
 impl<P: Protocol> Ctx<'_, P> {
@@ -200,8 +205,14 @@ impl<P: Protocol> Ctx<'_, P> {
             deadline,
         });
     }
-    pub fn log(&mut self, level: LogLevel, text: String) {
-        self.effects.push(Effect::Log { level, text });
+    /// A log line: anything displayable, e.g. `format_args!(..)` (formatted straight into the
+    /// trace's buffer) or a `&str`.
+    pub fn log(&mut self, level: LogLevel, text: impl fmt::Display) {
+        use fmt::Write;
+        let start = self.log_buf.len() as u32;
+        write!(self.log_buf, "{text}").expect("a String takes any text");
+        let end = self.log_buf.len() as u32;
+        self.effects.push(Effect::Log { level, start, end });
     }
     pub fn mark(&mut self, label: &'static str, peer: NodeId) {
         self.effects.push(Effect::Mark { label, peer });
@@ -337,6 +348,8 @@ pub struct Sim<P: Protocol> {
     net_rng: SimRng,
     limits: Limits,
     effects: Vec<Effect<P>>,
+    /// Scratch: the texts of a handler's log lines (see `Ctx::log`).
+    log_buf: String,
 }
 
 /// Where records go during a step: into the trace when the step is new, nowhere on a replay.
@@ -412,6 +425,7 @@ impl<P: Protocol> Clone for Sim<P> {
             net_rng,
             limits,
             effects,
+            log_buf: _,
         } = self;
         Sim {
             proto: proto.clone(),
@@ -429,6 +443,7 @@ impl<P: Protocol> Clone for Sim<P> {
             net_rng: net_rng.clone(),
             limits: limits.clone(),
             effects: effects.clone(),
+            log_buf: String::new(),
         }
     }
 
@@ -449,6 +464,7 @@ impl<P: Protocol> Clone for Sim<P> {
             net_rng,
             limits,
             effects,
+            log_buf: _,
         } = src;
         self.proto.clone_from(proto);
         self.topo.clone_from(topo);
@@ -532,6 +548,7 @@ impl<P: Protocol> Sim<P> {
             net_rng: rng::child(seed, rng::STREAM_NETWORK),
             limits,
             effects: Vec::new(),
+            log_buf: String::new(),
         };
         for i in 0..n {
             sim.push(0, Ev::Start(i));
@@ -604,16 +621,11 @@ impl<P: Protocol> Sim<P> {
         }
     }
 
-    fn log(&mut self, out: &mut Out, node: NodeId, level: LogLevel, text: String) {
+    fn log(&mut self, out: &mut Out, node: NodeId, level: LogLevel, text: &str) {
         let line = out.trace.logs.len() as u32;
-        self.emit(out, node, RecKind::Log { line }, Some(&text));
+        self.emit(out, node, RecKind::Log { line }, Some(text));
         if out.record {
-            out.trace.logs.push(LogLine {
-                time: self.now,
-                node,
-                level,
-                text,
-            });
+            out.trace.push_log(self.now, node, level, text);
         }
     }
 
@@ -644,7 +656,7 @@ impl<P: Protocol> Sim<P> {
                         out,
                         0,
                         LogLevel::Warn,
-                        format!("scheduled action skipped: {e}"),
+                        &format!("scheduled action skipped: {e}"),
                     );
                 }
                 Ok(())
@@ -722,6 +734,7 @@ impl<P: Protocol> Sim<P> {
         f: impl FnOnce(&mut P::Node, &mut Ctx<P>),
     ) -> Result<(), SimError> {
         let mut effects = std::mem::take(&mut self.effects);
+        let mut log_buf = std::mem::take(&mut self.log_buf);
         {
             let slot = &mut self.nodes[node as usize];
             let mut ctx = Ctx {
@@ -732,6 +745,7 @@ impl<P: Protocol> Sim<P> {
                 rng: &mut slot.rng,
                 execs: &slot.exec_stats,
                 effects: &mut effects,
+                log_buf: &mut log_buf,
             };
             f(&mut slot.state, &mut ctx);
         }
@@ -739,9 +753,11 @@ impl<P: Protocol> Sim<P> {
             let discarded = effects.iter().any(|e| matches!(e, Effect::Discard));
             self.emit(out, node, if discarded { discard } else { deliver }, None);
         }
-        let r = self.apply_effects(out, node, &mut effects);
+        let r = self.apply_effects(out, node, &mut effects, &log_buf);
         effects.clear();
+        log_buf.clear();
         self.effects = effects;
+        self.log_buf = log_buf;
         r
     }
 
@@ -750,6 +766,7 @@ impl<P: Protocol> Sim<P> {
         out: &mut Out,
         node: NodeId,
         effects: &mut Vec<Effect<P>>,
+        log_buf: &str,
     ) -> Result<(), SimError> {
         for eff in effects.drain(..) {
             match eff {
@@ -777,7 +794,9 @@ impl<P: Protocol> Sim<P> {
                     task,
                     deadline,
                 } => self.submit(out, node, exec, task, deadline)?,
-                Effect::Log { level, text } => self.log(out, node, level, text),
+                Effect::Log { level, start, end } => {
+                    self.log(out, node, level, &log_buf[start as usize..end as usize])
+                }
                 Effect::Mark { label, peer } => {
                     self.emit(out, node, RecKind::State { label, peer }, None)
                 }
@@ -1249,6 +1268,7 @@ impl<P: Protocol> Sim<P> {
         if let Change::Command(id, cmd) = &change {
             let proto = self.proto.clone();
             let mut effects = std::mem::take(&mut self.effects);
+            let mut log_buf = std::mem::take(&mut self.log_buf);
             let r = {
                 let slot = &mut self.nodes[*id as usize];
                 let mut ctx = Ctx {
@@ -1259,20 +1279,24 @@ impl<P: Protocol> Sim<P> {
                     rng: &mut slot.rng,
                     execs: &slot.exec_stats,
                     effects: &mut effects,
+                    log_buf: &mut log_buf,
                 };
                 proto.on_command(&mut slot.state, &mut ctx, cmd)
             };
-            if let Err(e) = r {
-                effects.clear();
-                self.effects = effects;
-                return Err(err(format!(
+            let r = match r {
+                Err(e) => Err(err(format!(
                     "{} refused \"{cmd}\": {e}",
                     self.topo.name(*id)
-                )));
-            }
-            self.record_action(out, action, source, *id);
-            let r = self.apply_effects(out, *id, &mut effects);
+                ))),
+                Ok(()) => {
+                    self.record_action(out, action, source, *id);
+                    self.apply_effects(out, *id, &mut effects, &log_buf)
+                }
+            };
+            effects.clear();
+            log_buf.clear();
             self.effects = effects;
+            self.log_buf = log_buf;
             return r;
         }
         self.record_action(

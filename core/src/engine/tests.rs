@@ -463,6 +463,13 @@ fn acting_in_the_past_at_a_trace_chunk_boundary() {
     assert_eq!(replay.sim.hash, live.sim.hash);
     assert_eq!(replay.trace.recs, live.trace.recs);
     assert_eq!(replay.trace.logs, live.trace.logs);
+    let texts = |t: &Trace| {
+        t.logs
+            .iter()
+            .map(|l| t.text(l).to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(texts(&replay.trace), texts(&live.trace));
 }
 
 #[test]

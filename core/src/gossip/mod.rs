@@ -437,8 +437,17 @@ impl GNode {
     }
 }
 
-fn addr(ctx_topo: &Topology, ep: NodeId) -> String {
-    format!("/{}", ctx_topo.name(ep))
+/// An endpoint's address as Cassandra logs it (`/name`).
+fn addr(topo: &Topology, ep: NodeId) -> Addr<'_> {
+    Addr(topo, ep)
+}
+
+struct Addr<'a>(&'a Topology, NodeId);
+
+impl std::fmt::Display for Addr<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "/{}", self.0.name(self.1))
+    }
 }
 
 impl Gossip {
@@ -667,7 +676,7 @@ impl Gossip {
                 let (a, c) = (addr(ctx.topo, from), msg.chan.as_str());
                 ctx.log(
                     LogLevel::Debug,
-                    format!("Connection to {a} ({c}) refused or reset"),
+                    format_args!("Connection to {a} ({c}) refused or reset"),
                 );
             }
             _ => unreachable!("transport verbs only"),
@@ -687,7 +696,7 @@ impl Gossip {
             node.msg.reset_pool(peer as usize);
             ctx.log(
                 LogLevel::Debug,
-                format!("Resetting outbound connections to {}", addr(ctx.topo, peer)),
+                format_args!("Resetting outbound connections to {}", addr(ctx.topo, peer)),
             );
         }
     }
@@ -774,7 +783,7 @@ impl Gossip {
                     node.counters.echo_skipped += 1;
                     ctx.log(
                         LogLevel::Trace,
-                        format!(
+                        format_args!(
                             "Skipping ECHO_REQ to {} since it is already inflight",
                             addr(ctx.topo, ep)
                         ),
@@ -805,7 +814,7 @@ impl Gossip {
         node.unreachable.remove(&ep);
         ctx.log(
             LogLevel::Info,
-            format!("InetAddress {} is now UP", addr(ctx.topo, ep)),
+            format_args!("InetAddress {} is now UP", addr(ctx.topo, ep)),
         );
         ctx.mark("UP", ep);
     }
@@ -825,7 +834,7 @@ impl Gossip {
         self.reset_pool(node, ctx, ep);
         ctx.log(
             LogLevel::Info,
-            format!("InetAddress {} is now DOWN", addr(ctx.topo, ep)),
+            format_args!("InetAddress {} is now DOWN", addr(ctx.topo, ep)),
         );
         ctx.mark("DOWN", ep);
     }
@@ -981,7 +990,7 @@ impl Gossip {
             };
             ctx.log(
                 LogLevel::Info,
-                format!("Node {} {what}", addr(ctx.topo, ep)),
+                format_args!("Node {} {what}", addr(ctx.topo, ep)),
             );
         }
         node.map[ep as usize] = Some(st);
@@ -997,29 +1006,36 @@ impl Gossip {
 
     // ---- the gossip task ----
 
-    fn digests(&self, node: &GNode, ctx: &mut Ctx<Self>) -> Vec<Digest> {
+    /// A SYN's digests: one per known endpoint, shuffled (`makeRandomGossipDigest`).
+    fn digests(&self, node: &GNode, ctx: &mut Ctx<Self>) -> Arc<[Digest]> {
         debug_assert!(node.summaries_in_sync(), "summary column out of date");
-        let mut d: Vec<Digest> = Vec::with_capacity(node.summaries.len());
-        for (i, s) in node.summaries.iter().enumerate() {
-            if let Some(s) = s {
-                d.push(Digest {
-                    ep: i as NodeId,
-                    generation: s.generation,
-                    max_version: s.max_version(),
-                });
-            }
-        }
+        let n = node.summaries.iter().filter(|s| s.is_some()).count();
+        let mut known = node.summaries.iter().enumerate().filter_map(|(i, s)| {
+            s.map(|s| Digest {
+                ep: i as NodeId,
+                generation: s.generation,
+                max_version: s.max_version(),
+            })
+        });
+        // Collected from a counted range, so written straight into the one allocation.
+        let mut d: Arc<[Digest]> = (0..n).map(|_| known.next().expect("counted")).collect();
         if self.p.shuffle_digests {
-            crate::rng::shuffle(&mut d, ctx.rng);
+            let d = Arc::get_mut(&mut d).expect("not shared yet");
+            crate::rng::shuffle(d, ctx.rng);
         }
         d
     }
 
     fn pick(ctx: &mut Ctx<Self>, from: &[NodeId]) -> Option<NodeId> {
-        match from.len() {
+        Self::pick_index(ctx, from.len()).map(|i| from[i])
+    }
+
+    /// A uniform index into `n` things (no draw for one).
+    fn pick_index(ctx: &mut Ctx<Self>, n: usize) -> Option<usize> {
+        match n {
             0 => None,
-            1 => Some(from[0]),
-            n => Some(from[ctx.rng.random_range(0..n)]),
+            1 => Some(0),
+            n => Some(ctx.rng.random_range(0..n)),
         }
     }
 
@@ -1028,19 +1044,17 @@ impl Gossip {
     fn gossip_round(&self, node: &mut GNode, ctx: &mut Ctx<Self>) {
         let v = node.next_version();
         node.edit_me(|me| me.set_hb_version(v));
-        let digests: Arc<[Digest]> = self.digests(node, ctx).into();
+        let digests = self.digests(node, ctx);
         let syn_timeout = self.p.long_timeout.0.max(self.p.request_timeout.0);
         let live_n = node.live.len();
-        let seeds: Vec<NodeId> = ctx
-            .topo
-            .seeds
-            .iter()
-            .copied()
-            .filter(|s| *s != node.id)
-            .collect();
+        // The seeds other than this node (not collected: this runs every second on every node).
+        let topo = ctx.topo;
+        let me = node.id;
+        let seeds = || topo.seeds.iter().copied().filter(move |s| *s != me);
+        let seeds_n = seeds().count();
         let mut to_seed = false;
         if let Some(t) = Self::pick(ctx, node.live.as_slice()) {
-            to_seed = seeds.contains(&t);
+            to_seed = seeds().any(|s| s == t);
             self.send(node, ctx, t, Verb::Syn(digests.clone()), syn_timeout);
         }
         if !node.unreachable.is_empty() {
@@ -1061,15 +1075,16 @@ impl Gossip {
                 }
             }
         }
-        if (!to_seed || live_n < seeds.len()) && !seeds.is_empty() {
+        if (!to_seed || live_n < seeds_n) && seeds_n > 0 {
             let go = if live_n == 0 {
                 true
             } else {
-                let prob = seeds.len() as f64 / (live_n + node.unreachable.len()) as f64;
+                let prob = seeds_n as f64 / (live_n + node.unreachable.len()) as f64;
                 ctx.rng.random::<f64>() <= prob
             };
             if go {
-                if let Some(t) = Self::pick(ctx, &seeds) {
+                let i = Self::pick_index(ctx, seeds_n);
+                if let Some(t) = i.and_then(|i| seeds().nth(i)) {
                     self.send(node, ctx, t, Verb::Syn(digests), syn_timeout);
                 }
             }
@@ -1084,7 +1099,7 @@ impl Gossip {
             node.counters.status_checks_skipped += 1;
             ctx.log(
                 LogLevel::Warn,
-                format!(
+                format_args!(
                     "Gossip stage has {} pending tasks; skipping status check (no nodes will be marked down)",
                     stage.pending
                 ),
@@ -1112,7 +1127,7 @@ impl Gossip {
         if diff > pause {
             ctx.log(
                 LogLevel::Warn,
-                format!("Not marking nodes down due to local pause of {diff}us > {pause}us"),
+                format_args!("Not marking nodes down due to local pause of {diff}us > {pause}us"),
             );
             node.fd_last_pause = Some(now);
             return;
@@ -1148,7 +1163,7 @@ impl Gossip {
                 version: v,
             })
         });
-        ctx.log(LogLevel::Info, "Announcing shutdown".into());
+        ctx.log(LogLevel::Info, "Announcing shutdown");
         let live: Vec<NodeId> = node.live.iter().collect();
         for ep in live {
             self.send(node, ctx, ep, Verb::Shutdown, self.p.request_timeout.0);
@@ -1398,7 +1413,7 @@ impl Protocol for Gossip {
             node.set_map(map);
             ctx.log(
                 LogLevel::Info,
-                format!("Starting up with generation {generation}"),
+                format_args!("Starting up with generation {generation}"),
             );
         }
         node.enabled = true;
@@ -1432,7 +1447,7 @@ impl Protocol for Gossip {
             }
             ctx.log(
                 LogLevel::Info,
-                "Closing non-gossip connections before announcing shutdown".into(),
+                "Closing non-gossip connections before announcing shutdown",
             );
         }
         if node.enabled && !node.me().is_shutdown() {
@@ -1549,7 +1564,7 @@ impl Protocol for Gossip {
                     let (a, c) = (addr(ctx.topo, peer), chan.as_str());
                     ctx.log(
                         LogLevel::Debug,
-                        format!("Connection to {a} ({c}) timed out connecting"),
+                        format_args!("Connection to {a} ({c}) timed out connecting"),
                     );
                 }
             }
@@ -1565,7 +1580,7 @@ impl Protocol for Gossip {
                         let (a, c) = (addr(ctx.topo, peer), chan.as_str());
                         ctx.log(
                             LogLevel::Warn,
-                            format!(
+                            format_args!(
                                 "Connection to {a} ({c}) closed: no acknowledgement for {} (kernel retransmission timeout)",
                                 crate::time::fmt_duration(rto)
                             ),
@@ -1631,7 +1646,7 @@ impl Protocol for Gossip {
                 }
                 ctx.log(
                     LogLevel::Trace,
-                    format!(
+                    format_args!(
                         "ECHO_REQ to {} failed (TIMEOUT); will retry on next state update",
                         addr(ctx.topo, peer)
                     ),
@@ -1706,7 +1721,7 @@ impl Protocol for Gossip {
                 let hb = node.next_version();
                 node.edit_me(|me| me.set_hb_version(hb));
                 node.enabled = true;
-                ctx.log(LogLevel::Info, format!("Gossip enabled with generation {generation}"));
+                ctx.log(LogLevel::Info, format_args!("Gossip enabled with generation {generation}"));
                 ctx.set_timer(GTimer::Round, ctx.now + self.p.gossip_interval.0);
                 Ok(())
             }
@@ -1716,7 +1731,7 @@ impl Protocol for Gossip {
                     return Err(format!("timeout {ms} ms is out of range (1..=3600000)"));
                 }
                 node.echo_timeout = Some(ms * 1000);
-                ctx.log(LogLevel::Info, format!("Set misc timeout to {ms} ms"));
+                ctx.log(LogLevel::Info, format_args!("Set misc timeout to {ms} ms"));
                 Ok(())
             }
             ["send-syn", peer] => {
@@ -1724,7 +1739,7 @@ impl Protocol for Gossip {
                 if to == node.id {
                     return Err("a node does not gossip with itself".into());
                 }
-                let digests = self.digests(node, ctx).into();
+                let digests = self.digests(node, ctx);
                 let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
                 self.send(node, ctx, to, Verb::Syn(digests), t);
                 Ok(())

@@ -59,7 +59,7 @@ pub fn log_panel(p: &PanelProps) -> Html {
                 <span class="lvl">{ format!("{lvl:<5}") }</span>
                 { for show_all.then(|| html!{ <span class="lnode">{ format!("{:<6}", topo.name(l.node)) }</span> }) }
                 <span class="lts">{ stamp(l.time) }</span>
-                <span class="ltext">{ &l.text }</span>
+                <span class="ltext">{ trace.text(l) }</span>
             </div>
         }
     });
