@@ -45,6 +45,9 @@ pub struct EndpointState {
     /// Cached max of the application-state versions alone (0 without states): lets
     /// `newer_than` skip the states without reading them, the common heartbeat-only case.
     maxs: u32,
+    /// Cached `isDeadState` (a peer seen DOWN asks on every heartbeat).
+    #[serde(skip)]
+    dead: bool,
 }
 
 impl EndpointState {
@@ -56,15 +59,22 @@ impl EndpointState {
             alive,
             maxv: 0,
             maxs: 0,
+            dead: false,
         };
         s.recompute();
         s
     }
 
-    /// Re-derive the cached max version after changing `hb` or `states` directly.
+    /// Re-derive the cached max versions and dead-state flag after changing `hb` or `states`
+    /// directly.
     pub fn recompute(&mut self) {
         self.maxs = self.states.iter().map(|s| s.version).max().unwrap_or(0);
         self.maxv = self.maxs.max(self.hb.version);
+        self.dead = Self::dead_status(self.status());
+    }
+
+    fn dead_status(status: Option<&str>) -> bool {
+        matches!(status, Some("removing" | "removed" | "LEFT" | "hibernate"))
     }
 
     pub fn max_version(&self) -> u32 {
@@ -120,10 +130,12 @@ impl EndpointState {
 
     /// `isDeadState`: removing, removed, left, hibernate.
     pub fn is_dead_state(&self) -> bool {
-        matches!(
-            self.status(),
-            Some("removing" | "removed" | "LEFT" | "hibernate")
-        )
+        debug_assert_eq!(
+            self.dead,
+            Self::dead_status(self.status()),
+            "stale dead-state flag: call recompute() after changing states directly"
+        );
+        self.dead
     }
 
     pub fn is_shutdown(&self) -> bool {
