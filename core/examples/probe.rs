@@ -1,24 +1,49 @@
-//! Print where a run's memory goes (trace, logs, maps, queues). `cargo run --release --example probe -- <scenario> [secs]`
+//! Print where a run's memory goes (trace, logs, maps, queues), its trace hash, what one
+//! checkpoint costs, and the run's heap allocations by size (allocation is a visible share of a
+//! big run's time; the sizes tell which structures to look at).
+//! `cargo run --release --example probe -- <scenario> [secs]`
 use clusterscope_core::runner::{Run, RunOptions};
 use clusterscope_core::scenario::builtin;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Counts live heap bytes, so the probe can tell what one checkpoint (a clone of the state) costs.
+/// Counts live heap bytes, so the probe can tell what one checkpoint (a clone of the state)
+/// costs, and allocations and reallocations by size class (`BY_SIZE[b]`: sizes below 2^b).
 struct Counting;
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+static BY_SIZE: [AtomicUsize; 32] = [const { AtomicUsize::new(0) }; 32];
+static REALLOCS_BY_SIZE: [AtomicUsize; 32] = [const { AtomicUsize::new(0) }; 32];
+
+fn size_class(n: usize) -> usize {
+    ((usize::BITS - n.leading_zeros()) as usize).min(31)
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         LIVE.fetch_add(l.size(), Ordering::Relaxed);
         ALLOCS.fetch_add(1, Ordering::Relaxed);
+        BY_SIZE[size_class(l.size())].fetch_add(1, Ordering::Relaxed);
         unsafe { System.alloc(l) }
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         LIVE.fetch_sub(l.size(), Ordering::Relaxed);
         unsafe { System.dealloc(p, l) }
     }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        LIVE.fetch_add(n, Ordering::Relaxed);
+        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
+        REALLOCS_BY_SIZE[size_class(n)].fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+
+/// Counts by size class since the last call, zeroed.
+fn take(counts: &[AtomicUsize]) -> Vec<usize> {
+    counts
+        .iter()
+        .map(|c| c.swap(0, Ordering::Relaxed))
+        .collect()
 }
 
 #[global_allocator]
@@ -44,7 +69,10 @@ fn main() {
         },
     )
     .unwrap();
+    take(&BY_SIZE);
+    take(&REALLOCS_BY_SIZE);
     r.engine.run_until(secs * 1_000_000, u64::MAX).unwrap();
+    let (allocs, reallocs) = (take(&BY_SIZE), take(&REALLOCS_BY_SIZE));
     let t = &r.engine.trace;
     let sim = &r.engine.sim;
     let states: usize = sim
@@ -94,4 +122,16 @@ fn main() {
         r.engine.max_checkpoints()
     );
     drop(copy);
+    let steps = sim.steps.max(1) as f64;
+    println!(
+        "during the run: {} allocations ({:.3}/step), {} reallocations; by size:",
+        allocs.iter().sum::<usize>(),
+        allocs.iter().sum::<usize>() as f64 / steps,
+        reallocs.iter().sum::<usize>()
+    );
+    for (b, (a, re)) in allocs.iter().zip(&reallocs).enumerate() {
+        if a + re > 0 {
+            println!("  < 2^{b:<2} bytes: {a:>9} allocations, {re:>9} reallocations to it");
+        }
+    }
 }

@@ -485,6 +485,22 @@ mod tests {
         )
     }
 
+    /// A state of generation 5-7, heartbeat 0-29 and up to three application states (versions
+    /// 1-29), for the randomised comparisons.
+    fn random_state(rng: &mut rand_chacha::ChaCha8Rng) -> EndpointState {
+        use rand::Rng;
+        let states: Vec<(&str, &str, u32)> = (0..rng.random_range(0..3))
+            .map(|i| {
+                (
+                    ["STATUS", "LOAD", "SCHEMA"][i],
+                    "v",
+                    rng.random_range(1..30),
+                )
+            })
+            .collect();
+        st(rng.random_range(5..8), rng.random_range(0..30), &states)
+    }
+
     /// The four comparison cases of the study notes, one digest each.
     #[test]
     fn four_digest_cases() {
@@ -609,20 +625,7 @@ mod tests {
         for _ in 0..200 {
             let n = rng.random_range(1..40usize);
             let map: Vec<Option<EndpointState>> = (0..n)
-                .map(|_| {
-                    rng.random_bool(0.8).then(|| {
-                        let states: Vec<(&str, &str, u32)> = (0..rng.random_range(0..3))
-                            .map(|i| {
-                                (
-                                    ["STATUS", "LOAD", "SCHEMA"][i],
-                                    "v",
-                                    rng.random_range(1..30),
-                                )
-                            })
-                            .collect();
-                        st(rng.random_range(5..8), rng.random_range(0..30), &states)
-                    })
-                })
+                .map(|_| rng.random_bool(0.8).then(|| random_state(&mut rng)))
                 .collect();
             let mut digests = Vec::new();
             for ep in 0..n as NodeId {
@@ -662,16 +665,7 @@ mod tests {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
         for _ in 0..500 {
-            let states: Vec<(&str, &str, u32)> = (0..rng.random_range(0..3))
-                .map(|i| {
-                    (
-                        ["STATUS", "LOAD", "SCHEMA"][i],
-                        "v",
-                        rng.random_range(1..30),
-                    )
-                })
-                .collect();
-            let exact = st(rng.random_range(5..8), rng.random_range(0..30), &states);
+            let exact = random_state(&mut rng);
             let mut lagging = exact.clone();
             lagging.hb.version = rng.random_range(0..=exact.hb.version);
             lagging.recompute();
