@@ -124,17 +124,6 @@ fn quiet_factor(threshold: f64) -> f64 {
     threshold / PHI_FACTOR * (1.0 - 1e-9)
 }
 
-/// A window's bookkeeping, whatever the layout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Stats {
-    /// Time of the last report; `NONE` when the peer has no window.
-    last: Micros,
-    sum: u64,
-    len: u16,
-    /// Oldest sample's slot once full (0 while filling).
-    head: u16,
-}
-
 const NONE: Micros = Micros::MAX;
 
 /// Everything about one peer's small window in one cache line: with hundreds of peers per node
@@ -176,12 +165,35 @@ impl Line {
     }
 }
 
-/// Bookkeeping of a large window (the samples are in a `Vec` of their own).
+/// The interval a report at `now` adds to a window last reported at `last`: `initial` for the
+/// first report (which creates the window: counted in `present`), none when longer than
+/// `max_interval` (Cassandra's `MAX_INTERVAL_IN_NANO`).
+#[inline]
+fn interval(
+    present: &mut usize,
+    last: Micros,
+    now: Micros,
+    initial: Micros,
+    max_interval: Micros,
+) -> Option<Micros> {
+    if last == NONE {
+        *present += 1;
+        Some(initial)
+    } else {
+        let gap = now.saturating_sub(last);
+        (gap <= max_interval).then_some(gap)
+    }
+}
+
+/// A window's bookkeeping: stored as such for a large window (its samples are in a `Vec` of
+/// their own), read out of the `Line` of a small one (`Detector::stats`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Head {
+    /// Time of the last report; `NONE` when the peer has no window.
     last: Micros,
     sum: u64,
     len: u16,
+    /// Oldest sample's slot once full (0 while filling).
     head: u16,
 }
 
@@ -331,31 +343,16 @@ impl Detector {
         self.quiet_until.is_empty()
     }
 
-    fn stats(&self, ep: usize) -> Stats {
+    /// `ep`'s bookkeeping (`Head::EMPTY` without a window or out of range).
+    fn stats(&self, ep: usize) -> Head {
         match &self.windows {
-            Windows::Small(l) => l.get(ep).map_or(
-                Stats {
-                    last: NONE,
-                    sum: 0,
-                    len: 0,
-                    head: 0,
-                },
-                |l| Stats {
-                    last: l.last,
-                    sum: l.sum as u64,
-                    len: l.len as u16,
-                    head: l.head as u16,
-                },
-            ),
-            Windows::Big(h, _) => {
-                let h = h.get(ep).copied().unwrap_or(Head::EMPTY);
-                Stats {
-                    last: h.last,
-                    sum: h.sum,
-                    len: h.len,
-                    head: h.head,
-                }
-            }
+            Windows::Small(l) => l.get(ep).map_or(Head::EMPTY, |l| Head {
+                last: l.last,
+                sum: l.sum as u64,
+                len: l.len as u16,
+                head: l.head as u16,
+            }),
+            Windows::Big(h, _) => h.get(ep).copied().unwrap_or(Head::EMPTY),
         }
     }
 
@@ -404,17 +401,13 @@ impl Detector {
     /// A heartbeat of `ep` arrived (creates its window on the first report): the same steps as
     /// `ArrivalWindow::add`.
     pub fn report(&mut self, ep: usize, now: Micros) {
+        let (initial, max_interval) = (self.initial, self.max_interval);
         match &mut self.windows {
             Windows::Small(lines) => {
                 let l = &mut lines[ep];
-                let interval = if l.last == NONE {
-                    self.present += 1;
-                    Some(self.initial)
-                } else {
-                    let gap = now.saturating_sub(l.last);
-                    (gap <= self.max_interval).then_some(gap)
-                };
-                if let Some(interval) = interval {
+                if let Some(interval) =
+                    interval(&mut self.present, l.last, now, initial, max_interval)
+                {
                     // At most SAMPLE_MAX: `initial` and `max_interval` are (see `new`).
                     let v = interval as u32;
                     if (l.len as u16) < self.cap {
@@ -445,14 +438,9 @@ impl Detector {
             }
             Windows::Big(heads, samples) => {
                 let h = &mut heads[ep];
-                let interval = if h.last == NONE {
-                    self.present += 1;
-                    Some(self.initial)
-                } else {
-                    let gap = now.saturating_sub(h.last);
-                    (gap <= self.max_interval).then_some(gap)
-                };
-                if let Some(interval) = interval {
+                if let Some(interval) =
+                    interval(&mut self.present, h.last, now, initial, max_interval)
+                {
                     let v = interval.min(u32::MAX as Micros) as u32;
                     h.sum += v as u64;
                     if h.len < self.cap {
