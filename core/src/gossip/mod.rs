@@ -209,8 +209,9 @@ pub struct GNode {
     /// The endpoint state map, but for heartbeat versions: a peer's heartbeat version (and so
     /// its max version) is `summaries[ep]`'s, which `receive_states` advances alone in the common
     /// case (a live peer's heartbeat) so as not to touch the 64-byte entry. `flush(ep)` brings
-    /// the entry up to date; changes go through `entry_mut(ep)` (which flushes) and are followed
-    /// by `sync(ep)`. Read it through `state(ep)` / `states()` outside this module.
+    /// the entry up to date; changes go through `edit(ep, ..)` (flush, change, `sync(ep)`), or
+    /// replace the entry and `sync(ep)`. Read it through `state(ep)` / `states()` outside this
+    /// module.
     map: Vec<Option<EndpointState>>,
     /// `Summary::of(map[ep])` for every endpoint once flushed (checked in debug builds every
     /// gossip round, see `summaries_in_sync`).
@@ -349,12 +350,15 @@ impl GNode {
     }
     /// Change this node's own endpoint state.
     fn edit_me<R>(&mut self, f: impl FnOnce(&mut EndpointState) -> R) -> R {
-        let id = self.id;
-        let r = f(self.map[id as usize]
-            .as_mut()
-            .expect("a node always knows itself"));
-        self.sync(id);
-        r
+        self.edit(self.id, f).expect("a node always knows itself")
+    }
+    /// Change `map[ep]` (brought up to date first), then its summary; `None` when `ep` is not
+    /// known.
+    fn edit<R>(&mut self, ep: NodeId, f: impl FnOnce(&mut EndpointState) -> R) -> Option<R> {
+        self.flush(ep);
+        let r = f(self.map[ep as usize].as_mut()?);
+        self.sync(ep);
+        Some(r)
     }
     /// Peer `ep`'s endpoint state as this node knows it (`None` when not known).
     pub fn state(&self, ep: NodeId) -> Option<EndpointState> {
@@ -390,11 +394,6 @@ impl GNode {
                 st.set_hb_version(s.hb_version);
             }
         }
-    }
-    /// `map[ep]`, flushed, for a change to be followed by `sync(ep)`.
-    fn entry_mut(&mut self, ep: NodeId) -> Option<&mut EndpointState> {
-        self.flush(ep);
-        self.map[ep as usize].as_mut()
     }
     /// After a change of `map[ep]` (flushed): its generation, versions, liveness or presence.
     fn sync(&mut self, ep: NodeId) {
@@ -760,13 +759,12 @@ impl Gossip {
 
     /// `markAlive`: mark the state dead, then send (or skip) one ECHO_REQ.
     fn mark_alive(&self, node: &mut GNode, ctx: &mut Ctx<Self>, ep: NodeId) {
-        let (obj, generation) = {
-            let st = node.entry_mut(ep).expect("markAlive on a known endpoint");
-            st.alive = false;
-            let r = (st.obj, st.hb.generation);
-            node.sync(ep);
-            r
-        };
+        let (obj, generation) = node
+            .edit(ep, |st| {
+                st.alive = false;
+                (st.obj, st.hb.generation)
+            })
+            .expect("markAlive on a known endpoint");
         if self.p.echo != EchoVariant::Legacy {
             let prev = node.inflight.insert(
                 ep,
@@ -804,12 +802,11 @@ impl Gossip {
 
     /// `realMarkAlive`: the echo came back.
     fn real_mark_alive(&self, node: &mut GNode, ctx: &mut Ctx<Self>, ep: NodeId, obj: u64) {
-        if let Some(st) = node.entry_mut(ep) {
+        node.edit(ep, |st| {
             if st.obj == obj {
                 st.alive = true;
-                node.sync(ep);
             }
-        }
+        });
         node.live.insert(ep);
         node.unreachable.remove(&ep);
         ctx.log(
@@ -821,10 +818,7 @@ impl Gossip {
 
     /// `markDead` -> `silentlyMarkDead`.
     fn mark_dead(&self, node: &mut GNode, ctx: &mut Ctx<Self>, ep: NodeId) {
-        if let Some(st) = node.entry_mut(ep) {
-            st.alive = false;
-            node.sync(ep);
-        }
+        node.edit(ep, |st| st.alive = false);
         node.live.remove(&ep);
         node.unreachable.insert(ep, ctx.now);
         if self.p.echo != EchoVariant::Legacy {
@@ -845,14 +839,15 @@ impl Gossip {
             return;
         }
         let v = node.next_version();
-        let st = node.entry_mut(ep).expect("checked");
-        st.put(AppState {
-            key: "STATUS".into(),
-            value: "shutdown".into(),
-            version: v,
-        });
-        st.set_hb_version(MAX_VERSION);
-        node.sync(ep);
+        node.edit(ep, |st| {
+            st.put(AppState {
+                key: "STATUS".into(),
+                value: "shutdown".into(),
+                version: v,
+            });
+            st.set_hb_version(MAX_VERSION);
+        })
+        .expect("checked");
         self.mark_dead(node, ctx, ep);
     }
 
@@ -941,16 +936,17 @@ impl Gossip {
                         self.handle_major_state_change(node, ctx, ep, remote);
                     } else if rg == lg {
                         if remote.max_version() > local.max_version() {
-                            let st = node.map[ep as usize].as_mut().expect("known");
-                            if remote.hb.version > st.hb.version {
-                                st.set_hb_version(remote.hb.version);
-                            }
-                            for s in remote.states {
-                                if st.get(&s.key).is_none_or(|x| x.version < s.version) {
-                                    st.put(s.clone());
+                            node.edit(ep, |st| {
+                                if remote.hb.version > st.hb.version {
+                                    st.set_hb_version(remote.hb.version);
                                 }
-                            }
-                            node.sync(ep);
+                                for s in remote.states {
+                                    if st.get(&s.key).is_none_or(|x| x.version < s.version) {
+                                        st.put(s.clone());
+                                    }
+                                }
+                            })
+                            .expect("known");
                         }
                         let st = node.map[ep as usize].as_ref().expect("known");
                         if !st.alive && !st.is_dead_state() {

@@ -401,7 +401,6 @@ pub fn examine(
 ) -> Examined {
     debug_assert_eq!(map.len(), summaries.len());
     let local = |ep: NodeId| summaries.get(ep as usize).copied().flatten();
-    let state = |ep: NodeId| map[ep as usize].as_ref().expect("a summary has a state");
     // Sized up front: an ACK in a big cluster carries hundreds of entries.
     let mut out = Examined {
         requests: Vec::with_capacity(digests.len()),
@@ -418,7 +417,7 @@ pub fn examine(
                 let max_version = l.max_version();
                 if l.max_state_version > d.max_version {
                     // An application state the remote lacks: the entry needs the state itself.
-                    state(d.ep).newer_than_with(l.hb(), d.ep, d.max_version, &mut out.sends);
+                    out.sends.push_newer(l, map, d.ep, d.max_version);
                 } else {
                     // Heartbeats only, the common case. Whether the remote or the local side is
                     // newer is a coin flip for the branch predictor, so both outcomes are written
@@ -448,7 +447,7 @@ pub fn examine(
             }
             // Ours is newer: send everything.
             Some(l) if d.generation < l.generation => {
-                state(d.ep).newer_than_with(l.hb(), d.ep, 0, &mut out.sends);
+                out.sends.push_newer(l, map, d.ep, 0);
             }
             // Unknown here, or the remote has a newer generation (a restart): request everything.
             _ => out.requests.push(Digest {
