@@ -875,8 +875,7 @@ impl Gossip {
     fn receive_states(&self, node: &mut GNode, ctx: &mut Ctx<Self>, states: &Deltas) {
         // Entries come in shuffled order (see `state::warm`); the common ones only need the
         // summary column and the failure detector.
-        if states.len() * state::WARM_FRACTION >= node.map.len() {
-            state::warm(&node.summaries);
+        if state::warm_for(&node.summaries, states.len()) {
             node.fd.warm();
         }
         for remote in states.iter() {
@@ -1172,9 +1171,7 @@ impl Gossip {
 
     fn cost_of_states(&self, node: &GNode, states: &Deltas) -> Micros {
         // Entries in shuffled order, each looked up in the summary column (see `state::warm`).
-        if states.len() * state::WARM_FRACTION >= node.summaries.len() {
-            state::warm(&node.summaries);
-        }
+        state::warm_for(&node.summaries, states.len());
         states
             .iter()
             .filter(|d| d.ep != node.id)
@@ -1233,10 +1230,8 @@ impl Gossip {
                 let mut reply = Deltas::with_capacity(requests.len());
                 // The requested states, in shuffled order: warm the summary column unless
                 // applying the (larger) `sends` just did.
-                if sends.len() < requests.len()
-                    && requests.len() * state::WARM_FRACTION >= node.map.len()
-                {
-                    state::warm(&node.summaries);
+                if sends.len() < requests.len() {
+                    state::warm_for(&node.summaries, requests.len());
                 }
                 for d in &requests {
                     if let Some(Some(l)) = node.summaries.get(d.ep as usize) {

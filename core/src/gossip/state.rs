@@ -360,8 +360,20 @@ pub struct Examined {
 }
 
 /// Passes that visit at least 1/WARM_FRACTION of a node's peers in shuffled order first `warm`
-/// the per-peer arrays they touch.
-pub(crate) const WARM_FRACTION: usize = 8;
+/// the per-peer arrays they touch (see `warm_for`).
+const WARM_FRACTION: usize = 8;
+
+/// `warm(slice)` before a pass that visits `visits` of its elements in shuffled order, when
+/// that is enough of them for one sequential sweep to cost less than the random misses; whether
+/// it did (so that the caller warms the pass's other per-peer arrays alike).
+#[inline]
+pub(crate) fn warm_for<T>(slice: &[T], visits: usize) -> bool {
+    let pays = visits * WARM_FRACTION >= slice.len();
+    if pays {
+        warm(slice);
+    }
+    pays
+}
 
 /// Read one byte of every cache line of `slice` in address order, so that a pass over its
 /// elements in random order that follows finds them in the cache: the hardware prefetcher
@@ -408,9 +420,7 @@ pub fn examine(
     };
     // Digests come shuffled: when they cover much of the map, one sequential sweep brings the
     // summaries into the cache for less than the random misses would cost.
-    if digests.len() * WARM_FRACTION >= map.len() {
-        warm(summaries);
-    }
+    warm_for(summaries, digests.len());
     for d in digests {
         match local(d.ep) {
             Some(l) if l.generation == d.generation => {
