@@ -733,32 +733,53 @@ impl<P: Protocol> Sim<P> {
         first: Option<(RecKind, RecKind)>,
         f: impl FnOnce(&mut P::Node, &mut Ctx<P>),
     ) -> Result<(), SimError> {
-        let mut effects = std::mem::take(&mut self.effects);
-        let mut log_buf = std::mem::take(&mut self.log_buf);
-        {
-            let slot = &mut self.nodes[node as usize];
-            let mut ctx = Ctx {
-                now: self.now,
-                me: node,
-                status: slot.status,
-                topo: &self.topo,
-                rng: &mut slot.rng,
-                execs: &slot.exec_stats,
-                effects: &mut effects,
-                log_buf: &mut log_buf,
-            };
-            f(&mut slot.state, &mut ctx);
-        }
+        self.run_handler(node, f);
         if let Some((deliver, discard)) = first {
-            let discarded = effects.iter().any(|e| matches!(e, Effect::Discard));
+            let discarded = self.effects.iter().any(|e| matches!(e, Effect::Discard));
             self.emit(out, node, if discarded { discard } else { deliver }, None);
         }
+        self.apply_pending(out, node)
+    }
+
+    /// Run a handler of `node`; its effects (and their log texts) wait in `self.effects` and
+    /// `self.log_buf` for `apply_pending` or `discard_pending`.
+    fn run_handler<R>(
+        &mut self,
+        node: NodeId,
+        f: impl FnOnce(&mut P::Node, &mut Ctx<P>) -> R,
+    ) -> R {
+        debug_assert!(self.effects.is_empty() && self.log_buf.is_empty());
+        let slot = &mut self.nodes[node as usize];
+        let mut ctx = Ctx {
+            now: self.now,
+            me: node,
+            status: slot.status,
+            topo: &self.topo,
+            rng: &mut slot.rng,
+            execs: &slot.exec_stats,
+            effects: &mut self.effects,
+            log_buf: &mut self.log_buf,
+        };
+        f(&mut slot.state, &mut ctx)
+    }
+
+    /// Apply the effects `run_handler` left, then empty the buffers (kept for the next handler).
+    fn apply_pending(&mut self, out: &mut Out, node: NodeId) -> Result<(), SimError> {
+        // Taken out while applying: an effect may run another handler.
+        let mut effects = std::mem::take(&mut self.effects);
+        let mut log_buf = std::mem::take(&mut self.log_buf);
         let r = self.apply_effects(out, node, &mut effects, &log_buf);
         effects.clear();
         log_buf.clear();
         self.effects = effects;
         self.log_buf = log_buf;
         r
+    }
+
+    /// Drop the effects `run_handler` left (a refused command changes nothing).
+    fn discard_pending(&mut self) {
+        self.effects.clear();
+        self.log_buf.clear();
     }
 
     fn apply_effects(
@@ -1267,37 +1288,19 @@ impl<P: Protocol> Sim<P> {
         // leaves no trace.
         if let Change::Command(id, cmd) = &change {
             let proto = self.proto.clone();
-            let mut effects = std::mem::take(&mut self.effects);
-            let mut log_buf = std::mem::take(&mut self.log_buf);
-            let r = {
-                let slot = &mut self.nodes[*id as usize];
-                let mut ctx = Ctx {
-                    now: self.now,
-                    me: *id,
-                    status: slot.status,
-                    topo: &self.topo,
-                    rng: &mut slot.rng,
-                    execs: &slot.exec_stats,
-                    effects: &mut effects,
-                    log_buf: &mut log_buf,
-                };
-                proto.on_command(&mut slot.state, &mut ctx, cmd)
-            };
-            let r = match r {
-                Err(e) => Err(err(format!(
-                    "{} refused \"{cmd}\": {e}",
-                    self.topo.name(*id)
-                ))),
+            return match self.run_handler(*id, |n, ctx| proto.on_command(n, ctx, cmd)) {
+                Err(e) => {
+                    self.discard_pending();
+                    Err(err(format!(
+                        "{} refused \"{cmd}\": {e}",
+                        self.topo.name(*id)
+                    )))
+                }
                 Ok(()) => {
                     self.record_action(out, action, source, *id);
-                    self.apply_effects(out, *id, &mut effects, &log_buf)
+                    self.apply_pending(out, *id)
                 }
             };
-            effects.clear();
-            log_buf.clear();
-            self.effects = effects;
-            self.log_buf = log_buf;
-            return r;
         }
         self.record_action(
             out,
