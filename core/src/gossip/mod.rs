@@ -380,10 +380,6 @@ impl GNode {
     pub fn map_len(&self) -> usize {
         self.map.len()
     }
-    /// `Summary::of` every entry of the map, kept beside it.
-    pub fn summaries(&self) -> &[Option<Summary>] {
-        &self.summaries
-    }
     /// Bring `map[ep]`'s heartbeat version up to the summary column's.
     #[inline]
     fn flush(&mut self, ep: NodeId) {
