@@ -8,6 +8,7 @@ pub mod engine;
 pub mod gossip;
 
 pub mod limits;
+pub mod model;
 pub mod pingpong;
 pub mod rng;
 pub mod runner;

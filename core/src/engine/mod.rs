@@ -124,6 +124,16 @@ pub trait Protocol: Sized + Clone + 'static {
     fn node_bytes(&self, _node: &Self::Node) -> usize {
         std::mem::size_of::<Self::Node>()
     }
+    /// Whether the engine calls [`Protocol::check`] after every step (a constant, so models
+    /// without invariants pay nothing).
+    const CHECKS: bool = false;
+    /// Safety invariants over the whole world after a step: `Some(what is broken)` while a
+    /// checked property does not hold. The engine counts each entry into a violating state
+    /// (`Sim::violations`) and logs it as an ERROR line of that step; it never panics, so a
+    /// deliberately unsafe variant can show the violation.
+    fn check(&self, _sim: &Sim<Self>) -> Option<String> {
+        None
+    }
 }
 
 /// What a handler asks the engine to do.
@@ -350,6 +360,10 @@ pub struct Sim<P: Protocol> {
     effects: Vec<Effect<P>>,
     /// Scratch: the texts of a handler's log lines (see `Ctx::log`).
     log_buf: String,
+    /// Entries into a state that breaks one of the model's invariants (`Protocol::check`).
+    pub violations: u64,
+    /// Whether the state after the last step broke one.
+    violated: bool,
 }
 
 /// Where records go during a step: into the trace when the step is new, nowhere on a replay.
@@ -426,6 +440,8 @@ impl<P: Protocol> Clone for Sim<P> {
             limits,
             effects,
             log_buf: _,
+            violations,
+            violated,
         } = self;
         Sim {
             proto: proto.clone(),
@@ -444,6 +460,8 @@ impl<P: Protocol> Clone for Sim<P> {
             limits: limits.clone(),
             effects: effects.clone(),
             log_buf: String::new(),
+            violations: *violations,
+            violated: *violated,
         }
     }
 
@@ -465,6 +483,8 @@ impl<P: Protocol> Clone for Sim<P> {
             limits,
             effects,
             log_buf: _,
+            violations,
+            violated,
         } = src;
         self.proto.clone_from(proto);
         self.topo.clone_from(topo);
@@ -481,6 +501,8 @@ impl<P: Protocol> Clone for Sim<P> {
         self.net_rng.clone_from(net_rng);
         self.limits.clone_from(limits);
         self.effects.clone_from(effects);
+        self.violations = *violations;
+        self.violated = *violated;
     }
 }
 
@@ -549,6 +571,8 @@ impl<P: Protocol> Sim<P> {
             limits,
             effects: Vec::new(),
             log_buf: String::new(),
+            violations: 0,
+            violated: false,
         };
         for i in 0..n {
             sim.push(0, Ev::Start(i));
@@ -669,8 +693,31 @@ impl<P: Protocol> Sim<P> {
                 }
             }
         }?;
+        self.check_invariants(out);
         self.steps += 1;
         Ok(true)
+    }
+
+    /// After a step: the model's invariants (`Protocol::check`), when it has any.
+    fn check_invariants(&mut self, out: &mut Out) {
+        if !P::CHECKS {
+            return;
+        }
+        match self.proto.check(self) {
+            Some(what) => {
+                if !self.violated {
+                    self.violated = true;
+                    self.violations += 1;
+                    self.log(
+                        out,
+                        0,
+                        LogLevel::Error,
+                        &format!("invariant violated: {what}"),
+                    );
+                }
+            }
+            None => self.violated = false,
+        }
     }
 
     fn deliver(&mut self, out: &mut Out, id: u64) -> Result<(), SimError> {
@@ -1498,6 +1545,7 @@ impl<P: Protocol> Engine<P> {
             self.sim.now = self.sim.now.max(ua.at.0.min(next));
             self.sim
                 .apply_action(&mut out, &ua.action, ActionSource::User)?;
+            self.sim.check_invariants(&mut out);
             self.sim.steps += 1;
             true
         } else {

@@ -41,6 +41,7 @@ pub enum LogLevel {
     Debug,
     Info,
     Warn,
+    Error,
 }
 
 impl LogLevel {
@@ -50,6 +51,7 @@ impl LogLevel {
             LogLevel::Debug => "DEBUG",
             LogLevel::Info => "INFO",
             LogLevel::Warn => "WARN",
+            LogLevel::Error => "ERROR",
         }
     }
 }

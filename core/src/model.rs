@@ -1,0 +1,354 @@
+//! The seam between the generic runner/CLI/web shell and the protocol models.
+//!
+//! A model is a [`Protocol`] (what the engine runs) plus a [`Model`] impl: how it is built from a
+//! scenario, its expectation vocabulary, metrics and JSON views, and the data the generic panels
+//! draw (message kinds and colours, node commands, the N x N "who believes what" matrix, named
+//! time series, a one-line node summary). [`Driver`] is the object-safe face of a running
+//! `Engine<M>`: the runner, the CLI and the web app hold a `Box<dyn Driver>` and never name a
+//! model; a model's own panels downcast with [`Driver::as_any`] (see `registry`).
+//!
+//! Why a trait object and not an enum over the models: the hot loop (`Engine::run_until`,
+//! `Engine::step`) stays monomorphised per model, so dynamic dispatch costs one indirect call per
+//! step or per run, never per event handler; adding a model touches its own folder and one line
+//! of `registry`, not a `match` in every consumer.
+
+use crate::engine::action::{Action, RecordedAction};
+use crate::engine::network::Network;
+use crate::engine::trace::{Trace, TraceHash};
+use crate::engine::{Engine, ExecStats, NodeId, NodeStatus, Protocol, Sim, SimError, Topology};
+use crate::scenario::Scenario;
+use crate::time::Micros;
+use serde::Serialize;
+use std::any::Any;
+use std::collections::BTreeMap;
+
+/// A value a view query returns.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum QValue {
+    Num(f64),
+    Text(String),
+}
+
+impl std::fmt::Display for QValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            QValue::Num(n) => write!(f, "{n}"),
+            QValue::Text(t) => write!(f, "{t}"),
+        }
+    }
+}
+
+/// One view query of an expectation (resolved node names).
+#[derive(Clone, Copy, Debug)]
+pub struct Query<'a> {
+    pub view: &'a str,
+    pub node: Option<NodeId>,
+    pub peer: Option<NodeId>,
+    /// For text views (`log`): what to look for.
+    pub contains: Option<&'a str>,
+    /// Start of the expectation's window (windowed views count from here).
+    pub from: Micros,
+    /// A model-specific key (e.g. a read id, a container id), as written in the scenario.
+    pub key: Option<&'a str>,
+}
+
+impl Query<'_> {
+    pub fn need_node(&self, what: &str) -> Result<NodeId, String> {
+        self.node
+            .ok_or_else(|| format!("view `{}` needs `{what}` (observer = \"...\")", self.view))
+    }
+    pub fn need_peer(&self) -> Result<NodeId, String> {
+        self.peer
+            .ok_or_else(|| format!("view `{}` needs `peer = \"...\"`", self.view))
+    }
+    pub fn need_key(&self, what: &str) -> Result<&str, String> {
+        self.key
+            .ok_or_else(|| format!("view `{}` needs `key = \"...\"` ({what})", self.view))
+    }
+}
+
+/// A message kind the topology and sequence diagram colour by (CSS colour, e.g. `#2b8a3e`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MsgKind {
+    pub label: &'static str,
+    pub color: &'static str,
+    /// One line for the legend.
+    pub about: &'static str,
+}
+
+/// A node command the app offers as a button (an `Action::Command` with this text).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CommandSpec {
+    pub command: &'static str,
+    pub label: &'static str,
+    pub help: &'static str,
+}
+
+/// A named time series for the plots.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SeriesSpec {
+    pub name: &'static str,
+    pub title: &'static str,
+    /// One value per node per sample (else one value per sample).
+    pub per_node: bool,
+}
+
+/// The N x N matrix a model declares: what an observer (row) believes about a peer (column).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MatrixSpec {
+    pub title: &'static str,
+    /// Cell classes: (CSS colour, meaning), indexed by [`Cell::class`].
+    pub legend: &'static [(&'static str, &'static str)],
+}
+
+/// One matrix cell: a legend class, a short text drawn in the cell when it fits, a tooltip.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Cell {
+    pub class: u8,
+    pub text: String,
+    pub tip: String,
+}
+
+/// What the runner, CLI and web shell need of a protocol model beyond running it.
+pub trait Model: Protocol {
+    /// The scenario's `protocol = "..."` (and the name of its optional `[section]`).
+    const NAME: &'static str;
+    /// One line for `clusterscope list` and the docs.
+    const ABOUT: &'static str;
+
+    /// Build from the merged `[params]` (file, variant, overrides) and the scenario's own
+    /// `[<NAME>]` section, if any. Errors name the parameter and what would be valid.
+    fn build(
+        params: toml::Table,
+        section: Option<&toml::Table>,
+        sc: &Scenario,
+    ) -> Result<Self, String>;
+
+    /// The expectation vocabulary (view names): scenario validation refuses other names.
+    const VIEWS: &'static [&'static str];
+    /// Evaluate a view query; `None` when `q.view` is not one of this model's views.
+    fn query(&self, sim: &Sim<Self>, q: &Query) -> Option<Result<QValue, String>>;
+    /// Metrics of the state now (sweeps aggregate them). Added to the generic ones.
+    fn metrics(&self, sim: &Sim<Self>, out: &mut BTreeMap<String, f64>);
+    /// Every node's views as JSON (`--format json`'s `views`).
+    fn views_json(&self, sim: &Sim<Self>) -> serde_json::Value;
+
+    /// Message kinds with their colours (unlisted labels get a neutral colour).
+    fn msg_kinds(&self) -> &'static [MsgKind] {
+        &[]
+    }
+    /// Commands offered on a node (e.g. `disablegossip`, `timeout`).
+    fn commands(&self) -> &'static [CommandSpec] {
+        &[]
+    }
+    /// The N x N relation, if the model has one.
+    fn matrix(&self) -> Option<MatrixSpec> {
+        None
+    }
+    fn matrix_cell(&self, _sim: &Sim<Self>, _observer: NodeId, _peer: NodeId) -> Cell {
+        Cell::default()
+    }
+    /// Named time series for the plots, sampled by [`Model::sample`].
+    fn series(&self) -> &'static [SeriesSpec] {
+        &[]
+    }
+    /// Push one sample: per series in order, one value (or `n` values for `per_node`).
+    fn sample(&self, _sim: &Sim<Self>, _out: &mut Vec<f64>) {}
+    /// A short line under the node on the topology (e.g. "leader t3").
+    fn node_badge(&self, _sim: &Sim<Self>, _id: NodeId) -> String {
+        String::new()
+    }
+}
+
+/// A message on the wire, as the generic panels see it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlightInfo {
+    pub id: u64,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub label: &'static str,
+    pub sent_at: Micros,
+    pub deliver_at: Micros,
+}
+
+/// A running engine of some model, object-safe. Implemented for every `Engine<M: Model>`.
+pub trait Driver {
+    fn model(&self) -> &'static str;
+    fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+
+    // -- running
+    fn step(&mut self) -> Result<bool, SimError>;
+    fn run_until(&mut self, t: Micros, max_steps: u64) -> Result<u64, SimError>;
+    fn jump_to_step(&mut self, step: u64) -> Result<(), SimError>;
+    fn replay_from(&self, step: u64) -> u64;
+    fn apply_user_action(&mut self, action: Action) -> Result<(), SimError>;
+    fn next_time(&mut self) -> Option<Micros>;
+    fn set_checkpoint_span(&mut self, span: Micros);
+    fn max_checkpoints(&self) -> usize;
+    fn checkpoint_count(&self) -> usize;
+
+    // -- the record
+    fn trace(&self) -> &Trace;
+    fn frontier(&self) -> u64;
+    fn user_actions(&self) -> &[RecordedAction];
+    fn set_user_actions(&mut self, actions: Vec<RecordedAction>);
+
+    // -- the world now
+    fn now(&self) -> Micros;
+    fn steps(&self) -> u64;
+    fn hash(&self) -> TraceHash;
+    fn topo(&self) -> &Topology;
+    fn net(&self) -> &Network;
+    fn schedule(&self) -> &[(Micros, Action)];
+    fn status(&self, id: NodeId) -> NodeStatus;
+    fn executors(&self) -> &'static [&'static str];
+    fn exec_stats(&self, id: NodeId) -> &[ExecStats];
+    fn flights(&self, f: &mut dyn FnMut(FlightInfo));
+    fn approx_bytes(&self) -> usize;
+    /// Invariant violations found so far (models that check invariants after each event).
+    fn violations(&self) -> u64;
+
+    // -- the model's data
+    fn views(&self) -> &'static [&'static str];
+    fn query(&self, q: &Query) -> Option<Result<QValue, String>>;
+    fn metrics(&self, out: &mut BTreeMap<String, f64>);
+    fn views_json(&self) -> serde_json::Value;
+    fn msg_kinds(&self) -> &'static [MsgKind];
+    fn commands(&self) -> &'static [CommandSpec];
+    fn matrix(&self) -> Option<MatrixSpec>;
+    fn matrix_cell(&self, observer: NodeId, peer: NodeId) -> Cell;
+    fn series(&self) -> &'static [SeriesSpec];
+    fn sample(&self, out: &mut Vec<f64>);
+    fn node_badge(&self, id: NodeId) -> String;
+}
+
+impl<M: Model> Driver for Engine<M> {
+    fn model(&self) -> &'static str {
+        M::NAME
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+    fn step(&mut self) -> Result<bool, SimError> {
+        Engine::step(self)
+    }
+    fn run_until(&mut self, t: Micros, max_steps: u64) -> Result<u64, SimError> {
+        Engine::run_until(self, t, max_steps)
+    }
+    fn jump_to_step(&mut self, step: u64) -> Result<(), SimError> {
+        Engine::jump_to_step(self, step)
+    }
+    fn replay_from(&self, step: u64) -> u64 {
+        Engine::replay_from(self, step)
+    }
+    fn apply_user_action(&mut self, action: Action) -> Result<(), SimError> {
+        Engine::apply_user_action(self, action)
+    }
+    fn next_time(&mut self) -> Option<Micros> {
+        self.sim.next_time()
+    }
+    fn set_checkpoint_span(&mut self, span: Micros) {
+        Engine::set_checkpoint_span(self, span)
+    }
+    fn max_checkpoints(&self) -> usize {
+        Engine::max_checkpoints(self)
+    }
+    fn checkpoint_count(&self) -> usize {
+        Engine::checkpoint_count(self)
+    }
+    fn trace(&self) -> &Trace {
+        &self.trace
+    }
+    fn frontier(&self) -> u64 {
+        Engine::frontier(self)
+    }
+    fn user_actions(&self) -> &[RecordedAction] {
+        &self.user_actions
+    }
+    fn set_user_actions(&mut self, actions: Vec<RecordedAction>) {
+        self.user_actions = actions;
+    }
+    fn now(&self) -> Micros {
+        self.sim.now
+    }
+    fn steps(&self) -> u64 {
+        self.sim.steps
+    }
+    fn hash(&self) -> TraceHash {
+        self.sim.hash
+    }
+    fn topo(&self) -> &Topology {
+        &self.sim.topo
+    }
+    fn net(&self) -> &Network {
+        &self.sim.net
+    }
+    fn schedule(&self) -> &[(Micros, Action)] {
+        self.sim.schedule()
+    }
+    fn status(&self, id: NodeId) -> NodeStatus {
+        self.sim.nodes[id as usize].status
+    }
+    fn executors(&self) -> &'static [&'static str] {
+        self.sim.proto.executors()
+    }
+    fn exec_stats(&self, id: NodeId) -> &[ExecStats] {
+        &self.sim.nodes[id as usize].exec_stats
+    }
+    fn flights(&self, f: &mut dyn FnMut(FlightInfo)) {
+        for fl in self.sim.in_flight.values() {
+            f(FlightInfo {
+                id: fl.id,
+                from: fl.from,
+                to: fl.to,
+                label: self.sim.proto.msg_label(&fl.msg),
+                sent_at: fl.sent_at,
+                deliver_at: fl.deliver_at,
+            });
+        }
+    }
+    fn approx_bytes(&self) -> usize {
+        self.sim.approx_bytes()
+    }
+    fn violations(&self) -> u64 {
+        self.sim.violations
+    }
+    fn views(&self) -> &'static [&'static str] {
+        M::VIEWS
+    }
+    fn query(&self, q: &Query) -> Option<Result<QValue, String>> {
+        self.sim.proto.query(&self.sim, q)
+    }
+    fn metrics(&self, out: &mut BTreeMap<String, f64>) {
+        self.sim.proto.metrics(&self.sim, out)
+    }
+    fn views_json(&self) -> serde_json::Value {
+        self.sim.proto.views_json(&self.sim)
+    }
+    fn msg_kinds(&self) -> &'static [MsgKind] {
+        self.sim.proto.msg_kinds()
+    }
+    fn commands(&self) -> &'static [CommandSpec] {
+        self.sim.proto.commands()
+    }
+    fn matrix(&self) -> Option<MatrixSpec> {
+        self.sim.proto.matrix()
+    }
+    fn matrix_cell(&self, observer: NodeId, peer: NodeId) -> Cell {
+        self.sim.proto.matrix_cell(&self.sim, observer, peer)
+    }
+    fn series(&self) -> &'static [SeriesSpec] {
+        self.sim.proto.series()
+    }
+    fn sample(&self, out: &mut Vec<f64>) {
+        self.sim.proto.sample(&self.sim, out)
+    }
+    fn node_badge(&self, id: NodeId) -> String {
+        self.sim.proto.node_badge(&self.sim, id)
+    }
+}
