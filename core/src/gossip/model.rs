@@ -5,7 +5,10 @@ use super::params::GossipParams;
 use super::state::EndpointState;
 use super::{view, Counters, Gossip, GossipInit, GOSSIP_STAGE};
 use crate::engine::{NodeId, NodeStatus, Sim};
-use crate::model::{Cell, CommandSpec, MatrixSpec, Model, MsgKind, QValue, Query, SeriesSpec};
+use crate::model::{
+    Cell, CommandSpec, MatrixSpec, MatrixSummary, Model, MsgKind, PairSeries, QValue, Query,
+    SeriesSpec,
+};
 use crate::scenario::Scenario;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -97,17 +100,19 @@ const SERIES: &[SeriesSpec] = &[
 
 /// Matrix cell classes (see [`MatrixSpec::legend`]).
 pub const CELL_SELF: u8 = 0;
-pub const CELL_UP: u8 = 1;
-pub const CELL_DOWN_BOTH: u8 = 2;
-pub const CELL_DOWN_ONE_SIDED: u8 = 3;
-pub const CELL_NOT_RUNNING: u8 = 4;
+pub const CELL_OBSERVER_DOWN: u8 = 1;
+pub const CELL_PEER_STOPPED: u8 = 2;
+pub const CELL_UP: u8 = 3;
+pub const CELL_DOWN: u8 = 4;
+pub const CELL_DOWN_ONE_SIDED: u8 = 5;
 
 const LEGEND: &[(&str, &str)] = &[
-    ("#94a3b8", "self"),
-    ("#16a34a", "UP"),
-    ("#dc2626", "DOWN both ways"),
-    ("#f97316", "DOWN one-sided"),
-    ("#cbd5e1", "observer or peer not running"),
+    ("@grid", "itself"),
+    ("@panel", "observer not running"),
+    ("@stopped", "peer stopped"),
+    ("@up_soft", "UP"),
+    ("@down", "DOWN (both ways)"),
+    ("@asym", "DOWN, one-sided"),
 ];
 
 impl Model for Gossip {
@@ -173,58 +178,114 @@ impl Model for Gossip {
         MSG_KINDS
     }
 
+    fn is_key_msg(&self, label: &str) -> bool {
+        label.starts_with("ECHO")
+    }
+
     fn commands(&self) -> &'static [CommandSpec] {
         COMMANDS
     }
 
     fn matrix(&self) -> Option<MatrixSpec> {
         Some(MatrixSpec {
-            title: "Liveness: what each observer (row) believes of each peer (column)",
+            title: "Liveness matrix",
+            axes: "row: observer · column: peer",
             legend: LEGEND,
+            mark: Some("stuck inflightEcho"),
+            notable_by: "seen DOWN by",
         })
     }
 
-    fn matrix_cell(&self, sim: &Sim<Self>, o: NodeId, p: NodeId) -> Cell {
-        let (so, sp) = (&sim.nodes[o as usize], &sim.nodes[p as usize]);
-        let (no, np) = (sim.topo.name(o), sim.topo.name(p));
-        if o == p {
-            return Cell {
-                class: CELL_SELF,
-                text: String::new(),
-                tip: no.to_string(),
-            };
+    fn matrix_cell(&self, sim: &Sim<Self>, o: NodeId, q: NodeId) -> Cell {
+        let (on, qn) = (sim.topo.name(o), sim.topo.name(q));
+        let running = |i: NodeId| sim.nodes[i as usize].status == NodeStatus::Running;
+        let g = &sim.nodes[o as usize].state;
+        let (class, first) = if o == q {
+            (CELL_SELF, format!("{on} (itself)"))
+        } else if !running(o) {
+            (CELL_OBSERVER_DOWN, format!("{on} is not running"))
+        } else if g.sees_up(q) {
+            (CELL_UP, format!("{on} sees {qn} UP"))
+        } else if !running(q) {
+            (
+                CELL_PEER_STOPPED,
+                format!("{on} sees {qn} DOWN ({qn} is not running)"),
+            )
+        } else if sim.nodes[q as usize].state.sees_up(o) {
+            (
+                CELL_DOWN_ONE_SIDED,
+                format!("{on} sees {qn} DOWN, while {qn} sees {on} UP"),
+            )
+        } else {
+            (
+                CELL_DOWN,
+                format!("{on} sees {qn} DOWN, and {qn} sees {on} DOWN"),
+            )
+        };
+        let mut tip = vec![first];
+        let mut mark = false;
+        if o != q && running(o) {
+            if let Some(st) = g.state(q) {
+                tip.push(format!(
+                    "generation {} · heartbeat {}",
+                    st.hb.generation, st.hb.version
+                ));
+            }
+            if let Some(v) = view::phi_of(sim, g, q) {
+                tip.push(format!("φ {:.2}", v * super::fd::PHI_FACTOR));
+            }
+            if view::inflight_stuck(g, q) {
+                mark = true;
+                tip.push("inflightEcho entry stuck (no echo will be sent)".into());
+            } else if g.inflight.contains_key(&q) {
+                tip.push("echo in flight".into());
+            }
         }
-        if so.status != NodeStatus::Running || sp.status != NodeStatus::Running {
-            return Cell {
-                class: CELL_NOT_RUNNING,
-                text: String::new(),
-                tip: format!(
-                    "{no} -> {np}: {} / {}",
-                    so.status.as_str(),
-                    sp.status.as_str()
-                ),
-            };
-        }
-        if so.state.sees_up(p) {
-            return Cell {
-                class: CELL_UP,
-                text: String::new(),
-                tip: format!("{no} sees {np} UP"),
-            };
-        }
-        let back = sp.state.sees_up(o);
         Cell {
-            class: if back {
-                CELL_DOWN_ONE_SIDED
-            } else {
-                CELL_DOWN_BOTH
-            },
-            text: "D".into(),
-            tip: if back {
-                format!("{no} sees {np} DOWN, but {np} sees {no} UP (one-sided)")
-            } else {
-                format!("{no} and {np} see each other DOWN")
-            },
+            class,
+            text: String::new(),
+            mark,
+            tip,
+        }
+    }
+
+    fn matrix_summary(&self, sim: &Sim<Self>, limit: usize) -> MatrixSummary {
+        let pairs = view::down_pairs(sim);
+        let topo = &sim.topo;
+        let one_sided = pairs
+            .iter()
+            .filter(|(o, q)| sim.nodes[*q as usize].state.sees_up(*o))
+            .count();
+        let text = if pairs.is_empty() {
+            "Every running node sees every running peer UP.".to_string()
+        } else {
+            let shown: Vec<String> = pairs
+                .iter()
+                .take(limit)
+                .map(|(o, q)| format!("{} sees {} DOWN", topo.name(*o), topo.name(*q)))
+                .collect();
+            let more = pairs.len().saturating_sub(limit);
+            format!(
+                "{} DOWN view{}{}: {}{}",
+                pairs.len(),
+                if pairs.len() == 1 { "" } else { "s" },
+                if one_sided > 0 {
+                    format!(" ({one_sided} one-sided)")
+                } else {
+                    String::new()
+                },
+                shown.join("; "),
+                if more > 0 {
+                    format!("; and {more} more")
+                } else {
+                    String::new()
+                }
+            )
+        };
+        MatrixSummary {
+            bad: !pairs.is_empty(),
+            notable: pairs,
+            text,
         }
     }
 
@@ -237,6 +298,22 @@ impl Model for Gossip {
         for slot in &sim.nodes {
             out.push(slot.exec_stats[GOSSIP_STAGE as usize].pending as f64);
         }
+    }
+
+    fn pair_series(&self) -> Option<PairSeries> {
+        Some(PairSeries {
+            title: "φ of the selected node, per peer (as Cassandra reports it)",
+            threshold: Some(self.p.phi_convict_threshold),
+        })
+    }
+
+    fn pair_value(&self, sim: &Sim<Self>, o: NodeId, q: NodeId) -> f64 {
+        let slot = &sim.nodes[o as usize];
+        if slot.status != NodeStatus::Running || o == q {
+            return 0.0;
+        }
+        // As the samples kept it before (f32), so plots look as they did.
+        view::phi_of(sim, &slot.state, q).unwrap_or(0.0) as f32 as f64 * super::fd::PHI_FACTOR
     }
 
     fn node_badge(&self, sim: &Sim<Self>, id: NodeId) -> String {
