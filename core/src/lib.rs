@@ -6,6 +6,7 @@
 
 pub mod engine;
 pub mod gossip;
+pub mod mutation;
 
 pub mod limits;
 pub mod model;
