@@ -643,3 +643,11 @@ impl Protocol for MutationTracking {
             + node.deliveries.len() * 48
     }
 }
+
+/// A message's kind label (the same as `Protocol::msg_label`).
+pub fn msg_kind(m: &Msg) -> &'static str {
+    MutationTracking {
+        p: MtParams::default(),
+    }
+    .msg_label(m)
+}
