@@ -94,7 +94,11 @@ fn schedule(ops: &[(u64, Op)]) -> (Vec<(u64, Action)>, bool) {
                 } else {
                     summary
                 };
-                s.push(cmd(t, *c, format!("read {} {}", NODES[*d], summary.join(" "))));
+                s.push(cmd(
+                    t,
+                    *c,
+                    format!("read {} {}", NODES[*d], summary.join(" ")),
+                ));
             }
             Op::Hold(n, k, d) => {
                 s.push(cmd(t, *n, format!("hold {}", HOLDABLE[*k])));
@@ -163,11 +167,17 @@ fn run_with(seed: u64, ops: &[(u64, Op)], p: MtParams) -> Result<(), String> {
         for (id, r) in &n.recons {
             let (m, s, a) = r.counters();
             if m < 0 {
-                return Err(format!("{}: read {id:?} ended with {m} remaining mutations", n.me));
+                return Err(format!(
+                    "{}: read {id:?} ended with {m} remaining mutations",
+                    n.me
+                ));
             }
             match r.outcome {
                 Outcome::Missing(x) => {
-                    return Err(format!("node {}: read {id:?}: Missing mutation {x:?}", n.me))
+                    return Err(format!(
+                        "node {}: read {id:?}: Missing mutation {x:?}",
+                        n.me
+                    ))
                 }
                 Outcome::Completed => {
                     if (m, s, a) != (0, 0, 0) {
@@ -198,7 +208,9 @@ fn run_with(seed: u64, ops: &[(u64, Op)], p: MtParams) -> Result<(), String> {
     }
     let issued: usize = e.sim.nodes.iter().map(|s| s.state.client_reads.len()).sum();
     if reads != issued && !lossy {
-        return Err(format!("{issued} reads issued, {reads} reached their data node"));
+        return Err(format!(
+            "{issued} reads issued, {reads} reached their data node"
+        ));
     }
     Ok(())
 }
@@ -249,5 +261,8 @@ fn the_checker_catches_bug_1() {
         ..MtParams::default()
     };
     let err = run_with(1, &ops, buggy).unwrap_err();
-    assert!(err.contains("timed out") && err.contains("no message lost"), "{err}");
+    assert!(
+        err.contains("timed out") && err.contains("no message lost"),
+        "{err}"
+    );
 }

@@ -2,9 +2,9 @@
 //! changes.
 
 use super::offsets::MutId;
-use super::{MtNode, MutationTracking, Task, MSG_KINDS, READ_STAGE};
-use crate::engine::Protocol;
+use super::{MtNode, MutationTracking, MSG_KINDS, READ_STAGE};
 use crate::engine::trace::LogLevel;
+use crate::engine::Protocol;
 use crate::engine::{Ctx, NodeId};
 use crate::model::CommandSpec;
 
@@ -113,9 +113,7 @@ impl MutationTracking {
         let verb = words.next().unwrap_or("");
         let rest: Vec<&str> = words.collect();
         let node_id = |w: &str| -> Result<NodeId, String> {
-            ctx.topo
-                .resolve(w)
-                .map_err(|e| format!("`{verb}`: {e}"))
+            ctx.topo.resolve(w).map_err(|e| format!("`{verb}`: {e}"))
         };
         let extra = |n: usize| -> Result<(), String> {
             if rest.len() > n {
@@ -130,7 +128,7 @@ impl MutationTracking {
                 if !node.is_participant(ctx.me) {
                     return Err(format!(
                         "`write`: {} is not a replica of the shard (rf = {}); write from one of the first {} nodes",
-                        ctx.name(ctx.me).to_string(),
+                        self.nm(ctx, ctx.me),
                         node.participants,
                         node.participants
                     ));
@@ -144,7 +142,7 @@ impl MutationTracking {
                     } else {
                         Err(format!(
                             "`read`: {} is not a replica (rf = {}); pick data and summary nodes among the first {}",
-                            ctx.name(id).to_string(),
+                            self.nm(ctx, id),
                             node.participants,
                             node.participants
                         ))
@@ -160,7 +158,7 @@ impl MutationTracking {
                     if id == data || summary.contains(&id) {
                         return Err(format!(
                             "`read`: {} is listed twice; name each node once",
-                            ctx.name(id).to_string()
+                            self.nm(ctx, id)
                         ));
                     }
                     summary.push(id);
@@ -236,7 +234,12 @@ impl MutationTracking {
         })
     }
 
-    pub(super) fn command(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, cmd: &str) -> Result<(), String> {
+    pub(super) fn command(
+        &self,
+        node: &mut MtNode,
+        ctx: &mut Ctx<Self>,
+        cmd: &str,
+    ) -> Result<(), String> {
         match self.parse(node, ctx, cmd)? {
             Cmd::Write(row) => self.write(node, ctx, row.as_deref()),
             Cmd::Read(data, summary) => {
@@ -279,7 +282,13 @@ impl MutationTracking {
         Ok(())
     }
 
-    fn release(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, k: &'static str, from: Option<NodeId>) {
+    fn release(
+        &self,
+        node: &mut MtNode,
+        ctx: &mut Ctx<Self>,
+        k: &'static str,
+        from: Option<NodeId>,
+    ) {
         let held = std::mem::take(&mut node.held);
         let (go, stay): (Vec<_>, Vec<_>) = held
             .into_iter()
@@ -293,10 +302,4 @@ impl MutationTracking {
             self.dispatch(node, ctx, f, m);
         }
     }
-}
-
-/// Parked tasks keep their stage (`Task` -> executor) when resubmitted.
-#[allow(dead_code)]
-fn _stage(t: &Task) -> u8 {
-    MutationTracking::stage_of(t)
 }

@@ -17,12 +17,12 @@ mod node;
 pub mod offsets;
 pub mod params;
 mod recon;
-mod view;
 #[cfg(test)]
 mod tests;
+mod view;
 
 pub use node::{
-    ClientRead, Delivery, LogState, LogSummary, Mutation, MtNode, Outcome, ReadId, Recon, Summary,
+    ClientRead, Delivery, LogState, LogSummary, MtNode, Mutation, Outcome, ReadId, Recon, Summary,
 };
 pub use params::{CountMode, MtParams};
 
@@ -166,7 +166,7 @@ impl MutationTracking {
             }
             ctx.log(
                 LogLevel::Info,
-                format_args!("duplicate-next: {kind} to {} sent twice", ctx.name(to).to_string()),
+                format_args!("duplicate-next: {kind} to {} sent twice", self.nm(ctx, to)),
             );
             ctx.send(to, msg.clone());
         }
@@ -174,7 +174,7 @@ impl MutationTracking {
     }
 
     fn fmt_id(&self, ctx: &Ctx<Self>, id: MutId) -> String {
-        format!("{}:{}", ctx.name(id.log).to_string(), id.offset)
+        format!("{}:{}", self.nm(ctx, id.log), id.offset)
     }
 
     /// `TrackedWriteRequest`: a write coordinated by this node.
@@ -184,7 +184,7 @@ impl MutationTracking {
         let id = MutId::new(ctx.me, offset);
         let row = row
             .map(str::to_string)
-            .unwrap_or_else(|| format!("{}:{offset}", ctx.name(ctx.me).to_string()));
+            .unwrap_or_else(|| format!("{}:{offset}", self.nm(ctx, ctx.me)));
         let m = Mutation { id, row };
         node.writes.insert(
             offset,
@@ -244,7 +244,9 @@ impl MutationTracking {
             node.data.insert(id, m.row.clone());
             ctx.log(
                 LogLevel::Debug,
-                format_args!("applyInternalTracked {sid} via {via}: journaled, startWriting = true, applied"),
+                format_args!(
+                    "applyInternalTracked {sid} via {via}: journaled, startWriting = true, applied"
+                ),
             );
             ctx.submit(MUTATION_STAGE, Task::Finish { m, via }, None);
             return;
@@ -366,7 +368,7 @@ impl MutationTracking {
                 format_args!(
                     "ActiveLogReconciler: {} unacknowledged by {}, PUSH_MUTATION_REQ",
                     self.fmt_id(ctx, m.id),
-                    ctx.name(p).to_string()
+                    self.nm(ctx, p)
                 ),
             );
             self.send(node, ctx, p, Msg::PushMutationReq(m.clone()));
@@ -451,7 +453,7 @@ impl Protocol for MutationTracking {
             }
             ctx.log(
                 LogLevel::Info,
-                format_args!("drop-next: {kind} from {} dropped", ctx.name(from).to_string()),
+                format_args!("drop-next: {kind} from {} dropped", self.nm(ctx, from)),
             );
             ctx.discard();
             return;
@@ -459,7 +461,7 @@ impl Protocol for MutationTracking {
         if node.holding.contains(kind) {
             ctx.log(
                 LogLevel::Info,
-                format_args!("hold: {kind} from {} held", ctx.name(from).to_string()),
+                format_args!("hold: {kind} from {} held", self.nm(ctx, from)),
             );
             node.held.push((from, msg));
             return;
@@ -540,18 +542,7 @@ impl Protocol for MutationTracking {
     }
 
     fn msg_label(&self, msg: &Msg) -> &'static str {
-        match msg {
-            Msg::MutationReq(_) => MSG_KINDS[0],
-            Msg::MutationRsp(_) => MSG_KINDS[1],
-            Msg::PushMutationReq(_) => MSG_KINDS[2],
-            Msg::BroadcastLogOffsets(_) => MSG_KINDS[3],
-            Msg::TrackedDataReadReq { .. } => MSG_KINDS[4],
-            Msg::TrackedSummaryReq { .. } => MSG_KINDS[5],
-            Msg::TrackedSummaryRsp { .. } => MSG_KINDS[6],
-            Msg::PullMutationsReq { .. } => MSG_KINDS[7],
-            Msg::ReadReconcileAck { .. } => MSG_KINDS[8],
-            Msg::TrackedReadRsp { .. } => MSG_KINDS[9],
-        }
+        msg_kind(msg)
     }
 
     fn task_label(&self, task: &Task) -> &'static str {
@@ -618,7 +609,9 @@ impl Protocol for MutationTracking {
                 topo.name(*data_node),
                 names(summary_nodes)
             ),
-            Msg::TrackedSummaryRsp { read, summary: s, .. } => {
+            Msg::TrackedSummaryRsp {
+                read, summary: s, ..
+            } => {
                 format!("{}:{}", rid(*read), summary(s))
             }
             Msg::PullMutationsReq { log, offsets } => {
@@ -629,7 +622,12 @@ impl Protocol for MutationTracking {
                 read,
                 outcome,
                 rows,
-            } => format!("{} {} rows [{}]", rid(*read), outcome.as_str(), rows.join(",")),
+            } => format!(
+                "{} {} rows [{}]",
+                rid(*read),
+                outcome.as_str(),
+                rows.join(",")
+            ),
         }
     }
 
@@ -644,10 +642,25 @@ impl Protocol for MutationTracking {
     }
 }
 
-/// A message's kind label (the same as `Protocol::msg_label`).
-pub fn msg_kind(m: &Msg) -> &'static str {
-    MutationTracking {
-        p: MtParams::default(),
+/// A message's kind label (`Protocol::msg_label`).
+pub fn msg_kind(msg: &Msg) -> &'static str {
+    match msg {
+        Msg::MutationReq(_) => MSG_KINDS[0],
+        Msg::MutationRsp(_) => MSG_KINDS[1],
+        Msg::PushMutationReq(_) => MSG_KINDS[2],
+        Msg::BroadcastLogOffsets(_) => MSG_KINDS[3],
+        Msg::TrackedDataReadReq { .. } => MSG_KINDS[4],
+        Msg::TrackedSummaryReq { .. } => MSG_KINDS[5],
+        Msg::TrackedSummaryRsp { .. } => MSG_KINDS[6],
+        Msg::PullMutationsReq { .. } => MSG_KINDS[7],
+        Msg::ReadReconcileAck { .. } => MSG_KINDS[8],
+        Msg::TrackedReadRsp { .. } => MSG_KINDS[9],
     }
-    .msg_label(m)
+}
+
+impl MutationTracking {
+    /// A node's name, owned (log lines borrow `ctx` mutably while formatting).
+    fn nm(&self, ctx: &Ctx<Self>, id: NodeId) -> String {
+        ctx.name(id).to_string()
+    }
 }

@@ -35,10 +35,7 @@ impl Offsets {
         self.ranges.is_empty()
     }
     pub fn len(&self) -> u64 {
-        self.ranges
-            .iter()
-            .map(|(a, b)| (*b - *a) as u64 + 1)
-            .sum()
+        self.ranges.iter().map(|(a, b)| (*b - *a) as u64 + 1).sum()
     }
     pub fn ranges(&self) -> &[(u32, u32)] {
         &self.ranges
@@ -238,6 +235,9 @@ mod tests {
         assert_eq!(m.id_count(), 3);
         m.remove(MutId::new(2, 0));
         assert_eq!(m.0.len(), 1);
-        assert_eq!(m.ids().collect::<Vec<_>>(), vec![MutId::new(1, 0), MutId::new(1, 1)]);
+        assert_eq!(
+            m.ids().collect::<Vec<_>>(),
+            vec![MutId::new(1, 0), MutId::new(1, 1)]
+        );
     }
 }

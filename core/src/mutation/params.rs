@@ -95,7 +95,9 @@ impl MtParams {
             }
         }
         if self.broadcast_interval.0 != 0 && self.broadcast_interval.0 < 10 * US_PER_MS {
-            return Err("[params] broadcast_interval must be \"0s\" (off) or at least \"10ms\"".into());
+            return Err(
+                "[params] broadcast_interval must be \"0s\" (off) or at least \"10ms\"".into(),
+            );
         }
         if self.purge_interval.0 < 10 * US_PER_MS {
             return Err("[params] purge_interval must be at least \"10ms\"".into());

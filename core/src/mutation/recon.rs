@@ -23,7 +23,7 @@ use crate::engine::{Ctx, NodeId};
 
 impl MutationTracking {
     pub(super) fn rid(&self, ctx: &Ctx<Self>, r: ReadId) -> String {
-        format!("{}/r{}", ctx.name(r.coord).to_string(), r.seq)
+        format!("{}/r{}", self.nm(ctx, r.coord), r.seq)
     }
 
     pub(super) fn dispatch(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, from: NodeId, msg: Msg) {
@@ -103,7 +103,10 @@ impl MutationTracking {
                     } else {
                         ctx.log(
                             LogLevel::Warn,
-                            format_args!("PULL_MUTATIONS_REQ: {} not in the journal", self.fmt_id(ctx, id)),
+                            format_args!(
+                                "PULL_MUTATIONS_REQ: {} not in the journal",
+                                self.fmt_id(ctx, id)
+                            ),
                         );
                     }
                 }
@@ -152,10 +155,10 @@ impl MutationTracking {
             format_args!(
                 "TrackedRead {}: data node {}, summary nodes [{}]",
                 self.rid(ctx, read),
-                ctx.name(data_node).to_string(),
+                self.nm(ctx, data_node),
                 summary_nodes
                     .iter()
-                    .map(|n| ctx.name(*n).to_string())
+                    .map(|n| self.nm(ctx, *n))
                     .collect::<Vec<_>>()
                     .join(",")
             ),
@@ -250,7 +253,13 @@ impl MutationTracking {
     }
 
     /// `acceptLocalSummary`: send it to every other participant of the read, count it.
-    fn accept_local_summary(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, read: ReadId, summary: Summary) {
+    fn accept_local_summary(
+        &self,
+        node: &mut MtNode,
+        ctx: &mut Ctx<Self>,
+        read: ReadId,
+        summary: Summary,
+    ) {
         let r = &node.recons[&read];
         if r.outcome != Outcome::Pending {
             return;
@@ -317,16 +326,13 @@ impl MutationTracking {
             _ => 0,
         };
         r.accepting.insert(from, (summary, start));
-        let list: Vec<String> = missing
-            .ids()
-            .map(|id| self.fmt_id(ctx, id))
-            .collect();
+        let list: Vec<String> = missing.ids().map(|id| self.fmt_id(ctx, id)).collect();
         ctx.log(
             LogLevel::Info,
             format_args!(
                 "acceptRemoteSummary {} from {}: collectLocallyMissingMutations ({}) = [{}]",
                 self.rid(ctx, read),
-                ctx.name(from).to_string(),
+                self.nm(ctx, from),
                 if self.p.fix_collect_all_offsets {
                     "allOffsets"
                 } else {
@@ -360,7 +366,11 @@ impl MutationTracking {
         log: NodeId,
         offsets: Offsets,
     ) {
-        if node.recons.get(&read).is_none_or(|r| r.outcome != Outcome::Pending) {
+        if node
+            .recons
+            .get(&read)
+            .is_none_or(|r| r.outcome != Outcome::Pending)
+        {
             return;
         }
         let mut to_pull = Offsets::new();
@@ -398,11 +408,11 @@ impl MutationTracking {
             format_args!(
                 "pull {} log {} {offsets}: {registered} callback(s) registered, {first} first listener(s){}",
                 self.rid(ctx, read),
-                ctx.name(log).to_string(),
+                self.nm(ctx, log),
                 if to_pull.is_empty() {
                     String::from(", nothing to send")
                 } else {
-                    format!(", PULL_MUTATIONS_REQ {to_pull} to {}", ctx.name(pull_from).to_string())
+                    format!(", PULL_MUTATIONS_REQ {to_pull} to {}", self.nm(ctx, pull_from))
                 }
             ),
         );
@@ -434,20 +444,42 @@ impl MutationTracking {
         self.update(node, ctx, read, count as i32, -1, 0);
     }
 
-    pub(super) fn accept_mutation(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, read: ReadId, _id: MutId) {
-        if node.recons.get(&read).is_some_and(|r| r.outcome == Outcome::Pending) {
+    pub(super) fn accept_mutation(
+        &self,
+        node: &mut MtNode,
+        ctx: &mut Ctx<Self>,
+        read: ReadId,
+        _id: MutId,
+    ) {
+        if node
+            .recons
+            .get(&read)
+            .is_some_and(|r| r.outcome == Outcome::Pending)
+        {
             self.update(node, ctx, read, -1, 0, 0);
         }
     }
 
     fn accept_sync_ack(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, read: ReadId, _from: NodeId) {
-        if node.recons.get(&read).is_some_and(|r| r.outcome == Outcome::Pending) {
+        if node
+            .recons
+            .get(&read)
+            .is_some_and(|r| r.outcome == Outcome::Pending)
+        {
             self.update(node, ctx, read, 0, 0, -1);
         }
     }
 
     /// `updateRemainingAndMaybeComplete`.
-    fn update(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, read: ReadId, dm: i32, ds: i32, da: i32) {
+    fn update(
+        &self,
+        node: &mut MtNode,
+        ctx: &mut Ctx<Self>,
+        read: ReadId,
+        dm: i32,
+        ds: i32,
+        da: i32,
+    ) {
         let r = node.recons.get_mut(&read).expect("a pending read");
         let (m, s, a) = r.counters();
         let (m, s, a) = (
@@ -481,7 +513,10 @@ impl MutationTracking {
             r.finished_at = Some(ctx.now);
             ctx.log(
                 LogLevel::Info,
-                format_args!("{} reconciled here: READ_RECONCILE_ACK", self.rid(ctx, read)),
+                format_args!(
+                    "{} reconciled here: READ_RECONCILE_ACK",
+                    self.rid(ctx, read)
+                ),
             );
             self.send(node, ctx, dn, Msg::ReadReconcileAck { read });
             return;

@@ -105,7 +105,8 @@ pub fn load(text: &str, variant: &str, seed: Option<u64>) -> Loaded {
         })
         .collect();
     schedule.sort_by_key(|(t, _)| *t);
-    let seed = seed.unwrap_or_else(|| file.get("seed").and_then(|s| s.as_integer()).unwrap_or(1) as u64);
+    let seed =
+        seed.unwrap_or_else(|| file.get("seed").and_then(|s| s.as_integer()).unwrap_or(1) as u64);
     let sim = Sim::new(
         MutationTracking::new(p).unwrap(),
         topo,
@@ -129,7 +130,10 @@ fn at_of(e: &toml::Table, duration: u64) -> u64 {
 }
 
 pub fn query(engine: &Engine<MutationTracking>, e: &toml::Table) -> Result<QValue, String> {
-    let node = |k: &str| e.get(k).map(|v| engine.sim.topo.resolve(v.as_str().unwrap()).unwrap());
+    let node = |k: &str| {
+        e.get(k)
+            .map(|v| engine.sim.topo.resolve(v.as_str().unwrap()).unwrap())
+    };
     let q = Query {
         view: e["view"].as_str().unwrap(),
         node: node("observer"),
@@ -138,7 +142,11 @@ pub fn query(engine: &Engine<MutationTracking>, e: &toml::Table) -> Result<QValu
         from: 0,
         key: e.get("key").and_then(|k| k.as_str()),
     };
-    engine.sim.proto.query(&engine.sim, &q).expect("one of the model's views")
+    engine
+        .sim
+        .proto
+        .query(&engine.sim, &q)
+        .expect("one of the model's views")
 }
 
 /// Run a variant and return the failed expectations.
@@ -197,9 +205,18 @@ fn every_scenario_variant_meets_its_expectations() {
 fn scenario_views_are_model_views() {
     for (name, text) in SCENARIOS {
         let file: toml::Table = toml::from_str(text).unwrap();
-        let mut all = file.get("expect").and_then(|a| a.as_array()).cloned().unwrap_or_default();
+        let mut all = file
+            .get("expect")
+            .and_then(|a| a.as_array())
+            .cloned()
+            .unwrap_or_default();
         for v in file["variants"].as_array().unwrap() {
-            all.extend(v.get("expect").and_then(|a| a.as_array()).cloned().unwrap_or_default());
+            all.extend(
+                v.get("expect")
+                    .and_then(|a| a.as_array())
+                    .cloned()
+                    .unwrap_or_default(),
+            );
         }
         assert!(!all.is_empty(), "{name} has no expectations");
         for e in all {
@@ -213,7 +230,9 @@ fn scenario_views_are_model_views() {
 /// must report it.
 #[test]
 fn a_wrong_expectation_is_reported() {
-    let text = SCENARIOS[0].1.replace("equals = \"timeout\"", "equals = \"completed\"");
+    let text = SCENARIOS[0]
+        .1
+        .replace("equals = \"timeout\"", "equals = \"completed\"");
     let f = check(&text, "buggy");
     assert_eq!(f.len(), 1, "{f:?}");
 }
@@ -307,7 +326,11 @@ fn views_json_has_the_panel_fields() {
     assert_eq!(read["requested"].as_array().unwrap().len(), 2);
     assert!(read["history"].as_array().unwrap().len() >= 4);
     assert!(n1["logs"].as_array().unwrap().len() >= 2);
-    assert!(n1["deliveries"].as_array().unwrap().iter().any(|d| d["new"] == false));
+    assert!(n1["deliveries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|d| d["new"] == false));
     let mut out = Vec::new();
     e.sim.proto.sample(&e.sim, &mut out);
     assert_eq!(out.len(), 4 * 3);

@@ -33,23 +33,79 @@ pub const VIEWS: &[&str] = &[
 ];
 
 const KINDS: &[MsgKind] = &[
-    MsgKind { label: "MUTATION_REQ", color: "#1c7ed6", about: "a tracked write to a replica" },
-    MsgKind { label: "MUTATION_RSP", color: "#74c0fc", about: "the replica witnessed the write" },
-    MsgKind { label: "PUSH_MUTATION_REQ", color: "#7048e8", about: "a write retry or a pulled mutation" },
-    MsgKind { label: "BROADCAST_LOG_OFFSETS", color: "#adb5bd", about: "what the sender has witnessed, per log" },
-    MsgKind { label: "TRACKED_DATA_READ_REQ", color: "#2b8a3e", about: "read: to the data node" },
-    MsgKind { label: "TRACKED_SUMMARY_REQ", color: "#69db7c", about: "read: to a summary node" },
-    MsgKind { label: "TRACKED_SUMMARY_RSP", color: "#f59f00", about: "a node's mutation summary, to the read's other nodes" },
-    MsgKind { label: "PULL_MUTATIONS_REQ", color: "#e8590c", about: "fetch the mutations a summary showed missing" },
-    MsgKind { label: "READ_RECONCILE_ACK", color: "#c2255c", about: "a summary node finished reconciling" },
-    MsgKind { label: "TRACKED_READ_RSP", color: "#343a40", about: "the data node's answer to the read's coordinator" },
+    MsgKind {
+        label: "MUTATION_REQ",
+        color: "#1c7ed6",
+        about: "a tracked write to a replica",
+    },
+    MsgKind {
+        label: "MUTATION_RSP",
+        color: "#74c0fc",
+        about: "the replica witnessed the write",
+    },
+    MsgKind {
+        label: "PUSH_MUTATION_REQ",
+        color: "#7048e8",
+        about: "a write retry or a pulled mutation",
+    },
+    MsgKind {
+        label: "BROADCAST_LOG_OFFSETS",
+        color: "#adb5bd",
+        about: "what the sender has witnessed, per log",
+    },
+    MsgKind {
+        label: "TRACKED_DATA_READ_REQ",
+        color: "#2b8a3e",
+        about: "read: to the data node",
+    },
+    MsgKind {
+        label: "TRACKED_SUMMARY_REQ",
+        color: "#69db7c",
+        about: "read: to a summary node",
+    },
+    MsgKind {
+        label: "TRACKED_SUMMARY_RSP",
+        color: "#f59f00",
+        about: "a node's mutation summary, to the read's other nodes",
+    },
+    MsgKind {
+        label: "PULL_MUTATIONS_REQ",
+        color: "#e8590c",
+        about: "fetch the mutations a summary showed missing",
+    },
+    MsgKind {
+        label: "READ_RECONCILE_ACK",
+        color: "#c2255c",
+        about: "a summary node finished reconciling",
+    },
+    MsgKind {
+        label: "TRACKED_READ_RSP",
+        color: "#343a40",
+        about: "the data node's answer to the read's coordinator",
+    },
 ];
 
 const SERIES: &[SeriesSpec] = &[
-    SeriesSpec { name: "remaining_mutations", title: "remaining mutations (pending reads)", per_node: true },
-    SeriesSpec { name: "remaining_summaries", title: "remaining summaries (pending reads)", per_node: true },
-    SeriesSpec { name: "remaining_sync_acks", title: "remaining sync acks (pending reads)", per_node: true },
-    SeriesSpec { name: "pending_listeners", title: "IncomingMutations callbacks", per_node: true },
+    SeriesSpec {
+        name: "remaining_mutations",
+        title: "remaining mutations (pending reads)",
+        per_node: true,
+    },
+    SeriesSpec {
+        name: "remaining_summaries",
+        title: "remaining summaries (pending reads)",
+        per_node: true,
+    },
+    SeriesSpec {
+        name: "remaining_sync_acks",
+        title: "remaining sync acks (pending reads)",
+        per_node: true,
+    },
+    SeriesSpec {
+        name: "pending_listeners",
+        title: "IncomingMutations callbacks",
+        per_node: true,
+    },
 ];
 
 pub fn fmt_id(topo: &Topology, id: MutId) -> String {
@@ -68,11 +124,7 @@ fn outcome_json(topo: &Topology, o: Outcome) -> Value {
 }
 
 impl MutationTracking {
-    fn read_of<'a>(
-        &self,
-        sim: &'a Sim<Self>,
-        q: &Query,
-    ) -> Result<(&'a MtNode, ReadId), String> {
+    fn read_of<'a>(&self, sim: &'a Sim<Self>, q: &Query) -> Result<(&'a MtNode, ReadId), String> {
         let n = q.need_node("node")?;
         let key = q.need_key("a read id such as \"r1\" or \"node1/r1\"")?;
         let node = &sim.nodes[n as usize].state;
@@ -96,7 +148,9 @@ impl MutationTracking {
 
     fn log_of(&self, sim: &Sim<Self>, q: &Query) -> Result<NodeId, String> {
         let key = q.need_key("the log's node, e.g. \"node2\"")?;
-        sim.topo.resolve(key).map_err(|e| format!("view `{}`: key: {e}", q.view))
+        sim.topo
+            .resolve(key)
+            .map_err(|e| format!("view `{}`: key: {e}", q.view))
     }
 
     fn query_inner(&self, sim: &Sim<Self>, q: &Query) -> Result<QValue, String> {
@@ -161,9 +215,11 @@ impl MutationTracking {
                     "listener_callbacks" => {
                         num(node.listeners.values().map(|l| l.callbacks.len()).sum())
                     }
-                    "orphaned_listeners" => {
-                        num(node.listeners.keys().filter(|id| node.is_orphaned(**id)).count())
-                    }
+                    "orphaned_listeners" => num(node
+                        .listeners
+                        .keys()
+                        .filter(|id| node.is_orphaned(**id))
+                        .count()),
                     "listeners_expired" => num(node.listeners_expired as usize),
                     "journal" => match q.key {
                         None => num(node.journal.len()),
@@ -206,9 +262,9 @@ impl MutationTracking {
 
 /// A mutation id as written in scenarios and views: "node2:0".
 pub fn parse_id(topo: &Topology, s: &str) -> Result<MutId, String> {
-    let (n, o) = s
-        .rsplit_once(':')
-        .ok_or_else(|| format!("\"{s}\" is not a mutation id; write LOG_NODE:OFFSET, e.g. \"node2:0\""))?;
+    let (n, o) = s.rsplit_once(':').ok_or_else(|| {
+        format!("\"{s}\" is not a mutation id; write LOG_NODE:OFFSET, e.g. \"node2:0\"")
+    })?;
     let log = topo.resolve(n)?;
     let offset = o
         .parse()
@@ -347,7 +403,11 @@ impl Model for MutationTracking {
         "Cassandra mutation tracking: tracked writes and reads, read reconciliation (CASSANDRA-21181)";
     const VIEWS: &'static [&'static str] = VIEWS;
 
-    fn build(params: toml::Table, section: Option<&toml::Table>, sc: &Scenario) -> Result<Self, String> {
+    fn build(
+        params: toml::Table,
+        section: Option<&toml::Table>,
+        sc: &Scenario,
+    ) -> Result<Self, String> {
         if section.is_some() {
             return Err("[mutation-tracking]: this model has no section of its own; put parameters under [params]".into());
         }
@@ -474,7 +534,13 @@ impl Model for MutationTracking {
             }
         }
         for s in &sim.nodes {
-            out.push(s.state.listeners.values().map(|l| l.callbacks.len()).sum::<usize>() as f64);
+            out.push(
+                s.state
+                    .listeners
+                    .values()
+                    .map(|l| l.callbacks.len())
+                    .sum::<usize>() as f64,
+            );
         }
     }
 
