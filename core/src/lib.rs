@@ -11,6 +11,7 @@ pub mod mutation;
 pub mod limits;
 pub mod model;
 pub mod pingpong;
+pub mod registry;
 pub mod rng;
 pub mod runner;
 pub mod scenario;

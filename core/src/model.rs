@@ -56,11 +56,11 @@ pub struct Query<'a> {
 impl Query<'_> {
     pub fn need_node(&self, what: &str) -> Result<NodeId, String> {
         self.node
-            .ok_or_else(|| format!("view `{}` needs `{what}` (observer = \"...\")", self.view))
+            .ok_or_else(|| format!("view `{}` needs `{what}`", self.view))
     }
     pub fn need_peer(&self) -> Result<NodeId, String> {
         self.peer
-            .ok_or_else(|| format!("view `{}` needs `peer = \"...\"`", self.view))
+            .ok_or_else(|| format!("view `{}` needs `peer`", self.view))
     }
     pub fn need_key(&self, what: &str) -> Result<&str, String> {
         self.key
