@@ -6,10 +6,9 @@
 
 pub mod engine;
 pub mod gossip;
-pub mod mutation;
-
 pub mod limits;
 pub mod model;
+pub mod mutation;
 pub mod pingpong;
 pub mod registry;
 pub mod rng;
