@@ -30,6 +30,7 @@ use crate::engine::trace::LogLevel;
 use crate::engine::{Ctx, NodeId, Protocol, Topology};
 use crate::time::Micros;
 use offsets::{MutId, Offsets};
+use rand::Rng;
 use std::fmt::Write;
 
 /// ReadStage and MutationStage.
@@ -135,6 +136,8 @@ pub enum Timer {
     Broadcast,
     /// Retry a write of this node's log that some replica has not acknowledged.
     WriteRetry(u32),
+    /// The next random operation (`load_interval`).
+    Load,
 }
 
 impl MutationTracking {
@@ -159,6 +162,19 @@ impl MutationTracking {
             return;
         }
         let kind = self.msg_label(&msg);
+        if self.p.duplicate > 0.0
+            && matches!(msg, Msg::MutationReq(_) | Msg::PushMutationReq(_))
+            && ctx.rng.random::<f64>() < self.p.duplicate
+        {
+            ctx.log(
+                LogLevel::Debug,
+                format_args!(
+                    "random duplicate: {kind} to {} sent twice",
+                    self.nm(ctx, to)
+                ),
+            );
+            ctx.send(to, msg.clone());
+        }
         if let Some(n) = node.dup_next.get_mut(kind) {
             *n -= 1;
             if *n == 0 {
@@ -171,6 +187,30 @@ impl MutationTracking {
             ctx.send(to, msg.clone());
         }
         ctx.send(to, msg);
+    }
+
+    fn next_load(&self, ctx: &mut Ctx<Self>) {
+        let mean = self.p.load_interval.0;
+        let at = ctx.now + ctx.rng.random_range(mean / 2..=mean + mean / 2);
+        if at <= self.p.load_for.0 {
+            ctx.set_timer(Timer::Load, at);
+        }
+    }
+
+    /// Random load: a tracked write, or a tracked read with this node as the data node and one
+    /// or two random other replicas as summary nodes.
+    fn random_op(&self, node: &mut MtNode, ctx: &mut Ctx<Self>) {
+        if ctx.rng.random::<f64>() < self.p.load_read_share {
+            let others: Vec<NodeId> = (0..node.participants).filter(|&i| i != ctx.me).collect();
+            let mut summary = vec![others[ctx.rng.random_range(0..others.len())]];
+            if others.len() > 1 && ctx.rng.random::<bool>() {
+                summary = others;
+            }
+            self.issue_read(node, ctx, ctx.me, summary);
+        } else {
+            self.write(node, ctx, None);
+        }
+        self.next_load(ctx);
     }
 
     fn fmt_id(&self, ctx: &Ctx<Self>, id: MutId) -> String {
@@ -421,8 +461,11 @@ impl Protocol for MutationTracking {
         }
     }
 
-    fn on_start(&self, _node: &mut MtNode, ctx: &mut Ctx<Self>, _first: bool) {
+    fn on_start(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, _first: bool) {
         ctx.set_timer(Timer::Purge, ctx.now + self.p.purge_interval.0);
+        if self.p.load_interval.0 > 0 && node.is_participant(ctx.me) {
+            self.next_load(ctx);
+        }
         if self.p.broadcast_interval.0 > 0 {
             ctx.set_timer(Timer::Broadcast, ctx.now + self.p.broadcast_interval.0);
         }
@@ -477,6 +520,7 @@ impl Protocol for MutationTracking {
             }
             Timer::Broadcast => self.broadcast(node, ctx),
             Timer::WriteRetry(offset) => self.retry_write(node, ctx, offset),
+            Timer::Load => self.random_op(node, ctx),
         }
     }
 
@@ -562,6 +606,7 @@ impl Protocol for MutationTracking {
             Timer::Purge => "purge",
             Timer::Broadcast => "broadcast",
             Timer::WriteRetry(_) => "write-retry",
+            Timer::Load => "load",
         }
     }
 

@@ -37,6 +37,17 @@ pub struct MtParams {
     pub purge_interval: Dur,
     /// Service time of one ReadStage / MutationStage task.
     pub task_us: Dur,
+    /// Random load (for sweeps): each replica issues a random operation every `load_interval`
+    /// on average (uniform in [interval/2, 3*interval/2]); "0s" = no random load.
+    pub load_interval: Dur,
+    /// Random load stops after this time, so the last reads can finish before the end.
+    pub load_for: Dur,
+    /// Share of random operations that are tracked reads (data node: this node; one or two
+    /// random summary nodes); the rest are tracked writes.
+    pub load_read_share: f64,
+    /// Probability that a MUTATION_REQ or PUSH_MUTATION_REQ is sent twice (a duplicate on the
+    /// wire, as a retry racing its original would give).
+    pub duplicate: f64,
 }
 
 impl Default for MtParams {
@@ -54,6 +65,10 @@ impl Default for MtParams {
             broadcast_interval: Dur(US_PER_S),
             purge_interval: Dur(US_PER_S),
             task_us: Dur(100),
+            load_interval: Dur(0),
+            load_for: Dur(0),
+            load_read_share: 0.3,
+            duplicate: 0.0,
         }
     }
 }
@@ -101,6 +116,17 @@ impl MtParams {
         }
         if self.purge_interval.0 < 10 * US_PER_MS {
             return Err("[params] purge_interval must be at least \"10ms\"".into());
+        }
+        if self.load_interval.0 != 0 && self.load_interval.0 < US_PER_MS {
+            return Err("[params] load_interval must be \"0s\" (off) or at least \"1ms\"".into());
+        }
+        for (name, x) in [
+            ("load_read_share", self.load_read_share),
+            ("duplicate", self.duplicate),
+        ] {
+            if !(0.0..=1.0).contains(&x) {
+                return Err(format!("[params] {name} = {x}: use a probability in 0..=1"));
+            }
         }
         if self.task_us.0 > US_PER_S {
             return Err("[params] task_us must be at most \"1s\"".into());

@@ -155,3 +155,33 @@ fn views_json_has_the_panel_fields() {
     let c = e.sim.proto.matrix_cell(&e.sim, 0, 1);
     assert_eq!(c.text, "1/1");
 }
+
+/// The random load of `mutation-tracking-sweep` is seeded, stops at `load_for`, and sends
+/// duplicates; without `load_interval` a node issues nothing by itself.
+#[test]
+fn random_load_is_seeded_bounded_and_duplicates() {
+    let sweep = || builtin::get("mutation-tracking-sweep").unwrap();
+    let ends = |seed| {
+        let mut run = start(sweep(), "fixed", Some(seed));
+        run.engine.run_until(20_000_000, u64::MAX).unwrap();
+        let at_load_end = run.engine.hash();
+        let e = engine(&run);
+        let offsets: Vec<u32> = e.sim.nodes.iter().map(|n| n.state.next_offset).collect();
+        let dups: u64 = e.sim.nodes.iter().map(|n| n.state.duplicates).sum();
+        run.engine.run_until(30_000_000, u64::MAX).unwrap();
+        let e = engine(&run);
+        let later: Vec<u32> = e.sim.nodes.iter().map(|n| n.state.next_offset).collect();
+        assert_eq!(offsets, later, "writes after load_for");
+        assert!(offsets.iter().all(|&o| o > 50), "{offsets:?}");
+        assert!(dups > 0);
+        at_load_end
+    };
+    assert_eq!(ends(3), ends(3));
+    assert_ne!(ends(3), ends(4));
+    let mut off = toml::Table::new();
+    off.insert("load_interval".into(), "0s".into());
+    let mut quiet = Run::new(sweep(), "fixed", None, &off, &RunOptions::default()).unwrap();
+    quiet.engine.run_until(30_000_000, u64::MAX).unwrap();
+    let e = engine(&quiet);
+    assert!(e.sim.nodes.iter().all(|n| n.state.next_offset == 0));
+}

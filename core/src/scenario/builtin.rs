@@ -54,6 +54,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../scenarios/mutation-tracking-basics.toml"),
     ),
     (
+        "mutation-tracking-sweep.toml",
+        include_str!("../../../scenarios/mutation-tracking-sweep.toml"),
+    ),
+    (
         "pingpong.toml",
         include_str!("../../../scenarios/pingpong.toml"),
     ),
