@@ -471,7 +471,10 @@ impl Model for MutationTracking {
 
     fn matrix(&self) -> Option<MatrixSpec> {
         Some(MatrixSpec {
-            title: "Has the row node witnessed the column node's log?",
+            title: "Witnessed offsets",
+            axes: "row: witness · column: coordinator log",
+            mark: None,
+            notable_by: "missing offsets on",
             legend: &[
                 ("#2b8a3e", "every offset written so far"),
                 ("#f59f00", "some offsets missing"),
@@ -505,11 +508,12 @@ impl Model for MutationTracking {
         Cell {
             class,
             text: format!("{have}/{written}"),
-            tip: format!(
+            mark: false,
+            tip: vec![format!(
                 "{} has witnessed {w} of {}'s log ({written} written)",
                 sim.topo.name(observer),
                 sim.topo.name(peer)
-            ),
+            )],
         }
     }
 
