@@ -193,8 +193,11 @@ fn pct(f: &Fraction) -> String {
     )
 }
 
-pub fn print_text(s: &Summary) {
-    println!(
+pub fn print_text(s: &Summary) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
         "{} [{}] seeds {}..{} on {} threads",
         s.scenario,
         s.variant,
@@ -202,13 +205,14 @@ pub fn print_text(s: &Summary) {
         s.first_seed + s.seeds - 1,
         s.jobs
     );
-    println!("  all expectations held: {}", pct(&s.all_passed));
+    let _ = writeln!(o, "  all expectations held: {}", pct(&s.all_passed));
     for e in &s.expectations {
-        println!("  {}  {}", pct(&e.held), e.name);
+        let _ = writeln!(o, "  {}  {}", pct(&e.held), e.name);
     }
-    println!("  metric                      mean       min       max   seeds with > 0 (95% CI)");
+    let _ = writeln!(o, "  metric                      mean       min       max   seeds with > 0 (95% CI)");
     for (k, m) in &s.metrics {
-        println!(
+        let _ = writeln!(
+        o,
             "  {:24} {:9.2} {:9.2} {:9.2}   {}",
             k,
             m.mean,
@@ -218,8 +222,9 @@ pub fn print_text(s: &Summary) {
         );
     }
     for e in &s.errors {
-        println!("  error: {e}");
+        let _ = writeln!(o, "  error: {e}");
     }
+    o
 }
 
 #[cfg(test)]
