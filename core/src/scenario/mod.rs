@@ -554,8 +554,17 @@ fn split_section(text: &str) -> Result<(std::borrow::Cow<'_, str>, Option<toml::
 }
 
 /// toml's messages start with "TOML parse error at line L, column C"; keep them, they name the place.
+/// The quoted source line is cut (a 1 MB line would otherwise be echoed whole).
 fn clean_toml_error(e: &str) -> String {
-    e.trim_end().to_string()
+    let mut out: Vec<String> = e
+        .trim_end()
+        .lines()
+        .map(|l| crate::text::clip(l, 160))
+        .collect();
+    if e.contains("recurs") {
+        out.push("the values are nested too deeply; flatten them".into());
+    }
+    out.join("\n")
 }
 
 fn build_topology(c: &ClusterSpec, limits: &Limits) -> Result<Topology, String> {
