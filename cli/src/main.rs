@@ -79,7 +79,7 @@ enum Cmd {
 }
 
 /// Bad input: exit 2 with the message on stderr.
-struct Bad(String);
+pub struct Bad(String);
 
 fn load(spec: &str) -> Result<Scenario, Bad> {
     use std::io::Read;
@@ -101,6 +101,22 @@ fn load(spec: &str) -> Result<Scenario, Bad> {
     } else {
         builtin::get(spec).map_err(|e| Bad(e.to_string()))
     }
+}
+
+/// The limits of a CLI run: the defaults, with `CLUSTERSCOPE_MAX_MEMORY_MB` setting the memory
+/// budget of each run (`Limits::max_memory_bytes`, 4 GiB by default).
+pub fn cli_limits() -> Result<Limits, Bad> {
+    let mut l = Limits::default();
+    if let Ok(v) = std::env::var("CLUSTERSCOPE_MAX_MEMORY_MB") {
+        let mb: usize = v.trim().parse().map_err(|_| {
+            Bad(format!(
+                "CLUSTERSCOPE_MAX_MEMORY_MB=\"{}\": expected a number of MiB",
+                clusterscope_core::text::clip(&v, 20)
+            ))
+        })?;
+        l.max_memory_bytes = mb.saturating_mul(1 << 20);
+    }
+    Ok(l)
 }
 
 fn overrides(set: &[String]) -> Result<toml::Table, Bad> {
@@ -178,7 +194,10 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
                         })
                     })
                     .collect();
-                emit(&format!("{}\n", serde_json::to_string_pretty(&v).expect("json")))?;
+                emit(&format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&v).expect("json")
+                ))?;
             } else {
                 let mut o = String::new();
                 for s in &all {
@@ -209,6 +228,7 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
             let variant = variant.unwrap_or_else(|| Run::default_variant(&s));
             let opts = RunOptions {
                 body_budget: if trace.is_some() { usize::MAX } else { 0 },
+                limits: cli_limits()?,
                 ..RunOptions::default()
             };
             let mut run = Run::new(s, &variant, seed, &overrides(&set)?, &opts).map_err(Bad)?;
@@ -247,7 +267,10 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
                 &variant,
                 Some(first_seed),
                 &ov,
-                &RunOptions::default(),
+                &RunOptions {
+                    limits: cli_limits()?,
+                    ..RunOptions::default()
+                },
             )
             .map_err(Bad)?;
             if seeds == 0 || seeds > 1_000_000 {
@@ -272,6 +295,7 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
                 seeds,
                 jobs,
                 until_of(&until)?,
+                &cli_limits()?,
             )
             .map_err(Bad)?;
             match format {

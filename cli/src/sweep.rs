@@ -75,6 +75,7 @@ struct One {
     metrics: BTreeMap<String, f64>,
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn sweep(
     s: &Scenario,
     variant: &str,
@@ -83,6 +84,7 @@ pub fn sweep(
     n: u64,
     jobs: usize,
     until: Option<u64>,
+    limits: &clusterscope_core::limits::Limits,
 ) -> Result<Summary, String> {
     let next = AtomicU64::new(0);
     let results: Mutex<Vec<Option<Result<One, String>>>> =
@@ -109,6 +111,7 @@ pub fn sweep(
                     ov,
                     &RunOptions {
                         body_budget: 0,
+                        limits: limits.clone(),
                         ..RunOptions::default()
                     },
                 )
@@ -209,10 +212,13 @@ pub fn print_text(s: &Summary) -> String {
     for e in &s.expectations {
         let _ = writeln!(o, "  {}  {}", pct(&e.held), e.name);
     }
-    let _ = writeln!(o, "  metric                      mean       min       max   seeds with > 0 (95% CI)");
+    let _ = writeln!(
+        o,
+        "  metric                      mean       min       max   seeds with > 0 (95% CI)"
+    );
     for (k, m) in &s.metrics {
         let _ = writeln!(
-        o,
+            o,
             "  {:24} {:9.2} {:9.2} {:9.2}   {}",
             k,
             m.mean,

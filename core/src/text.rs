@@ -64,7 +64,12 @@ pub fn scenario_text(file: &str, bytes: Vec<u8>, max: usize) -> Result<String, S
         let at = e.utf8_error().valid_up_to();
         let before = &e.as_bytes()[..at];
         let line = before.iter().filter(|b| **b == b'\n').count() + 1;
-        let col = at - before.iter().rposition(|b| *b == b'\n').map_or(0, |p| p + 1) + 1;
+        let col = at
+            - before
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |p| p + 1)
+            + 1;
         format!(
             "{file}: not UTF-8 text: invalid byte 0x{:02x} at line {line}, column {col}; save \
              the file as UTF-8",

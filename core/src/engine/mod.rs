@@ -571,7 +571,10 @@ impl<P: Protocol> Sim<P> {
             for e in &n.execs {
                 m.tasks += e.queue.len();
                 m.task_bytes += e.queue.capacity() * std::mem::size_of::<Queued<P::Task>>()
-                    + e.queue.iter().map(|q| self.proto.task_bytes(&q.task)).sum::<usize>()
+                    + e.queue
+                        .iter()
+                        .map(|q| self.proto.task_bytes(&q.task))
+                        .sum::<usize>()
                     + e.busy.as_ref().map_or(0, |t| self.proto.task_bytes(t));
             }
         }
@@ -583,8 +586,8 @@ impl<P: Protocol> Sim<P> {
                 .map(|f| self.proto.msg_bytes(&f.msg))
                 .sum::<usize>();
         m.events = self.queue.len();
-        m.event_bytes = self.queue.len() * std::mem::size_of::<Entry<P>>()
-            + std::mem::size_of::<Self>();
+        m.event_bytes =
+            self.queue.len() * std::mem::size_of::<Entry<P>>() + std::mem::size_of::<Self>();
         m
     }
 
@@ -1635,14 +1638,29 @@ impl<P: Protocol> Engine<P> {
             return Ok(());
         }
         let mut parts = [
-            (trace, format!("the trace {} ({} records)", mb(trace), self.trace.recs.len())),
+            (
+                trace,
+                format!(
+                    "the trace {} ({} records)",
+                    mb(trace),
+                    self.trace.recs.len()
+                ),
+            ),
             (
                 ckpts,
-                format!("checkpoints {} ({} copies of the state)", mb(ckpts), self.checkpoints.len()),
+                format!(
+                    "checkpoints {} ({} copies of the state)",
+                    mb(ckpts),
+                    self.checkpoints.len()
+                ),
             ),
             (
                 m.in_flight_bytes,
-                format!("messages in flight {} ({})", mb(m.in_flight_bytes), m.in_flight),
+                format!(
+                    "messages in flight {} ({})",
+                    mb(m.in_flight_bytes),
+                    m.in_flight
+                ),
             ),
             (
                 m.task_bytes,
@@ -1654,8 +1672,12 @@ impl<P: Protocol> Engine<P> {
             ),
             (m.nodes, format!("node state {}", mb(m.nodes))),
         ];
-        parts.sort_by(|a, b| b.0.cmp(&a.0));
-        let list: Vec<&str> = parts.iter().filter(|p| p.0 > 0).map(|p| p.1.as_str()).collect();
+        parts.sort_by_key(|p| std::cmp::Reverse(p.0));
+        let list: Vec<&str> = parts
+            .iter()
+            .filter(|p| p.0 > 0)
+            .map(|p| p.1.as_str())
+            .collect();
         let hint = if parts[0].0 == trace {
             self.what_fits(total as f64 / budget as f64)
         } else {

@@ -447,7 +447,6 @@ impl Recs {
     /// Records per storage chunk: unused capacity is always less than this.
     pub const CHUNK_RECORDS: usize = CHUNK;
 
-
     pub fn new() -> Self {
         Recs::default()
     }

@@ -105,9 +105,12 @@ pub enum Verb {
 
 /// `settimeout misc <ms>`: 1 to 3,600,000 ms.
 fn parse_timeout_ms(ms: &str) -> Result<u64, String> {
-    let ms: u64 = ms
-        .parse()
-        .map_err(|_| format!("\"{}\" is not a number of milliseconds", crate::text::clip(ms, 40)))?;
+    let ms: u64 = ms.parse().map_err(|_| {
+        format!(
+            "\"{}\" is not a number of milliseconds",
+            crate::text::clip(ms, 40)
+        )
+    })?;
     if ms == 0 || ms > 3_600_000 {
         return Err(format!("timeout {ms} ms is out of range (1..=3600000)"));
     }
@@ -1754,12 +1757,19 @@ impl Protocol for Gossip {
                 node.edit_me(|me| {
                     me.hb.generation = generation;
                     me.recompute();
-                    me.put(AppState { key: "STATUS".into(), value: "NORMAL".into(), version: v });
+                    me.put(AppState {
+                        key: "STATUS".into(),
+                        value: "NORMAL".into(),
+                        version: v,
+                    });
                 });
                 let hb = node.next_version();
                 node.edit_me(|me| me.set_hb_version(hb));
                 node.enabled = true;
-                ctx.log(LogLevel::Info, format_args!("Gossip enabled with generation {generation}"));
+                ctx.log(
+                    LogLevel::Info,
+                    format_args!("Gossip enabled with generation {generation}"),
+                );
                 ctx.set_timer(GTimer::Round, ctx.now + self.p.gossip_interval.0);
                 Ok(())
             }

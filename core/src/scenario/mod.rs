@@ -378,7 +378,9 @@ impl Scenario {
             let n = v.name.chars().count();
             if v.name.trim().is_empty()
                 || n > 64
-                || v.name.chars().any(|c| c.is_control() || crate::text::is_bidi(c))
+                || v.name
+                    .chars()
+                    .any(|c| c.is_control() || crate::text::is_bidi(c))
             {
                 return Err(err(format!(
                     "variants[{i}].name: \"{}\" must be 1-64 characters, not blank, without \
@@ -780,9 +782,10 @@ pub fn check_process_states(topo: &Topology, items: &[Timed]) -> Result<(), Stri
             (Action::Stop { .. }, Known::Stopped) => Some(refuse("stop", "stopped")),
             (Action::Restart { .. }, Known::Stopped) => Some(refuse("restart", "stopped")),
             (Action::Stop { .. } | Action::Restart { .. }, _) => Some(Ok(Known::Unsure)),
-            (Action::Command { command, .. }, Known::Stopped) => {
-                Some(refuse(&format!("run \"{}\" on", crate::text::clip(command, 40)), "stopped"))
-            }
+            (Action::Command { command, .. }, Known::Stopped) => Some(refuse(
+                &format!("run \"{}\" on", crate::text::clip(command, 40)),
+                "stopped",
+            )),
             _ => None,
         };
         match next {
@@ -921,10 +924,16 @@ fn check_expect(
         ));
     };
     let missing = [
-        (needs.node && e.observer.is_none(), "`observer = \"<node>\"`"),
+        (
+            needs.node && e.observer.is_none(),
+            "`observer = \"<node>\"`",
+        ),
         (needs.peer && e.peer.is_none(), "`peer = \"<node>\"`"),
         (needs.key && e.key.is_none(), "`key = \"...\"`"),
-        (needs.contains && e.contains.is_none(), "`contains = \"...\"`"),
+        (
+            needs.contains && e.contains.is_none(),
+            "`contains = \"...\"`",
+        ),
     ];
     if let Some((_, what)) = missing.iter().find(|m| m.0) {
         return Err(format!(
@@ -932,13 +941,15 @@ fn check_expect(
             e.view
         ));
     }
-    let after_end = |t: &TimeRef, field: &str| match t {
+    let after_end = |t: &TimeRef, field: &str| {
+        match t {
         TimeRef::At(x) if *x > dur => Err(format!(
             "`{field}` {} is after the end of the run ({}); use a time up to the duration or \"end\"",
             fmt_duration(*x),
             fmt_duration(dur)
         )),
         _ => Ok(()),
+    }
     };
     if let Some(a) = &e.at {
         after_end(a, "at")?;
