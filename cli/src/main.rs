@@ -79,17 +79,44 @@ enum Cmd {
 }
 
 /// Bad input: exit 2 with the message on stderr.
-struct Bad(String);
+pub struct Bad(String);
 
 fn load(spec: &str) -> Result<Scenario, Bad> {
+    use std::io::Read;
     let path = Path::new(spec);
     if path.exists() || spec.ends_with(".toml") {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| Bad(format!("{spec}: cannot read: {e}")))?;
-        Scenario::parse(spec, &text, &Limits::default()).map_err(|e| Bad(e.to_string()))
+        let limits = Limits::default();
+        // At most the limit and one byte: a bigger file (or /dev/zero) is refused by size
+        // without reading it all.
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| {
+                f.take(limits.max_scenario_bytes as u64 + 1)
+                    .read_to_end(&mut bytes)
+            })
+            .map_err(|e| Bad(format!("{spec}: cannot read: {e}")))?;
+        let text = clusterscope_core::text::scenario_text(spec, bytes, limits.max_scenario_bytes)
+            .map_err(Bad)?;
+        Scenario::parse(spec, &text, &limits).map_err(|e| Bad(e.to_string()))
     } else {
         builtin::get(spec).map_err(|e| Bad(e.to_string()))
     }
+}
+
+/// The limits of a CLI run: the defaults, with `CLUSTERSCOPE_MAX_MEMORY_MB` setting the memory
+/// budget of each run (`Limits::max_memory_bytes`, 4 GiB by default).
+pub fn cli_limits() -> Result<Limits, Bad> {
+    let mut l = Limits::default();
+    if let Ok(v) = std::env::var("CLUSTERSCOPE_MAX_MEMORY_MB") {
+        let mb: usize = v.trim().parse().map_err(|_| {
+            Bad(format!(
+                "CLUSTERSCOPE_MAX_MEMORY_MB=\"{}\": expected a number of MiB",
+                clusterscope_core::text::clip(&v, 20)
+            ))
+        })?;
+        l.max_memory_bytes = mb.saturating_mul(1 << 20);
+    }
+    Ok(l)
 }
 
 fn overrides(set: &[String]) -> Result<toml::Table, Bad> {
@@ -107,16 +134,32 @@ fn until_of(u: &Option<String>) -> Result<Option<u64>, Bad> {
         .transpose()
 }
 
-fn print_text(r: &Report) {
-    println!("{} [{}] seed {}", r.scenario, r.variant, r.seed);
-    println!(
+/// Write to stdout; a closed pipe (`| head`, `| true`) ends the output quietly.
+fn emit(text: &str) -> Result<(), Bad> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Bad(format!("cannot write the output: {e}")))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn print_text(r: &Report) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    let _ = writeln!(o, "{} [{}] seed {}", r.scenario, r.variant, r.seed);
+    let _ = writeln!(
+        o,
         "  ran to {} in {} events, trace_hash {}",
         fmt_time(r.end_time_us),
         r.events,
         r.trace_hash
     );
     for e in &r.expectations {
-        println!(
+        let _ = writeln!(
+            o,
             "  {} {} -- {}",
             if e.passed { "PASS" } else { "FAIL" },
             e.name,
@@ -124,8 +167,9 @@ fn print_text(r: &Report) {
         );
     }
     let metrics: Vec<String> = r.metrics.iter().map(|(k, v)| format!("{k} {v}")).collect();
-    println!("  metrics: {}", metrics.join(", "));
-    println!(
+    let _ = writeln!(o, "  metrics: {}", metrics.join(", "));
+    let _ = writeln!(
+        o,
         "{}",
         if r.passed {
             "all expectations hold"
@@ -133,6 +177,7 @@ fn print_text(r: &Report) {
             "SOME EXPECTATIONS FAILED"
         }
     );
+    o
 }
 
 fn real_main(cli: Cli) -> Result<bool, Bad> {
@@ -149,12 +194,16 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
                         })
                     })
                     .collect();
-                println!("{}", serde_json::to_string_pretty(&v).expect("json"));
+                emit(&format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&v).expect("json")
+                ))?;
             } else {
+                let mut o = String::new();
                 for s in &all {
-                    println!("{:34} {}", s.raw.name, s.raw.title);
-                    println!(
-                        "{:34} {}, nodes {}, {}, variants: {}",
+                    o += &format!("{:34} {}\n", s.raw.name, s.raw.title);
+                    o += &format!(
+                        "{:34} {}, nodes {}, {}, variants: {}\n",
                         "",
                         s.raw.protocol,
                         s.topo.len(),
@@ -162,6 +211,7 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
                         s.variant_names().join(", ")
                     );
                 }
+                emit(&o)?;
             }
             Ok(true)
         }
@@ -178,6 +228,7 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
             let variant = variant.unwrap_or_else(|| Run::default_variant(&s));
             let opts = RunOptions {
                 body_budget: if trace.is_some() { usize::MAX } else { 0 },
+                limits: cli_limits()?,
                 ..RunOptions::default()
             };
             let mut run = Run::new(s, &variant, seed, &overrides(&set)?, &opts).map_err(Bad)?;
@@ -189,10 +240,11 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
                 trace_out::write(&run, &path).map_err(|e| Bad(format!("--trace {path}: {e}")))?;
             }
             match format {
-                Format::Json => {
-                    println!("{}", serde_json::to_string_pretty(&report).expect("json"))
-                }
-                Format::Text => print_text(&report),
+                Format::Json => emit(&format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&report).expect("json")
+                ))?,
+                Format::Text => emit(&print_text(&report))?,
             }
             Ok(report.passed)
         }
@@ -215,11 +267,22 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
                 &variant,
                 Some(first_seed),
                 &ov,
-                &RunOptions::default(),
+                &RunOptions {
+                    limits: cli_limits()?,
+                    ..RunOptions::default()
+                },
             )
             .map_err(Bad)?;
             if seeds == 0 || seeds > 1_000_000 {
                 return Err(Bad(format!("--seeds {seeds}: use 1 to 1000000")));
+            }
+            if first_seed.checked_add(seeds - 1).is_none() {
+                return Err(Bad(format!(
+                    "--first-seed {first_seed} with --seeds {seeds}: the last seed would pass \
+                     2^64-1 ({}); use --first-seed {} or less",
+                    u64::MAX,
+                    u64::MAX - (seeds - 1)
+                )));
             }
             let jobs = jobs
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -232,13 +295,21 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
                 seeds,
                 jobs,
                 until_of(&until)?,
+                &cli_limits()?,
             )
             .map_err(Bad)?;
             match format {
-                Format::Json => {
-                    println!("{}", serde_json::to_string_pretty(&summary).expect("json"))
-                }
-                Format::Text => sweep::print_text(&summary),
+                Format::Json => emit(&format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&summary).expect("json")
+                ))?,
+                Format::Text => emit(&sweep::print_text(&summary))?,
+            }
+            if summary.all_passed.runs == 0 {
+                return Err(Bad(format!(
+                    "every one of the {seeds} seeds failed to run; the first: {}",
+                    summary.errors.first().map_or("", |e| e.as_str())
+                )));
             }
             Ok(true)
         }

@@ -75,6 +75,7 @@ struct One {
     metrics: BTreeMap<String, f64>,
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn sweep(
     s: &Scenario,
     variant: &str,
@@ -83,6 +84,7 @@ pub fn sweep(
     n: u64,
     jobs: usize,
     until: Option<u64>,
+    limits: &clusterscope_core::limits::Limits,
 ) -> Result<Summary, String> {
     let next = AtomicU64::new(0);
     let results: Mutex<Vec<Option<Result<One, String>>>> =
@@ -109,6 +111,7 @@ pub fn sweep(
                     ov,
                     &RunOptions {
                         body_budget: 0,
+                        limits: limits.clone(),
                         ..RunOptions::default()
                     },
                 )
@@ -193,8 +196,11 @@ fn pct(f: &Fraction) -> String {
     )
 }
 
-pub fn print_text(s: &Summary) {
-    println!(
+pub fn print_text(s: &Summary) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
         "{} [{}] seeds {}..{} on {} threads",
         s.scenario,
         s.variant,
@@ -202,13 +208,17 @@ pub fn print_text(s: &Summary) {
         s.first_seed + s.seeds - 1,
         s.jobs
     );
-    println!("  all expectations held: {}", pct(&s.all_passed));
+    let _ = writeln!(o, "  all expectations held: {}", pct(&s.all_passed));
     for e in &s.expectations {
-        println!("  {}  {}", pct(&e.held), e.name);
+        let _ = writeln!(o, "  {}  {}", pct(&e.held), e.name);
     }
-    println!("  metric                      mean       min       max   seeds with > 0 (95% CI)");
+    let _ = writeln!(
+        o,
+        "  metric                      mean       min       max   seeds with > 0 (95% CI)"
+    );
     for (k, m) in &s.metrics {
-        println!(
+        let _ = writeln!(
+            o,
             "  {:24} {:9.2} {:9.2} {:9.2}   {}",
             k,
             m.mean,
@@ -218,8 +228,9 @@ pub fn print_text(s: &Summary) {
         );
     }
     for e in &s.errors {
-        println!("  error: {e}");
+        let _ = writeln!(o, "  error: {e}");
     }
+    o
 }
 
 #[cfg(test)]

@@ -169,3 +169,136 @@ fn sweep_reports_fractions_with_intervals() {
     assert!(e["ci95_low"].as_f64().unwrap() <= e["fraction"].as_f64().unwrap());
     assert!(v["metrics"]["down_pairs"]["mean"].is_number());
 }
+
+// ---- issue 13 ----
+
+fn write_tmp(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("clusterscope-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+/// A closed stdout (`| true`, `| head`) ends quietly: no panic (exit 101), no message.
+#[test]
+fn closed_stdout_ends_quietly() {
+    use std::process::{Command as Std, Stdio};
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin("clusterscope"))
+        .args(["run", "cassandra-21636-packet-loss", "--format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader is gone before anything is written
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(101), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// At most the limit plus one byte is read: /dev/zero is refused by size, at once.
+#[test]
+fn endless_input_is_refused_by_size() {
+    let a = cs()
+        .args(["run", "/dev/zero"])
+        .timeout(std::time::Duration::from_secs(30))
+        .assert()
+        .code(2);
+    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(
+        err.contains("/dev/zero") && err.contains("the limit is 1048576 bytes"),
+        "{err}"
+    );
+}
+
+/// One UTF-8 rule for the CLI and the app (`text::scenario_text`): the error names the place.
+#[test]
+fn non_utf8_file_names_line_and_column() {
+    let p = write_tmp("latin1.toml", b"name = \"x\"\ntitle = \"caf\xe9\"\n");
+    let a = cs().arg("run").arg(&p).assert().code(2);
+    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(
+        err.contains("not UTF-8") && err.contains("line 2, column 13") && err.contains("0xe9"),
+        "{err}"
+    );
+}
+
+#[test]
+fn sweep_exits_2_when_every_seed_errors() {
+    // Each seed's run stops at a recorded step it never reaches.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scenarios/cassandra-21636-packet-loss.toml"
+    ))
+    .unwrap();
+    let text = format!(
+        "{text}\n[[recorded]]\nstep = 900000000\nat = \"11m\"\naction = \"kill\"\nnode = \"A\"\n"
+    );
+    let p = write_tmp("never.toml", text.as_bytes());
+    let a = cs()
+        .arg("sweep")
+        .arg(&p)
+        .args(["--seeds", "2", "--jobs", "1", "--variant", "fixed"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(
+        err.contains("every one of the 2 seeds failed") && err.contains("never reached"),
+        "{err}"
+    );
+}
+
+#[test]
+fn sweep_refuses_seeds_past_2_pow_64() {
+    let a = cs()
+        .args([
+            "sweep",
+            "cassandra-21636-packet-loss",
+            "--seeds",
+            "3",
+            "--first-seed",
+            "18446744073709551615",
+        ])
+        .assert()
+        .code(2);
+    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(
+        err.contains("--first-seed") && err.contains("18446744073709551613"),
+        "{err}"
+    );
+}
+
+/// A run whose state grows past the memory budget stops with exit 2 and a message naming what
+/// grew, instead of the allocator aborting (here: a GossipStage ten thousand times slower than
+/// its input).
+#[test]
+fn a_run_that_outgrows_memory_exits_2_naming_what_grew() {
+    let text = r#"name = "backlog"
+title = "A stage that never drains"
+protocol = "gossip"
+duration = "6h"
+
+[cluster]
+generate = { count = 40 }
+
+[params]
+stage_msg_cost = "10s"
+
+[[variants]]
+name = "only"
+"#;
+    let p = write_tmp("backlog.toml", text.as_bytes());
+    let a = cs()
+        .arg("run")
+        .arg(&p)
+        .env("CLUSTERSCOPE_MAX_MEMORY_MB", "64")
+        .timeout(std::time::Duration::from_secs(120))
+        .assert()
+        .code(2);
+    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(
+        err.contains("limit reached: memory") && err.contains("over its budget of 68 MB"),
+        "{err}"
+    );
+}

@@ -15,6 +15,7 @@ pub mod rng;
 pub mod runner;
 pub mod scenario;
 pub mod session;
+pub mod text;
 
 pub mod time;
 

@@ -20,6 +20,18 @@ pub struct Limits {
     /// fit, between `MIN_CHECKPOINTS` and `MAX_CHECKPOINTS` (`engine`). Not an error when small:
     /// jumps replay more.
     pub max_checkpoint_bytes: usize,
+    /// Memory for a whole run: the trace, the checkpoints and the simulated state (messages in
+    /// flight, queued events and tasks, per-node tables), as the run grows. Checked every
+    /// `engine::MEMORY_CHECK_STEPS` steps and at every checkpoint; a run that would use more stops
+    /// with `SimError::Limit` naming what grew. The accounting is approximate: the real heap stays
+    /// within `MEMORY_MARGIN` of it (`tests/tests/memory.rs` checks that with random scenarios).
+    pub max_memory_bytes: usize,
+}
+
+/// How far the allocated heap may exceed `Limits::max_memory_bytes`: a quarter of it plus 64 MiB
+/// (allocator slack, growth between two checks, what the accounting leaves out).
+pub const fn memory_margin(budget: usize) -> usize {
+    budget / 4 + (64 << 20)
 }
 
 impl Default for Limits {
@@ -37,6 +49,7 @@ impl Default for Limits {
             max_expectations: 1_000,
             max_scenario_bytes: 1 << 20,
             max_checkpoint_bytes: 2 << 30,
+            max_memory_bytes: 4 << 30,
         }
     }
 }
@@ -51,6 +64,8 @@ impl Limits {
             max_events: 20_000_000,
             max_trace_records: 5_000_000,
             max_checkpoint_bytes: 1 << 30,
+            // wasm32's heap ends at 4 GiB; with the margin, a run stays below ~2.6 GiB.
+            max_memory_bytes: 2 << 30,
             ..Limits::default()
         }
     }

@@ -68,6 +68,35 @@ impl Query<'_> {
     }
 }
 
+/// What a view's query needs besides its name: checked when a scenario is loaded, so an
+/// expectation that could never be evaluated is bad input, not a failed check.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ViewNeeds {
+    /// `observer = "..."` (alias `node`).
+    pub node: bool,
+    pub peer: bool,
+    pub key: bool,
+    pub contains: bool,
+}
+
+impl ViewNeeds {
+    pub const NONE: ViewNeeds = ViewNeeds {
+        node: false,
+        peer: false,
+        key: false,
+        contains: false,
+    };
+    pub const NODE: ViewNeeds = ViewNeeds {
+        node: true,
+        ..ViewNeeds::NONE
+    };
+    pub const PAIR: ViewNeeds = ViewNeeds {
+        node: true,
+        peer: true,
+        ..ViewNeeds::NONE
+    };
+}
+
 /// A message kind the topology and sequence diagram colour by (CSS colour, e.g. `#2b8a3e`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MsgKind {
@@ -159,6 +188,18 @@ pub trait Model: Protocol {
 
     /// The expectation vocabulary (view names): scenario validation refuses other names.
     const VIEWS: &'static [&'static str];
+    /// What each of [`Model::VIEWS`] needs (default: nothing). Scenario validation refuses an
+    /// expectation that lacks it.
+    fn view_needs(_view: &str) -> ViewNeeds {
+        ViewNeeds::NONE
+    }
+    /// About how many trace records a second of virtual time makes in this run, and why (e.g.
+    /// "251 nodes x 1 round/s"): `Run::new` refuses a run whose estimate for its duration is
+    /// over `Limits::max_trace_records`, with the duration that would fit. `None`: no estimate
+    /// (the run stops at the limit instead, saying how far it got).
+    fn records_per_sec(&self, _sim: &Sim<Self>) -> Option<(f64, String)> {
+        None
+    }
     /// Evaluate a view query; `None` when `q.view` is not one of this model's views.
     fn query(&self, sim: &Sim<Self>, q: &Query) -> Option<Result<QValue, String>>;
     /// Metrics of the state now (sweeps aggregate them). Added to the generic ones.
@@ -232,6 +273,10 @@ pub trait Driver {
     fn jump_to_step(&mut self, step: u64) -> Result<(), SimError>;
     fn replay_from(&self, step: u64) -> u64;
     fn apply_user_action(&mut self, action: Action) -> Result<(), SimError>;
+    /// What the model says of an action before any run: unknown executor, bad command text.
+    fn check_action(&self, action: &Action) -> Result<(), String>;
+    /// `Model::records_per_sec`.
+    fn records_per_sec(&self) -> Option<(f64, String)>;
     fn next_time(&mut self) -> Option<Micros>;
     fn set_checkpoint_span(&mut self, span: Micros);
     fn max_checkpoints(&self) -> usize;
@@ -301,6 +346,12 @@ impl<M: Model> Driver for Engine<M> {
     fn apply_user_action(&mut self, action: Action) -> Result<(), SimError> {
         Engine::apply_user_action(self, action)
     }
+    fn check_action(&self, action: &Action) -> Result<(), String> {
+        self.sim.check_action_static(action)
+    }
+    fn records_per_sec(&self) -> Option<(f64, String)> {
+        self.sim.proto.records_per_sec(&self.sim)
+    }
     fn next_time(&mut self) -> Option<Micros> {
         self.sim.next_time()
     }
@@ -323,7 +374,7 @@ impl<M: Model> Driver for Engine<M> {
         &self.user_actions
     }
     fn set_user_actions(&mut self, actions: Vec<RecordedAction>) {
-        self.user_actions = actions;
+        Engine::set_user_actions(self, actions)
     }
     fn now(&self) -> Micros {
         self.sim.now

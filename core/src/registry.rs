@@ -8,7 +8,7 @@ use crate::engine::network::Link;
 use crate::engine::{Engine, Sim};
 use crate::gossip::Gossip;
 use crate::limits::Limits;
-use crate::model::{Driver, Model};
+use crate::model::{Driver, Model, ViewNeeds};
 use crate::mutation::MutationTracking;
 use crate::pingpong::PingPong;
 use crate::scenario::Scenario;
@@ -33,6 +33,8 @@ pub struct ModelEntry {
     pub about: &'static str,
     /// Its expectation vocabulary (checked when a scenario is loaded).
     pub views: &'static [&'static str],
+    /// What each view needs (`Model::view_needs`).
+    pub view_needs: fn(&str) -> ViewNeeds,
     build: fn(BuildArgs) -> Result<Box<dyn Driver>, String>,
 }
 
@@ -48,6 +50,7 @@ const fn entry<M: Model>() -> ModelEntry {
         name: M::NAME,
         about: M::ABOUT,
         views: M::VIEWS,
+        view_needs: M::view_needs,
         build: build::<M>,
     }
 }

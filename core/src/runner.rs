@@ -102,15 +102,107 @@ impl Run {
             scenario.duration(),
             engine.max_checkpoints(),
         ));
-        engine.set_user_actions(scenario.raw.recorded.clone());
+        if let Some((rate, why)) = engine.records_per_sec() {
+            let dur = scenario.duration();
+            let need = rate * dur as f64 / US_PER_S as f64;
+            let max = opts.limits.max_trace_records as f64;
+            if need > max {
+                let fits = (max / rate * US_PER_S as f64) as Micros;
+                return Err(format!(
+                    "{}: this run would record about {:.1} million trace events in {} ({why}: \
+                     about {} per second of virtual time); the limit is {:.1} million, so about \
+                     {} fits: shorten `duration` to that, or use fewer nodes or a longer \
+                     interval",
+                    scenario.file,
+                    need / 1e6,
+                    crate::time::fmt_duration(dur),
+                    rate.round(),
+                    max / 1e6,
+                    crate::time::fmt_span_floor(fits),
+                ));
+            }
+        }
         let variant = variant.to_string();
-        Ok(Run {
+        let mut run = Run {
             scenario,
             variant,
             seed,
             overrides: overrides.clone(),
             engine,
-        })
+        };
+        for (t, a) in run.engine.schedule() {
+            run.engine.check_action(a).map_err(|m| {
+                format!(
+                    "{}: the fault at {} ({}): {m}",
+                    run.scenario.file,
+                    crate::time::fmt_duration(*t),
+                    crate::text::clip(&a.describe(), 80)
+                )
+            })?;
+        }
+        let recorded = run.scenario.raw.recorded.clone();
+        run.check_actions(&recorded, "recorded", &opts.limits)
+            .map_err(|m| format!("{}: {m}", run.scenario.file))?;
+        run.engine.set_user_actions(recorded);
+        Ok(run)
+    }
+
+    /// Check recorded user actions (a scenario's `[[recorded]]`, a permalink's actions) against
+    /// this run's scenario and variant before they are used: names, values and limits, the
+    /// model's static checks, step order, times within the run, and the process states they
+    /// lead to together with the variant's schedule (starting a running node, killing a stopped
+    /// one). `what` names them in errors (`recorded[3]: ...`).
+    pub fn check_actions(
+        &self,
+        actions: &[crate::engine::action::RecordedAction],
+        what: &str,
+        limits: &Limits,
+    ) -> Result<(), String> {
+        use crate::scenario::{check_action, check_process_states, Timed};
+        let topo = &self.scenario.topo;
+        let dur = self.scenario.duration();
+        for (i, r) in actions.iter().enumerate() {
+            check_action(&r.action, topo, limits)
+                .and_then(|()| self.engine.check_action(&r.action))
+                .map_err(|m| format!("{what}[{i}]: {m}"))?;
+            if r.at.0 > dur {
+                return Err(format!(
+                    "{what}[{i}].at: {} is after the end ({})",
+                    crate::time::fmt_duration(r.at.0),
+                    crate::time::fmt_duration(dur)
+                ));
+            }
+            if i > 0 && (actions[i - 1].step >= r.step || actions[i - 1].at.0 > r.at.0) {
+                return Err(format!(
+                    "{what}[{i}]: actions must be in increasing `step` (and `at`) order; step {} \
+                     at {} follows step {} at {}",
+                    r.step,
+                    crate::time::fmt_duration(r.at.0),
+                    actions[i - 1].step,
+                    crate::time::fmt_duration(actions[i - 1].at.0)
+                ));
+            }
+        }
+        let mut items: Vec<Timed> = self
+            .engine
+            .schedule()
+            .iter()
+            .map(|(t, a)| Timed {
+                at: *t,
+                place: format!("the fault at {}", crate::time::fmt_duration(*t)),
+                action: a,
+                strict: false,
+            })
+            .collect();
+        items.extend(actions.iter().enumerate().map(|(i, r)| Timed {
+            at: r.at.0,
+            place: format!("{what}[{i}]"),
+            action: &r.action,
+            strict: true,
+        }));
+        // Stable: at equal times the schedule first, as its events were queued before.
+        items.sort_by_key(|x| x.at);
+        check_process_states(topo, &items)
     }
 
     /// The default variant: `buggy` if present, else the first.
@@ -266,39 +358,74 @@ impl Run {
                 }
             })
             .collect();
-        // Sample times: every expectation's start and end, and each second inside windows.
-        let mut times: Vec<Micros> = Vec::new();
-        for p in &pend {
-            times.push(p.from);
-            times.push(p.to);
+        // Each expectation's own sample times: its start and end, and each second inside a
+        // window. Only the expectations due at a time are looked at then (the plan is a map
+        // from time to them), and equal queries at one time are evaluated once: the cost is
+        // the samples taken, not expectations x times.
+        let mut plan: std::collections::BTreeMap<Micros, Vec<usize>> = Default::default();
+        for (i, p) in pend.iter().enumerate() {
+            let mut add = |t: Micros| {
+                if t <= stop {
+                    plan.entry(t).or_default().push(i);
+                }
+            };
+            add(p.from);
             if p.spec.during.is_some() && p.spec.view != "log" && p.spec.increases.is_none() {
-                let mut t = p.from;
+                let mut t = p.from.saturating_add(US_PER_S);
                 while t < p.to {
-                    times.push(t);
+                    add(t);
                     t += US_PER_S;
                 }
             }
+            if p.to != p.from {
+                add(p.to);
+            }
         }
-        times.push(stop);
-        times.retain(|t| *t <= stop);
-        times.sort_unstable();
-        times.dedup();
-        for t in times {
+        plan.entry(stop).or_default();
+        // Expectations asking the same query share an id.
+        let qid: Vec<usize> = {
+            let mut ids = std::collections::BTreeMap::new();
+            pend.iter()
+                .map(|p| {
+                    let k = (
+                        &p.spec.view,
+                        &p.spec.observer,
+                        &p.spec.peer,
+                        &p.spec.contains,
+                        &p.spec.key,
+                        p.from,
+                    );
+                    let n = ids.len();
+                    *ids.entry(k).or_insert(n)
+                })
+                .collect()
+        };
+        for (t, due) in plan {
             self.engine.run_until(t, u64::MAX)?;
-            for p in pend.iter_mut() {
-                if t < p.from || t > p.to || p.failure.is_some() {
+            let mut seen: std::collections::BTreeMap<usize, Result<QValue, String>> =
+                Default::default();
+            for i in due {
+                if pend[i].failure.is_some() {
                     continue;
                 }
-                let node = node_of(&self.scenario.topo, &p.spec.observer);
-                let peer = node_of(&self.scenario.topo, &p.spec.peer);
-                let value = match self.query_key(
-                    &p.spec.view,
-                    node,
-                    peer,
-                    p.spec.contains.as_deref(),
-                    p.spec.key.as_deref(),
-                    p.from,
-                ) {
+                let got = match seen.get(&qid[i]) {
+                    Some(r) => r.clone(),
+                    None => {
+                        let p = &pend[i];
+                        let r = self.query_key(
+                            &p.spec.view,
+                            node_of(&self.scenario.topo, &p.spec.observer),
+                            node_of(&self.scenario.topo, &p.spec.peer),
+                            p.spec.contains.as_deref(),
+                            p.spec.key.as_deref(),
+                            p.from,
+                        );
+                        seen.insert(qid[i], r.clone());
+                        r
+                    }
+                };
+                let p = &mut pend[i];
+                let value = match got {
                     Ok(v) => v,
                     Err(e) => {
                         p.failure = Some(e);
@@ -316,6 +443,25 @@ impl Run {
                     p.failure = Some(format!("at {}: {why}", fmt_time(t)));
                 }
                 p.last = Some(value);
+            }
+        }
+        if stop == end {
+            let steps = self.engine.steps();
+            if let Some((i, a)) = self
+                .engine
+                .user_actions()
+                .iter()
+                .enumerate()
+                .find(|(_, a)| a.step >= steps)
+            {
+                return Err(SimError::Action(format!(
+                    "{}: recorded[{i}]: step {} was never reached: the run ended after {steps} \
+                     steps at {}; a recorded action is applied at its exact step (as exported \
+                     from a session of this scenario, variant and seed)",
+                    self.scenario.file,
+                    a.step,
+                    fmt_time(self.engine.now())
+                )));
             }
         }
         let results: Vec<ExpectResult> = pend

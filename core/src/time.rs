@@ -95,6 +95,23 @@ pub fn fmt_duration(us: Micros) -> String {
     }
 }
 
+/// A span rounded down for a message, in the scenario notation (`1h37m`, `9m30s`, `45s`,
+/// `250ms`): "about this much fits".
+pub fn fmt_span_floor(us: Micros) -> String {
+    let s = us / US_PER_S;
+    if s == 0 {
+        return format!("{}ms", (us / US_PER_MS).max(1));
+    }
+    let (h, m, sec) = (s / 3600, (s / 60) % 60, s % 60);
+    match (h, m, sec) {
+        (0, 0, sec) => format!("{sec}s"),
+        (0, m, 0) => format!("{m}m"),
+        (0, m, sec) => format!("{m}m{sec}s"),
+        (h, 0, _) => format!("{h}h"),
+        (h, m, _) => format!("{h}h{m}m"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -209,3 +209,38 @@ fn fixtures_run_cleanly_without_the_bad_value() {
     )
     .is_empty());
 }
+
+/// Recorded actions are looked up by binary search, not scanned on every step (issue 13: 10,000
+/// never-due actions made a run 16x slower). Generous bound: shared machines are noisy.
+#[test]
+fn ten_thousand_pending_actions_do_not_slow_the_run() {
+    let timed = |n: u64| {
+        let sc = clusterscope_core::scenario::builtin::get("cassandra-21636-restart").unwrap();
+        let mut run = Run::new(
+            sc,
+            "fixed",
+            None,
+            &toml::Table::new(),
+            &RunOptions::default(),
+        )
+        .unwrap();
+        run.engine.set_user_actions(
+            (0..n)
+                .map(|i| RecordedAction {
+                    step: u64::MAX - n + i,
+                    at: Dur(0),
+                    action: Action::Kill { node: "n1".into() },
+                })
+                .collect(),
+        );
+        let t = std::time::Instant::now();
+        run.engine.run_until(480_000_000, u64::MAX).unwrap();
+        t.elapsed().as_secs_f64()
+    };
+    let base = timed(0).min(timed(0));
+    let many = timed(10_000);
+    assert!(
+        many < base * 4.0 + 0.05,
+        "{many}s with 10,000 actions vs {base}s without"
+    );
+}

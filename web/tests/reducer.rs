@@ -556,3 +556,98 @@ fn sequence_diagram_keeps_the_newest_state_changes_within_its_limit() {
     // The newest ten, in time order.
     assert_eq!(capped.events[..], all.events[all.events.len() - 10..]);
 }
+
+// ---- issue 13: nothing lost ----
+
+/// A link that decodes but records an impossible action (starting a running node) is refused
+/// before it replaces anything: the session, and so the autosave keyed on `session_rev`, stay.
+#[test]
+fn permalink_with_an_impossible_action_keeps_the_current_session() {
+    use clusterscope_core::engine::action::{Dur, RecordedAction};
+    let s = settle(send(open("fixed"), Msg::ScrubTo(5_000_000)));
+    let before = s.model.borrow().session();
+    let rev = s.model.borrow().session_rev;
+    let mut bad = before.clone();
+    bad.variant = "buggy".into();
+    bad.actions = vec![RecordedAction {
+        step: 40,
+        at: Dur(1_000_000),
+        action: Action::Start { node: "A".into() },
+    }];
+    let s = send(s, Msg::OpenPermalink(bad.encode()));
+    let m = s.model.borrow();
+    let b = m.banner.as_ref().expect("an error banner");
+    assert_eq!(b.kind, BannerKind::Error);
+    assert!(
+        b.text.contains("actions[0]")
+            && b.text.contains("cannot start A")
+            && b.text.contains("unchanged"),
+        "{}",
+        b.text
+    );
+    assert_eq!(m.session(), before);
+    assert_eq!(m.session_rev, rev);
+}
+
+/// Non-UTF-8 files get the CLI's error (one rule), and the session stays.
+#[test]
+fn non_utf8_import_is_refused_like_the_cli() {
+    let s = open("fixed");
+    let before = s.model.borrow().session();
+    let s = send(
+        s,
+        Msg::ImportFile {
+            file: "latin1.toml".into(),
+            bytes: b"name = \"x\"\ntitle = \"caf\xe9\"\n".to_vec(),
+        },
+    );
+    let m = s.model.borrow();
+    let b = m.banner.as_ref().expect("an error banner");
+    assert!(
+        b.text.contains("not UTF-8") && b.text.contains("line 2, column 13"),
+        "{}",
+        b.text
+    );
+    assert_eq!(m.session(), before);
+}
+
+/// A run that outgrows the memory budget stops with a banner naming what grew; the tab stays
+/// alive (not busy, and the replay still moves).
+#[test]
+fn a_run_over_the_memory_budget_stops_with_a_banner() {
+    let s = store();
+    s.model.borrow_mut().limits.max_memory_bytes = 32 << 20;
+    let text = "name = \"backlog\"\ntitle = \"A stage that never drains\"\nprotocol = \"gossip\"\n\
+                duration = \"1h\"\n\n[cluster]\ngenerate = { count = 40 }\n\n[params]\n\
+                stage_msg_cost = \"10s\"\n\n[[variants]]\nname = \"only\"\n";
+    let s = send(
+        s,
+        Msg::ImportScenario {
+            file: "backlog.toml".into(),
+            text: text.into(),
+        },
+    );
+    let s = settle(send(s, Msg::JumpToEnd));
+    {
+        let m = s.model.borrow();
+        let b = m.banner.as_ref().expect("an error banner");
+        assert_eq!(b.kind, BannerKind::Error);
+        assert!(
+            b.text.contains("memory") && b.text.contains("queued tasks"),
+            "{}",
+            b.text
+        );
+        assert!(!m.busy());
+    }
+    let c = s.model.borrow().cursor();
+    let s = send(s, Msg::StepBack);
+    assert_eq!(s.model.borrow().cursor(), c - 1);
+}
+
+/// Errors quoting a huge input are cut in the banner.
+#[test]
+fn banner_text_is_capped() {
+    let s = send(store(), Msg::ShowError("x".repeat(1_000_000)));
+    let m = s.model.borrow();
+    assert!(m.banner.as_ref().unwrap().text.chars().count() < 700);
+}

@@ -124,6 +124,21 @@ pub trait Protocol: Sized + Clone + 'static {
     fn node_bytes(&self, _node: &Self::Node) -> usize {
         std::mem::size_of::<Self::Node>()
     }
+    /// Heap bytes a message owns beyond its inline size (digest lists, state copies): counted
+    /// for messages in flight and tasks queued, where backlogs grow.
+    fn msg_bytes(&self, _msg: &Self::Msg) -> usize {
+        0
+    }
+    /// Heap bytes a queued task owns beyond its inline size.
+    fn task_bytes(&self, _task: &Self::Task) -> usize {
+        0
+    }
+    /// A command's static check, before any run (a scenario's `[[faults]]`, a permalink's
+    /// actions): what is wrong with it whatever the node's state. The state-dependent rules stay
+    /// in [`Protocol::on_command`].
+    fn check_command(&self, _cmd: &str) -> Result<(), String> {
+        Ok(())
+    }
     /// Whether the engine calls [`Protocol::check`] after every step (a constant, so models
     /// without invariants pay nothing).
     const CHECKS: bool = false;
@@ -338,6 +353,36 @@ impl fmt::Display for SimError {
 
 impl std::error::Error for SimError {}
 
+/// The simulated state's memory by part (approximate bytes; see [`Sim::memory`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SimMemory {
+    /// Per-node tables and bookkeeping.
+    pub nodes: usize,
+    pub in_flight: usize,
+    pub in_flight_bytes: usize,
+    /// Tasks waiting in executor queues.
+    pub tasks: usize,
+    pub task_bytes: usize,
+    /// Pending events (timers, deliveries, task completions).
+    pub events: usize,
+    pub event_bytes: usize,
+}
+
+impl SimMemory {
+    pub fn total(&self) -> usize {
+        self.nodes + self.in_flight_bytes + self.task_bytes + self.event_bytes
+    }
+}
+
+/// Megabytes, for messages.
+pub fn mb(bytes: usize) -> String {
+    format!("{} MB", bytes.div_ceil(1_000_000))
+}
+
+/// The memory is accounted every this many steps (and at every checkpoint): between two checks
+/// a run grows by at most what this many events allocate.
+pub const MEMORY_CHECK_STEPS: u64 = 1 << 12;
+
 /// The whole simulated world at one instant. `Clone` is a checkpoint; `clone_from` restores one
 /// into an existing state (a jump) reusing its allocations: at 251 nodes the per-node tables
 /// (~12 MB) are copied in place instead of freed and allocated again.
@@ -511,20 +556,39 @@ impl<P: Protocol> Sim<P> {
     /// (`Protocol::node_bytes`), their engine bookkeeping, messages in flight and queued events.
     /// The link table and application states, shared copy-on-write, are not counted.
     pub fn approx_bytes(&self) -> usize {
-        let nodes: usize = self
-            .nodes
-            .iter()
-            .map(|n| {
-                std::mem::size_of::<NodeSlot<P>>()
-                    + self.proto.node_bytes(&n.state)
-                    + n.exec_stats.len() * std::mem::size_of::<ExecStats>()
-                    + n.timers.len() * (std::mem::size_of::<P::Timer>() + 16)
-            })
-            .sum();
-        std::mem::size_of::<Self>()
-            + nodes
-            + self.in_flight.len() * (std::mem::size_of::<Flight<P::Msg>>() + 16)
-            + self.queue.len() * std::mem::size_of::<Entry<P>>()
+        self.memory().total()
+    }
+
+    /// [`Sim::approx_bytes`] by part: what a run's memory message names. Linear in the nodes,
+    /// the messages in flight and the queued tasks (taken every `MEMORY_CHECK_STEPS` steps).
+    pub fn memory(&self) -> SimMemory {
+        let mut m = SimMemory::default();
+        for n in &self.nodes {
+            m.nodes += std::mem::size_of::<NodeSlot<P>>()
+                + self.proto.node_bytes(&n.state)
+                + n.exec_stats.len() * std::mem::size_of::<ExecStats>()
+                + n.timers.len() * (std::mem::size_of::<P::Timer>() + 16);
+            for e in &n.execs {
+                m.tasks += e.queue.len();
+                m.task_bytes += e.queue.capacity() * std::mem::size_of::<Queued<P::Task>>()
+                    + e.queue
+                        .iter()
+                        .map(|q| self.proto.task_bytes(&q.task))
+                        .sum::<usize>()
+                    + e.busy.as_ref().map_or(0, |t| self.proto.task_bytes(t));
+            }
+        }
+        m.in_flight = self.in_flight.len();
+        m.in_flight_bytes = self.in_flight.len() * (std::mem::size_of::<Flight<P::Msg>>() + 16)
+            + self
+                .in_flight
+                .values()
+                .map(|f| self.proto.msg_bytes(&f.msg))
+                .sum::<usize>();
+        m.events = self.queue.len();
+        m.event_bytes =
+            self.queue.len() * std::mem::size_of::<Entry<P>>() + std::mem::size_of::<Self>();
+        m
     }
 
     pub fn new(
@@ -1424,6 +1488,18 @@ impl<P: Protocol> Sim<P> {
         self.with_node(out, node, None, |n, ctx| proto.on_stop(n, ctx))
     }
 
+    /// The model-dependent checks of an action that do not depend on the run's state: executor
+    /// names, a command's text (`Protocol::check_command`).
+    pub fn check_action_static(&self, a: &Action) -> Result<(), String> {
+        match a {
+            Action::Stall { executor, .. }
+            | Action::Delay { executor, .. }
+            | Action::Release { executor, .. } => self.exec_index(executor).map(|_| ()),
+            Action::Command { command, .. } => self.proto.check_command(command),
+            _ => Ok(()),
+        }
+    }
+
     /// True when every node is running and every link is healthy.
     pub fn is_quiet(&self) -> bool {
         self.net.is_healthy() && self.nodes.iter().all(|n| n.status == NodeStatus::Running)
@@ -1436,6 +1512,8 @@ pub struct Engine<P: Protocol> {
     pub trace: Trace,
     pub user_actions: Vec<RecordedAction>,
     checkpoints: Vec<Sim<P>>,
+    /// `approx_bytes` of each checkpoint, when it was taken.
+    ckpt_bytes: Vec<usize>,
     ckpt_every: u64,
     /// When set, checkpoints are spaced by virtual time instead of steps (see
     /// `set_checkpoint_span`).
@@ -1462,6 +1540,7 @@ impl<P: Protocol> Engine<P> {
         } else {
             Vec::new()
         };
+        let ckpt_bytes = checkpoints.iter().map(|c| c.approx_bytes()).collect();
         // As many as the memory budget holds, sized from the state at the start (a cluster's
         // per-node tables do not grow much as it runs).
         let max_checkpoints = (sim.limits.max_checkpoint_bytes / sim.approx_bytes().max(1))
@@ -1471,6 +1550,7 @@ impl<P: Protocol> Engine<P> {
             trace: Trace::new(body_budget),
             user_actions: Vec::new(),
             checkpoints,
+            ckpt_bytes,
             ckpt_every: 2048,
             ckpt_span: None,
             checkpointing,
@@ -1518,33 +1598,150 @@ impl<P: Protocol> Engine<P> {
         }
         if self.trace.recs.len() >= l.max_trace_records {
             return Err(SimError::Limit(format!(
-                "the trace reached {} records (the memory limit); shorten the duration",
-                l.max_trace_records
+                "the trace reached {} records (the memory limit) at {}; {}",
+                l.max_trace_records,
+                fmt_time(self.sim.now),
+                self.what_fits(self.trace.recs.len() as f64 / l.max_trace_records as f64)
             )));
         }
+        if self.sim.steps.is_multiple_of(MEMORY_CHECK_STEPS) {
+            self.check_memory()?;
+        }
         Ok(())
+    }
+
+    /// "At this rate about T fits": for a limit reached with `used` (1.0: all of it) at the
+    /// current time.
+    fn what_fits(&self, used: f64) -> String {
+        let fits = (self.sim.now as f64 / used.max(1e-9)) as Micros;
+        format!(
+            "the run got to {} of virtual time; at this rate about {} fit: shorten the duration \
+             to that, or reduce the cluster or the message rate",
+            fmt_time(self.sim.now),
+            crate::time::fmt_span_floor(fits),
+        )
+    }
+
+    /// The run's memory now: trace, checkpoints, simulated state (`Limits::max_memory_bytes`).
+    pub fn memory_bytes(&self) -> usize {
+        self.trace.approx_bytes() + self.ckpt_bytes.iter().sum::<usize>() + self.sim.approx_bytes()
+    }
+
+    /// Stop with a message naming what grew when the run's memory is over its budget.
+    fn check_memory(&self) -> Result<(), SimError> {
+        let budget = self.sim.limits.max_memory_bytes;
+        let trace = self.trace.approx_bytes();
+        let ckpts: usize = self.ckpt_bytes.iter().sum();
+        let m = self.sim.memory();
+        let total = trace + ckpts + m.total();
+        if total <= budget {
+            return Ok(());
+        }
+        let mut parts = [
+            (
+                trace,
+                format!(
+                    "the trace {} ({} records)",
+                    mb(trace),
+                    self.trace.recs.len()
+                ),
+            ),
+            (
+                ckpts,
+                format!(
+                    "checkpoints {} ({} copies of the state)",
+                    mb(ckpts),
+                    self.checkpoints.len()
+                ),
+            ),
+            (
+                m.in_flight_bytes,
+                format!(
+                    "messages in flight {} ({})",
+                    mb(m.in_flight_bytes),
+                    m.in_flight
+                ),
+            ),
+            (
+                m.task_bytes,
+                format!("queued tasks {} ({})", mb(m.task_bytes), m.tasks),
+            ),
+            (
+                m.event_bytes,
+                format!("pending events {} ({})", mb(m.event_bytes), m.events),
+            ),
+            (m.nodes, format!("node state {}", mb(m.nodes))),
+        ];
+        parts.sort_by_key(|p| std::cmp::Reverse(p.0));
+        let list: Vec<&str> = parts
+            .iter()
+            .filter(|p| p.0 > 0)
+            .map(|p| p.1.as_str())
+            .collect();
+        let hint = if parts[0].0 == trace {
+            self.what_fits(total as f64 / budget as f64)
+        } else {
+            format!(
+                "{} grew; the state at {} no longer fits: a backlog that never drains (a \
+                 stage slower than its input, messages faster than they are delivered) keeps \
+                 growing. Shorten the duration to before {}, or change the parameters that \
+                 feed it",
+                parts[0].1,
+                fmt_time(self.sim.now),
+                fmt_time(self.sim.now)
+            )
+        };
+        Err(SimError::Limit(format!(
+            "memory: the run needs about {} at {} (step {}), over its budget of {}: {}. {hint}",
+            mb(total),
+            fmt_time(self.sim.now),
+            self.sim.steps,
+            mb(budget),
+            list.join(", ")
+        )))
+    }
+
+    /// The recorded user action due at the current step, if any (binary search: the actions
+    /// are in step order).
+    fn due_user_action(&self) -> Option<(usize, &RecordedAction)> {
+        let steps = self.sim.steps;
+        let i = self.user_actions.partition_point(|a| a.step < steps);
+        self.user_actions
+            .get(i)
+            .filter(|a| a.step == steps)
+            .map(|a| (i, a))
+    }
+
+    /// Replace the recorded user actions (kept in step order).
+    pub fn set_user_actions(&mut self, mut actions: Vec<RecordedAction>) {
+        actions.sort_by_key(|a| a.step);
+        self.user_actions = actions;
     }
 
     /// One step: a recorded user action due now, else the next queue event. `Ok(false)` at the end.
     pub fn step(&mut self) -> Result<bool, SimError> {
         self.check_limits()?;
         let record = self.sim.steps >= self.trace.steps;
+        let due = self.due_user_action().map(|(i, a)| (i, a.clone()));
         let mut out = Out {
             trace: &mut self.trace,
             record,
         };
-        let due = self
-            .user_actions
-            .iter()
-            .find(|a| a.step == self.sim.steps)
-            .cloned();
-        let progressed = if let Some(ua) = due {
+        let progressed = if let Some((i, ua)) = due {
             // A recorded action happened between the previous event and the next one: never move
             // the clock past the next queued event (a forged `at` cannot make time run backwards).
             let next = self.sim.next_time().unwrap_or(Micros::MAX);
             self.sim.now = self.sim.now.max(ua.at.0.min(next));
             self.sim
-                .apply_action(&mut out, &ua.action, ActionSource::User)?;
+                .apply_action(&mut out, &ua.action, ActionSource::User)
+                .map_err(|e| match e {
+                    SimError::Action(m) => SimError::Action(format!(
+                        "recorded action {i} (step {}, at {}): {m}",
+                        ua.step,
+                        fmt_time(ua.at.0)
+                    )),
+                    other => other,
+                })?;
             self.sim.check_invariants(&mut out);
             self.sim.steps += 1;
             true
@@ -1579,9 +1776,20 @@ impl<P: Protocol> Engine<P> {
             return;
         }
         self.checkpoints.push(self.sim.clone());
-        if self.checkpoints.len() > self.max_checkpoints {
+        // Sized now, not from the state at time zero: backlogs make later copies larger.
+        self.ckpt_bytes.push(self.sim.approx_bytes());
+        let over_budget = || {
+            self.ckpt_bytes.iter().sum::<usize>() > self.sim.limits.max_checkpoint_bytes
+                && self.checkpoints.len() > MIN_CHECKPOINTS
+        };
+        if self.checkpoints.len() > self.max_checkpoints || over_budget() {
             let mut i = 0;
             self.checkpoints.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            let mut i = 0;
+            self.ckpt_bytes.retain(|_| {
                 i += 1;
                 i % 2 == 1
             });
@@ -1597,10 +1805,7 @@ impl<P: Protocol> Engine<P> {
     pub fn run_until(&mut self, t: Micros, max_steps: u64) -> Result<u64, SimError> {
         let mut n = 0;
         while n < max_steps {
-            let due_user = self
-                .user_actions
-                .iter()
-                .any(|a| a.step == self.sim.steps && a.at.0 <= t);
+            let due_user = self.due_user_action().is_some_and(|(_, a)| a.at.0 <= t);
             if !due_user && self.sim.next_time().is_none_or(|nt| nt > t) {
                 self.sim.now = self.sim.now.max(t);
                 return Ok(n);
@@ -1693,7 +1898,9 @@ impl<P: Protocol> Engine<P> {
         if here < self.trace.steps {
             self.trace.truncate_to_step(here);
             self.trace.actions.retain(|a| a.step < here);
-            self.checkpoints.retain(|c| c.steps <= here);
+            let keep = self.checkpoints.iter().filter(|c| c.steps <= here).count();
+            self.checkpoints.truncate(keep);
+            self.ckpt_bytes.truncate(keep);
         }
         self.user_actions.retain(|a| a.step < here);
         self.user_actions.push(RecordedAction {

@@ -103,7 +103,41 @@ pub enum Verb {
     TcpRst,
 }
 
+/// `settimeout misc <ms>`: 1 to 3,600,000 ms.
+fn parse_timeout_ms(ms: &str) -> Result<u64, String> {
+    let ms: u64 = ms.parse().map_err(|_| {
+        format!(
+            "\"{}\" is not a number of milliseconds",
+            crate::text::clip(ms, 40)
+        )
+    })?;
+    if ms == 0 || ms > 3_600_000 {
+        return Err(format!("timeout {ms} ms is out of range (1..=3600000)"));
+    }
+    Ok(ms)
+}
+
+fn unknown_command(cmd: &str) -> String {
+    format!(
+        "unknown command \"{}\"; known: disablegossip, enablegossip, settimeout misc <ms>, send-syn <node>",
+        crate::text::clip(cmd, 60)
+    )
+}
+
 impl Verb {
+    /// Heap bytes the verb owns (digest lists and state deltas; a SYN's digests are shared by
+    /// the round's targets and counted for each, an overestimate).
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            Verb::Syn(d) => d.len() * std::mem::size_of::<Digest>(),
+            Verb::Ack { requests, sends } => {
+                requests.capacity() * std::mem::size_of::<Digest>() + sends.heap_bytes()
+            }
+            Verb::Ack2(d) => d.heap_bytes(),
+            _ => 0,
+        }
+    }
+
     /// The verb's name in traces, timelines and GossipStage task labels.
     pub fn label(&self) -> &'static str {
         match self {
@@ -1667,6 +1701,25 @@ impl Protocol for Gossip {
             + node.msg.writes.len() * size_of::<messaging::WriteStats>()
     }
 
+    fn msg_bytes(&self, msg: &GMsg) -> usize {
+        msg.verb.heap_bytes()
+    }
+
+    fn task_bytes(&self, task: &Task) -> usize {
+        match task {
+            Task::Handle { verb, .. } => verb.heap_bytes(),
+            _ => 0,
+        }
+    }
+
+    fn check_command(&self, cmd: &str) -> Result<(), String> {
+        match cmd.split_whitespace().collect::<Vec<_>>().as_slice() {
+            ["disablegossip"] | ["enablegossip"] | ["send-syn", _] => Ok(()),
+            ["settimeout", "misc", ms] => parse_timeout_ms(ms).map(|_| ()),
+            _ => Err(unknown_command(cmd)),
+        }
+    }
+
     fn service_us(&self, node: &GNode, task: &Task) -> Micros {
         let base = self.p.stage_msg_cost.0;
         match task {
@@ -1704,20 +1757,24 @@ impl Protocol for Gossip {
                 node.edit_me(|me| {
                     me.hb.generation = generation;
                     me.recompute();
-                    me.put(AppState { key: "STATUS".into(), value: "NORMAL".into(), version: v });
+                    me.put(AppState {
+                        key: "STATUS".into(),
+                        value: "NORMAL".into(),
+                        version: v,
+                    });
                 });
                 let hb = node.next_version();
                 node.edit_me(|me| me.set_hb_version(hb));
                 node.enabled = true;
-                ctx.log(LogLevel::Info, format_args!("Gossip enabled with generation {generation}"));
+                ctx.log(
+                    LogLevel::Info,
+                    format_args!("Gossip enabled with generation {generation}"),
+                );
                 ctx.set_timer(GTimer::Round, ctx.now + self.p.gossip_interval.0);
                 Ok(())
             }
             ["settimeout", "misc", ms] => {
-                let ms: u64 = ms.parse().map_err(|_| format!("\"{ms}\" is not a number of milliseconds"))?;
-                if ms == 0 || ms > 3_600_000 {
-                    return Err(format!("timeout {ms} ms is out of range (1..=3600000)"));
-                }
+                let ms = parse_timeout_ms(ms)?;
                 node.echo_timeout = Some(ms * 1000);
                 ctx.log(LogLevel::Info, format_args!("Set misc timeout to {ms} ms"));
                 Ok(())
@@ -1732,9 +1789,7 @@ impl Protocol for Gossip {
                 self.send(node, ctx, to, Verb::Syn(digests), t);
                 Ok(())
             }
-            _ => Err(format!(
-                "unknown command \"{cmd}\"; known: disablegossip, enablegossip, settimeout misc <ms>, send-syn <node>"
-            )),
+            _ => Err(unknown_command(cmd)),
         }
     }
 

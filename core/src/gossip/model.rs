@@ -7,7 +7,7 @@ use super::{view, Counters, Gossip, GossipInit, GOSSIP_STAGE};
 use crate::engine::{NodeId, NodeStatus, Sim};
 use crate::model::{
     Cell, CommandSpec, MatrixSpec, MatrixSummary, Model, MsgKind, PairSeries, QValue, Query,
-    SeriesSpec,
+    SeriesSpec, ViewNeeds,
 };
 use crate::scenario::Scenario;
 use std::collections::{BTreeMap, BTreeSet};
@@ -136,6 +136,33 @@ impl Model for Gossip {
             None => GossipInit::default(),
         };
         Gossip::new(params, &init, &sc.topo)
+    }
+
+    fn view_needs(view: &str) -> ViewNeeds {
+        match view {
+            "liveness" | "heartbeat" | "generation" | "inflight" | "phi" | "map_diff"
+            | "mutation_timeouts" | "mutations_acked" | "mutations_sent" => ViewNeeds::PAIR,
+            "down_seen_by" | "down_seen_of" | "stage_expired" | "stage_pending" | "echo_sent"
+            | "echo_skipped" | "echo_failed" => ViewNeeds::NODE,
+            _ => ViewNeeds::NONE,
+        }
+    }
+
+    fn records_per_sec(&self, sim: &Sim<Self>) -> Option<(f64, String)> {
+        // Measured on the built-in incidents: ~17 records per node and round (a round's
+        // SYN/ACK/ACK2 with their deliveries, stage tasks and the status check), ~10 per client
+        // write. Rounded up.
+        let n = sim.topo.len() as f64;
+        let rounds = crate::time::US_PER_S as f64 / self.p.gossip_interval.0 as f64;
+        let rate = 20.0 * n * rounds + 12.0 * self.p.client_rate;
+        let mut why = format!(
+            "{n} nodes x {rounds} gossip rounds/s (gossip_interval {})",
+            crate::time::fmt_duration(self.p.gossip_interval.0)
+        );
+        if self.p.client_rate > 0.0 {
+            why += &format!(" and {} client writes/s", self.p.client_rate);
+        }
+        Some((rate, why))
     }
 
     fn query(&self, sim: &Sim<Self>, q: &Query) -> Option<Result<QValue, String>> {

@@ -125,13 +125,21 @@ impl Default for GossipParams {
     }
 }
 
+/// The shortest gossip round accepted (1 ms): shorter ones multiply the events of a run.
+pub const MIN_GOSSIP_INTERVAL_US: u64 = 1_000;
+
 /// Leaves room for a century of restarts below i32::MAX (Cassandra stores generations as int).
 pub const MAX_GENERATION_BASE: u32 = 2_000_000_000;
 
 impl GossipParams {
     pub fn validate(&self) -> Result<(), String> {
-        if self.gossip_interval.0 == 0 {
-            return Err("gossip_interval must be > 0".into());
+        if self.gossip_interval.0 < MIN_GOSSIP_INTERVAL_US {
+            return Err(format!(
+                "gossip_interval {} is too short: every node starts a round per interval (each \
+                 round a SYN/ACK/ACK2 exchange), so microseconds make millions of events per \
+                 simulated second; use at least 1ms (Cassandra: 1s)",
+                crate::time::fmt_duration(self.gossip_interval.0)
+            ));
         }
         if !(self.phi_convict_threshold.is_finite() && self.phi_convict_threshold > 0.0) {
             return Err(format!(

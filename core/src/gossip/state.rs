@@ -205,6 +205,12 @@ pub struct Delta<'a> {
 }
 
 impl Deltas {
+    /// Heap bytes this owns (the entries and the application states; their strings are shared).
+    pub fn heap_bytes(&self) -> usize {
+        self.entries.capacity() * std::mem::size_of::<DeltaEntry>()
+            + self.states.capacity() * std::mem::size_of::<AppState>()
+    }
+
     pub fn with_capacity(n: usize) -> Self {
         Deltas {
             entries: Vec::with_capacity(n),

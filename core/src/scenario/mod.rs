@@ -345,7 +345,7 @@ impl Scenario {
         {
             return Err(err(format!(
                 "name: \"{}\" must be non-empty and use only letters, digits, '-' and '_'",
-                raw.name
+                crate::text::clip(&raw.name, 60)
             )));
         }
         if raw.duration.0 == 0 || raw.duration.0 > limits.max_duration_us {
@@ -374,13 +374,26 @@ impl Scenario {
             return Err(err("variants: a scenario needs at least one [[variants]] entry (incidents have `buggy` and `fixed`)".into()));
         }
         let mut seen = std::collections::BTreeSet::new();
-        for v in &raw.variants {
+        for (i, v) in raw.variants.iter().enumerate() {
+            let n = v.name.chars().count();
+            if v.name.trim().is_empty()
+                || n > 64
+                || v.name
+                    .chars()
+                    .any(|c| c.is_control() || crate::text::is_bidi(c))
+            {
+                return Err(err(format!(
+                    "variants[{i}].name: \"{}\" must be 1-64 characters, not blank, without \
+                     control or bidirectional characters",
+                    crate::text::clip(&v.name, 40)
+                )));
+            }
             if !seen.insert(v.name.as_str()) {
                 return Err(err(format!("variants: \"{}\" is defined twice", v.name)));
             }
         }
         let dur = raw.duration.0;
-        let faults = parse_faults(&raw.faults, "faults", &topo, dur).map_err(err)?;
+        let faults = parse_faults(&raw.faults, "faults", &topo, dur, limits).map_err(err)?;
         let mut variant_faults = Vec::new();
         let mut total_faults = faults.len();
         let mut total_expect = raw.expect.len();
@@ -390,11 +403,25 @@ impl Scenario {
                 &format!("variants.{}.faults", v.name),
                 &topo,
                 dur,
+                limits,
             )
             .map_err(err)?;
             total_faults += f.len();
             total_expect += v.expect.len();
             variant_faults.push(f);
+        }
+        // Process states the schedule of each variant leads to: starting a running node, killing
+        // a stopped one... is impossible whatever happens in between.
+        for (vi, v) in raw.variants.iter().enumerate() {
+            let mut items: Vec<Timed> = Vec::new();
+            items.extend(sched_items(&raw.faults, "faults", &faults));
+            items.extend(sched_items(
+                &v.faults,
+                &format!("variants.{}.faults", v.name),
+                &variant_faults[vi],
+            ));
+            items.sort_by_key(|x| x.at);
+            check_process_states(&topo, &items).map_err(err)?;
         }
         if total_faults > limits.max_schedule {
             return Err(err(format!(
@@ -409,7 +436,8 @@ impl Scenario {
             )));
         }
         for (i, r) in raw.recorded.iter().enumerate() {
-            check_action_nodes(&r.action, &topo).map_err(|m| err(format!("recorded[{i}]: {m}")))?;
+            check_action(&r.action, &topo, limits)
+                .map_err(|m| err(format!("recorded[{i}]: {m}")))?;
             if r.at.0 > dur {
                 return Err(err(format!(
                     "recorded[{i}].at: {} is after the end",
@@ -457,8 +485,12 @@ impl Scenario {
             }),
         );
         for (where_, e) in all_expect {
-            check_expect(e, &topo, model.views)
-                .map_err(|m| err(format!("{where_} \"{}\": {m}", e.name)))?;
+            check_expect(e, &topo, model, dur).map_err(|m| {
+                err(format!(
+                    "{where_} \"{}\": {m}",
+                    crate::text::clip(&e.name, 60)
+                ))
+            })?;
         }
         Ok(Scenario {
             file: file.to_string(),
@@ -524,8 +556,17 @@ fn split_section(text: &str) -> Result<(std::borrow::Cow<'_, str>, Option<toml::
 }
 
 /// toml's messages start with "TOML parse error at line L, column C"; keep them, they name the place.
+/// The quoted source line is cut (a 1 MB line would otherwise be echoed whole).
 fn clean_toml_error(e: &str) -> String {
-    e.trim_end().to_string()
+    let mut out: Vec<String> = e
+        .trim_end()
+        .lines()
+        .map(|l| crate::text::clip(l, 160))
+        .collect();
+    if e.contains("recurs") {
+        out.push("the values are nested too deeply; flatten them".into());
+    }
+    out.join("\n")
 }
 
 fn build_topology(c: &ClusterSpec, limits: &Limits) -> Result<Topology, String> {
@@ -546,15 +587,7 @@ fn build_topology(c: &ClusterSpec, limits: &Limits) -> Result<Topology, String> 
                     g.count, limits.max_nodes
                 ));
             }
-            if g.prefix.is_empty()
-                || g.prefix.len() > 32
-                || g.prefix.chars().any(|ch| ch.is_whitespace() || ch == ',')
-            {
-                return Err(format!(
-                    "generate.prefix \"{:.40}\" must be 1-32 characters without spaces or commas",
-                    g.prefix
-                ));
-            }
+            crate::text::check_name("generate.prefix", &g.prefix, 32)?;
             if g.dcs == 0 || g.dcs > g.count || g.racks == 0 {
                 return Err(format!(
                     "generate.dcs {} must be between 1 and count, racks at least 1",
@@ -576,17 +609,16 @@ fn build_topology(c: &ClusterSpec, limits: &Limits) -> Result<Topology, String> 
                     limits.max_nodes
                 ));
             }
+            let mut seen = std::collections::BTreeSet::new();
             for n in &c.nodes {
-                if n.name.is_empty()
-                    || n.name.len() > 64
-                    || n.name.chars().any(|ch| ch.is_whitespace() || ch == ',')
-                {
-                    return Err(format!(
-                        "node name \"{}\" must be 1-64 characters without spaces or commas",
-                        n.name
-                    ));
+                crate::text::check_name("node name", &n.name, 64)?;
+                if let Some(dc) = &n.dc {
+                    crate::text::check_name(&format!("node {}: dc", n.name), dc, 64)?;
                 }
-                if names.contains(&n.name) {
+                if let Some(rack) = &n.rack {
+                    crate::text::check_name(&format!("node {}: rack", n.name), rack, 64)?;
+                }
+                if !seen.insert(n.name.as_str()) {
                     return Err(format!("node \"{}\" is listed twice", n.name));
                 }
                 names.push(n.name.clone());
@@ -622,6 +654,7 @@ fn parse_faults(
     where_: &str,
     topo: &Topology,
     dur: Micros,
+    limits: &Limits,
 ) -> Result<Vec<(Micros, Action)>, String> {
     let mut out = Vec::new();
     for (i, t) in tables.iter().enumerate() {
@@ -652,11 +685,179 @@ fn parse_faults(
         let action: Action = toml::Value::Table(t)
             .try_into()
             .map_err(|e: toml::de::Error| format!("{place}: {}", e.message()))?;
-        check_action_nodes(&action, topo).map_err(|m| format!("{place}: {m}"))?;
+        check_action(&action, topo, limits).map_err(|m| format!("{place}: {m}"))?;
         out.push((at, action));
     }
+    // Stable: equal times keep the file's order (`sched_items` relies on it).
     out.sort_by_key(|(t, _)| *t);
     Ok(out)
+}
+
+/// One action of a schedule or a session, with where it comes from (for errors).
+#[derive(Clone, Debug)]
+pub struct Timed<'a> {
+    pub at: Micros,
+    pub place: String,
+    pub action: &'a Action,
+    /// Refuse it when it is certainly impossible (scenario faults on their own, recorded
+    /// actions). Not strict: a scheduled action that a user's action made impossible, which the
+    /// engine skips with a warning, as a person would expect.
+    pub strict: bool,
+}
+
+/// The parsed faults of one table list with their places (`faults[i]`), in time order.
+fn sched_items<'a>(
+    tables: &[toml::Table],
+    where_: &str,
+    parsed: &'a [(Micros, Action)],
+) -> Vec<Timed<'a>> {
+    // `parse_faults` sorted stably by time: recover each entry's index in the file.
+    let mut idx: Vec<(Micros, usize)> = tables
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let at = match t.get("at") {
+                Some(toml::Value::String(s)) => parse_duration(s).unwrap_or(0),
+                _ => 0,
+            };
+            (at, i)
+        })
+        .collect();
+    idx.sort_by_key(|x| x.0);
+    parsed
+        .iter()
+        .zip(idx)
+        .map(|((at, a), (_, i))| Timed {
+            at: *at,
+            place: format!("{where_}[{i}]"),
+            action: a,
+            strict: true,
+        })
+        .collect()
+}
+
+/// What is certainly known of a process at a point of a schedule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Known {
+    Running,
+    Stopped,
+    /// Stopping, or restarting: the model decides when it exits.
+    Unsure,
+}
+
+/// Walk the process-state transitions of `items` (in time order; every node runs from time 0)
+/// and refuse a strict action that is certainly impossible: starting a running node, killing,
+/// stopping or restarting a stopped one, a command on a stopped one. Models exit only after a
+/// stop (`Protocol::on_stop`), so only `kill` makes a node certainly stopped and `start` certainly
+/// running; after `stop` or `restart` its state is unsure until one of those.
+pub fn check_process_states(topo: &Topology, items: &[Timed]) -> Result<(), String> {
+    let n = topo.len() as usize;
+    let mut st = vec![Known::Running; n];
+    let mut why: Vec<String> = vec![String::new(); n];
+    // A graceful restart whose start is still to come (a kill meanwhile does not cancel it).
+    let mut restarting = vec![false; n];
+    for it in items {
+        let Some(id) = it.action.node().and_then(|x| topo.id(x)) else {
+            continue;
+        };
+        let i = id as usize;
+        let name = topo.name(id);
+        let when = fmt_duration(it.at);
+        let refuse = |verb: &str, is: &str| {
+            Err(format!(
+                "{}: cannot {verb} {name} at {when}: it is {is} ({}); a schedule's actions must \
+                 be possible in order",
+                it.place, why[i]
+            ))
+        };
+        let next = match (it.action, st[i]) {
+            (Action::Start { .. }, Known::Running) => Some(refuse("start", "running")),
+            (Action::Start { .. }, _) => Some(Ok(Known::Running)),
+            (Action::Kill { .. }, Known::Stopped) => Some(refuse("kill", "already stopped")),
+            (Action::Kill { .. }, _) => Some(Ok(if restarting[i] {
+                Known::Unsure
+            } else {
+                Known::Stopped
+            })),
+            (Action::Stop { .. }, Known::Stopped) => Some(refuse("stop", "stopped")),
+            (Action::Restart { .. }, Known::Stopped) => Some(refuse("restart", "stopped")),
+            (Action::Stop { .. } | Action::Restart { .. }, _) => Some(Ok(Known::Unsure)),
+            (Action::Command { command, .. }, Known::Stopped) => Some(refuse(
+                &format!("run \"{}\" on", crate::text::clip(command, 40)),
+                "stopped",
+            )),
+            _ => None,
+        };
+        match next {
+            None => {}
+            Some(Err(e)) if it.strict => return Err(e),
+            Some(Err(_)) => {} // skipped by the engine: nothing changes
+            Some(Ok(k)) => {
+                st[i] = k;
+                why[i] = format!("{} at {when}", it.action.describe());
+                if matches!(it.action, Action::Restart { .. }) {
+                    restarting[i] = true;
+                } else if matches!(it.action, Action::Start { .. }) {
+                    restarting[i] = false;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Everything about an action that does not depend on the run's state: names exist, a link joins
+/// two different nodes, values are in range (`Limits`). The engine re-checks all of it.
+pub fn check_action(a: &Action, topo: &Topology, limits: &Limits) -> Result<(), String> {
+    check_action_nodes(a, topo)?;
+    let over = |what: &str, d: Micros, max: Micros| {
+        Err(format!(
+            "{what} {} is above the limit of {}",
+            fmt_duration(d),
+            fmt_duration(max)
+        ))
+    };
+    match a {
+        Action::DropLink { from, to, .. }
+        | Action::HealLink { from, to, .. }
+        | Action::SetLoss { from, to, .. }
+        | Action::SetLatency { from, to, .. }
+            if topo.id(from) == topo.id(to) =>
+        {
+            Err(format!(
+                "a link needs two different nodes, got \"{}\" twice",
+                crate::text::clip(from, 40)
+            ))
+        }
+        Action::SetLoss { loss, .. } if !loss.is_finite() => Err(format!(
+            "loss {loss} is out of range; use a probability from 0.0 to 1.0"
+        )),
+        Action::SetLatency { max, .. } if max.0 > limits.max_latency_us => {
+            over("latency", max.0, limits.max_latency_us)
+        }
+        Action::Delay { extra, .. } if extra.0 > limits.max_latency_us => {
+            over("delay", extra.0, limits.max_latency_us)
+        }
+        Action::Restart {
+            down_for: Some(d), ..
+        } if d.0 > limits.max_duration_us => over("down_for", d.0, limits.max_duration_us),
+        Action::Partition { groups } => {
+            let mut seen = std::collections::BTreeSet::new();
+            for name in groups.iter().flatten() {
+                if !seen.insert(topo.id(name)) {
+                    return Err(format!(
+                        "node \"{}\" is in two partition groups",
+                        crate::text::clip(name, 40)
+                    ));
+                }
+            }
+            if groups.len() < 2 {
+                return Err("a partition needs at least two groups".into());
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Names in an action must exist (the engine re-checks state-dependent rules when it applies it).
@@ -690,14 +891,99 @@ pub fn check_action_nodes(a: &Action, topo: &Topology) -> Result<(), String> {
     }
 }
 
-fn check_expect(e: &ExpectSpec, topo: &Topology, views: &[&str]) -> Result<(), String> {
-    if !GENERIC_VIEWS.contains(&e.view.as_str()) && !views.contains(&e.view.as_str()) {
+/// What a generic view needs (see `model::ViewNeeds`).
+pub fn generic_view_needs(view: &str) -> crate::model::ViewNeeds {
+    use crate::model::ViewNeeds;
+    match view {
+        "status" | "exec_pending" | "exec_expired" | "exec_done" => ViewNeeds::NODE,
+        "log" => ViewNeeds {
+            contains: true,
+            ..ViewNeeds::NONE
+        },
+        _ => ViewNeeds::NONE,
+    }
+}
+
+fn check_expect(
+    e: &ExpectSpec,
+    topo: &Topology,
+    model: &crate::registry::ModelEntry,
+    dur: Micros,
+) -> Result<(), String> {
+    let views = model.views;
+    let needs = if GENERIC_VIEWS.contains(&e.view.as_str()) {
+        generic_view_needs(&e.view)
+    } else if views.contains(&e.view.as_str()) {
+        (model.view_needs)(&e.view)
+    } else {
         return Err(format!(
             "unknown view `{}`; views: {}, {}",
-            e.view,
+            crate::text::clip(&e.view, 40),
             GENERIC_VIEWS.join(", "),
             views.join(", ")
         ));
+    };
+    let missing = [
+        (
+            needs.node && e.observer.is_none(),
+            "`observer = \"<node>\"`",
+        ),
+        (needs.peer && e.peer.is_none(), "`peer = \"<node>\"`"),
+        (needs.key && e.key.is_none(), "`key = \"...\"`"),
+        (
+            needs.contains && e.contains.is_none(),
+            "`contains = \"...\"`",
+        ),
+    ];
+    if let Some((_, what)) = missing.iter().find(|m| m.0) {
+        return Err(format!(
+            "view `{}` needs {what}; without it the expectation cannot be checked",
+            e.view
+        ));
+    }
+    let after_end = |t: &TimeRef, field: &str| {
+        match t {
+        TimeRef::At(x) if *x > dur => Err(format!(
+            "`{field}` {} is after the end of the run ({}); use a time up to the duration or \"end\"",
+            fmt_duration(*x),
+            fmt_duration(dur)
+        )),
+        _ => Ok(()),
+    }
+    };
+    if let Some(a) = &e.at {
+        after_end(a, "at")?;
+    }
+    if let Some([a, b]) = &e.during {
+        after_end(a, "during")?;
+        after_end(b, "during")?;
+        if a.resolve(dur) > b.resolve(dur) {
+            return Err(format!(
+                "`during` window [{}, {}] is reversed; write the start first",
+                fmt_duration(a.resolve(dur)),
+                fmt_duration(b.resolve(dur))
+            ));
+        }
+    }
+    for (field, v) in [("at_least", e.at_least), ("at_most", e.at_most)] {
+        if v.is_some_and(|x| !x.is_finite()) {
+            return Err(format!(
+                "`{field}` is {}; a bound must be a finite number",
+                v.unwrap_or_default()
+            ));
+        }
+    }
+    if let (Some(lo), Some(hi)) = (e.at_least, e.at_most) {
+        if lo > hi {
+            return Err(format!(
+                "`at_least` {lo} is above `at_most` {hi}: no value can hold"
+            ));
+        }
+    }
+    if let Some(toml::Value::Float(f)) = &e.equals {
+        if !f.is_finite() {
+            return Err(format!("`equals` is {f}; use a finite number"));
+        }
     }
     if e.at.is_some() && e.during.is_some() {
         return Err("use `at` or `during`, not both".into());

@@ -118,6 +118,12 @@ pub enum Msg {
         file: String,
         text: String,
     },
+    /// An imported file's bytes: decoded by the same rule as the CLI (size, UTF-8;
+    /// `clusterscope_core::text::scenario_text`), then imported as `ImportScenario`.
+    ImportFile {
+        file: String,
+        bytes: Vec<u8>,
+    },
     /// A permalink's text (what follows `#`).
     OpenPermalink(String),
     /// A session saved in the browser (same encoding as a permalink).
@@ -186,7 +192,12 @@ pub struct Model {
     pub session_rev: u64,
     pub help_open: bool,
     pub theme: Theme,
+    /// The limits runs and imports get (`Limits::browser()`; tests lower them).
+    pub limits: Limits,
 }
+
+/// The longest banner text: a message quoting a huge input is cut here.
+pub const MAX_BANNER_CHARS: usize = 600;
 
 pub fn run_options() -> RunOptions {
     RunOptions {
@@ -283,6 +294,7 @@ impl Model {
             session_rev: 0,
             help_open: false,
             theme: Theme::Auto,
+            limits: Limits::browser(),
         };
         m.after_install(true);
         m
@@ -382,6 +394,16 @@ impl Model {
             Msg::SetVariant(v) => self.switch(Some(v), None),
             Msg::SetSeed(s) => self.switch(None, Some(s)),
             Msg::ImportScenario { file, text } => self.import(&file, text),
+            Msg::ImportFile { file, bytes } => {
+                let max = self.limits.max_scenario_bytes;
+                match clusterscope_core::text::scenario_text(&file, bytes, max) {
+                    Ok(text) => self.import(&file, text),
+                    Err(e) => self.error(format!(
+                        "Import failed: {} Your current session is unchanged.",
+                        sentence(&e)
+                    )),
+                }
+            }
             Msg::OpenPermalink(text) => {
                 if let Err(e) = self.open_session(&text) {
                     self.error(format!(
@@ -542,7 +564,7 @@ impl Model {
     fn error(&mut self, text: String) {
         self.banner = Some(Banner {
             kind: BannerKind::Error,
-            text,
+            text: clusterscope_core::text::clip(&text, MAX_BANNER_CHARS),
         });
     }
 
@@ -910,14 +932,15 @@ impl Model {
             None => Run::default_variant(&scenario),
         };
         let same_topology = scenario.topo == self.run.scenario.topo;
-        let mut run = Run::new(
-            scenario,
-            &variant,
-            seed,
-            &toml::Table::new(),
-            &run_options(),
-        )?;
+        let opts = RunOptions {
+            limits: self.limits.clone(),
+            ..run_options()
+        };
+        let mut run = Run::new(scenario, &variant, seed, &toml::Table::new(), &opts)?;
         if let Some(a) = actions {
+            // Every action checked against this scenario and variant before anything is
+            // replaced: the current session (and its autosave) stay as they were on failure.
+            run.check_actions(&a, "actions", &self.limits)?;
             run.engine.set_user_actions(a);
         }
         self.run = run;
@@ -999,7 +1022,7 @@ impl Model {
     }
 
     fn import(&mut self, file: &str, text: String) {
-        let scenario = match Scenario::parse(file, &text, &Limits::browser()) {
+        let scenario = match Scenario::parse(file, &text, &self.limits) {
             Ok(s) => s,
             Err(e) => {
                 self.error(format!(
@@ -1025,7 +1048,7 @@ impl Model {
     }
 
     fn open_session(&mut self, text: &str) -> Result<(), String> {
-        let s = Session::decode(text, &Limits::browser())?;
+        let s = Session::decode(text, &self.limits)?;
         let scenario = resolve(&s.scenario)?;
         scenario.variant(&s.variant)?;
         self.install(

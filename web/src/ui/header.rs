@@ -125,10 +125,20 @@ pub fn header(p: &PanelProps) -> Html {
             input.set_value("");
             let file = gloo::file::File::from(file);
             let name = file.name();
+            let max = clusterscope_core::limits::Limits::browser().max_scenario_bytes;
+            if file.size() > max as u64 + 1 {
+                // Refused by size without reading it (the message is the CLI's).
+                s.dispatch(Msg::ImportFile {
+                    file: name,
+                    bytes: vec![b' '; max + 1],
+                });
+                return;
+            }
             let s = s.clone();
             let slot: Rc<RefCell<Option<gloo::file::callbacks::FileReader>>> = reader.clone();
-            let task = gloo::file::callbacks::read_as_text(&file, move |res| match res {
-                Ok(text) => s.dispatch(Msg::ImportScenario { file: name, text }),
+            // Bytes, not text: the app and the CLI decode a file by one rule (size, UTF-8).
+            let task = gloo::file::callbacks::read_as_bytes(&file, move |res| match res {
+                Ok(bytes) => s.dispatch(Msg::ImportFile { file: name, bytes }),
                 Err(e) => s.dispatch(Msg::ShowError(format!("Could not read {name}: {e}"))),
             });
             *slot.borrow_mut() = Some(task);
