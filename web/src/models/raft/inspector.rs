@@ -15,24 +15,21 @@ use clusterscope_core::time::parse_duration;
 use serde_json::Value;
 use yew::prelude::*;
 
-/// Ratis' default `raft.server.rpc.timeout.max` (the election timer bar's full length when the
-/// scenario does not set `timeout_max`).
-const DEFAULT_TIMEOUT_MAX_US: u64 = 300_000;
-
-fn opt(v: Option<u64>) -> String {
-    v.map(|x| x.to_string()).unwrap_or_else(|| "—".into())
-}
-
-/// The scenario's `timeout_max` (the variant's if it sets one).
+/// The election timeout's upper bound (the timer bar's full length): the scenario's
+/// `timeout_max` (the variant's over the file's), else its `preset`'s (see
+/// [`super::preset_timeout_max`]).
 fn timeout_max(m: &crate::model::Model) -> u64 {
     let sc = &m.run.scenario.raw;
     let variant = sc.variants.iter().find(|v| v.name == m.run.variant);
-    variant
-        .and_then(|v| v.params.get("timeout_max"))
-        .or_else(|| sc.params.get("timeout_max"))
-        .and_then(|v| v.as_str())
+    let get = |k: &str| {
+        variant
+            .and_then(|v| v.params.get(k))
+            .or_else(|| sc.params.get(k))
+            .and_then(|v| v.as_str())
+    };
+    get("timeout_max")
         .and_then(|s| parse_duration(s).ok())
-        .unwrap_or(DEFAULT_TIMEOUT_MAX_US)
+        .unwrap_or_else(|| super::preset_timeout_max(get("preset")))
 }
 
 fn role_class(role: &str) -> &'static str {

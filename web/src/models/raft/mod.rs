@@ -342,6 +342,16 @@ pub fn ruler(lo: u64, hi: u64) -> Vec<u64> {
         .collect()
 }
 
+/// The election timeout's upper bound of a Ratis preset (`params.preset`): `default` 300 ms
+/// (`raft.server.rpc.timeout.max`), `ozone` 5.2 s, `teaching` 3 s.
+pub fn preset_timeout_max(preset: Option<&str>) -> u64 {
+    match preset {
+        Some("ozone") => 5_200_000,
+        Some("teaching") => 3_000_000,
+        _ => 300_000,
+    }
+}
+
 /// The election timer: time left until the deadline and the bar's fill (left / `scale_us`,
 /// clamped to 0..=1). `None` on the leader (no deadline) or when missing.
 pub fn election_timer(deadline: Option<u64>, now: u64, scale_us: u64) -> Option<(u64, f64)> {
