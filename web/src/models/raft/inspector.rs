@@ -32,6 +32,10 @@ fn timeout_max(m: &crate::model::Model) -> u64 {
         .unwrap_or_else(|| super::preset_timeout_max(get("preset")))
 }
 
+fn opt(v: Option<u64>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_else(|| "—".into())
+}
+
 fn role_class(role: &str) -> &'static str {
     match role {
         "leader" => "leader",
