@@ -9,6 +9,7 @@ use crate::engine::{Engine, Sim};
 use crate::gossip::Gossip;
 use crate::limits::Limits;
 use crate::model::{Driver, Model};
+use crate::mutation::MutationTracking;
 use crate::pingpong::PingPong;
 use crate::scenario::Scenario;
 use crate::time::Micros;
@@ -52,7 +53,11 @@ const fn entry<M: Model>() -> ModelEntry {
 }
 
 /// Every model, in the order `clusterscope list` shows them.
-pub static MODELS: &[ModelEntry] = &[entry::<Gossip>(), entry::<PingPong>()];
+pub static MODELS: &[ModelEntry] = &[
+    entry::<Gossip>(),
+    entry::<MutationTracking>(),
+    entry::<PingPong>(),
+];
 
 /// The entry for a scenario's `protocol`.
 pub fn find(name: &str) -> Option<&'static ModelEntry> {
