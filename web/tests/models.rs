@@ -450,3 +450,62 @@ fn mutation_views_with_missing_fields_do_not_panic() {
     let (rs, _) = mutation::reads(&json!({"nodes": {"a": {"reads": [{"id": "a/r1"}]}}}), "a");
     assert_eq!(rs[0].id, "a/r1");
 }
+
+// ---- against the real models' views ----
+
+fn run_to(scenario: &str, variant: &str, t: u64) -> clusterscope_core::runner::Run {
+    use clusterscope_core::runner::{Run, RunOptions};
+    let sc = clusterscope_core::scenario::builtin::get(scenario).expect("built in");
+    let mut run = Run::new(
+        sc,
+        variant,
+        None,
+        &Default::default(),
+        &RunOptions::default(),
+    )
+    .expect("runs");
+    run.engine.run_until(t, u64::MAX).expect("no error");
+    run
+}
+
+#[test]
+fn the_read_panel_of_21181_bug_1_from_the_real_model() {
+    let run = run_to("cassandra-21181-duplicate-notify", "buggy", 3_000_000);
+    let views = run.engine.views_json();
+    let (rs, _) = mutation::reads(&views, "node1");
+    let r = rs
+        .iter()
+        .find(|r| r.id == "node1/r1")
+        .expect("node1's read r1");
+    assert_eq!((r.node.as_str(), r.role.as_str()), ("node1", "data"));
+    assert_eq!(r.outcome, "pending");
+    assert_eq!(
+        (r.mutations, r.summaries, r.sync_acks),
+        (Some(1), Some(0), Some(0))
+    );
+    assert_eq!(r.requested.len(), 2);
+    assert!(r.history.iter().any(|h| h.1 == -1), "{:?}", r.history);
+    let node1 = clusterscope_web::models::generic::node_entry(&views, "node1").unwrap();
+    let (d, _) = mutation::deliveries(node1);
+    assert!(
+        d.iter()
+            .any(|d| d.id == "node3:0" && !d.new && d.fired == 0),
+        "{d:?}"
+    );
+    assert!(!mutation::logs(node1).is_empty());
+
+    let run = run_to("cassandra-21181-duplicate-notify", "buggy", 12_000_000);
+    let (rs, _) = mutation::reads(&run.engine.views_json(), "node1");
+    let r = rs.iter().find(|r| r.id == "node1/r1").unwrap();
+    assert_eq!((r.outcome.as_str(), r.mutations), ("timeout", Some(1)));
+
+    let run = run_to("cassandra-21181-duplicate-notify", "fixed", 12_000_000);
+    let (rs, _) = mutation::reads(&run.engine.views_json(), "node1");
+    let r = rs.iter().find(|r| r.id == "node1/r1").unwrap();
+    assert_eq!(r.outcome, "completed");
+    assert_eq!(
+        (r.mutations, r.summaries, r.sync_acks),
+        (Some(0), Some(0), Some(0))
+    );
+    assert_eq!(r.missing_mutation(), None);
+}
