@@ -7,7 +7,8 @@ import { app, clickNode, open, pickVariant, settled, shotOf } from './lib/app.mj
 
 export const timeoutMs = 120_000;
 
-const READ = '#mt-reads .mt-read[data-read="node1/r1"]';
+// node2 holds a summary-side reconciliation under the same read id: node1's is the data read.
+const READ = '#mt-reads .mt-read[data-read="node1/r1"][data-node="node1"]';
 
 async function read(page) {
   return page.$eval(READ, (e) => ({ ...e.dataset }));

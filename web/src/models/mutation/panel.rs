@@ -71,7 +71,7 @@ fn read_html(r: &ReadView, selected: &str) -> Html {
         html! {
             <tr>
                 <td>{ &s.from }{ for s.local.then(|| html!{ <span class="muted">{ " (local)" }</span> }) }</td>
-                <td class="mono">{ for s.logs.iter().map(|(log, rec, unrec)| html!{
+                <td class="mono">{ for s.logs.is_empty().then(|| html!{ <span class="muted">{ "—" }</span> }) }{ for s.logs.iter().map(|(log, rec, unrec)| html!{
                     <span class="mt-log" title={format!("log {log}: reconciled {rec}, unreconciled {unrec}")}>
                         <b>{ log }</b>{ " " }<span class="rec">{ rec }</span>{ " / " }<span class="unrec">{ unrec }</span>
                     </span>
@@ -126,10 +126,10 @@ fn read_html(r: &ReadView, selected: &str) -> Html {
                     html!{ <div><span class="glabel">{ "summaries" }</span><span class="muted small">{ "none received" }</span></div> }
                 } else {
                     html!{
-                        <table class="tbl mt-sum">
+                        <div class="table-wrap mt-sum"><table class="tbl">
                             <thead><tr><th>{ "summary from" }</th><th>{ "per log: reconciled / unreconciled" }</th></tr></thead>
                             <tbody>{ for summaries }</tbody>
-                        </table>
+                        </table></div>
                     }
                 } }
             </div>
@@ -275,28 +275,25 @@ pub fn mutation_inspector(p: &PanelProps) -> Html {
                     </table>
                 </div>
             } } }
-            <div class="two">
-                <div>
-                    <h4>{ "Journal" }</h4>
-                    <div class="chips" id="mt-journal">
-                        { if jr.is_empty() { html!{ <span class="muted small">{ "empty" }</span> } } else { html!{
-                            <>{ for jr.iter().map(|(i, row)| html!{ <span class="chip mono" title={format!("row {row}")}>{ format!("{i} → {row}") }</span> }) }</>
-                        } } }
-                    </div>
-                </div>
-                <div>
-                    <h4>{ "Deliveries" }</h4>
-                    { if dels.is_empty() { html!{ <p class="muted small" id="mt-deliveries">{ "none" }</p> } } else { html!{
-                        <div class="table-wrap small-tbl">
-                            <table class="tbl" id="mt-deliveries">
-                                <thead><tr><th>{ "at" }</th><th>{ "mutation" }</th><th>{ "via" }</th><th>{ "startWriting" }</th><th>{ "listeners" }</th></tr></thead>
-                                <tbody>{ for delivery_rows }</tbody>
-                            </table>
-                        </div>
-                    } } }
-                    { for (more_dels > 0).then(|| html!{ <p class="muted small">{ format!("{more_dels} older not shown") }</p> }) }
-                </div>
+            <h4>{ "Journal" }</h4>
+            <div class="chips" id="mt-journal">
+                { if jr.is_empty() { html!{ <span class="muted small">{ "empty" }</span> } } else { html!{
+                    <>{ for jr.iter().map(|(i, row)| html!{ <span class="chip mono" title={format!("row {row}")}>{ format!("{i} → {row}") }</span> }) }</>
+                } } }
             </div>
+            <div class="subhead">
+                <h4>{ "Deliveries" }</h4>
+                <span class="muted small">{ "newest first; a duplicate that fires no listener is highlighted" }</span>
+            </div>
+            { if dels.is_empty() { html!{ <p class="muted small" id="mt-deliveries">{ "none" }</p> } } else { html!{
+                <div class="table-wrap small-tbl">
+                    <table class="tbl" id="mt-deliveries">
+                        <thead><tr><th>{ "at" }</th><th>{ "mutation" }</th><th>{ "via" }</th><th>{ "startWriting" }</th><th>{ "listeners" }</th></tr></thead>
+                        <tbody>{ for delivery_rows }</tbody>
+                    </table>
+                </div>
+            } } }
+            { for (more_dels > 0).then(|| html!{ <p class="muted small">{ format!("{more_dels} older not shown") }</p> }) }
             { threads(&m, id) }
         </section>
     }
