@@ -38,7 +38,8 @@ fn scalar(v: &Value) -> Option<String> {
     }
 }
 
-fn render(v: &Value, depth: usize) -> Html {
+/// A value as nested tables (scalars as text, `—` for null), cut at [`MAX_DEPTH`] and [`MAX_ITEMS`].
+pub fn render(v: &Value, depth: usize) -> Html {
     if let Some(s) = scalar(v) {
         return html! { <span class="val">{ s }</span> };
     }

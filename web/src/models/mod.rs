@@ -1,11 +1,13 @@
 //! The one place the web app names models: each model's own panels live in its folder here
-//! (`gossip/`), and [`Inspector`] picks the selected node's inspector by the run's model. Every
+//! (`gossip/`, `raft/`, `mutation/`), and [`Inspector`] picks the selected node's inspector by the run's model. Every
 //! other panel (topology, timeline, sequence diagram, log, threads, plots, matrix) is generic
 //! and draws from what the model declares (`clusterscope_core::model::Model`). A model without
 //! panels of its own gets the generic inspector: its threads and its `views_json` entry.
 
 pub mod generic;
 pub mod gossip;
+pub mod mutation;
+pub mod raft;
 
 use crate::ui::PanelProps;
 use clusterscope_core::engine::NodeId;
@@ -15,10 +17,11 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 /// What the model's inspector keeps of a node before a cursor move, to highlight what the move
-/// changed (gossip: the endpoint state map).
+/// changed (gossip: the endpoint state map; raft: every node's views, for the log strips).
 pub fn snapshot(run: &Run, id: NodeId) -> Option<Rc<dyn Any>> {
     match run.engine.model() {
         "gossip" => gossip::snapshot(run, id),
+        "raft" => raft::snapshot(run, id),
         _ => None,
     }
 }
@@ -29,6 +32,8 @@ pub fn inspector(p: &PanelProps) -> Html {
     let model = p.s.model.borrow().run.engine.model();
     match model {
         "gossip" => html! { <gossip::inspector::GossipInspector ..p.clone() /> },
+        "raft" => html! { <raft::inspector::RaftInspector ..p.clone() /> },
+        "mutation-tracking" => html! { <mutation::panel::MutationInspector ..p.clone() /> },
         _ => html! { <generic::GenericInspector ..p.clone() /> },
     }
 }

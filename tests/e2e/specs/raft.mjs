@@ -1,0 +1,105 @@
+// Raft (Apache Ratis), raft-leader-election: play until a leader is elected, send a client
+// request from the leader's node panel, and watch the entry commit on the log strips: the
+// leader's data-commit passes the new entry's index, then every follower's does.
+import assert from 'node:assert/strict';
+import { app, clickNode, open, settled, shotOf } from './lib/app.mjs';
+
+export const timeoutMs = 120_000;
+
+/** The strips' data attributes, by node. */
+async function strips(page) {
+  return page.$$eval('#raft-strips .rs-strip', (els) =>
+    Object.fromEntries(els.map((e) => [e.dataset.node, { ...e.dataset, entries: e.querySelectorAll('.rs-e').length }])),
+  );
+}
+
+async function playUntil(page, fn, arg, timeout = 60_000) {
+  await page.click('#play');
+  try {
+    await page.waitForFunction(fn, arg, { timeout });
+  } finally {
+    // Pause (the play button toggles) if it is still playing.
+    if ((await app(page)).busy === '1') await page.click('#play');
+    await settled(page);
+  }
+}
+
+export async function run({ page, baseUrl, screenshot, log }) {
+  await open(page, baseUrl);
+  // Until the Raft model lands on main this branch's build has no such scenario: say so loudly.
+  // TODO(raft lands): drop this guard.
+  if (!(await page.$('#scenario-select option[value="raft-leader-election"]'))) {
+    log('SKIPPED: raft-leader-election is not in this build (the Raft model has not landed)');
+    return;
+  }
+  await page.selectOption('#scenario-select', 'raft-leader-election');
+  await settled(page);
+  assert.equal((await app(page)).scenario, 'raft-leader-election');
+
+  await clickNode(page, 'n1');
+  await page.waitForSelector('#inspector[data-node="n1"] #raft-strips');
+  let s = await strips(page);
+  assert.deepEqual(Object.keys(s), ['n1', 'n2', 'n3', 'n4', 'n5'], 'the selected node first, then the others');
+  assert.ok(Object.values(s).every((x) => x.role === 'follower'), 'everybody starts as a follower');
+  assert.ok(await page.$('#election-left[data-left-us]'), 'a follower shows its election timer');
+
+  // Play until some node leads.
+  await playUntil(page, () => !!document.querySelector('#raft-strips .rs-strip[data-role="leader"]'));
+  s = await strips(page);
+  const leader = Object.keys(s).find((n) => s[n].role === 'leader');
+  assert.ok(leader, 'a leader is elected');
+  log(`leader ${leader} at ${(await app(page)).timeUs} us`);
+  await page.waitForSelector(`#raft-strips[data-leader="${leader}"]`);
+  await screenshot('elected');
+
+  // Its strip first; the leader's startup entry of its term commits once a majority has it.
+  await clickNode(page, leader);
+  await page.waitForSelector(`#inspector[data-node="${leader}"] #raft-head[data-role="leader"]`);
+  await playUntil(
+    page,
+    (l) => {
+      const e = document.querySelector(`.rs-strip[data-node="${l}"]`);
+      return e && Number(e.dataset.commit) >= Number(e.dataset.last) && Number(e.dataset.last) > 0;
+    },
+    leader,
+  );
+  s = await strips(page);
+  const before = { last: Number(s[leader].last), commit: Number(s[leader].commit) };
+  log(`before the request: ${JSON.stringify(before)}`);
+
+  // A client request through the node panel's command: a new entry on the leader's strip.
+  await page.waitForSelector('#act-client-put:not([disabled])');
+  await page.click('#act-client-put');
+  await settled(page);
+  await playUntil(
+    page,
+    ([l, last]) => Number(document.querySelector(`.rs-strip[data-node="${l}"]`)?.dataset.last) > last,
+    [leader, before.last],
+  );
+  s = await strips(page);
+  const index = Number(s[leader].last);
+  assert.ok(index > before.last, 'the request is appended to the leader\'s log');
+  await shotOf(page, '#raft-strips', 'raft-strips-appended');
+
+  // Commit: data-commit on the leader's strip reaches the entry, then on every follower's.
+  await playUntil(
+    page,
+    ([l, i]) => Number(document.querySelector(`.rs-strip[data-node="${l}"]`)?.dataset.commit) >= i,
+    [leader, index],
+  );
+  await playUntil(
+    page,
+    (i) => [...document.querySelectorAll('#raft-strips .rs-strip')].every((e) => Number(e.dataset.commit) >= i && Number(e.dataset.applied) >= i),
+    index,
+  );
+  s = await strips(page);
+  for (const [n, x] of Object.entries(s)) {
+    assert.ok(Number(x.commit) > before.commit, `${n} commit ${x.commit} passed ${before.commit}`);
+  }
+  // The leader drew each follower's matchIndex at the entry.
+  const follower = Object.keys(s).find((n) => n !== leader);
+  assert.ok(Number(s[follower].match) >= index, `the leader's matchIndex for ${follower}: ${s[follower].match}`);
+  assert.ok(Number((await page.getAttribute('#raft-client', 'data-acked')) ?? 0) >= 0);
+  await shotOf(page, '.insp-card', 'raft-inspector');
+  await screenshot('committed');
+}
