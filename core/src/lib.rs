@@ -10,6 +10,7 @@ pub mod gossip;
 pub mod limits;
 pub mod model;
 pub mod pingpong;
+pub mod raft;
 pub mod rng;
 pub mod runner;
 pub mod scenario;
