@@ -110,9 +110,11 @@ impl RaftParams {
         let preset = match t.get("preset") {
             None => "default".to_string(),
             Some(toml::Value::String(s)) => s.clone(),
-            Some(v) => return Err(format!(
+            Some(v) => {
+                return Err(format!(
                 "params.preset: {v} is not a string; use \"default\", \"ozone\" or \"teaching\""
-            )),
+            ))
+            }
         };
         let Some(&(_, min, max)) = PRESETS.iter().find(|p| p.0 == preset) else {
             return Err(format!(

@@ -18,9 +18,11 @@ pub const VIEWS: &[&str] = &[
     "voted_for",
     "commit_index",
     "last_applied",
+    "apply_lag",
     "flush_index",
     "log_length",
     "log_term",
+    "last_log_term",
     "next_index",
     "match_index",
     "leaders",
@@ -206,8 +208,10 @@ impl<S: StateMachine> Raft<S> {
             "voted_for" => node("the node").map(|n| QValue::Text(name(sim, n.voted_for))),
             "commit_index" => node("the node").and_then(|n| num(n.commit)),
             "last_applied" => node("the node").and_then(|n| num(n.applied)),
+            "apply_lag" => node("the node").and_then(|n| num(n.commit.saturating_sub(n.applied))),
             "flush_index" => node("the node").and_then(|n| num(n.flush)),
             "log_length" => node("the node").and_then(|n| num(n.last())),
+            "last_log_term" => node("the node").and_then(|n| num(n.last_term())),
             "log_term" => node("the node").and_then(|n| {
                 let k = q.need_key("the log index")?;
                 let i: u64 = k.parse().map_err(|_| {
