@@ -304,7 +304,7 @@ impl<S: StateMachine> Raft<S> {
         }
         // Retry cache expiry (`raft.server.retrycache.expirytime`).
         let exp = self.p.retry_cache_expiry.0;
-        if i % 64 == 0 {
+        if i.is_multiple_of(64) {
             node.retry
                 .retain(|_, c| !matches!(c, Cached::Done { at, .. } if ctx.now >= *at + exp));
         }
