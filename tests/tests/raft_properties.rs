@@ -74,20 +74,56 @@ fn name(i: u32) -> String {
 fn to_action(o: &Op) -> Action {
     match o {
         Op::Partition(side) => {
-            let g = |s| (0..side.len() as u32).filter(|&i| side[i as usize] == s).map(name).collect::<Vec<_>>();
-            Action::Partition { groups: vec![g(0), g(1)] }
+            let g = |s| {
+                (0..side.len() as u32)
+                    .filter(|&i| side[i as usize] == s)
+                    .map(name)
+                    .collect::<Vec<_>>()
+            };
+            Action::Partition {
+                groups: vec![g(0), g(1)],
+            }
         }
-        Op::DropOneWay(a, b) => Action::DropLink { from: name(*a), to: name(*b), one_way: true },
-        Op::Loss(a, b, l) => Action::SetLoss { from: name(*a), to: name(*b), loss: *l as f64 / 100.0, one_way: false },
+        Op::DropOneWay(a, b) => Action::DropLink {
+            from: name(*a),
+            to: name(*b),
+            one_way: true,
+        },
+        Op::Loss(a, b, l) => Action::SetLoss {
+            from: name(*a),
+            to: name(*b),
+            loss: *l as f64 / 100.0,
+            one_way: false,
+        },
         Op::HealAll => Action::HealAll {},
         Op::Kill(a) => Action::Kill { node: name(*a) },
-        Op::Restart(a) => Action::Restart { node: name(*a), kill: true, down_for: Some(Dur(500 * MS)) },
+        Op::Restart(a) => Action::Restart {
+            node: name(*a),
+            kill: true,
+            down_for: Some(Dur(500 * MS)),
+        },
         Op::Start(a) => Action::Start { node: name(*a) },
-        Op::Stall(a, e) => Action::Stall { node: name(*a), executor: EXECS[*e as usize].into() },
-        Op::Delay(a, e, d) => Action::Delay { node: name(*a), executor: EXECS[*e as usize].into(), extra: Dur(*d as u64 * MS) },
-        Op::Release(a, e) => Action::Release { node: name(*a), executor: EXECS[*e as usize].into() },
-        Op::Timeout(a) => Action::Command { node: name(*a), command: "timeout".into() },
-        Op::Put(a) => Action::Command { node: name(*a), command: format!("client-put k{a} v") },
+        Op::Stall(a, e) => Action::Stall {
+            node: name(*a),
+            executor: EXECS[*e as usize].into(),
+        },
+        Op::Delay(a, e, d) => Action::Delay {
+            node: name(*a),
+            executor: EXECS[*e as usize].into(),
+            extra: Dur(*d as u64 * MS),
+        },
+        Op::Release(a, e) => Action::Release {
+            node: name(*a),
+            executor: EXECS[*e as usize].into(),
+        },
+        Op::Timeout(a) => Action::Command {
+            node: name(*a),
+            command: "timeout".into(),
+        },
+        Op::Put(a) => Action::Command {
+            node: name(*a),
+            command: format!("client-put k{a} v"),
+        },
     }
 }
 
@@ -95,7 +131,18 @@ fn engine(n: u32, seed: u64, rate: u32) -> Engine<RaftKv> {
     let t: toml::Table = toml::from_str(&format!("client_rate = {rate}")).unwrap();
     let topo = topology(n);
     let proto = Raft::new(RaftParams::from_table(t).unwrap(), Kv, &topo).unwrap();
-    Engine::new(Sim::new(proto, topo, Link::healthy(500, 5 * MS), seed, vec![], Limits::default()), false, 0)
+    Engine::new(
+        Sim::new(
+            proto,
+            topo,
+            Link::healthy(500, 5 * MS),
+            seed,
+            vec![],
+            Limits::default(),
+        ),
+        false,
+        0,
+    )
 }
 
 fn drive(n: u32, seed: u64, rate: u32, ops: &[(u32, Op)]) -> Result<(), String> {
@@ -112,30 +159,48 @@ fn drive(n: u32, seed: u64, rate: u32, ops: &[(u32, Op)]) -> Result<(), String> 
     let _ = e.apply_user_action(Action::HealAll {});
     for i in 0..n {
         if e.sim.nodes[i as usize].status == NodeStatus::Stopped {
-            e.apply_user_action(Action::Start { node: name(i) }).map_err(|e| e.to_string())?;
+            e.apply_user_action(Action::Start { node: name(i) })
+                .map_err(|e| e.to_string())?;
         }
         for x in EXECS {
-            e.apply_user_action(Action::Release { node: name(i), executor: x.into() }).map_err(|e| e.to_string())?;
+            e.apply_user_action(Action::Release {
+                node: name(i),
+                executor: x.into(),
+            })
+            .map_err(|e| e.to_string())?;
         }
     }
     // Every write acknowledged by `LIVENESS_BOUND - 1 s` must be applied everywhere at
     // `LIVENESS_BOUND` (the load goes on: later writes may still be on their way).
     let deadline = e.sim.now + LIVENESS_BOUND;
-    e.run_until(deadline - S, 20_000_000).map_err(|e| e.to_string())?;
-    let acked: Vec<usize> = e.sim.nodes.iter().map(|s| s.state.ghost.acked.len()).collect();
-    e.run_until(deadline, 20_000_000).map_err(|e| e.to_string())?;
+    e.run_until(deadline - S, 20_000_000)
+        .map_err(|e| e.to_string())?;
+    let acked: Vec<usize> = e
+        .sim
+        .nodes
+        .iter()
+        .map(|s| s.state.ghost.acked.len())
+        .collect();
+    e.run_until(deadline, 20_000_000)
+        .map_err(|e| e.to_string())?;
     if e.sim.violations > 0 {
         return Err("violation after the faults stopped".into());
     }
     let leaders = RaftKv::leaders(&e.sim);
     if leaders.len() != 1 {
-        return Err(format!("{} leaders {LIVENESS_BOUND}us after the faults stopped: {leaders:?}", leaders.len()));
+        return Err(format!(
+            "{} leaders {LIVENESS_BOUND}us after the faults stopped: {leaders:?}",
+            leaders.len()
+        ));
     }
     for (s, &upto) in e.sim.nodes.iter().zip(&acked) {
         for (k, (index, _term)) in s.state.ghost.acked[..upto].iter().enumerate() {
             for (j, o) in e.sim.nodes.iter().enumerate() {
                 if o.state.applied < *index {
-                    return Err(format!("acked write #{k} at index {index} not applied on n{j} (applied {})", o.state.applied));
+                    return Err(format!(
+                        "acked write #{k} at index {index} not applied on n{j} (applied {})",
+                        o.state.applied
+                    ));
                 }
             }
         }
