@@ -123,16 +123,8 @@ fn print_text(r: &Report) {
             e.detail
         );
     }
-    let m = &r.metrics;
-    println!(
-        "  down pairs {} (observers {}, targets {}); echoes sent {}, failed {}, skipped {}",
-        m["down_pairs"],
-        m["down_observers"],
-        m["down_targets"],
-        m["echo_sent"],
-        m["echo_failed"],
-        m["echo_skipped"]
-    );
+    let metrics: Vec<String> = r.metrics.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    println!("  metrics: {}", metrics.join(", "));
     println!(
         "{}",
         if r.passed {
@@ -152,7 +144,7 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
                     .iter()
                     .map(|s| {
                         serde_json::json!({
-                            "name": s.raw.name, "title": s.raw.title, "ticket": s.raw.ticket,
+                            "name": s.raw.name, "title": s.raw.title, "ticket": s.raw.ticket, "protocol": s.raw.protocol,
                             "nodes": s.topo.len(), "duration_us": s.duration(), "variants": s.variant_names(),
                         })
                     })
@@ -162,8 +154,9 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
                 for s in &all {
                     println!("{:34} {}", s.raw.name, s.raw.title);
                     println!(
-                        "{:34} nodes {}, {}, variants: {}",
+                        "{:34} {}, nodes {}, {}, variants: {}",
                         "",
+                        s.raw.protocol,
                         s.topo.len(),
                         fmt_time(s.duration()),
                         s.variant_names().join(", ")

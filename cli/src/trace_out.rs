@@ -16,6 +16,6 @@ pub fn write(run: &Run, path: &str) -> std::io::Result<()> {
 /// The JSON objects, in trace order.
 pub fn lines(run: &Run) -> impl Iterator<Item = serde_json::Value> + '_ {
     let t = run.trace();
-    let topo = &run.sim().topo;
+    let topo = run.engine.topo();
     t.recs.iter().map(move |r| rec_json(t, topo, &r))
 }

@@ -126,10 +126,10 @@ fn gossip_3_nodes(c: &mut Criterion) {
     let t0 = Instant::now();
     let r = scenario_run(&s, None, Some(TEN_MINUTES));
     let once = t0.elapsed();
-    let events = r.engine.sim.steps;
+    let events = r.engine.steps();
     println!(
         "{}",
-        TraceStats::of(events, &r.engine.trace).line("packet-loss trace")
+        TraceStats::of(events, r.engine.trace()).line("packet-loss trace")
     );
     println!("BENCHINFO packet_loss_events={events}");
     drop(r);
@@ -153,10 +153,10 @@ fn rolling_upgrade_251_nodes(c: &mut Criterion) {
     let t0 = Instant::now();
     let r = scenario_run(&s, None, Some(TEN_MINUTES));
     let once = t0.elapsed();
-    let events = r.engine.sim.steps;
+    let events = r.engine.steps();
     println!(
         "{}",
-        TraceStats::of(events, &r.engine.trace).line("rolling-upgrade trace")
+        TraceStats::of(events, r.engine.trace()).line("rolling-upgrade trace")
     );
     println!(
         "BENCHINFO rolling_events={events} rolling_first_run_s={:.2}",
@@ -234,7 +234,7 @@ fn once(workload: &str) {
     println!(
         "ONCE {workload} ms={ms:.1} cpu_ms={} events={}",
         cpu.map_or("n/a".into(), |c| format!("{c:.0}")),
-        r.engine.sim.steps
+        r.engine.steps()
     );
 }
 
@@ -245,7 +245,7 @@ fn once(workload: &str) {
 fn once_jumps() {
     let s = scenario(ROLLING_UPGRADE);
     let mut r = checkpointed_run(&s, Some(TEN_MINUTES));
-    let total = r.engine.sim.steps;
+    let total = r.engine.steps();
     let mut ms = Vec::new();
     let mut points = Vec::new();
     for f in JUMP_FRACTIONS {

@@ -73,8 +73,8 @@ fn main() {
     take(&REALLOCS_BY_SIZE);
     r.engine.run_until(secs * 1_000_000, u64::MAX).unwrap();
     let (allocs, reallocs) = (take(&BY_SIZE), take(&REALLOCS_BY_SIZE));
-    let t = &r.engine.trace;
-    let sim = &r.engine.sim;
+    let t = r.engine.trace();
+    let sim = r.sim_of::<clusterscope_core::gossip::Gossip>().unwrap();
     let states: usize = sim
         .nodes
         .iter()

@@ -11,6 +11,7 @@ pub mod limits;
 pub mod model;
 pub mod pingpong;
 pub mod raft;
+pub mod registry;
 pub mod rng;
 pub mod runner;
 pub mod scenario;

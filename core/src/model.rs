@@ -56,11 +56,11 @@ pub struct Query<'a> {
 impl Query<'_> {
     pub fn need_node(&self, what: &str) -> Result<NodeId, String> {
         self.node
-            .ok_or_else(|| format!("view `{}` needs `{what}` (observer = \"...\")", self.view))
+            .ok_or_else(|| format!("view `{}` needs `{what}`", self.view))
     }
     pub fn need_peer(&self) -> Result<NodeId, String> {
         self.peer
-            .ok_or_else(|| format!("view `{}` needs `peer = \"...\"`", self.view))
+            .ok_or_else(|| format!("view `{}` needs `peer`", self.view))
     }
     pub fn need_key(&self, what: &str) -> Result<&str, String> {
         self.key
@@ -94,20 +94,52 @@ pub struct SeriesSpec {
     pub per_node: bool,
 }
 
+/// A time series per (observer, peer) pair, plotted for the selected observer: gossip's phi of
+/// each peer, Raft's matchIndex of each follower on the leader.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PairSeries {
+    pub title: &'static str,
+    /// A horizontal line drawn across the plot (gossip: the conviction threshold).
+    pub threshold: Option<f64>,
+}
+
 /// The N x N matrix a model declares: what an observer (row) believes about a peer (column).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MatrixSpec {
+    /// The card's title, e.g. "Liveness matrix".
     pub title: &'static str,
-    /// Cell classes: (CSS colour, meaning), indexed by [`Cell::class`].
+    /// What a row and a column are, e.g. "row: observer · column: peer".
+    pub axes: &'static str,
+    /// Cell classes: (colour, meaning), indexed by [`Cell::class`]. A colour is CSS hex
+    /// (`#16a34a`) or `@name`, a colour of the app's theme palette (`@up_soft`, `@down`,
+    /// `@asym`, `@stopped`, `@grid`, `@panel`, `@accent`, `@muted`), so it follows light/dark.
     pub legend: &'static [(&'static str, &'static str)],
+    /// What a dot in a cell means ([`Cell::mark`]), if the model marks cells.
+    pub mark: Option<&'static str>,
+    /// How the topology labels a node that is the peer of notable cells, before their count
+    /// (gossip: "seen DOWN by").
+    pub notable_by: &'static str,
 }
 
-/// One matrix cell: a legend class, a short text drawn in the cell when it fits, a tooltip.
+/// One matrix cell: a legend class, a short text drawn in the cell when it fits, a dot, and the
+/// lines of its tooltip.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Cell {
     pub class: u8,
     pub text: String,
-    pub tip: String,
+    pub mark: bool,
+    pub tip: Vec<String>,
+}
+
+/// The cells of the matrix worth listing (gossip: the DOWN views), and a sentence about them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MatrixSummary {
+    /// (observer, peer) of each notable cell, in row-major order.
+    pub notable: Vec<(NodeId, NodeId)>,
+    /// One sentence naming at most `limit` of them (and how many more).
+    pub text: String,
+    /// Whether the notable cells are a problem (drawn as a warning).
+    pub bad: bool,
 }
 
 /// What the runner, CLI and web shell need of a protocol model beyond running it.
@@ -138,6 +170,10 @@ pub trait Model: Protocol {
     fn msg_kinds(&self) -> &'static [MsgKind] {
         &[]
     }
+    /// Message kinds whose drops matter most (shown even at scale; gossip: the echoes).
+    fn is_key_msg(&self, _label: &str) -> bool {
+        false
+    }
     /// Commands offered on a node (e.g. `disablegossip`, `timeout`).
     fn commands(&self) -> &'static [CommandSpec] {
         &[]
@@ -149,12 +185,24 @@ pub trait Model: Protocol {
     fn matrix_cell(&self, _sim: &Sim<Self>, _observer: NodeId, _peer: NodeId) -> Cell {
         Cell::default()
     }
+    /// The notable cells and a sentence naming at most `limit` of them.
+    fn matrix_summary(&self, _sim: &Sim<Self>, _limit: usize) -> MatrixSummary {
+        MatrixSummary::default()
+    }
     /// Named time series for the plots, sampled by [`Model::sample`].
     fn series(&self) -> &'static [SeriesSpec] {
         &[]
     }
     /// Push one sample: per series in order, one value (or `n` values for `per_node`).
     fn sample(&self, _sim: &Sim<Self>, _out: &mut Vec<f64>) {}
+    /// The per-pair series, if the model has one.
+    fn pair_series(&self) -> Option<PairSeries> {
+        None
+    }
+    /// Its value for (observer, peer) now.
+    fn pair_value(&self, _sim: &Sim<Self>, _observer: NodeId, _peer: NodeId) -> f64 {
+        0.0
+    }
     /// A short line under the node on the topology (e.g. "leader t3").
     fn node_badge(&self, _sim: &Sim<Self>, _id: NodeId) -> String {
         String::new()
@@ -216,11 +264,15 @@ pub trait Driver {
     fn metrics(&self, out: &mut BTreeMap<String, f64>);
     fn views_json(&self) -> serde_json::Value;
     fn msg_kinds(&self) -> &'static [MsgKind];
+    fn is_key_msg(&self, label: &str) -> bool;
     fn commands(&self) -> &'static [CommandSpec];
     fn matrix(&self) -> Option<MatrixSpec>;
     fn matrix_cell(&self, observer: NodeId, peer: NodeId) -> Cell;
+    fn matrix_summary(&self, limit: usize) -> MatrixSummary;
     fn series(&self) -> &'static [SeriesSpec];
     fn sample(&self, out: &mut Vec<f64>);
+    fn pair_series(&self) -> Option<PairSeries>;
+    fn pair_value(&self, observer: NodeId, peer: NodeId) -> f64;
     fn node_badge(&self, id: NodeId) -> String;
 }
 
@@ -333,6 +385,9 @@ impl<M: Model> Driver for Engine<M> {
     fn msg_kinds(&self) -> &'static [MsgKind] {
         self.sim.proto.msg_kinds()
     }
+    fn is_key_msg(&self, label: &str) -> bool {
+        self.sim.proto.is_key_msg(label)
+    }
     fn commands(&self) -> &'static [CommandSpec] {
         self.sim.proto.commands()
     }
@@ -342,11 +397,20 @@ impl<M: Model> Driver for Engine<M> {
     fn matrix_cell(&self, observer: NodeId, peer: NodeId) -> Cell {
         self.sim.proto.matrix_cell(&self.sim, observer, peer)
     }
+    fn matrix_summary(&self, limit: usize) -> MatrixSummary {
+        self.sim.proto.matrix_summary(&self.sim, limit)
+    }
     fn series(&self) -> &'static [SeriesSpec] {
         self.sim.proto.series()
     }
     fn sample(&self, out: &mut Vec<f64>) {
         self.sim.proto.sample(&self.sim, out)
+    }
+    fn pair_series(&self) -> Option<PairSeries> {
+        self.sim.proto.pair_series()
+    }
+    fn pair_value(&self, observer: NodeId, peer: NodeId) -> f64 {
+        self.sim.proto.pair_value(&self.sim, observer, peer)
     }
     fn node_badge(&self, id: NodeId) -> String {
         self.sim.proto.node_badge(&self.sim, id)

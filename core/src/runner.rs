@@ -1,32 +1,15 @@
 //! A run of one scenario variant: builds the engine, evaluates expectations at their times, and
 //! reports the outcome with the observable views.
 
-use crate::engine::network::Link;
 use crate::engine::trace::Trace;
 use crate::engine::{Engine, NodeId, NodeStatus, Sim, SimError};
-use crate::gossip::params::GossipParams;
-use crate::gossip::{view, Gossip};
 use crate::limits::Limits;
+pub use crate::model::QValue;
+use crate::model::{Driver, Model, Query};
+use crate::registry::{self, BuildArgs};
 use crate::scenario::{merge_params, node_of, ExpectSpec, Scenario, TimeRef};
 use crate::time::{fmt_time, Micros, US_PER_S};
 use serde::Serialize;
-
-/// A value a view query returns.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum QValue {
-    Num(f64),
-    Text(String),
-}
-
-impl std::fmt::Display for QValue {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        match self {
-            QValue::Num(n) => write!(f, "{n}"),
-            QValue::Text(t) => write!(f, "{t}"),
-        }
-    }
-}
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ExpectResult {
@@ -46,7 +29,7 @@ pub struct Report {
     pub passed: bool,
     pub expectations: Vec<ExpectResult>,
     pub metrics: std::collections::BTreeMap<String, f64>,
-    /// Every node's views at the end (`gossip::view::views`); `null` until filled by
+    /// Every node's views at the end (the model's `views_json`); `null` until filled by
     /// [`Run::views_json`]. Not built by `run`: at 251 nodes they are ~56 MB of JSON and cost more
     /// than a tenth of the run, and sweeps and benchmarks never look at them.
     #[serde(skip_serializing_if = "serde_json::Value::is_null")]
@@ -76,32 +59,9 @@ pub struct Run {
     pub variant: String,
     pub seed: u64,
     pub overrides: toml::Table,
-    pub engine: Engine<Gossip>,
+    /// The running engine of the scenario's model (`registry`).
+    pub engine: Box<dyn Driver>,
 }
-
-pub const QUERY_VIEWS: &[&str] = &[
-    "liveness",
-    "heartbeat",
-    "generation",
-    "inflight",
-    "phi",
-    "status",
-    "stage_expired",
-    "stage_pending",
-    "echo_sent",
-    "echo_skipped",
-    "echo_failed",
-    "down_pairs",
-    "down_observers",
-    "down_targets",
-    "map_diff",
-    "mutation_timeouts",
-    "mutations_acked",
-    "mutations_sent",
-    "down_seen_by",
-    "down_seen_of",
-    "log",
-];
 
 impl Run {
     pub fn new(
@@ -113,36 +73,36 @@ impl Run {
     ) -> Result<Run, String> {
         let (vi, v) = scenario.variant(variant)?;
         let seed = seed.unwrap_or(scenario.raw.seed);
-        let merged = merge_params(&[&scenario.raw.params, &v.params, overrides]);
-        let params: GossipParams = toml::Value::Table(merged)
-            .try_into()
-            .map_err(|e: toml::de::Error| format!("params (variant {variant}): {}", e.message()))?;
-        let init = scenario.raw.gossip.clone().unwrap_or_default();
-        let proto = Gossip::new(params, &init, &scenario.topo)
-            .map_err(|m| format!("{}: {m}", scenario.file))?;
-        let net = &scenario.raw.network;
-        let link = Link {
-            loss: net.loss,
-            ..Link::healthy(net.latency_min.0, net.latency_max.0)
-        };
-        let schedule = scenario.schedule(vi);
-        let sim = Sim::new(
-            proto,
-            scenario.topo.clone(),
-            link,
-            seed,
-            schedule,
-            opts.limits.clone(),
-        );
-        let mut engine = Engine::new(sim, opts.checkpointing, opts.body_budget);
+        let params = merge_params(&[&scenario.raw.params, &v.params, overrides]);
+        let model = registry::find(&scenario.raw.protocol).ok_or_else(|| {
+            format!(
+                "{}: protocol \"{}\" is not modelled",
+                scenario.file, scenario.raw.protocol
+            )
+        })?;
+        let mut engine = model
+            .build(BuildArgs {
+                scenario: &scenario,
+                variant: vi,
+                params,
+                seed,
+                limits: opts.limits.clone(),
+                checkpointing: opts.checkpointing,
+                body_budget: opts.body_budget,
+            })
+            .map_err(|m| match m.strip_prefix("params: ") {
+                Some(rest) => format!("params (variant {variant}): {rest}"),
+                None => format!("{}: {m}", scenario.file),
+            })?;
         // Checkpoints spread evenly over the scenario's duration: the one at the start, one per
         // span, and room for one at the very end without thinning (jumps replay at most about
         // 1/(max - 2) of the run, 1/62 when the memory budget holds 64); a run continued beyond
         // the duration thins them out as usual.
-        engine.set_checkpoint_span(
-            (scenario.duration() / (engine.max_checkpoints() as Micros - 2)).max(US_PER_S),
-        );
-        engine.user_actions = scenario.raw.recorded.clone();
+        engine.set_checkpoint_span(registry::checkpoint_span(
+            scenario.duration(),
+            engine.max_checkpoints(),
+        ));
+        engine.set_user_actions(scenario.raw.recorded.clone());
         let variant = variant.to_string();
         Ok(Run {
             scenario,
@@ -162,15 +122,25 @@ impl Run {
         }
     }
 
-    pub fn sim(&self) -> &Sim<Gossip> {
-        &self.engine.sim
+    /// The engine, when the scenario's model is `M` (a model's own panels and tests).
+    pub fn engine_of<M: Model>(&self) -> Option<&Engine<M>> {
+        self.engine.as_any().downcast_ref()
+    }
+
+    pub fn engine_of_mut<M: Model>(&mut self) -> Option<&mut Engine<M>> {
+        self.engine.as_any_mut().downcast_mut()
+    }
+
+    /// The simulated world, when the scenario's model is `M`.
+    pub fn sim_of<M: Model>(&self) -> Option<&Sim<M>> {
+        self.engine_of::<M>().map(|e| &e.sim)
     }
 
     pub fn trace(&self) -> &Trace {
-        &self.engine.trace
+        self.engine.trace()
     }
 
-    /// Evaluate one view query now.
+    /// Evaluate one view query now: the generic views here, the rest by the model.
     pub fn query(
         &self,
         view_name: &str,
@@ -179,138 +149,78 @@ impl Run {
         contains: Option<&str>,
         from: Micros,
     ) -> Result<QValue, String> {
-        let sim = &self.engine.sim;
-        let need = |x: Option<NodeId>, what: &str| {
-            x.ok_or_else(|| format!("view `{view_name}` needs `{what}`"))
+        self.query_key(view_name, node, peer, contains, None, from)
+    }
+
+    pub fn query_key(
+        &self,
+        view_name: &str,
+        node: Option<NodeId>,
+        peer: Option<NodeId>,
+        contains: Option<&str>,
+        key: Option<&str>,
+        from: Micros,
+    ) -> Result<QValue, String> {
+        let e = &*self.engine;
+        let q = Query {
+            view: view_name,
+            node,
+            peer,
+            contains,
+            from,
+            key,
         };
-        let g = |id: NodeId| &sim.nodes[id as usize].state;
         Ok(match view_name {
-            "liveness" => {
-                let (o, p) = (need(node, "observer")?, need(peer, "peer")?);
-                QValue::Text(view::liveness_word(g(o).sees_up(p)).into())
-            }
-            "heartbeat" | "generation" => {
-                let (o, p) = (need(node, "observer")?, need(peer, "peer")?);
-                let st = g(o).state(p);
-                QValue::Num(st.map_or(0.0, |s| {
-                    if view_name == "heartbeat" {
-                        s.hb.version as f64
-                    } else {
-                        s.hb.generation as f64
-                    }
-                }))
-            }
-            "inflight" => {
-                let (o, p) = (need(node, "observer")?, need(peer, "peer")?);
-                QValue::Text(
-                    if g(o).inflight.contains_key(&p) {
-                        "yes"
-                    } else {
-                        "no"
-                    }
-                    .into(),
-                )
-            }
-            "phi" => {
-                let (o, p) = (need(node, "observer")?, need(peer, "peer")?);
-                QValue::Num(view::phi_of(sim, g(o), p).unwrap_or(0.0))
-            }
-            "map_diff" => {
-                let (a, b) = (need(node, "observer")?, need(peer, "peer")?);
-                let key = |s: &crate::gossip::state::EndpointState| {
-                    let mut st: Vec<_> = s
-                        .states
-                        .iter()
-                        .map(|x| (x.key.clone(), x.value.clone(), x.version))
-                        .collect();
-                    st.sort();
-                    (s.hb, st)
+            "status" => QValue::Text(e.status(q.need_node("node")?).as_str().into()),
+            "violations" => QValue::Num(e.violations() as f64),
+            "exec_pending" | "exec_expired" | "exec_done" => {
+                let n = q.need_node("node")?;
+                let names = e.executors();
+                let i = match key {
+                    None => 0,
+                    Some(k) => names.iter().position(|x| *x == k).ok_or_else(|| {
+                        format!(
+                            "view `{view_name}`: no executor \"{k}\"; executors: {}",
+                            names.join(", ")
+                        )
+                    })?,
                 };
-                let (ma, mb) = (g(a).states(), g(b).states());
-                let n = ma
-                    .iter()
-                    .zip(mb.iter())
-                    .filter(|(x, y)| x.as_ref().map(key) != y.as_ref().map(key))
-                    .count();
-                QValue::Num(n as f64)
-            }
-            "down_seen_by" | "down_seen_of" => {
-                let n = need(node, "observer")?;
-                let pairs = view::down_pairs(sim);
-                let by = view_name == "down_seen_by";
-                QValue::Num(
-                    pairs
-                        .iter()
-                        .filter(|p| if by { p.0 == n } else { p.1 == n })
-                        .count() as f64,
-                )
-            }
-            "mutation_timeouts" | "mutations_acked" | "mutations_sent" => {
-                let (o, p) = (need(node, "observer")?, need(peer, "peer")?);
-                // Only the coordinator keeps write statistics: elsewhere every count is 0.
-                let w = g(o).msg.writes.get(p as usize).cloned().unwrap_or_default();
+                let st = e
+                    .exec_stats(n)
+                    .get(i)
+                    .ok_or_else(|| format!("view `{view_name}`: this model has no executors"))?;
                 QValue::Num(match view_name {
-                    "mutation_timeouts" => w.timed_out,
-                    "mutations_acked" => w.acked,
-                    _ => w.sent,
-                } as f64)
-            }
-            "status" => QValue::Text(
-                sim.nodes[need(node, "node")? as usize]
-                    .status
-                    .as_str()
-                    .into(),
-            ),
-            "stage_expired" => {
-                QValue::Num(sim.nodes[need(node, "node")? as usize].exec_stats[0].expired as f64)
-            }
-            "stage_pending" => {
-                QValue::Num(sim.nodes[need(node, "node")? as usize].exec_stats[0].pending as f64)
-            }
-            "echo_sent" | "echo_skipped" | "echo_failed" => {
-                let c = &g(need(node, "node")?).counters;
-                QValue::Num(match view_name {
-                    "echo_sent" => c.echo_sent,
-                    "echo_skipped" => c.echo_skipped,
-                    _ => c.echo_failed,
-                } as f64)
-            }
-            "down_pairs" | "down_observers" | "down_targets" => {
-                let pairs = view::down_pairs(sim);
-                let pick = |f: fn(&(NodeId, NodeId)) -> NodeId| {
-                    pairs
-                        .iter()
-                        .map(f)
-                        .collect::<std::collections::BTreeSet<_>>()
-                        .len()
-                };
-                QValue::Num(match view_name {
-                    "down_pairs" => pairs.len(),
-                    "down_observers" => pick(|p| p.0),
-                    _ => pick(|p| p.1),
-                } as f64)
+                    "exec_pending" => st.pending as f64,
+                    "exec_expired" => st.expired as f64,
+                    _ => st.done as f64,
+                })
             }
             "log" => {
                 let text = contains.ok_or("view `log` needs `contains`")?;
-                let trace = &self.engine.trace;
+                let trace = e.trace();
+                let now = e.now();
                 let n = trace
                     .logs
                     .iter()
                     .filter(|l| {
                         l.time >= from
-                            && l.time <= sim.now
+                            && l.time <= now
                             && node.is_none_or(|n| l.node == n)
                             && trace.text(l).contains(text)
                     })
                     .count();
                 QValue::Num(n as f64)
             }
-            other => {
-                return Err(format!(
-                    "unknown view `{other}`; views: {}",
-                    QUERY_VIEWS.join(", ")
-                ))
-            }
+            _ => match e.query(&q) {
+                Some(r) => r?,
+                None => {
+                    return Err(format!(
+                        "unknown view `{view_name}`; views: {}, {}",
+                        crate::scenario::GENERIC_VIEWS.join(", "),
+                        e.views().join(", ")
+                    ))
+                }
+            },
         })
     }
 
@@ -381,11 +291,12 @@ impl Run {
                 }
                 let node = node_of(&self.scenario.topo, &p.spec.observer);
                 let peer = node_of(&self.scenario.topo, &p.spec.peer);
-                let value = match self.query(
+                let value = match self.query_key(
                     &p.spec.view,
                     node,
                     peer,
                     p.spec.contains.as_deref(),
+                    p.spec.key.as_deref(),
                     p.from,
                 ) {
                     Ok(v) => v,
@@ -437,64 +348,33 @@ impl Run {
         Ok(self.report(results))
     }
 
+    /// Metrics of the state now: the generic ones and the model's.
     pub fn metrics(&self) -> std::collections::BTreeMap<String, f64> {
-        let sim = &self.engine.sim;
-        let pairs = view::down_pairs(sim);
+        let e = &*self.engine;
         let mut m = std::collections::BTreeMap::new();
-        m.insert("down_pairs".into(), pairs.len() as f64);
-        m.insert(
-            "down_observers".into(),
-            pairs
-                .iter()
-                .map(|p| p.0)
-                .collect::<std::collections::BTreeSet<_>>()
-                .len() as f64,
-        );
-        m.insert(
-            "down_targets".into(),
-            pairs
-                .iter()
-                .map(|p| p.1)
-                .collect::<std::collections::BTreeSet<_>>()
-                .len() as f64,
-        );
-        let max_per_observer = (0..sim.nodes.len() as NodeId)
-            .map(|o| pairs.iter().filter(|p| p.0 == o).count())
-            .max()
-            .unwrap_or(0);
-        m.insert("max_down_per_observer".into(), max_per_observer as f64);
-        let sum = |f: fn(&crate::gossip::Counters) -> u64| {
-            sim.nodes.iter().map(|n| f(&n.state.counters)).sum::<u64>() as f64
-        };
-        m.insert("echo_sent".into(), sum(|c| c.echo_sent));
-        m.insert("echo_failed".into(), sum(|c| c.echo_failed));
-        m.insert("echo_skipped".into(), sum(|c| c.echo_skipped));
-        m.insert(
-            "stage_expired".into(),
-            sim.nodes
-                .iter()
-                .map(|n| n.exec_stats[0].expired)
-                .sum::<u64>() as f64,
-        );
+        let n = e.topo().len();
         m.insert(
             "running_nodes".into(),
-            sim.nodes
-                .iter()
-                .filter(|n| n.status == NodeStatus::Running)
+            (0..n)
+                .filter(|&i| e.status(i) == NodeStatus::Running)
                 .count() as f64,
         );
+        if e.violations() > 0 {
+            m.insert("violations".into(), e.violations() as f64);
+        }
+        e.metrics(&mut m);
         m
     }
 
     pub fn report(&self, expectations: Vec<ExpectResult>) -> Report {
-        let sim = &self.engine.sim;
+        let e = &*self.engine;
         Report {
             scenario: self.scenario.raw.name.clone(),
             variant: self.variant.clone(),
             seed: self.seed,
-            end_time_us: sim.now,
-            events: sim.steps,
-            trace_hash: format!("{:016x}", sim.hash.0),
+            end_time_us: e.now(),
+            events: e.steps(),
+            trace_hash: format!("{:016x}", e.hash().0),
             passed: expectations.iter().all(|e| e.passed),
             expectations,
             metrics: self.metrics(),
@@ -504,7 +384,7 @@ impl Run {
 
     /// Every node's views at the current state, as JSON (what `Report::views` holds once filled).
     pub fn views_json(&self) -> serde_json::Value {
-        serde_json::to_value(view::views(&self.engine.sim)).expect("views serialize")
+        self.engine.views_json()
     }
 }
 

@@ -103,7 +103,9 @@ pub fn export_scenario(
     let mut raw = scenario.raw.clone();
     raw.seed = seed;
     raw.recorded = actions.to_vec();
-    toml::to_string(&raw).map_err(|e| format!("cannot write the scenario as TOML: {e}"))
+    scenario
+        .to_toml(&raw)
+        .map_err(|e| format!("cannot write the scenario as TOML: {e}"))
 }
 
 #[cfg(test)]
@@ -161,6 +163,7 @@ mod tests {
             assert_eq!(back.raw.recorded, actions);
             assert_eq!(back.raw.variants, s.raw.variants);
             assert_eq!(back.faults, s.faults);
+            assert_eq!(back.section, s.section);
         }
     }
 

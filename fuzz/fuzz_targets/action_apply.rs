@@ -225,27 +225,27 @@ fuzz_target!(|data: &[u8]| {
             break;
         };
         let Ok(a) = action(&mut u) else { break };
-        let before_now = run.engine.sim.now;
-        let t = run.engine.sim.now + wait_ms * 1000;
+        let before_now = run.engine.now();
+        let t = run.engine.now() + wait_ms * 1000;
         let n = run
             .engine
             .run_until(t, 2_000_000)
             .expect("stepping fails only at limits");
         assert!(n < 2_000_000, "spinning: {n} steps in {wait_ms} ms");
-        assert!(run.engine.sim.now >= before_now, "time went backwards");
+        assert!(run.engine.now() >= before_now, "time went backwards");
         let snap = (
-            run.engine.sim.hash,
-            run.engine.sim.steps,
-            run.engine.trace.recs.len(),
+            run.engine.hash(),
+            run.engine.steps(),
+            run.engine.trace().recs.len(),
         );
         match run.engine.apply_user_action(a.clone()) {
-            Ok(()) => assert_eq!(run.engine.sim.steps, snap.1 + 1, "{a:?}"),
+            Ok(()) => assert_eq!(run.engine.steps(), snap.1 + 1, "{a:?}"),
             Err(e) => {
                 assert!(!e.to_string().is_empty());
                 let now = (
-                    run.engine.sim.hash,
-                    run.engine.sim.steps,
-                    run.engine.trace.recs.len(),
+                    run.engine.hash(),
+                    run.engine.steps(),
+                    run.engine.trace().recs.len(),
                 );
                 assert_eq!(now, snap, "a refused action changed the run: {a:?}: {e}");
             }
@@ -262,11 +262,11 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     // Scrub back to the middle and forward again: same state.
-    let (end, hash) = (run.engine.sim.steps, run.engine.sim.hash);
+    let (end, hash) = (run.engine.steps(), run.engine.hash());
     run.engine.jump_to_step(end / 2).expect("jump back");
     run.engine.jump_to_step(end).expect("jump forward");
     assert_eq!(
-        run.engine.sim.hash, hash,
+        run.engine.hash(), hash,
         "a jump back and forth changed the state"
     );
 });

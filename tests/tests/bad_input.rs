@@ -697,7 +697,7 @@ fn outcome(input: &Input) -> String {
                         )
                     })
                     .collect();
-                let sim = run.sim();
+                let sim = run.sim_of::<clusterscope_core::gossip::Gossip>().unwrap();
                 let lossy = (0..sim.topo.len())
                     .flat_map(|a| (0..sim.topo.len()).map(move |b| (a, b)))
                     .filter(|(a, b)| a != b && sim.net.link(*a, *b).loss > 1.0)

@@ -104,7 +104,7 @@ fn permalink_action_at_ahead_of_its_step() {
         &opts(),
     )
     .unwrap();
-    run.engine.user_actions = s.actions;
+    run.engine.set_user_actions(s.actions);
     let r = catch_unwind(AssertUnwindSafe(|| {
         run.engine.run_until(60_000_000, 10_000_000)
     }));
@@ -128,7 +128,10 @@ fn generation_base_near_u32_max_overflows() {
     }
     let run = run_to(&text, 5_000_000).unwrap_or_else(|e| panic!("{e}"));
     // Healthy cluster: everyone still sees everyone UP after 5 s.
-    assert!(clusterscope_core::gossip::view::down_pairs(run.sim()).is_empty());
+    assert!(clusterscope_core::gossip::view::down_pairs(
+        run.sim_of::<clusterscope_core::gossip::Gossip>().unwrap()
+    )
+    .is_empty());
 }
 
 /// The same overflow reached by a restart (no gossip round needed): `old_gen + 1`.
@@ -201,5 +204,8 @@ fn fixtures_run_cleanly_without_the_bad_value() {
         .any(|r| matches!(r.kind, RecKind::Action { .. })));
     let text = format!("{HEAD}{NODES}[params]\ngeneration_base = 2000000000\n{VARIANT}");
     let run = run_to(&text, 5_000_000).unwrap();
-    assert!(clusterscope_core::gossip::view::down_pairs(run.sim()).is_empty());
+    assert!(clusterscope_core::gossip::view::down_pairs(
+        run.sim_of::<clusterscope_core::gossip::Gossip>().unwrap()
+    )
+    .is_empty());
 }

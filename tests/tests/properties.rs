@@ -26,7 +26,7 @@
 use clusterscope_core::engine::action::{Action, Dur};
 use clusterscope_core::engine::trace::{RecKind, TraceHash};
 use clusterscope_core::engine::{NodeStatus, Protocol, SimError};
-use clusterscope_core::gossip::view;
+use clusterscope_core::gossip::{view, Gossip};
 use clusterscope_core::limits::Limits;
 use clusterscope_core::runner::{Run, RunOptions};
 use clusterscope_core::scenario::{builtin, Scenario};
@@ -357,7 +357,7 @@ fn any_case() -> impl Strategy<Value = (usize, &'static str)> {
 /// Why the engine must refuse `a` now, or `None` when it must accept it. Written from the
 /// documented rules (engine/action.rs, gossip `on_command`), independently of the engine code.
 fn must_refuse(run: &Run, a: &Action) -> Option<&'static str> {
-    let sim = run.sim();
+    let sim = run.sim_of::<Gossip>().unwrap();
     let topo = &sim.topo;
     let limits = Limits::default();
     let id = |n: &str| topo.id(n);
@@ -497,7 +497,7 @@ struct Checker {
 
 impl Checker {
     fn new(run: &Run) -> Self {
-        let n = run.sim().nodes.len();
+        let n = run.sim_of::<Gossip>().unwrap().nodes.len();
         let mut c = Checker {
             statuses: vec![NodeStatus::Stopped; n],
             send_ids: HashSet::new(),
@@ -521,7 +521,7 @@ impl Checker {
     }
 
     fn rebaseline(&mut self, run: &Run) {
-        let sim = run.sim();
+        let sim = run.sim_of::<Gossip>().unwrap();
         for (i, slot) in sim.nodes.iter().enumerate() {
             self.gens[i] = slot.state.generation();
         }
@@ -531,7 +531,7 @@ impl Checker {
     /// Check the trace records added since the last call and the current state. Call it only
     /// when the cursor is at the frontier (the state belongs to the end of the trace).
     fn check(&mut self, run: &Run) -> Result<(), String> {
-        let sim = run.sim();
+        let sim = run.sim_of::<Gossip>().unwrap();
         let trace = run.trace();
         let topo = &sim.topo;
         let name = |i: u32| topo.name(i).to_string();
@@ -635,11 +635,11 @@ impl Checker {
 fn snapshot(run: &Run) -> (TraceHash, u64, usize, u64, usize) {
     let e = &run.engine;
     (
-        e.sim.hash,
-        e.sim.steps,
-        e.trace.recs.len(),
+        e.hash(),
+        e.steps(),
+        e.trace().recs.len(),
         e.frontier(),
-        e.user_actions.len(),
+        e.user_actions().len(),
     )
 }
 
@@ -661,7 +661,7 @@ fn advance(run: &mut Run, t: u64) -> Result<(), String> {
 fn apply(run: &mut Run, a: &Action) -> Result<bool, String> {
     let predicted = must_refuse(run, a);
     let before = snapshot(run);
-    let past = run.engine.sim.steps < run.engine.frontier();
+    let past = run.engine.steps() < run.engine.frontier();
     let r = run.engine.apply_user_action(a.clone());
     match (r, predicted) {
         (Ok(()), None) => {
@@ -672,7 +672,7 @@ fn apply(run: &mut Run, a: &Action) -> Result<bool, String> {
                     steps - before.1
                 ));
             }
-            if !past && run.engine.trace.actions.last().map(|x| &x.action) != Some(a) {
+            if !past && run.engine.trace().actions.last().map(|x| &x.action) != Some(a) {
                 return Err("an accepted action is not last in the action log".into());
             }
             Ok(true)
@@ -699,15 +699,15 @@ fn apply(run: &mut Run, a: &Action) -> Result<bool, String> {
 type Hashes = BTreeMap<u64, TraceHash>;
 
 fn observe(run: &Run, hashes: &mut Hashes) {
-    hashes.insert(run.engine.sim.steps, run.engine.sim.hash);
+    hashes.insert(run.engine.steps(), run.engine.hash());
 }
 
 fn jump(run: &mut Run, step: u64) -> Result<(), String> {
     run.engine
         .jump_to_step(step)
         .map_err(|e| format!("jump to {step}: {e}"))?;
-    if run.engine.sim.steps != step {
-        return Err(format!("jump to {step} ended at {}", run.engine.sim.steps));
+    if run.engine.steps() != step {
+        return Err(format!("jump to {step} ended at {}", run.engine.steps()));
     }
     Ok(())
 }
@@ -716,14 +716,14 @@ fn jump(run: &mut Run, step: u64) -> Result<(), String> {
 /// every hash must be the one seen before.
 fn rewind_and_return(run: &mut Run, permille: u16, hashes: &Hashes) -> Result<(), String> {
     let frontier = run.engine.frontier();
-    let (end_steps, end_hash) = (run.engine.sim.steps, run.engine.sim.hash);
+    let (end_steps, end_hash) = (run.engine.steps(), run.engine.hash());
     let target = frontier * permille as u64 / 1000;
     jump(run, target)?;
     if let Some(h) = hashes.get(&target) {
-        if *h != run.engine.sim.hash {
+        if *h != run.engine.hash() {
             return Err(format!(
                 "step {target}: hash {h:?} before, {:?} after a jump",
-                run.engine.sim.hash
+                run.engine.hash()
             ));
         }
     }
@@ -731,18 +731,18 @@ fn rewind_and_return(run: &mut Run, permille: u16, hashes: &Hashes) -> Result<()
     if !known.is_empty() {
         let (s, h) = known[permille as usize * (known.len() - 1) / 1000];
         jump(run, *s)?;
-        if *h != run.engine.sim.hash {
+        if *h != run.engine.hash() {
             return Err(format!(
                 "step {s}: hash {h:?} before, {:?} after jumping back",
-                run.engine.sim.hash
+                run.engine.hash()
             ));
         }
     }
     jump(run, end_steps)?;
-    if run.engine.sim.hash != end_hash {
+    if run.engine.hash() != end_hash {
         return Err(format!(
             "back at step {end_steps}: hash {end_hash:?} before, {:?} after the round trip",
-            run.engine.sim.hash
+            run.engine.hash()
         ));
     }
     Ok(())
@@ -758,7 +758,7 @@ fn drive(scenario: usize, variant: &str, seed: u64, ops: &[Op]) -> Result<Run, S
         let ctx = |e: String| format!("op {i} ({op:?}): {e}");
         match op {
             Op::Act { wait_ms, action } => {
-                let t = run.engine.sim.now + wait_ms * US_PER_MS;
+                let t = run.engine.now() + wait_ms * US_PER_MS;
                 advance(&mut run, t).map_err(ctx)?;
                 checker.check(&run).map_err(ctx)?;
                 observe(&run, &mut hashes);
@@ -767,7 +767,7 @@ fn drive(scenario: usize, variant: &str, seed: u64, ops: &[Op]) -> Result<Run, S
             Op::Rewind { permille } => {
                 rewind_and_return(&mut run, *permille, &hashes).map_err(ctx)?;
                 // The clock stands at the last event of the step, not where `run_until` left it.
-                checker.last_now = run.engine.sim.now;
+                checker.last_now = run.engine.now();
             }
             Op::ActInPast { permille, action } => {
                 let frontier = run.engine.frontier();
@@ -790,28 +790,30 @@ fn drive(scenario: usize, variant: &str, seed: u64, ops: &[Op]) -> Result<Run, S
                         return Err(ctx("a refused past action moved the frontier".into()));
                     }
                     jump(&mut run, frontier).map_err(ctx)?;
-                    checker.last_now = run.engine.sim.now;
+                    checker.last_now = run.engine.now();
                 }
             }
         }
         checker.check(&run).map_err(ctx)?;
         observe(&run, &mut hashes);
         // One more second after each operation: invariants must hold while the action plays out.
-        let t = run.engine.sim.now + US_PER_S;
+        let t = run.engine.now() + US_PER_S;
         advance(&mut run, t).map_err(ctx)?;
         checker.check(&run).map_err(ctx)?;
         observe(&run, &mut hashes);
     }
     // A fresh run replaying the recorded user actions reaches the same state.
     let mut replay = new_run(scenario, variant, seed);
-    replay.engine.user_actions = run.engine.user_actions.clone();
-    jump(&mut replay, run.engine.sim.steps)?;
-    if replay.engine.sim.hash != run.engine.sim.hash {
+    replay
+        .engine
+        .set_user_actions(run.engine.user_actions().to_vec());
+    jump(&mut replay, run.engine.steps())?;
+    if replay.engine.hash() != run.engine.hash() {
         return Err(format!(
             "replaying {} recorded actions gives hash {:?}, the live run {:?}",
-            run.engine.user_actions.len(),
-            replay.engine.sim.hash,
-            run.engine.sim.hash
+            run.engine.user_actions().len(),
+            replay.engine.hash(),
+            run.engine.hash()
         ));
     }
     Ok(run)
@@ -819,9 +821,10 @@ fn drive(scenario: usize, variant: &str, seed: u64, ops: &[Op]) -> Result<Run, S
 
 /// Heal every fault a user can leave behind, then run 3 virtual minutes.
 fn heal_everything(run: &mut Run, checker: &mut Checker) -> Result<(), String> {
-    let names = run.sim().topo.names.clone();
+    let names = run.sim_of::<Gossip>().unwrap().topo.names.clone();
     let execs: Vec<String> = run
-        .sim()
+        .sim_of::<Gossip>()
+        .unwrap()
         .proto
         .executors()
         .iter()
@@ -846,18 +849,18 @@ fn heal_everything(run: &mut Run, checker: &mut Checker) -> Result<(), String> {
         }
     }
     // Let graceful stops and pending shutdown announcements finish.
-    let t = run.engine.sim.now + 5 * US_PER_S;
+    let t = run.engine.now() + 5 * US_PER_S;
     advance(run, t)?;
     checker.check(run)?;
     for (i, n) in names.iter().enumerate() {
-        match run.sim().nodes[i].status {
+        match run.sim_of::<Gossip>().unwrap().nodes[i].status {
             NodeStatus::Stopped => must(run, Action::Start { node: n.clone() })?,
             NodeStatus::Stopping => return Err(format!("{n} is still stopping after 5 s")),
             NodeStatus::Running => {}
         }
     }
     for (i, n) in names.iter().enumerate() {
-        if !run.sim().nodes[i].state.enabled {
+        if !run.sim_of::<Gossip>().unwrap().nodes[i].state.enabled {
             must(
                 run,
                 Action::Command {
@@ -874,7 +877,7 @@ fn heal_everything(run: &mut Run, checker: &mut Checker) -> Result<(), String> {
             },
         )?;
     }
-    let t = run.engine.sim.now + 180 * US_PER_S;
+    let t = run.engine.now() + 180 * US_PER_S;
     advance(run, t)?;
     checker.check(run)?;
     Ok(())
@@ -944,11 +947,11 @@ proptest! {
         let result = drive(0, variant, seed, &ops).and_then(|mut run| {
             let mut checker = Checker::new(&run);
             heal_everything(&mut run, &mut checker)?;
-            let down = view::down_pairs(run.sim());
+            let down = view::down_pairs(run.sim_of::<Gossip>().unwrap());
             if down.is_empty() {
                 Ok(())
             } else {
-                let topo = &run.sim().topo;
+                let topo = &run.sim_of::<Gossip>().unwrap().topo;
                 let pairs: Vec<String> = down
                     .iter()
                     .map(|(o, p)| format!("{} sees {} DOWN", topo.name(*o), topo.name(*p)))
@@ -1046,7 +1049,7 @@ fn nonsense_actions_are_refused_and_change_nothing() {
         command: s("disablegossip"),
     };
     assert!(apply(&mut run, &dis).unwrap());
-    let t = run.engine.sim.now + 3 * US_PER_S;
+    let t = run.engine.now() + 3 * US_PER_S;
     advance(&mut run, t).unwrap();
     assert!(!apply(&mut run, &dis).unwrap());
     // Stopping a stopped node, killing it again, starting it twice.

@@ -17,7 +17,7 @@ fn bodies() -> Vec<(String, String, String)> {
     let report = run.run(None).unwrap();
     assert!(report.passed, "{:?}", report.expectations);
     let t = run.trace();
-    let topo = &run.sim().topo;
+    let topo = run.engine.topo();
     t.recs
         .iter()
         .filter_map(|r| match r.kind {

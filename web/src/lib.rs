@@ -3,6 +3,8 @@
 //! - [`model`]: the app state and every transition (`impl Reducible`), no DOM access.
 //! - [`layout`]: pure geometry of the topology view (positions, hit tests).
 //! - [`draw`]: canvas drawing of the topology, the matrix, the timeline and the plots.
+//! - [`models`]: the one place the app names models: each model's own panels (gossip's
+//!   inspector), picked by the run's model; every other panel is generic.
 //! - [`ui`]: Yew components that render the model and dispatch messages.
 //! - [`platform`]: browser side effects (storage, URL, downloads, clipboard, clock, canvas sizes
 //!   from a `ResizeObserver`, performance marks for the benchmark).
@@ -14,6 +16,7 @@
 pub mod draw;
 pub mod layout;
 pub mod model;
+pub mod models;
 pub mod platform;
 pub mod ui;
 

@@ -46,7 +46,13 @@ fn sees(s: &Store, observer: &str, peer: &str) -> &'static str {
     let m = s.model.borrow();
     let topo = &m.run.scenario.topo;
     let (o, p) = (topo.id(observer).unwrap(), topo.id(peer).unwrap());
-    if m.run.engine.sim.nodes[o as usize].state.sees_up(p) {
+    if m.run
+        .sim_of::<clusterscope_core::gossip::Gossip>()
+        .unwrap()
+        .nodes[o as usize]
+        .state
+        .sees_up(p)
+    {
         "UP"
     } else {
         "DOWN"
@@ -66,13 +72,9 @@ fn starts_on_the_packet_loss_incident_paused_at_zero() {
     assert_eq!(m.run.variant, "buggy");
     assert_eq!(m.now(), 0);
     // The events at time zero (every node starting) are processed.
-    assert!(m
-        .run
-        .engine
-        .sim
-        .nodes
-        .iter()
-        .all(|n| n.status == clusterscope_core::NodeStatus::Running));
+    assert!(
+        (0..m.n() as u32).all(|i| m.run.engine.status(i) == clusterscope_core::NodeStatus::Running)
+    );
     assert!(!m.busy());
     assert_eq!(m.selected, Some(0));
     assert!(!m.captions.is_empty());
@@ -87,7 +89,8 @@ fn jump_to_end_shows_the_phantom_down_in_buggy_only() {
         assert!(m.banner.is_none(), "{:?}", m.banner);
         // Samples were taken along the way, bounded.
         assert!(m.samples.len() > 100 && m.samples.len() <= 1300);
-        assert!(m.samples.down_pairs.iter().any(|d| *d >= 2));
+        let k = m.samples.series_index("down_pairs").unwrap();
+        assert!((0..m.samples.len()).any(|i| m.samples.value(i, k, 0) >= 2.0));
     }
     assert_eq!(sees(&s, "A", "B"), "DOWN");
     assert_eq!(sees(&s, "B", "A"), "DOWN");
@@ -166,13 +169,13 @@ fn next_delivery_and_next_interesting_land_after_a_match() {
     let s = settle(send(store(), Msg::Next(NavKind::Delivery)));
     {
         let m = s.model.borrow();
-        let t = &m.run.engine.trace;
+        let t = m.run.engine.trace();
         let mut last = clusterscope_web::model::nav::recs_of_step(t, m.cursor() - 1);
         assert!(last.any(|r| NavKind::Delivery.matches(&r, t)));
     }
     let s = settle(send(s, Msg::Next(NavKind::Interesting)));
     let m = s.model.borrow();
-    let t = &m.run.engine.trace;
+    let t = m.run.engine.trace();
     let mut last = clusterscope_web::model::nav::recs_of_step(t, m.cursor() - 1);
     assert!(last.any(|r| NavKind::Interesting.matches(&r, t)));
 }
@@ -223,7 +226,7 @@ fn jumps_through_checkpoints_land_on_the_same_state_as_a_straight_run() {
         let (m, f) = (s.model.borrow(), straight.model.borrow());
         assert_eq!(m.now(), t);
         assert_eq!(m.cursor(), f.cursor(), "step at {t}");
-        assert_eq!(m.run.engine.sim.hash, f.run.engine.sim.hash, "state at {t}");
+        assert_eq!(m.run.engine.hash(), f.run.engine.hash(), "state at {t}");
         assert_eq!(m.frontier(), frontier, "the computed future is kept");
     }
 }
@@ -250,9 +253,9 @@ fn user_action_is_recorded_and_refused_action_changes_nothing() {
     );
     {
         let m = s.model.borrow();
-        assert_eq!(m.run.engine.user_actions.len(), 1);
-        assert!(!m.run.engine.sim.net.link(0, 2).up);
-        assert!(!m.run.engine.sim.net.link(2, 0).up);
+        assert_eq!(m.run.engine.user_actions().len(), 1);
+        assert!(!m.run.engine.net().link(0, 2).up);
+        assert!(!m.run.engine.net().link(2, 0).up);
         assert_eq!(m.banner.as_ref().unwrap().kind, BannerKind::Info);
         assert!(m
             .marks
@@ -265,7 +268,7 @@ fn user_action_is_recorded_and_refused_action_changes_nothing() {
     let s = send(s, Msg::UserAction(Action::Start { node: "B".into() }));
     let m = s.model.borrow();
     assert_eq!(m.banner.as_ref().unwrap().kind, BannerKind::Error);
-    assert_eq!(m.run.engine.user_actions.len(), 1);
+    assert_eq!(m.run.engine.user_actions().len(), 1);
     assert_eq!(m.cursor(), cursor);
 }
 
@@ -290,12 +293,12 @@ fn variant_switch_keeps_time_and_replays_user_actions() {
     assert_eq!(m.run.variant, "fixed");
     assert_eq!(m.now(), 8_000_000);
     assert_eq!(
-        m.run.engine.user_actions.len(),
+        m.run.engine.user_actions().len(),
         1,
         "the kill was re-applied"
     );
     assert_eq!(
-        m.run.engine.sim.nodes[2].status,
+        m.run.engine.status(2),
         clusterscope_core::NodeStatus::Stopped
     );
 }
@@ -315,16 +318,13 @@ fn permalink_round_trip_reproduces_the_state() {
     let s = settle(send(s, Msg::ScrubTo(70_000_000)));
     let (link, session, hash) = {
         let m = s.model.borrow();
-        (m.session().encode(), m.session(), m.run.engine.sim.hash.0)
+        (m.session().encode(), m.session(), m.run.engine.hash().0)
     };
     let other = settle(send(store(), Msg::OpenPermalink(format!("#s={link}"))));
     let m = other.model.borrow();
     assert!(m.banner.is_none(), "{:?}", m.banner);
     assert_eq!(m.session(), session);
-    assert_eq!(
-        m.run.engine.sim.hash.0, hash,
-        "same trace hash at the cursor"
-    );
+    assert_eq!(m.run.engine.hash().0, hash, "same trace hash at the cursor");
     assert_eq!(m.run.variant, "fixed");
 }
 
@@ -391,7 +391,7 @@ fn exported_scenario_imports_and_replays_the_same_actions() {
         let m = s.model.borrow();
         (
             m.export_scenario().unwrap(),
-            m.run.engine.sim.hash.0,
+            m.run.engine.hash().0,
             m.cursor(),
         )
     };
@@ -406,9 +406,9 @@ fn exported_scenario_imports_and_replays_the_same_actions() {
     let s2 = settle(send(s2, Msg::ScrubTo(20_000_000)));
     let m = s2.model.borrow();
     assert_eq!(m.run.variant, "fixed");
-    assert_eq!(m.run.engine.user_actions.len(), 1);
+    assert_eq!(m.run.engine.user_actions().len(), 1);
     assert_eq!(m.cursor(), cursor);
-    assert_eq!(m.run.engine.sim.hash.0, hash);
+    assert_eq!(m.run.engine.hash().0, hash);
     // The imported session's permalink carries the whole file.
     assert!(matches!(m.session().scenario, ScenarioRef::Custom(_)));
 }
@@ -514,7 +514,8 @@ fn sequence_nodes_can_follow_the_selected_nodes_recent_partners() {
     assert_eq!(m.seq_nodes[0], 5);
     assert!(m.seq_nodes.len() >= 2, "{:?}", m.seq_nodes);
     let d = clusterscope_web::model::seq::diagram(
-        &m.run.engine.trace,
+        m.run.engine.trace(),
+        m.run.engine.msg_kinds(),
         m.cursor(),
         m.now(),
         &m.seq_nodes,
@@ -537,7 +538,8 @@ fn sequence_diagram_keeps_the_newest_state_changes_within_its_limit() {
     let m = s.model.borrow();
     let diagram = |max_events| {
         clusterscope_web::model::seq::diagram(
-            &m.run.engine.trace,
+            m.run.engine.trace(),
+            m.run.engine.msg_kinds(),
             m.cursor(),
             m.now(),
             &m.seq_nodes,

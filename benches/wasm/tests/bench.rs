@@ -105,7 +105,7 @@ async fn bench_pingpong_8_nodes() {
 #[ignore = "benchmark: run by scripts/bench"]
 async fn bench_packet_loss_3_nodes_10m() {
     let s = scenario(PACKET_LOSS);
-    let events = scenario_run(&s, None, Some(TEN_MINUTES)).engine.sim.steps;
+    let events = scenario_run(&s, None, Some(TEN_MINUTES)).engine.steps();
     let n = reps(option_env!("CLUSTERSCOPE_WASM_BENCH_REPS_PACKET_LOSS"), 30);
     let ms = time_reps(n, || scenario_run(&s, None, black_box(Some(TEN_MINUTES)))).await;
     console_log!(
@@ -125,10 +125,10 @@ async fn bench_rolling_upgrade_251_nodes_10m() {
     let t0 = now_ms();
     let r = scenario_run(&s, None, Some(TEN_MINUTES));
     let first = now_ms() - t0;
-    let events = r.engine.sim.steps;
+    let events = r.engine.steps();
     console_log!(
         "{}",
-        TraceStats::of(events, &r.engine.trace).line("rolling-upgrade trace (wasm32)")
+        TraceStats::of(events, r.engine.trace()).line("rolling-upgrade trace (wasm32)")
     );
     drop(r);
     let peak = memory_mib();
@@ -155,7 +155,7 @@ async fn bench_rolling_upgrade_251_nodes_10m() {
 async fn bench_jumps_251_nodes() {
     let s = scenario(ROLLING_UPGRADE);
     let mut r = checkpointed_run(&s, Some(TEN_MINUTES));
-    let total = r.engine.sim.steps;
+    let total = r.engine.steps();
     let checkpoints = r.engine.checkpoint_count();
     yield_to_browser().await;
     let mut ms = Vec::new();
@@ -165,7 +165,7 @@ async fn bench_jumps_251_nodes() {
         let t0 = now_ms();
         r.engine.jump_to_step(step).expect("jump");
         let dt = now_ms() - t0;
-        assert_eq!(r.engine.sim.steps, step);
+        assert_eq!(r.engine.steps(), step);
         points.push(format!("{f}:{dt:.1}"));
         ms.push(dt);
         yield_to_browser().await;
@@ -206,5 +206,5 @@ async fn pairrun_rolling_251() {
     let t0 = now_ms();
     let r = black_box(scenario_run(&s, None, black_box(Some(TEN_MINUTES))));
     let ms = now_ms() - t0;
-    console_log!("WASMBENCH pairrun ms={ms:.1} events={}", r.engine.sim.steps);
+    console_log!("WASMBENCH pairrun ms={ms:.1} events={}", r.engine.steps());
 }

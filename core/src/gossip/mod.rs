@@ -6,6 +6,7 @@
 
 pub mod fd;
 pub mod messaging;
+pub mod model;
 pub mod nodeset;
 pub mod params;
 pub mod state;

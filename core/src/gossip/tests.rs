@@ -24,13 +24,18 @@ fn run(variant: &str) -> Run {
 
 fn at(r: &mut Run, secs: u64) -> GNode {
     r.engine.run_until(secs * US_PER_S, u64::MAX).unwrap();
-    r.engine.sim.nodes[A as usize].state.clone()
+    r.sim_of::<crate::gossip::Gossip>().unwrap().nodes[A as usize]
+        .state
+        .clone()
 }
 
 #[test]
 fn buggy_keeps_the_entry_after_failure_and_skips_until_a_new_generation() {
     let mut r = run("buggy");
-    assert_eq!(r.engine.sim.proto.p.echo, EchoVariant::Buggy);
+    assert_eq!(
+        r.sim_of::<crate::gossip::Gossip>().unwrap().proto.p.echo,
+        EchoVariant::Buggy
+    );
     let a = at(&mut r, 75);
     let entry = a.inflight.get(&B).expect("the failed echo's entry stays");
     let b_obj = a.map[B as usize].as_ref().unwrap().obj;
@@ -76,7 +81,15 @@ fn fixed_removes_the_entry_on_failure_and_retries_on_the_next_heartbeat() {
         .get(&B)
         .expect("markAlive sent an echo into the cut link")
         .clone();
-    let expired = (first.sent_at + r.engine.sim.proto.p.request_timeout.0) / US_PER_S + 2;
+    let expired = (first.sent_at
+        + r.sim_of::<crate::gossip::Gossip>()
+            .unwrap()
+            .proto
+            .p
+            .request_timeout
+            .0)
+        / US_PER_S
+        + 2;
     let a = at(&mut r, expired);
     assert!(a.counters.echo_failed >= 1);
     assert!(
@@ -90,7 +103,15 @@ fn fixed_removes_the_entry_on_failure_and_retries_on_the_next_heartbeat() {
         "later markAlive calls send fresh echoes (still lost while cut)"
     );
     // The link heals at 100 s; an echo sent into the cut link just before must expire first.
-    let healed_by = 100 + r.engine.sim.proto.p.request_timeout.0 / US_PER_S + 2;
+    let healed_by = 100
+        + r.sim_of::<crate::gossip::Gossip>()
+            .unwrap()
+            .proto
+            .p
+            .request_timeout
+            .0
+            / US_PER_S
+        + 2;
     let a = at(&mut r, healed_by);
     assert!(a.sees_up(B), "the first echo after the heal succeeds");
     assert!(a.inflight.is_empty());
@@ -134,6 +155,8 @@ fn mark_dead_clears_the_entry_in_buggy() {
         a.inflight.contains_key(&B),
         "B does not announce to A, which it sees DOWN"
     );
-    let c = r.engine.sim.nodes[2].state.clone();
+    let c = r.sim_of::<crate::gossip::Gossip>().unwrap().nodes[2]
+        .state
+        .clone();
     assert!(c.map[B as usize].as_ref().unwrap().is_shutdown());
 }

@@ -6,7 +6,10 @@ use super::params::RaftParams;
 use super::sm::{Kv, StateMachine};
 use super::Raft;
 use crate::engine::{NodeId, NodeStatus, Sim};
-use crate::model::{Cell, CommandSpec, MatrixSpec, Model, MsgKind, QValue, Query, SeriesSpec};
+use crate::model::{
+    Cell, CommandSpec, MatrixSpec, MatrixSummary, Model, MsgKind, PairSeries, QValue, Query,
+    SeriesSpec,
+};
 use crate::scenario::Scenario;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -128,15 +131,25 @@ pub const SERIES: &[SeriesSpec] = &[
     },
 ];
 
+/// Matrix cell classes (see [`MatrixSpec::legend`]).
+pub const CELL_NOT_LEADER: u8 = 0;
+pub const CELL_LEADER: u8 = 1;
+pub const CELL_STALE: u8 = 2;
+pub const CELL_SELF_LEADER: u8 = 3;
+pub const CELL_DOWN: u8 = 4;
+
 pub const MATRIX: MatrixSpec = MatrixSpec {
-    title: "who each node (row) believes is leader (column), at which term",
+    title: "Leader matrix",
+    axes: "row: node · column: the leader it believes in, at which term",
     legend: &[
-        ("#f1f3f5", "not its leader"),
-        ("#2b8a3e", "believed leader, current term"),
-        ("#f08c00", "believed leader, stale term"),
-        ("#1971c2", "itself, as leader"),
-        ("#adb5bd", "node down"),
+        ("@panel", "not its leader"),
+        ("@up_soft", "believed leader, current term"),
+        ("@asym", "believed leader, stale term"),
+        ("@accent", "itself, as leader"),
+        ("@stopped", "node down"),
     ],
+    mark: Some("a follower of this leader whose log lags its commitIndex"),
+    notable_by: "stale leader of",
 };
 
 fn name(sim: &Sim<impl crate::engine::Protocol>, id: Option<NodeId>) -> String {
@@ -424,34 +437,113 @@ impl Model for Raft<Kv> {
         Some(MATRIX)
     }
     fn matrix_cell(&self, sim: &Sim<Self>, observer: NodeId, peer: NodeId) -> Cell {
+        let (on, pn) = (sim.topo.name(observer), sim.topo.name(peer));
         if !Self::up(sim, observer) {
             return Cell {
-                class: 4,
-                text: String::new(),
-                tip: format!("{} is down", sim.topo.name(observer)),
+                class: CELL_DOWN,
+                tip: vec![format!("{on} is down")],
+                ..Cell::default()
             };
         }
         let o = &sim.nodes[observer as usize].state;
         if o.leader != Some(peer) {
-            return Cell::default();
+            let mut tip = vec![format!("{on} does not follow {pn}")];
+            if let Some(l) = o.leader {
+                tip.push(format!("{on} believes {} leads term {}", sim.topo.name(l), o.term));
+            } else {
+                tip.push(format!("{on} knows no leader in term {}", o.term));
+            }
+            return Cell {
+                class: CELL_NOT_LEADER,
+                tip,
+                ..Cell::default()
+            };
         }
         let p = &sim.nodes[peer as usize].state;
         let class = if observer == peer {
-            3
+            CELL_SELF_LEADER
         } else if Self::up(sim, peer) && p.is_leader() && p.term == o.term {
-            1
+            CELL_LEADER
         } else {
-            2
+            CELL_STALE
         };
+        let mut tip = vec![format!("{on} believes {pn} leads term {}", o.term)];
+        if class == CELL_STALE {
+            tip.push(if Self::up(sim, peer) {
+                format!("{pn} is {} in term {}", p.role.as_str(), p.term)
+            } else {
+                format!("{pn} is down")
+            });
+        }
+        tip.push(format!(
+            "{on}: commitIndex {}, lastApplied {}, last log index {}",
+            o.commit,
+            o.applied,
+            o.last()
+        ));
+        // A dot: a follower of a running leader that does not yet hold what the leader committed.
+        let mark = observer != peer && class == CELL_LEADER && o.last() < p.commit;
+        if mark {
+            tip.push(format!(
+                "its log ends at {}, the leader has committed {}",
+                o.last(),
+                p.commit
+            ));
+        }
         Cell {
             class,
             text: format!("t{}", o.term),
-            tip: format!(
-                "{} believes {} leads term {}",
-                sim.topo.name(observer),
-                sim.topo.name(peer),
-                o.term
+            mark,
+            tip,
+        }
+    }
+    fn matrix_summary(&self, sim: &Sim<Self>, limit: usize) -> MatrixSummary {
+        let leaders = Self::leaders(sim);
+        // Notable: a running node that believes in a leader which is not leading its term.
+        let mut notable = Vec::new();
+        for o in 0..sim.topo.len() {
+            if !Self::up(sim, o) {
+                continue;
+            }
+            if let Some(l) = sim.nodes[o as usize].state.leader {
+                if o != l && self.matrix_cell(sim, o, l).class == CELL_STALE {
+                    notable.push((o, l));
+                }
+            }
+        }
+        let mut text = match leaders.as_slice() {
+            [] => "No running leader.".to_string(),
+            [(l, t)] => format!("{} leads term {t}.", sim.topo.name(*l)),
+            many => format!(
+                "{} running leaders: {}.",
+                many.len(),
+                many.iter()
+                    .map(|(l, t)| format!("{} (term {t})", sim.topo.name(*l)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
+        };
+        if !notable.is_empty() {
+            let shown: Vec<String> = notable
+                .iter()
+                .take(limit)
+                .map(|(o, l)| format!("{} follows {}", sim.topo.name(*o), sim.topo.name(*l)))
+                .collect();
+            let more = notable.len().saturating_sub(limit);
+            text.push_str(&format!(
+                " Stale views: {}{}.",
+                shown.join("; "),
+                if more > 0 {
+                    format!("; and {more} more")
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        MatrixSummary {
+            bad: !notable.is_empty(),
+            notable,
+            text,
         }
     }
     fn series(&self) -> &'static [SeriesSpec] {
@@ -462,6 +554,22 @@ impl Model for Raft<Kv> {
         out.extend(sim.nodes.iter().map(|s| s.state.applied as f64));
         out.push(ms(Self::last_latency(sim)));
         out.push(ms(Self::oldest_pending(sim)));
+    }
+    fn pair_series(&self) -> Option<PairSeries> {
+        Some(PairSeries {
+            title: "matchIndex of each follower, on the selected node while it leads",
+            threshold: None,
+        })
+    }
+    fn pair_value(&self, sim: &Sim<Self>, observer: NodeId, peer: NodeId) -> f64 {
+        let n = &sim.nodes[observer as usize].state;
+        if !Self::up(sim, observer) || !n.is_leader() {
+            return 0.0;
+        }
+        if observer == peer {
+            return n.flush as f64;
+        }
+        n.progress.get(peer as usize).map_or(0.0, |p| p.matched as f64)
     }
     fn node_badge(&self, sim: &Sim<Self>, id: NodeId) -> String {
         if !Self::up(sim, id) {

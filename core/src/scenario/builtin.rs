@@ -33,6 +33,10 @@ pub const FILES: &[(&str, &str)] = &[
         "gossip-digest-exchange.toml",
         include_str!("../../../scenarios/gossip-digest-exchange.toml"),
     ),
+    (
+        "pingpong.toml",
+        include_str!("../../../scenarios/pingpong.toml"),
+    ),
 ];
 
 /// All built-in scenarios, parsed. A parse failure here is a bug (tests parse every file).

@@ -3,7 +3,6 @@
 
 use crate::engine::action::{Action, Dur};
 use crate::engine::{NodeId, Topology};
-use crate::gossip::GossipInit;
 use crate::limits::Limits;
 use crate::time::{fmt_duration, parse_duration, Micros};
 use serde::{Deserialize, Serialize};
@@ -148,6 +147,9 @@ pub struct ExpectSpec {
     /// For `log`: the text a line must contain.
     #[serde(default)]
     pub contains: Option<String>,
+    /// A model-specific key: an executor name for `exec_*` views, a read id, an index...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
     #[serde(default)]
     pub at: Option<TimeRef>,
     #[serde(default)]
@@ -213,8 +215,6 @@ pub struct ScenarioFile {
     pub expect: Vec<ExpectSpec>,
     #[serde(default)]
     pub captions: Vec<Caption>,
-    #[serde(default)]
-    pub gossip: Option<GossipInit>,
     /// User actions recorded in an interactive session, replayed at their exact engine step.
     #[serde(default)]
     pub recorded: Vec<crate::engine::action::RecordedAction>,
@@ -224,7 +224,15 @@ fn default_seed() -> u64 {
     1
 }
 
-pub const PROTOCOLS: &[&str] = &["gossip"];
+/// Views every model answers (the runner evaluates them); the model adds its own.
+pub const GENERIC_VIEWS: &[&str] = &[
+    "status",
+    "log",
+    "violations",
+    "exec_pending",
+    "exec_expired",
+    "exec_done",
+];
 
 /// A validated scenario.
 #[derive(Clone, Debug, PartialEq)]
@@ -236,6 +244,9 @@ pub struct Scenario {
     pub faults: Vec<(Micros, Action)>,
     /// Per variant (same order as `raw.variants`): its own extra faults.
     pub variant_faults: Vec<Vec<(Micros, Action)>>,
+    /// The model's own section (`[gossip]`, `[raft]`, ...: the table named like `protocol`),
+    /// parsed by the model when a run is built.
+    pub section: Option<toml::Table>,
 }
 
 impl Scenario {
@@ -293,9 +304,21 @@ impl Scenario {
                 limits.max_scenario_bytes
             )));
         }
+        let (rest, section) = split_section(text).map_err(err)?;
         let raw: ScenarioFile =
-            toml::from_str(text).map_err(|e| err(clean_toml_error(&e.to_string())))?;
-        Self::from_raw(file, raw, limits)
+            toml::from_str(&rest).map_err(|e| err(clean_toml_error(&e.to_string())))?;
+        let mut sc = Self::from_raw(file, raw, limits)?;
+        sc.section = section;
+        Ok(sc)
+    }
+
+    /// The scenario as TOML text (the model's section included): what an export writes.
+    pub fn to_toml(&self, raw: &ScenarioFile) -> Result<String, String> {
+        let mut t = toml::Table::try_from(raw).map_err(|e| e.to_string())?;
+        if let Some(sec) = &self.section {
+            t.insert(raw.protocol.clone(), toml::Value::Table(sec.clone()));
+        }
+        toml::to_string(&t).map_err(|e| e.to_string())
     }
 
     pub fn from_raw(
@@ -307,13 +330,13 @@ impl Scenario {
             file: file.to_string(),
             msg,
         };
-        if !PROTOCOLS.contains(&raw.protocol.as_str()) {
+        let Some(model) = crate::registry::find(&raw.protocol) else {
             return Err(err(format!(
                 "protocol: \"{}\" is not modelled; use one of: {}",
                 raw.protocol,
-                PROTOCOLS.join(", ")
+                crate::registry::names().join(", ")
             )));
-        }
+        };
         if raw.name.is_empty()
             || !raw
                 .name
@@ -434,7 +457,8 @@ impl Scenario {
             }),
         );
         for (where_, e) in all_expect {
-            check_expect(e, &topo).map_err(|m| err(format!("{where_} \"{}\": {m}", e.name)))?;
+            check_expect(e, &topo, model.views)
+                .map_err(|m| err(format!("{where_} \"{}\": {m}", e.name)))?;
         }
         Ok(Scenario {
             file: file.to_string(),
@@ -442,7 +466,60 @@ impl Scenario {
             topo,
             faults,
             variant_faults,
+            section: None,
         })
+    }
+}
+
+/// Take the model's own section (the top-level table named like `protocol`) out of the text,
+/// keeping every other line where it was so that errors in the rest still name their line. The
+/// split is checked: the rest must parse to exactly the file without that table.
+fn split_section(text: &str) -> Result<(std::borrow::Cow<'_, str>, Option<toml::Table>), String> {
+    use std::borrow::Cow;
+    let Ok(mut full) = toml::from_str::<toml::Table>(text) else {
+        // The typed parse reports the syntax error with its line.
+        return Ok((Cow::Borrowed(text), None));
+    };
+    let Some(toml::Value::String(name)) = full.get("protocol").cloned() else {
+        return Ok((Cow::Borrowed(text), None));
+    };
+    let Some(section) = full.remove(&name) else {
+        return Ok((Cow::Borrowed(text), None));
+    };
+    let toml::Value::Table(section) = section else {
+        return Err(format!(
+            "`{name}` must be a table ([{name}]), the model's own section"
+        ));
+    };
+    let head = |line: &str| -> Option<String> {
+        let l = line.trim_start();
+        let inner = l.strip_prefix("[[").or_else(|| l.strip_prefix('['))?;
+        let first = inner.split([']', '.']).next()?.trim();
+        Some(first.trim_matches(|c| c == '"' || c == '\'').to_string())
+    };
+    let mut inside = false;
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        if let Some(h) = head(line) {
+            inside = h == name;
+        }
+        let root_key = !inside && {
+            let l = line.trim_start();
+            l.strip_prefix(name.as_str())
+                .is_some_and(|r| r.trim_start().starts_with(['.', '=']))
+        };
+        if inside || root_key {
+            out.push_str(if line.ends_with('\n') { "\n" } else { "" });
+        } else {
+            out.push_str(line);
+        }
+    }
+    match toml::from_str::<toml::Table>(&out) {
+        Ok(rest) if rest == full => Ok((Cow::Owned(out), Some(section))),
+        _ => Err(format!(
+            "could not separate the [{name}] section from the rest; write it as one [{name}] \
+             table (with [[{name}.x]] sub-tables) after the other top-level keys"
+        )),
     }
 }
 
@@ -613,7 +690,15 @@ pub fn check_action_nodes(a: &Action, topo: &Topology) -> Result<(), String> {
     }
 }
 
-fn check_expect(e: &ExpectSpec, topo: &Topology) -> Result<(), String> {
+fn check_expect(e: &ExpectSpec, topo: &Topology, views: &[&str]) -> Result<(), String> {
+    if !GENERIC_VIEWS.contains(&e.view.as_str()) && !views.contains(&e.view.as_str()) {
+        return Err(format!(
+            "unknown view `{}`; views: {}, {}",
+            e.view,
+            GENERIC_VIEWS.join(", "),
+            views.join(", ")
+        ));
+    }
     if e.at.is_some() && e.during.is_some() {
         return Err("use `at` or `during`, not both".into());
     }

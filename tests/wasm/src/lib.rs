@@ -99,7 +99,7 @@ pub fn scenario_hash(spec: &str, seed: u64) -> u64 {
     r.engine
         .run_until(until, u64::MAX)
         .unwrap_or_else(|e| panic!("{spec}: {e}"));
-    r.engine.sim.hash.0
+    r.engine.hash().0
 }
 
 /// Every built-in scenario x variant, as golden case names.

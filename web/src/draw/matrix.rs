@@ -1,12 +1,21 @@
-//! The liveness matrix: row = observer, column = peer; red where the observer sees the peer
-//! DOWN, orange where that view is one-sided (the peer sees the observer UP), a dot for a stuck
-//! inflight echo.
+//! The N x N matrix a model declares (`Model::matrix`): row = observer, column = peer, each cell
+//! coloured by its class in the model's legend, with the model's short text and a dot where it
+//! marks one (gossip: the liveness matrix, a dot for a stuck inflight echo; Raft: who each node
+//! believes is leader).
 
-use super::Palette;
+use super::{model_color, Palette};
 use crate::model::Model;
-use clusterscope_core::engine::{NodeId, NodeStatus};
-use clusterscope_core::gossip::view;
+use clusterscope_core::engine::NodeId;
 use web_sys::CanvasRenderingContext2d as Ctx;
+
+/// The colour of each legend class of the model's matrix.
+fn colors(m: &Model, p: &Palette) -> Vec<&'static str> {
+    m.run
+        .engine
+        .matrix()
+        .map(|s| s.legend.iter().map(|(c, _)| model_color(p, c)).collect())
+        .unwrap_or_default()
+}
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Geom {
@@ -46,42 +55,6 @@ impl Geom {
     }
 }
 
-/// Cell state for drawing and for the DOM summary.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Cell {
-    Selfie,
-    ObserverDown,
-    PeerStopped,
-    Up,
-    /// DOWN, and the peer also sees the observer DOWN.
-    Down,
-    /// DOWN, while the peer sees the observer UP.
-    DownOneSided,
-}
-
-pub fn cell(m: &Model, o: NodeId, p: NodeId) -> Cell {
-    let sim = &m.run.engine.sim;
-    if o == p {
-        return Cell::Selfie;
-    }
-    if sim.nodes[o as usize].status != NodeStatus::Running {
-        return Cell::ObserverDown;
-    }
-    let g = &sim.nodes[o as usize].state;
-    if g.sees_up(p) {
-        return Cell::Up;
-    }
-    if sim.nodes[p as usize].status != NodeStatus::Running {
-        return Cell::PeerStopped;
-    }
-    let back = sim.nodes[p as usize].state.sees_up(o);
-    if back {
-        Cell::DownOneSided
-    } else {
-        Cell::Down
-    }
-}
-
 fn rgba(hex: &str) -> [u8; 4] {
     let v = u32::from_str_radix(hex.trim_start_matches('#'), 16).unwrap_or(0x808080);
     [(v >> 16) as u8, (v >> 8) as u8, v as u8, 255]
@@ -93,26 +66,16 @@ pub const IMAGE_ABOVE: usize = 40;
 /// RGBA pixels of the matrix, one per cell (row-major, observer rows).
 pub fn pixels(m: &Model, p: &Palette) -> Vec<u8> {
     let n = m.n();
-    let colors = [
-        rgba(p.grid),
-        rgba(p.panel),
-        rgba(p.stopped),
-        rgba(p.up_soft),
-        rgba(p.down),
-        rgba(p.asym),
-    ];
+    let colors: Vec<[u8; 4]> = colors(m, p).into_iter().map(rgba).collect();
     let mut out = Vec::with_capacity(n * n * 4);
     for o in 0..n as NodeId {
         for q in 0..n as NodeId {
-            let i = match cell(m, o, q) {
-                Cell::Selfie => 0,
-                Cell::ObserverDown => 1,
-                Cell::PeerStopped => 2,
-                Cell::Up => 3,
-                Cell::Down => 4,
-                Cell::DownOneSided => 5,
-            };
-            out.extend_from_slice(&colors[i]);
+            let c = m.run.engine.matrix_cell(o, q);
+            out.extend_from_slice(
+                colors
+                    .get(c.class as usize)
+                    .unwrap_or(&[128, 128, 128, 255]),
+            );
         }
     }
     out
@@ -166,7 +129,7 @@ pub fn draw(
     image: Option<&[u8]>,
 ) {
     let n = g.n;
-    let sim = &m.run.engine.sim;
+    let legend = colors(m, p);
     let gap = if g.cell >= 6.0 { 1.0 } else { 0.0 };
     if n > IMAGE_ABOVE {
         match image {
@@ -179,23 +142,25 @@ pub fn draw(
             break;
         }
         for q in 0..n as NodeId {
-            let c = cell(m, o, q);
-            let color = match c {
-                Cell::Selfie => p.grid,
-                Cell::ObserverDown => p.panel,
-                Cell::PeerStopped => p.stopped,
-                Cell::Up => p.up_soft,
-                Cell::Down => p.down,
-                Cell::DownOneSided => p.asym,
-            };
-            ctx.set_fill_style_str(color);
+            let c = m.run.engine.matrix_cell(o, q);
+            ctx.set_fill_style_str(legend.get(c.class as usize).copied().unwrap_or(p.muted));
             let (x, y) = (g.x0 + q as f64 * g.cell, g.y0 + o as f64 * g.cell);
             ctx.fill_rect(x, y, g.cell - gap, g.cell - gap);
-            if g.cell >= 8.0
-                && o != q
-                && sim.nodes[o as usize].status == NodeStatus::Running
-                && view::inflight_stuck(&sim.nodes[o as usize].state, q)
-            {
+            if !c.text.is_empty() && g.cell >= 18.0 {
+                let size = (g.cell * 0.38).clamp(8.0, 13.0);
+                ctx.set_fill_style_str(p.fg);
+                ctx.set_font(&format!("{size}px system-ui, sans-serif"));
+                ctx.set_text_align("center");
+                let _ = ctx.fill_text(
+                    &c.text
+                        .chars()
+                        .take((g.cell / (size * 0.6)) as usize)
+                        .collect::<String>(),
+                    x + (g.cell - gap) / 2.0,
+                    y + (g.cell - gap) / 2.0 + size / 3.0,
+                );
+            }
+            if g.cell >= 8.0 && c.mark && c.text.is_empty() {
                 ctx.set_fill_style_str(p.fg);
                 ctx.begin_path();
                 let _ = ctx.arc(

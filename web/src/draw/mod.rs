@@ -6,6 +6,8 @@ pub mod plots;
 pub mod timeline;
 pub mod topology;
 
+use clusterscope_core::model::MsgKind;
+
 /// Colours for one theme. Canvas code cannot read CSS variables cheaply, so the palette mirrors
 /// `static/style.css`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -77,26 +79,35 @@ pub fn palette(dark: bool) -> Palette {
     }
 }
 
-/// Colour of a message kind (SYN/ACK/ACK2/ECHO/...), shared by the topology, the sequence
-/// diagram and the legend.
-pub fn msg_color(label: &str) -> &'static str {
-    match label {
-        "SYN" => "#3b82f6",
-        "ACK" => "#06b6d4",
-        "ACK2" => "#14b8a6",
-        "ECHO_REQ" => "#e11d8f",
-        "ECHO_RSP" => "#a855f7",
-        "GOSSIP_SHUTDOWN" => "#f59e0b",
-        _ => "#64748b",
-    }
+/// Colour of a message kind, as the model declares it (`Model::msg_kinds`), shared by the
+/// topology, the sequence diagram and the legend; kinds the model does not list are grey.
+pub fn msg_color(kinds: &[MsgKind], label: &str) -> &'static str {
+    kinds
+        .iter()
+        .find(|k| k.label == label)
+        .map_or("#64748b", |k| k.color)
 }
 
-/// Message kinds in legend order.
-pub const MSG_KINDS: &[&str] = &[
-    "SYN",
-    "ACK",
-    "ACK2",
-    "ECHO_REQ",
-    "ECHO_RSP",
-    "GOSSIP_SHUTDOWN",
-];
+/// A colour a model names: CSS hex, or `@name` for a colour of the theme's palette.
+pub fn model_color(p: &Palette, c: &'static str) -> &'static str {
+    match c {
+        "@bg" => p.bg,
+        "@panel" => p.panel,
+        "@fg" => p.fg,
+        "@muted" => p.muted,
+        "@grid" => p.grid,
+        "@accent" => p.accent,
+        "@up" => p.up,
+        "@up_soft" => p.up_soft,
+        "@down" => p.down,
+        "@asym" => p.asym,
+        "@lossy" => p.lossy,
+        "@stopped" => p.stopped,
+        "@stopping" => p.stopping,
+        "@link" => p.link,
+        "@user" => p.user,
+        "@caption" => p.caption,
+        other if other.starts_with('@') => p.muted,
+        other => other,
+    }
+}

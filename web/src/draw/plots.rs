@@ -1,27 +1,54 @@
-//! Time-series plots (plotters on a canvas): DOWN views, GossipStage queues, phi per peer. The
-//! cursor is a vertical line; series come from the model's bounded samples.
+//! Time-series plots (plotters on a canvas) of the model's series (gossip: DOWN views,
+//! GossipStage queues, phi per peer). The cursor is a vertical line; series come from the model's bounded samples.
 
 use super::Palette;
 use crate::model::Model;
 use clusterscope_core::engine::NodeId;
-use clusterscope_core::gossip::fd::PHI_FACTOR;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 
+/// A plot: one of the model's named series (`Model::series`), or its per-pair series for the
+/// selected observer (`Model::pair_series`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Plot {
-    DownPairs,
-    StageQueue,
-    Phi,
+    Series(usize),
+    Pair,
 }
 
 impl Plot {
-    pub fn title(self) -> &'static str {
-        match self {
-            Plot::DownPairs => "DOWN views (observer → peer)",
-            Plot::StageQueue => "GossipStage queue length",
-            Plot::Phi => "φ of the selected node, per peer (as Cassandra reports it)",
+    /// The plots a model offers, at most `max`: its series in order, then the pair series.
+    pub fn all(m: &Model, max: usize) -> Vec<Plot> {
+        let mut v: Vec<Plot> = (0..m.samples.specs.len()).map(Plot::Series).collect();
+        if m.samples.pairs {
+            v.push(Plot::Pair);
         }
+        v.truncate(max);
+        v
+    }
+
+    pub fn title(self, m: &Model) -> String {
+        match self {
+            Plot::Series(i) => m.samples.specs[i].title.to_string(),
+            Plot::Pair => m
+                .run
+                .engine
+                .pair_series()
+                .map_or(String::new(), |p| p.title.to_string()),
+        }
+    }
+
+    /// A stable name for tests (`data-plot`).
+    pub fn key(self, m: &Model) -> String {
+        match self {
+            Plot::Series(i) => m.samples.specs[i].name.to_string(),
+            Plot::Pair => "pair".into(),
+        }
+    }
+
+    /// A single series across the cluster (drawn in the alarm colour when it is a count of
+    /// problems, e.g. DOWN views).
+    fn single(self, m: &Model) -> bool {
+        matches!(self, Plot::Series(i) if !m.samples.specs[i].per_node)
     }
 }
 
@@ -54,13 +81,13 @@ pub fn series(m: &Model, plot: Plot) -> Vec<Series> {
     let secs = |i: usize| s.times[i] as f64 / 1e6;
     let topo = &m.run.scenario.topo;
     match plot {
-        Plot::DownPairs => vec![Series {
-            name: "DOWN views".into(),
+        Plot::Series(k) if !s.specs[k].per_node => vec![Series {
+            name: s.specs[k].title.to_string(),
             points: (0..s.len())
-                .map(|i| (secs(i), s.down_pairs[i] as f64))
+                .map(|i| (secs(i), s.value(i, k, 0) as f64))
                 .collect(),
         }],
-        Plot::StageQueue => {
+        Plot::Series(k) => {
             // The selected and sequence nodes, then the busiest others, at most 6 lines.
             let mut nodes: Vec<NodeId> = m.selected.into_iter().collect();
             for x in &m.seq_nodes {
@@ -69,12 +96,17 @@ pub fn series(m: &Model, plot: Plot) -> Vec<Series> {
                 }
             }
             if s.n > nodes.len() {
-                let mut busiest: Vec<(u32, NodeId)> = (0..s.n as NodeId)
+                let mut busiest: Vec<(f32, NodeId)> = (0..s.n as NodeId)
                     .filter(|i| !nodes.contains(i))
-                    .map(|i| ((0..s.len()).map(|k| s.pending(k, i)).max().unwrap_or(0), i))
-                    .filter(|(mx, _)| *mx > 0)
+                    .map(|i| {
+                        let mx = (0..s.len())
+                            .map(|j| s.value(j, k, i))
+                            .fold(0.0f32, f32::max);
+                        (mx, i)
+                    })
+                    .filter(|(mx, _)| *mx > 0.0)
                     .collect();
-                busiest.sort_by(|a, b| b.cmp(a));
+                busiest.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
                 nodes.extend(busiest.into_iter().map(|(_, i)| i));
             }
             nodes.truncate(6);
@@ -83,18 +115,18 @@ pub fn series(m: &Model, plot: Plot) -> Vec<Series> {
                 .map(|id| Series {
                     name: topo.name(id).to_string(),
                     points: (0..s.len())
-                        .map(|i| (secs(i), s.pending(i, id) as f64))
+                        .map(|i| (secs(i), s.value(i, k, id) as f64))
                         .collect(),
                 })
                 .collect()
         }
-        Plot::Phi => {
+        Plot::Pair => {
             let Some(o) = m.selected else { return vec![] };
             let mut peers: Vec<(f32, NodeId)> = (0..s.n as NodeId)
                 .filter(|p| *p != o)
                 .map(|p| {
                     let mx = (0..s.len())
-                        .filter_map(|i| s.phi_at(i, o, p))
+                        .filter_map(|i| s.pair_at(i, o, p))
                         .fold(0.0f32, f32::max);
                     (mx, p)
                 })
@@ -107,7 +139,7 @@ pub fn series(m: &Model, plot: Plot) -> Vec<Series> {
                 .map(|(_, p)| Series {
                     name: topo.name(p).to_string(),
                     points: (0..s.len())
-                        .filter_map(|i| s.phi_at(i, o, p).map(|v| (secs(i), v as f64 * PHI_FACTOR)))
+                        .filter_map(|i| s.pair_at(i, o, p).map(|v| (secs(i), v as f64)))
                         .collect(),
                 })
                 .collect()
@@ -130,13 +162,16 @@ pub fn draw(
     let grid = rgb(pal.grid);
     root.fill(&bg).ok()?;
     let end_s = m.end() as f64 / 1e6;
-    let threshold = m.run.engine.sim.proto.p.phi_convict_threshold;
+    let threshold = match plot {
+        Plot::Pair => m.run.engine.pair_series().and_then(|p| p.threshold),
+        Plot::Series(_) => None,
+    };
     let mut ymax = series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.1))
         .fold(0.0f64, f64::max);
-    if plot == Plot::Phi {
-        ymax = ymax.max(threshold * 1.15);
+    if let Some(t) = threshold {
+        ymax = ymax.max(t * 1.15);
     }
     let ymax = if ymax <= 0.0 { 1.0 } else { ymax * 1.08 };
     let mut chart = ChartBuilder::on(&root)
@@ -172,7 +207,7 @@ pub fn draw(
         .light_line_style(TRANSPARENT)
         .draw()
         .ok()?;
-    if plot == Plot::Phi {
+    if let Some(threshold) = threshold {
         chart
             .draw_series(std::iter::once(PathElement::new(
                 vec![(0.0, threshold), (end_s, threshold)],
@@ -182,7 +217,7 @@ pub fn draw(
     }
     for (i, s) in series.iter().enumerate() {
         let (r, g, b) = SERIES[i % SERIES.len()];
-        let color = if plot == Plot::DownPairs {
+        let color = if plot.single(m) {
             rgb(pal.down)
         } else {
             RGBColor(r, g, b)
@@ -206,8 +241,8 @@ pub fn draw(
 }
 
 /// Colour of series `i` as CSS, for the HTML legend.
-pub fn series_css(plot: Plot, i: usize, pal: &Palette) -> String {
-    if plot == Plot::DownPairs {
+pub fn series_css(m: &Model, plot: Plot, i: usize, pal: &Palette) -> String {
+    if plot.single(m) {
         return pal.down.to_string();
     }
     let (r, g, b) = SERIES[i % SERIES.len()];

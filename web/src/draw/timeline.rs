@@ -46,7 +46,7 @@ pub fn draw(ctx: &Ctx, m: &Model, w: f64, h: f64, hover_x: Option<f64>, p: &Pale
     ctx.set_global_alpha(1.0);
 
     // Scheduled faults (all, including the future) and captions.
-    for (t, _) in m.run.engine.sim.schedule() {
+    for (t, _) in m.run.engine.schedule() {
         tri(ctx, x_of(*t, end, w), 4.0, 4.0, p.fault);
     }
     for (t, _) in &m.captions {
@@ -54,7 +54,7 @@ pub fn draw(ctx: &Ctx, m: &Model, w: f64, h: f64, hover_x: Option<f64>, p: &Pale
         ctx.set_fill_style_str(p.caption);
         ctx.fill_rect(x - 1.0, 2.0, 2.0, 14.0);
     }
-    for a in &m.run.engine.user_actions {
+    for a in m.run.engine.user_actions() {
         tri(ctx, x_of(a.at.0, end, w), 4.0, 5.0, p.user);
     }
     for a in &m.pending_timed {
@@ -137,12 +137,12 @@ pub fn describe_at(m: &Model, x: f64, w: f64) -> Option<String> {
             out.push(format!("caption: {}", truncate(c, 90)));
         }
     }
-    for (t, a) in m.run.engine.sim.schedule() {
+    for (t, a) in m.run.engine.schedule() {
         if near(*t) {
             out.push(format!("fault: {}", a.describe()));
         }
     }
-    for a in &m.run.engine.user_actions {
+    for a in m.run.engine.user_actions() {
         if near(a.at.0) {
             out.push(format!("your action: {}", a.action.describe()));
         }

@@ -6,7 +6,7 @@ use crate::layout::{Layout, Pt};
 use crate::model::Model;
 use clusterscope_core::engine::network::Link;
 use clusterscope_core::engine::trace::{Fnv, RecKind};
-use clusterscope_core::engine::{NodeId, NodeStatus, Protocol};
+use clusterscope_core::engine::{NodeId, NodeStatus};
 use std::f64::consts::PI;
 use web_sys::CanvasRenderingContext2d as Ctx;
 
@@ -68,8 +68,8 @@ pub struct TopologyInput<'a> {
 /// the cached layer is reused, which keeps hundreds of links cheap.
 pub fn static_key(inp: &TopologyInput, w: f64, h: f64, dpr: f64) -> u64 {
     let m = inp.model;
-    let sim = &m.run.engine.sim;
-    let default = sim.net.default_link();
+    let net = m.run.engine.net();
+    let default = net.default_link();
     let mut f = Fnv::default();
     f.u64(w.to_bits());
     f.u64(h.to_bits());
@@ -82,7 +82,7 @@ pub fn static_key(inp: &TopologyInput, w: f64, h: f64, dpr: f64) -> u64 {
     );
     for &(a, b) in inp.links {
         f.u64(((a as u64) << 32) | b as u64);
-        for l in [sim.net.link(a, b), sim.net.link(b, a)] {
+        for l in [net.link(a, b), net.link(b, a)] {
             f.u64(l.up as u64);
             f.u64(l.loss.to_bits());
             f.u64((l.latency_min_us != default.latency_min_us) as u64);
@@ -97,7 +97,7 @@ pub fn draw_static(ctx: &Ctx, inp: &TopologyInput) {
     let m = inp.model;
     let l = inp.layout;
     let p = &inp.palette;
-    let sim = &m.run.engine.sim;
+    let net = m.run.engine.net();
     let topo = &m.run.scenario.topo;
     let n = topo.names.len();
 
@@ -123,7 +123,7 @@ pub fn draw_static(ctx: &Ctx, inp: &TopologyInput) {
 
     // Links: each half is one direction, drawn from its sender to the midpoint. Segments are
     // batched by style (one path per style), which matters with hundreds of links.
-    let default = sim.net.default_link().clone();
+    let default = net.default_link().clone();
     let mut batches: Vec<(LinkStyle, Vec<(Pt, Pt)>)> = Vec::new();
     let mut crosses: Vec<Pt> = Vec::new();
     let mut selected_line: Option<(Pt, Pt)> = None;
@@ -132,7 +132,7 @@ pub fn draw_static(ctx: &Ctx, inp: &TopologyInput) {
         let mid = lerp(pa, pb, 0.5);
         let sel = m.selected_link == Some((a, b)) || m.selected_link == Some((b, a));
         for (from, to, s, e) in [(a, b, pa, mid), (b, a, pb, mid)] {
-            let (c, w, d) = link_style(sim.net.link(from, to), &default, p);
+            let (c, w, d) = link_style(net.link(from, to), &default, p);
             let key = (c, if sel { w + 2.5 } else { w }, d);
             match batches.iter_mut().find(|(k, _)| *k == key) {
                 Some((_, v)) => v.push((s, e)),
@@ -142,7 +142,7 @@ pub fn draw_static(ctx: &Ctx, inp: &TopologyInput) {
         if sel {
             selected_line = Some((pa, pb));
         }
-        if !sim.net.link(a, b).up && !sim.net.link(b, a).up && n <= 64 {
+        if !net.link(a, b).up && !net.link(b, a).up && n <= 64 {
             crosses.push(mid);
         }
     }
@@ -175,30 +175,37 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
     let m = inp.model;
     let l = inp.layout;
     let p = &inp.palette;
-    let sim = &m.run.engine.sim;
+    let e = &*m.run.engine;
+    let kinds = e.msg_kinds();
     let topo = &m.run.scenario.topo;
     let n = topo.names.len();
 
     // Messages in flight.
-    let now = sim.now;
-    let show_labels = sim.in_flight.len() <= 24 && l.labels;
+    let now = e.now();
+    let mut flights = Vec::new();
+    e.flights(&mut |f| {
+        if flights.len() < MAX_DOTS {
+            flights.push(f)
+        }
+    });
+    let show_labels = flights.len() <= 24 && l.labels;
     let dot = if n > 64 { 2.2 } else { 4.0 };
     ctx.set_font("10px ui-monospace, monospace");
     ctx.set_text_align("left");
     let mut dots: Vec<(&'static str, Vec<Pt>)> = Vec::new();
-    for f in sim.in_flight.values().take(MAX_DOTS) {
+    for f in &flights {
         let span = f.deliver_at.saturating_sub(f.sent_at).max(1) as f64;
         let t = (now.saturating_sub(f.sent_at) as f64 / span).clamp(0.0, 1.0);
         let (a, b) = (l.pos[f.from as usize], l.pos[f.to as usize]);
         let q = lerp(a, b, t);
-        let label = sim.proto.msg_label(&f.msg);
+        let label = f.label;
         match dots.iter_mut().find(|(k, _)| *k == label) {
             Some((_, v)) => v.push(q),
             None => dots.push((label, vec![q])),
         }
     }
     for (label, pts) in &dots {
-        ctx.set_fill_style_str(msg_color(label));
+        ctx.set_fill_style_str(msg_color(kinds, label));
         for q in pts {
             ctx.begin_path();
             let _ = ctx.arc(q.x, q.y, dot, 0.0, 2.0 * PI);
@@ -214,7 +221,7 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
     // Recent drops, fading with age: near the sender when lost on the way out, near the receiver
     // when lost on arrival.
     let window = ((m.speed * 0.8 * 1e6) as u64).clamp(200_000, 20_000_000);
-    let trace = &m.run.engine.trace;
+    let trace = m.run.engine.trace();
     let ci = trace.rec_index_at_step(m.cursor());
     // Recent deliveries as short fading trails into the receiver: at ordinary speeds a message is
     // in flight for far less than a frame, so this is what shows the gossip traffic.
@@ -230,8 +237,8 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
             if let RecKind::Deliver { from, label, .. } = r.kind {
                 let (a, b) = (l.pos[from as usize], l.pos[r.node as usize]);
                 let age = now.saturating_sub(r.time) as f64 / trail_window as f64;
-                ctx.set_global_alpha((1.0 - age).clamp(0.1, 0.9));
-                ctx.set_stroke_style_str(msg_color(label));
+                ctx.set_global_alpha((1.0f64 - age).clamp(0.1, 0.9));
+                ctx.set_stroke_style_str(msg_color(kinds, label));
                 let end = 1.0 - (l.r + 3.0) / ((b.x - a.x).hypot(b.y - a.y)).max(1.0);
                 line(ctx, lerp(a, b, (end - 0.25).max(0.0)), lerp(a, b, end));
                 trails += 1;
@@ -250,16 +257,16 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
             from, to, label, ..
         } = r.kind
         {
-            // Large clusters: only drops that touch the selection, and lost echoes (what wedges).
-            if n > 64
-                && !(m.selected.is_some_and(|s| s == from || s == to) || label.starts_with("ECHO"))
+            // Large clusters: only drops that touch the selection, and of the kinds the model
+            // calls key (gossip: lost echoes, what wedges).
+            if n > 64 && !(m.selected.is_some_and(|s| s == from || s == to) || e.is_key_msg(label))
             {
                 continue;
             }
             let (a, b) = (l.pos[from as usize], l.pos[to as usize]);
             let at = if r.node == from { 0.3 } else { 0.8 };
             let age = now.saturating_sub(r.time) as f64 / window as f64;
-            ctx.set_global_alpha((1.0 - age).clamp(0.15, 1.0));
+            ctx.set_global_alpha((1.0f64 - age).clamp(0.15, 1.0));
             cross(
                 ctx,
                 lerp(a, b, at),
@@ -272,16 +279,12 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
     }
     ctx.set_global_alpha(1.0);
 
-    // How many running observers see each node DOWN.
+    // How many notable matrix cells name each node as the peer (gossip: how many running
+    // observers see it DOWN).
     let mut seen_down = vec![0u32; n];
-    for (o, slot) in sim.nodes.iter().enumerate() {
-        if slot.status != NodeStatus::Running {
-            continue;
-        }
-        for (q, c) in seen_down.iter_mut().enumerate() {
-            if q != o && !slot.state.sees_up(q as NodeId) {
-                *c += 1;
-            }
+    if e.matrix().is_some() {
+        for (_, q) in e.matrix_summary(0).notable {
+            seen_down[q as usize] += 1;
         }
     }
 
@@ -292,8 +295,8 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
     }
     // Nodes.
     for (i, pt) in l.pos.iter().enumerate() {
-        let slot = &sim.nodes[i];
-        let fill = match slot.status {
+        let status = e.status(i as NodeId);
+        let fill = match status {
             NodeStatus::Running => p.up,
             NodeStatus::Stopping => p.stopping,
             NodeStatus::Stopped => p.stopped,
@@ -319,7 +322,7 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
         let _ = ctx.arc(pt.x, pt.y, l.r, 0.0, 2.0 * PI);
         ctx.fill();
         let down = seen_down[i];
-        if down > 0 && slot.status == NodeStatus::Running {
+        if down > 0 && status == NodeStatus::Running {
             // A red ring: someone sees this running node DOWN.
             ctx.set_stroke_style_str(p.down);
             ctx.set_line_width(if l.r > 6.0 { 3.0 } else { 1.5 });
@@ -354,7 +357,7 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
                 let _ = ctx.fill_text(name, pt.x, pt.y - l.r - 5.0);
             }
         }
-        if down > 0 && l.r >= 8.0 && slot.status == NodeStatus::Running {
+        if down > 0 && l.r >= 8.0 && status == NodeStatus::Running {
             badge(
                 ctx,
                 Pt {
@@ -365,12 +368,23 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
                 p.down,
             );
         }
-        let pending = slot.exec_stats[0].pending;
-        if pending >= 5 && l.r >= 8.0 {
+        let pending = e
+            .exec_stats(id)
+            .iter()
+            .map(|x| x.pending)
+            .max()
+            .unwrap_or(0);
+        let badge_text = e.node_badge(id);
+        let under = match (pending >= 5, badge_text.is_empty()) {
+            (true, true) => format!("queue {pending}"),
+            (true, false) => format!("{badge_text} · queue {pending}"),
+            (false, _) => badge_text,
+        };
+        if !under.is_empty() && l.r >= 8.0 {
             ctx.set_fill_style_str(p.muted);
             ctx.set_font("10px ui-monospace, monospace");
             ctx.set_text_align("center");
-            let _ = ctx.fill_text(&format!("queue {pending}"), pt.x, pt.y + l.r + 13.0);
+            let _ = ctx.fill_text(&under, pt.x, pt.y + l.r + 13.0);
         }
     }
 }
@@ -379,7 +393,7 @@ fn draw_nodes_batched(ctx: &Ctx, inp: &TopologyInput, seen_down: &[u32]) {
     let m = inp.model;
     let l = inp.layout;
     let p = &inp.palette;
-    let sim = &m.run.engine.sim;
+    let e = &*m.run.engine;
     let topo = &m.run.scenario.topo;
     for (status, color) in [
         (NodeStatus::Running, p.up),
@@ -388,7 +402,7 @@ fn draw_nodes_batched(ctx: &Ctx, inp: &TopologyInput, seen_down: &[u32]) {
     ] {
         ctx.set_fill_style_str(color);
         for (i, pt) in l.pos.iter().enumerate() {
-            if sim.nodes[i].status == status {
+            if e.status(i as NodeId) == status {
                 ctx.begin_path();
                 let _ = ctx.arc(pt.x, pt.y, l.r, 0.0, 2.0 * PI);
                 ctx.fill();
@@ -398,7 +412,7 @@ fn draw_nodes_batched(ctx: &Ctx, inp: &TopologyInput, seen_down: &[u32]) {
     ctx.set_stroke_style_str(p.down);
     ctx.set_line_width(1.5);
     for (i, pt) in l.pos.iter().enumerate() {
-        if seen_down[i] > 0 && sim.nodes[i].status == NodeStatus::Running {
+        if seen_down[i] > 0 && e.status(i as NodeId) == NodeStatus::Running {
             ctx.begin_path();
             let _ = ctx.arc(pt.x, pt.y, l.r + 1.5, 0.0, 2.0 * PI);
             ctx.stroke();
@@ -416,7 +430,11 @@ fn draw_nodes_batched(ctx: &Ctx, inp: &TopologyInput, seen_down: &[u32]) {
         ctx.set_text_align("center");
         let label = match seen_down[id as usize] {
             0 => topo.name(id).to_string(),
-            k => format!("{} · seen DOWN by {k}", topo.name(id)),
+            k => format!(
+                "{} · {} {k}",
+                topo.name(id),
+                e.matrix().map_or("flagged by", |s| s.notable_by)
+            ),
         };
         let _ = ctx.fill_text(&label, pt.x, pt.y - l.r - 7.0);
     }

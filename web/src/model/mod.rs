@@ -10,7 +10,6 @@ pub mod seq;
 
 use clusterscope_core::engine::action::{Action, RecordedAction};
 use clusterscope_core::engine::NodeId;
-use clusterscope_core::gossip::state::EndpointState;
 use clusterscope_core::limits::Limits;
 use clusterscope_core::runner::{Run, RunOptions};
 use clusterscope_core::scenario::{builtin, Scenario};
@@ -178,8 +177,9 @@ pub struct Model {
     pub banner: Option<Banner>,
     pub samples: Samples,
     pub marks: Marks,
-    /// The selected node's endpoint state map before the last cursor move (for highlighting).
-    pub prev_map: Option<(NodeId, Vec<Option<EndpointState>>)>,
+    /// What the model's inspector keeps of the selected node before the last cursor move, to
+    /// highlight what the move changed (`models::snapshot`; gossip: the endpoint state map).
+    pub prev_node: Option<(NodeId, std::rc::Rc<dyn std::any::Any>)>,
     /// User actions from another variant or seed, re-applied when the replay reaches their time.
     pub pending_timed: Vec<RecordedAction>,
     /// Bumps whenever the session (scenario, variant, seed, actions) changes.
@@ -261,7 +261,7 @@ impl Model {
         let mut m = Model {
             catalog,
             scenario_ref: r,
-            samples: Samples::new(run.scenario.topo.len() as usize, run.scenario.duration()),
+            samples: Samples::new(&*run.engine, run.scenario.duration()),
             run,
             captions: Vec::new(),
             playing: false,
@@ -278,7 +278,7 @@ impl Model {
             selected_msg: None,
             banner: None,
             marks: Marks::default(),
-            prev_map: None,
+            prev_node: None,
             pending_timed: Vec::new(),
             session_rev: 0,
             help_open: false,
@@ -291,10 +291,10 @@ impl Model {
     // ---- read-only accessors for the view ----
 
     pub fn now(&self) -> Micros {
-        self.run.engine.sim.now
+        self.run.engine.now()
     }
     pub fn cursor(&self) -> u64 {
-        self.run.engine.sim.steps
+        self.run.engine.steps()
     }
     pub fn end(&self) -> Micros {
         self.run.scenario.duration()
@@ -303,7 +303,7 @@ impl Model {
         self.run.engine.frontier()
     }
     pub fn frontier_time(&self) -> Micros {
-        nav::frontier_time(&self.run.engine.trace).max(self.now())
+        nav::frontier_time(self.run.engine.trace()).max(self.now())
     }
     pub fn n(&self) -> usize {
         self.run.scenario.topo.names.len()
@@ -331,7 +331,7 @@ impl Model {
             scenario: self.scenario_ref.clone(),
             variant: self.run.variant.clone(),
             seed: self.run.seed,
-            actions: self.run.engine.user_actions.clone(),
+            actions: self.run.engine.user_actions().to_vec(),
             cursor: self.cursor(),
         }
     }
@@ -341,7 +341,7 @@ impl Model {
         let body = session::export_scenario(
             &self.run.scenario,
             self.run.seed,
-            &self.run.engine.user_actions,
+            self.run.engine.user_actions(),
         )?;
         Ok(format!(
             "# Exported from Clusterscope at {} (step {}).\n{VARIANT_MARKER}\"{}\"\n{body}",
@@ -353,7 +353,7 @@ impl Model {
 
     /// The trace up to the cursor as JSON lines.
     pub fn export_trace(&self) -> String {
-        let t = &self.run.engine.trace;
+        let t = self.run.engine.trace();
         export::trace_jsonl(
             t,
             &self.run.scenario.topo,
@@ -486,7 +486,7 @@ impl Model {
             Msg::SelectNode(id) => {
                 let id = id.filter(|i| (*i as usize) < self.n());
                 self.selected = id;
-                self.prev_map = None;
+                self.prev_node = None;
                 if let Some(i) = id {
                     self.selected_link = None;
                     if !self.seq_nodes.contains(&i) {
@@ -513,7 +513,7 @@ impl Model {
                 let Some(sel) = self.selected else {
                     return false;
                 };
-                let t = &self.run.engine.trace;
+                let t = self.run.engine.trace();
                 let mut nodes = vec![sel];
                 nodes.extend(seq::recent_partners(
                     t,
@@ -576,14 +576,14 @@ impl Model {
 
     /// Bookkeeping after the engine moved: index new records, keep samples current.
     fn after_move(&mut self) {
-        self.marks.update(&self.run.engine.trace);
+        self.marks.update(self.run.engine.trace());
     }
 
     /// Remember the selected node's map so the inspector can highlight what the move changed.
     fn snapshot(&mut self) {
-        self.prev_map = self
+        self.prev_node = self
             .selected
-            .map(|id| (id, self.run.engine.sim.nodes[id as usize].state.states()));
+            .and_then(|id| crate::models::snapshot(&self.run, id).map(|snap| (id, snap)));
     }
 
     fn jump_to_step(&mut self, step: u64) {
@@ -601,8 +601,7 @@ impl Model {
     }
 
     fn sample(&mut self) {
-        self.samples
-            .maybe_sample(&self.run.engine.sim, self.selected);
+        self.samples.maybe_sample(&*self.run.engine, self.selected);
     }
 
     /// Move to virtual time `t`. Within the computed trace, a jump restores the nearest state held
@@ -611,7 +610,7 @@ impl Model {
     /// so the page keeps answering. Beyond the computed trace, a seek from the latest state held.
     fn scrub_to(&mut self, t: Micros) {
         self.snapshot();
-        let trace = &self.run.engine.trace;
+        let trace = self.run.engine.trace();
         let frontier_t = nav::frontier_time(trace);
         let k = if t <= frontier_t {
             nav::step_at_time(trace, t)
@@ -642,7 +641,7 @@ impl Model {
     }
 
     fn prev(&mut self, kind: NavKind) {
-        let trace = &self.run.engine.trace;
+        let trace = self.run.engine.trace();
         let c = self.cursor();
         // The latest match whose step is before the cursor's previous step, so that repeated presses
         // walk backwards (landing just after each match).
@@ -811,10 +810,10 @@ impl Model {
             let user_due = self
                 .run
                 .engine
-                .user_actions
+                .user_actions()
                 .iter()
                 .any(|a| a.step == self.cursor());
-            if !user_due && self.run.engine.sim.next_time().is_none_or(|t| t > end) {
+            if !user_due && self.run.engine.next_time().is_none_or(|t| t > end) {
                 return Ok(true);
             }
             if !self.run.engine.step()? {
@@ -837,10 +836,10 @@ impl Model {
             let user_due = self
                 .run
                 .engine
-                .user_actions
+                .user_actions()
                 .iter()
                 .any(|a| a.step == self.cursor());
-            if !user_due && self.run.engine.sim.next_time().is_none_or(|t| t > end) {
+            if !user_due && self.run.engine.next_time().is_none_or(|t| t > end) {
                 self.run.engine.run_until(end, 1)?;
                 return Ok(Some(false));
             }
@@ -850,7 +849,7 @@ impl Model {
             }
             *left -= 1;
             self.sample();
-            let trace = &self.run.engine.trace;
+            let trace = self.run.engine.trace();
             if nav::recs_of_step(trace, s).any(|r| kind.matches(&r, trace)) {
                 return Ok(Some(true));
             }
@@ -865,7 +864,7 @@ impl Model {
         self.run.engine.apply_user_action(a)?;
         if discards {
             self.samples.truncate_after(now);
-            self.marks.truncate(here, &self.run.engine.trace);
+            self.marks.truncate(here, self.run.engine.trace());
         }
         self.sample();
         self.session_rev += 1;
@@ -919,7 +918,7 @@ impl Model {
             &run_options(),
         )?;
         if let Some(a) = actions {
-            run.engine.user_actions = a;
+            run.engine.set_user_actions(a);
         }
         self.run = run;
         self.scenario_ref = r;
@@ -934,14 +933,14 @@ impl Model {
             .into_iter()
             .map(|c| (c.at.0, c.text.clone()))
             .collect();
-        self.samples = Samples::new(sc.topo.len() as usize, sc.duration());
+        self.samples = Samples::new(&*self.run.engine, sc.duration());
         self.marks = Marks::default();
         self.playing = false;
         self.seek = None;
         self.frac_us = 0.0;
         self.step_cost_ms = STEP_COST_MS_GUESS;
         self.pending_timed.clear();
-        self.prev_map = None;
+        self.prev_node = None;
         self.selected_msg = None;
         if new_topology {
             let n = sc.topo.len();
@@ -952,7 +951,7 @@ impl Model {
         // Start at time zero with its events (the nodes starting) processed.
         self.engine_ok(|m| m.run.engine.run_until(0, 1 << 20).map(|_| ()));
         self.sample();
-        self.marks.update(&self.run.engine.trace);
+        self.marks.update(self.run.engine.trace());
         self.session_rev += 1;
     }
 
@@ -984,7 +983,7 @@ impl Model {
     /// their times.
     fn switch(&mut self, variant: Option<String>, seed: Option<u64>) {
         let t = self.now();
-        let mut actions = self.run.engine.user_actions.clone();
+        let mut actions = self.run.engine.user_actions().to_vec();
         actions.append(&mut self.pending_timed);
         actions.sort_by_key(|a| a.at.0);
         let v = variant.unwrap_or_else(|| self.run.variant.clone());

@@ -48,9 +48,13 @@ pub struct Diagram {
 /// Messages sent by or to one of `nodes` before the cursor, newest `max_arrows`, and the newest
 /// `max_events` state changes on their lifelines (records scanned bounded by `scan_limit`). The
 /// window starts at the oldest arrow kept. Every limit keeps the picture readable and its cost
-/// bounded: a node that just started marks hundreds of peers UP within a few milliseconds.
+/// bounded: a node that just started marks hundreds of peers UP within a few milliseconds. A
+/// state mark named like one of `kinds` (gossip marks "ECHO_REQ" when it sends one) repeats the
+/// message's arrow and is left out.
+#[allow(clippy::too_many_arguments)]
 pub fn diagram(
     trace: &Trace,
+    kinds: &[clusterscope_core::model::MsgKind],
     cursor: u64,
     now: Micros,
     nodes: &[NodeId],
@@ -124,7 +128,9 @@ pub fn diagram(
             {
                 truncated = true;
             }
-            RecKind::State { label, peer } if want(r.node) && label != "ECHO_REQ" => {
+            RecKind::State { label, peer }
+                if want(r.node) && !kinds.iter().any(|k| k.label == label) =>
+            {
                 events.push(Event {
                     node: r.node,
                     time: r.time,

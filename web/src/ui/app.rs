@@ -2,10 +2,11 @@
 //! the animation loop while playing or seeking, handles keyboard shortcuts, keeps the URL and
 //! localStorage in sync when the replay settles, and applies the theme.
 
-use super::{header::Header, help::Help, inspector::Inspector, log::LogPanel, matrix::Matrix};
+use super::{header::Header, help::Help, log::LogPanel, matrix::Matrix};
 use super::{plots::Plots, sequence::Sequence, topology::TopologyView, transport::Transport};
 use crate::model::nav::NavKind;
 use crate::model::{BannerKind, Msg, Store, Theme, SPEED_MAX, SPEED_MIN};
+use crate::models::Inspector;
 use crate::platform;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -340,7 +341,7 @@ pub fn app() -> Html {
     let time = m.now().to_string();
     let frontier = m.frontier().to_string();
     let n_nodes = m.n();
-    let user_actions = m.run.engine.user_actions.len().to_string();
+    let user_actions = m.run.engine.user_actions().len().to_string();
     drop(m);
     // Last effect of the root: the children's effects (canvas drawing) have run.
     use_effect(move || platform::perf::rendered(busy));

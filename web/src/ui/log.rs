@@ -28,7 +28,7 @@ pub fn log_panel(p: &PanelProps) -> Html {
     let all = use_state(|| false);
     let trace_lines = use_state(|| true);
     let m = s.model.borrow();
-    let trace = &m.run.engine.trace;
+    let trace = m.run.engine.trace();
     let cut = nav::logs_before_cursor(trace, m.cursor(), m.now());
     let node = m.selected;
     let show_all = *all || node.is_none();

@@ -1,14 +1,14 @@
-//! The liveness matrix card: an N x N canvas, a hover tooltip, and a text summary of the DOWN
-//! views (also exposed as `data-down` for tests and assistive tooling).
+//! The matrix card: the model's N x N relation (`Model::matrix`) as a canvas, a hover tooltip,
+//! and the model's summary of its notable cells (gossip: the DOWN views), also exposed as
+//! `data-down` ("observer>peer,...") for tests and assistive tooling. Hidden for a model
+//! without a matrix.
 
 use super::PanelProps;
-use crate::draw::matrix::{self, Cell, Geom};
-use crate::draw::palette;
+use crate::draw::matrix::{self, Geom};
+use crate::draw::{model_color, palette};
 use crate::model::Msg;
 use crate::platform;
 use clusterscope_core::engine::NodeId;
-use clusterscope_core::gossip::fd::PHI_FACTOR;
-use clusterscope_core::gossip::view;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
@@ -105,75 +105,24 @@ pub fn matrix_card(p: &PanelProps) -> Html {
 
     let m = s.model.borrow();
     let n = m.n();
+    let Some(spec) = m.run.engine.matrix() else {
+        return html! {};
+    };
     let topo = &m.run.scenario.topo;
-    let pairs = view::down_pairs(&m.run.engine.sim);
-    let one_sided: Vec<bool> = pairs
-        .iter()
-        .map(|(o, q)| matrix::cell(&m, *o, *q) == Cell::DownOneSided)
-        .collect();
-    let listed: Vec<String> = pairs
+    let sum = m.run.engine.matrix_summary(4);
+    let aria = m.run.engine.matrix_summary(40).text;
+    let listed: Vec<String> = sum
+        .notable
         .iter()
         .take(MAX_LISTED)
         .map(|(o, q)| format!("{}>{}", topo.name(*o), topo.name(*q)))
         .collect();
-    let one_sided_count = one_sided.iter().filter(|x| **x).count();
-    let describe = |limit: usize| -> String {
-        if pairs.is_empty() {
-            return "Every running node sees every running peer UP.".to_string();
-        }
-        let shown: Vec<String> = pairs
-            .iter()
-            .take(limit)
-            .map(|(o, q)| format!("{} sees {} DOWN", topo.name(*o), topo.name(*q)))
-            .collect();
-        let more = pairs.len().saturating_sub(limit);
-        format!(
-            "{} DOWN view{}{}: {}{}",
-            pairs.len(),
-            if pairs.len() == 1 { "" } else { "s" },
-            if one_sided_count > 0 {
-                format!(" ({one_sided_count} one-sided)")
-            } else {
-                String::new()
-            },
-            shown.join("; "),
-            if more > 0 {
-                format!("; and {more} more")
-            } else {
-                String::new()
-            }
-        )
-    };
-    let summary = describe(4);
-    let aria = describe(40);
+    let summary = sum.text.clone();
     let tip = hover.filter(|(o, q)| (*o as usize) < n && (*q as usize) < n).map(|(o, q)| {
-        let sim = &m.run.engine.sim;
-        let g = &sim.nodes[o as usize].state;
-        let c = matrix::cell(&m, o, q);
-        let (on, qn) = (topo.name(o), topo.name(q));
-        let mut lines = vec![match c {
-            Cell::Selfie => format!("{on} (itself)"),
-            Cell::ObserverDown => format!("{on} is not running"),
-            Cell::PeerStopped => format!("{on} sees {qn} DOWN ({qn} is not running)"),
-            Cell::Up => format!("{on} sees {qn} UP"),
-            Cell::Down => format!("{on} sees {qn} DOWN, and {qn} sees {on} DOWN"),
-            Cell::DownOneSided => format!("{on} sees {qn} DOWN, while {qn} sees {on} UP"),
-        }];
-        if o != q {
-            if let Some(st) = g.state(q) {
-                lines.push(format!("generation {} · heartbeat {}", st.hb.generation, st.hb.version));
-            }
-            if let Some(v) = view::phi_of(sim, g, q) {
-                lines.push(format!("φ {:.2}", v * PHI_FACTOR));
-            }
-            if view::inflight_stuck(g, q) {
-                lines.push("inflightEcho entry stuck (no echo will be sent)".into());
-            } else if g.inflight.contains_key(&q) {
-                lines.push("echo in flight".into());
-            }
-        }
-        html! { <div class="m-tip">{ for lines.into_iter().map(|l| html!{ <div>{ l }</div> }) }</div> }
+        let c = m.run.engine.matrix_cell(o, q);
+        html! { <div class="m-tip">{ for c.tip.into_iter().map(|l| html!{ <div>{ l }</div> }) }</div> }
     });
+    let pal = palette(p.dark);
     let size = if n <= 8 {
         "small"
     } else if n <= 40 {
@@ -182,26 +131,25 @@ pub fn matrix_card(p: &PanelProps) -> Html {
         "large"
     };
     html! {
-        <section class="card matrix-card" aria-label="Liveness matrix">
+        <section class="card matrix-card" aria-label={spec.title}>
             <div class="card-head">
-                <h2>{ "Liveness matrix" }</h2>
-                <span class="muted small">{ "row: observer · column: peer" }</span>
+                <h2>{ spec.title }</h2>
+                <span class="muted small">{ spec.axes }</span>
             </div>
             <div class="matrix-wrap">
                 <canvas id="matrix" ref={canvas} class={classes!("matrix", size)}
-                    data-down={listed.join(",")} data-down-count={pairs.len().to_string()}
+                    data-down={listed.join(",")} data-down-count={sum.notable.len().to_string()}
                     onmousemove={on_move} onmouseleave={on_leave} onclick={on_click}
                     aria-label={aria}></canvas>
                 { for tip }
             </div>
             <div class="legend">
-                <span class="lg"><i class="sq" style="background:var(--up-soft)"></i>{ "UP" }</span>
-                <span class="lg"><i class="sq" style="background:var(--down)"></i>{ "DOWN (both ways)" }</span>
-                <span class="lg"><i class="sq" style="background:var(--asym)"></i>{ "DOWN, one-sided" }</span>
-                <span class="lg"><i class="sq" style="background:var(--stopped)"></i>{ "peer stopped" }</span>
-                <span class="lg"><i class="sq dotted"></i>{ "stuck inflightEcho" }</span>
+                { for spec.legend.iter().skip(1).map(|(c, what)| html! {
+                    <span class="lg"><i class="sq" style={format!("background:{}", model_color(&pal, c))}></i>{ *what }</span>
+                }) }
+                { for spec.mark.map(|what| html! { <span class="lg"><i class="sq dotted"></i>{ what }</span> }) }
             </div>
-            <p id="matrix-summary" class={classes!("summary", (!pairs.is_empty()).then_some("bad"))}>{ summary }</p>
+            <p id="matrix-summary" class={classes!("summary", sum.bad.then_some("bad"))}>{ summary }</p>
         </section>
     }
 }

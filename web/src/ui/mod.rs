@@ -6,7 +6,6 @@ pub mod app;
 pub mod header;
 pub mod help;
 pub mod icons;
-pub mod inspector;
 pub mod log;
 pub mod matrix;
 pub mod panels;

@@ -11,8 +11,6 @@ use yew::prelude::*;
 
 use super::Handle;
 
-const STAGE: &str = "GossipStage";
-
 #[derive(Properties, Clone, PartialEq)]
 pub struct NodePanelProps {
     pub s: Handle,
@@ -49,16 +47,29 @@ pub fn node_panel(p: &NodePanelProps) -> Html {
     let s = &p.s;
     let down_for = use_state(|| "5000".to_string());
     let delay = use_state(|| "500".to_string());
+    let exec_pick = use_state(|| 0usize);
     let m = s.model.borrow();
     let id = p.id;
     let name = m.name(id).to_string();
-    let sim = &m.run.engine.sim;
-    let slot = &sim.nodes[id as usize];
-    let status = slot.status;
+    let e = &*m.run.engine;
+    let status = e.status(id);
     let running = status == NodeStatus::Running;
     let stopped = status == NodeStatus::Stopped;
-    let enabled = slot.state.enabled;
-    let stage = &slot.exec_stats[0];
+    let execs = e.executors();
+    let stats = e.exec_stats(id);
+    let xi = (*exec_pick).min(execs.len().saturating_sub(1));
+    let exec_name = execs.get(xi).copied().unwrap_or("");
+    let stage = stats.get(xi).cloned().unwrap_or_default();
+    let badge = e.node_badge(id);
+    let stalled_pills: Vec<Html> = execs
+        .iter()
+        .zip(stats)
+        .filter(|(_, st)| st.stalled || st.delay_us > 0)
+        .map(|(x, st)| {
+            let what = if st.stalled { "stalled" } else { "delayed" };
+            html! { <span class="pill stopping">{ format!("{x} {what}") }</span> }
+        })
+        .collect();
 
     let restart = |kill: bool| {
         let s = s.clone();
@@ -80,7 +91,7 @@ pub fn node_panel(p: &NodePanelProps) -> Html {
         Callback::from(move |_| match parse_ms(&d, "delay") {
             Ok(us) => s.dispatch(Msg::UserAction(Action::Delay {
                 node: node.clone(),
-                executor: STAGE.into(),
+                executor: exec_name.into(),
                 extra: Dur(us),
             })),
             Err(e) => s.dispatch(Msg::ShowError(e)),
@@ -95,6 +106,27 @@ pub fn node_panel(p: &NodePanelProps) -> Html {
             },
         )
     };
+    let on_exec = {
+        let exec_pick = exec_pick.clone();
+        Callback::from(move |ev: Event| {
+            let v = ev.target_unchecked_into::<HtmlSelectElement>().value();
+            if let Ok(i) = v.parse::<usize>() {
+                exec_pick.set(i);
+            }
+        })
+    };
+    // The model's commands (gossip: nodetool disablegossip, ...), one button each; the engine
+    // refuses one that does not apply now and the banner says why.
+    let commands: Vec<Html> = e
+        .commands()
+        .iter()
+        .map(|c| {
+            let key = c.command.split_whitespace().next().unwrap_or("cmd");
+            html! {
+                <button id={format!("act-{key}")} class="btn" disabled={!running} onclick={cmd(c.command)} title={c.help}>{ c.label }</button>
+            }
+        })
+        .collect();
     let on_link = {
         let s = s.clone();
         Callback::from(move |e: Event| {
@@ -115,9 +147,9 @@ pub fn node_panel(p: &NodePanelProps) -> Html {
             <div class="panel-head">
                 <h3>{ format!("Node {name}") }</h3>
                 <span class={classes!("pill", status.as_str())}>{ status.as_str() }</span>
-                { for (!enabled && !stopped).then(|| html!{ <span class="pill stopping">{ "gossip disabled" }</span> }) }
-                { for stage.stalled.then(|| html!{ <span class="pill stopping">{ "stage stalled" }</span> }) }
-                <span class="muted small">{ format!("DC {}", sim.topo.dcs[id as usize]) }</span>
+                { for (!badge.is_empty() && !stopped).then(|| html!{ <span class="pill">{ badge.clone() }</span> }) }
+                { for stalled_pills }
+                <span class="muted small">{ format!("DC {}", e.topo().dcs[id as usize]) }</span>
             </div>
             <div class="actions">
                 <div class="group">
@@ -133,23 +165,33 @@ pub fn node_panel(p: &NodePanelProps) -> Html {
                     <button id="act-kill" class="btn" disabled={stopped} onclick={act(s, Action::Kill { node: name.clone() })}>{ "Kill -9" }</button>
                     <button id="act-start" class="btn" disabled={!stopped} onclick={act(s, Action::Start { node: name.clone() })}>{ "Start" }</button>
                 </div>
+                { for (!commands.is_empty()).then(|| html! {
+                    <div class="group">
+                        <span class="glabel">{ "commands" }</span>
+                        { for commands }
+                    </div>
+                }) }
+                { for (!execs.is_empty()).then(|| html! {
                 <div class="group">
-                    <span class="glabel">{ "nodetool" }</span>
-                    <button id="act-disablegossip" class="btn" disabled={!running || !enabled} onclick={cmd("disablegossip")}>{ "disablegossip" }</button>
-                    <button id="act-enablegossip" class="btn" disabled={!running || enabled} onclick={cmd("enablegossip")}>{ "enablegossip" }</button>
-                    <button id="act-settimeout" class="btn" disabled={!running} onclick={cmd("settimeout misc 30000")} title="Raise the echo timeout to 30 s">{ "settimeout misc 30000" }</button>
-                </div>
-                <div class="group">
-                    <span class="glabel">{ "GossipStage" }</span>
-                    <button id="act-stall" class="btn" disabled={stage.stalled} onclick={act(s, Action::Stall { node: name.clone(), executor: STAGE.into() })}>{ "Stall" }</button>
+                    { if execs.len() == 1 {
+                        html! { <span class="glabel">{ exec_name }</span> }
+                    } else {
+                        html! {
+                            <select id="exec-select" onchange={on_exec} aria-label="Thread to act on">
+                                { for execs.iter().enumerate().map(|(i, x)| html! { <option value={i.to_string()} selected={i == xi}>{ *x }</option> }) }
+                            </select>
+                        }
+                    } }
+                    <button id="act-stall" class="btn" disabled={stage.stalled} onclick={act(s, Action::Stall { node: name.clone(), executor: exec_name.into() })}>{ "Stall" }</button>
                     <button id="act-delay" class="btn" onclick={on_delay}>{ "Delay" }</button>
                     <label class="mini">
                         { "+" }
                         <input type="text" inputmode="decimal" value={(*delay).clone()} oninput={text_input(&delay)} aria-label="delay per task (ms)" />
                         { "ms/task" }
                     </label>
-                    <button id="act-release" class="btn" disabled={!stage.stalled && stage.delay_us == 0} onclick={act(s, Action::Release { node: name.clone(), executor: STAGE.into() })}>{ "Release" }</button>
+                    <button id="act-release" class="btn" disabled={!stage.stalled && stage.delay_us == 0} onclick={act(s, Action::Release { node: name.clone(), executor: exec_name.into() })}>{ "Release" }</button>
                 </div>
+                }) }
                 <div class="group">
                     <span class="glabel">{ "links" }</span>
                     <select id="link-select" onchange={on_link} aria-label="Select a link of this node">
@@ -198,7 +240,7 @@ pub fn link_panel(p: &LinkPanelProps) -> Html {
     let dir = use_state(|| "both".to_string());
     let m = s.model.borrow();
     let (a, b) = (m.name(p.a).to_string(), m.name(p.b).to_string());
-    let net = &m.run.engine.sim.net;
+    let net = &m.run.engine.net();
     let (ab, ba) = (net.link(p.a, p.b), net.link(p.b, p.a));
 
     let link = |kind: &str, from: &str, to: &str, one_way: bool| -> Action {

@@ -1,4 +1,5 @@
-//! The plots card: three small time-series charts drawn with plotters, with HTML legends.
+//! The plots card: the model's time series (at most [`MAX_PLOTS`]) as small charts drawn with
+//! plotters, with HTML legends.
 
 use super::PanelProps;
 use crate::draw::palette;
@@ -8,19 +9,25 @@ use std::rc::Rc;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
-const PLOTS: [Plot; 3] = [Plot::DownPairs, Plot::StageQueue, Plot::Phi];
+/// Most plots shown (one canvas each).
+pub const MAX_PLOTS: usize = 4;
 
 /// What the series depend on: the session (user actions truncate the samples), how many samples
 /// there are, and the nodes the plots follow.
-type SeriesKey = (u64, usize, Option<NodeId>, Vec<NodeId>);
+type SeriesKey = (u64, usize, Option<NodeId>, Vec<NodeId>, usize);
 
 #[function_component(Plots)]
 pub fn plots_card(p: &PanelProps) -> Html {
     let s = &p.s;
-    let refs = [use_node_ref(), use_node_ref(), use_node_ref()];
+    let refs = [
+        use_node_ref(),
+        use_node_ref(),
+        use_node_ref(),
+        use_node_ref(),
+    ];
     // The plots' series, recomputed only when the samples or the nodes they follow change: a
     // jump moves only the cursor line, and at 251 nodes the series take milliseconds.
-    let memo = use_mut_ref(|| None::<(SeriesKey, Rc<[Vec<Series>; 3]>)>);
+    let memo = use_mut_ref(|| None::<(SeriesKey, Rc<Vec<(Plot, Vec<Series>)>>)>);
     let series = {
         let m = s.model.borrow();
         let key: SeriesKey = (
@@ -28,12 +35,18 @@ pub fn plots_card(p: &PanelProps) -> Html {
             m.samples.len(),
             m.selected,
             m.seq_nodes.clone(),
+            m.samples.specs.as_ptr() as usize,
         );
         let mut memo = memo.borrow_mut();
         match memo.as_ref() {
             Some((k, v)) if *k == key => v.clone(),
             _ => {
-                let v: Rc<[Vec<Series>; 3]> = Rc::new(PLOTS.map(|plot| plots::series(&m, plot)));
+                let v: Rc<Vec<(Plot, Vec<Series>)>> = Rc::new(
+                    Plot::all(&m, MAX_PLOTS)
+                        .into_iter()
+                        .map(|plot| (plot, plots::series(&m, plot)))
+                        .collect(),
+                );
                 *memo = Some((key, v.clone()));
                 v
             }
@@ -44,7 +57,8 @@ pub fn plots_card(p: &PanelProps) -> Html {
         use_effect(move || {
             let m = s.model.borrow();
             let pal = palette(dark);
-            for ((r, plot), sr) in refs.iter().zip(PLOTS).zip(series.iter()) {
+            for (r, (plot, sr)) in refs.iter().zip(series.iter()) {
+                let plot = *plot;
                 if let Some(c) = r.cast::<HtmlCanvasElement>() {
                     let (w, h) = crate::platform::canvas_size(&c);
                     let (w, h) = (w.max(1) as u32, h.max(1) as u32);
@@ -61,27 +75,29 @@ pub fn plots_card(p: &PanelProps) -> Html {
     }
     let m = s.model.borrow();
     let pal = palette(p.dark);
-    let charts = PLOTS.iter().zip(refs.iter()).zip(series.iter()).map(|((plot, r), series)| {
+    let charts = series.iter().zip(refs.iter()).map(|((plot, series), r)| {
         let legend = series.iter().enumerate().map(|(i, sr)| {
-            html! { <span class="lg"><i class="bar" style={format!("background:{}", plots::series_css(*plot, i, &pal))}></i>{ sr.name.clone() }</span> }
+            html! { <span class="lg"><i class="bar" style={format!("background:{}", plots::series_css(&m, *plot, i, &pal))}></i>{ sr.name.clone() }</span> }
         });
         let title = match (plot, m.selected) {
-            (Plot::Phi, Some(o)) => format!("φ of {} about each peer", m.name(o)),
-            _ => plot.title().to_string(),
+            (Plot::Pair, Some(o)) => format!("{} — {}", plot.title(&m), m.name(o)),
+            (Plot::Pair, None) => format!("{} (select a node)", plot.title(&m)),
+            _ => plot.title(&m),
         };
-        let extra = (*plot == Plot::Phi).then(|| html! {
-            <span class="lg"><i class="bar" style={format!("background:{}", pal.down)}></i>{ "conviction threshold" }</span>
+        let threshold = m.run.engine.pair_series().and_then(|p| p.threshold);
+        let extra = (*plot == Plot::Pair && threshold.is_some()).then(|| html! {
+            <span class="lg"><i class="bar" style={format!("background:{}", pal.down)}></i>{ "threshold" }</span>
         });
         html! {
             <figure class="plot">
                 <figcaption>{ title }</figcaption>
-                <canvas ref={r.clone()} class="plot-canvas" data-plot={format!("{plot:?}")}></canvas>
+                <canvas ref={r.clone()} class="plot-canvas" data-plot={plot.key(&m)}></canvas>
                 <div class="legend">{ for legend }{ for extra }</div>
             </figure>
         }
     });
-    let note = if m.samples.n > crate::model::samples::FULL_PHI_NODES {
-        " · φ history is kept for the node that was selected while the replay computed it"
+    let note = if m.samples.pairs && m.samples.n > crate::model::samples::FULL_PAIR_NODES {
+        " · per-peer history is kept for the node that was selected while the replay computed it"
     } else {
         ""
     };

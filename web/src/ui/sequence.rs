@@ -24,9 +24,10 @@ pub fn sequence(p: &PanelProps) -> Html {
     let m = s.model.borrow();
     let topo = &m.run.scenario.topo;
     let nodes: Vec<NodeId> = m.seq_nodes.clone();
-    let trace = &m.run.engine.trace;
+    let trace = m.run.engine.trace();
     let d = seq::diagram(
         trace,
+        m.run.engine.msg_kinds(),
         m.cursor(),
         m.now(),
         &nodes,
@@ -96,7 +97,7 @@ pub fn sequence(p: &PanelProps) -> Html {
     let sel = m.selected_msg;
     let arrows = d.arrows.iter().map(|a| {
         let (x1, y1) = (x_of(a.from), row_of(a.sent_at));
-        let color = msg_color(a.label);
+        let color = msg_color(m.run.engine.msg_kinds(), a.label);
         let s2 = s.clone();
         let id = a.msg;
         let onclick = Callback::from(move |_| s2.dispatch(Msg::SelectMsg(Some(id))));

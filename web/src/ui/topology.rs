@@ -3,7 +3,7 @@
 
 use super::panels::{LinkPanel, NodePanel};
 use super::PanelProps;
-use crate::draw::{msg_color, palette, topology, MSG_KINDS};
+use crate::draw::{msg_color, palette, topology};
 use crate::layout::{self, Hit, Layout, Pt};
 use crate::model::Msg;
 use crate::platform;
@@ -52,7 +52,7 @@ pub fn topology_view(p: &PanelProps) -> Html {
             } else {
                 geo.borrow().as_ref().map(|g| g.0.clone()).expect("checked")
             };
-            let net = &m.run.engine.sim.net;
+            let net = &m.run.engine.net();
             // "Healthy" is the scenario's default link (which may carry a baseline loss).
             let default = net.default_link();
             let links = layout::visible_links(topo.names.len(), m.selected, |a, b| {
@@ -130,7 +130,7 @@ pub fn topology_view(p: &PanelProps) -> Html {
 
     let m = s.model.borrow();
     let n = m.n();
-    let base = m.run.engine.sim.net.default_link();
+    let base = m.run.engine.net().default_link();
     let baseline = format!(
         "default link: {}–{}{}",
         fmt_duration(base.latency_min_us),
@@ -144,8 +144,9 @@ pub fn topology_view(p: &PanelProps) -> Html {
     let hover_name = hover
         .filter(|h| (*h as usize) < n)
         .map(|h| m.name(h).to_string());
-    let legend_msgs = MSG_KINDS.iter().map(|k| {
-        html! { <span class="lg"><i class="dot" style={format!("background:{}", msg_color(k))}></i>{ *k }</span> }
+    let kinds = m.run.engine.msg_kinds();
+    let legend_msgs = kinds.iter().map(|k| {
+        html! { <span class="lg" title={k.about}><i class="dot" style={format!("background:{}", msg_color(kinds, k.label))}></i>{ k.label }</span> }
     });
     let panel = match (m.selected_link, m.selected) {
         (Some((a, b)), _) => html! { <LinkPanel s={s.clone()} dark={p.dark} a={a} b={b} /> },

@@ -6,6 +6,8 @@ use crate::engine::{Ctx, NodeId, Protocol, Topology};
 use crate::time::Micros;
 use rand::Rng;
 
+pub mod model;
+
 #[derive(Clone, Debug)]
 pub struct PingPong {
     /// Process each ball on the "worker" executor (service time `work_us`, deadline `deadline_us`).

@@ -2,7 +2,7 @@
 //! highlighted), the inflightEcho map (stuck entries marked), phi per peer, the GossipStage queue
 //! and the echo counters.
 
-use super::{age, PanelProps};
+use crate::ui::{age, PanelProps};
 use clusterscope_core::engine::{NodeId, NodeStatus};
 use clusterscope_core::gossip::fd::PHI_FACTOR;
 use clusterscope_core::gossip::params::MessagingVersion;
@@ -65,8 +65,8 @@ const MAX_PHI: usize = 24;
 /// Above this size the inspector prioritises and caps rows.
 const LARGE: usize = 40;
 
-#[function_component(Inspector)]
-pub fn inspector(p: &PanelProps) -> Html {
+#[function_component(GossipInspector)]
+pub fn gossip_inspector(p: &PanelProps) -> Html {
     let filter = use_state(String::new);
     let all_states = use_state(|| false);
     let m = p.s.model.borrow();
@@ -78,7 +78,9 @@ pub fn inspector(p: &PanelProps) -> Html {
             </section>
         };
     };
-    let sim = &m.run.engine.sim;
+    let Some(sim) = m.run.sim_of::<Gossip>() else {
+        return html! {};
+    };
     let topo = &m.run.scenario.topo;
     let slot = &sim.nodes[id as usize];
     let g = &slot.state;
@@ -86,10 +88,10 @@ pub fn inspector(p: &PanelProps) -> Html {
     // and the inspector renders every animation frame while playing.
     let stage_stats = &slot.exec_stats[GOSSIP_STAGE as usize];
     let prev = m
-        .prev_map
+        .prev_node
         .as_ref()
         .filter(|(pid, _)| *pid == id)
-        .map(|(_, map)| map);
+        .and_then(|(_, snap)| snap.downcast_ref::<Vec<Option<EndpointState>>>());
     let stopped = slot.status == NodeStatus::Stopped;
 
     let n = topo.names.len();

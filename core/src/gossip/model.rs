@@ -1,0 +1,433 @@
+//! Gossip as a [`Model`]: how a scenario builds it, its expectation vocabulary (the views the
+//! scenario files name), metrics, JSON views and the data of the generic panels.
+
+use super::params::GossipParams;
+use super::state::EndpointState;
+use super::{view, Counters, Gossip, GossipInit, GOSSIP_STAGE};
+use crate::engine::{NodeId, NodeStatus, Sim};
+use crate::model::{
+    Cell, CommandSpec, MatrixSpec, MatrixSummary, Model, MsgKind, PairSeries, QValue, Query,
+    SeriesSpec,
+};
+use crate::scenario::Scenario;
+use std::collections::{BTreeMap, BTreeSet};
+
+pub const VIEWS: &[&str] = &[
+    "liveness",
+    "heartbeat",
+    "generation",
+    "inflight",
+    "phi",
+    "stage_expired",
+    "stage_pending",
+    "echo_sent",
+    "echo_skipped",
+    "echo_failed",
+    "down_pairs",
+    "down_observers",
+    "down_targets",
+    "map_diff",
+    "mutation_timeouts",
+    "mutations_acked",
+    "mutations_sent",
+    "down_seen_by",
+    "down_seen_of",
+];
+
+const MSG_KINDS: &[MsgKind] = &[
+    MsgKind {
+        label: "SYN",
+        color: "#3b82f6",
+        about: "GossipDigestSyn: digests of every known endpoint",
+    },
+    MsgKind {
+        label: "ACK",
+        color: "#06b6d4",
+        about: "GossipDigestAck: requests and newer states",
+    },
+    MsgKind {
+        label: "ACK2",
+        color: "#14b8a6",
+        about: "GossipDigestAck2: the requested states",
+    },
+    MsgKind {
+        label: "ECHO_REQ",
+        color: "#e11d8f",
+        about: "markAlive's echo: the peer is marked UP when the reply arrives",
+    },
+    MsgKind {
+        label: "ECHO_RSP",
+        color: "#a855f7",
+        about: "the echo's reply",
+    },
+    MsgKind {
+        label: "GOSSIP_SHUTDOWN",
+        color: "#f59e0b",
+        about: "a graceful shutdown announced to live peers",
+    },
+];
+
+const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        command: "disablegossip",
+        label: "disablegossip",
+        help: "nodetool disablegossip: stop gossiping and announce shutdown",
+    },
+    CommandSpec {
+        command: "enablegossip",
+        label: "enablegossip",
+        help: "nodetool enablegossip: gossip again with a new generation",
+    },
+    CommandSpec {
+        command: "settimeout misc 30000",
+        label: "settimeout misc 30000",
+        help: "nodetool settimeout misc 30000: the echo's timeout (the 21636 workaround)",
+    },
+];
+
+const SERIES: &[SeriesSpec] = &[
+    SeriesSpec {
+        name: "down_pairs",
+        title: "DOWN views (observer, peer), both running",
+        per_node: false,
+    },
+    SeriesSpec {
+        name: "stage_pending",
+        title: "GossipStage queue",
+        per_node: true,
+    },
+];
+
+/// Matrix cell classes (see [`MatrixSpec::legend`]).
+pub const CELL_SELF: u8 = 0;
+pub const CELL_OBSERVER_DOWN: u8 = 1;
+pub const CELL_PEER_STOPPED: u8 = 2;
+pub const CELL_UP: u8 = 3;
+pub const CELL_DOWN: u8 = 4;
+pub const CELL_DOWN_ONE_SIDED: u8 = 5;
+
+const LEGEND: &[(&str, &str)] = &[
+    ("@grid", "itself"),
+    ("@panel", "observer not running"),
+    ("@stopped", "peer stopped"),
+    ("@up_soft", "UP"),
+    ("@down", "DOWN (both ways)"),
+    ("@asym", "DOWN, one-sided"),
+];
+
+impl Model for Gossip {
+    const NAME: &'static str = "gossip";
+    const ABOUT: &'static str =
+        "Cassandra gossip: SYN/ACK/ACK2, echo round-trips, phi failure detector, GossipStage";
+    const VIEWS: &'static [&'static str] = VIEWS;
+
+    fn build(
+        params: toml::Table,
+        section: Option<&toml::Table>,
+        sc: &Scenario,
+    ) -> Result<Self, String> {
+        let params: GossipParams = toml::Value::Table(params)
+            .try_into()
+            .map_err(|e: toml::de::Error| format!("params: {}", e.message()))?;
+        let init: GossipInit = match section {
+            Some(t) => toml::Value::Table(t.clone())
+                .try_into()
+                .map_err(|e: toml::de::Error| format!("[gossip]: {}", e.message()))?,
+            None => GossipInit::default(),
+        };
+        Gossip::new(params, &init, &sc.topo)
+    }
+
+    fn query(&self, sim: &Sim<Self>, q: &Query) -> Option<Result<QValue, String>> {
+        VIEWS.contains(&q.view).then(|| query(sim, q))
+    }
+
+    fn metrics(&self, sim: &Sim<Self>, m: &mut BTreeMap<String, f64>) {
+        let pairs = view::down_pairs(sim);
+        m.insert("down_pairs".into(), pairs.len() as f64);
+        let distinct = |f: fn(&(NodeId, NodeId)) -> NodeId| {
+            pairs.iter().map(f).collect::<BTreeSet<_>>().len() as f64
+        };
+        m.insert("down_observers".into(), distinct(|p| p.0));
+        m.insert("down_targets".into(), distinct(|p| p.1));
+        let max_per_observer = (0..sim.nodes.len() as NodeId)
+            .map(|o| pairs.iter().filter(|p| p.0 == o).count())
+            .max()
+            .unwrap_or(0);
+        m.insert("max_down_per_observer".into(), max_per_observer as f64);
+        let sum = |f: fn(&Counters) -> u64| {
+            sim.nodes.iter().map(|n| f(&n.state.counters)).sum::<u64>() as f64
+        };
+        m.insert("echo_sent".into(), sum(|c| c.echo_sent));
+        m.insert("echo_failed".into(), sum(|c| c.echo_failed));
+        m.insert("echo_skipped".into(), sum(|c| c.echo_skipped));
+        m.insert(
+            "stage_expired".into(),
+            sim.nodes
+                .iter()
+                .map(|n| n.exec_stats[GOSSIP_STAGE as usize].expired)
+                .sum::<u64>() as f64,
+        );
+    }
+
+    fn views_json(&self, sim: &Sim<Self>) -> serde_json::Value {
+        serde_json::to_value(view::views(sim)).expect("views serialize")
+    }
+
+    fn msg_kinds(&self) -> &'static [MsgKind] {
+        MSG_KINDS
+    }
+
+    fn is_key_msg(&self, label: &str) -> bool {
+        label.starts_with("ECHO")
+    }
+
+    fn commands(&self) -> &'static [CommandSpec] {
+        COMMANDS
+    }
+
+    fn matrix(&self) -> Option<MatrixSpec> {
+        Some(MatrixSpec {
+            title: "Liveness matrix",
+            axes: "row: observer · column: peer",
+            legend: LEGEND,
+            mark: Some("stuck inflightEcho"),
+            notable_by: "seen DOWN by",
+        })
+    }
+
+    fn matrix_cell(&self, sim: &Sim<Self>, o: NodeId, q: NodeId) -> Cell {
+        let (on, qn) = (sim.topo.name(o), sim.topo.name(q));
+        let running = |i: NodeId| sim.nodes[i as usize].status == NodeStatus::Running;
+        let g = &sim.nodes[o as usize].state;
+        let (class, first) = if o == q {
+            (CELL_SELF, format!("{on} (itself)"))
+        } else if !running(o) {
+            (CELL_OBSERVER_DOWN, format!("{on} is not running"))
+        } else if g.sees_up(q) {
+            (CELL_UP, format!("{on} sees {qn} UP"))
+        } else if !running(q) {
+            (
+                CELL_PEER_STOPPED,
+                format!("{on} sees {qn} DOWN ({qn} is not running)"),
+            )
+        } else if sim.nodes[q as usize].state.sees_up(o) {
+            (
+                CELL_DOWN_ONE_SIDED,
+                format!("{on} sees {qn} DOWN, while {qn} sees {on} UP"),
+            )
+        } else {
+            (
+                CELL_DOWN,
+                format!("{on} sees {qn} DOWN, and {qn} sees {on} DOWN"),
+            )
+        };
+        let mut tip = vec![first];
+        let mut mark = false;
+        if o != q && running(o) {
+            if let Some(st) = g.state(q) {
+                tip.push(format!(
+                    "generation {} · heartbeat {}",
+                    st.hb.generation, st.hb.version
+                ));
+            }
+            if let Some(v) = view::phi_of(sim, g, q) {
+                tip.push(format!("φ {:.2}", v * super::fd::PHI_FACTOR));
+            }
+            if view::inflight_stuck(g, q) {
+                mark = true;
+                tip.push("inflightEcho entry stuck (no echo will be sent)".into());
+            } else if g.inflight.contains_key(&q) {
+                tip.push("echo in flight".into());
+            }
+        }
+        Cell {
+            class,
+            text: String::new(),
+            mark,
+            tip,
+        }
+    }
+
+    fn matrix_summary(&self, sim: &Sim<Self>, limit: usize) -> MatrixSummary {
+        let pairs = view::down_pairs(sim);
+        let topo = &sim.topo;
+        let one_sided = pairs
+            .iter()
+            .filter(|(o, q)| sim.nodes[*q as usize].state.sees_up(*o))
+            .count();
+        let text = if pairs.is_empty() {
+            "Every running node sees every running peer UP.".to_string()
+        } else {
+            let shown: Vec<String> = pairs
+                .iter()
+                .take(limit)
+                .map(|(o, q)| format!("{} sees {} DOWN", topo.name(*o), topo.name(*q)))
+                .collect();
+            let more = pairs.len().saturating_sub(limit);
+            format!(
+                "{} DOWN view{}{}: {}{}",
+                pairs.len(),
+                if pairs.len() == 1 { "" } else { "s" },
+                if one_sided > 0 {
+                    format!(" ({one_sided} one-sided)")
+                } else {
+                    String::new()
+                },
+                shown.join("; "),
+                if more > 0 {
+                    format!("; and {more} more")
+                } else {
+                    String::new()
+                }
+            )
+        };
+        MatrixSummary {
+            bad: !pairs.is_empty(),
+            notable: pairs,
+            text,
+        }
+    }
+
+    fn series(&self) -> &'static [SeriesSpec] {
+        SERIES
+    }
+
+    fn sample(&self, sim: &Sim<Self>, out: &mut Vec<f64>) {
+        out.push(view::down_pairs(sim).len() as f64);
+        for slot in &sim.nodes {
+            out.push(slot.exec_stats[GOSSIP_STAGE as usize].pending as f64);
+        }
+    }
+
+    fn pair_series(&self) -> Option<PairSeries> {
+        Some(PairSeries {
+            title: "φ of the selected node, per peer (as Cassandra reports it)",
+            threshold: Some(self.p.phi_convict_threshold),
+        })
+    }
+
+    fn pair_value(&self, sim: &Sim<Self>, o: NodeId, q: NodeId) -> f64 {
+        let slot = &sim.nodes[o as usize];
+        if slot.status != NodeStatus::Running || o == q {
+            return 0.0;
+        }
+        // As the samples kept it before (f32), so plots look as they did.
+        view::phi_of(sim, &slot.state, q).unwrap_or(0.0) as f32 as f64 * super::fd::PHI_FACTOR
+    }
+
+    fn node_badge(&self, sim: &Sim<Self>, id: NodeId) -> String {
+        let slot = &sim.nodes[id as usize];
+        if slot.status == NodeStatus::Running && !slot.state.enabled {
+            "gossip off".into()
+        } else {
+            String::new()
+        }
+    }
+}
+
+fn query(sim: &Sim<Gossip>, q: &Query) -> Result<QValue, String> {
+    let g = |id: NodeId| &sim.nodes[id as usize].state;
+    let pair =
+        || -> Result<(NodeId, NodeId), String> { Ok((q.need_node("observer")?, q.need_peer()?)) };
+    Ok(match q.view {
+        "liveness" => {
+            let (o, p) = pair()?;
+            QValue::Text(view::liveness_word(g(o).sees_up(p)).into())
+        }
+        "heartbeat" | "generation" => {
+            let (o, p) = pair()?;
+            let st = g(o).state(p);
+            QValue::Num(st.map_or(0.0, |s| {
+                if q.view == "heartbeat" {
+                    s.hb.version as f64
+                } else {
+                    s.hb.generation as f64
+                }
+            }))
+        }
+        "inflight" => {
+            let (o, p) = pair()?;
+            QValue::Text(
+                if g(o).inflight.contains_key(&p) {
+                    "yes"
+                } else {
+                    "no"
+                }
+                .into(),
+            )
+        }
+        "phi" => {
+            let (o, p) = pair()?;
+            QValue::Num(view::phi_of(sim, g(o), p).unwrap_or(0.0))
+        }
+        "map_diff" => {
+            let (a, b) = pair()?;
+            let key = |s: &EndpointState| {
+                let mut st: Vec<_> = s
+                    .states
+                    .iter()
+                    .map(|x| (x.key.clone(), x.value.clone(), x.version))
+                    .collect();
+                st.sort();
+                (s.hb, st)
+            };
+            let (ma, mb) = (g(a).states(), g(b).states());
+            let n = ma
+                .iter()
+                .zip(mb.iter())
+                .filter(|(x, y)| x.as_ref().map(key) != y.as_ref().map(key))
+                .count();
+            QValue::Num(n as f64)
+        }
+        "down_seen_by" | "down_seen_of" => {
+            let n = q.need_node("observer")?;
+            let pairs = view::down_pairs(sim);
+            let by = q.view == "down_seen_by";
+            QValue::Num(
+                pairs
+                    .iter()
+                    .filter(|p| if by { p.0 == n } else { p.1 == n })
+                    .count() as f64,
+            )
+        }
+        "mutation_timeouts" | "mutations_acked" | "mutations_sent" => {
+            let (o, p) = pair()?;
+            // Only the coordinator keeps write statistics: elsewhere every count is 0.
+            let w = g(o).msg.writes.get(p as usize).cloned().unwrap_or_default();
+            QValue::Num(match q.view {
+                "mutation_timeouts" => w.timed_out,
+                "mutations_acked" => w.acked,
+                _ => w.sent,
+            } as f64)
+        }
+        "stage_expired" => QValue::Num(
+            sim.nodes[q.need_node("node")? as usize].exec_stats[GOSSIP_STAGE as usize].expired
+                as f64,
+        ),
+        "stage_pending" => QValue::Num(
+            sim.nodes[q.need_node("node")? as usize].exec_stats[GOSSIP_STAGE as usize].pending
+                as f64,
+        ),
+        "echo_sent" | "echo_skipped" | "echo_failed" => {
+            let c = &g(q.need_node("node")?).counters;
+            QValue::Num(match q.view {
+                "echo_sent" => c.echo_sent,
+                "echo_skipped" => c.echo_skipped,
+                _ => c.echo_failed,
+            } as f64)
+        }
+        "down_pairs" | "down_observers" | "down_targets" => {
+            let pairs = view::down_pairs(sim);
+            let pick = |f: fn(&(NodeId, NodeId)) -> NodeId| {
+                pairs.iter().map(f).collect::<BTreeSet<_>>().len()
+            };
+            QValue::Num(match q.view {
+                "down_pairs" => pairs.len(),
+                "down_observers" => pick(|p| p.0),
+                _ => pick(|p| p.1),
+            } as f64)
+        }
+        other => unreachable!("`{other}` is listed in VIEWS but not answered"),
+    })
+}

@@ -1,0 +1,89 @@
+//! The one place models are registered: a scenario's `protocol` picks an entry here, and the
+//! runner, the CLI and the web app reach the model only through it (and `model::Driver`).
+//!
+//! Adding a model: its folder in `core/src/<model>/` with `impl Protocol` and `impl Model`, one
+//! line in [`MODELS`] (see ARCHITECTURE.md, "Adding a model").
+
+use crate::engine::network::Link;
+use crate::engine::{Engine, Sim};
+use crate::gossip::Gossip;
+use crate::limits::Limits;
+use crate::model::{Driver, Model};
+use crate::pingpong::PingPong;
+use crate::scenario::Scenario;
+use crate::time::Micros;
+
+/// What it takes to start a run of a model.
+pub struct BuildArgs<'a> {
+    pub scenario: &'a Scenario,
+    /// Index of the variant in `scenario.raw.variants`.
+    pub variant: usize,
+    /// Merged `[params]`: the file's, the variant's, then overrides.
+    pub params: toml::Table,
+    pub seed: u64,
+    pub limits: Limits,
+    pub checkpointing: bool,
+    pub body_budget: usize,
+}
+
+/// A registered model.
+pub struct ModelEntry {
+    pub name: &'static str,
+    pub about: &'static str,
+    /// Its expectation vocabulary (checked when a scenario is loaded).
+    pub views: &'static [&'static str],
+    build: fn(BuildArgs) -> Result<Box<dyn Driver>, String>,
+}
+
+impl ModelEntry {
+    /// Build the model and an engine around it, ready to run from time zero.
+    pub fn build(&self, args: BuildArgs) -> Result<Box<dyn Driver>, String> {
+        (self.build)(args)
+    }
+}
+
+const fn entry<M: Model>() -> ModelEntry {
+    ModelEntry {
+        name: M::NAME,
+        about: M::ABOUT,
+        views: M::VIEWS,
+        build: build::<M>,
+    }
+}
+
+/// Every model, in the order `clusterscope list` shows them.
+pub static MODELS: &[ModelEntry] = &[entry::<Gossip>(), entry::<PingPong>()];
+
+/// The entry for a scenario's `protocol`.
+pub fn find(name: &str) -> Option<&'static ModelEntry> {
+    MODELS.iter().find(|m| m.name == name)
+}
+
+pub fn names() -> Vec<&'static str> {
+    MODELS.iter().map(|m| m.name).collect()
+}
+
+fn build<M: Model>(a: BuildArgs) -> Result<Box<dyn Driver>, String> {
+    let sc = a.scenario;
+    let proto = M::build(a.params, sc.section.as_ref(), sc)?;
+    let net = &sc.raw.network;
+    let link = Link {
+        loss: net.loss,
+        ..Link::healthy(net.latency_min.0, net.latency_max.0)
+    };
+    let sim = Sim::new(
+        proto,
+        sc.topo.clone(),
+        link,
+        a.seed,
+        sc.schedule(a.variant),
+        a.limits,
+    );
+    let engine: Engine<M> = Engine::new(sim, a.checkpointing, a.body_budget);
+    Ok(Box::new(engine))
+}
+
+/// Longest span between checkpoints a run starts with: see `Run::new`.
+pub fn checkpoint_span(duration: Micros, max_checkpoints: usize) -> Micros {
+    (duration / (max_checkpoints as Micros - 2)).max(crate::time::US_PER_S)
+}

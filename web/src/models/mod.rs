@@ -1,0 +1,34 @@
+//! The one place the web app names models: each model's own panels live in its folder here
+//! (`gossip/`), and [`Inspector`] picks the selected node's inspector by the run's model. Every
+//! other panel (topology, timeline, sequence diagram, log, threads, plots, matrix) is generic
+//! and draws from what the model declares (`clusterscope_core::model::Model`). A model without
+//! panels of its own gets the generic inspector: its threads and its `views_json` entry.
+
+pub mod generic;
+pub mod gossip;
+
+use crate::ui::PanelProps;
+use clusterscope_core::engine::NodeId;
+use clusterscope_core::runner::Run;
+use std::any::Any;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// What the model's inspector keeps of a node before a cursor move, to highlight what the move
+/// changed (gossip: the endpoint state map).
+pub fn snapshot(run: &Run, id: NodeId) -> Option<Rc<dyn Any>> {
+    match run.engine.model() {
+        "gossip" => gossip::snapshot(run, id),
+        _ => None,
+    }
+}
+
+/// The selected node's inspector card.
+#[function_component(Inspector)]
+pub fn inspector(p: &PanelProps) -> Html {
+    let model = p.s.model.borrow().run.engine.model();
+    match model {
+        "gossip" => html! { <gossip::inspector::GossipInspector ..p.clone() /> },
+        _ => html! { <generic::GenericInspector ..p.clone() /> },
+    }
+}
