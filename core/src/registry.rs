@@ -10,6 +10,7 @@ use crate::gossip::Gossip;
 use crate::limits::Limits;
 use crate::model::{Driver, Model};
 use crate::pingpong::PingPong;
+use crate::raft::RaftKv;
 use crate::scenario::Scenario;
 use crate::time::Micros;
 
@@ -52,7 +53,7 @@ const fn entry<M: Model>() -> ModelEntry {
 }
 
 /// Every model, in the order `clusterscope list` shows them.
-pub static MODELS: &[ModelEntry] = &[entry::<Gossip>(), entry::<PingPong>()];
+pub static MODELS: &[ModelEntry] = &[entry::<Gossip>(), entry::<PingPong>(), entry::<RaftKv>()];
 
 /// The entry for a scenario's `protocol`.
 pub fn find(name: &str) -> Option<&'static ModelEntry> {
