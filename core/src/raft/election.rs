@@ -226,6 +226,7 @@ impl<S: StateMachine> Raft<S> {
                 matched: 0,
                 last_response: ctx.now,
                 force_heartbeat: true,
+                probing: true,
                 ..Progress::default()
             })
             .collect();
@@ -270,7 +271,9 @@ impl<S: StateMachine> Raft<S> {
                 .is_some_and(|s| ctx.now >= s.at + self.p.request_timeout.0)
             {
                 pr.outstanding.clear();
+                pr.heartbeats.clear();
                 pr.next = pr.matched + 1;
+                pr.probing = true;
             }
         }
         self.notify_appenders(node, ctx);

@@ -65,20 +65,32 @@ pub fn chain(prev: u64, index: Index, term: Term) -> u64 {
     x ^ (x >> 29)
 }
 
-/// An AppendEntries in flight to one follower.
+/// An AppendEntries in flight to one follower (Ratis `GrpcLogAppender.AppendEntriesRequest`).
 #[derive(Clone, Debug)]
 pub struct Sent {
     pub call: u64,
+    /// Index of its first entry; 0 (Ratis' INVALID_LOG_INDEX) for a heartbeat.
     pub first: Index,
     pub at: Micros,
 }
+
+/// Heartbeats awaiting a reply, per follower; older ones are forgotten past this many.
+pub const MAX_PENDING_HEARTBEATS: usize = 4;
 
 /// A leader's view of one follower (`FollowerInfo` + its appender's pending requests).
 #[derive(Clone, Debug, Default)]
 pub struct Progress {
     pub next: Index,
     pub matched: Index,
+    /// AppendEntries with entries awaiting a reply (Ratis' `RequestMap.logRequests`).
     pub outstanding: VecDeque<Sent>,
+    /// Heartbeats awaiting a reply (Ratis' `RequestMap.heartbeats`). A reply matches its request
+    /// by call id; one whose request is no longer here answers a request the leader has given
+    /// up on (cleared by an INCONSISTENCY reply or a timeout) and does not move nextIndex.
+    pub heartbeats: VecDeque<Sent>,
+    /// The follower's log position is being searched for (after an INCONSISTENCY reply, and
+    /// until the first reply of a new term): one AppendEntries in flight at a time.
+    pub probing: bool,
     pub last_response: Micros,
     pub last_heartbeat: Micros,
     /// An appender task for this follower is queued on the LogAppender executor.

@@ -8,9 +8,22 @@
 //!   nextIndex as it sends, at most `max_outstanding` requests in flight; a heartbeat when the
 //!   follower has not answered for min/2 (and none was sent in min/4).
 //! - A follower refuses a mismatched `previous` with INCONSISTENCY and nextIndex =
-//!   min(its nextIndex, previous.index); the leader sets nextIndex by
-//!   `getNextIndexForInconsistency` (matchIndex + 1 when larger, never resending the same first
-//!   entry) and drops its pending requests.
+//!   min(its nextIndex, previous.index); the leader matches the reply to its request by call id
+//!   (`RequestMap`), sets nextIndex by `getNextIndexForInconsistency(request.firstIndex,
+//!   reply.nextIndex)` (matchIndex + 1 when larger, never resending the same first entry) and
+//!   drops its pending requests. A reply whose request was already dropped is stale: it
+//!   describes the follower as it was before the leader's last correction and is ignored (in
+//!   Ratis a gRPC stream delivers replies in order, so a stale reply can only trail the one that
+//!   caused the reset; here messages overtake each other, and obeying stale replies let nextIndex
+//!   flip between two searches forever).
+//! - While the leader searches for the follower's position (after INCONSISTENCY, and until a
+//!   new leader's first reply: Ratis' `ReplyState.firstReplyReceived` and the appender's sleep on
+//!   errors) one AppendEntries is in flight at a time, and a heartbeat sent while that probe is
+//!   pending carries no `previous`, so it cannot undo the search. (Ratis' heartbeat carries none
+//!   whenever appends are pending, `hasPendingDataRequests()? null : previous`, and a separate
+//!   rule, `isFollowerCommitBehindLastCommitIndex`, sends one to carry a new commitIndex; this
+//!   model has only the first, so it keeps `previous`, and the commitIndex it carries, outside a
+//!   search.)
 //! - Commit: the majority of (the leader's flush, each follower's matchIndex), if the entry
 //!   there is of the current term (`CommitRule::CurrentTerm`).
 
@@ -133,10 +146,20 @@ impl<S: StateMachine> Raft<S> {
             || (ctx.now >= pr.last_response + min / 2 && ctx.now >= pr.last_heartbeat + min / 4)
     }
 
+    /// Room for another AppendEntries with entries to `p`: `max_outstanding`, or one while probing.
+    fn window_open(&self, node: &RNode<S>, p: NodeId) -> bool {
+        let pr = &node.progress[p as usize];
+        let max = if pr.probing {
+            1
+        } else {
+            self.p.max_outstanding as usize
+        };
+        pr.outstanding.len() < max
+    }
+
     fn appender_has_work(&self, node: &RNode<S>, ctx: &Ctx<Self>, p: NodeId) -> bool {
         let pr = &node.progress[p as usize];
-        (pr.next <= node.last() && (pr.outstanding.len() as u32) < self.p.max_outstanding)
-            || self.heartbeat_due(node, ctx, p)
+        (pr.next <= node.last() && self.window_open(node, p)) || self.heartbeat_due(node, ctx, p)
     }
 
     /// The LogAppender serves follower `p`.
@@ -146,9 +169,10 @@ impl<S: StateMachine> Raft<S> {
         }
         node.progress[p as usize].queued = false;
         let last = node.last();
+        let open = self.window_open(node, p);
         let pr = &node.progress[p as usize];
         let mut entries: Vec<(Index, Entry<S::Cmd>)> = Vec::new();
-        if pr.next <= last && (pr.outstanding.len() as u32) < self.p.max_outstanding {
+        if pr.next <= last && open {
             let to = last.min(pr.next + self.p.append_batch as u64 - 1);
             for i in pr.next..=to {
                 if node.reads_pending.contains(&i) {
@@ -180,7 +204,12 @@ impl<S: StateMachine> Raft<S> {
         let call = node.next_call;
         node.next_call += 1;
         let pr = &mut node.progress[p as usize];
-        let prev_index = pr.next - 1;
+        // A heartbeat while a probe is pending carries no previous entry (index 0).
+        let prev_index = if entries.is_empty() && pr.probing && !pr.outstanding.is_empty() {
+            0
+        } else {
+            pr.next - 1
+        };
         let prev_term = if prev_index == 0 {
             0
         } else {
@@ -189,6 +218,14 @@ impl<S: StateMachine> Raft<S> {
         if entries.is_empty() {
             pr.last_heartbeat = ctx.now;
             pr.force_heartbeat = false;
+            if pr.heartbeats.len() >= super::node::MAX_PENDING_HEARTBEATS {
+                pr.heartbeats.pop_front();
+            }
+            pr.heartbeats.push_back(Sent {
+                call,
+                first: 0,
+                at: ctx.now,
+            });
         } else {
             pr.outstanding.push_back(Sent {
                 call,
@@ -208,8 +245,7 @@ impl<S: StateMachine> Raft<S> {
                 call,
             },
         );
-        let pr = &node.progress[p as usize];
-        if pr.next <= node.last() && (pr.outstanding.len() as u32) < self.p.max_outstanding {
+        if node.progress[p as usize].next <= node.last() && self.window_open(node, p) {
             node.progress[p as usize].queued = true;
             ctx.submit(APPENDER, Task::Append { peer: p }, None);
         }
@@ -350,7 +386,11 @@ impl<S: StateMachine> Raft<S> {
         match result {
             AppendResult::Success => {
                 pr.outstanding.retain(|s| s.call != call);
+                pr.heartbeats.retain(|s| s.call != call);
+                // A stale success still proves what the follower stored (same term, and a
+                // leader's entries are never truncated on its followers): matchIndex only grows.
                 if let Some(m) = match_index {
+                    pr.probing = false;
                     if m > pr.matched {
                         pr.matched = m;
                         pr.next = pr.next.max(m + 1);
@@ -360,12 +400,24 @@ impl<S: StateMachine> Raft<S> {
             }
             AppendResult::NotLeader => {}
             AppendResult::Inconsistency => {
-                let first = pr
+                // RequestMap.remove(reply): the request this reply answers, if still pending.
+                let request = pr
                     .outstanding
                     .iter()
+                    .chain(pr.heartbeats.iter())
                     .find(|s| s.call == call)
-                    .map_or(pr.next, |s| s.first);
-                // LogAppenderBase.getNextIndexForInconsistency
+                    .map(|s| s.first);
+                let Some(first) = request else {
+                    ctx.log(
+                        LogLevel::Debug,
+                        format_args!(
+                            "stale INCONSISTENCY from {} (call {call}, nextIndex {next_index}) ignored",
+                            ctx.topo.name(from)
+                        ),
+                    );
+                    return self.notify_appenders(node, ctx);
+                };
+                // LogAppenderBase.getNextIndexForInconsistency(request.firstIndex, reply.nextIndex)
                 let mut next = next_index;
                 let m = pr.matched + 1;
                 if m > next && m != first {
@@ -374,7 +426,10 @@ impl<S: StateMachine> Raft<S> {
                 if next == first && next > 1 {
                     next -= 1;
                 }
+                // GrpcLogAppender.updateNextIndex: clear the pending requests, set nextIndex.
                 pr.outstanding.clear();
+                pr.heartbeats.clear();
+                pr.probing = true;
                 pr.next = next.max(1);
             }
         }
