@@ -6,9 +6,9 @@
 
 pub mod engine;
 pub mod gossip;
-
 pub mod limits;
 pub mod model;
+pub mod mutation;
 pub mod pingpong;
 pub mod raft;
 pub mod registry;

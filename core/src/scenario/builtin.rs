@@ -10,6 +10,22 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../scenarios/cassandra-15138-shutdown-race.toml"),
     ),
     (
+        "cassandra-21181-duplicate-notify.toml",
+        include_str!("../../../scenarios/cassandra-21181-duplicate-notify.toml"),
+    ),
+    (
+        "cassandra-21181-overcount.toml",
+        include_str!("../../../scenarios/cassandra-21181-overcount.toml"),
+    ),
+    (
+        "cassandra-21181-reconciled-missing.toml",
+        include_str!("../../../scenarios/cassandra-21181-reconciled-missing.toml"),
+    ),
+    (
+        "cassandra-21181-shared-callback.toml",
+        include_str!("../../../scenarios/cassandra-21181-shared-callback.toml"),
+    ),
+    (
         "cassandra-21636-echo-race.toml",
         include_str!("../../../scenarios/cassandra-21636-echo-race.toml"),
     ),
@@ -32,6 +48,14 @@ pub const FILES: &[(&str, &str)] = &[
     (
         "gossip-digest-exchange.toml",
         include_str!("../../../scenarios/gossip-digest-exchange.toml"),
+    ),
+    (
+        "mutation-tracking-basics.toml",
+        include_str!("../../../scenarios/mutation-tracking-basics.toml"),
+    ),
+    (
+        "mutation-tracking-sweep.toml",
+        include_str!("../../../scenarios/mutation-tracking-sweep.toml"),
     ),
     (
         "pingpong.toml",

@@ -10,6 +10,15 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn golden_hashes_match() {
+    let have: Vec<String> = parse(GOLDEN).into_iter().map(|c| c.name).collect();
+    let missing: Vec<String> = clusterscope_wasm_tests::scenario_cases()
+        .into_iter()
+        .filter(|c| !have.contains(c))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "built-in scenario cases without a golden hash (bless natively with CLUSTERSCOPE_BLESS=1): {missing:?}"
+    );
     let n = check_golden(GOLDEN);
     assert!(
         n >= 3 + clusterscope_wasm_tests::scenario_cases().len(),

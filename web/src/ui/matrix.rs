@@ -144,7 +144,7 @@ pub fn matrix_card(p: &PanelProps) -> Html {
                 { for tip }
             </div>
             <div class="legend">
-                { for spec.legend.iter().skip(1).map(|(c, what)| html! {
+                { for spec.legend.iter().map(|(c, what)| html! {
                     <span class="lg"><i class="sq" style={format!("background:{}", model_color(&pal, c))}></i>{ *what }</span>
                 }) }
                 { for spec.mark.map(|what| html! { <span class="lg"><i class="sq dotted"></i>{ what }</span> }) }

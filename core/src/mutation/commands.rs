@@ -1,0 +1,305 @@
+//! Node commands (the `command` action): every one is parsed and validated before anything
+//! changes.
+
+use super::offsets::MutId;
+use super::{MtNode, MutationTracking, MSG_KINDS, READ_STAGE};
+use crate::engine::trace::LogLevel;
+use crate::engine::Protocol;
+use crate::engine::{Ctx, NodeId};
+use crate::model::CommandSpec;
+
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        command: "write",
+        label: "write",
+        help: "write [ROW]: a tracked write coordinated by this node (next offset of its log)",
+    },
+    CommandSpec {
+        command: "read",
+        label: "read",
+        help: "read [DATA_NODE [SUMMARY_NODE...]]: a tracked read coordinated here (default: \
+               this node is the data node, the next replica the summary node)",
+    },
+    CommandSpec {
+        command: "hold MUTATION_REQ",
+        label: "hold kind",
+        help: "hold KIND: messages of this kind arriving here wait until `release`",
+    },
+    CommandSpec {
+        command: "release MUTATION_REQ",
+        label: "release kind",
+        help: "release KIND [FROM]: deliver the held messages of this kind (from FROM only); \
+               later ones are still held",
+    },
+    CommandSpec {
+        command: "unhold MUTATION_REQ",
+        label: "unhold kind",
+        help: "unhold KIND: stop holding this kind and deliver what was held",
+    },
+    CommandSpec {
+        command: "drop-next MUTATION_REQ",
+        label: "drop next",
+        help: "drop-next KIND: the next message of this kind arriving here is lost",
+    },
+    CommandSpec {
+        command: "duplicate-next PUSH_MUTATION_REQ",
+        label: "duplicate next",
+        help: "duplicate-next KIND: the next message of this kind this node sends goes out twice",
+    },
+    CommandSpec {
+        command: "park pull",
+        label: "park before step",
+        help: "park STEP [N]: before the (N+1)th next STEP (apply, finish, local-read, \
+               summary-read, collect, pull, count) its stage stops taking tasks until `unpark`",
+    },
+    CommandSpec {
+        command: "unpark",
+        label: "unpark",
+        help: "unpark: run the parked step and everything queued behind it",
+    },
+    CommandSpec {
+        command: "reconciled-snapshot",
+        label: "reconciled snapshot",
+        help: "reconciled-snapshot LOG_NODE OFFSET: this node records the offset as fully \
+               reconciled (recordFullyReconciledOffsets) without having witnessed it itself",
+    },
+];
+
+const STEPS: &[&str] = &[
+    "apply",
+    "finish",
+    "local-read",
+    "summary-read",
+    "collect",
+    "pull",
+    "count",
+];
+
+enum Cmd {
+    Write(Option<String>),
+    Read(NodeId, Vec<NodeId>),
+    Hold(&'static str),
+    Release(&'static str, Option<NodeId>),
+    Unhold(&'static str),
+    DropNext(&'static str),
+    DupNext(&'static str),
+    Park(&'static str, u32),
+    Unpark,
+    Snapshot(MutId),
+}
+
+fn kind(word: Option<&str>, cmd: &str) -> Result<&'static str, String> {
+    let w = word.ok_or_else(|| {
+        format!(
+            "`{cmd}` needs a message kind, one of: {}",
+            MSG_KINDS.join(", ")
+        )
+    })?;
+    MSG_KINDS
+        .iter()
+        .find(|k| k.eq_ignore_ascii_case(w))
+        .copied()
+        .ok_or_else(|| {
+            format!(
+                "`{cmd}`: unknown message kind \"{w}\"; use one of: {}",
+                MSG_KINDS.join(", ")
+            )
+        })
+}
+
+impl MutationTracking {
+    fn parse(&self, node: &MtNode, ctx: &Ctx<Self>, cmd: &str) -> Result<Cmd, String> {
+        let mut words = cmd.split_whitespace();
+        let verb = words.next().unwrap_or("");
+        let rest: Vec<&str> = words.collect();
+        let node_id = |w: &str| -> Result<NodeId, String> {
+            ctx.topo.resolve(w).map_err(|e| format!("`{verb}`: {e}"))
+        };
+        let extra = |n: usize| -> Result<(), String> {
+            if rest.len() > n {
+                Err(format!("`{verb}`: unexpected \"{}\"", rest[n..].join(" ")))
+            } else {
+                Ok(())
+            }
+        };
+        Ok(match verb {
+            "write" => {
+                extra(1)?;
+                if !node.is_participant(ctx.me) {
+                    return Err(format!(
+                        "`write`: {} is not a replica of the shard (rf = {}); write from one of the first {} nodes",
+                        self.nm(ctx, ctx.me),
+                        node.participants,
+                        node.participants
+                    ));
+                }
+                Cmd::Write(rest.first().map(|s| s.to_string()))
+            }
+            "read" => {
+                let replica = |id: NodeId| -> Result<NodeId, String> {
+                    if id < node.participants {
+                        Ok(id)
+                    } else {
+                        Err(format!(
+                            "`read`: {} is not a replica (rf = {}); pick data and summary nodes among the first {}",
+                            self.nm(ctx, id),
+                            node.participants,
+                            node.participants
+                        ))
+                    }
+                };
+                let data = match rest.first() {
+                    Some(w) => replica(node_id(w)?)?,
+                    None => replica(ctx.me)?,
+                };
+                let mut summary = Vec::new();
+                for w in rest.iter().skip(1) {
+                    let id = replica(node_id(w)?)?;
+                    if id == data || summary.contains(&id) {
+                        return Err(format!(
+                            "`read`: {} is listed twice; name each node once",
+                            self.nm(ctx, id)
+                        ));
+                    }
+                    summary.push(id);
+                }
+                if rest.len() <= 1 {
+                    summary.push((data + 1) % node.participants);
+                }
+                Cmd::Read(data, summary)
+            }
+            "hold" => {
+                extra(1)?;
+                Cmd::Hold(kind(rest.first().copied(), verb)?)
+            }
+            "release" => {
+                extra(2)?;
+                let k = kind(rest.first().copied(), verb)?;
+                let from = rest.get(1).map(|w| node_id(w)).transpose()?;
+                Cmd::Release(k, from)
+            }
+            "unhold" => {
+                extra(1)?;
+                Cmd::Unhold(kind(rest.first().copied(), verb)?)
+            }
+            "drop-next" => {
+                extra(1)?;
+                Cmd::DropNext(kind(rest.first().copied(), verb)?)
+            }
+            "duplicate-next" => {
+                extra(1)?;
+                Cmd::DupNext(kind(rest.first().copied(), verb)?)
+            }
+            "park" => {
+                extra(2)?;
+                let w = rest.first().copied().unwrap_or("");
+                let step = STEPS.iter().find(|s| **s == w).copied().ok_or_else(|| {
+                    format!("`park`: unknown step \"{w}\"; use one of: {}", STEPS.join(", "))
+                })?;
+                let skip = match rest.get(1) {
+                    None => 0,
+                    Some(n) => n.parse::<u32>().map_err(|_| {
+                        format!("`park {step} {n}`: N must be a whole number (how many {step} steps to let through first)")
+                    })?,
+                };
+                if node.park.stage.is_some() || node.park.at.is_some() {
+                    return Err("`park`: this node is already parked (or waiting to park); `unpark` first".into());
+                }
+                Cmd::Park(step, skip)
+            }
+            "unpark" => {
+                extra(0)?;
+                if node.park.stage.is_none() && node.park.at.is_none() {
+                    return Err("`unpark`: nothing is parked on this node".into());
+                }
+                Cmd::Unpark
+            }
+            "reconciled-snapshot" => {
+                extra(2)?;
+                let (Some(l), Some(o)) = (rest.first(), rest.get(1)) else {
+                    return Err("`reconciled-snapshot` needs LOG_NODE OFFSET, e.g. `reconciled-snapshot node3 0`".into());
+                };
+                let log = node_id(l)?;
+                let offset: u32 = o
+                    .parse()
+                    .map_err(|_| format!("`reconciled-snapshot`: offset \"{o}\" is not a whole number"))?;
+                Cmd::Snapshot(MutId::new(log, offset))
+            }
+            "" => return Err("empty command; try `write`, `read`, `hold KIND`, `park pull`".into()),
+            other => {
+                return Err(format!(
+                    "unknown command \"{other}\"; use one of: write, read, hold, release, unhold, drop-next, duplicate-next, park, unpark, reconciled-snapshot"
+                ))
+            }
+        })
+    }
+
+    pub(super) fn command(
+        &self,
+        node: &mut MtNode,
+        ctx: &mut Ctx<Self>,
+        cmd: &str,
+    ) -> Result<(), String> {
+        match self.parse(node, ctx, cmd)? {
+            Cmd::Write(row) => self.write(node, ctx, row.as_deref()),
+            Cmd::Read(data, summary) => {
+                self.issue_read(node, ctx, data, summary);
+            }
+            Cmd::Hold(k) => {
+                node.holding.insert(k);
+            }
+            Cmd::Release(k, from) => self.release(node, ctx, k, from),
+            Cmd::Unhold(k) => {
+                node.holding.remove(k);
+                self.release(node, ctx, k, None);
+            }
+            Cmd::DropNext(k) => *node.drop_next.entry(k).or_default() += 1,
+            Cmd::DupNext(k) => *node.dup_next.entry(k).or_default() += 1,
+            Cmd::Park(step, skip) => node.park.at = Some((step, skip)),
+            Cmd::Unpark => {
+                let stage = node.park.stage.take();
+                node.park.at = None;
+                let tasks = std::mem::take(&mut node.park.parked);
+                ctx.log(
+                    LogLevel::Info,
+                    format_args!("unpark: {} task(s) resume", tasks.len()),
+                );
+                for t in tasks {
+                    ctx.submit(stage.unwrap_or(READ_STAGE), t, None);
+                }
+            }
+            Cmd::Snapshot(id) => {
+                ctx.log(
+                    LogLevel::Info,
+                    format_args!(
+                        "recordFullyReconciledOffsets: {} marked reconciled",
+                        self.fmt_id(ctx, id)
+                    ),
+                );
+                node.log_mut(id.log).snapshot_reconciled.add(id.offset);
+            }
+        }
+        Ok(())
+    }
+
+    fn release(
+        &self,
+        node: &mut MtNode,
+        ctx: &mut Ctx<Self>,
+        k: &'static str,
+        from: Option<NodeId>,
+    ) {
+        let held = std::mem::take(&mut node.held);
+        let (go, stay): (Vec<_>, Vec<_>) = held
+            .into_iter()
+            .partition(|(f, m)| self.msg_label(m) == k && from.is_none_or(|x| x == *f));
+        node.held = stay;
+        ctx.log(
+            LogLevel::Info,
+            format_args!("release {k}: {} message(s) delivered", go.len()),
+        );
+        for (f, m) in go {
+            self.dispatch(node, ctx, f, m);
+        }
+    }
+}

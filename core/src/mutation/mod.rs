@@ -1,0 +1,711 @@
+//! Cassandra mutation tracking (5.x/6.0) and the CASSANDRA-21181 read-reconciliation races.
+//!
+//! Tracked writes (`TrackedWriteRequest`): the coordinator takes the next offset of its own
+//! coordinator log, applies locally and sends MUTATION_REQ to the other replicas; MUTATION_RSP
+//! marks the replica as having witnessed the offset; replicas still silent after
+//! `write_timeout` get a PUSH_MUTATION_REQ (`ActiveLogReconciler`); BROADCAST_LOG_OFFSETS
+//! tells peers what a node has witnessed. Every arriving mutation goes through
+//! `Keyspace.applyInternalTracked` as two MutationStage steps: journal + `startWriting` + apply,
+//! then `finishWriting` (witness + `IncomingMutations.invokeListeners`).
+//!
+//! Tracked reads (`TrackedRead`, `TrackedLocalReads`, `ReadReconciliations`): see `recon.rs`.
+//! Every step a race lives between is its own engine step on an executor, so a scenario can
+//! park a node there (`park <step>`), hold a message kind (`hold`), and release it.
+
+mod commands;
+mod node;
+pub mod offsets;
+pub mod params;
+mod recon;
+#[cfg(test)]
+mod tests;
+mod view;
+
+pub use node::{
+    ClientRead, Delivery, LogState, LogSummary, MtNode, Mutation, Outcome, ReadId, Recon, Summary,
+};
+pub use params::{CountMode, MtParams};
+
+use crate::engine::trace::LogLevel;
+use crate::engine::{Ctx, NodeId, Protocol, Topology};
+use crate::time::Micros;
+use offsets::{MutId, Offsets};
+use rand::Rng;
+use std::fmt::Write;
+
+/// ReadStage and MutationStage.
+pub const READ_STAGE: u8 = 0;
+pub const MUTATION_STAGE: u8 = 1;
+
+#[derive(Clone, Debug)]
+pub struct MutationTracking {
+    pub p: MtParams,
+}
+
+#[derive(Clone, Debug)]
+pub enum Msg {
+    MutationReq(Mutation),
+    MutationRsp(MutId),
+    /// A write retry, or the answer to a pull.
+    PushMutationReq(Mutation),
+    /// The sender's witnessed offsets per log.
+    BroadcastLogOffsets(Vec<(NodeId, Offsets)>),
+    TrackedDataReadReq {
+        read: ReadId,
+        summary_nodes: Vec<NodeId>,
+    },
+    TrackedSummaryReq {
+        read: ReadId,
+        data_node: NodeId,
+        summary_nodes: Vec<NodeId>,
+    },
+    TrackedSummaryRsp {
+        read: ReadId,
+        data_node: NodeId,
+        summary_nodes: Vec<NodeId>,
+        summary: Summary,
+    },
+    PullMutationsReq {
+        log: NodeId,
+        offsets: Offsets,
+    },
+    ReadReconcileAck {
+        read: ReadId,
+    },
+    /// The data node's answer to the read's coordinator.
+    TrackedReadRsp {
+        read: ReadId,
+        outcome: Outcome,
+        rows: Vec<String>,
+    },
+}
+
+pub const MSG_KINDS: &[&str] = &[
+    "MUTATION_REQ",
+    "MUTATION_RSP",
+    "PUSH_MUTATION_REQ",
+    "BROADCAST_LOG_OFFSETS",
+    "TRACKED_DATA_READ_REQ",
+    "TRACKED_SUMMARY_REQ",
+    "TRACKED_SUMMARY_RSP",
+    "PULL_MUTATIONS_REQ",
+    "READ_RECONCILE_ACK",
+    "TRACKED_READ_RSP",
+];
+
+#[derive(Clone, Debug)]
+pub enum Task {
+    /// MutationStage: journal, `startWriting`, apply (applyInternalTracked, first half).
+    Apply { m: Mutation, via: &'static str },
+    /// MutationStage: `finishWriting` (witness) and `invokeListeners`.
+    Finish { m: Mutation, via: &'static str },
+    /// ReadStage, data node: the local read, its summary, `acceptLocalSummary`.
+    LocalRead {
+        read: ReadId,
+        summary_nodes: Vec<NodeId>,
+    },
+    /// ReadStage, summary node: `handleSummaryRequest` (summary, `acceptLocalSummary`).
+    SummaryRead {
+        read: ReadId,
+        data_node: NodeId,
+        summary_nodes: Vec<NodeId>,
+    },
+    /// ReadStage: `acceptRemoteSummary`, part 1: collect, dedup against `requested`.
+    Collect {
+        read: ReadId,
+        from: NodeId,
+        data_node: NodeId,
+        summary_nodes: Vec<NodeId>,
+        summary: Summary,
+    },
+    /// ReadStage: `acceptRemoteSummary`, part 2: one log's `pull()` (register callbacks, send).
+    Pull {
+        read: ReadId,
+        from: NodeId,
+        log: NodeId,
+        offsets: Offsets,
+    },
+    /// ReadStage: `acceptRemoteSummary`, part 3: `summaries.add`, `updateRemainingAndMaybeComplete`.
+    Count { read: ReadId, from: NodeId },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Timer {
+    /// ExpiredStatePurger: listeners and read coordinators.
+    Purge,
+    Broadcast,
+    /// Retry a write of this node's log that some replica has not acknowledged.
+    WriteRetry(u32),
+    /// The next random operation (`load_interval`).
+    Load,
+}
+
+impl MutationTracking {
+    pub fn new(p: MtParams) -> Result<Self, String> {
+        p.validate()?;
+        Ok(MutationTracking { p })
+    }
+
+    pub fn participants(&self, topo: &Topology) -> u32 {
+        if self.p.rf == 0 {
+            topo.len()
+        } else {
+            self.p.rf.min(topo.len())
+        }
+    }
+
+    /// Send, honouring `duplicate-next`; a message to itself is handled at once.
+    fn send(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, to: NodeId, msg: Msg) {
+        if to == ctx.me {
+            let me = ctx.me;
+            self.on_message(node, ctx, me, msg);
+            return;
+        }
+        let kind = self.msg_label(&msg);
+        if self.p.duplicate > 0.0
+            && matches!(msg, Msg::MutationReq(_) | Msg::PushMutationReq(_))
+            && ctx.rng.random::<f64>() < self.p.duplicate
+        {
+            ctx.log(
+                LogLevel::Debug,
+                format_args!(
+                    "random duplicate: {kind} to {} sent twice",
+                    self.nm(ctx, to)
+                ),
+            );
+            ctx.send(to, msg.clone());
+        }
+        if let Some(n) = node.dup_next.get_mut(kind) {
+            *n -= 1;
+            if *n == 0 {
+                node.dup_next.remove(kind);
+            }
+            ctx.log(
+                LogLevel::Info,
+                format_args!("duplicate-next: {kind} to {} sent twice", self.nm(ctx, to)),
+            );
+            ctx.send(to, msg.clone());
+        }
+        ctx.send(to, msg);
+    }
+
+    fn next_load(&self, ctx: &mut Ctx<Self>) {
+        let mean = self.p.load_interval.0;
+        let at = ctx.now + ctx.rng.random_range(mean / 2..=mean + mean / 2);
+        if at <= self.p.load_for.0 {
+            ctx.set_timer(Timer::Load, at);
+        }
+    }
+
+    /// Random load: a tracked write, or a tracked read with this node as the data node and one
+    /// or two random other replicas as summary nodes.
+    fn random_op(&self, node: &mut MtNode, ctx: &mut Ctx<Self>) {
+        if ctx.rng.random::<f64>() < self.p.load_read_share {
+            let others: Vec<NodeId> = (0..node.participants).filter(|&i| i != ctx.me).collect();
+            let mut summary = vec![others[ctx.rng.random_range(0..others.len())]];
+            if others.len() > 1 && ctx.rng.random::<bool>() {
+                summary = others;
+            }
+            self.issue_read(node, ctx, ctx.me, summary);
+        } else {
+            self.write(node, ctx, None);
+        }
+        self.next_load(ctx);
+    }
+
+    fn fmt_id(&self, ctx: &Ctx<Self>, id: MutId) -> String {
+        format!("{}:{}", self.nm(ctx, id.log), id.offset)
+    }
+
+    /// `TrackedWriteRequest`: a write coordinated by this node.
+    fn write(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, row: Option<&str>) {
+        let offset = node.next_offset;
+        node.next_offset += 1;
+        let id = MutId::new(ctx.me, offset);
+        let row = row
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("{}:{offset}", self.nm(ctx, ctx.me)));
+        let m = Mutation { id, row };
+        node.writes.insert(
+            offset,
+            node::PendingWrite {
+                mutation: m.clone(),
+                started_at: ctx.now,
+                retries: 0,
+            },
+        );
+        ctx.log(
+            LogLevel::Info,
+            format_args!(
+                "TrackedWriteRequest: {} ({}) applied locally and sent as MUTATION_REQ",
+                self.fmt_id(ctx, id),
+                m.row
+            ),
+        );
+        ctx.submit(
+            MUTATION_STAGE,
+            Task::Apply {
+                m: m.clone(),
+                via: "local",
+            },
+            None,
+        );
+        for p in 0..node.participants {
+            if p != ctx.me {
+                self.send(node, ctx, p, Msg::MutationReq(m.clone()));
+            }
+        }
+        if self.p.write_retry {
+            ctx.set_timer(Timer::WriteRetry(offset), ctx.now + self.p.write_timeout.0);
+        }
+    }
+
+    /// `receivedWriteResponse` / `updateReplicatedOffsets`: `from` witnessed these.
+    fn witnessed_by(&self, node: &mut MtNode, from: NodeId, log: NodeId, o: &Offsets) {
+        if !node.is_participant(from) {
+            return;
+        }
+        node.log_mut(log).witnessed[from as usize].union_with(o);
+        if log == node.me {
+            let l = &node.logs[&log];
+            let rec = l.reconciled();
+            node.writes.retain(|off, _| !rec.contains(*off));
+        }
+    }
+
+    /// applyInternalTracked, first half: journal, startWriting, apply.
+    fn apply(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, m: Mutation, via: &'static str) {
+        let id = m.id;
+        let sid = self.fmt_id(ctx, id);
+        node.journal.insert(id, m.clone());
+        let started = !node.has_locally(id);
+        if started {
+            node.log_mut(id.log).pending.add(id.offset);
+            node.data.insert(id, m.row.clone());
+            ctx.log(
+                LogLevel::Debug,
+                format_args!(
+                    "applyInternalTracked {sid} via {via}: journaled, startWriting = true, applied"
+                ),
+            );
+            ctx.submit(MUTATION_STAGE, Task::Finish { m, via }, None);
+            return;
+        }
+        // a duplicate: the `if (started)` block is skipped
+        let fired = if self.p.fix_duplicate_notify {
+            self.invoke_listeners(node, ctx, id)
+        } else {
+            0
+        };
+        ctx.log(
+            LogLevel::Info,
+            format_args!(
+                "applyInternalTracked {sid} via {via}: journaled, startWriting = false (duplicate){}",
+                if self.p.fix_duplicate_notify {
+                    format!(", notifyIncomingMutationListeners fired {fired}")
+                } else {
+                    format!(
+                        ", finishWriting skipped: {} listener(s) not notified",
+                        node.listeners.get(&id).map_or(0, |l| l.callbacks.len())
+                    )
+                }
+            ),
+        );
+        node.record_delivery(Delivery {
+            at: ctx.now,
+            id,
+            via,
+            new: false,
+            fired,
+        });
+        self.ack(node, ctx, id);
+    }
+
+    /// applyInternalTracked, second half: finishWriting (witness) + invokeListeners.
+    fn finish(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, m: Mutation, via: &'static str) {
+        let id = m.id;
+        let me = ctx.me as usize;
+        let l = node.log_mut(id.log);
+        l.pending.remove(id.offset);
+        l.witnessed[me].add(id.offset);
+        let fired = self.invoke_listeners(node, ctx, id);
+        ctx.log(
+            LogLevel::Debug,
+            format_args!(
+                "finishWriting {}: witnessed, invokeListeners fired {fired}",
+                self.fmt_id(ctx, id)
+            ),
+        );
+        node.record_delivery(Delivery {
+            at: ctx.now,
+            id,
+            via,
+            new: true,
+            fired,
+        });
+        if id.log == ctx.me {
+            let mut o = Offsets::new();
+            o.add(id.offset);
+            self.witnessed_by(node, ctx.me, id.log, &o);
+        }
+        self.ack(node, ctx, id);
+    }
+
+    fn ack(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, id: MutId) {
+        if id.log != ctx.me && node.is_participant(ctx.me) {
+            self.send(node, ctx, id.log, Msg::MutationRsp(id));
+        }
+    }
+
+    /// IncomingMutations.invokeListeners: remove the entry, call every callback.
+    fn invoke_listeners(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, id: MutId) -> u32 {
+        let Some(l) = node.listeners.remove(&id) else {
+            return 0;
+        };
+        for read in &l.callbacks {
+            self.accept_mutation(node, ctx, *read, id);
+        }
+        l.callbacks.len() as u32
+    }
+
+    fn purge(&self, node: &mut MtNode, ctx: &mut Ctx<Self>) {
+        let now = ctx.now;
+        let wt = self.p.write_timeout.0;
+        let expired: Vec<MutId> = node
+            .listeners
+            .iter()
+            .filter(|(_, l)| l.created_at + wt < now)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in expired {
+            let l = node.listeners.remove(&id).expect("listed above");
+            node.listeners_expired += 1;
+            ctx.log(
+                LogLevel::Info,
+                format_args!(
+                    "IncomingMutations.expire: listeners for {} expired ({} callback(s), onTimeout is a no-op)",
+                    self.fmt_id(ctx, id),
+                    l.callbacks.len()
+                ),
+            );
+        }
+        self.expire_reads(node, ctx);
+    }
+
+    fn retry_write(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, offset: u32) {
+        let Some(w) = node.writes.get_mut(&offset) else {
+            return;
+        };
+        w.retries += 1;
+        let m = w.mutation.clone();
+        let l = &node.logs[&ctx.me];
+        let missing: Vec<NodeId> = (0..node.participants)
+            .filter(|p| !l.witnessed[*p as usize].contains(offset))
+            .collect();
+        for p in missing {
+            ctx.log(
+                LogLevel::Info,
+                format_args!(
+                    "ActiveLogReconciler: {} unacknowledged by {}, PUSH_MUTATION_REQ",
+                    self.fmt_id(ctx, m.id),
+                    self.nm(ctx, p)
+                ),
+            );
+            self.send(node, ctx, p, Msg::PushMutationReq(m.clone()));
+        }
+        ctx.set_timer(Timer::WriteRetry(offset), ctx.now + self.p.write_timeout.0);
+    }
+
+    fn broadcast(&self, node: &mut MtNode, ctx: &mut Ctx<Self>) {
+        let me = ctx.me as usize;
+        let offsets: Vec<(NodeId, Offsets)> = node
+            .logs
+            .iter()
+            .filter(|(_, l)| !l.witnessed[me].is_empty())
+            .map(|(log, l)| (*log, l.witnessed[me].clone()))
+            .collect();
+        if !offsets.is_empty() {
+            for p in 0..node.participants {
+                if p != ctx.me {
+                    self.send(node, ctx, p, Msg::BroadcastLogOffsets(offsets.clone()));
+                }
+            }
+        }
+        ctx.set_timer(Timer::Broadcast, ctx.now + self.p.broadcast_interval.0);
+    }
+
+    /// The executor and step label of a task.
+    fn stage_of(task: &Task) -> u8 {
+        match task {
+            Task::Apply { .. } | Task::Finish { .. } => MUTATION_STAGE,
+            _ => READ_STAGE,
+        }
+    }
+}
+
+impl Protocol for MutationTracking {
+    type Node = MtNode;
+    type Msg = Msg;
+    type Task = Task;
+    type Timer = Timer;
+
+    fn executors(&self) -> &'static [&'static str] {
+        &["ReadStage", "MutationStage"]
+    }
+
+    fn init_node(&self, id: NodeId, topo: &Topology) -> MtNode {
+        MtNode {
+            me: id,
+            participants: self.participants(topo),
+            ..Default::default()
+        }
+    }
+
+    fn on_start(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, _first: bool) {
+        ctx.set_timer(Timer::Purge, ctx.now + self.p.purge_interval.0);
+        if self.p.load_interval.0 > 0 && node.is_participant(ctx.me) {
+            self.next_load(ctx);
+        }
+        if self.p.broadcast_interval.0 > 0 {
+            ctx.set_timer(Timer::Broadcast, ctx.now + self.p.broadcast_interval.0);
+        }
+    }
+
+    fn on_stop(&self, _node: &mut MtNode, ctx: &mut Ctx<Self>) {
+        ctx.exit();
+    }
+
+    fn on_exit(&self, node: &mut MtNode) {
+        // volatile: listeners, read coordinators, held/parked work; the journal, the logs and
+        // the table survive (durable).
+        node.listeners.clear();
+        node.recons.clear();
+        node.held.clear();
+        node.park = Default::default();
+        for l in node.logs.values_mut() {
+            l.pending = Offsets::new();
+        }
+    }
+
+    fn on_message(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, from: NodeId, msg: Msg) {
+        let kind = self.msg_label(&msg);
+        if let Some(n) = node.drop_next.get_mut(kind) {
+            *n -= 1;
+            if *n == 0 {
+                node.drop_next.remove(kind);
+            }
+            ctx.log(
+                LogLevel::Info,
+                format_args!("drop-next: {kind} from {} dropped", self.nm(ctx, from)),
+            );
+            ctx.discard();
+            return;
+        }
+        if node.holding.contains(kind) {
+            ctx.log(
+                LogLevel::Info,
+                format_args!("hold: {kind} from {} held", self.nm(ctx, from)),
+            );
+            node.held.push((from, msg));
+            return;
+        }
+        self.dispatch(node, ctx, from, msg);
+    }
+
+    fn on_timer(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, timer: Timer) {
+        match timer {
+            Timer::Purge => {
+                self.purge(node, ctx);
+                ctx.set_timer(Timer::Purge, ctx.now + self.p.purge_interval.0);
+            }
+            Timer::Broadcast => self.broadcast(node, ctx),
+            Timer::WriteRetry(offset) => self.retry_write(node, ctx, offset),
+            Timer::Load => self.random_op(node, ctx),
+        }
+    }
+
+    fn on_task(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, task: Task) {
+        let stage = Self::stage_of(&task);
+        if node.park.stage == Some(stage) {
+            node.park.parked.push(task);
+            return;
+        }
+        if let Some((label, skip)) = node.park.at {
+            if label == self.task_label(&task) {
+                if skip == 0 {
+                    ctx.log(
+                        LogLevel::Info,
+                        format_args!(
+                            "parked before {label}: {} waits until `unpark`",
+                            self.executors()[stage as usize]
+                        ),
+                    );
+                    node.park.at = None;
+                    node.park.stage = Some(stage);
+                    node.park.parked.push(task);
+                    return;
+                }
+                node.park.at = Some((label, skip - 1));
+            }
+        }
+        match task {
+            Task::Apply { m, via } => self.apply(node, ctx, m, via),
+            Task::Finish { m, via } => self.finish(node, ctx, m, via),
+            Task::LocalRead {
+                read,
+                summary_nodes,
+            } => self.local_read(node, ctx, read, summary_nodes),
+            Task::SummaryRead {
+                read,
+                data_node,
+                summary_nodes,
+            } => self.summary_read(node, ctx, read, data_node, summary_nodes),
+            Task::Collect {
+                read,
+                from,
+                data_node,
+                summary_nodes,
+                summary,
+            } => self.collect(node, ctx, read, from, data_node, summary_nodes, summary),
+            Task::Pull {
+                read,
+                from,
+                log,
+                offsets,
+            } => self.pull(node, ctx, read, from, log, offsets),
+            Task::Count { read, from } => self.count(node, ctx, read, from),
+        }
+    }
+
+    fn service_us(&self, _node: &MtNode, _task: &Task) -> Micros {
+        self.p.task_us.0
+    }
+
+    fn on_command(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, cmd: &str) -> Result<(), String> {
+        self.command(node, ctx, cmd)
+    }
+
+    fn msg_label(&self, msg: &Msg) -> &'static str {
+        msg_kind(msg)
+    }
+
+    fn task_label(&self, task: &Task) -> &'static str {
+        match task {
+            Task::Apply { .. } => "apply",
+            Task::Finish { .. } => "finish",
+            Task::LocalRead { .. } => "local-read",
+            Task::SummaryRead { .. } => "summary-read",
+            Task::Collect { .. } => "collect",
+            Task::Pull { .. } => "pull",
+            Task::Count { .. } => "count",
+        }
+    }
+
+    fn timer_label(&self, t: &Timer) -> &'static str {
+        match t {
+            Timer::Purge => "purge",
+            Timer::Broadcast => "broadcast",
+            Timer::WriteRetry(_) => "write-retry",
+            Timer::Load => "load",
+        }
+    }
+
+    fn render_msg(&self, msg: &Msg, topo: &Topology) -> String {
+        let id = |id: MutId| format!("{}:{}", topo.name(id.log), id.offset);
+        let rid = |r: ReadId| format!("{}/r{}", topo.name(r.coord), r.seq);
+        let names = |v: &[NodeId]| {
+            v.iter()
+                .map(|n| topo.name(*n).to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let summary = |s: &Summary| {
+            let mut out = String::new();
+            for l in &s.0 {
+                let _ = write!(
+                    out,
+                    " log {}: reconciled {} unreconciled {};",
+                    topo.name(l.log),
+                    l.reconciled,
+                    l.unreconciled
+                );
+            }
+            out
+        };
+        match msg {
+            Msg::MutationReq(m) | Msg::PushMutationReq(m) => format!("{} row {}", id(m.id), m.row),
+            Msg::MutationRsp(m) => format!("ack {}", id(*m)),
+            Msg::BroadcastLogOffsets(v) => v
+                .iter()
+                .map(|(l, o)| format!("log {}: {o}", topo.name(*l)))
+                .collect::<Vec<_>>()
+                .join("; "),
+            Msg::TrackedDataReadReq {
+                read,
+                summary_nodes,
+            } => format!("{} summary nodes [{}]", rid(*read), names(summary_nodes)),
+            Msg::TrackedSummaryReq {
+                read,
+                data_node,
+                summary_nodes,
+            } => format!(
+                "{} data node {} summary nodes [{}]",
+                rid(*read),
+                topo.name(*data_node),
+                names(summary_nodes)
+            ),
+            Msg::TrackedSummaryRsp {
+                read, summary: s, ..
+            } => {
+                format!("{}:{}", rid(*read), summary(s))
+            }
+            Msg::PullMutationsReq { log, offsets } => {
+                format!("log {} offsets {offsets}", topo.name(*log))
+            }
+            Msg::ReadReconcileAck { read } => rid(*read),
+            Msg::TrackedReadRsp {
+                read,
+                outcome,
+                rows,
+            } => format!(
+                "{} {} rows [{}]",
+                rid(*read),
+                outcome.as_str(),
+                rows.join(",")
+            ),
+        }
+    }
+
+    fn node_bytes(&self, node: &MtNode) -> usize {
+        std::mem::size_of::<MtNode>()
+            + node.journal.len() * 64
+            + node.data.len() * 48
+            + node.logs.len() * (64 + node.participants as usize * 32)
+            + node.recons.len() * 512
+            + node.listeners.len() * 64
+            + node.deliveries.len() * 48
+    }
+}
+
+/// A message's kind label (`Protocol::msg_label`).
+pub fn msg_kind(msg: &Msg) -> &'static str {
+    match msg {
+        Msg::MutationReq(_) => MSG_KINDS[0],
+        Msg::MutationRsp(_) => MSG_KINDS[1],
+        Msg::PushMutationReq(_) => MSG_KINDS[2],
+        Msg::BroadcastLogOffsets(_) => MSG_KINDS[3],
+        Msg::TrackedDataReadReq { .. } => MSG_KINDS[4],
+        Msg::TrackedSummaryReq { .. } => MSG_KINDS[5],
+        Msg::TrackedSummaryRsp { .. } => MSG_KINDS[6],
+        Msg::PullMutationsReq { .. } => MSG_KINDS[7],
+        Msg::ReadReconcileAck { .. } => MSG_KINDS[8],
+        Msg::TrackedReadRsp { .. } => MSG_KINDS[9],
+    }
+}
+
+impl MutationTracking {
+    /// A node's name, owned (log lines borrow `ctx` mutably while formatting).
+    fn nm(&self, ctx: &Ctx<Self>, id: NodeId) -> String {
+        ctx.name(id).to_string()
+    }
+}

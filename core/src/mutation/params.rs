@@ -1,0 +1,193 @@
+//! Parameters of the mutation-tracking model, with Cassandra's defaults, and one toggle per fix
+//! of CASSANDRA-21181.
+
+use crate::engine::action::Dur;
+use crate::time::{US_PER_MS, US_PER_S};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MtParams {
+    /// Replicas of the one shard: the first `rf` nodes (every node when 0).
+    pub rf: u32,
+    /// Bug 1 fix: `Keyspace.applyInternalTracked` calls `notifyIncomingMutationListeners` when
+    /// `startWriting` returns false (a duplicate).
+    pub fix_duplicate_notify: bool,
+    /// Bug 2 fix, first version: `pull()` returns how many ids it registered as the *first*
+    /// listener and `acceptRemoteSummary` adds that instead of `missingMutations.idCount()`.
+    pub fix_count: bool,
+    /// Bug 4 fix (the final form of the bug-2 fix): `pull()` counts every callback it registered,
+    /// first listener or not. Refines `fix_count`.
+    pub fix_count_final: bool,
+    /// Bug 3 fix: `collectLocallyMissingMutations` iterates `MutationSummary.allOffsets()`
+    /// (reconciled and unreconciled) instead of `onlyUnreconciled()`.
+    pub fix_collect_all_offsets: bool,
+    /// write_request_timeout: a write's replicas without a response by then get a
+    /// PUSH_MUTATION_REQ (ActiveLogReconciler); IncomingMutations listeners expire after it.
+    pub write_timeout: Dur,
+    /// Retry unacknowledged writes with PUSH_MUTATION_REQ after `write_timeout`.
+    pub write_retry: bool,
+    /// read_request_timeout and range_request_timeout: a ReadReconciliations.Coordinator
+    /// expires after the larger of the two.
+    pub read_timeout: Dur,
+    pub range_timeout: Dur,
+    /// Period of BROADCAST_LOG_OFFSETS (each node's witnessed offsets to every peer); "0s" = off.
+    pub broadcast_interval: Dur,
+    /// Period of the ExpiredStatePurger (expires listeners and read coordinators).
+    pub purge_interval: Dur,
+    /// Service time of one ReadStage / MutationStage task.
+    pub task_us: Dur,
+    /// Random load (for sweeps): each replica issues a random operation every `load_interval`
+    /// on average (uniform in [interval/2, 3*interval/2]); "0s" = no random load.
+    pub load_interval: Dur,
+    /// Random load stops after this time, so the last reads can finish before the end.
+    pub load_for: Dur,
+    /// Share of random operations that are tracked reads (data node: this node; one or two
+    /// random summary nodes); the rest are tracked writes.
+    pub load_read_share: f64,
+    /// Probability that a MUTATION_REQ or PUSH_MUTATION_REQ is sent twice (a duplicate on the
+    /// wire, as a retry racing its original would give).
+    pub duplicate: f64,
+}
+
+impl Default for MtParams {
+    fn default() -> Self {
+        MtParams {
+            rf: 3,
+            fix_duplicate_notify: true,
+            fix_count: true,
+            fix_count_final: true,
+            fix_collect_all_offsets: true,
+            write_timeout: Dur(2 * US_PER_S),
+            write_retry: true,
+            read_timeout: Dur(5 * US_PER_S),
+            range_timeout: Dur(10 * US_PER_S),
+            broadcast_interval: Dur(US_PER_S),
+            purge_interval: Dur(US_PER_S),
+            task_us: Dur(100),
+            load_interval: Dur(0),
+            load_for: Dur(0),
+            load_read_share: 0.3,
+            duplicate: 0.0,
+        }
+    }
+}
+
+/// How `acceptRemoteSummary` counts the mutations it waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CountMode {
+    /// Pre-patch: `missingMutations.idCount()`.
+    MissingCount,
+    /// First version of the bug-2 fix: first-listener registrations only.
+    FirstListener,
+    /// Final fix: every registered callback.
+    Callbacks,
+}
+
+impl MtParams {
+    pub fn from_table(t: toml::Table) -> Result<Self, String> {
+        let p: MtParams = toml::Value::Table(t)
+            .try_into()
+            .map_err(|e: toml::de::Error| format!("[params]: {}", e.message()))?;
+        p.validate()?;
+        Ok(p)
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        if self.fix_count_final && !self.fix_count {
+            return Err("[params] fix_count_final refines fix_count (it counts every callback \
+                        pull() registers); set fix_count = true as well, or fix_count_final = false"
+                .into());
+        }
+        for (name, d) in [
+            ("write_timeout", self.write_timeout),
+            ("read_timeout", self.read_timeout),
+            ("range_timeout", self.range_timeout),
+            ("purge_interval", self.purge_interval),
+        ] {
+            if d.0 == 0 {
+                return Err(format!("[params] {name} must be positive, e.g. \"2s\""));
+            }
+        }
+        if self.broadcast_interval.0 != 0 && self.broadcast_interval.0 < 10 * US_PER_MS {
+            return Err(
+                "[params] broadcast_interval must be \"0s\" (off) or at least \"10ms\"".into(),
+            );
+        }
+        if self.purge_interval.0 < 10 * US_PER_MS {
+            return Err("[params] purge_interval must be at least \"10ms\"".into());
+        }
+        if self.load_interval.0 != 0 && self.load_interval.0 < US_PER_MS {
+            return Err("[params] load_interval must be \"0s\" (off) or at least \"1ms\"".into());
+        }
+        for (name, x) in [
+            ("load_read_share", self.load_read_share),
+            ("duplicate", self.duplicate),
+        ] {
+            if !(0.0..=1.0).contains(&x) {
+                return Err(format!("[params] {name} = {x}: use a probability in 0..=1"));
+            }
+        }
+        if self.task_us.0 > US_PER_S {
+            return Err("[params] task_us must be at most \"1s\"".into());
+        }
+        Ok(())
+    }
+
+    /// Validate against the cluster size.
+    pub fn check_nodes(&self, n: u32) -> Result<(), String> {
+        if self.rf == 1 || self.rf > n {
+            return Err(format!(
+                "[params] rf = {} but the cluster has {n} nodes; use 2..={n} (or 0 for every node)",
+                self.rf
+            ));
+        }
+        if n > 64 {
+            return Err(format!(
+                "[cluster] {n} nodes: the mutation-tracking model takes at most 64"
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn count_mode(&self) -> CountMode {
+        match (self.fix_count, self.fix_count_final) {
+            (false, _) => CountMode::MissingCount,
+            (true, false) => CountMode::FirstListener,
+            (true, true) => CountMode::Callbacks,
+        }
+    }
+
+    /// The read coordinator's expiry (`max(read, range)` as in `ReadReconciliations.Coordinator`).
+    pub fn read_expiry(&self) -> u64 {
+        self.read_timeout.0.max(self.range_timeout.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_fixed_and_valid() {
+        let p = MtParams::default();
+        p.validate().unwrap();
+        assert_eq!(p.count_mode(), CountMode::Callbacks);
+        assert_eq!(p.read_expiry(), 10 * US_PER_S);
+    }
+
+    #[test]
+    fn bad_params_are_refused_with_the_fix() {
+        let t: toml::Table = toml::from_str("fix_count = false").unwrap();
+        let e = MtParams::from_table(t).unwrap_err();
+        assert!(e.contains("fix_count_final refines fix_count"), "{e}");
+        let t: toml::Table = toml::from_str("fix_cout = false").unwrap();
+        let e = MtParams::from_table(t).unwrap_err();
+        assert!(e.contains("fix_cout"), "{e}");
+        let t: toml::Table = toml::from_str("write_timeout = 5").unwrap();
+        let e = MtParams::from_table(t).unwrap_err();
+        assert!(e.contains("no unit"), "{e}");
+        assert!(MtParams::default().check_nodes(2).is_err());
+        assert!(MtParams::default().check_nodes(3).is_ok());
+    }
+}

@@ -1,0 +1,187 @@
+//! Targeted checks of the mutation-tracking model's rules, on its built-in scenarios run by the
+//! real runner (`Run`): what the scenario expectations cannot say (counter histories, delivery
+//! records, the panels' JSON). Every scenario x variant's expectations, determinism and golden
+//! hashes are checked with the other built-in scenarios (tests/tests/scenarios.rs, tests/wasm).
+
+use super::view::fmt_read;
+use super::*;
+use crate::engine::action::Action;
+use crate::engine::Engine;
+use crate::model::Model;
+use crate::runner::{Run, RunOptions};
+use crate::scenario::{builtin, Scenario};
+
+fn start(sc: Scenario, variant: &str, seed: Option<u64>) -> Run {
+    Run::new(
+        sc,
+        variant,
+        seed,
+        &toml::Table::new(),
+        &RunOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{variant}: {e}"))
+}
+
+fn engine(run: &Run) -> &Engine<MutationTracking> {
+    run.engine_of::<MutationTracking>()
+        .expect("a mutation-tracking run")
+}
+
+/// A check that fails when an expectation is wrong: flip one expected outcome and the runner
+/// must report exactly that expectation.
+#[test]
+fn a_wrong_expectation_is_reported() {
+    let (file, text) = builtin::FILES
+        .iter()
+        .find(|f| f.0 == "cassandra-21181-duplicate-notify.toml")
+        .unwrap();
+    let text = text.replace("equals = \"timeout\"", "equals = \"completed\"");
+    let sc = Scenario::parse(file, &text, &Default::default()).unwrap();
+    let report = start(sc, "buggy", None).run(None).unwrap();
+    let failed: Vec<_> = report.expectations.iter().filter(|e| !e.passed).collect();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert!(
+        failed[0].detail.contains("read_outcome is timeout"),
+        "{failed:?}"
+    );
+}
+
+/// Run a built-in scenario variant to its end (expectations pass: see tests/tests/scenarios.rs).
+fn run_variant(name: &str, variant: &str) -> Run {
+    let mut run = start(builtin::get(name).unwrap(), variant, None);
+    let report = run.run(None).unwrap();
+    assert!(report.passed, "{name}/{variant}: {:?}", report.expectations);
+    run
+}
+
+#[test]
+fn bug1_buggy_times_out_with_one_remaining_mutation_and_negative_dip() {
+    let run = run_variant("cassandra-21181-duplicate-notify", "buggy");
+    let e = engine(&run);
+    let n1 = &e.sim.nodes[0].state;
+    let (id, r) = n1.recons.iter().next().unwrap();
+    assert_eq!(fmt_read(&e.sim.topo, *id), "node1/r1");
+    assert_eq!(r.outcome, Outcome::Timeout);
+    assert_eq!(r.counters(), (1, 0, 0));
+    assert_eq!(r.history.iter().map(|h| h.1).min(), Some(-1));
+    // the pulled W2 was delivered as a duplicate that fired nothing
+    assert!(n1
+        .deliveries
+        .iter()
+        .any(|d| !d.new && d.fired == 0 && d.via == "PUSH_MUTATION_REQ"));
+}
+
+#[test]
+fn bug2_count_rules_agree_before_the_bug4_window() {
+    // in the single-log window every counting rule adds the same 1
+    for v in ["buggy", "fix-count", "fix-count-final"] {
+        let run = run_variant("cassandra-21181-overcount", v);
+        let e = engine(&run);
+        let r = e.sim.nodes[0].state.recons.values().next().unwrap();
+        assert_eq!(r.outcome, Outcome::Timeout, "{v}");
+        let hist: Vec<i32> = r.history.iter().map(|h| h.1).collect();
+        assert_eq!(hist.iter().max(), Some(&1), "{v}: {hist:?}");
+    }
+}
+
+#[test]
+fn bug3_buggy_misses_node3_0_and_fixed_pulls_it() {
+    let run = run_variant("cassandra-21181-reconciled-missing", "buggy");
+    let e = engine(&run);
+    let r = e.sim.nodes[0].state.recons.values().next().unwrap();
+    assert_eq!(r.outcome, Outcome::Missing(offsets::MutId::new(2, 0)));
+    assert_eq!(r.augment, vec![(offsets::MutId::new(2, 0), false)]);
+    let run = run_variant("cassandra-21181-reconciled-missing", "fixed");
+    let e = engine(&run);
+    let r = e.sim.nodes[0].state.recons.values().next().unwrap();
+    assert_eq!(r.outcome, Outcome::Completed);
+    assert_eq!(r.rows, vec!["W".to_string()]);
+}
+
+#[test]
+fn commands_validate_before_changing_anything() {
+    let mut run = start(
+        builtin::get("cassandra-21181-duplicate-notify").unwrap(),
+        "fixed",
+        None,
+    );
+    let e = run.engine_of_mut::<MutationTracking>().unwrap();
+    e.run_until(1000, u64::MAX).unwrap();
+    for (cmd, want) in [
+        ("hold NOPE", "unknown message kind"),
+        ("park nowhere", "unknown step"),
+        ("unpark", "nothing is parked"),
+        ("read node1 node1", "listed twice"),
+        ("read node9", "node9"),
+        ("reconciled-snapshot node3 x", "not a whole number"),
+        ("frobnicate", "unknown command"),
+        ("write a b", "unexpected"),
+    ] {
+        let before = format!("{:?}", e.sim.nodes[0].state.holding);
+        let err = e
+            .apply_user_action(Action::Command {
+                node: "node1".into(),
+                command: cmd.into(),
+            })
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(want), "{cmd}: {err}");
+        assert_eq!(before, format!("{:?}", e.sim.nodes[0].state.holding));
+        assert!(e.sim.nodes[0].state.client_reads.is_empty());
+    }
+}
+
+#[test]
+fn views_json_has_the_panel_fields() {
+    let run = run_variant("cassandra-21181-duplicate-notify", "buggy");
+    let e = engine(&run);
+    let v = e.sim.proto.views_json(&e.sim);
+    let n1 = &v[0];
+    assert_eq!(n1["name"], "node1");
+    let read = &n1["reads"][0];
+    assert_eq!(read["outcome"], "timeout");
+    assert_eq!(read["mutations"], 1);
+    assert_eq!(read["requested"].as_array().unwrap().len(), 2);
+    assert!(read["history"].as_array().unwrap().len() >= 4);
+    assert!(n1["logs"].as_array().unwrap().len() >= 2);
+    assert!(n1["deliveries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|d| d["new"] == false));
+    let mut out = Vec::new();
+    e.sim.proto.sample(&e.sim, &mut out);
+    assert_eq!(out.len(), 4 * 3);
+    let c = e.sim.proto.matrix_cell(&e.sim, 0, 1);
+    assert_eq!(c.text, "1/1");
+}
+
+/// The random load of `mutation-tracking-sweep` is seeded, stops at `load_for`, and sends
+/// duplicates; without `load_interval` a node issues nothing by itself.
+#[test]
+fn random_load_is_seeded_bounded_and_duplicates() {
+    let sweep = || builtin::get("mutation-tracking-sweep").unwrap();
+    let ends = |seed| {
+        let mut run = start(sweep(), "fixed", Some(seed));
+        run.engine.run_until(20_000_000, u64::MAX).unwrap();
+        let at_load_end = run.engine.hash();
+        let e = engine(&run);
+        let offsets: Vec<u32> = e.sim.nodes.iter().map(|n| n.state.next_offset).collect();
+        let dups: u64 = e.sim.nodes.iter().map(|n| n.state.duplicates).sum();
+        run.engine.run_until(30_000_000, u64::MAX).unwrap();
+        let e = engine(&run);
+        let later: Vec<u32> = e.sim.nodes.iter().map(|n| n.state.next_offset).collect();
+        assert_eq!(offsets, later, "writes after load_for");
+        assert!(offsets.iter().all(|&o| o > 50), "{offsets:?}");
+        assert!(dups > 0);
+        at_load_end
+    };
+    assert_eq!(ends(3), ends(3));
+    assert_ne!(ends(3), ends(4));
+    let mut off = toml::Table::new();
+    off.insert("load_interval".into(), "0s".into());
+    let mut quiet = Run::new(sweep(), "fixed", None, &off, &RunOptions::default()).unwrap();
+    quiet.engine.run_until(30_000_000, u64::MAX).unwrap();
+    let e = engine(&quiet);
+    assert!(e.sim.nodes.iter().all(|n| n.state.next_offset == 0));
+}
