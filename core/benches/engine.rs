@@ -7,6 +7,8 @@
 //!   gossip/packet_loss_3_nodes_10m     `cassandra-21636-packet-loss` buggy, 10 virtual minutes
 //!   scale/rolling_upgrade_251_nodes_10m `cassandra-21636-rolling-upgrade` buggy, 10 virtual minutes
 //!   sweep/packet_loss_seeds            one seed per iteration, whole scenario (seeds/s)
+//!   raft/5_nodes_100rps_1h             Raft<Kv>, Ratis defaults, 100 client requests/s, 1 virtual hour
+//!   raft/25_nodes_100rps_1m            the same on 25 nodes, 1 virtual minute
 //!
 //! Lines starting with `BENCHINFO` are for `scripts/bench`; criterion writes the timings to
 //! `<target dir>/criterion/<group>/<bench>/new/{estimates,benchmark,sample}.json`.
@@ -264,9 +266,64 @@ fn once_jumps() {
     );
 }
 
+/// A Raft group (`Raft<Kv>`, Ratis defaults) with a client at n0 sending `rate` requests/s.
+fn raft_run(
+    nodes: u32,
+    rate: u32,
+    until: u64,
+) -> clusterscope_core::Engine<clusterscope_core::raft::RaftKv> {
+    use clusterscope_core::engine::network::Link;
+    use clusterscope_core::raft::{params::RaftParams, sm::Kv, Raft};
+    let t: toml::Table = toml::from_str(&format!("client_rate = {rate}")).unwrap();
+    let topo = clusterscope_core::pingpong::topology(nodes);
+    let proto = Raft::new(RaftParams::from_table(t).unwrap(), Kv, &topo).unwrap();
+    let sim = clusterscope_core::Sim::new(
+        proto,
+        topo,
+        Link::healthy(500, 1_500),
+        1,
+        vec![],
+        clusterscope_core::limits::Limits::default(),
+    );
+    let mut e = clusterscope_core::Engine::new(sim, false, 0);
+    e.run_until(until, u64::MAX).unwrap();
+    e
+}
+
+/// raft/5_nodes_100rps_1h and raft/25_nodes_100rps_1m: events/s of the Raft model with its
+/// invariant checks on.
+fn raft(c: &mut Criterion) {
+    for (id, nodes, until) in [
+        ("raft/5_nodes_100rps_1h", 5, 3_600_000_000u64),
+        ("raft/25_nodes_100rps_1m", 25, 60_000_000),
+    ] {
+        if !wanted(id) {
+            continue;
+        }
+        let t0 = Instant::now();
+        let events = raft_run(nodes, 100, until).sim.steps;
+        let once = t0.elapsed();
+        println!(
+            "BENCHINFO {id} events={events} once_ms={}",
+            once.as_millis()
+        );
+        let mut g = c.benchmark_group("raft");
+        g.sampling_mode(SamplingMode::Flat)
+            .sample_size(10)
+            .warm_up_time(Duration::from_millis(1))
+            .measurement_time(budget(once, 10, Duration::from_secs(1)))
+            .throughput(Throughput::Elements(events));
+        g.bench_function(id.trim_start_matches("raft/"), |b| {
+            timed_runs(b, || raft_run(nodes, 100, until))
+        });
+        g.finish();
+    }
+}
+
 criterion_group!(
     benches,
     pingpong,
+    raft,
     gossip_3_nodes,
     rolling_upgrade_251_nodes,
     sweep

@@ -10,6 +10,7 @@ pub mod limits;
 pub mod model;
 pub mod mutation;
 pub mod pingpong;
+pub mod raft;
 pub mod registry;
 pub mod rng;
 pub mod runner;

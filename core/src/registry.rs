@@ -11,6 +11,7 @@ use crate::limits::Limits;
 use crate::model::{Driver, Model, ViewNeeds};
 use crate::mutation::MutationTracking;
 use crate::pingpong::PingPong;
+use crate::raft::RaftKv;
 use crate::scenario::Scenario;
 use crate::time::Micros;
 
@@ -60,6 +61,7 @@ pub static MODELS: &[ModelEntry] = &[
     entry::<Gossip>(),
     entry::<MutationTracking>(),
     entry::<PingPong>(),
+    entry::<RaftKv>(),
 ];
 
 /// The entry for a scenario's `protocol`.

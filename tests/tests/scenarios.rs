@@ -12,12 +12,16 @@ const DETERMINISM_SPAN_US: u64 = 90_000_000;
 ///   link has a fixed 1 ms latency and no loss, and the mutation-tracking model draws nothing
 ///   without random load (`load_interval`), so each race happens at the scripted step exactly.
 ///   (mutation-tracking-basics has a lossy, jittered link; mutation-tracking-sweep random load.)
+/// - raft-figure-8: the paper's figure step by step; every election is forced by a `timeout`
+///   command (election timeouts are an hour), latency is a fixed 1 ms and there is no client
+///   load, so no random draw reaches the trace.
 const SCRIPTED: &[&str] = &[
     "gossip-digest-exchange",
     "cassandra-21181-duplicate-notify",
     "cassandra-21181-overcount",
     "cassandra-21181-reconciled-missing",
     "cassandra-21181-shared-callback",
+    "raft-figure-8",
 ];
 
 #[test]

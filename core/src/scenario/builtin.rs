@@ -61,6 +61,30 @@ pub const FILES: &[(&str, &str)] = &[
         "pingpong.toml",
         include_str!("../../../scenarios/pingpong.toml"),
     ),
+    (
+        "raft-figure-8.toml",
+        include_str!("../../../scenarios/raft-figure-8.toml"),
+    ),
+    (
+        "raft-leader-crash.toml",
+        include_str!("../../../scenarios/raft-leader-crash.toml"),
+    ),
+    (
+        "raft-leader-election.toml",
+        include_str!("../../../scenarios/raft-leader-election.toml"),
+    ),
+    (
+        "raft-partition.toml",
+        include_str!("../../../scenarios/raft-partition.toml"),
+    ),
+    (
+        "raft-slow-apply.toml",
+        include_str!("../../../scenarios/raft-slow-apply.toml"),
+    ),
+    (
+        "raft-split-vote.toml",
+        include_str!("../../../scenarios/raft-split-vote.toml"),
+    ),
 ];
 
 /// All built-in scenarios, parsed. A parse failure here is a bug (tests parse every file).

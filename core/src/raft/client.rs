@@ -1,0 +1,316 @@
+//! Clients and the request path (Ratis `RaftClient`, `RaftServerImpl.submitClientRequestAsync`,
+//! `PendingRequests`, `RetryCacheImpl`, `StateMachineUpdater`).
+//!
+//! Each node hosts a client. It sends to the server it believes leads (its own node at first),
+//! follows a NotLeader hint at once, backs off `client_retry` when there is no hint, and after
+//! `request_timeout` without a reply tries the next server. A leader checks the retry cache
+//! (a request already applied gets its cached reply; one already appended waits for it),
+//! takes a pending-request permit, runs startTransaction (a refusal gets no index), appends
+//! (preAppendTransaction inside), and replies once the StateMachineUpdater applied the entry.
+//! Losing leadership answers every pending request with NotLeader.
+
+use super::node::{Cached, ClientReq, Payload, RNode};
+use super::sm::{Start, StateMachine};
+use super::{Index, Msg, Outcome, Raft, Timer, UPDATER};
+use crate::engine::trace::LogLevel;
+use crate::engine::{Ctx, NodeId};
+
+impl<S: StateMachine> Raft<S> {
+    /// The node's client issues a new request.
+    pub(crate) fn client_send(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, cmd: S::Cmd) {
+        let seq = node.client.next_seq;
+        node.client.next_seq += 1;
+        let target = node.client.target;
+        node.client.outstanding.insert(
+            seq,
+            ClientReq {
+                cmd: cmd.clone(),
+                first_sent: ctx.now,
+                target,
+                backoff: false,
+            },
+        );
+        ctx.send(target, Msg::Request { seq, cmd });
+        ctx.set_timer(Timer::ClientRetry(seq), ctx.now + self.p.request_timeout.0);
+    }
+
+    fn client_resend(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, seq: u64) {
+        let Some(r) = node.client.outstanding.get_mut(&seq) else {
+            return;
+        };
+        r.backoff = false;
+        r.target = node.client.target;
+        ctx.send(
+            r.target,
+            Msg::Request {
+                seq,
+                cmd: r.cmd.clone(),
+            },
+        );
+        ctx.set_timer(Timer::ClientRetry(seq), ctx.now + self.p.request_timeout.0);
+    }
+
+    pub(crate) fn on_client_retry(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, seq: u64) {
+        let Some(r) = node.client.outstanding.get(&seq) else {
+            return;
+        };
+        if !r.backoff && node.client.target == r.target {
+            // A timeout: try the next server.
+            node.client.target = (r.target + 1) % self.n;
+        }
+        self.client_resend(node, ctx, seq);
+    }
+
+    /// The client gets an answer.
+    pub(crate) fn on_reply(
+        &self,
+        node: &mut RNode<S>,
+        ctx: &mut Ctx<Self>,
+        from: NodeId,
+        seq: u64,
+        outcome: Outcome<S::Reply>,
+    ) {
+        let Some(r) = node.client.outstanding.get_mut(&seq) else {
+            return; // a duplicate answer, or for the client's previous incarnation
+        };
+        match outcome {
+            Outcome::Ok { index, term, .. } => {
+                let lat = ctx.now - r.first_sent;
+                node.client.outstanding.remove(&seq);
+                ctx.cancel_timer(Timer::ClientRetry(seq));
+                let c = &mut node.client;
+                c.acked += 1;
+                c.lat_count += 1;
+                c.lat_sum += lat;
+                c.lat_max = c.lat_max.max(lat);
+                c.lat_last = lat;
+                c.target = from;
+                node.ghost.acked.push((index, term));
+            }
+            Outcome::NotLeader { hint } => {
+                if r.target != from || r.backoff {
+                    return; // stale: already sent elsewhere
+                }
+                match hint {
+                    Some(h) if h != from => {
+                        node.client.target = h;
+                        self.client_resend(node, ctx, seq);
+                    }
+                    _ => {
+                        node.client.target = (from + 1) % self.n;
+                        r.backoff = true;
+                        ctx.set_timer(Timer::ClientRetry(seq), ctx.now + self.p.client_retry.0);
+                    }
+                }
+            }
+            Outcome::Failed(e) => {
+                node.client.outstanding.remove(&seq);
+                ctx.cancel_timer(Timer::ClientRetry(seq));
+                node.client.failed += 1;
+                ctx.log(
+                    LogLevel::Warn,
+                    format_args!("client request #{seq} failed: {e}"),
+                );
+            }
+        }
+    }
+
+    /// A server gets a client request.
+    pub(crate) fn on_request(
+        &self,
+        node: &mut RNode<S>,
+        ctx: &mut Ctx<Self>,
+        from: NodeId,
+        seq: u64,
+        cmd: S::Cmd,
+    ) {
+        if !node.is_leader() {
+            let hint = node.leader.filter(|&l| l != ctx.me);
+            return ctx.send(
+                from,
+                Msg::Reply {
+                    seq,
+                    outcome: Outcome::NotLeader { hint },
+                },
+            );
+        }
+        let key = (from, seq);
+        match node.retry.get(&key) {
+            Some(Cached::Done {
+                index, term, reply, ..
+            }) => {
+                let outcome = Outcome::Ok {
+                    index: *index,
+                    term: *term,
+                    reply: reply.clone(),
+                };
+                return ctx.send(from, Msg::Reply { seq, outcome });
+            }
+            Some(Cached::Pending(_)) => return, // the entry's apply answers
+            None => {}
+        }
+        if node.pending.len() + node.held.len() >= self.p.pending_limit as usize {
+            let outcome =
+                Outcome::Failed("ResourceUnavailableException: pending requests are full".into());
+            return ctx.send(from, Msg::Reply { seq, outcome });
+        }
+        match self.with_sm(node, ctx, |s, n, c| s.start_transaction(n, c, &cmd)) {
+            Err(e) => ctx.send(
+                from,
+                Msg::Reply {
+                    seq,
+                    outcome: Outcome::Failed(e),
+                },
+            ),
+            Ok(Start::Hold(token)) => {
+                node.held.insert(token, (from, seq, cmd));
+            }
+            Ok(Start::Ready) => self.append_transaction(node, ctx, from, seq, cmd),
+        }
+    }
+
+    pub(crate) fn resume_held(
+        &self,
+        node: &mut RNode<S>,
+        ctx: &mut Ctx<Self>,
+        token: u64,
+        r: Result<(), String>,
+    ) {
+        let Some((from, seq, cmd)) = node.held.remove(&token) else {
+            return;
+        };
+        match r {
+            Err(e) => ctx.send(
+                from,
+                Msg::Reply {
+                    seq,
+                    outcome: Outcome::Failed(e),
+                },
+            ),
+            Ok(()) if !node.is_leader() => ctx.send(
+                from,
+                Msg::Reply {
+                    seq,
+                    outcome: Outcome::NotLeader { hint: node.leader },
+                },
+            ),
+            Ok(()) => self.append_transaction(node, ctx, from, seq, cmd),
+        }
+    }
+
+    /// appendTransaction: preAppendTransaction, append, start the data stage and the flush.
+    fn append_transaction(
+        &self,
+        node: &mut RNode<S>,
+        ctx: &mut Ctx<Self>,
+        from: NodeId,
+        seq: u64,
+        cmd: S::Cmd,
+    ) {
+        let i = node.last() + 1;
+        if let Err(e) = self.with_sm(node, ctx, |s, n, c| s.pre_append_transaction(n, c, i, &cmd)) {
+            return ctx.send(
+                from,
+                Msg::Reply {
+                    seq,
+                    outcome: Outcome::Failed(e),
+                },
+            );
+        }
+        let i = node.push(
+            node.term,
+            Payload::Client {
+                client: from,
+                seq,
+                cmd,
+            },
+        );
+        node.pending.insert(i, (from, seq));
+        node.retry.insert((from, seq), Cached::Pending(i));
+        self.data_stage(node, ctx, i);
+        self.submit_flush(node, ctx, i, None);
+        self.notify_appenders(node, ctx);
+    }
+
+    /// Answer every pending request with NotLeader (`PendingRequests.sendNotLeaderResponses`).
+    pub(crate) fn fail_pending(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
+        let hint = node.leader;
+        for (_, (from, seq)) in std::mem::take(&mut node.pending) {
+            node.retry.remove(&(from, seq));
+            ctx.send(
+                from,
+                Msg::Reply {
+                    seq,
+                    outcome: Outcome::NotLeader { hint },
+                },
+            );
+        }
+        for (_, (from, seq, _)) in std::mem::take(&mut node.held) {
+            ctx.send(
+                from,
+                Msg::Reply {
+                    seq,
+                    outcome: Outcome::NotLeader { hint },
+                },
+            );
+        }
+    }
+
+    /// The StateMachineUpdater applies the next committed entry.
+    pub(crate) fn on_apply(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
+        node.apply_queued = false;
+        let i: Index = node.applied + 1;
+        if i > node.commit.min(node.last()) {
+            return;
+        }
+        node.applied = i;
+        let e = node.log[i as usize - 1].clone();
+        let g = &mut node.ghost;
+        if (i as usize) <= g.applied.len() {
+            if g.applied[i as usize - 1] != e.chain && g.broken.is_none() {
+                g.broken = Some(format!(
+                    "applied a different entry at index {i} than before"
+                ));
+            }
+        } else {
+            g.applied.push(e.chain);
+        }
+        if let Payload::Client { client, seq, cmd } = &e.payload {
+            let reply = self.with_sm(node, ctx, |s, n, c| s.apply(n, c, i, cmd));
+            node.applied_client += 1;
+            let at = ctx.now;
+            node.retry.insert(
+                (*client, *seq),
+                Cached::Done {
+                    index: i,
+                    term: e.term,
+                    reply: reply.clone(),
+                    at,
+                },
+            );
+            if node.pending.remove(&i).is_some() {
+                ctx.send(
+                    *client,
+                    Msg::Reply {
+                        seq: *seq,
+                        outcome: Outcome::Ok {
+                            index: i,
+                            term: e.term,
+                            reply,
+                        },
+                    },
+                );
+            }
+        }
+        // Retry cache expiry (`raft.server.retrycache.expirytime`).
+        let exp = self.p.retry_cache_expiry.0;
+        if i.is_multiple_of(64) {
+            node.retry
+                .retain(|_, c| !matches!(c, Cached::Done { at, .. } if ctx.now >= *at + exp));
+        }
+        if node.applied < node.commit.min(node.last()) {
+            node.apply_queued = true;
+            ctx.submit(UPDATER, super::Task::Apply, None);
+        }
+    }
+}

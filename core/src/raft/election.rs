@@ -1,0 +1,282 @@
+//! Elections (Ratis `FollowerState`, `LeaderElection`, `VoteContext`): randomized timeouts from
+//! the node's seeded stream, the pre-vote phase (no term change; refused while the voter hears
+//! from a leader), the real vote (term + 1, vote for self, persisted before sending), stepping
+//! down on a higher term, becoming leader (progress per follower, the startup entry, the
+//! leadership check).
+
+use super::node::{Payload, Progress, RNode, Role};
+use super::sm::StateMachine;
+use super::{Msg, Raft, Term, Timer};
+use crate::engine::trace::LogLevel;
+use crate::engine::{Ctx, NodeId};
+
+impl<S: StateMachine> Raft<S> {
+    pub(crate) fn reset_election_timer(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
+        let at = ctx.now + self.random_timeout(ctx);
+        node.election_deadline = at;
+        ctx.set_timer(Timer::Election, at);
+    }
+
+    pub(crate) fn on_election_timeout(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
+        if node.is_leader() {
+            return;
+        }
+        ctx.log(
+            LogLevel::Info,
+            format_args!(
+                "election timeout as {} at term {}",
+                node.role.as_str(),
+                node.term
+            ),
+        );
+        self.start_election(node, ctx);
+    }
+
+    /// Start a round: the pre-vote phase when enabled, else the real election.
+    pub(crate) fn start_election(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
+        node.elections += 1;
+        node.leader = None;
+        if self.p.pre_vote {
+            node.role = Role::Candidate { pre: true };
+            node.role_since = ctx.now;
+            node.votes.clear();
+            node.votes.insert(ctx.me);
+            ctx.log(
+                LogLevel::Info,
+                format_args!("pre-vote for term {}", node.term + 1),
+            );
+            self.reset_election_timer(node, ctx);
+            self.ask_votes(node, ctx, true, node.term + 1);
+        } else {
+            self.real_election(node, ctx);
+        }
+    }
+
+    fn real_election(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
+        node.term += 1;
+        node.voted_for = Some(ctx.me);
+        node.role = Role::Candidate { pre: false };
+        node.role_since = ctx.now;
+        node.votes.clear();
+        node.votes.insert(ctx.me);
+        ctx.log(
+            LogLevel::Info,
+            format_args!("candidate for term {}, votes for itself", node.term),
+        );
+        self.reset_election_timer(node, ctx);
+        self.ask_votes(node, ctx, false, node.term);
+    }
+
+    fn ask_votes(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, pre: bool, term: Term) {
+        if node.votes.len() >= self.majority() {
+            return self.won(node, ctx, pre);
+        }
+        for p in 0..self.n {
+            if p != ctx.me {
+                ctx.send(
+                    p,
+                    Msg::Vote {
+                        pre,
+                        term,
+                        last_index: node.last(),
+                        last_term: node.last_term(),
+                    },
+                );
+            }
+        }
+    }
+
+    fn won(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, pre: bool) {
+        if pre {
+            self.real_election(node, ctx)
+        } else {
+            self.become_leader(node, ctx)
+        }
+    }
+
+    /// A higher term (or a leader of this term) makes this node a follower.
+    pub(crate) fn step_down(
+        &self,
+        node: &mut RNode<S>,
+        ctx: &mut Ctx<Self>,
+        term: Term,
+        why: &str,
+    ) {
+        let was = node.role;
+        if term > node.term {
+            node.term = term;
+            node.voted_for = None;
+        }
+        if was != Role::Follower {
+            ctx.log(
+                LogLevel::Info,
+                format_args!("{} -> follower at term {}: {why}", was.as_str(), node.term),
+            );
+            node.role = Role::Follower;
+            node.role_since = ctx.now;
+        }
+        if was == Role::Leader {
+            node.leader = None;
+            node.progress.clear();
+            ctx.cancel_timer(Timer::LeaderTick);
+            self.fail_pending(node, ctx);
+            self.reset_election_timer(node, ctx);
+        } else if was != Role::Follower {
+            self.reset_election_timer(node, ctx);
+        }
+    }
+
+    fn up_to_date(node: &RNode<S>, last_index: u64, last_term: Term) -> bool {
+        (last_term, last_index) >= (node.last_term(), node.last())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn on_vote(
+        &self,
+        node: &mut RNode<S>,
+        ctx: &mut Ctx<Self>,
+        from: NodeId,
+        pre: bool,
+        term: Term,
+        last_index: u64,
+        last_term: Term,
+    ) {
+        let granted = if pre {
+            // Ratis pre-vote: refuse while a leader is known and heard from within min timeout.
+            let heard = node.leader.is_some()
+                && ctx.now < node.last_leader_contact + self.p.timeout_min.0
+                || node.is_leader();
+            term >= node.term && !heard && Self::up_to_date(node, last_index, last_term)
+        } else {
+            if term > node.term {
+                self.step_down(node, ctx, term, "a candidate has a higher term");
+            }
+            let ok = term == node.term
+                && node.voted_for.is_none_or(|v| v == from)
+                && Self::up_to_date(node, last_index, last_term);
+            if ok {
+                node.voted_for = Some(from);
+                self.reset_election_timer(node, ctx);
+            }
+            ok
+        };
+        ctx.log(
+            LogLevel::Debug,
+            format_args!(
+                "{} from {} for term {term}: {}",
+                if pre { "pre-vote" } else { "vote request" },
+                ctx.topo.name(from),
+                if granted { "granted" } else { "rejected" }
+            ),
+        );
+        ctx.send(
+            from,
+            Msg::VoteReply {
+                pre,
+                term: node.term,
+                granted,
+            },
+        );
+    }
+
+    pub(crate) fn on_vote_reply(
+        &self,
+        node: &mut RNode<S>,
+        ctx: &mut Ctx<Self>,
+        from: NodeId,
+        pre: bool,
+        term: Term,
+        granted: bool,
+    ) {
+        if term > node.term && !(pre && granted) {
+            return self.step_down(node, ctx, term, "a vote reply has a higher term");
+        }
+        if node.role != (Role::Candidate { pre }) || (!pre && term != node.term) || !granted {
+            return;
+        }
+        node.votes.insert(from);
+        if node.votes.len() == self.majority() {
+            ctx.log(
+                LogLevel::Info,
+                format_args!(
+                    "{} won with {} of {}",
+                    if pre { "pre-vote" } else { "election" },
+                    node.votes.len(),
+                    self.n
+                ),
+            );
+            self.won(node, ctx, pre);
+        }
+    }
+
+    fn become_leader(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
+        node.role = Role::Leader;
+        node.role_since = ctx.now;
+        node.leader = Some(ctx.me);
+        node.ghost.led.push(node.term);
+        ctx.cancel_timer(Timer::Election);
+        ctx.log(
+            LogLevel::Info,
+            format_args!("leader for term {}", node.term),
+        );
+        let next = node.last() + 1;
+        node.progress = (0..self.n)
+            .map(|_| Progress {
+                next,
+                matched: 0,
+                last_response: ctx.now,
+                force_heartbeat: true,
+                probing: true,
+                ..Progress::default()
+            })
+            .collect();
+        if self.p.leader_startup_entry {
+            let i = node.push(node.term, Payload::Startup);
+            self.submit_flush(node, ctx, i, None);
+        }
+        self.notify_appenders(node, ctx);
+        ctx.set_timer(Timer::LeaderTick, ctx.now + self.tick_us());
+    }
+
+    pub(crate) fn tick_us(&self) -> u64 {
+        (self.p.timeout_min.0 / 4).max(1)
+    }
+
+    /// Every min/4: the leadership check, AppendEntries timeouts, due heartbeats.
+    pub(crate) fn on_leader_tick(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
+        if !node.is_leader() {
+            return;
+        }
+        let max = self.p.timeout_max.0;
+        if self.p.leader_heartbeat_check && ctx.now >= node.role_since + max {
+            let active = 1
+                + (0..self.n)
+                    .filter(|&p| {
+                        p != ctx.me && ctx.now <= node.progress[p as usize].last_response + max
+                    })
+                    .count();
+            if active < self.majority() {
+                let t = node.term;
+                return self.step_down(node, ctx, t, "lost majority heartbeats (checkLeadership)");
+            }
+        }
+        for p in 0..self.n {
+            if p == ctx.me {
+                continue;
+            }
+            let pr = &mut node.progress[p as usize];
+            if pr
+                .outstanding
+                .front()
+                .is_some_and(|s| ctx.now >= s.at + self.p.request_timeout.0)
+            {
+                pr.outstanding.clear();
+                pr.heartbeats.clear();
+                pr.next = pr.matched + 1;
+                pr.probing = true;
+            }
+        }
+        self.notify_appenders(node, ctx);
+        ctx.set_timer(Timer::LeaderTick, ctx.now + self.tick_us());
+    }
+}

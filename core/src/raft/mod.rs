@@ -1,0 +1,479 @@
+//! Raft as Apache Ratis runs it (`protocol = "raft"`): elections with pre-vote, AppendEntries
+//! with the consistency check and Ratis' INCONSISTENCY repair, commit by a majority of
+//! matchIndex (the leader's own entry counts once flushed), a retry cache, clients that follow
+//! NotLeader hints, and three threads per node as engine executors: the LogWorker (flushIndex),
+//! the LogAppender (one executor serving every follower) and the StateMachineUpdater (apply).
+//!
+//! Files: `params` (defaults with their Ratis keys), `node` (per-server state), `sm` (the
+//! state-machine seam and the teaching key-value store), `election`, `replication`, `client`
+//! (requests, pending requests, retry cache, apply), `check` (safety invariants), `view` (the
+//! `Model` impl). See docs/MODEL.md, "Raft".
+
+pub mod check;
+pub mod client;
+pub mod election;
+pub mod node;
+pub mod params;
+pub mod replication;
+pub mod sm;
+#[cfg(test)]
+mod tests;
+pub mod view;
+
+use crate::engine::trace::LogLevel;
+use crate::engine::{Ctx, NodeId, Protocol, Sim, Topology};
+use crate::time::Micros;
+use node::{Entry, Payload, RNode, Role};
+use params::RaftParams;
+use sm::{SmCtx, SmEvent, StateMachine};
+use std::fmt::Write;
+
+pub type Index = u64;
+pub type Term = u64;
+
+/// Raft's own executors, in this order, first in every `StateMachine::EXECUTORS`.
+pub const RAFT_EXECUTORS: &[&str] = &["LogWorker", "LogAppender", "StateMachineUpdater"];
+pub const LOG_WORKER: u8 = 0;
+pub const APPENDER: u8 = 1;
+pub const UPDATER: u8 = 2;
+/// The state machine's first own executor.
+pub const SM_EXEC0: u8 = 3;
+
+/// AppendEntries reply results (Ratis `AppendResult`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AppendResult {
+    Success,
+    NotLeader,
+    Inconsistency,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome<R> {
+    Ok { index: Index, term: Term, reply: R },
+    NotLeader { hint: Option<NodeId> },
+    Failed(String),
+}
+
+#[derive(Clone, Debug)]
+pub enum Msg<S: StateMachine> {
+    Vote {
+        pre: bool,
+        term: Term,
+        last_index: Index,
+        last_term: Term,
+    },
+    VoteReply {
+        pre: bool,
+        term: Term,
+        granted: bool,
+    },
+    Append {
+        term: Term,
+        prev_index: Index,
+        prev_term: Term,
+        entries: Vec<(Index, Entry<S::Cmd>)>,
+        commit: Index,
+        call: u64,
+    },
+    AppendReply {
+        term: Term,
+        result: AppendResult,
+        next_index: Index,
+        /// Success with entries: the last index written (and flushed).
+        match_index: Option<Index>,
+        call: u64,
+    },
+    Request {
+        seq: u64,
+        cmd: S::Cmd,
+    },
+    Reply {
+        seq: u64,
+        outcome: Outcome<S::Reply>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Timer<T> {
+    /// Follower/candidate election timeout.
+    Election,
+    /// Leader: heartbeats, the leadership (lease) check, AppendEntries timeouts.
+    LeaderTick,
+    /// Generated client load.
+    ClientLoad,
+    /// A client request's timeout or back-off.
+    ClientRetry(u64),
+    Sm(T),
+}
+
+/// Work for a follower's reply after the flush.
+#[derive(Clone, Debug)]
+pub struct FlushReply {
+    pub leader: NodeId,
+    pub term: Term,
+    pub call: u64,
+    pub match_index: Index,
+    pub leader_commit: Index,
+}
+
+#[derive(Clone, Debug)]
+pub enum Task<S: StateMachine> {
+    /// LogWorker: write and flush the log up to `upto` (void if the log was truncated since).
+    Flush {
+        upto: Index,
+        epoch: u64,
+        reply: Option<FlushReply>,
+    },
+    /// LogAppender: send what follower `peer` needs (entries or a heartbeat).
+    Append {
+        peer: NodeId,
+    },
+    /// StateMachineUpdater: apply the next committed entry.
+    Apply,
+    Sm(S::Task),
+}
+
+/// The Raft model over a state machine `S`.
+#[derive(Clone, Debug)]
+pub struct Raft<S: StateMachine> {
+    pub p: RaftParams,
+    pub sm: S,
+    pub n: u32,
+    pub client_node: NodeId,
+}
+
+pub type RaftKv = Raft<sm::Kv>;
+
+impl<S: StateMachine> Raft<S> {
+    pub fn new(p: RaftParams, sm: S, topo: &Topology) -> Result<Self, String> {
+        p.validate()?;
+        assert!(
+            S::EXECUTORS.len() >= RAFT_EXECUTORS.len()
+                && S::EXECUTORS[..RAFT_EXECUTORS.len()] == *RAFT_EXECUTORS,
+            "a StateMachine's EXECUTORS must begin with RAFT_EXECUTORS"
+        );
+        if topo.is_empty() {
+            return Err("cluster: Raft needs at least one node".into());
+        }
+        let client_node = if p.client_node.is_empty() {
+            0
+        } else {
+            topo.resolve(&p.client_node)
+                .map_err(|e| format!("params.client_node: {e}"))?
+        };
+        Ok(Raft {
+            p,
+            sm,
+            n: topo.len(),
+            client_node,
+        })
+    }
+    pub fn majority(&self) -> usize {
+        self.n as usize / 2 + 1
+    }
+    pub(crate) fn random_timeout(&self, ctx: &mut Ctx<Self>) -> Micros {
+        use rand::Rng;
+        ctx.rng
+            .random_range(self.p.timeout_min.0..=self.p.timeout_max.0)
+    }
+    /// Run a state-machine hook and then the completions it reported.
+    pub(crate) fn with_sm<R>(
+        &self,
+        node: &mut RNode<S>,
+        ctx: &mut Ctx<Self>,
+        f: impl FnOnce(&S, &mut S::Node, &mut SmCtx<S>) -> R,
+    ) -> R {
+        let mut c = SmCtx::new(ctx);
+        let r = f(&self.sm, &mut node.sm, &mut c);
+        let events = std::mem::take(&mut c.events);
+        for e in events {
+            self.on_sm_event(node, ctx, e);
+        }
+        r
+    }
+    fn on_sm_event(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, e: SmEvent) {
+        match e {
+            SmEvent::DataWritten(i) => {
+                node.data_pending.remove(&i);
+                self.advance_flush(node, ctx);
+            }
+            SmEvent::DataRead(i) => {
+                node.reads_pending.remove(&i);
+                self.notify_appenders(node, ctx);
+            }
+            SmEvent::Resume(token, r) => self.resume_held(node, ctx, token, r),
+        }
+    }
+}
+
+impl<S: StateMachine> Protocol for Raft<S> {
+    type Node = RNode<S>;
+    type Msg = Msg<S>;
+    type Task = Task<S>;
+    type Timer = Timer<S::Timer>;
+
+    fn executors(&self) -> &'static [&'static str] {
+        S::EXECUTORS
+    }
+    fn init_node(&self, id: NodeId, _topo: &Topology) -> RNode<S> {
+        RNode::new(id, self.sm.init(id))
+    }
+    fn on_start(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, _first: bool) {
+        node.role = Role::Follower;
+        node.role_since = ctx.now;
+        node.last_leader_contact = 0;
+        node.ghost.client_epoch += 1;
+        node.client = node::Client::new(ctx.me);
+        // A fresh client id per incarnation: the retry cache must not confuse it with the last.
+        node.client.next_seq = (node.ghost.client_epoch << 32) + 1;
+        // The log read back from disk is flushed; the data is in the state-machine files.
+        node.flush = node.last();
+        node.log_flushed = node.last();
+        self.reset_election_timer(node, ctx);
+        if self.p.client_rate > 0 && ctx.me == self.client_node {
+            ctx.set_timer(
+                Timer::ClientLoad,
+                ctx.now + 1_000_000 / self.p.client_rate as u64,
+            );
+        }
+    }
+    fn on_stop(&self, _node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
+        ctx.log(LogLevel::Info, "stopping: closing the RaftServer");
+        ctx.exit();
+    }
+    fn on_exit(&self, node: &mut RNode<S>) {
+        // What was not flushed is lost; term and votedFor were persisted before any reply.
+        node.cut(node.log_flushed);
+        let keep = std::mem::replace(node, RNode::new(0, self.sm.init(0)));
+        node.term = keep.term;
+        node.voted_for = keep.voted_for;
+        node.log = keep.log;
+        node.runs = keep.runs;
+        node.elections = keep.elections;
+        node.applied_client = keep.applied_client;
+        node.ghost = keep.ghost;
+        node.epoch = keep.epoch + 1;
+        node.sm = keep.sm;
+        self.sm.on_exit(&mut node.sm);
+        node.client.acked = keep.client.acked;
+        node.client.failed = keep.client.failed;
+        node.client.lat_count = keep.client.lat_count;
+        node.client.lat_sum = keep.client.lat_sum;
+        node.client.lat_max = keep.client.lat_max;
+        node.client.lat_last = keep.client.lat_last;
+    }
+    fn on_message(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, from: NodeId, msg: Msg<S>) {
+        match msg {
+            Msg::Vote {
+                pre,
+                term,
+                last_index,
+                last_term,
+            } => self.on_vote(node, ctx, from, pre, term, last_index, last_term),
+            Msg::VoteReply { pre, term, granted } => {
+                self.on_vote_reply(node, ctx, from, pre, term, granted)
+            }
+            Msg::Append {
+                term,
+                prev_index,
+                prev_term,
+                entries,
+                commit,
+                call,
+            } => self.on_append(
+                node, ctx, from, term, prev_index, prev_term, entries, commit, call,
+            ),
+            Msg::AppendReply {
+                term,
+                result,
+                next_index,
+                match_index,
+                call,
+            } => self.on_append_reply(node, ctx, from, term, result, next_index, match_index, call),
+            Msg::Request { seq, cmd } => self.on_request(node, ctx, from, seq, cmd),
+            Msg::Reply { seq, outcome } => self.on_reply(node, ctx, from, seq, outcome),
+        }
+    }
+    fn on_timer(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, timer: Timer<S::Timer>) {
+        match timer {
+            Timer::Election => self.on_election_timeout(node, ctx),
+            Timer::LeaderTick => self.on_leader_tick(node, ctx),
+            Timer::ClientLoad => {
+                let seq = node.client.next_seq;
+                let cmd = self.sm.load_request(seq);
+                self.client_send(node, ctx, cmd);
+                ctx.set_timer(
+                    Timer::ClientLoad,
+                    ctx.now + 1_000_000 / self.p.client_rate as u64,
+                );
+            }
+            Timer::ClientRetry(seq) => self.on_client_retry(node, ctx, seq),
+            Timer::Sm(t) => self.with_sm(node, ctx, |s, n, c| s.on_timer(n, c, t)),
+        }
+    }
+    fn on_task(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, task: Task<S>) {
+        match task {
+            Task::Flush { upto, epoch, reply } => self.on_flushed(node, ctx, upto, epoch, reply),
+            Task::Append { peer } => self.on_appender(node, ctx, peer),
+            Task::Apply => self.on_apply(node, ctx),
+            Task::Sm(t) => self.with_sm(node, ctx, |s, n, c| s.on_task(n, c, t)),
+        }
+    }
+    fn service_us(&self, node: &RNode<S>, task: &Task<S>) -> Micros {
+        match task {
+            Task::Flush { .. } => self.p.flush_cost.0,
+            Task::Append { .. } => self.p.append_cost.0,
+            Task::Apply => self.p.apply_cost.0,
+            Task::Sm(t) => self.sm.service_us(&node.sm, t),
+        }
+    }
+    fn on_command(
+        &self,
+        node: &mut RNode<S>,
+        ctx: &mut Ctx<Self>,
+        cmd: &str,
+    ) -> Result<(), String> {
+        let words: Vec<&str> = cmd.split_whitespace().collect();
+        match words.as_slice() {
+            ["timeout"] => {
+                if node.is_leader() {
+                    return Err("timeout: this node is the leader; time out a follower instead".into());
+                }
+                ctx.log(LogLevel::Info, "election timeout forced by command");
+                self.start_election(node, ctx);
+                Ok(())
+            }
+            _ => match self.sm.parse_request(&words) {
+                Some(Ok(req)) => {
+                    self.client_send(node, ctx, req);
+                    Ok(())
+                }
+                Some(Err(e)) => Err(e),
+                None => Err(format!(
+                    "unknown command \"{cmd}\"; try \"timeout\", \"client-put KEY VALUE\" or \"client-get KEY\""
+                )),
+            },
+        }
+    }
+    fn msg_label(&self, msg: &Msg<S>) -> &'static str {
+        match msg {
+            Msg::Vote { pre: true, .. } => "PRE_VOTE",
+            Msg::Vote { pre: false, .. } => "REQUEST_VOTE",
+            Msg::VoteReply { pre: true, .. } => "PRE_VOTE_REPLY",
+            Msg::VoteReply { pre: false, .. } => "REQUEST_VOTE_REPLY",
+            Msg::Append { entries, .. } if entries.is_empty() => "HEARTBEAT",
+            Msg::Append { .. } => "APPEND_ENTRIES",
+            Msg::AppendReply { .. } => "APPEND_ENTRIES_REPLY",
+            Msg::Request { .. } => "CLIENT_REQUEST",
+            Msg::Reply { .. } => "CLIENT_REPLY",
+        }
+    }
+    fn task_label(&self, task: &Task<S>) -> &'static str {
+        match task {
+            Task::Flush { .. } => "flush",
+            Task::Append { .. } => "append",
+            Task::Apply => "apply",
+            Task::Sm(t) => self.sm.task_label(t),
+        }
+    }
+    fn timer_label(&self, t: &Timer<S::Timer>) -> &'static str {
+        match t {
+            Timer::Election => "election-timeout",
+            Timer::LeaderTick => "leader-tick",
+            Timer::ClientLoad => "client-load",
+            Timer::ClientRetry(_) => "client-retry",
+            Timer::Sm(t) => self.sm.timer_label(t),
+        }
+    }
+    fn render_msg(&self, msg: &Msg<S>, topo: &Topology) -> String {
+        let mut s = String::new();
+        match msg {
+            Msg::Vote {
+                pre,
+                term,
+                last_index,
+                last_term,
+            } => {
+                let _ = write!(
+                    s,
+                    "{} term={term} lastLog=(t{last_term}, i{last_index})",
+                    if *pre { "preVote" } else { "requestVote" }
+                );
+            }
+            Msg::VoteReply { pre, term, granted } => {
+                let _ = write!(
+                    s,
+                    "{} reply term={term} granted={granted}",
+                    if *pre { "preVote" } else { "vote" }
+                );
+            }
+            Msg::Append {
+                term,
+                prev_index,
+                prev_term,
+                entries,
+                commit,
+                call,
+            } => {
+                let _ = write!(s, "appendEntries call={call} term={term} previous=(t{prev_term}, i{prev_index}) leaderCommit={commit} entries=[");
+                for (k, (i, e)) in entries.iter().enumerate() {
+                    if k > 0 {
+                        s.push_str(", ");
+                    }
+                    let _ = write!(
+                        s,
+                        "(t{}, i{i}, {})",
+                        e.term,
+                        match &e.payload {
+                            Payload::Startup => "startup".to_string(),
+                            Payload::Client { cmd, .. } => self.sm.describe(cmd),
+                        }
+                    );
+                }
+                s.push(']');
+            }
+            Msg::AppendReply {
+                term,
+                result,
+                next_index,
+                match_index,
+                call,
+            } => {
+                let _ = write!(s, "appendEntries reply call={call} term={term} result={result:?} nextIndex={next_index} matchIndex={}", match_index.map_or(-1, |m| m as i64));
+            }
+            Msg::Request { seq, cmd } => {
+                let _ = write!(s, "client request #{seq}: {}", self.sm.describe(cmd));
+            }
+            Msg::Reply { seq, outcome } => {
+                let _ = match outcome {
+                    Outcome::Ok { index, term, reply } => write!(
+                        s,
+                        "client reply #{seq}: ok at (t{term}, i{index}) -> {reply:?}"
+                    ),
+                    Outcome::NotLeader { hint } => write!(
+                        s,
+                        "client reply #{seq}: NotLeaderException, leader={}",
+                        hint.map_or("unknown", |h| topo.name(h))
+                    ),
+                    Outcome::Failed(e) => write!(s, "client reply #{seq}: failed: {e}"),
+                };
+            }
+        }
+        s
+    }
+    fn node_bytes(&self, node: &RNode<S>) -> usize {
+        std::mem::size_of::<RNode<S>>()
+            + node.log.capacity() * std::mem::size_of::<Entry<S::Cmd>>()
+            + node.ghost.committed.capacity() * 16
+            + node.ghost.applied.capacity() * 8
+            + node.progress.len() * std::mem::size_of::<node::Progress>()
+            + (node.retry.len() + node.pending.len() + node.client.outstanding.len()) * 64
+    }
+    const CHECKS: bool = true;
+    fn check(&self, sim: &Sim<Self>) -> Option<String> {
+        if !self.p.check_invariants {
+            return None;
+        }
+        check::check(sim)
+    }
+}

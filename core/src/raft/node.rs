@@ -1,0 +1,310 @@
+//! One Raft server's state: persistent (term, votedFor, the flushed log), volatile (role,
+//! commit/apply/flush indices, the leader's per-follower progress, pending requests, retry
+//! cache, the co-located client) and ghost data for the invariant checks (kept across restarts).
+
+use super::sm::StateMachine;
+use super::{Index, Term};
+use crate::engine::NodeId;
+use crate::time::Micros;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Follower,
+    /// Pre-vote phase (`pre`) or the real election.
+    Candidate {
+        pre: bool,
+    },
+    Leader,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Follower => "follower",
+            Role::Candidate { pre: true } => "pre-candidate",
+            Role::Candidate { pre: false } => "candidate",
+            Role::Leader => "leader",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Payload<C> {
+    /// The entry a new leader appends (Ratis: its configuration entry).
+    Startup,
+    Client {
+        client: NodeId,
+        seq: u64,
+        cmd: C,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry<C> {
+    pub term: Term,
+    pub payload: Payload<C>,
+    /// Ghost: a hash of (index, term) for this entry and every entry before it (Log Matching).
+    pub chain: u64,
+}
+
+impl<C> Entry<C> {
+    pub fn kind(&self) -> &'static str {
+        match self.payload {
+            Payload::Startup => "startup",
+            Payload::Client { .. } => "client",
+        }
+    }
+}
+
+pub fn chain(prev: u64, index: Index, term: Term) -> u64 {
+    let mut x =
+        prev ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ term.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    x ^= x >> 31;
+    x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x ^ (x >> 29)
+}
+
+/// An AppendEntries in flight to one follower (Ratis `GrpcLogAppender.AppendEntriesRequest`).
+#[derive(Clone, Debug)]
+pub struct Sent {
+    pub call: u64,
+    /// Index of its first entry; 0 (Ratis' INVALID_LOG_INDEX) for a heartbeat.
+    pub first: Index,
+    pub at: Micros,
+}
+
+/// Heartbeats awaiting a reply, per follower; older ones are forgotten past this many.
+pub const MAX_PENDING_HEARTBEATS: usize = 4;
+
+/// A leader's view of one follower (`FollowerInfo` + its appender's pending requests).
+#[derive(Clone, Debug, Default)]
+pub struct Progress {
+    pub next: Index,
+    pub matched: Index,
+    /// AppendEntries with entries awaiting a reply (Ratis' `RequestMap.logRequests`).
+    pub outstanding: VecDeque<Sent>,
+    /// Heartbeats awaiting a reply (Ratis' `RequestMap.heartbeats`). A reply matches its request
+    /// by call id; one whose request is no longer here answers a request the leader has given
+    /// up on (cleared by an INCONSISTENCY reply or a timeout) and does not move nextIndex.
+    pub heartbeats: VecDeque<Sent>,
+    /// The follower's log position is being searched for (after an INCONSISTENCY reply, and
+    /// until the first reply of a new term): one AppendEntries in flight at a time.
+    pub probing: bool,
+    pub last_response: Micros,
+    pub last_heartbeat: Micros,
+    /// An appender task for this follower is queued on the LogAppender executor.
+    pub queued: bool,
+    /// Send a heartbeat on the next appender task even if one is not due.
+    pub force_heartbeat: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cached<R> {
+    /// Appended at this index, not applied yet.
+    Pending(Index),
+    Done {
+        index: Index,
+        term: Term,
+        reply: R,
+        at: Micros,
+    },
+}
+
+/// A client request waiting in the co-located client.
+#[derive(Clone, Debug)]
+pub struct ClientReq<C> {
+    pub cmd: C,
+    pub first_sent: Micros,
+    pub target: NodeId,
+    /// Waiting out a back-off (resend to `target` when the timer fires) rather than a reply.
+    pub backoff: bool,
+}
+
+/// The client co-located with a node (a Ratis `RaftClient`): sends to the leader it believes in,
+/// follows NotLeader hints, retries elsewhere on timeout.
+#[derive(Clone, Debug)]
+pub struct Client<C> {
+    pub next_seq: u64,
+    pub target: NodeId,
+    pub outstanding: BTreeMap<u64, ClientReq<C>>,
+    pub acked: u64,
+    pub failed: u64,
+    pub lat_count: u64,
+    pub lat_sum: Micros,
+    pub lat_max: Micros,
+    pub lat_last: Micros,
+}
+
+impl<C> Client<C> {
+    pub fn new(me: NodeId) -> Self {
+        Client {
+            next_seq: 1,
+            target: me,
+            outstanding: BTreeMap::new(),
+            acked: 0,
+            failed: 0,
+            lat_count: 0,
+            lat_sum: 0,
+            lat_max: 0,
+            lat_last: 0,
+        }
+    }
+}
+
+/// What the invariant checks need, never dropped on exit.
+#[derive(Clone, Debug, Default)]
+pub struct Ghost {
+    /// Terms this node led.
+    pub led: Vec<Term>,
+    /// Per index (from 1) the highest committed entry's chain and the node's term when committed.
+    pub committed: Vec<(u64, Term)>,
+    /// Per index (from 1) the chain of the entry applied there (first application).
+    pub applied: Vec<u64>,
+    /// A broken rule the node noticed in itself (a leader truncating its own log, applying
+    /// a different entry at an index it applied before).
+    pub broken: Option<String>,
+    /// Writes this node's client saw acknowledged: (index, chain unknown to the client: term).
+    pub acked: Vec<(Index, Term)>,
+    /// The client's incarnation count (its sequence numbers restart with a fresh client id).
+    pub client_epoch: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct RNode<S: StateMachine> {
+    // -- persistent
+    pub term: Term,
+    pub voted_for: Option<NodeId>,
+    /// Entry `i` at `log[i - 1]`. Entries above `flush` are lost on kill -9.
+    pub log: Vec<Entry<S::Cmd>>,
+    /// Derived from `log`: runs of equal term (term, first index, last index).
+    pub runs: Vec<(Term, Index, Index)>,
+    // -- volatile
+    pub role: Role,
+    pub leader: Option<NodeId>,
+    pub commit: Index,
+    pub applied: Index,
+    /// Entries written by the LogWorker (log flushed and data stage done).
+    pub flush: Index,
+    /// Written by the LogWorker (the data stage may still run).
+    pub log_flushed: Index,
+    /// Bumped on every truncation: a flush task of an older epoch is void.
+    pub epoch: u64,
+    pub role_since: Micros,
+    pub last_leader_contact: Micros,
+    pub election_deadline: Micros,
+    /// Candidate: grants received (pre-vote or vote).
+    pub votes: BTreeSet<NodeId>,
+    pub progress: Vec<Progress>,
+    pub next_call: u64,
+    pub apply_queued: bool,
+    /// Leader: client requests waiting for their entry to apply (`PendingRequests`).
+    pub pending: BTreeMap<Index, (NodeId, u64)>,
+    /// Held by startTransaction: token -> (client, seq, cmd).
+    pub held: BTreeMap<u64, (NodeId, u64, S::Cmd)>,
+    /// Data stages still running.
+    pub data_pending: BTreeSet<Index>,
+    /// The appender waits for these data reads.
+    pub reads_pending: BTreeSet<Index>,
+    pub retry: BTreeMap<(NodeId, u64), Cached<S::Reply>>,
+    pub client: Client<S::Cmd>,
+    pub sm: S::Node,
+    // -- counters (volatile too, but kept: they describe the run, not the process)
+    pub elections: u64,
+    pub applied_client: u64,
+    pub ghost: Ghost,
+}
+
+impl<S: StateMachine> RNode<S> {
+    pub fn new(me: NodeId, sm: S::Node) -> Self {
+        RNode {
+            term: 0,
+            voted_for: None,
+            log: Vec::new(),
+            runs: Vec::new(),
+            role: Role::Follower,
+            leader: None,
+            commit: 0,
+            applied: 0,
+            flush: 0,
+            log_flushed: 0,
+            epoch: 0,
+            role_since: 0,
+            last_leader_contact: 0,
+            election_deadline: 0,
+            votes: BTreeSet::new(),
+            progress: Vec::new(),
+            next_call: 1,
+            apply_queued: false,
+            pending: BTreeMap::new(),
+            held: BTreeMap::new(),
+            data_pending: BTreeSet::new(),
+            reads_pending: BTreeSet::new(),
+            retry: BTreeMap::new(),
+            client: Client::new(me),
+            sm,
+            elections: 0,
+            applied_client: 0,
+            ghost: Ghost::default(),
+        }
+    }
+    pub fn last(&self) -> Index {
+        self.log.len() as Index
+    }
+    pub fn term_at(&self, i: Index) -> Term {
+        if i == 0 || i > self.last() {
+            0
+        } else {
+            self.log[i as usize - 1].term
+        }
+    }
+    pub fn chain_at(&self, i: Index) -> u64 {
+        if i == 0 || i > self.last() {
+            0
+        } else {
+            self.log[i as usize - 1].chain
+        }
+    }
+    pub fn last_term(&self) -> Term {
+        self.term_at(self.last())
+    }
+    pub fn push(&mut self, term: Term, payload: Payload<S::Cmd>) -> Index {
+        let i = self.last() + 1;
+        let chain = chain(self.chain_at(i - 1), i, term);
+        self.log.push(Entry {
+            term,
+            payload,
+            chain,
+        });
+        match self.runs.last_mut() {
+            Some(r) if r.0 == term => r.2 = i,
+            _ => self.runs.push((term, i, i)),
+        }
+        i
+    }
+    /// Drop entries from `from` on (a follower repairing its log).
+    pub fn truncate(&mut self, from: Index) {
+        if self.role == Role::Leader {
+            self.ghost
+                .broken
+                .get_or_insert_with(|| format!("leader truncated its own log at index {from}"));
+        }
+        self.cut(from - 1);
+        self.epoch += 1;
+        self.flush = self.flush.min(from - 1);
+        self.log_flushed = self.log_flushed.min(from - 1);
+        self.data_pending.retain(|&i| i < from);
+        self.reads_pending.retain(|&i| i < from);
+    }
+    /// Keep the first `len` entries.
+    pub fn cut(&mut self, len: Index) {
+        self.log.truncate(len as usize);
+        self.runs.retain(|r| r.1 <= len);
+        if let Some(r) = self.runs.last_mut() {
+            r.2 = r.2.min(len);
+        }
+    }
+    pub fn is_leader(&self) -> bool {
+        self.role == Role::Leader
+    }
+}

@@ -1,0 +1,219 @@
+//! Every constant of the Raft model is a parameter with Apache Ratis' default (the config key is
+//! named on each field). `preset = "ozone"` switches the election timeouts to Ozone's.
+
+use crate::engine::action::Dur;
+use crate::time::{US_PER_MS, US_PER_S};
+use serde::{Deserialize, Serialize};
+
+/// Which entries a leader may commit by counting replicas.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CommitRule {
+    /// Raft (and Ratis' `RaftLog.updateCommitIndex`): only an entry of the leader's current term
+    /// is committed by a majority of matchIndex; earlier entries commit with it.
+    CurrentTerm,
+    /// The unsafe rule of the paper's Figure 8: any entry stored on a majority is committed.
+    CountReplicas,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RaftParams {
+    /// `raft.server.rpc.timeout.min` (150 ms): election timeout lower bound; heartbeats go out
+    /// when a follower has not answered for min/2, at most every min/4 (`LogAppender`).
+    pub timeout_min: Dur,
+    /// `raft.server.rpc.timeout.max` (300 ms): election timeout upper bound; also the leader's
+    /// lease window (`LeaderStateImpl.checkLeadership`).
+    pub timeout_max: Dur,
+    /// `raft.server.rpc.request.timeout` (3 s): an AppendEntries without an answer this long is
+    /// given up (the appender resets to matchIndex + 1); also the client's request timeout.
+    pub request_timeout: Dur,
+    /// `raft.server.leaderelection.pre-vote` (true).
+    pub pre_vote: bool,
+    /// `raft.server.leaderelection.leader.step-down.wait-time`'s sibling: the leader steps down
+    /// when no majority answered within `timeout_max` (`raft.server.leader.heartbeat-check.enabled`, true).
+    pub leader_heartbeat_check: bool,
+    /// `raft.grpc.server.leader.outstanding.appends.max` (8): AppendEntries in flight per follower.
+    pub max_outstanding: u32,
+    /// Entries per AppendEntries (`raft.server.log.appender.buffer.element-limit`, 0 = unbounded
+    /// in Ratis, byte-limited at 4 MB; here a count).
+    pub append_batch: u32,
+    /// `raft.server.write.element-limit` (4096): pending client requests on a leader
+    /// (`PendingRequests` permits).
+    pub pending_limit: u32,
+    /// `raft.server.retrycache.expirytime` (60 s).
+    pub retry_cache_expiry: Dur,
+    /// A new leader appends an entry of its term at once (Ratis: the configuration entry of
+    /// `LeaderStateImpl.prepare`). The Figure 8 scenario turns it off, as the paper has none.
+    pub leader_startup_entry: bool,
+    /// Which entries count as committed (`current-term` is Raft; `count-replicas` is unsafe).
+    pub commit_rule: CommitRule,
+    /// LogWorker: time to write and flush one batch (SegmentedRaftLogWorker, `raft.server.log.force.sync.num`
+    /// batches flushes; one task here).
+    pub flush_cost: Dur,
+    /// LogAppender: time to build and send one AppendEntries.
+    pub append_cost: Dur,
+    /// StateMachineUpdater: time to apply one entry.
+    pub apply_cost: Dur,
+    /// Client requests per second generated at `client_node` (0: none).
+    pub client_rate: u32,
+    /// The node whose co-located client generates load (empty: the first node).
+    pub client_node: String,
+    /// Client back-off after a NotLeader reply without a leader hint (Ratis client retry policy
+    /// sleep; `raft.server.rpc.sleep.time` is 25 ms on the server side).
+    pub client_retry: Dur,
+    /// Check the Raft safety invariants after every event (off only for raw speed).
+    pub check_invariants: bool,
+    /// `default` (Ratis) or `ozone` (election timeout 5 s - 5.2 s); `teaching` (1.5 s - 3 s,
+    /// slow enough to watch). Applied before the explicit fields.
+    pub preset: String,
+}
+
+impl Default for RaftParams {
+    fn default() -> Self {
+        RaftParams {
+            timeout_min: Dur(150 * US_PER_MS),
+            timeout_max: Dur(300 * US_PER_MS),
+            request_timeout: Dur(3 * US_PER_S),
+            pre_vote: true,
+            leader_heartbeat_check: true,
+            max_outstanding: 8,
+            append_batch: 64,
+            pending_limit: 4096,
+            retry_cache_expiry: Dur(60 * US_PER_S),
+            leader_startup_entry: true,
+            commit_rule: CommitRule::CurrentTerm,
+            flush_cost: Dur(US_PER_MS),
+            append_cost: Dur(50),
+            apply_cost: Dur(100),
+            client_rate: 0,
+            client_node: String::new(),
+            client_retry: Dur(100 * US_PER_MS),
+            check_invariants: true,
+            preset: "default".into(),
+        }
+    }
+}
+
+/// The presets' election timeouts (min, max).
+pub const PRESETS: &[(&str, Micros, Micros)] = &[
+    ("default", 150 * US_PER_MS, 300 * US_PER_MS),
+    ("ozone", 5 * US_PER_S, 5200 * US_PER_MS),
+    ("teaching", 1500 * US_PER_MS, 3 * US_PER_S),
+];
+
+use crate::time::Micros;
+
+impl RaftParams {
+    /// Parse `[params]`: the preset first, then the explicit keys over it.
+    pub fn from_table(t: toml::Table) -> Result<RaftParams, String> {
+        let preset = match t.get("preset") {
+            None => "default".to_string(),
+            Some(toml::Value::String(s)) => s.clone(),
+            Some(v) => {
+                return Err(format!(
+                "params.preset: {v} is not a string; use \"default\", \"ozone\" or \"teaching\""
+            ))
+            }
+        };
+        let Some(&(_, min, max)) = PRESETS.iter().find(|p| p.0 == preset) else {
+            return Err(format!(
+                "params.preset: \"{preset}\" is unknown; use \"default\", \"ozone\" or \"teaching\""
+            ));
+        };
+        let mut base = toml::Table::new();
+        base.insert(
+            "timeout_min".into(),
+            toml::Value::String(crate::time::fmt_duration(min)),
+        );
+        base.insert(
+            "timeout_max".into(),
+            toml::Value::String(crate::time::fmt_duration(max)),
+        );
+        base.extend(t);
+        let p: RaftParams = toml::Value::Table(base)
+            .try_into()
+            .map_err(|e: toml::de::Error| format!("params: {}", e.message()))?;
+        p.validate()?;
+        Ok(p)
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        if self.timeout_min.0 < 4 {
+            return Err(
+                "params.timeout_min must be at least 4us (heartbeats go every min/4)".into(),
+            );
+        }
+        if self.timeout_max.0 < self.timeout_min.0 {
+            return Err(format!(
+                "params.timeout_max ({}) is below timeout_min ({}); make it at least as large",
+                crate::time::fmt_duration(self.timeout_max.0),
+                crate::time::fmt_duration(self.timeout_min.0)
+            ));
+        }
+        if self.request_timeout.0 == 0 {
+            return Err("params.request_timeout must be > 0".into());
+        }
+        if self.max_outstanding == 0 || self.max_outstanding > 1024 {
+            return Err(format!(
+                "params.max_outstanding {} must be between 1 and 1024",
+                self.max_outstanding
+            ));
+        }
+        if self.append_batch == 0 || self.append_batch > 4096 {
+            return Err(format!(
+                "params.append_batch {} must be between 1 and 4096",
+                self.append_batch
+            ));
+        }
+        if self.pending_limit == 0 {
+            return Err("params.pending_limit must be > 0".into());
+        }
+        if self.client_rate > 10_000 {
+            return Err(format!(
+                "params.client_rate {} must be at most 10000 requests/s",
+                self.client_rate
+            ));
+        }
+        if self.client_retry.0 == 0 {
+            return Err("params.client_retry must be > 0".into());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_and_errors() {
+        let p = RaftParams::from_table(toml::Table::new()).unwrap();
+        assert_eq!(p, RaftParams::default());
+        let t: toml::Table = toml::from_str("preset = \"ozone\"").unwrap();
+        let p = RaftParams::from_table(t).unwrap();
+        assert_eq!(
+            (p.timeout_min.0, p.timeout_max.0),
+            (5 * US_PER_S, 5200 * US_PER_MS)
+        );
+        let t: toml::Table = toml::from_str("preset = \"ozone\"\ntimeout_max = \"6s\"").unwrap();
+        assert_eq!(
+            RaftParams::from_table(t).unwrap().timeout_max.0,
+            6 * US_PER_S
+        );
+        let t: toml::Table = toml::from_str("preset = \"fast\"").unwrap();
+        assert!(RaftParams::from_table(t).unwrap_err().contains("preset"));
+        let t: toml::Table =
+            toml::from_str("timeout_min = \"1s\"\ntimeout_max = \"500ms\"").unwrap();
+        assert!(RaftParams::from_table(t)
+            .unwrap_err()
+            .contains("timeout_max"));
+        let t: toml::Table = toml::from_str("pre_vot = true").unwrap();
+        assert!(RaftParams::from_table(t).unwrap_err().contains("pre_vot"));
+        let t: toml::Table = toml::from_str("commit_rule = \"count-replicas\"").unwrap();
+        assert_eq!(
+            RaftParams::from_table(t).unwrap().commit_rule,
+            CommitRule::CountReplicas
+        );
+    }
+}

@@ -1,0 +1,253 @@
+//! The state-machine seam, shaped like Ratis' `StateMachine`: `startTransaction` (validate; a
+//! refusal gets no log index), `preAppendTransaction` (inside the leader's append), the data stage
+//! `write` (every replica; may complete later on the state machine's own executor: the entry
+//! counts as flushed only when both the log and the data are written), `applyTransaction` (on the
+//! StateMachineUpdater thread) and `readStateMachineData` (the leader's appender, when the data is
+//! not at hand; may complete later). A state machine adds its own executors after Raft's three,
+//! its own tasks and timers, and reports asynchronous completions through [`SmCtx`]; Raft code
+//! never changes for a new one. [`Kv`] is the teaching key-value store.
+
+use super::{Index, Raft, Term};
+use crate::engine::trace::LogLevel;
+use crate::engine::{Ctx, NodeId};
+use crate::time::Micros;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// What the data stage or a data read says now.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stage {
+    /// Done synchronously.
+    Done,
+    /// Will complete later: the state machine calls [`SmCtx::data_written`] / [`SmCtx::data_read`].
+    Pending,
+    /// Failed (the state machine decides what that means for itself, e.g. unhealthy).
+    Failed(String),
+}
+
+/// What `startTransaction` decides.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Start {
+    /// Go on to appendTransaction now.
+    Ready,
+    /// Hold the request (a hold point before appendTransaction); the state machine calls
+    /// [`SmCtx::resume`] with the token later.
+    Hold(u64),
+}
+
+/// Asynchronous completions a state machine reports back to Raft.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SmEvent {
+    DataWritten(Index),
+    DataRead(Index),
+    Resume(u64, Result<(), String>),
+}
+
+/// A state machine's window: the node's engine context plus the completions it reports.
+pub struct SmCtx<'c, 'a, S: StateMachine> {
+    pub ctx: &'c mut Ctx<'a, Raft<S>>,
+    pub(super) events: Vec<SmEvent>,
+}
+
+impl<'c, 'a, S: StateMachine> SmCtx<'c, 'a, S> {
+    pub(super) fn new(ctx: &'c mut Ctx<'a, Raft<S>>) -> Self {
+        SmCtx {
+            ctx,
+            events: Vec::new(),
+        }
+    }
+    /// Submit a task to the state machine's `k`-th own executor (`S::EXECUTORS[3 + k]`).
+    pub fn submit(&mut self, k: u8, task: S::Task) {
+        self.ctx
+            .submit(super::SM_EXEC0 + k, super::Task::Sm(task), None);
+    }
+    pub fn set_timer(&mut self, t: S::Timer, at: Micros) {
+        self.ctx.set_timer(super::Timer::Sm(t), at);
+    }
+    pub fn log(&mut self, level: LogLevel, text: impl fmt::Display) {
+        self.ctx.log(level, text);
+    }
+    pub fn data_written(&mut self, i: Index) {
+        self.events.push(SmEvent::DataWritten(i));
+    }
+    pub fn data_read(&mut self, i: Index) {
+        self.events.push(SmEvent::DataRead(i));
+    }
+    pub fn resume(&mut self, token: u64, r: Result<(), String>) {
+        self.events.push(SmEvent::Resume(token, r));
+    }
+}
+
+/// A Raft state machine (Ratis `StateMachine`). Every hook may fail with a message; the
+/// message becomes the client's reply (startTransaction, preAppendTransaction) or a log line.
+pub trait StateMachine: Clone + fmt::Debug + 'static {
+    /// A request and its log payload.
+    type Cmd: Clone + fmt::Debug + PartialEq;
+    type Reply: Clone + fmt::Debug + PartialEq;
+    /// Per-node state (volatile parts are dropped by `on_exit`).
+    type Node: Clone + fmt::Debug;
+    type Task: Clone + fmt::Debug;
+    type Timer: Clone + Ord + fmt::Debug;
+    /// All executors of a Raft node running this state machine: Raft's three
+    /// ([`super::RAFT_EXECUTORS`]) first, then the state machine's own.
+    const EXECUTORS: &'static [&'static str];
+
+    fn init(&self, id: NodeId) -> Self::Node;
+    /// kill -9 / stop: drop volatile state (the log replay rebuilds the applied state).
+    fn on_exit(&self, node: &mut Self::Node);
+    /// A client request from the `client-...` commands: `None` when the words are not a request
+    /// of this state machine; `Some(Err)` when they are, but malformed.
+    fn parse_request(&self, words: &[&str]) -> Option<Result<Self::Cmd, String>>;
+    /// The `seq`-th request of the generated client load.
+    fn load_request(&self, seq: u64) -> Self::Cmd;
+    fn describe(&self, cmd: &Self::Cmd) -> String;
+
+    fn start_transaction(
+        &self,
+        _n: &mut Self::Node,
+        _c: &mut SmCtx<Self>,
+        _cmd: &Self::Cmd,
+    ) -> Result<Start, String> {
+        Ok(Start::Ready)
+    }
+    fn pre_append_transaction(
+        &self,
+        _n: &mut Self::Node,
+        _c: &mut SmCtx<Self>,
+        _i: Index,
+        _cmd: &Self::Cmd,
+    ) -> Result<(), String> {
+        Ok(())
+    }
+    /// The data stage, on every replica as the entry is appended.
+    fn write_data(
+        &self,
+        _n: &mut Self::Node,
+        _c: &mut SmCtx<Self>,
+        _i: Index,
+        _t: Term,
+        _cmd: &Self::Cmd,
+        _leader: bool,
+    ) -> Stage {
+        Stage::Done
+    }
+    /// The leader's appender needs entry `i`'s data for a follower.
+    fn read_data(
+        &self,
+        _n: &mut Self::Node,
+        _c: &mut SmCtx<Self>,
+        _i: Index,
+        _cmd: &Self::Cmd,
+    ) -> Stage {
+        Stage::Done
+    }
+    fn apply(
+        &self,
+        n: &mut Self::Node,
+        c: &mut SmCtx<Self>,
+        i: Index,
+        cmd: &Self::Cmd,
+    ) -> Self::Reply;
+    fn on_task(&self, _n: &mut Self::Node, _c: &mut SmCtx<Self>, _t: Self::Task) {}
+    fn on_timer(&self, _n: &mut Self::Node, _c: &mut SmCtx<Self>, _t: Self::Timer) {}
+    fn service_us(&self, _n: &Self::Node, _t: &Self::Task) -> Micros {
+        0
+    }
+    fn task_label(&self, _t: &Self::Task) -> &'static str {
+        "sm-task"
+    }
+    fn timer_label(&self, _t: &Self::Timer) -> &'static str {
+        "sm-timer"
+    }
+    /// A state-machine view (`query` falls through to it for views Raft does not know).
+    fn query(
+        &self,
+        _n: &Self::Node,
+        _view: &str,
+        _key: Option<&str>,
+    ) -> Option<Result<String, String>> {
+        None
+    }
+    fn views_json(&self, _n: &Self::Node) -> serde_json::Value {
+        serde_json::Value::Null
+    }
+}
+
+/// The teaching key-value store: `put KEY VALUE`, `get KEY`.
+#[derive(Clone, Debug, Default)]
+pub struct Kv;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum KvCmd {
+    Put(String, String),
+    Get(String),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct KvNode {
+    pub map: BTreeMap<String, String>,
+    pub applied_puts: u64,
+}
+
+impl StateMachine for Kv {
+    type Cmd = KvCmd;
+    type Reply = Option<String>;
+    type Node = KvNode;
+    type Task = ();
+    type Timer = ();
+    const EXECUTORS: &'static [&'static str] = super::RAFT_EXECUTORS;
+
+    fn init(&self, _id: NodeId) -> KvNode {
+        KvNode::default()
+    }
+    fn on_exit(&self, n: &mut KvNode) {
+        *n = KvNode::default();
+    }
+    fn parse_request(&self, w: &[&str]) -> Option<Result<KvCmd, String>> {
+        match w {
+            ["client-put", k, v] => Some(Ok(KvCmd::Put(k.to_string(), v.to_string()))),
+            ["client-put", ..] => Some(Err(
+                "client-put needs a key and a value, e.g. \"client-put x 1\"".into(),
+            )),
+            ["client-get", k] => Some(Ok(KvCmd::Get(k.to_string()))),
+            ["client-get", ..] => Some(Err("client-get needs a key, e.g. \"client-get x\"".into())),
+            _ => None,
+        }
+    }
+    fn load_request(&self, seq: u64) -> KvCmd {
+        KvCmd::Put(format!("k{}", seq % 16), format!("{seq}"))
+    }
+    fn describe(&self, c: &KvCmd) -> String {
+        match c {
+            KvCmd::Put(k, v) => format!("put {k}={v}"),
+            KvCmd::Get(k) => format!("get {k}"),
+        }
+    }
+    fn apply(
+        &self,
+        n: &mut KvNode,
+        _c: &mut SmCtx<Self>,
+        _i: Index,
+        cmd: &KvCmd,
+    ) -> Option<String> {
+        match cmd {
+            KvCmd::Put(k, v) => {
+                n.applied_puts += 1;
+                n.map.insert(k.clone(), v.clone())
+            }
+            KvCmd::Get(k) => n.map.get(k).cloned(),
+        }
+    }
+    fn query(&self, n: &KvNode, view: &str, key: Option<&str>) -> Option<Result<String, String>> {
+        match view {
+            "kv" => Some(match key {
+                Some(k) => Ok(n.map.get(k).cloned().unwrap_or_default()),
+                None => Err("view `kv` needs `key = \"...\"` (the key to read)".into()),
+            }),
+            _ => None,
+        }
+    }
+    fn views_json(&self, n: &KvNode) -> serde_json::Value {
+        serde_json::json!({ "kv": n.map, "applied_puts": n.applied_puts })
+    }
+}

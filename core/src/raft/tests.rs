@@ -1,0 +1,275 @@
+//! Unit tests of the Raft model through `Engine<RaftKv>` directly, and every `scenarios/raft-*`
+//! file x variant through the generic runner.
+
+use super::params::RaftParams;
+use super::sm::Kv;
+use super::{Raft, RaftKv};
+use crate::engine::action::Action;
+use crate::engine::network::Link;
+use crate::engine::{Engine, Sim};
+use crate::limits::Limits;
+use crate::model::{Model, QValue, Query};
+use crate::pingpong::topology;
+use crate::runner::{Run, RunOptions};
+use crate::scenario::builtin;
+use crate::time::US_PER_S;
+
+pub fn engine(n: u32, params: &str, seed: u64) -> Engine<RaftKv> {
+    let t: toml::Table = toml::from_str(params).unwrap();
+    let p = RaftParams::from_table(t).unwrap();
+    let topo = topology(n);
+    let proto = Raft::new(p, Kv, &topo).unwrap();
+    Engine::new(
+        Sim::new(
+            proto,
+            topo,
+            Link::healthy(500, 1_500),
+            seed,
+            vec![],
+            Limits::default(),
+        ),
+        false,
+        0,
+    )
+}
+
+fn leaders(e: &Engine<RaftKv>) -> Vec<(u32, u64)> {
+    RaftKv::leaders(&e.sim)
+}
+
+fn act(e: &mut Engine<RaftKv>, a: Action) {
+    e.apply_user_action(a).unwrap();
+}
+
+fn cmd(e: &mut Engine<RaftKv>, node: &str, c: &str) {
+    act(
+        e,
+        Action::Command {
+            node: node.into(),
+            command: c.into(),
+        },
+    );
+}
+
+#[test]
+fn elects_one_leader_and_replicates_writes() {
+    for seed in 0..20 {
+        let mut e = engine(5, "client_rate = 50", seed);
+        e.run_until(5 * US_PER_S, u64::MAX).unwrap();
+        let l = leaders(&e);
+        assert_eq!(l.len(), 1, "seed {seed}: {l:?}");
+        let acked: u64 = e.sim.nodes.iter().map(|s| s.state.client.acked).sum();
+        assert!(acked > 150, "seed {seed}: only {acked} writes acknowledged");
+        let lead = &e.sim.nodes[l[0].0 as usize].state;
+        for s in &e.sim.nodes {
+            assert_eq!(s.state.leader, Some(l[0].0));
+            assert!(
+                lead.commit - s.state.applied < 10,
+                "followers apply what commits"
+            );
+        }
+        assert_eq!(e.sim.violations, 0);
+    }
+}
+
+#[test]
+fn leader_crash_reelects_and_log_survives_kill() {
+    let mut e = engine(3, "client_rate = 20", 3);
+    e.run_until(3 * US_PER_S, u64::MAX).unwrap();
+    let (old, t) = leaders(&e)[0];
+    let name = e.sim.topo.name(old).to_string();
+    let before = e.sim.nodes[old as usize].state.clone();
+    act(&mut e, Action::Kill { node: name.clone() });
+    let after = &e.sim.nodes[old as usize].state;
+    assert_eq!(
+        (after.term, after.voted_for),
+        (before.term, before.voted_for)
+    );
+    assert_eq!(
+        after.last(),
+        before.log_flushed,
+        "the flushed log survives, the rest is lost"
+    );
+    assert_eq!(
+        (after.commit, after.applied),
+        (0, 0),
+        "volatile state is gone"
+    );
+    e.run_until(5 * US_PER_S, u64::MAX).unwrap();
+    let l = leaders(&e);
+    assert_eq!(l.len(), 1);
+    assert!(l[0].0 != old && l[0].1 > t);
+    act(&mut e, Action::Start { node: name });
+    e.run_until(8 * US_PER_S, u64::MAX).unwrap();
+    let n = &e.sim.nodes[old as usize].state;
+    assert_eq!(n.leader, Some(l[0].0));
+    assert!(
+        n.applied > before.applied,
+        "the restarted node replays and catches up"
+    );
+    assert_eq!(e.sim.violations, 0);
+}
+
+#[test]
+fn stalled_apply_thread_lets_commit_run_ahead() {
+    let mut e = engine(3, "client_rate = 50", 1);
+    e.run_until(2 * US_PER_S, u64::MAX).unwrap();
+    let (l, _) = leaders(&e)[0];
+    let name = e.sim.topo.name(l).to_string();
+    act(
+        &mut e,
+        Action::Stall {
+            node: name.clone(),
+            executor: "StateMachineUpdater".into(),
+        },
+    );
+    let acked0: u64 = e.sim.nodes[0].state.client.acked;
+    e.run_until(4 * US_PER_S, u64::MAX).unwrap();
+    let n = &e.sim.nodes[l as usize].state;
+    assert!(
+        n.commit > n.applied + 50,
+        "commit {} applied {}",
+        n.commit,
+        n.applied
+    );
+    assert_eq!(
+        e.sim.nodes[0].state.client.acked, acked0,
+        "no reply while the leader cannot apply"
+    );
+    act(
+        &mut e,
+        Action::Release {
+            node: name,
+            executor: "StateMachineUpdater".into(),
+        },
+    );
+    e.run_until(5 * US_PER_S, u64::MAX).unwrap();
+    let n = &e.sim.nodes[l as usize].state;
+    assert!(n.commit - n.applied < 5);
+    assert!(e.sim.nodes[0].state.client.acked > acked0 + 100);
+    assert!(e.sim.nodes[0].state.client.lat_max > US_PER_S);
+}
+
+#[test]
+fn commands_and_params_are_checked() {
+    let mut e = engine(3, "", 1);
+    e.run_until(US_PER_S, u64::MAX).unwrap();
+    let err = e
+        .apply_user_action(Action::Command {
+            node: "n0".into(),
+            command: "client-put x".into(),
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("key and a value"), "{err}");
+    let err = e
+        .apply_user_action(Action::Command {
+            node: "n0".into(),
+            command: "vote".into(),
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("timeout"), "{err}");
+    let (l, _) = leaders(&e)[0];
+    let err = e
+        .apply_user_action(Action::Command {
+            node: e.sim.topo.name(l).into(),
+            command: "timeout".into(),
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("leader"), "{err}");
+    let t: toml::Table = toml::from_str("client_node = \"zz\"").unwrap();
+    let p = RaftParams::from_table(t).unwrap();
+    let err = Raft::new(p, Kv, &topology(3)).unwrap_err();
+    assert!(err.contains("client_node") && err.contains("n0"), "{err}");
+}
+
+#[test]
+fn timeout_command_starts_an_election_and_put_applies_everywhere() {
+    let mut e = engine(3, "timeout_min = \"1h\"\ntimeout_max = \"1h\"", 1);
+    e.run_until(US_PER_S, u64::MAX).unwrap();
+    assert!(leaders(&e).is_empty());
+    cmd(&mut e, "n2", "timeout");
+    e.run_until(2 * US_PER_S, u64::MAX).unwrap();
+    assert_eq!(leaders(&e), vec![(2, 1)]);
+    cmd(&mut e, "n0", "client-put x 7");
+    e.run_until(3 * US_PER_S, u64::MAX).unwrap();
+    let q = Query {
+        view: "kv",
+        node: Some(1),
+        peer: None,
+        contains: None,
+        from: 0,
+        key: Some("x"),
+    };
+    assert_eq!(
+        e.sim.proto.query(&e.sim, &q).unwrap().unwrap(),
+        QValue::Text("7".into())
+    );
+    assert_eq!(e.sim.nodes[0].state.client.acked, 1);
+    assert_eq!(
+        e.sim.nodes[0].state.client.target, 2,
+        "the client followed the NotLeader hint"
+    );
+}
+
+// ---- scenario files through the runner -------------------------------------------------
+
+/// Every `scenarios/raft-*.toml` is built in, and each variant meets its expectations when the
+/// generic runner runs it (tests/tests/scenarios.rs runs every model's; this one keeps the Raft
+/// files' feedback inside the core crate).
+#[test]
+fn scenario_files() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios");
+    let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|f| f.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.starts_with("raft-"))
+        .collect();
+    on_disk.sort();
+    let mut built_in: Vec<String> = builtin::FILES
+        .iter()
+        .map(|(f, _)| f.to_string())
+        .filter(|n| n.starts_with("raft-"))
+        .collect();
+    built_in.sort();
+    assert_eq!(
+        on_disk, built_in,
+        "every raft scenario file is in builtin::FILES"
+    );
+    let mut n = 0;
+    for sc in builtin::all()
+        .into_iter()
+        .filter(|s| s.raw.protocol == "raft")
+    {
+        for v in sc.variant_names() {
+            let mut r = Run::new(
+                sc.clone(),
+                v,
+                None,
+                &toml::Table::new(),
+                &RunOptions {
+                    body_budget: 0,
+                    ..RunOptions::default()
+                },
+            )
+            .unwrap_or_else(|e| panic!("{}/{v}: {e}", sc.raw.name));
+            let rep = r.run(None).unwrap();
+            let failed: Vec<String> = rep
+                .expectations
+                .iter()
+                .filter(|e| !e.passed)
+                .map(|e| format!("{}: {}", e.name, e.detail))
+                .collect();
+            assert!(
+                failed.is_empty(),
+                "{}/{v}:\n{}",
+                sc.raw.name,
+                failed.join("\n")
+            );
+            n += 1;
+        }
+    }
+    assert!(n >= 7, "{n} raft scenario variants");
+}

@@ -1,0 +1,592 @@
+//! What a person can observe of the Raft model: the `Model` impl (views for expectations,
+//! metrics, JSON views, message kinds, commands, the "who leads" matrix, series, badges).
+
+use super::node::{Payload, RNode, Role};
+use super::params::RaftParams;
+use super::sm::{Kv, StateMachine};
+use super::Raft;
+use crate::engine::{NodeId, NodeStatus, Sim};
+use crate::model::{
+    Cell, CommandSpec, MatrixSpec, MatrixSummary, Model, MsgKind, PairSeries, QValue, Query,
+    SeriesSpec,
+};
+use crate::scenario::Scenario;
+use serde_json::json;
+use std::collections::BTreeMap;
+
+pub const VIEWS: &[&str] = &[
+    "role",
+    "term",
+    "leader",
+    "voted_for",
+    "commit_index",
+    "last_applied",
+    "apply_lag",
+    "flush_index",
+    "log_length",
+    "log_term",
+    "last_log_term",
+    "next_index",
+    "match_index",
+    "leaders",
+    "leader_term",
+    "elections",
+    "client_acked",
+    "client_failed",
+    "client_pending",
+    "client_latency_last_ms",
+    "client_latency_max_ms",
+    "client_latency_mean_ms",
+    "applied_writes",
+    "pending_requests",
+    "kv",
+];
+
+pub const MSG_KINDS: &[MsgKind] = &[
+    MsgKind {
+        label: "PRE_VOTE",
+        color: "#f59f00",
+        about: "pre-vote: would you vote for me? (no term change)",
+    },
+    MsgKind {
+        label: "PRE_VOTE_REPLY",
+        color: "#fab005",
+        about: "pre-vote answer",
+    },
+    MsgKind {
+        label: "REQUEST_VOTE",
+        color: "#e8590c",
+        about: "a candidate asks for a vote in its new term",
+    },
+    MsgKind {
+        label: "REQUEST_VOTE_REPLY",
+        color: "#fd7e14",
+        about: "vote granted or refused",
+    },
+    MsgKind {
+        label: "APPEND_ENTRIES",
+        color: "#1971c2",
+        about: "the leader sends log entries",
+    },
+    MsgKind {
+        label: "HEARTBEAT",
+        color: "#74c0fc",
+        about: "an empty AppendEntries: the leader is alive",
+    },
+    MsgKind {
+        label: "APPEND_ENTRIES_REPLY",
+        color: "#2b8a3e",
+        about: "SUCCESS, INCONSISTENCY or NOT_LEADER",
+    },
+    MsgKind {
+        label: "CLIENT_REQUEST",
+        color: "#9c36b5",
+        about: "a client request",
+    },
+    MsgKind {
+        label: "CLIENT_REPLY",
+        color: "#cc5de8",
+        about: "the reply, or NotLeader with a hint",
+    },
+];
+
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        command: "timeout",
+        label: "Time out",
+        help: "start an election now",
+    },
+    CommandSpec {
+        command: "client-put x 1",
+        label: "Client put",
+        help: "the client on this node writes x=1 (client-put KEY VALUE)",
+    },
+    CommandSpec {
+        command: "client-get x",
+        label: "Client get",
+        help: "the client on this node reads x through the log",
+    },
+];
+
+pub const SERIES: &[SeriesSpec] = &[
+    SeriesSpec {
+        name: "commit_index",
+        title: "commitIndex",
+        per_node: true,
+    },
+    SeriesSpec {
+        name: "last_applied",
+        title: "lastApplied",
+        per_node: true,
+    },
+    SeriesSpec {
+        name: "client_latency_ms",
+        title: "client latency, last reply (ms)",
+        per_node: false,
+    },
+    SeriesSpec {
+        name: "client_oldest_pending_ms",
+        title: "oldest pending client request (ms)",
+        per_node: false,
+    },
+];
+
+/// Matrix cell classes (see [`MatrixSpec::legend`]).
+pub const CELL_NOT_LEADER: u8 = 0;
+pub const CELL_LEADER: u8 = 1;
+pub const CELL_STALE: u8 = 2;
+pub const CELL_SELF_LEADER: u8 = 3;
+pub const CELL_DOWN: u8 = 4;
+
+pub const MATRIX: MatrixSpec = MatrixSpec {
+    title: "Leader matrix",
+    axes: "row: node · column: the leader it believes in, at which term",
+    legend: &[
+        ("@panel", "not its leader"),
+        ("@up_soft", "believed leader, current term"),
+        ("@asym", "believed leader, stale term"),
+        ("@accent", "itself, as leader"),
+        ("@stopped", "node down"),
+    ],
+    mark: Some("a follower of this leader whose log lags its commitIndex"),
+    notable_by: "stale leader of",
+};
+
+fn name(sim: &Sim<impl crate::engine::Protocol>, id: Option<NodeId>) -> String {
+    id.map_or(String::new(), |i| sim.topo.name(i).to_string())
+}
+
+fn ms(us: u64) -> f64 {
+    us as f64 / 1000.0
+}
+
+impl<S: StateMachine> Raft<S> {
+    fn up(sim: &Sim<Self>, id: NodeId) -> bool {
+        sim.nodes[id as usize].status != NodeStatus::Stopped
+    }
+    /// Running leaders: (node, term).
+    pub fn leaders(sim: &Sim<Self>) -> Vec<(NodeId, u64)> {
+        (0..sim.topo.len())
+            .filter(|&i| Self::up(sim, i) && sim.nodes[i as usize].state.is_leader())
+            .map(|i| (i, sim.nodes[i as usize].state.term))
+            .collect()
+    }
+    fn client_totals(sim: &Sim<Self>) -> (u64, u64, u64, u64, u64, u64) {
+        let mut t = (0, 0, 0, 0, 0, 0);
+        for s in &sim.nodes {
+            let c = &s.state.client;
+            t.0 += c.acked;
+            t.1 += c.failed;
+            t.2 += c.outstanding.len() as u64;
+            t.3 = t.3.max(c.lat_max);
+            t.4 += c.lat_sum;
+            t.5 += c.lat_count;
+        }
+        t
+    }
+    fn last_latency(sim: &Sim<Self>) -> u64 {
+        sim.nodes
+            .iter()
+            .map(|s| s.state.client.lat_last)
+            .max()
+            .unwrap_or(0)
+    }
+    fn oldest_pending(sim: &Sim<Self>) -> u64 {
+        sim.nodes
+            .iter()
+            .filter_map(|s| {
+                s.state
+                    .client
+                    .outstanding
+                    .values()
+                    .map(|r| r.first_sent)
+                    .min()
+            })
+            .min()
+            .map_or(0, |t| sim.now - t)
+    }
+
+    pub fn query_impl(&self, sim: &Sim<Self>, q: &Query) -> Option<Result<QValue, String>> {
+        let node = |what: &str| -> Result<&RNode<S>, String> {
+            Ok(&sim.nodes[q.need_node(what)? as usize].state)
+        };
+        let num = |v: u64| Ok(QValue::Num(v as f64));
+        let r = match q.view {
+            "role" => node("the node").map(|n| {
+                let up = Self::up(sim, q.node.unwrap());
+                QValue::Text(if up { n.role.as_str() } else { "down" }.into())
+            }),
+            "term" => node("the node").and_then(|n| num(n.term)),
+            "leader" => node("the node").map(|n| QValue::Text(name(sim, n.leader))),
+            "voted_for" => node("the node").map(|n| QValue::Text(name(sim, n.voted_for))),
+            "commit_index" => node("the node").and_then(|n| num(n.commit)),
+            "last_applied" => node("the node").and_then(|n| num(n.applied)),
+            "apply_lag" => node("the node").and_then(|n| num(n.commit.saturating_sub(n.applied))),
+            "flush_index" => node("the node").and_then(|n| num(n.flush)),
+            "log_length" => node("the node").and_then(|n| num(n.last())),
+            "last_log_term" => node("the node").and_then(|n| num(n.last_term())),
+            "log_term" => node("the node").and_then(|n| {
+                let k = q.need_key("the log index")?;
+                let i: u64 = k.parse().map_err(|_| {
+                    format!("view `log_term`: key \"{k}\" is not a log index (1, 2, ...)")
+                })?;
+                num(n.term_at(i))
+            }),
+            "next_index" | "match_index" => node("the leader").and_then(|n| {
+                let p = q.need_peer()?;
+                match n.progress.get(p as usize) {
+                    Some(pr) if n.is_leader() => num(if q.view == "next_index" {
+                        pr.next
+                    } else {
+                        pr.matched
+                    }),
+                    _ => num(0),
+                }
+            }),
+            "leaders" => num(Self::leaders(sim).len() as u64),
+            "leader_term" => num(Self::leaders(sim).iter().map(|l| l.1).max().unwrap_or(0)),
+            "elections" => match q.node {
+                Some(i) => num(sim.nodes[i as usize].state.elections),
+                None => num(sim.nodes.iter().map(|s| s.state.elections).sum()),
+            },
+            "client_acked"
+            | "client_failed"
+            | "client_pending"
+            | "client_latency_max_ms"
+            | "client_latency_mean_ms"
+            | "client_latency_last_ms" => {
+                let (acked, failed, pending, max, sum, count) = match q.node {
+                    Some(i) => {
+                        let c = &sim.nodes[i as usize].state.client;
+                        (
+                            c.acked,
+                            c.failed,
+                            c.outstanding.len() as u64,
+                            c.lat_max,
+                            c.lat_sum,
+                            c.lat_count,
+                        )
+                    }
+                    None => Self::client_totals(sim),
+                };
+                Ok(QValue::Num(match q.view {
+                    "client_acked" => acked as f64,
+                    "client_failed" => failed as f64,
+                    "client_pending" => pending as f64,
+                    "client_latency_max_ms" => ms(max),
+                    "client_latency_last_ms" => ms(match q.node {
+                        Some(i) => sim.nodes[i as usize].state.client.lat_last,
+                        None => Self::last_latency(sim),
+                    }),
+                    _ => {
+                        if count == 0 {
+                            0.0
+                        } else {
+                            ms(sum) / count as f64
+                        }
+                    }
+                }))
+            }
+            "applied_writes" => node("the node").and_then(|n| num(n.applied_client)),
+            "pending_requests" => node("the leader").and_then(|n| num(n.pending.len() as u64)),
+            other => {
+                let n = match node("the node") {
+                    Ok(n) => n,
+                    Err(e) => {
+                        return self
+                            .sm
+                            .query(&sim.nodes[0].state.sm, other, q.key)
+                            .map(|_| Err(e))
+                    }
+                };
+                return self
+                    .sm
+                    .query(&n.sm, other, q.key)
+                    .map(|r| r.map(QValue::Text));
+            }
+        };
+        Some(r)
+    }
+
+    pub fn node_json(&self, sim: &Sim<Self>, id: NodeId) -> serde_json::Value {
+        let slot = &sim.nodes[id as usize];
+        let n = &slot.state;
+        let entries: Vec<_> = n
+            .log
+            .iter()
+            .enumerate()
+            .map(|(k, e)| {
+                let what = match &e.payload {
+                    Payload::Startup => String::new(),
+                    Payload::Client { cmd, .. } => self.sm.describe(cmd),
+                };
+                json!({"index": k + 1, "term": e.term, "kind": e.kind(), "what": what})
+            })
+            .collect();
+        let followers: Vec<_> = if n.is_leader() {
+            n.progress
+                .iter()
+                .enumerate()
+                .filter(|(p, _)| *p as NodeId != id)
+                .map(|(p, pr)| {
+                    json!({"peer": sim.topo.name(p as NodeId), "next_index": pr.next, "match_index": pr.matched,
+                           "outstanding": pr.outstanding.len(), "last_response_us": pr.last_response})
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let execs: Vec<_> = self
+            .executors_named()
+            .iter()
+            .zip(&slot.exec_stats)
+            .map(|(name, s)| json!({"name": name, "stats": s}))
+            .collect();
+        json!({
+            "status": slot.status.as_str(),
+            "role": if slot.status == NodeStatus::Stopped { "down" } else { n.role.as_str() },
+            "term": n.term,
+            "voted_for": name(sim, n.voted_for),
+            "leader": name(sim, n.leader),
+            "election_deadline_us": if n.role == Role::Leader { None } else { Some(n.election_deadline) },
+            "votes": n.votes.iter().map(|&v| sim.topo.name(v)).collect::<Vec<_>>(),
+            "commit_index": n.commit,
+            "last_applied": n.applied,
+            "flush_index": n.flush,
+            "log": entries,
+            "followers": followers,
+            "pending_requests": n.pending.len(),
+            "retry_cache": n.retry.len(),
+            "executors": execs,
+            "client": {"acked": n.client.acked, "failed": n.client.failed, "pending": n.client.outstanding.len(),
+                       "target": sim.topo.name(n.client.target), "latency_last_us": n.client.lat_last,
+                       "latency_max_us": n.client.lat_max},
+            "state_machine": self.sm.views_json(&n.sm),
+        })
+    }
+
+    fn executors_named(&self) -> &'static [&'static str] {
+        S::EXECUTORS
+    }
+}
+
+impl Model for Raft<Kv> {
+    const NAME: &'static str = "raft";
+    const ABOUT: &'static str =
+        "Raft as Apache Ratis runs it: pre-vote elections, replication, commit, a delayable apply thread";
+    fn build(
+        params: toml::Table,
+        section: Option<&toml::Table>,
+        sc: &Scenario,
+    ) -> Result<Self, String> {
+        if let Some(s) = section {
+            if let Some(k) = s.keys().next() {
+                return Err(format!(
+                    "[raft] section: unknown key `{k}`; put Raft settings under [params]"
+                ));
+            }
+        }
+        let p = RaftParams::from_table(params)?;
+        Raft::new(p, Kv, &sc.topo)
+    }
+    const VIEWS: &'static [&'static str] = VIEWS;
+    fn query(&self, sim: &Sim<Self>, q: &Query) -> Option<Result<QValue, String>> {
+        self.query_impl(sim, q)
+    }
+    fn metrics(&self, sim: &Sim<Self>, out: &mut BTreeMap<String, f64>) {
+        let (acked, failed, pending, max, sum, count) = Self::client_totals(sim);
+        out.insert("raft_client_acked".into(), acked as f64);
+        out.insert("raft_client_failed".into(), failed as f64);
+        out.insert("raft_client_pending".into(), pending as f64);
+        out.insert("raft_client_latency_max_ms".into(), ms(max));
+        out.insert(
+            "raft_client_latency_mean_ms".into(),
+            if count == 0 {
+                0.0
+            } else {
+                ms(sum) / count as f64
+            },
+        );
+        out.insert(
+            "raft_elections".into(),
+            sim.nodes.iter().map(|s| s.state.elections).sum::<u64>() as f64,
+        );
+        out.insert(
+            "raft_leader_term".into(),
+            Self::leaders(sim).iter().map(|l| l.1).max().unwrap_or(0) as f64,
+        );
+        out.insert(
+            "raft_max_commit_index".into(),
+            sim.nodes.iter().map(|s| s.state.commit).max().unwrap_or(0) as f64,
+        );
+    }
+    fn views_json(&self, sim: &Sim<Self>) -> serde_json::Value {
+        let mut m = serde_json::Map::new();
+        for i in 0..sim.topo.len() {
+            m.insert(sim.topo.name(i).to_string(), self.node_json(sim, i));
+        }
+        serde_json::Value::Object(m)
+    }
+    fn msg_kinds(&self) -> &'static [MsgKind] {
+        MSG_KINDS
+    }
+    fn commands(&self) -> &'static [CommandSpec] {
+        COMMANDS
+    }
+    fn matrix(&self) -> Option<MatrixSpec> {
+        Some(MATRIX)
+    }
+    fn matrix_cell(&self, sim: &Sim<Self>, observer: NodeId, peer: NodeId) -> Cell {
+        let (on, pn) = (sim.topo.name(observer), sim.topo.name(peer));
+        if !Self::up(sim, observer) {
+            return Cell {
+                class: CELL_DOWN,
+                tip: vec![format!("{on} is down")],
+                ..Cell::default()
+            };
+        }
+        let o = &sim.nodes[observer as usize].state;
+        if o.leader != Some(peer) {
+            let mut tip = vec![format!("{on} does not follow {pn}")];
+            if let Some(l) = o.leader {
+                tip.push(format!(
+                    "{on} believes {} leads term {}",
+                    sim.topo.name(l),
+                    o.term
+                ));
+            } else {
+                tip.push(format!("{on} knows no leader in term {}", o.term));
+            }
+            return Cell {
+                class: CELL_NOT_LEADER,
+                tip,
+                ..Cell::default()
+            };
+        }
+        let p = &sim.nodes[peer as usize].state;
+        let class = if observer == peer {
+            CELL_SELF_LEADER
+        } else if Self::up(sim, peer) && p.is_leader() && p.term == o.term {
+            CELL_LEADER
+        } else {
+            CELL_STALE
+        };
+        let mut tip = vec![format!("{on} believes {pn} leads term {}", o.term)];
+        if class == CELL_STALE {
+            tip.push(if Self::up(sim, peer) {
+                format!("{pn} is {} in term {}", p.role.as_str(), p.term)
+            } else {
+                format!("{pn} is down")
+            });
+        }
+        tip.push(format!(
+            "{on}: commitIndex {}, lastApplied {}, last log index {}",
+            o.commit,
+            o.applied,
+            o.last()
+        ));
+        // A dot: a follower of a running leader that does not yet hold what the leader committed.
+        let mark = observer != peer && class == CELL_LEADER && o.last() < p.commit;
+        if mark {
+            tip.push(format!(
+                "its log ends at {}, the leader has committed {}",
+                o.last(),
+                p.commit
+            ));
+        }
+        Cell {
+            class,
+            text: format!("t{}", o.term),
+            mark,
+            tip,
+        }
+    }
+    fn matrix_summary(&self, sim: &Sim<Self>, limit: usize) -> MatrixSummary {
+        let leaders = Self::leaders(sim);
+        // Notable: a running node that believes in a leader which is not leading its term.
+        let mut notable = Vec::new();
+        for o in 0..sim.topo.len() {
+            if !Self::up(sim, o) {
+                continue;
+            }
+            if let Some(l) = sim.nodes[o as usize].state.leader {
+                if o != l && self.matrix_cell(sim, o, l).class == CELL_STALE {
+                    notable.push((o, l));
+                }
+            }
+        }
+        let mut text = match leaders.as_slice() {
+            [] => "No running leader.".to_string(),
+            [(l, t)] => format!("{} leads term {t}.", sim.topo.name(*l)),
+            many => format!(
+                "{} running leaders: {}.",
+                many.len(),
+                many.iter()
+                    .map(|(l, t)| format!("{} (term {t})", sim.topo.name(*l)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        if !notable.is_empty() {
+            let shown: Vec<String> = notable
+                .iter()
+                .take(limit)
+                .map(|(o, l)| format!("{} follows {}", sim.topo.name(*o), sim.topo.name(*l)))
+                .collect();
+            let more = notable.len().saturating_sub(limit);
+            text.push_str(&format!(
+                " Stale views: {}{}.",
+                shown.join("; "),
+                if more > 0 {
+                    format!("; and {more} more")
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        MatrixSummary {
+            bad: !notable.is_empty(),
+            notable,
+            text,
+        }
+    }
+    fn series(&self) -> &'static [SeriesSpec] {
+        SERIES
+    }
+    fn sample(&self, sim: &Sim<Self>, out: &mut Vec<f64>) {
+        out.extend(sim.nodes.iter().map(|s| s.state.commit as f64));
+        out.extend(sim.nodes.iter().map(|s| s.state.applied as f64));
+        out.push(ms(Self::last_latency(sim)));
+        out.push(ms(Self::oldest_pending(sim)));
+    }
+    fn pair_series(&self) -> Option<PairSeries> {
+        Some(PairSeries {
+            title: "matchIndex of each follower, on the selected node while it leads",
+            threshold: None,
+        })
+    }
+    fn pair_value(&self, sim: &Sim<Self>, observer: NodeId, peer: NodeId) -> f64 {
+        let n = &sim.nodes[observer as usize].state;
+        if !Self::up(sim, observer) || !n.is_leader() {
+            return 0.0;
+        }
+        if observer == peer {
+            return n.flush as f64;
+        }
+        n.progress
+            .get(peer as usize)
+            .map_or(0.0, |p| p.matched as f64)
+    }
+    fn node_badge(&self, sim: &Sim<Self>, id: NodeId) -> String {
+        if !Self::up(sim, id) {
+            return "down".into();
+        }
+        let n = &sim.nodes[id as usize].state;
+        match n.role {
+            Role::Leader => format!("leader t{}", n.term),
+            Role::Candidate { pre: true } => format!("pre-cand t{}", n.term + 1),
+            Role::Candidate { pre: false } => format!("cand t{}", n.term),
+            Role::Follower => "follower".into(),
+        }
+    }
+}
