@@ -49,7 +49,9 @@ impl Default for Limits {
             max_expectations: 1_000,
             max_scenario_bytes: 1 << 20,
             max_checkpoint_bytes: 2 << 30,
-            max_memory_bytes: 4 << 30,
+            // 4 GiB natively; a 32-bit address space (wasm32) cannot hold that (4 << 30 would
+            // wrap to 0 there), so 3 GiB.
+            max_memory_bytes: if usize::BITS > 32 { 4 << 30 } else { 3 << 30 },
         }
     }
 }

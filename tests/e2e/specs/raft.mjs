@@ -26,12 +26,6 @@ async function playUntil(page, fn, arg, timeout = 60_000) {
 
 export async function run({ page, baseUrl, screenshot, log }) {
   await open(page, baseUrl);
-  // Until the Raft model lands on main this branch's build has no such scenario: say so loudly.
-  // TODO(raft lands): drop this guard.
-  if (!(await page.$('#scenario-select option[value="raft-leader-election"]'))) {
-    log('SKIPPED: raft-leader-election is not in this build (the Raft model has not landed)');
-    return;
-  }
   await page.selectOption('#scenario-select', 'raft-leader-election');
   await settled(page);
   assert.equal((await app(page)).scenario, 'raft-leader-election');
