@@ -9,6 +9,7 @@ use crate::engine::{Engine, Sim};
 use crate::gossip::Gossip;
 use crate::limits::Limits;
 use crate::model::{Driver, Model};
+use crate::ozone::view::Ozone;
 use crate::pingpong::PingPong;
 use crate::raft::RaftKv;
 use crate::scenario::Scenario;
@@ -53,7 +54,12 @@ const fn entry<M: Model>() -> ModelEntry {
 }
 
 /// Every model, in the order `clusterscope list` shows them.
-pub static MODELS: &[ModelEntry] = &[entry::<Gossip>(), entry::<PingPong>(), entry::<RaftKv>()];
+pub static MODELS: &[ModelEntry] = &[
+    entry::<Gossip>(),
+    entry::<PingPong>(),
+    entry::<RaftKv>(),
+    entry::<Ozone>(),
+];
 
 /// The entry for a scenario's `protocol`.
 pub fn find(name: &str) -> Option<&'static ModelEntry> {

@@ -202,8 +202,8 @@ fn rows() -> Vec<Row> {
             "unknown_protocol",
             "A protocol that is not modelled",
             "protocol = \"gossip\"",
-            "protocol = \"raft\"",
-            &["protocol", "raft", "use one of: gossip"],
+            "protocol = \"zookeeper\"",
+            &["protocol", "zookeeper", "use one of: gossip"],
         ),
         sc(
             "bad_scenario_name",

@@ -234,9 +234,15 @@ fn scenario_files() {
         .filter(|n| n.starts_with("raft-"))
         .collect();
     built_in.sort();
-    assert_eq!(on_disk, built_in, "every raft scenario file is in builtin::FILES");
+    assert_eq!(
+        on_disk, built_in,
+        "every raft scenario file is in builtin::FILES"
+    );
     let mut n = 0;
-    for sc in builtin::all().into_iter().filter(|s| s.raw.protocol == "raft") {
+    for sc in builtin::all()
+        .into_iter()
+        .filter(|s| s.raw.protocol == "raft")
+    {
         for v in sc.variant_names() {
             let mut r = Run::new(
                 sc.clone(),

@@ -449,7 +449,11 @@ impl Model for Raft<Kv> {
         if o.leader != Some(peer) {
             let mut tip = vec![format!("{on} does not follow {pn}")];
             if let Some(l) = o.leader {
-                tip.push(format!("{on} believes {} leads term {}", sim.topo.name(l), o.term));
+                tip.push(format!(
+                    "{on} believes {} leads term {}",
+                    sim.topo.name(l),
+                    o.term
+                ));
             } else {
                 tip.push(format!("{on} knows no leader in term {}", o.term));
             }
@@ -569,7 +573,9 @@ impl Model for Raft<Kv> {
         if observer == peer {
             return n.flush as f64;
         }
-        n.progress.get(peer as usize).map_or(0.0, |p| p.matched as f64)
+        n.progress
+            .get(peer as usize)
+            .map_or(0.0, |p| p.matched as f64)
     }
     fn node_badge(&self, sim: &Sim<Self>, id: NodeId) -> String {
         if !Self::up(sim, id) {

@@ -34,6 +34,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../scenarios/gossip-digest-exchange.toml"),
     ),
     (
+        "hdds-17673-close-race.toml",
+        include_str!("../../../scenarios/hdds-17673-close-race.toml"),
+    ),
+    (
         "pingpong.toml",
         include_str!("../../../scenarios/pingpong.toml"),
     ),
