@@ -37,3 +37,9 @@ fn close_race_variants() {
     }
     assert!(fails.is_empty(), "\n{fails}");
 }
+
+#[test]
+fn write_pipeline() {
+    let fails = run("ozone-write-pipeline", "ozone");
+    assert!(fails.is_empty(), "\n{fails}");
+}
