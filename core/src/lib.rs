@@ -9,6 +9,7 @@ pub mod gossip;
 pub mod limits;
 pub mod model;
 pub mod mutation;
+pub mod ozone;
 pub mod pingpong;
 pub mod raft;
 pub mod registry;

@@ -10,6 +10,7 @@ use crate::gossip::Gossip;
 use crate::limits::Limits;
 use crate::model::{Driver, Model, ViewNeeds};
 use crate::mutation::MutationTracking;
+use crate::ozone::view::Ozone;
 use crate::pingpong::PingPong;
 use crate::raft::RaftKv;
 use crate::scenario::Scenario;
@@ -62,6 +63,7 @@ pub static MODELS: &[ModelEntry] = &[
     entry::<MutationTracking>(),
     entry::<PingPong>(),
     entry::<RaftKv>(),
+    entry::<Ozone>(),
 ];
 
 /// The entry for a scenario's `protocol`.

@@ -149,11 +149,6 @@ impl<S: StateMachine> Raft<S> {
             Some(Cached::Pending(_)) => return, // the entry's apply answers
             None => {}
         }
-        if node.pending.len() + node.held.len() >= self.p.pending_limit as usize {
-            let outcome =
-                Outcome::Failed("ResourceUnavailableException: pending requests are full".into());
-            return ctx.send(from, Msg::Reply { seq, outcome });
-        }
         match self.with_sm(node, ctx, |s, n, c| s.start_transaction(n, c, &cmd)) {
             Err(e) => ctx.send(
                 from,
@@ -207,8 +202,31 @@ impl<S: StateMachine> Raft<S> {
         seq: u64,
         cmd: S::Cmd,
     ) {
+        // LeaderStateImpl.tryAcquirePendingRequest: after startTransaction (a held request has
+        // no permit yet).
+        if node.pending.len() as u64 + node.leaked() >= self.p.pending_limit as u64 {
+            let outcome = Outcome::Failed(
+                "ResourceUnavailableException: Failed to acquire a pending write request".into(),
+            );
+            return ctx.send(from, Msg::Reply { seq, outcome });
+        }
         let i = node.last() + 1;
         if let Err(e) = self.with_sm(node, ctx, |s, n, c| s.pre_append_transaction(n, c, i, &cmd)) {
+            if self.p.leak_permit_on_pre_append_failure {
+                // RaftServerImpl.appendTransaction: failWithReply without releasing the permit.
+                if node.leaked_term != node.term {
+                    node.leaked_term = node.term;
+                    node.leaked_permits = 0;
+                }
+                node.leaked_permits += 1;
+                ctx.log(
+                    LogLevel::Warn,
+                    format_args!(
+                        "preAppendTransaction rejected #{seq}; its pending-request permit is not released ({} leaked of {})",
+                        node.leaked_permits, self.p.pending_limit
+                    ),
+                );
+            }
             return ctx.send(
                 from,
                 Msg::Reply {

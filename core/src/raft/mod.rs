@@ -91,6 +91,8 @@ pub enum Msg<S: StateMachine> {
         seq: u64,
         outcome: Outcome<S::Reply>,
     },
+    /// A message of the state machine's own protocol (e.g. Ozone datanode <-> SCM).
+    Sm(S::Msg),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -161,12 +163,26 @@ impl<S: StateMachine> Raft<S> {
             topo.resolve(&p.client_node)
                 .map_err(|e| format!("params.client_node: {e}"))?
         };
+        let n = match p.group_size {
+            0 => topo.len(),
+            g if g <= topo.len() => g,
+            g => {
+                return Err(format!(
+                    "params.group_size {g} is larger than the cluster ({} nodes)",
+                    topo.len()
+                ))
+            }
+        };
         Ok(Raft {
             p,
             sm,
-            n: topo.len(),
+            n,
             client_node,
         })
+    }
+    /// A node outside the Raft group (`params.group_size`): it runs only the state machine.
+    pub fn outside(&self, id: NodeId) -> bool {
+        id >= self.n
     }
     pub fn majority(&self) -> usize {
         self.n as usize / 2 + 1
@@ -183,7 +199,7 @@ impl<S: StateMachine> Raft<S> {
         ctx: &mut Ctx<Self>,
         f: impl FnOnce(&S, &mut S::Node, &mut SmCtx<S>) -> R,
     ) -> R {
-        let mut c = SmCtx::new(ctx);
+        let mut c = SmCtx::new(ctx, node.is_leader(), node.leader);
         let r = f(&self.sm, &mut node.sm, &mut c);
         let events = std::mem::take(&mut c.events);
         for e in events {
@@ -191,7 +207,7 @@ impl<S: StateMachine> Raft<S> {
         }
         r
     }
-    fn on_sm_event(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, e: SmEvent) {
+    fn on_sm_event(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, e: SmEvent<S::Cmd>) {
         match e {
             SmEvent::DataWritten(i) => {
                 node.data_pending.remove(&i);
@@ -202,6 +218,15 @@ impl<S: StateMachine> Raft<S> {
                 self.notify_appenders(node, ctx);
             }
             SmEvent::Resume(token, r) => self.resume_held(node, ctx, token, r),
+            SmEvent::Submit(cmd) => {
+                // A request of the state machine itself to its local server (its reply comes
+                // back to this node's client, which does not know it and drops it). Its own
+                // sequence space, per incarnation: the retry cache must never answer it.
+                node.sm_seq += 1;
+                let seq = (1 << 63) + (node.ghost.client_epoch << 32) + node.sm_seq;
+                let me = ctx.me;
+                self.on_request(node, ctx, me, seq, cmd);
+            }
         }
     }
 }
@@ -226,6 +251,9 @@ impl<S: StateMachine> Protocol for Raft<S> {
         node.client = node::Client::new(ctx.me);
         // A fresh client id per incarnation: the retry cache must not confuse it with the last.
         node.client.next_seq = (node.ghost.client_epoch << 32) + 1;
+        if self.outside(ctx.me) {
+            return; // not in the Raft group: no election timer, no client load
+        }
         // The log read back from disk is flushed; the data is in the state-machine files.
         node.flush = node.last();
         node.log_flushed = node.last();
@@ -292,6 +320,7 @@ impl<S: StateMachine> Protocol for Raft<S> {
             } => self.on_append_reply(node, ctx, from, term, result, next_index, match_index, call),
             Msg::Request { seq, cmd } => self.on_request(node, ctx, from, seq, cmd),
             Msg::Reply { seq, outcome } => self.on_reply(node, ctx, from, seq, outcome),
+            Msg::Sm(m) => self.with_sm(node, ctx, |s, n, c| s.on_message(n, c, from, m)),
         }
     }
     fn on_timer(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, timer: Timer<S::Timer>) {
@@ -343,6 +372,9 @@ impl<S: StateMachine> Protocol for Raft<S> {
                 self.start_election(node, ctx);
                 Ok(())
             }
+            _ if self.sm.is_command(&words) => {
+                self.with_sm(node, ctx, |s, n, c| s.command(n, c, &words))
+            }
             _ => match self.sm.parse_request(&words) {
                 Some(Ok(req)) => {
                     self.client_send(node, ctx, req);
@@ -366,6 +398,7 @@ impl<S: StateMachine> Protocol for Raft<S> {
             Msg::AppendReply { .. } => "APPEND_ENTRIES_REPLY",
             Msg::Request { .. } => "CLIENT_REQUEST",
             Msg::Reply { .. } => "CLIENT_REPLY",
+            Msg::Sm(m) => self.sm.msg_label(m),
         }
     }
     fn task_label(&self, task: &Task<S>) -> &'static str {
@@ -458,6 +491,7 @@ impl<S: StateMachine> Protocol for Raft<S> {
                     Outcome::Failed(e) => write!(s, "client reply #{seq}: failed: {e}"),
                 };
             }
+            Msg::Sm(m) => s = self.sm.render_msg(m),
         }
         s
     }

@@ -208,6 +208,12 @@ pub struct RNode<S: StateMachine> {
     pub reads_pending: BTreeSet<Index>,
     pub retry: BTreeMap<(NodeId, u64), Cached<S::Reply>>,
     pub client: Client<S::Cmd>,
+    /// Requests the state machine submitted to this server (`SmCtx::submit_request`).
+    pub sm_seq: u64,
+    /// Pending-request permits never released in `leaked_term` (see
+    /// `RaftParams::leak_permit_on_pre_append_failure`).
+    pub leaked_permits: u64,
+    pub leaked_term: Term,
     pub sm: S::Node,
     // -- counters (volatile too, but kept: they describe the run, not the process)
     pub elections: u64,
@@ -242,6 +248,9 @@ impl<S: StateMachine> RNode<S> {
             reads_pending: BTreeSet::new(),
             retry: BTreeMap::new(),
             client: Client::new(me),
+            sm_seq: 0,
+            leaked_permits: 0,
+            leaked_term: 0,
             sm,
             elections: 0,
             applied_client: 0,
@@ -302,6 +311,14 @@ impl<S: StateMachine> RNode<S> {
         self.runs.retain(|r| r.1 <= len);
         if let Some(r) = self.runs.last_mut() {
             r.2 = r.2.min(len);
+        }
+    }
+    /// Permits leaked in the current term.
+    pub fn leaked(&self) -> u64 {
+        if self.leaked_term == self.term {
+            self.leaked_permits
+        } else {
+            0
         }
     }
     pub fn is_leader(&self) -> bool {

@@ -64,6 +64,14 @@ pub struct RaftParams {
     pub client_retry: Dur,
     /// Check the Raft safety invariants after every event (off only for raw speed).
     pub check_invariants: bool,
+    /// How many nodes (the first ones of `[cluster]`) form the Raft group; 0: all of them. The
+    /// others run only the state machine (e.g. Ozone's SCM): no elections, no log.
+    pub group_size: u32,
+    /// Ratis as released (3.3.x and master at the time of writing): a request rejected by
+    /// `preAppendTransaction` (a `StateMachineException`) never releases the pending-request permit
+    /// `appendTransaction` acquired, so each rejection shrinks the leader's `pending_limit` for
+    /// the rest of its term. Off: the permit is released (the model's default, as before).
+    pub leak_permit_on_pre_append_failure: bool,
     /// `default` (Ratis) or `ozone` (election timeout 5 s - 5.2 s); `teaching` (1.5 s - 3 s,
     /// slow enough to watch). Applied before the explicit fields.
     pub preset: String,
@@ -90,6 +98,8 @@ impl Default for RaftParams {
             client_node: String::new(),
             client_retry: Dur(100 * US_PER_MS),
             check_invariants: true,
+            group_size: 0,
+            leak_permit_on_pre_append_failure: false,
             preset: "default".into(),
         }
     }

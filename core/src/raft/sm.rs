@@ -37,24 +37,45 @@ pub enum Start {
 
 /// Asynchronous completions a state machine reports back to Raft.
 #[derive(Clone, Debug, PartialEq)]
-pub enum SmEvent {
+pub enum SmEvent<C> {
     DataWritten(Index),
     DataRead(Index),
     Resume(u64, Result<(), String>),
+    /// Submit a request to this node's own Raft server (as a client would).
+    Submit(C),
 }
 
 /// A state machine's window: the node's engine context plus the completions it reports.
 pub struct SmCtx<'c, 'a, S: StateMachine> {
     pub ctx: &'c mut Ctx<'a, Raft<S>>,
-    pub(super) events: Vec<SmEvent>,
+    /// This node leads its Raft group now.
+    pub is_leader: bool,
+    /// The leader this node knows of.
+    pub leader: Option<NodeId>,
+    pub(super) events: Vec<SmEvent<S::Cmd>>,
 }
 
 impl<'c, 'a, S: StateMachine> SmCtx<'c, 'a, S> {
-    pub(super) fn new(ctx: &'c mut Ctx<'a, Raft<S>>) -> Self {
+    pub(super) fn new(
+        ctx: &'c mut Ctx<'a, Raft<S>>,
+        is_leader: bool,
+        leader: Option<NodeId>,
+    ) -> Self {
         SmCtx {
             ctx,
+            is_leader,
+            leader,
             events: Vec::new(),
         }
+    }
+    /// Send a message of the state machine's own protocol.
+    pub fn send(&mut self, to: NodeId, msg: S::Msg) {
+        self.ctx.send(to, super::Msg::Sm(msg));
+    }
+    /// Submit a request to this node's own Raft server (Ozone's `XceiverServerRatis.submitRequest`):
+    /// a follower answers NotLeader, which nobody waits for.
+    pub fn submit_request(&mut self, cmd: S::Cmd) {
+        self.events.push(SmEvent::Submit(cmd));
     }
     /// Submit a task to the state machine's `k`-th own executor (`S::EXECUTORS[3 + k]`).
     pub fn submit(&mut self, k: u8, task: S::Task) {
@@ -88,6 +109,8 @@ pub trait StateMachine: Clone + fmt::Debug + 'static {
     type Node: Clone + fmt::Debug;
     type Task: Clone + fmt::Debug;
     type Timer: Clone + Ord + fmt::Debug;
+    /// Messages of the state machine's own protocol (`SmCtx::send`, `on_message`).
+    type Msg: Clone + fmt::Debug;
     /// All executors of a Raft node running this state machine: Raft's three
     /// ([`super::RAFT_EXECUTORS`]) first, then the state machine's own.
     const EXECUTORS: &'static [&'static str];
@@ -149,6 +172,26 @@ pub trait StateMachine: Clone + fmt::Debug + 'static {
         cmd: &Self::Cmd,
     ) -> Self::Reply;
     fn on_task(&self, _n: &mut Self::Node, _c: &mut SmCtx<Self>, _t: Self::Task) {}
+    fn on_message(&self, _n: &mut Self::Node, _c: &mut SmCtx<Self>, _from: NodeId, _m: Self::Msg) {}
+    fn msg_label(&self, _m: &Self::Msg) -> &'static str {
+        "SM_MESSAGE"
+    }
+    fn render_msg(&self, m: &Self::Msg) -> String {
+        format!("{m:?}")
+    }
+    /// Whether `words` is a node command of the state machine (not a client request).
+    fn is_command(&self, _words: &[&str]) -> bool {
+        false
+    }
+    /// Run a node command `is_command` accepted.
+    fn command(
+        &self,
+        _n: &mut Self::Node,
+        _c: &mut SmCtx<Self>,
+        _words: &[&str],
+    ) -> Result<(), String> {
+        Ok(())
+    }
     fn on_timer(&self, _n: &mut Self::Node, _c: &mut SmCtx<Self>, _t: Self::Timer) {}
     fn service_us(&self, _n: &Self::Node, _t: &Self::Task) -> Micros {
         0
@@ -195,6 +238,7 @@ impl StateMachine for Kv {
     type Node = KvNode;
     type Task = ();
     type Timer = ();
+    type Msg = ();
     const EXECUTORS: &'static [&'static str] = super::RAFT_EXECUTORS;
 
     fn init(&self, _id: NodeId) -> KvNode {

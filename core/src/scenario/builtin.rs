@@ -58,6 +58,14 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../scenarios/mutation-tracking-sweep.toml"),
     ),
     (
+        "hdds-17673-close-race.toml",
+        include_str!("../../../scenarios/hdds-17673-close-race.toml"),
+    ),
+    (
+        "ozone-write-pipeline.toml",
+        include_str!("../../../scenarios/ozone-write-pipeline.toml"),
+    ),
+    (
         "pingpong.toml",
         include_str!("../../../scenarios/pingpong.toml"),
     ),

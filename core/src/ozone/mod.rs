@@ -1,0 +1,847 @@
+//! Ozone's datanode container state machine on Raft (`protocol = "ozone"`): `Raft<Csm>` with the
+//! first `group_size` nodes a RATIS/THREE pipeline of datanodes and one more node the SCM (it
+//! runs only the state machine, see `RaftParams::group_size`).
+//!
+//! Modelled after apache/ozone `ContainerStateMachine` (startTransaction, preAppendTransaction,
+//! writeStateMachineData on a chunk-writer executor with the leader's `stateMachineDataCache`,
+//! readStateMachineData, applyTransaction, handleCommandResult), `HddsDispatcher`
+//! (validateContainerCommand), `KeyValueHandler` (checkContainerOpen), `ChunkUtils` (the read-back
+//! length check), `CloseContainerCommandHandler`, and SCM's `PipelineActionHandler` /
+//! `CloseContainerEventHandler`. See docs/MODEL.md, "Ozone".
+//!
+//! Files: this one (commands, results, per-node state, the state machine), `view` (the `Model`
+//! impl).
+
+pub mod view;
+
+use crate::engine::action::Dur;
+use crate::engine::trace::LogLevel;
+use crate::engine::NodeId;
+use crate::raft::sm::{SmCtx, Stage, Start, StateMachine};
+use crate::raft::{Index, Term, RAFT_EXECUTORS};
+use crate::time::{Micros, US_PER_MS};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+/// The chunk writer: `ContainerStateMachine`'s per-block single-threaded write executors (one
+/// here: a backlog on it is what the race needs).
+pub const CHUNK_WRITER: u8 = crate::raft::SM_EXEC0;
+pub const EXECUTORS: &[&str] = &[
+    RAFT_EXECUTORS[0],
+    RAFT_EXECUTORS[1],
+    RAFT_EXECUTORS[2],
+    "ChunkWriter",
+];
+
+/// The Ozone keys of `[params]` (the rest are Raft's).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OzoneParams {
+    /// Containers 1..=containers, OPEN on every datanode of the pipeline at start.
+    pub containers: u32,
+    /// Bytes per WriteChunk of the generated client load.
+    pub chunk_len: u64,
+    /// The HDDS-17673 fix: `preAppendTransaction` re-checks that a WriteChunk's container is
+    /// still OPEN and rejects it (StateMachineException, leaderShouldStepDown=false) otherwise.
+    pub recheck_in_pre_append: bool,
+    /// Time the chunk writer takes per WriteChunk data stage.
+    pub chunk_write_cost: Dur,
+}
+
+pub const OZONE_KEYS: &[&str] = &[
+    "containers",
+    "chunk_len",
+    "recheck_in_pre_append",
+    "chunk_write_cost",
+];
+
+impl Default for OzoneParams {
+    fn default() -> Self {
+        OzoneParams {
+            containers: 2,
+            chunk_len: 1024,
+            recheck_in_pre_append: false,
+            chunk_write_cost: Dur(US_PER_MS),
+        }
+    }
+}
+
+/// Container states (`ContainerProtos.ContainerDataProto.State`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum CState {
+    Open,
+    Closing,
+    QuasiClosed,
+    Closed,
+    Unhealthy,
+}
+
+impl CState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CState::Open => "OPEN",
+            CState::Closing => "CLOSING",
+            CState::QuasiClosed => "QUASI_CLOSED",
+            CState::Closed => "CLOSED",
+            CState::Unhealthy => "UNHEALTHY",
+        }
+    }
+}
+
+/// Container command results (`ContainerProtos.Result`, the ones the model produces).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Res {
+    Success,
+    ContainerNotOpen,
+    ClosedContainerIo,
+    ChunkFileInconsistency,
+    ContainerUnhealthy,
+    ContainerInternalError,
+}
+
+impl Res {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Res::Success => "SUCCESS",
+            Res::ContainerNotOpen => "CONTAINER_NOT_OPEN",
+            Res::ClosedContainerIo => "CLOSED_CONTAINER_IO",
+            Res::ChunkFileInconsistency => "CHUNK_FILE_INCONSISTENCY",
+            Res::ContainerUnhealthy => "CONTAINER_UNHEALTHY",
+            Res::ContainerInternalError => "CONTAINER_INTERNAL_ERROR",
+        }
+    }
+    /// `ContainerStateMachine.handleCommandResult` / applyTransaction: these do not make the
+    /// state machine unhealthy.
+    pub fn tolerated(self) -> bool {
+        matches!(
+            self,
+            Res::Success
+                | Res::ContainerNotOpen
+                | Res::ClosedContainerIo
+                | Res::ChunkFileInconsistency
+        )
+    }
+}
+
+impl fmt::Display for Res {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A container command carried by the Raft log. `tag` names a client request for the views.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OzCmd {
+    WriteChunk {
+        c: u32,
+        block: u32,
+        off: u64,
+        len: u64,
+        tag: String,
+    },
+    PutBlock {
+        c: u32,
+        block: u32,
+        len: u64,
+        tag: String,
+    },
+    CloseContainer {
+        c: u32,
+    },
+}
+
+impl OzCmd {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            OzCmd::WriteChunk { .. } => "WriteChunk",
+            OzCmd::PutBlock { .. } => "PutBlock",
+            OzCmd::CloseContainer { .. } => "CloseContainer",
+        }
+    }
+    pub fn container(&self) -> u32 {
+        match self {
+            OzCmd::WriteChunk { c, .. }
+            | OzCmd::PutBlock { c, .. }
+            | OzCmd::CloseContainer { c } => *c,
+        }
+    }
+    fn tag(&self) -> Option<&str> {
+        match self {
+            OzCmd::WriteChunk { tag, .. } | OzCmd::PutBlock { tag, .. } => Some(tag),
+            OzCmd::CloseContainer { .. } => None,
+        }
+    }
+}
+
+/// Datanode <-> SCM (heartbeats and the commands they carry).
+#[derive(Clone, Debug, PartialEq)]
+pub enum OzMsg {
+    /// Datanode heartbeat: `PipelineAction` CLOSE (`XceiverServerRatis.triggerPipelineClose`).
+    PipelineActionClose { reason: String },
+    /// SCM -> datanode: `CloseContainerCommand`.
+    CloseContainer { c: u32 },
+    /// SCM -> datanode: `ClosePipelineCommand` (the datanode removes the Raft group).
+    ClosePipeline,
+    /// Datanode -> SCM: a container report (here only a container that closed).
+    ContainerReport { c: u32, state: CState },
+}
+
+#[derive(Clone, Debug)]
+pub enum OzTask {
+    /// The data stage of WriteChunk `i` on the chunk writer.
+    ChunkWrite {
+        i: Index,
+        c: u32,
+        block: u32,
+        off: u64,
+        len: u64,
+    },
+}
+
+/// SCM's view (on the SCM node only).
+#[derive(Clone, Debug, Default)]
+pub struct Scm {
+    pub pipeline_open: bool,
+    pub containers: BTreeMap<u32, CState>,
+    pub pipeline_actions: u64,
+}
+
+/// One node: a datanode's containers and state machine, or SCM.
+#[derive(Clone, Debug, Default)]
+pub struct OzNode {
+    pub scm: Option<Scm>,
+    // -- on disk
+    pub containers: BTreeMap<u32, CState>,
+    /// Block file lengths on disk, by (container, block).
+    pub files: BTreeMap<(u32, u32), u64>,
+    /// Committed block lengths (PutBlock applied), by (container, block).
+    pub blocks: BTreeMap<(u32, u32), u64>,
+    /// The pipeline's Raft group was removed (ClosePipelineCommand).
+    pub pipeline_removed: bool,
+    // -- volatile
+    /// `stateMachineHealthy`.
+    pub healthy: bool,
+    pub unhealthy_containers: BTreeSet<u32>,
+    /// The leader's `stateMachineDataCache`: log index -> bytes.
+    pub cache: BTreeMap<Index, u64>,
+    pub pipeline_action_sent: bool,
+    /// Hold every WriteChunk at the hold point (between startTransaction and appendTransaction).
+    pub hold: bool,
+    pub held: Vec<(u64, String)>,
+    pub next_token: u64,
+    // -- what the run showed (kept across restarts)
+    pub read_failures: u64,
+    /// Result of each tagged request as this node saw it (rejection, data stage or apply).
+    pub results: BTreeMap<String, String>,
+    /// Data status per log index: "cached" (data stage queued), "cached, written",
+    /// "cached, zero bytes", "written, evicted", "zero bytes, evicted" (leader); "written",
+    /// "zero bytes" (follower); "read from cache", "read from disk", "read failed" (the last
+    /// read of the leader's appender).
+    pub data: BTreeMap<Index, &'static str>,
+}
+
+impl OzNode {
+    pub fn state(&self, c: u32) -> Option<CState> {
+        self.containers.get(&c).copied()
+    }
+}
+
+/// `ContainerStateMachine` plus the SCM node.
+#[derive(Clone, Debug)]
+pub struct Csm {
+    pub p: OzoneParams,
+    /// The datanodes: nodes 0..dns.
+    pub dns: u32,
+    pub scm: NodeId,
+}
+
+fn parse_num<T: std::str::FromStr>(w: &str, what: &str) -> Result<T, String> {
+    w.parse()
+        .map_err(|_| format!("{what} \"{w}\" is not a number"))
+}
+
+impl Csm {
+    /// `KeyValueHandler.checkContainerOpen`: OPEN and CLOSING accept writes (what a leader
+    /// appended before CLOSING still arrives), CLOSED/QUASI_CLOSED answer CLOSED_CONTAINER_IO.
+    fn check_open(n: &OzNode, c: u32) -> Res {
+        match n.state(c) {
+            Some(CState::Open | CState::Closing) => Res::Success,
+            Some(CState::QuasiClosed | CState::Closed) => Res::ClosedContainerIo,
+            Some(CState::Unhealthy) => Res::ContainerUnhealthy,
+            None => Res::ContainerInternalError,
+        }
+    }
+    fn record(n: &mut OzNode, cmd: &OzCmd, r: impl Into<String>) {
+        if let Some(t) = cmd.tag() {
+            n.results.insert(t.to_string(), r.into());
+        }
+    }
+    fn unhealthy(&self, n: &mut OzNode, c: &mut SmCtx<Self>, why: &str) {
+        if n.healthy {
+            c.log(
+                LogLevel::Warn,
+                format_args!("ContainerStateMachine marked unhealthy: {why}"),
+            );
+        }
+        n.healthy = false;
+    }
+    fn report_close(&self, n: &OzNode, c: &mut SmCtx<Self>, cid: u32) {
+        if let Some(state) = n.state(cid) {
+            c.send(self.scm, OzMsg::ContainerReport { c: cid, state });
+        }
+    }
+}
+
+impl StateMachine for Csm {
+    type Cmd = OzCmd;
+    type Reply = Res;
+    type Node = OzNode;
+    type Task = OzTask;
+    type Timer = ();
+    type Msg = OzMsg;
+    const EXECUTORS: &'static [&'static str] = EXECUTORS;
+
+    fn init(&self, id: NodeId) -> OzNode {
+        let containers: BTreeMap<u32, CState> =
+            (1..=self.p.containers).map(|c| (c, CState::Open)).collect();
+        if id == self.scm {
+            return OzNode {
+                scm: Some(Scm {
+                    pipeline_open: true,
+                    containers,
+                    pipeline_actions: 0,
+                }),
+                healthy: true,
+                ..OzNode::default()
+            };
+        }
+        OzNode {
+            containers,
+            healthy: true,
+            ..OzNode::default()
+        }
+    }
+    fn on_exit(&self, n: &mut OzNode) {
+        n.healthy = true;
+        n.unhealthy_containers.clear();
+        n.cache.clear();
+        n.pipeline_action_sent = false;
+        n.hold = false;
+        n.held.clear();
+    }
+    fn parse_request(&self, w: &[&str]) -> Option<Result<OzCmd, String>> {
+        let r = match w {
+            ["client-write-chunk", tag, c, b, len, rest @ ..] if rest.len() <= 1 => (|| {
+                Ok(OzCmd::WriteChunk {
+                    tag: tag.to_string(),
+                    c: parse_num(c, "container")?,
+                    block: parse_num(b, "block")?,
+                    len: parse_num(len, "length")?,
+                    off: match rest {
+                        [o] => parse_num(o, "offset")?,
+                        _ => 0,
+                    },
+                })
+            })(),
+            ["client-write-chunk", ..] => Err(
+                "client-write-chunk TAG CONTAINER BLOCK LEN [OFFSET], e.g. \"client-write-chunk W1 1 1 1024\"".into(),
+            ),
+            ["client-put-block", tag, c, b, len] => (|| {
+                Ok(OzCmd::PutBlock {
+                    tag: tag.to_string(),
+                    c: parse_num(c, "container")?,
+                    block: parse_num(b, "block")?,
+                    len: parse_num(len, "length")?,
+                })
+            })(),
+            ["client-put-block", ..] => Err(
+                "client-put-block TAG CONTAINER BLOCK LEN, e.g. \"client-put-block P1 1 1 1024\"".into(),
+            ),
+            _ => return None,
+        };
+        Some(r)
+    }
+    fn load_request(&self, seq: u64) -> OzCmd {
+        OzCmd::WriteChunk {
+            c: (seq % self.p.containers.max(1) as u64) as u32 + 1,
+            block: seq as u32,
+            off: 0,
+            len: self.p.chunk_len,
+            tag: format!("L{seq}"),
+        }
+    }
+    fn describe(&self, cmd: &OzCmd) -> String {
+        match cmd {
+            OzCmd::WriteChunk {
+                c,
+                block,
+                off,
+                len,
+                tag,
+            } => format!("WriteChunk {tag} c{c} b{block} [{off}, {})", off + len),
+            OzCmd::PutBlock { c, block, len, tag } => {
+                format!("PutBlock {tag} c{c} b{block} len={len}")
+            }
+            OzCmd::CloseContainer { c } => format!("CloseContainer c{c}"),
+        }
+    }
+
+    /// `ContainerStateMachine.startTransaction` -> `HddsDispatcher.validateContainerCommand`:
+    /// a write needs its container OPEN (CLOSING is refused); a refusal gets no log index.
+    fn start_transaction(
+        &self,
+        n: &mut OzNode,
+        c: &mut SmCtx<Self>,
+        cmd: &OzCmd,
+    ) -> Result<Start, String> {
+        if n.pipeline_removed {
+            let e = "GroupMismatchException: the pipeline's Raft group was removed".to_string();
+            Self::record(n, cmd, "GroupMismatchException");
+            return Err(e);
+        }
+        if let OzCmd::CloseContainer { .. } = cmd {
+            return Ok(Start::Ready);
+        }
+        let cid = cmd.container();
+        let st = n.state(cid);
+        if st != Some(CState::Open) {
+            Self::record(n, cmd, "CONTAINER_NOT_OPEN");
+            return Err(format!(
+                "ContainerNotOpenException: CONTAINER_NOT_OPEN: container {cid} in {} state (startTransaction)",
+                st.map_or("missing", CState::as_str)
+            ));
+        }
+        if n.hold && matches!(cmd, OzCmd::WriteChunk { .. }) {
+            n.next_token += 1;
+            let t = n.next_token;
+            n.held.push((t, cmd.tag().unwrap_or_default().to_string()));
+            c.log(
+                LogLevel::Info,
+                format_args!(
+                    "{} passed startTransaction (container {cid} OPEN) and is held before appendTransaction (CodeInjectionForTesting)",
+                    self.describe(cmd)
+                ),
+            );
+            return Ok(Start::Hold(t));
+        }
+        Ok(Start::Ready)
+    }
+
+    /// Under the log lock, right before the index: the HDDS-17673 fix re-checks the container.
+    fn pre_append_transaction(
+        &self,
+        n: &mut OzNode,
+        c: &mut SmCtx<Self>,
+        i: Index,
+        cmd: &OzCmd,
+    ) -> Result<(), String> {
+        if !self.p.recheck_in_pre_append || !matches!(cmd, OzCmd::WriteChunk { .. }) {
+            return Ok(());
+        }
+        let cid = cmd.container();
+        match n.state(cid) {
+            Some(CState::Open) => Ok(()),
+            st => {
+                Self::record(n, cmd, "CONTAINER_NOT_OPEN");
+                c.log(
+                    LogLevel::Info,
+                    format_args!(
+                        "preAppendTransaction: {} rejected before index {i}: container {cid} is {}",
+                        self.describe(cmd),
+                        st.map_or("missing", CState::as_str)
+                    ),
+                );
+                Err(format!(
+                    "StateMachineException(leaderShouldStepDown=false): ContainerNotOpenException: CONTAINER_NOT_OPEN: container {cid} in {} state (preAppendTransaction)",
+                    st.map_or("missing", CState::as_str)
+                ))
+            }
+        }
+    }
+
+    /// writeStateMachineData: a WriteChunk goes to the chunk writer; the leader keeps its bytes
+    /// in `stateMachineDataCache` for the appenders.
+    fn write_data(
+        &self,
+        n: &mut OzNode,
+        c: &mut SmCtx<Self>,
+        i: Index,
+        _t: Term,
+        cmd: &OzCmd,
+        leader: bool,
+    ) -> Stage {
+        let OzCmd::WriteChunk {
+            c: cid,
+            block,
+            off,
+            len,
+            ..
+        } = *cmd
+        else {
+            return Stage::Done;
+        };
+        if leader {
+            n.cache.insert(i, len);
+            n.data.insert(i, "cached");
+        }
+        c.submit(
+            0,
+            OzTask::ChunkWrite {
+                i,
+                c: cid,
+                block,
+                off,
+                len,
+            },
+        );
+        Stage::Pending
+    }
+
+    /// readStateMachineData: the cache, else the chunk range read back from the block file
+    /// (`ChunkUtils`: fewer bytes than the chunk is "Unexpected read size").
+    fn read_data(&self, n: &mut OzNode, c: &mut SmCtx<Self>, i: Index, cmd: &OzCmd) -> Stage {
+        let OzCmd::WriteChunk {
+            c: cid,
+            block,
+            off,
+            len,
+            ..
+        } = *cmd
+        else {
+            return Stage::Done;
+        };
+        if n.cache.contains_key(&i) {
+            n.data.insert(i, "read from cache");
+            return Stage::Done;
+        }
+        let have = n.files.get(&(cid, block)).copied().unwrap_or(0);
+        if have >= off + len {
+            n.data.insert(i, "read from disk");
+            return Stage::Done;
+        }
+        n.read_failures += 1;
+        n.data.insert(i, "read failed");
+        let msg = format!("Unexpected read size. expected: {len}, actual: -1");
+        c.log(
+            LogLevel::Warn,
+            format_args!(
+                "ReadStateMachine failed. cmd WriteChunk logIndex {i} msg : {msg} Container Result: CONTAINER_INTERNAL_ERROR"
+            ),
+        );
+        self.unhealthy(n, c, "readStateMachineData failed");
+        if !n.pipeline_action_sent {
+            n.pipeline_action_sent = true;
+            c.log(
+                LogLevel::Warn,
+                format_args!("pipeline Action CLOSE on the pipeline. Reason : {msg}"),
+            );
+            c.send(
+                self.scm,
+                OzMsg::PipelineActionClose {
+                    reason: msg.clone(),
+                },
+            );
+        }
+        Stage::Failed(msg)
+    }
+
+    /// applyTransaction on the StateMachineUpdater.
+    fn apply(&self, n: &mut OzNode, c: &mut SmCtx<Self>, i: Index, cmd: &OzCmd) -> Res {
+        if c.is_leader {
+            // hdds.datanode.wait.on.all.followers=false: drop what is applied.
+            let keep = n.cache.split_off(&(i + 1));
+            for k in std::mem::replace(&mut n.cache, keep).into_keys() {
+                if let Some(d) = n.data.get_mut(&k) {
+                    *d = match *d {
+                        "cached, zero bytes" => "zero bytes, evicted",
+                        _ => "written, evicted",
+                    };
+                }
+            }
+        }
+        let cid = cmd.container();
+        let r = match cmd {
+            OzCmd::WriteChunk { .. } | OzCmd::PutBlock { .. }
+                if !n.healthy && n.unhealthy_containers.contains(&cid) =>
+            {
+                Res::ContainerUnhealthy
+            }
+            OzCmd::WriteChunk { .. } => Self::check_open(n, cid),
+            OzCmd::PutBlock { block, len, .. } => {
+                let r = Self::check_open(n, cid);
+                if r == Res::Success {
+                    n.blocks.insert((cid, *block), *len);
+                }
+                r
+            }
+            OzCmd::CloseContainer { .. } => match n.state(cid) {
+                Some(CState::Open | CState::Closing | CState::QuasiClosed) => {
+                    n.containers.insert(cid, CState::Closed);
+                    c.log(
+                        LogLevel::Info,
+                        format_args!(
+                            "container {cid} CLOSED (CloseContainer applied at index {i})"
+                        ),
+                    );
+                    self.report_close(n, c, cid);
+                    Res::Success
+                }
+                Some(CState::Closed) => Res::Success,
+                Some(CState::Unhealthy) => Res::ContainerUnhealthy,
+                None => Res::ContainerInternalError,
+            },
+        };
+        Self::record(n, cmd, r.as_str());
+        if !r.tolerated() {
+            n.unhealthy_containers.insert(cid);
+            self.unhealthy(n, c, &format!("applyTransaction of index {i}: {r}"));
+        }
+        r
+    }
+
+    fn on_task(&self, n: &mut OzNode, c: &mut SmCtx<Self>, t: OzTask) {
+        let OzTask::ChunkWrite {
+            i,
+            c: cid,
+            block,
+            off,
+            len,
+        } = t;
+        // checkContainerHealthy(skipContainerUnhealthyCheck = true), then
+        // KeyValueHandler.handleWriteChunk -> checkContainerOpen.
+        let r = if !n.healthy {
+            Res::ContainerUnhealthy
+        } else {
+            Self::check_open(n, cid)
+        };
+        if r == Res::Success {
+            let f = n.files.entry((cid, block)).or_insert(0);
+            *f = (*f).max(off + len);
+        }
+        let status = match (n.cache.contains_key(&i), r == Res::Success) {
+            (true, true) => "cached, written",
+            (true, false) => "cached, zero bytes",
+            (false, true) => "written",
+            (false, false) => "zero bytes",
+        };
+        n.data.insert(i, status);
+        c.log(
+            if r == Res::Success {
+                LogLevel::Info
+            } else {
+                LogLevel::Warn
+            },
+            format_args!(
+                "ChunkWriter: WriteChunk index {i} c{cid} b{block}: {r}, {} bytes written{}",
+                if r == Res::Success { len } else { 0 },
+                if r != Res::Success && r.tolerated() {
+                    " (handleCommandResult counts it as success)"
+                } else {
+                    ""
+                }
+            ),
+        );
+        if !r.tolerated() {
+            n.unhealthy_containers.insert(cid);
+            self.unhealthy(n, c, &format!("writeStateMachineData of index {i}: {r}"));
+            // Ratis would fail the log write with the data stage; here the stage completes and
+            // the apply answers CONTAINER_UNHEALTHY (see docs/MODEL.md).
+        }
+        c.data_written(i);
+    }
+
+    fn on_message(&self, n: &mut OzNode, c: &mut SmCtx<Self>, from: NodeId, m: OzMsg) {
+        if let Some(scm) = n.scm.as_mut() {
+            match m {
+                OzMsg::PipelineActionClose { reason } => {
+                    scm.pipeline_actions += 1;
+                    if !scm.pipeline_open {
+                        return;
+                    }
+                    scm.pipeline_open = false;
+                    c.log(
+                        LogLevel::Warn,
+                        format_args!(
+                            "PipelineActionHandler: CLOSE from {} (Reason : {reason}); pipeline moved to CLOSED state",
+                            c.ctx.topo.name(from)
+                        ),
+                    );
+                    let open: Vec<u32> = scm
+                        .containers
+                        .iter()
+                        .filter(|(_, s)| **s == CState::Open)
+                        .map(|(k, _)| *k)
+                        .collect();
+                    for cid in open {
+                        scm.containers.insert(cid, CState::Closing);
+                        for d in 0..self.dns {
+                            c.send(d, OzMsg::CloseContainer { c: cid });
+                        }
+                    }
+                    for d in 0..self.dns {
+                        c.send(d, OzMsg::ClosePipeline);
+                    }
+                }
+                OzMsg::ContainerReport {
+                    c: cid,
+                    state: CState::Closed,
+                } => {
+                    scm.containers.insert(cid, CState::Closed);
+                }
+                _ => {}
+            }
+            return;
+        }
+        match m {
+            OzMsg::CloseContainer { c: cid } => {
+                // CloseContainerCommandHandler.
+                match n.state(cid) {
+                    Some(CState::Open) => {
+                        n.containers.insert(cid, CState::Closing);
+                        c.log(
+                            LogLevel::Info,
+                            format_args!(
+                                "CloseContainerCommandHandler: container {cid} OPEN -> CLOSING"
+                            ),
+                        );
+                    }
+                    Some(CState::Closing) => {}
+                    _ => return,
+                }
+                if n.pipeline_removed {
+                    n.containers.insert(cid, CState::QuasiClosed);
+                    c.log(
+                        LogLevel::Info,
+                        format_args!(
+                            "container {cid} QUASI_CLOSED (no pipeline to close it through)"
+                        ),
+                    );
+                    return;
+                }
+                c.log(
+                    LogLevel::Info,
+                    format_args!(
+                        "submitting CloseContainer c{cid} to the local Raft server{}",
+                        if c.is_leader {
+                            ""
+                        } else {
+                            " (a follower answers NotLeaderException, which the handler ignores)"
+                        }
+                    ),
+                );
+                c.submit_request(OzCmd::CloseContainer { c: cid });
+            }
+            OzMsg::ClosePipeline if !n.pipeline_removed => {
+                n.pipeline_removed = true;
+                c.log(
+                    LogLevel::Warn,
+                    "ClosePipelineCommand: the Raft group is removed",
+                );
+            }
+            _ => {}
+        }
+    }
+    fn msg_label(&self, m: &OzMsg) -> &'static str {
+        match m {
+            OzMsg::PipelineActionClose { .. } => "PIPELINE_ACTION",
+            OzMsg::CloseContainer { .. } => "CLOSE_CONTAINER_CMD",
+            OzMsg::ClosePipeline => "CLOSE_PIPELINE_CMD",
+            OzMsg::ContainerReport { .. } => "CONTAINER_REPORT",
+        }
+    }
+    fn render_msg(&self, m: &OzMsg) -> String {
+        match m {
+            OzMsg::PipelineActionClose { reason } => format!("PipelineAction CLOSE: {reason}"),
+            OzMsg::CloseContainer { c } => format!("CloseContainerCommand c{c}"),
+            OzMsg::ClosePipeline => "ClosePipelineCommand".into(),
+            OzMsg::ContainerReport { c, state } => {
+                format!("container report c{c} {}", state.as_str())
+            }
+        }
+    }
+    fn is_command(&self, w: &[&str]) -> bool {
+        matches!(
+            w.first(),
+            Some(&("hold-writes" | "release-writes" | "close-container"))
+        )
+    }
+    fn command(&self, n: &mut OzNode, c: &mut SmCtx<Self>, w: &[&str]) -> Result<(), String> {
+        match (w, n.scm.as_mut()) {
+            (["close-container", k], Some(scm)) => {
+                let cid: u32 = parse_num(k, "container")?;
+                if scm.containers.get(&cid) != Some(&CState::Open) {
+                    return Err(format!("container {cid} is not OPEN at SCM"));
+                }
+                scm.containers.insert(cid, CState::Closing);
+                c.log(
+                    LogLevel::Info,
+                    format_args!(
+                        "SCM: container {cid} CLOSING; CloseContainerCommand to every datanode"
+                    ),
+                );
+                for d in 0..self.dns {
+                    c.send(d, OzMsg::CloseContainer { c: cid });
+                }
+                Ok(())
+            }
+            (["close-container", ..], Some(_)) => {
+                Err("close-container needs a container id, e.g. \"close-container 1\"".into())
+            }
+            (["close-container", ..], None) => {
+                Err("close-container is an SCM command: send it to the SCM node".into())
+            }
+            (_, Some(_)) => Err("the SCM node takes only \"close-container ID\"".into()),
+            (["hold-writes"], None) => {
+                n.hold = true;
+                Ok(())
+            }
+            (["release-writes"], None) => {
+                n.hold = false;
+                for (t, tag) in std::mem::take(&mut n.held) {
+                    c.log(
+                        LogLevel::Info,
+                        format_args!("{tag} released from the hold point: appendTransaction"),
+                    );
+                    c.resume(t, Ok(()));
+                }
+                Ok(())
+            }
+            _ => Err(format!("unknown command \"{}\"", w.join(" "))),
+        }
+    }
+    fn service_us(&self, _n: &OzNode, t: &OzTask) -> Micros {
+        match t {
+            OzTask::ChunkWrite { .. } => self.p.chunk_write_cost.0,
+        }
+    }
+    fn task_label(&self, _t: &OzTask) -> &'static str {
+        "write-chunk"
+    }
+    fn views_json(&self, n: &OzNode) -> serde_json::Value {
+        if let Some(scm) = &n.scm {
+            return serde_json::json!({
+                "scm": {
+                    "pipeline": if scm.pipeline_open { "OPEN" } else { "CLOSED" },
+                    "containers": scm.containers.iter().map(|(k, v)| (k.to_string(), v.as_str())).collect::<BTreeMap<_, _>>(),
+                    "pipeline_actions": scm.pipeline_actions,
+                }
+            });
+        }
+        serde_json::json!({
+            "healthy": n.healthy,
+            "containers": n.containers.iter().map(|(k, v)| (k.to_string(), v.as_str())).collect::<BTreeMap<_, _>>(),
+            "block_files": n.files.iter().map(|((c, b), l)| (format!("{c}/{b}"), *l)).collect::<BTreeMap<_, _>>(),
+            "blocks_committed": n.blocks.iter().map(|((c, b), l)| (format!("{c}/{b}"), *l)).collect::<BTreeMap<_, _>>(),
+            "cache": n.cache.iter().map(|(i, l)| (i.to_string(), *l)).collect::<BTreeMap<_, _>>(),
+            "data": n.data.iter().map(|(i, s)| (i.to_string(), *s)).collect::<BTreeMap<_, _>>(),
+            "held": n.held.iter().map(|(_, t)| t.clone()).collect::<Vec<_>>(),
+            "read_failures": n.read_failures,
+            "pipeline_removed": n.pipeline_removed,
+            "results": n.results,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,373 @@
+//! What a person can observe of the Ozone model: Raft's views plus the container state machine's
+//! and SCM's (the `Model` impl).
+
+use super::{CState, Csm, OzoneParams, OZONE_KEYS};
+use crate::engine::{NodeId, NodeStatus, Sim};
+use crate::model::{CommandSpec, Model, MsgKind, QValue, Query, SeriesSpec};
+use crate::raft::node::Role;
+use crate::raft::params::RaftParams;
+use crate::raft::Raft;
+use crate::scenario::Scenario;
+use std::collections::BTreeMap;
+
+pub type Ozone = Raft<Csm>;
+
+pub const VIEWS: &[&str] = &[
+    // Raft's
+    "role",
+    "term",
+    "leader",
+    "commit_index",
+    "last_applied",
+    "apply_lag",
+    "flush_index",
+    "log_length",
+    "match_index",
+    "next_index",
+    "leaders",
+    "client_acked",
+    "client_failed",
+    "client_pending",
+    "pending_requests",
+    // the container state machine's
+    "container_state",
+    "block_length",
+    "block_committed",
+    "healthy",
+    "read_failures",
+    "result",
+    "data_status",
+    "cache_entries",
+    "held_requests",
+    "leaked_permits",
+    // SCM's
+    "pipeline",
+    "scm_container_state",
+    "pipeline_actions",
+];
+
+pub const MSG_KINDS: &[MsgKind] = &[
+    MsgKind {
+        label: "APPEND_ENTRIES",
+        color: "#1971c2",
+        about: "the leader sends log entries (their chunk data attached)",
+    },
+    MsgKind {
+        label: "HEARTBEAT",
+        color: "#74c0fc",
+        about: "an empty AppendEntries",
+    },
+    MsgKind {
+        label: "APPEND_ENTRIES_REPLY",
+        color: "#2b8a3e",
+        about: "SUCCESS, INCONSISTENCY or NOT_LEADER",
+    },
+    MsgKind {
+        label: "PRE_VOTE",
+        color: "#f59f00",
+        about: "pre-vote",
+    },
+    MsgKind {
+        label: "PRE_VOTE_REPLY",
+        color: "#fab005",
+        about: "pre-vote answer",
+    },
+    MsgKind {
+        label: "REQUEST_VOTE",
+        color: "#e8590c",
+        about: "a candidate asks for a vote",
+    },
+    MsgKind {
+        label: "REQUEST_VOTE_REPLY",
+        color: "#fd7e14",
+        about: "vote granted or refused",
+    },
+    MsgKind {
+        label: "CLIENT_REQUEST",
+        color: "#9c36b5",
+        about: "a container command (WriteChunk, PutBlock, CloseContainer)",
+    },
+    MsgKind {
+        label: "CLIENT_REPLY",
+        color: "#cc5de8",
+        about: "its result, a rejection, or NotLeader",
+    },
+    MsgKind {
+        label: "PIPELINE_ACTION",
+        color: "#e03131",
+        about: "datanode -> SCM: close the pipeline",
+    },
+    MsgKind {
+        label: "CLOSE_CONTAINER_CMD",
+        color: "#495057",
+        about: "SCM -> datanode: close a container",
+    },
+    MsgKind {
+        label: "CLOSE_PIPELINE_CMD",
+        color: "#868e96",
+        about: "SCM -> datanode: remove the pipeline's Raft group",
+    },
+    MsgKind {
+        label: "CONTAINER_REPORT",
+        color: "#adb5bd",
+        about: "datanode -> SCM: a container closed",
+    },
+];
+
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        command: "client-write-chunk W1 1 1 1024",
+        label: "WriteChunk",
+        help: "the client on this datanode writes 1024 bytes to container 1, block 1 (client-write-chunk TAG CONTAINER BLOCK LEN [OFFSET])",
+    },
+    CommandSpec {
+        command: "client-put-block P1 1 1 1024",
+        label: "PutBlock",
+        help: "commit block 1 of container 1 at 1024 bytes (client-put-block TAG CONTAINER BLOCK LEN)",
+    },
+    CommandSpec {
+        command: "hold-writes",
+        label: "Hold writes",
+        help: "on the leader: park every WriteChunk between startTransaction and appendTransaction",
+    },
+    CommandSpec {
+        command: "release-writes",
+        label: "Release writes",
+        help: "let the parked WriteChunks go on to appendTransaction",
+    },
+    CommandSpec {
+        command: "close-container 1",
+        label: "Close container",
+        help: "on SCM: close container 1 (CloseContainerCommand to every datanode)",
+    },
+    CommandSpec {
+        command: "timeout",
+        label: "Time out",
+        help: "a datanode starts an election now",
+    },
+];
+
+pub const SERIES: &[SeriesSpec] = &[
+    SeriesSpec {
+        name: "commit_index",
+        title: "commitIndex",
+        per_node: true,
+    },
+    SeriesSpec {
+        name: "last_applied",
+        title: "lastApplied",
+        per_node: true,
+    },
+    SeriesSpec {
+        name: "cache_entries",
+        title: "stateMachineDataCache entries",
+        per_node: true,
+    },
+];
+
+fn container_key(q: &Query) -> Result<u32, String> {
+    let k = q.need_key("the container id")?;
+    k.parse()
+        .map_err(|_| format!("view `{}`: key \"{k}\" is not a container id", q.view))
+}
+
+fn block_key(q: &Query) -> Result<(u32, u32), String> {
+    let k = q.need_key("CONTAINER/BLOCK, e.g. \"1/1\"")?;
+    let bad = || format!("view `{}`: key \"{k}\" is not CONTAINER/BLOCK", q.view);
+    let (c, b) = k.split_once('/').ok_or_else(bad)?;
+    Ok((c.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?))
+}
+
+impl Model for Ozone {
+    const NAME: &'static str = "ozone";
+    const ABOUT: &'static str = "Ozone's container state machine on Raft (a RATIS/THREE pipeline) and SCM: the write path, container close, pipeline close";
+    fn build(
+        params: toml::Table,
+        section: Option<&toml::Table>,
+        sc: &Scenario,
+    ) -> Result<Self, String> {
+        if let Some(s) = section {
+            if let Some(k) = s.keys().next() {
+                return Err(format!(
+                    "[ozone] section: unknown key `{k}`; put Ozone and Raft settings under [params]"
+                ));
+            }
+        }
+        let (mut oz, mut raft) = (toml::Table::new(), toml::Table::new());
+        for (k, v) in params {
+            if OZONE_KEYS.contains(&k.as_str()) {
+                oz.insert(k, v);
+            } else {
+                raft.insert(k, v);
+            }
+        }
+        let op: OzoneParams = toml::Value::Table(oz)
+            .try_into()
+            .map_err(|e: toml::de::Error| format!("params: {}", e.message()))?;
+        if op.containers == 0 || op.containers > 64 {
+            return Err(format!(
+                "params.containers {} must be between 1 and 64",
+                op.containers
+            ));
+        }
+        let n = sc.topo.len();
+        if n < 2 {
+            return Err("cluster: Ozone needs the datanodes of a pipeline and, last, SCM".into());
+        }
+        raft.entry("group_size")
+            .or_insert(toml::Value::Integer(n as i64 - 1));
+        let p = RaftParams::from_table(raft)?;
+        if p.group_size != n - 1 {
+            return Err(format!(
+                "params.group_size must be {} here: every node but the last (SCM) is a datanode of the pipeline",
+                n - 1
+            ));
+        }
+        let scm = n as NodeId - 1;
+        Raft::new(
+            p,
+            Csm {
+                p: op,
+                dns: scm,
+                scm,
+            },
+            &sc.topo,
+        )
+    }
+    const VIEWS: &'static [&'static str] = VIEWS;
+    fn query(&self, sim: &Sim<Self>, q: &Query) -> Option<Result<QValue, String>> {
+        let node = |what: &str| -> Result<&super::OzNode, String> {
+            Ok(&sim.nodes[q.need_node(what)? as usize].state.sm)
+        };
+        let dn = |what: &str| -> Result<&super::OzNode, String> {
+            let n = node(what)?;
+            if n.scm.is_some() {
+                return Err(format!(
+                    "view `{}` is a datanode view; the observer is SCM",
+                    q.view
+                ));
+            }
+            Ok(n)
+        };
+        let scm = || -> Result<&super::Scm, String> {
+            sim.nodes
+                .iter()
+                .find_map(|s| s.state.sm.scm.as_ref())
+                .ok_or_else(|| "no SCM node".to_string())
+        };
+        let num = |v: u64| Ok(QValue::Num(v as f64));
+        let text = |s: &str| Ok(QValue::Text(s.to_string()));
+        let r = match q.view {
+            "container_state" => dn("the datanode").and_then(|n| {
+                let c = container_key(q)?;
+                text(n.state(c).map_or("missing", CState::as_str))
+            }),
+            "block_length" => dn("the datanode").and_then(|n| {
+                let k = block_key(q)?;
+                num(n.files.get(&k).copied().unwrap_or(0))
+            }),
+            "block_committed" => dn("the datanode").and_then(|n| {
+                let k = block_key(q)?;
+                num(n.blocks.get(&k).copied().unwrap_or(0))
+            }),
+            "healthy" => {
+                dn("the datanode").and_then(|n| text(if n.healthy { "true" } else { "false" }))
+            }
+            "read_failures" => dn("the datanode").and_then(|n| num(n.read_failures)),
+            "result" => dn("the datanode").and_then(|n| {
+                let t = q.need_key("the request's tag")?;
+                text(n.results.get(t).map_or("none", String::as_str))
+            }),
+            "data_status" => dn("the datanode").and_then(|n| {
+                let k = q.need_key("the log index")?;
+                let i: u64 = k
+                    .parse()
+                    .map_err(|_| format!("view `data_status`: key \"{k}\" is not a log index"))?;
+                text(n.data.get(&i).copied().unwrap_or("none"))
+            }),
+            "cache_entries" => dn("the datanode").and_then(|n| num(n.cache.len() as u64)),
+            "held_requests" => dn("the datanode").and_then(|n| num(n.held.len() as u64)),
+            "leaked_permits" => q
+                .need_node("the datanode")
+                .and_then(|id| num(sim.nodes[id as usize].state.leaked())),
+            "pipeline" => scm().and_then(|s| text(if s.pipeline_open { "OPEN" } else { "CLOSED" })),
+            "scm_container_state" => scm().and_then(|s| {
+                let c = container_key(q)?;
+                text(s.containers.get(&c).map_or("missing", |s| s.as_str()))
+            }),
+            "pipeline_actions" => scm().and_then(|s| num(s.pipeline_actions)),
+            _ => return self.query_impl(sim, q),
+        };
+        Some(r)
+    }
+    fn metrics(&self, sim: &Sim<Self>, out: &mut BTreeMap<String, f64>) {
+        let dns = || sim.nodes.iter().filter(|s| s.state.sm.scm.is_none());
+        out.insert(
+            "ozone_read_failures".into(),
+            dns().map(|s| s.state.sm.read_failures).sum::<u64>() as f64,
+        );
+        out.insert(
+            "ozone_unhealthy_datanodes".into(),
+            dns().filter(|s| !s.state.sm.healthy).count() as f64,
+        );
+        out.insert(
+            "ozone_pipeline_open".into(),
+            sim.nodes
+                .iter()
+                .find_map(|s| s.state.sm.scm.as_ref())
+                .map_or(0.0, |s| if s.pipeline_open { 1.0 } else { 0.0 }),
+        );
+        out.insert(
+            "ozone_client_acked".into(),
+            dns().map(|s| s.state.client.acked).sum::<u64>() as f64,
+        );
+        out.insert(
+            "ozone_client_failed".into(),
+            dns().map(|s| s.state.client.failed).sum::<u64>() as f64,
+        );
+    }
+    fn views_json(&self, sim: &Sim<Self>) -> serde_json::Value {
+        let mut m = serde_json::Map::new();
+        for i in 0..sim.topo.len() {
+            m.insert(sim.topo.name(i).to_string(), self.node_json(sim, i));
+        }
+        serde_json::Value::Object(m)
+    }
+    fn msg_kinds(&self) -> &'static [MsgKind] {
+        MSG_KINDS
+    }
+    fn commands(&self) -> &'static [CommandSpec] {
+        COMMANDS
+    }
+    fn series(&self) -> &'static [SeriesSpec] {
+        SERIES
+    }
+    fn sample(&self, sim: &Sim<Self>, out: &mut Vec<f64>) {
+        out.extend(sim.nodes.iter().map(|s| s.state.commit as f64));
+        out.extend(sim.nodes.iter().map(|s| s.state.applied as f64));
+        out.extend(sim.nodes.iter().map(|s| s.state.sm.cache.len() as f64));
+    }
+    fn node_badge(&self, sim: &Sim<Self>, id: NodeId) -> String {
+        let s = &sim.nodes[id as usize];
+        if s.status == NodeStatus::Stopped {
+            return "down".into();
+        }
+        let n = &s.state;
+        if let Some(scm) = &n.sm.scm {
+            return format!(
+                "SCM, pipeline {}",
+                if scm.pipeline_open { "OPEN" } else { "CLOSED" }
+            );
+        }
+        let role = match n.role {
+            Role::Leader => format!("leader t{}", n.term),
+            Role::Candidate { .. } => "candidate".into(),
+            Role::Follower => "follower".into(),
+        };
+        if n.sm.healthy {
+            role
+        } else {
+            format!("{role}, unhealthy")
+        }
+    }
+}
