@@ -73,16 +73,21 @@ pub fn render(v: &Value, depth: usize) -> Html {
     }
 }
 
+/// The inspector card before a node is selected (every model's inspector starts with it).
+pub fn no_selection() -> Html {
+    html! {
+        <section class="card insp-card" aria-label="Inspector">
+            <div class="card-head"><h2>{ "Inspector" }</h2></div>
+            <p class="muted">{ "Select a node in the topology or the matrix." }</p>
+        </section>
+    }
+}
+
 #[function_component(GenericInspector)]
 pub fn generic_inspector(p: &PanelProps) -> Html {
     let m = p.s.model.borrow();
     let Some(id) = m.selected else {
-        return html! {
-            <section class="card insp-card" aria-label="Inspector">
-                <div class="card-head"><h2>{ "Inspector" }</h2></div>
-                <p class="muted">{ "Select a node in the topology or the matrix." }</p>
-            </section>
-        };
+        return no_selection();
     };
     let e = &*m.run.engine;
     let name = e.topo().name(id).to_string();

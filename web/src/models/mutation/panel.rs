@@ -11,6 +11,7 @@
 use super::{
     deliveries, journal, listeners, logs, nodes, outcome_class, reads, sparkline, text, ReadView,
 };
+use crate::models::generic::no_selection;
 use crate::models::generic::threads;
 use crate::ui::{t, PanelProps};
 use serde_json::Value;
@@ -141,12 +142,7 @@ fn read_html(r: &ReadView, selected: &str) -> Html {
 pub fn mutation_inspector(p: &PanelProps) -> Html {
     let m = p.s.model.borrow();
     let Some(id) = m.selected else {
-        return html! {
-            <section class="card insp-card" aria-label="Inspector">
-                <div class="card-head"><h2>{ "Inspector" }</h2></div>
-                <p class="muted">{ "Select a node in the topology or the matrix." }</p>
-            </section>
-        };
+        return no_selection();
     };
     let e = &*m.run.engine;
     let name = e.topo().name(id).to_string();

@@ -9,6 +9,7 @@
 //! data-leader; `#raft-client` with data-acked.
 
 use super::{cluster, election_timer, ruler, text, Cluster, Strip, WINDOW};
+use crate::models::generic::no_selection;
 use crate::models::generic::{node_entry, render, threads};
 use crate::ui::{age, PanelProps};
 use clusterscope_core::time::parse_duration;
@@ -159,12 +160,7 @@ fn strips_html(c: &Cluster) -> Html {
 pub fn raft_inspector(p: &PanelProps) -> Html {
     let m = p.s.model.borrow();
     let Some(id) = m.selected else {
-        return html! {
-            <section class="card insp-card" aria-label="Inspector">
-                <div class="card-head"><h2>{ "Inspector" }</h2></div>
-                <p class="muted">{ "Select a node in the topology or the matrix." }</p>
-            </section>
-        };
+        return no_selection();
     };
     let e = &*m.run.engine;
     let name = e.topo().name(id).to_string();
