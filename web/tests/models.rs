@@ -509,3 +509,13 @@ fn the_read_panel_of_21181_bug_1_from_the_real_model() {
     );
     assert_eq!(r.missing_mutation(), None);
 }
+
+#[test]
+fn command_buttons_never_take_the_panels_own_ids() {
+    use clusterscope_web::ui::panels::command_button_id;
+    assert_eq!(command_button_id("disablegossip"), "act-disablegossip");
+    assert_eq!(command_button_id("client-put x 1"), "act-client-put");
+    // Mutation tracking's command beside the thread's Release button (`#act-release`).
+    assert_eq!(command_button_id("release MUTATION_REQ"), "act-cmd-release");
+    assert_eq!(command_button_id("stall"), "act-cmd-stall");
+}

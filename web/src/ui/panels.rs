@@ -42,6 +42,30 @@ fn parse_ms(text: &str, what: &str) -> Result<u64, String> {
     Ok((v * US_PER_MS as f64).round() as u64)
 }
 
+/// Ids of the panel's own buttons, which a model's command must not take.
+const PANEL_BUTTONS: &[&str] = &[
+    "restart",
+    "restart-kill",
+    "stop",
+    "kill",
+    "start",
+    "stall",
+    "delay",
+    "release",
+];
+
+/// `act-<first word>` for a model's command button (`#act-disablegossip`, `#act-client-put`);
+/// `act-cmd-<first word>` where that word names one of the panel's own buttons (mutation
+/// tracking's `release MUTATION_REQ` beside the thread's Release).
+pub fn command_button_id(command: &str) -> String {
+    let key = command.split_whitespace().next().unwrap_or("cmd");
+    if PANEL_BUTTONS.contains(&key) {
+        format!("act-cmd-{key}")
+    } else {
+        format!("act-{key}")
+    }
+}
+
 #[function_component(NodePanel)]
 pub fn node_panel(p: &NodePanelProps) -> Html {
     let s = &p.s;
@@ -121,9 +145,8 @@ pub fn node_panel(p: &NodePanelProps) -> Html {
         .commands()
         .iter()
         .map(|c| {
-            let key = c.command.split_whitespace().next().unwrap_or("cmd");
             html! {
-                <button id={format!("act-{key}")} class="btn" disabled={!running} onclick={cmd(c.command)} title={c.help}>{ c.label }</button>
+                <button id={command_button_id(c.command)} class="btn" disabled={!running} onclick={cmd(c.command)} title={c.help}>{ c.label }</button>
             }
         })
         .collect();
