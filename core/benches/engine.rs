@@ -9,6 +9,9 @@
 //!   sweep/packet_loss_seeds            one seed per iteration, whole scenario (seeds/s)
 //!   raft/5_nodes_100rps_1h             Raft<Kv>, Ratis defaults, 100 client requests/s, 1 virtual hour
 //!   raft/25_nodes_100rps_1m            the same on 25 nodes, 1 virtual minute
+//!   costs/*                            what a run costs beyond the engine, side by side: 10,000
+//!                                      never-due recorded actions vs none; 980 more `during`
+//!                                      expectations (to the limit of 1,000) vs one more
 //!
 //! Lines starting with `BENCHINFO` are for `scripts/bench`; criterion writes the timings to
 //! `<target dir>/criterion/<group>/<bench>/new/{estimates,benchmark,sample}.json`.
@@ -320,9 +323,88 @@ fn raft(c: &mut Criterion) {
     }
 }
 
+/// `cassandra-21636-restart` (fixed, 8 virtual minutes) with `actions` recorded actions that are
+/// never due, and `cassandra-21636-packet-loss` (fixed) with `exps` extra `during` expectations
+/// over its last minute: each pair is measured side by side, so the ratio is the cost.
+fn costs(c: &mut Criterion) {
+    use clusterscope_core::engine::action::{Action, Dur, RecordedAction};
+    use clusterscope_core::runner::{Run, RunOptions};
+    if !wanted("costs/") {
+        return;
+    }
+    let restart = |n: u64| {
+        let sc = clusterscope_core::scenario::builtin::get("cassandra-21636-restart").unwrap();
+        let mut run = Run::new(
+            sc,
+            "fixed",
+            None,
+            &Default::default(),
+            &RunOptions::default(),
+        )
+        .unwrap();
+        run.engine.set_user_actions(
+            (0..n)
+                .map(|i| RecordedAction {
+                    step: u64::MAX - n + i,
+                    at: Dur(0),
+                    action: Action::Kill { node: "n1".into() },
+                })
+                .collect(),
+        );
+        run.engine.run_until(480_000_000, u64::MAX).unwrap();
+        run.engine.steps()
+    };
+    let packet_loss = |n: usize| {
+        let base = clusterscope_core::scenario::builtin::FILES
+            .iter()
+            .find(|(f, _)| f.contains("21636-packet-loss"))
+            .unwrap()
+            .1;
+        let exps: String = (0..n)
+            .map(|i| {
+                format!(
+                    "[[expect]]\nname = \"cost {i}\"\nview = \"liveness\"\nobserver = \"{}\"\n\
+                     peer = \"C\"\nduring = [\"9m\", \"end\"]\nequals = \"UP\"\n",
+                    ["A", "B"][i % 2]
+                )
+            })
+            .collect();
+        let text = format!("{base}\n{exps}");
+        let sc =
+            clusterscope_core::scenario::Scenario::parse("cost.toml", &text, &Default::default())
+                .unwrap();
+        let mut run = Run::new(
+            sc,
+            "fixed",
+            None,
+            &Default::default(),
+            &RunOptions::default(),
+        )
+        .unwrap();
+        run.run(None).unwrap().events
+    };
+    let mut g = c.benchmark_group("costs");
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(10));
+    g.bench_function("restart_no_actions", |b| timed_runs(b, || restart(0)));
+    g.bench_function("restart_10k_pending_actions", |b| {
+        timed_runs(b, || restart(10_000))
+    });
+    g.bench_function("packet_loss_1_expectation", |b| {
+        timed_runs(b, || packet_loss(1))
+    });
+    g.bench_function("packet_loss_980_during", |b| {
+        timed_runs(b, || packet_loss(980))
+    });
+    g.finish();
+}
+
 criterion_group!(
     benches,
     pingpong,
+    costs,
     raft,
     gossip_3_nodes,
     rolling_upgrade_251_nodes,

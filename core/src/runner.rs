@@ -61,6 +61,10 @@ pub struct Run {
     pub overrides: toml::Table,
     /// The running engine of the scenario's model (`registry`).
     pub engine: Box<dyn Driver>,
+    /// Expectation queries evaluated by the last [`Run::run`]: its cost beyond the engine's.
+    /// Each expectation is sampled only at its own times and equal queries at one time are
+    /// evaluated once, so this never grows with the run's steps (issue 13, item 8).
+    pub queries_evaluated: u64,
 }
 
 impl Run {
@@ -128,6 +132,7 @@ impl Run {
             variant,
             seed,
             overrides: overrides.clone(),
+            queries_evaluated: 0,
             engine,
         };
         for (t, a) in run.engine.schedule() {
@@ -332,6 +337,7 @@ impl Run {
         let end = self.scenario.duration();
         let stop = until.unwrap_or(end).min(end);
         let exps = self.expectations();
+        self.queries_evaluated = 0;
         struct Pending {
             spec: ExpectSpec,
             from: Micros,
@@ -421,6 +427,7 @@ impl Run {
                             p.from,
                         );
                         seen.insert(qid[i], r.clone());
+                        self.queries_evaluated += 1;
                         r
                     }
                 };

@@ -52,14 +52,21 @@ pub fn check_name(what: &str, name: &str, max: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// The bytes of a scenario file as text: at most `max` bytes, and UTF-8 (the error names the
-/// line and column of the first invalid byte). `file` names the source.
-pub fn scenario_text(file: &str, bytes: Vec<u8>, max: usize) -> Result<String, String> {
-    if bytes.len() > max {
+/// A scenario file of `size` bytes is at most `max` bytes (checked before reading when the size
+/// is known, as the app does with a chosen file).
+pub fn check_size(file: &str, size: u64, max: usize) -> Result<(), String> {
+    if size > max as u64 {
         return Err(format!(
             "{file}: the file is more than {max} bytes; the limit is {max} bytes"
         ));
     }
+    Ok(())
+}
+
+/// The bytes of a scenario file as text: at most `max` bytes, and UTF-8 (the error names the
+/// line and column of the first invalid byte). `file` names the source.
+pub fn scenario_text(file: &str, bytes: Vec<u8>, max: usize) -> Result<String, String> {
+    check_size(file, bytes.len() as u64, max)?;
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let before = &e.as_bytes()[..at];

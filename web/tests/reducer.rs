@@ -611,6 +611,32 @@ fn non_utf8_import_is_refused_like_the_cli() {
     assert_eq!(m.session(), before);
 }
 
+/// A chosen file over the size limit is refused by its size, before it is read, with the CLI's
+/// message; the session stays.
+#[test]
+fn an_oversized_import_is_refused_before_reading() {
+    let s = open("fixed");
+    let before = s.model.borrow().session();
+    let max = s.model.borrow().limits.max_scenario_bytes;
+    let s = send(
+        s,
+        Msg::ImportTooLarge {
+            file: "huge.toml".into(),
+            size: 3 << 30,
+        },
+    );
+    let m = s.model.borrow();
+    let b = m.banner.as_ref().expect("an error banner");
+    assert!(
+        b.text.contains("huge.toml")
+            && b.text.contains(&format!("the limit is {max} bytes"))
+            && b.text.contains("unchanged"),
+        "{}",
+        b.text
+    );
+    assert_eq!(m.session(), before);
+}
+
 /// A run that outgrows the memory budget stops with a banner naming what grew; the tab stays
 /// alive (not busy, and the replay still moves).
 #[test]

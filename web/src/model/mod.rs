@@ -124,6 +124,12 @@ pub enum Msg {
         file: String,
         bytes: Vec<u8>,
     },
+    /// A chosen file over the size limit, refused before it is read
+    /// (`clusterscope_core::text::check_size`, the CLI's rule).
+    ImportTooLarge {
+        file: String,
+        size: u64,
+    },
     /// A permalink's text (what follows `#`).
     OpenPermalink(String),
     /// A session saved in the browser (same encoding as a permalink).
@@ -402,6 +408,15 @@ impl Model {
                         "Import failed: {} Your current session is unchanged.",
                         sentence(&e)
                     )),
+                }
+            }
+            Msg::ImportTooLarge { file, size } => {
+                let max = self.limits.max_scenario_bytes;
+                if let Err(e) = clusterscope_core::text::check_size(&file, size, max) {
+                    self.error(format!(
+                        "Import failed: {} Your current session is unchanged.",
+                        sentence(&e)
+                    ));
                 }
             }
             Msg::OpenPermalink(text) => {

@@ -126,11 +126,11 @@ pub fn header(p: &PanelProps) -> Html {
             let file = gloo::file::File::from(file);
             let name = file.name();
             let max = clusterscope_core::limits::Limits::browser().max_scenario_bytes;
-            if file.size() > max as u64 + 1 {
+            if file.size() > max as u64 {
                 // Refused by size without reading it (the message is the CLI's).
-                s.dispatch(Msg::ImportFile {
+                s.dispatch(Msg::ImportTooLarge {
                     file: name,
-                    bytes: vec![b' '; max + 1],
+                    size: file.size(),
                 });
                 return;
             }
