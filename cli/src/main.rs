@@ -2,13 +2,15 @@
 //!
 //! Exit codes: 0 all expectations hold, 1 an expectation failed, 2 bad input (message on stderr).
 
-mod sweep;
+mod plot;
+mod sweep_out;
 mod trace_out;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use clusterscope_core::limits::Limits;
 use clusterscope_core::runner::{Report, Run, RunOptions};
 use clusterscope_core::scenario::{builtin, parse_override, Scenario};
+use clusterscope_core::sweep;
 use clusterscope_core::time::{fmt_time, parse_duration};
 use std::path::Path;
 use std::process::ExitCode;
@@ -28,6 +30,27 @@ struct Cli {
 enum Format {
     Text,
     Json,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
+enum SweepFormat {
+    Text,
+    Json,
+    Csv,
+}
+
+/// How a sweep's or a merge's result is shown.
+#[derive(clap::Args)]
+struct Output {
+    #[arg(long, value_enum, default_value = "text")]
+    format: SweepFormat,
+    /// Also draw the result: bars with 95% intervals (no grid or one --grid parameter) or a
+    /// heatmap (two), as SVG or PNG by the file's extension.
+    #[arg(long, value_name = "OUT.svg|OUT.png")]
+    plot: Option<String>,
+    /// Where the app is served, for the links to failing seeds.
+    #[arg(long, default_value = "http://127.0.0.1:8080/")]
+    base_url: String,
 }
 
 #[derive(Subcommand)]
@@ -57,7 +80,8 @@ enum Cmd {
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
-    /// Run many seeds in parallel and report how often each expectation held.
+    /// Run many seeds in parallel and report how often each expectation held, optionally over
+    /// a grid of parameter values, or one shard of that for a scheduler.
     Sweep {
         scenario: String,
         #[arg(long, default_value_t = 100)]
@@ -71,10 +95,30 @@ enum Cmd {
         variant: Option<String>,
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Sweep a parameter over values: --grid client_rate=10,20,50 (two --grid: every pair).
+        #[arg(long = "grid", value_name = "KEY=V1,V2,...")]
+        grid: Vec<String>,
+        /// Run only shard I of N (0-based: 0/4 .. 3/4) and write a part for `clusterscope merge`.
+        #[arg(long, value_name = "I/N")]
+        shard: Option<String>,
+        /// Where a shard writes its part (default: standard output).
+        #[arg(long, value_name = "PART.json")]
+        out: Option<String>,
         #[arg(long)]
         until: Option<String>,
-        #[arg(long, value_enum, default_value = "text")]
-        format: Format,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Combine the parts of a sharded sweep into the result one unsharded sweep prints.
+    Merge {
+        /// The parts (`clusterscope sweep ... --shard I/N --out part-I.json`).
+        #[arg(required = true)]
+        parts: Vec<String>,
+        /// Merge what is there even when parts are missing (the result says how many runs).
+        #[arg(long)]
+        partial: bool,
+        #[command(flatten)]
+        output: Output,
     },
 }
 
@@ -255,65 +299,155 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
             jobs,
             variant,
             set,
+            grid,
+            shard,
+            out,
             until,
-            format,
+            output,
         } => {
             let s = load(&scenario)?;
             let variant = variant.unwrap_or_else(|| Run::default_variant(&s));
             let ov = overrides(&set)?;
-            // Fail fast on bad parameters before spawning workers.
-            Run::new(
-                s.clone(),
-                &variant,
-                Some(first_seed),
-                &ov,
-                &RunOptions {
-                    limits: cli_limits()?,
-                    ..RunOptions::default()
-                },
-            )
-            .map_err(Bad)?;
-            if seeds == 0 || seeds > 1_000_000 {
-                return Err(Bad(format!("--seeds {seeds}: use 1 to 1000000")));
-            }
-            if first_seed.checked_add(seeds - 1).is_none() {
-                return Err(Bad(format!(
-                    "--first-seed {first_seed} with --seeds {seeds}: the last seed would pass \
-                     2^64-1 ({}); use --first-seed {} or less",
-                    u64::MAX,
-                    u64::MAX - (seeds - 1)
-                )));
-            }
-            let jobs = jobs
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-                .clamp(1, 256);
-            let summary = sweep::sweep(
+            let limits = cli_limits()?;
+            let grid = grid
+                .iter()
+                .map(|g| sweep::Axis::parse(g))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(Bad)?;
+            let plan = sweep::Plan::new(
                 &s,
                 &variant,
-                &ov,
                 first_seed,
                 seeds,
-                jobs,
+                &ov,
+                grid,
                 until_of(&until)?,
-                &cli_limits()?,
             )
             .map_err(Bad)?;
-            match format {
-                Format::Json => emit(&format!(
-                    "{}\n",
-                    serde_json::to_string_pretty(&summary).expect("json")
-                ))?,
-                Format::Text => emit(&sweep::print_text(&summary))?,
+            // Fail fast on bad parameters (of any cell) before spawning workers.
+            for c in 0..plan.cells() {
+                Run::new(
+                    s.clone(),
+                    &variant,
+                    Some(first_seed),
+                    &plan.overrides(c),
+                    &RunOptions {
+                        limits: limits.clone(),
+                        ..RunOptions::default()
+                    },
+                )
+                .map_err(|e| match plan.cell_label(c) {
+                    l if l.is_empty() => Bad(e),
+                    l => Bad(format!("--grid cell {l}: {e}")),
+                })?;
             }
-            if summary.all_passed.runs == 0 {
-                return Err(Bad(format!(
-                    "every one of the {seeds} seeds failed to run; the first: {}",
-                    summary.errors.first().map_or("", |e| e.as_str())
-                )));
+            let threads = jobs
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+                .clamp(1, 256);
+            let names = sweep::expectation_names(&s, &variant).map_err(Bad)?;
+            let shard = shard.as_deref().map(parse_shard).transpose()?;
+            let ids: Vec<u64> = match shard {
+                Some((i, n)) => plan.shard(i, n).collect(),
+                None => (0..plan.jobs()).collect(),
+            };
+            let outcomes = sweep_out::run_jobs(&s, &plan, &ids, threads, &limits);
+            let part = sweep::Partial::new(plan, names, outcomes);
+            if shard.is_some() {
+                let json = serde_json::to_string(&part).expect("json") + "\n";
+                match out {
+                    Some(path) => std::fs::write(&path, json)
+                        .map_err(|e| Bad(format!("--out {path}: cannot write: {e}")))?,
+                    None => emit(&json)?,
+                }
+                return Ok(true);
             }
-            Ok(true)
+            let links = sweep_out::Links {
+                scenario: Some(&s),
+                builtin: !Path::new(&scenario).exists() && !scenario.ends_with(".toml"),
+                base_url: &output.base_url,
+                spec: &scenario,
+            };
+            show_sweep(&part, &output, &links)
+        }
+        Cmd::Merge {
+            parts,
+            partial,
+            output,
+        } => {
+            let mut read = Vec::new();
+            for f in &parts {
+                let text = std::fs::read_to_string(f)
+                    .map_err(|e| Bad(format!("{f}: cannot read: {e}")))?;
+                read.push((f.clone(), sweep::Partial::from_json(f, &text).map_err(Bad)?));
+            }
+            let part = sweep::merge(read, !partial).map_err(Bad)?;
+            // Links open a built-in scenario by name when the parts were made from it.
+            let builtin = builtin::get(&part.plan.scenario)
+                .ok()
+                .filter(|b| sweep::digest(b) == part.plan.scenario_digest);
+            let spec = part.plan.scenario.clone();
+            let links = sweep_out::Links {
+                scenario: builtin.as_ref(),
+                builtin: builtin.is_some(),
+                base_url: &output.base_url,
+                spec: &spec,
+            };
+            show_sweep(&part, &output, &links)
         }
     }
+}
+
+/// `I/N` with 0 <= I < N.
+fn parse_shard(v: &str) -> Result<(u64, u64), Bad> {
+    let bad = || {
+        Bad(format!(
+            "--shard {v}: expected I/N with 0 <= I < N, e.g. 0/4 (Kubernetes: \
+             $JOB_COMPLETION_INDEX/N; Slurm: $SLURM_ARRAY_TASK_ID/N with --array=0-(N-1))"
+        ))
+    };
+    let (i, n) = v.split_once('/').ok_or_else(bad)?;
+    let (i, n): (u64, u64) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if n == 0 || i >= n || n > 100_000 {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// Print a complete sweep's result in the chosen format, and plot it. Exit 2 when no run of
+/// the sweep could run at all.
+fn show_sweep(
+    part: &sweep::Partial,
+    output: &Output,
+    links: &sweep_out::Links,
+) -> Result<bool, Bad> {
+    let summary = sweep::summarize(part);
+    if let Some(path) = &output.plot {
+        plot::write(&summary, path).map_err(Bad)?;
+    }
+    match output.format {
+        SweepFormat::Json => emit(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&summary).expect("json")
+        ))?,
+        SweepFormat::Csv => emit(&sweep_out::print_csv(&summary))?,
+        SweepFormat::Text => emit(&sweep_out::print_text(&summary, &part.plan, links))?,
+    }
+    if summary.completed() == 0 {
+        let first = summary
+            .cells
+            .iter()
+            .flat_map(|c| c.errors.iter())
+            .next()
+            .map_or("", |e| e.as_str());
+        return Err(Bad(format!(
+            "every one of the {} runs failed to run; the first: {first}",
+            part.outcomes.len()
+        )));
+    }
+    Ok(true)
 }
 
 fn main() -> ExitCode {

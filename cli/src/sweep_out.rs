@@ -1,188 +1,110 @@
-//! Monte Carlo over seeds: each seed is an independent deterministic run; workers take seeds from
-//! a shared counter and results are aggregated in seed order, so the summary does not depend on
-//! thread timing.
+//! `clusterscope sweep` and `clusterscope merge`: the jobs of a `clusterscope_core::sweep::Plan`
+//! on this machine's cores (workers take jobs from a shared counter; outcomes are kept by job, so
+//! the result does not depend on thread timing), a shard of them for a scheduler, and the
+//! summary as text, JSON or CSV with permalinks to failing seeds.
 
-use clusterscope_core::runner::{Run, RunOptions};
+use clusterscope_core::limits::Limits;
 use clusterscope_core::scenario::Scenario;
-use serde::Serialize;
-use std::collections::BTreeMap;
+use clusterscope_core::session::{ScenarioRef, Session, MAX_PERMALINK_CHARS, PERMALINK_VERSION};
+use clusterscope_core::sweep::{self, CellSummary, Fraction, Outcome, Plan, Summary};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-#[derive(Serialize)]
-pub struct Fraction {
-    pub count: u64,
-    pub runs: u64,
-    pub fraction: f64,
-    pub ci95_low: f64,
-    pub ci95_high: f64,
-}
-
-#[derive(Serialize)]
-pub struct ExpectStat {
-    pub name: String,
-    #[serde(flatten)]
-    pub held: Fraction,
-}
-
-#[derive(Serialize)]
-pub struct MetricStat {
-    pub mean: f64,
-    pub min: f64,
-    pub max: f64,
-    /// Seeds where the metric was above zero (e.g. at least one wedged pair).
-    pub nonzero: Fraction,
-}
-
-#[derive(Serialize)]
-pub struct Summary {
-    pub scenario: String,
-    pub variant: String,
-    pub first_seed: u64,
-    pub seeds: u64,
-    pub jobs: usize,
-    pub all_passed: Fraction,
-    pub expectations: Vec<ExpectStat>,
-    pub metrics: BTreeMap<String, MetricStat>,
-    pub errors: Vec<String>,
-}
-
-/// Wilson score interval at 95%.
-pub fn wilson(count: u64, runs: u64) -> Fraction {
-    let n = runs as f64;
-    let p = if runs == 0 { 0.0 } else { count as f64 / n };
-    let z = 1.959_963_984_540_054_f64;
-    let (lo, hi) = if runs == 0 {
-        (0.0, 1.0)
-    } else {
-        let denom = 1.0 + z * z / n;
-        let centre = (p + z * z / (2.0 * n)) / denom;
-        let half = z * ((p * (1.0 - p) / n) + z * z / (4.0 * n * n)).sqrt() / denom;
-        ((centre - half).max(0.0), (centre + half).min(1.0))
-    };
-    Fraction {
-        count,
-        runs,
-        fraction: p,
-        ci95_low: lo,
-        ci95_high: hi,
-    }
-}
-
-struct One {
-    passed: bool,
-    expectations: Vec<(String, bool)>,
-    metrics: BTreeMap<String, f64>,
-}
-
-#[allow(clippy::too_many_arguments)]
-pub fn sweep(
-    s: &Scenario,
-    variant: &str,
-    ov: &toml::Table,
-    first: u64,
-    n: u64,
-    jobs: usize,
-    until: Option<u64>,
-    limits: &clusterscope_core::limits::Limits,
-) -> Result<Summary, String> {
+/// Run `jobs` of `plan` on `threads` threads, with a progress bar on stderr.
+pub fn run_jobs(
+    scenario: &Scenario,
+    plan: &Plan,
+    jobs: &[u64],
+    threads: usize,
+    limits: &Limits,
+) -> Vec<Outcome> {
+    let n = jobs.len();
     let next = AtomicU64::new(0);
-    let results: Mutex<Vec<Option<Result<One, String>>>> =
-        Mutex::new((0..n).map(|_| None).collect());
-    let bar = indicatif::ProgressBar::new(n);
+    let results: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; n]);
+    let bar = indicatif::ProgressBar::new(n as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
-            "{spinner} seeds {pos}/{len} [{bar:40}] {per_sec} eta {eta}",
+            "{spinner} runs {pos}/{len} [{bar:40}] {per_sec} eta {eta}",
         )
         .expect("template")
         .progress_chars("=> "),
     );
     std::thread::scope(|scope| {
-        for _ in 0..jobs.min(n as usize) {
+        for _ in 0..threads.min(n).max(1) {
             scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
+                let i = next.fetch_add(1, Ordering::Relaxed) as usize;
                 if i >= n {
                     break;
                 }
-                let one = Run::new(
-                    s.clone(),
-                    variant,
-                    Some(first + i),
-                    ov,
-                    &RunOptions {
-                        body_budget: 0,
-                        limits: limits.clone(),
-                        ..RunOptions::default()
-                    },
-                )
-                .and_then(|mut r| r.run(until).map_err(|e| e.to_string()))
-                .map(|rep| One {
-                    passed: rep.passed,
-                    expectations: rep
-                        .expectations
-                        .into_iter()
-                        .map(|e| (e.name, e.passed))
-                        .collect(),
-                    metrics: rep.metrics,
-                })
-                .map_err(|e| format!("seed {}: {e}", first + i));
-                results.lock().expect("lock")[i as usize] = Some(one);
+                let one = sweep::run_job(scenario, plan, jobs[i], limits);
+                results.lock().expect("lock")[i] = Some(one);
                 bar.inc(1);
             });
         }
     });
     bar.finish_and_clear();
-    let results = results.into_inner().expect("lock");
-    let mut ok: Vec<One> = Vec::new();
-    let mut errors = Vec::new();
-    for r in results.into_iter().flatten() {
-        match r {
-            Ok(o) => ok.push(o),
-            Err(e) => errors.push(e),
+    results
+        .into_inner()
+        .expect("lock")
+        .into_iter()
+        .map(|o| o.expect("every job ran"))
+        .collect()
+}
+
+/// Where a failing seed opens: a permalink into the app (a built-in scenario by name, a file
+/// or a grid cell as the whole scenario with the cell's parameters), or the command that
+/// replays it when the link would be too long.
+pub struct Links<'a> {
+    /// The scenario, when known (a merge of parts of a file has only its name).
+    pub scenario: Option<&'a Scenario>,
+    /// The scenario is built in and given by name (else it travels whole in the link).
+    pub builtin: bool,
+    pub base_url: &'a str,
+    /// How the scenario was named on the command line.
+    pub spec: &'a str,
+}
+
+impl Links<'_> {
+    pub fn seed(&self, plan: &Plan, cell: usize, seed: u64) -> String {
+        let overrides = plan.overrides(cell);
+        let scenario = match self.scenario {
+            _ if self.builtin && overrides.is_empty() => {
+                Some(ScenarioRef::Builtin(plan.scenario.clone()))
+            }
+            Some(s) => {
+                let mut raw = s.raw.clone();
+                for (k, v) in overrides.iter() {
+                    raw.params.insert(k.clone(), v.clone());
+                }
+                s.to_toml(&raw).ok().map(ScenarioRef::Custom)
+            }
+            None => None,
+        };
+        let link = scenario.map(|scenario| {
+            Session {
+                v: PERMALINK_VERSION,
+                scenario,
+                variant: plan.variant.clone(),
+                seed,
+                actions: Vec::new(),
+                cursor: 0,
+            }
+            .encode()
+        });
+        match link {
+            Some(l) if l.len() <= MAX_PERMALINK_CHARS => format!("{}#s={l}", self.base_url),
+            _ => {
+                let sets: String = overrides
+                    .iter()
+                    .map(|(k, v)| format!(" --set {k}='{v}'"))
+                    .collect();
+                format!(
+                    "clusterscope run {} --variant {} --seed {seed}{sets}",
+                    self.spec, plan.variant
+                )
+            }
         }
     }
-    let runs = ok.len() as u64;
-    let names: Vec<String> = ok
-        .first()
-        .map(|o| o.expectations.iter().map(|e| e.0.clone()).collect())
-        .unwrap_or_default();
-    let expectations = names
-        .iter()
-        .enumerate()
-        .map(|(i, name)| ExpectStat {
-            name: name.clone(),
-            held: wilson(
-                ok.iter().filter(|o| o.expectations[i].1).count() as u64,
-                runs,
-            ),
-        })
-        .collect();
-    let mut metrics = BTreeMap::new();
-    if let Some(first) = ok.first() {
-        for k in first.metrics.keys() {
-            let vals: Vec<f64> = ok.iter().map(|o| o.metrics[k]).collect();
-            metrics.insert(
-                k.clone(),
-                MetricStat {
-                    mean: vals.iter().sum::<f64>() / vals.len() as f64,
-                    min: vals.iter().cloned().fold(f64::INFINITY, f64::min),
-                    max: vals.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
-                    nonzero: wilson(vals.iter().filter(|v| **v > 0.0).count() as u64, runs),
-                },
-            );
-        }
-    }
-    Ok(Summary {
-        scenario: s.raw.name.clone(),
-        variant: variant.to_string(),
-        first_seed: first,
-        seeds: n,
-        jobs,
-        all_passed: wilson(ok.iter().filter(|o| o.passed).count() as u64, runs),
-        expectations,
-        metrics,
-        errors,
-    })
 }
 
 fn pct(f: &Fraction) -> String {
@@ -196,27 +118,60 @@ fn pct(f: &Fraction) -> String {
     )
 }
 
-pub fn print_text(s: &Summary) -> String {
+/// How many failing seeds the text output lists with a link, per cell.
+const LINKED_SEEDS: usize = 3;
+
+pub fn print_text(s: &Summary, plan: &Plan, links: &Links) -> String {
     use std::fmt::Write;
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "{} [{}] seeds {}..{} on {} threads",
+        "{} [{}] seeds {}..{}{}",
         s.scenario,
         s.variant,
         s.first_seed,
         s.first_seed + s.seeds - 1,
-        s.jobs
+        s.set
+            .iter()
+            .map(|(k, v)| format!(" {k}={v}"))
+            .collect::<String>()
     );
-    let _ = writeln!(o, "  all expectations held: {}", pct(&s.all_passed));
-    for e in &s.expectations {
+    if s.cells.len() > 1 {
+        let _ = writeln!(o, "  all expectations held, per cell:");
+        for c in &s.cells {
+            let _ = writeln!(o, "  {}  {}", pct(&c.all_passed), label(c));
+        }
+    }
+    for (i, c) in s.cells.iter().enumerate() {
+        if s.cells.len() > 1 {
+            let _ = writeln!(o, "\n  -- {} --", label(c));
+        }
+        cell_text(&mut o, c, plan, i, links);
+    }
+    o
+}
+
+fn label(c: &CellSummary) -> String {
+    c.values
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn cell_text(o: &mut String, c: &CellSummary, plan: &Plan, cell: usize, links: &Links) {
+    use std::fmt::Write;
+    let _ = writeln!(o, "  all expectations held: {}", pct(&c.all_passed));
+    for e in &c.expectations {
         let _ = writeln!(o, "  {}  {}", pct(&e.held), e.name);
     }
-    let _ = writeln!(
-        o,
-        "  metric                      mean       min       max   seeds with > 0 (95% CI)"
-    );
-    for (k, m) in &s.metrics {
+    if !c.metrics.is_empty() {
+        let _ = writeln!(
+            o,
+            "  metric                      mean       min       max   seeds with > 0 (95% CI)"
+        );
+    }
+    for (k, m) in &c.metrics {
         let _ = writeln!(
             o,
             "  {:24} {:9.2} {:9.2} {:9.2}   {}",
@@ -227,23 +182,71 @@ pub fn print_text(s: &Summary) -> String {
             pct(&m.nonzero)
         );
     }
-    for e in &s.errors {
+    let failed = c.all_passed.runs - c.all_passed.count;
+    if failed > 0 {
+        let _ = writeln!(
+            o,
+            "  seeds where an expectation failed ({failed}): {}{}",
+            c.failed_seeds
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+            if failed as usize > c.failed_seeds.len() {
+                " ..."
+            } else {
+                ""
+            }
+        );
+        for &seed in c.failed_seeds.iter().take(LINKED_SEEDS) {
+            let _ = writeln!(o, "    seed {seed}: {}", links.seed(plan, cell, seed));
+        }
+    }
+    for e in &c.errors {
         let _ = writeln!(o, "  error: {e}");
     }
-    o
 }
 
-#[cfg(test)]
-mod tests {
-    use super::wilson;
-
-    #[test]
-    fn wilson_interval_known_values() {
-        // 50/100: 95% Wilson interval [0.4038, 0.5962].
-        let f = wilson(50, 100);
-        assert!((f.ci95_low - 0.4038).abs() < 1e-3 && (f.ci95_high - 0.5962).abs() < 1e-3);
-        let f = wilson(0, 10);
-        assert_eq!(f.ci95_low, 0.0);
-        assert!((f.ci95_high - 0.2775).abs() < 1e-3);
+/// One row per (cell, what, name): the grid's parameters as leading columns, then what
+/// (`all`, `expectation`, `metric`), its name, and the fraction with its interval (for a
+/// metric: of seeds where it was > 0, with its mean, min and max).
+pub fn print_csv(s: &Summary) -> String {
+    let q = |t: &str| {
+        if t.contains([',', '"', '\n']) {
+            format!("\"{}\"", t.replace('"', "\"\""))
+        } else {
+            t.to_string()
+        }
+    };
+    let mut o = String::new();
+    let keys: Vec<String> = s.grid.iter().map(|a| q(&a.key)).collect();
+    o += &keys.iter().map(|k| format!("{k},")).collect::<String>();
+    o += "what,name,count,runs,fraction,ci95_low,ci95_high,mean,min,max\n";
+    for c in &s.cells {
+        let lead: String = c.values.iter().map(|(_, v)| format!("{},", q(v))).collect();
+        let row = |what: &str, name: &str, f: &Fraction, extra: String| {
+            format!(
+                "{lead}{what},{},{},{},{},{},{},{extra}\n",
+                q(name),
+                f.count,
+                f.runs,
+                f.fraction,
+                f.ci95_low,
+                f.ci95_high
+            )
+        };
+        o += &row("all", "all expectations held", &c.all_passed, ",,".into());
+        for e in &c.expectations {
+            o += &row("expectation", &e.name, &e.held, ",,".into());
+        }
+        for (k, m) in &c.metrics {
+            o += &row(
+                "metric",
+                k,
+                &m.nonzero,
+                format!("{},{},{}", m.mean, m.min, m.max),
+            );
+        }
     }
+    o
 }

@@ -164,10 +164,225 @@ fn sweep_reports_fractions_with_intervals() {
         .clone();
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(v["seeds"], 4);
-    assert_eq!(v["all_passed"]["runs"], 4);
-    let e = &v["expectations"][0];
+    let c = &v["cells"][0];
+    assert_eq!(c["all_passed"]["runs"], 4);
+    let e = &c["expectations"][0];
     assert!(e["ci95_low"].as_f64().unwrap() <= e["fraction"].as_f64().unwrap());
-    assert!(v["metrics"]["down_pairs"]["mean"].is_number());
+    assert!(c["metrics"]["down_pairs"]["mean"].is_number());
+}
+
+// ---- issue 19: grids, shards, merge, plots ----
+
+fn tmp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("clusterscope-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const GRID: &[&str] = &[
+    "sweep",
+    "cassandra-21636-packet-loss",
+    "--variant",
+    "buggy",
+    "--seeds",
+    "6",
+    "--until",
+    "6m",
+    "--grid",
+    "echo=buggy,fixed",
+    "--grid",
+    "fd_window=8,16",
+];
+
+/// Four shards merged print exactly what one unsharded sweep prints, in every format.
+#[test]
+fn four_shards_merged_equal_one_sweep() {
+    let dir = tmp_dir("shards");
+    for i in 0..4 {
+        let part = dir.join(format!("part-{i}.json"));
+        cs().args(GRID)
+            .args(["--jobs", "1", "--shard", &format!("{i}/4"), "--out"])
+            .arg(&part)
+            .assert()
+            .success();
+    }
+    // Given in another order than written.
+    let parts: Vec<_> = [2, 0, 3, 1]
+        .iter()
+        .map(|i| dir.join(format!("part-{i}.json")))
+        .collect();
+    for format in ["json", "csv", "text"] {
+        let one = cs()
+            .args(GRID)
+            .args(["--format", format])
+            .assert()
+            .success();
+        let merged = cs()
+            .arg("merge")
+            .args(&parts)
+            .args(["--format", format])
+            .assert()
+            .success();
+        assert_eq!(
+            String::from_utf8_lossy(&one.get_output().stdout),
+            String::from_utf8_lossy(&merged.get_output().stdout),
+            "{format}"
+        );
+    }
+    // A missing part is named, not silently summarised.
+    let a = cs().arg("merge").args(&parts[..3]).assert().code(2);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(err.contains("6 of 24 runs are missing"), "{err}");
+    // The same part twice.
+    let a = cs()
+        .arg("merge")
+        .args([&parts[0], &parts[1], &parts[0]])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(err.contains("given twice"), "{err}");
+}
+
+/// A grid runs the product of its values, cell by cell, and the cells differ as the
+/// parameters say: echo=fixed never leaves a phantom-DOWN pair.
+#[test]
+fn grid_cells_are_the_product_and_apply_their_values() {
+    let out = cs()
+        .args(GRID)
+        .args(["--format", "json"])
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let cells = v["cells"].as_array().unwrap();
+    let labels: Vec<String> = cells
+        .iter()
+        .map(|c| {
+            c["values"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|kv| format!("{}={}", kv[0].as_str().unwrap(), kv[1].as_str().unwrap()))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "echo=buggy fd_window=8",
+            "echo=buggy fd_window=16",
+            "echo=fixed fd_window=8",
+            "echo=fixed fd_window=16"
+        ]
+    );
+    for c in cells {
+        assert_eq!(c["all_passed"]["runs"], 6);
+        let pairs = c["metrics"]["down_pairs"]["max"].as_f64().unwrap();
+        if c["values"][0][1] == "fixed" {
+            assert_eq!(pairs, 0.0, "{c}");
+        } else {
+            assert!(pairs > 0.0, "{c}");
+        }
+    }
+}
+
+/// Failing seeds are listed with a permalink that opens exactly that seed of that variant.
+#[test]
+fn failing_seeds_come_with_permalinks() {
+    let out = cs()
+        .args([
+            "sweep",
+            "cassandra-21636-packet-loss",
+            "--variant",
+            "buggy",
+            "--seeds",
+            "4",
+            "--set",
+            "echo=fixed",
+            "--base-url",
+            "https://example.org/cs/",
+        ])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        text.contains("seeds where an expectation failed (4): 1 2 3 4"),
+        "{text}"
+    );
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("seed 2: "))
+        .expect("a link for seed 2");
+    let url = line.trim_start().trim_start_matches("seed 2: ");
+    let frag = url
+        .strip_prefix("https://example.org/cs/#s=")
+        .unwrap_or_else(|| panic!("{url}"));
+    let s = clusterscope_core::session::Session::decode(
+        frag,
+        &clusterscope_core::limits::Limits::default(),
+    )
+    .unwrap();
+    assert_eq!((s.variant.as_str(), s.seed), ("buggy", 2));
+    // --set travels inside the link: the scenario is sent whole with echo = "fixed".
+    match s.scenario {
+        clusterscope_core::session::ScenarioRef::Custom(t) => {
+            assert!(t.contains("echo = \"fixed\""), "{t}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// --plot writes an SVG or a PNG (bars for one parameter, a heatmap for two); other
+/// extensions and three parameters are refused before any run.
+#[test]
+fn plots_are_written_as_svg_and_png() {
+    let dir = tmp_dir("plots");
+    let svg = dir.join("bars.svg");
+    cs().args(&GRID[..10])
+        .arg("--plot")
+        .arg(&svg)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.starts_with("<svg") && text.contains("echo"),
+        "{}",
+        &text[..200.min(text.len())]
+    );
+    let png = dir.join("heat.png");
+    cs().args(GRID).arg("--plot").arg(&png).assert().success();
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    let a = cs().args(GRID).args(["--plot", "out.pdf"]).assert().code(2);
+    assert!(String::from_utf8_lossy(&a.get_output().stderr).contains(".svg or .png"));
+}
+
+#[test]
+fn bad_shards_and_grids_exit_2_naming_the_fix() {
+    for (args, want) in [
+        (vec!["--shard", "4/4"], "expected I/N with 0 <= I < N"),
+        (vec!["--shard", "x"], "expected I/N"),
+        (vec!["--grid", "fd_window"], "expected key=v1,v2"),
+        (vec!["--grid", "fd_window=0,8"], "--grid cell fd_window=0"),
+        (
+            vec!["--grid", "echo=a,b", "--set", "echo=fixed"],
+            "fixed or swept",
+        ),
+    ] {
+        let a = cs()
+            .args(["sweep", "cassandra-21636-packet-loss", "--seeds", "2"])
+            .args(&args)
+            .assert()
+            .code(2);
+        let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    let dir = tmp_dir("badpart");
+    let p = dir.join("not-a-part.json");
+    std::fs::write(&p, "{\"x\": 1}").unwrap();
+    let a = cs().arg("merge").arg(&p).assert().code(2);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(err.contains("not a sweep part"), "{err}");
 }
 
 // ---- issue 13 ----
@@ -244,7 +459,7 @@ fn sweep_exits_2_when_every_seed_errors() {
         .code(2);
     let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
     assert!(
-        err.contains("every one of the 2 seeds failed") && err.contains("never reached"),
+        err.contains("every one of the 2 runs failed") && err.contains("never reached"),
         "{err}"
     );
 }

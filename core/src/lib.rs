@@ -17,6 +17,7 @@ pub mod rng;
 pub mod runner;
 pub mod scenario;
 pub mod session;
+pub mod sweep;
 pub mod text;
 
 pub mod time;
