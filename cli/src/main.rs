@@ -109,6 +109,26 @@ enum Cmd {
         #[command(flatten)]
         output: Output,
     },
+    /// Run two variants of one scenario and seed side by side: where do they first differ, and
+    /// which views differ at the end? Exit 0 when they never diverge, 1 when they do.
+    Diff {
+        scenario: String,
+        /// Two variants, comma-separated: --variants buggy,fixed
+        #[arg(long, value_name = "A,B")]
+        variants: String,
+        #[arg(long)]
+        seed: Option<u64>,
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Compare up to this virtual time (default: the scenario's end).
+        #[arg(long)]
+        until: Option<String>,
+        /// How many differing views to list.
+        #[arg(long, default_value_t = 20)]
+        views: usize,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
     /// Combine the parts of a sharded sweep into the result one unsharded sweep prints.
     Merge {
         /// The parts (`clusterscope sweep ... --shard I/N --out part-I.json`).
@@ -368,6 +388,114 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
                 spec: &scenario,
             };
             show_sweep(&part, &output, &links)
+        }
+        Cmd::Diff {
+            scenario,
+            variants,
+            seed,
+            set,
+            until,
+            views,
+            format,
+        } => {
+            let s = load(&scenario)?;
+            let vs: Vec<&str> = variants.split(',').map(str::trim).collect();
+            let [va, vb] = vs[..] else {
+                return Err(Bad(format!(
+                    "--variants {variants}: name two variants, e.g. --variants {}",
+                    s.variant_names()
+                        .iter()
+                        .take(2)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )));
+            };
+            let ov = overrides(&set)?;
+            let opts = RunOptions {
+                body_budget: 0,
+                limits: cli_limits()?,
+                ..RunOptions::default()
+            };
+            let mut a = Run::new(s.clone(), va, seed, &ov, &opts).map_err(Bad)?;
+            let mut b = Run::new(s.clone(), vb, seed, &ov, &opts).map_err(Bad)?;
+            let end = until_of(&until)?.unwrap_or(s.duration()).min(s.duration());
+            let first = clusterscope_core::diff::first_divergence(
+                &mut *a.engine,
+                &mut *b.engine,
+                end,
+                1_000_000,
+            )
+            .map_err(|e| Bad(e.to_string()))?;
+            let ra = a.run(Some(end)).map_err(|e| Bad(e.to_string()))?;
+            let rb = b.run(Some(end)).map_err(|e| Bad(e.to_string()))?;
+            let (diffs, total) =
+                clusterscope_core::diff::view_diffs(&a.views_json(), &b.views_json(), 6, views);
+            let held = |r: &Report| {
+                format!(
+                    "{}/{} expectations hold",
+                    r.expectations.iter().filter(|e| e.passed).count(),
+                    r.expectations.len()
+                )
+            };
+            match format {
+                Format::Json => emit(&format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&serde_json::json!({
+                        "scenario": s.raw.name, "seed": a.seed, "variants": [va, vb],
+                        "until_us": end, "first_divergence": first,
+                        "views_differing": total, "views": diffs,
+                        "expectations": [ra.expectations, rb.expectations],
+                    }))
+                    .expect("json")
+                ))?,
+                Format::Text => {
+                    use std::fmt::Write;
+                    let mut o = String::new();
+                    let _ = writeln!(o, "{} seed {}: {va} vs {vb}", s.raw.name, a.seed);
+                    match &first {
+                        None => {
+                            let _ = writeln!(
+                                o,
+                                "  no divergence up to {}: every record is the same",
+                                fmt_time(end)
+                            );
+                        }
+                        Some(d) => {
+                            let _ = writeln!(
+                                o,
+                                "  first divergence at {} on {} (record {}; everything before \
+                                 it is the same)",
+                                fmt_time(d.time_us),
+                                d.node,
+                                d.index
+                            );
+                            let show = |v: &Option<serde_json::Value>| {
+                                v.as_ref()
+                                    .map_or("(no record)".to_string(), |v| v.to_string())
+                            };
+                            let _ = writeln!(o, "    {va}: {}", show(&d.a));
+                            let _ = writeln!(o, "    {vb}: {}", show(&d.b));
+                        }
+                    }
+                    let _ = writeln!(
+                        o,
+                        "  at {}: {total} view value(s) differ{}",
+                        fmt_time(end),
+                        if total > diffs.len() {
+                            format!(" (the first {} listed)", diffs.len())
+                        } else {
+                            String::new()
+                        }
+                    );
+                    for d in &diffs {
+                        let _ = writeln!(o, "    {}: {} vs {}", d.path, d.a, d.b);
+                    }
+                    let _ = writeln!(o, "  {va}: {}; {vb}: {}", held(&ra), held(&rb));
+                    emit(&o)?;
+                }
+            }
+            Ok(first.is_none())
         }
         Cmd::Merge {
             parts,

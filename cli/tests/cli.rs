@@ -517,3 +517,69 @@ name = "only"
         "{err}"
     );
 }
+
+// ---- issue 18: diff ----
+
+/// buggy vs fixed diverge (exit 1): the first divergence with both records, and the liveness
+/// views that differ at the end (A and B see each other DOWN only in buggy).
+#[test]
+fn diff_names_the_first_divergence_and_the_views_that_differ() {
+    let a = cs()
+        .args([
+            "diff",
+            "cassandra-21636-packet-loss",
+            "--variants",
+            "buggy,fixed",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .code(1);
+    let v: serde_json::Value = serde_json::from_slice(&a.get_output().stdout).unwrap();
+    let d = &v["first_divergence"];
+    assert!(d["time_us"].as_u64().unwrap() > 60_000_000, "{d}");
+    assert!(d["a"].is_object() || d["b"].is_object());
+    let paths: Vec<&str> = v["views"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        paths.contains(&"liveness.A.B") && paths.contains(&"liveness.B.A"),
+        "{paths:?}"
+    );
+    let text = cs()
+        .args([
+            "diff",
+            "cassandra-21636-packet-loss",
+            "--variants",
+            "buggy,fixed",
+        ])
+        .assert()
+        .code(1);
+    let text = String::from_utf8_lossy(&text.get_output().stdout).to_string();
+    assert!(text.contains("first divergence at 1m"), "{text}");
+    assert!(text.contains("liveness.A.B: \"DOWN\" vs \"UP\""), "{text}");
+}
+
+#[test]
+fn diff_of_a_variant_with_itself_is_exit_0_and_bad_variants_exit_2() {
+    let a = cs()
+        .args(["diff", "raft-leader-election", "--variants", "ratis,ratis"])
+        .assert()
+        .code(0);
+    let text = String::from_utf8_lossy(&a.get_output().stdout).to_string();
+    assert!(
+        text.contains("no divergence") && text.contains("0 view value(s) differ"),
+        "{text}"
+    );
+    for (v, want) in [("buggy", "name two variants"), ("buggy,nope", "nope")] {
+        let a = cs()
+            .args(["diff", "cassandra-21636-packet-loss", "--variants", v])
+            .assert()
+            .code(2);
+        let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+        assert!(err.contains(want), "{v}: {err}");
+    }
+}
