@@ -48,6 +48,10 @@ struct Output {
     /// heatmap (two), as SVG or PNG by the file's extension.
     #[arg(long, value_name = "OUT.svg|OUT.png")]
     plot: Option<String>,
+    /// What the plot shows per cell: `all` (every expectation held), a metric's name (seeds
+    /// where it was > 0) or part of one expectation's name.
+    #[arg(long, default_value = "all", value_name = "all|METRIC|EXPECTATION")]
+    plot_of: String,
     /// Where the app is served, for the links to failing seeds.
     #[arg(long, default_value = "http://127.0.0.1:8080/")]
     base_url: String,
@@ -552,9 +556,6 @@ fn show_sweep(
     links: &sweep_out::Links,
 ) -> Result<bool, Bad> {
     let summary = sweep::summarize(part);
-    if let Some(path) = &output.plot {
-        plot::write(&summary, path).map_err(Bad)?;
-    }
     match output.format {
         SweepFormat::Json => emit(&format!(
             "{}\n",
@@ -562,6 +563,11 @@ fn show_sweep(
         ))?,
         SweepFormat::Csv => emit(&sweep_out::print_csv(&summary))?,
         SweepFormat::Text => emit(&sweep_out::print_text(&summary, &part.plan, links))?,
+    }
+    // After the result is out: a plot that cannot be drawn does not cost the runs.
+    if let Some(path) = &output.plot {
+        let what = plot::Measure::parse(&summary, &output.plot_of).map_err(Bad)?;
+        plot::write(&summary, path, &what).map_err(Bad)?;
     }
     if summary.completed() == 0 {
         let first = summary

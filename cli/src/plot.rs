@@ -2,7 +2,7 @@
 //! held, with 95% Wilson intervals — bars per expectation without a grid, bars per value for one
 //! grid parameter, a heatmap for two.
 
-use clusterscope_core::sweep::{Fraction, Summary};
+use clusterscope_core::sweep::{CellSummary, Fraction, Summary};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -40,8 +40,73 @@ fn register_font() -> Result<(), String> {
     ))
 }
 
+/// What a plot shows per cell: the fraction of seeds where every expectation held, where one
+/// expectation held, or where a metric was above zero.
+pub enum Measure {
+    All,
+    Expectation(usize, String),
+    Metric(String),
+}
+
+impl Measure {
+    /// `all`, a metric's name, or (part of) one expectation's name.
+    pub fn parse(s: &Summary, what: &str) -> Result<Measure, String> {
+        let c = &s.cells[0];
+        if what == "all" {
+            return Ok(Measure::All);
+        }
+        if c.metrics.contains_key(what) || s.cells.iter().any(|c| c.metrics.contains_key(what)) {
+            return Ok(Measure::Metric(what.to_string()));
+        }
+        let hits: Vec<usize> = c
+            .expectations
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.name.contains(what))
+            .map(|(i, _)| i)
+            .collect();
+        match hits[..] {
+            [i] => Ok(Measure::Expectation(i, c.expectations[i].name.clone())),
+            _ => Err(format!(
+                "--plot-of \"{what}\": {}; use `all`, a metric ({}) or part of one \
+                 expectation's name",
+                if hits.is_empty() {
+                    "matches no metric or expectation".to_string()
+                } else {
+                    format!("matches {} expectations", hits.len())
+                },
+                c.metrics.keys().cloned().collect::<Vec<_>>().join(", ")
+            )),
+        }
+    }
+
+    fn of<'a>(&self, c: &'a CellSummary) -> &'a Fraction {
+        match self {
+            Measure::All => &c.all_passed,
+            Measure::Expectation(i, _) => &c.expectations[*i].held,
+            Measure::Metric(m) => c.metrics.get(m).map_or(&NONE, |m| &m.nonzero),
+        }
+    }
+
+    fn label(&self) -> String {
+        match self {
+            Measure::All => "all expectations held".into(),
+            Measure::Expectation(_, n) => format!("\"{n}\" held"),
+            Measure::Metric(m) => format!("{m} > 0"),
+        }
+    }
+}
+
+static NONE: Fraction = Fraction {
+    count: 0,
+    runs: 0,
+    fraction: 0.0,
+    ci95_low: 0.0,
+    ci95_high: 1.0,
+};
+
 /// Write the plot of `s` to `path` (.svg or .png).
-pub fn write(s: &Summary, path: &str) -> Result<(), String> {
+pub fn write(s: &Summary, path: &str, what: &Measure) -> Result<(), String> {
     let lower = path.to_ascii_lowercase();
     if !(lower.ends_with(".svg") || lower.ends_with(".png")) {
         return Err(format!("--plot {path}: the file must end in .svg or .png"));
@@ -63,16 +128,16 @@ pub fn write(s: &Summary, path: &str) -> Result<(), String> {
         (1000, 600)
     };
     let res = if lower.ends_with(".svg") {
-        draw(SVGBackend::new(path, size).into_drawing_area(), s)
+        draw(SVGBackend::new(path, size).into_drawing_area(), s, what)
     } else {
-        draw(BitMapBackend::new(path, size).into_drawing_area(), s)
+        draw(BitMapBackend::new(path, size).into_drawing_area(), s, what)
     };
     res.map_err(|e| format!("--plot {path}: {e}"))
 }
 
 type Res = Result<(), Box<dyn std::error::Error>>;
 
-fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, s: &Summary) -> Res
+fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, s: &Summary, what: &Measure) -> Res
 where
     DB::ErrorType: 'static,
 {
@@ -85,14 +150,14 @@ where
         s.first_seed + s.seeds - 1
     );
     match s.grid.len() {
-        2 => heatmap(&root, s, &title)?,
+        2 => heatmap(&root, s, &title, what)?,
         1 => {
             let bars: Vec<(String, &Fraction)> = s
                 .cells
                 .iter()
-                .map(|c| (c.values[0].1.clone(), &c.all_passed))
+                .map(|c| (c.values[0].1.clone(), what.of(c)))
                 .collect();
-            let x = format!("{} (all expectations held, 95% interval)", s.grid[0].key);
+            let x = format!("{} ({}, 95% interval)", s.grid[0].key, what.label());
             bar_chart(&root, &title, &x, &bars)?
         }
         _ => {
@@ -180,7 +245,12 @@ where
     Ok(())
 }
 
-fn heatmap<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary, title: &str) -> Res
+fn heatmap<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    s: &Summary,
+    title: &str,
+    what: &Measure,
+) -> Res
 where
     DB::ErrorType: 'static,
 {
@@ -189,10 +259,7 @@ where
     let xs: Vec<String> = s.grid[1].values.iter().map(show).collect();
     let ys: Vec<String> = s.grid[0].values.iter().rev().map(show).collect();
     let mut chart = ChartBuilder::on(root)
-        .caption(
-            format!("{title}: all expectations held"),
-            ("sans-serif", 20),
-        )
+        .caption(format!("{title}: {}", what.label()), ("sans-serif", 20))
         .margin(16)
         .x_label_area_size(48)
         .y_label_area_size(90)
@@ -212,7 +279,7 @@ where
     for (c, cell) in s.cells.iter().enumerate() {
         // The first value of the first parameter on the top row.
         let (r, k) = ((rows - 1 - c / cols) as f64, (c % cols) as f64);
-        let f = &cell.all_passed;
+        let f = what.of(cell);
         // White (0%) to a deep blue (100%).
         let t = f.fraction;
         let colour = RGBColor(

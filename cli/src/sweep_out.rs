@@ -198,7 +198,13 @@ fn cell_text(o: &mut String, c: &CellSummary, plan: &Plan, cell: usize, links: &
                 ""
             }
         );
-        for &seed in c.failed_seeds.iter().take(LINKED_SEEDS) {
+        // Links of a grid cell carry the whole scenario: one per cell is enough to read.
+        let linked = if plan.grid.is_empty() {
+            LINKED_SEEDS
+        } else {
+            1
+        };
+        for &seed in c.failed_seeds.iter().take(linked) {
             let _ = writeln!(o, "    seed {seed}: {}", links.seed(plan, cell, seed));
         }
     }

@@ -355,6 +355,29 @@ fn plots_are_written_as_svg_and_png() {
     assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
     let a = cs().args(GRID).args(["--plot", "out.pdf"]).assert().code(2);
     assert!(String::from_utf8_lossy(&a.get_output().stderr).contains(".svg or .png"));
+    // --plot-of: a metric or one expectation; anything else is named with the choices, after
+    // the result was printed (the runs are not lost).
+    let m = dir.join("metric.svg");
+    cs().args(GRID)
+        .args(["--plot-of", "down_pairs", "--plot"])
+        .arg(&m)
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(&m)
+        .unwrap()
+        .contains("down_pairs &gt; 0"));
+    let a = cs()
+        .args(GRID)
+        .args(["--plot-of", "nothing-like-this", "--plot"])
+        .arg(dir.join("x.svg"))
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(
+        err.contains("matches no metric") && err.contains("down_pairs"),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&a.get_output().stdout).contains("all expectations held"));
 }
 
 #[test]
