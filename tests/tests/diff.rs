@@ -174,3 +174,181 @@ fn packet_loss_buggy_and_fixed_diverge_and_their_liveness_differs() {
         .collect();
     assert_eq!(live, ["liveness.A.B", "liveness.B.A"], "{diffs:?}");
 }
+
+// ---- forks: "what if this message had arrived?" ----
+
+use clusterscope_core::engine::action::{MsgFate, RecordedAction};
+use clusterscope_core::engine::trace::{DropReason, RecKind};
+
+/// The step and id of the first ECHO_REQ lost between A and B in the buggy packet-loss replay.
+fn lost_echo(run: &Run) -> (u64, u64, clusterscope_core::time::Micros) {
+    let t = run.engine.trace();
+    let topo = run.engine.topo();
+    t.recs
+        .iter()
+        .find_map(|r| match r.kind {
+            RecKind::Drop {
+                msg,
+                label: "ECHO_REQ",
+                reason: DropReason::LinkDown,
+                from,
+                to,
+            } if topo.names[from as usize] != "C" && topo.names[to as usize] != "C" => {
+                Some((r.step, msg, r.time))
+            }
+            _ => None,
+        })
+        .expect("a lost ECHO_REQ between A and B")
+}
+
+fn forked(fate: MsgFate) -> Run {
+    let mut base = run("cassandra-21636-packet-loss", "buggy", 1);
+    let end = base.scenario.duration();
+    base.engine.run_until(end, u64::MAX).unwrap();
+    let (step, msg, time) = lost_echo(&base);
+    let mut f = run("cassandra-21636-packet-loss", "buggy", 1);
+    f.engine.set_user_actions(vec![RecordedAction {
+        step,
+        at: clusterscope_core::engine::action::Dur(time),
+        action: Action::Message { msg, fate },
+    }]);
+    f
+}
+
+/// The incident's counterfactual, message by message: deliver the lost ECHO_REQ (A -> B, over
+/// the cut link) and B answers — but its ECHO_RSP goes back over the same cut link and is lost
+/// too, so A still sees B DOWN; fork again and deliver that answer, and A sees B UP to the end,
+/// and the buggy variant's "A sees B DOWN" expectation now fails. Each fork replays to the same
+/// trace.
+#[test]
+fn delivering_the_lost_echo_and_its_answer_brings_b_up_for_a() {
+    let mut f = forked(MsgFate::Deliver);
+    f.run(None).unwrap();
+    let (_, req, t_req) = {
+        let mut base = run("cassandra-21636-packet-loss", "buggy", 1);
+        base.engine
+            .run_until(base.scenario.duration(), u64::MAX)
+            .unwrap();
+        lost_echo(&base)
+    };
+    let t = f.engine.trace();
+    let names = &f.engine.topo().names;
+    let (from, to) = t
+        .recs
+        .iter()
+        .find_map(|r| match r.kind {
+            RecKind::Deliver { msg, from, .. } if msg == req => Some((from, r.node)),
+            _ => None,
+        })
+        .expect("the forked ECHO_REQ is delivered");
+    // The answer, lost on the way back.
+    let (step, rsp, at) = t
+        .recs
+        .iter()
+        .find_map(|r| match r.kind {
+            RecKind::Drop {
+                msg,
+                label: "ECHO_RSP",
+                from: a,
+                to: b,
+                reason: DropReason::LinkDown,
+            } if a == to && b == from && r.time > t_req => Some((r.step, msg, r.time)),
+            _ => None,
+        })
+        .expect("the answer is lost on the cut link");
+    let (a, b) = (names[from as usize].clone(), names[to as usize].clone());
+    assert_eq!(f.views_json()["liveness"][&a][&b], "DOWN");
+    let mut actions = f.engine.user_actions().to_vec();
+    actions.push(RecordedAction {
+        step,
+        at: clusterscope_core::engine::action::Dur(at),
+        action: Action::Message {
+            msg: rsp,
+            fate: MsgFate::Deliver,
+        },
+    });
+    let twice = |actions: &[RecordedAction]| {
+        let mut g = run("cassandra-21636-packet-loss", "buggy", 1);
+        g.engine.set_user_actions(actions.to_vec());
+        let report = g.run(None).unwrap();
+        (g, report)
+    };
+    let (g, report) = twice(&actions);
+    assert_eq!(
+        g.views_json()["liveness"][&a][&b],
+        "UP",
+        "{}",
+        g.views_json()["liveness"]
+    );
+    let want = format!("{a} sees {b} DOWN from 5 s after the heal to the end");
+    let e = report.expectations.iter().find(|e| e.name == want).unwrap();
+    assert!(!e.passed, "{e:?}");
+    // Deterministic: the same forks, the same trace.
+    assert_eq!(g.engine.hash(), twice(&actions).0.engine.hash());
+}
+
+/// Dropping or delaying a message that was delivered changes the run from there; a fork about
+/// a message already sent is refused and changes nothing.
+#[test]
+fn forks_drop_and_delay_and_refuse_sent_messages() {
+    let mut base = run("raft-leader-election", "ratis", 1);
+    let end = base.scenario.duration();
+    base.engine.run_until(end, u64::MAX).unwrap();
+    // The first delivered message.
+    let (step, msg, at) = base
+        .engine
+        .trace()
+        .recs
+        .iter()
+        .find_map(|r| match r.kind {
+            RecKind::Send { msg, .. } => Some((r.step, msg, r.time)),
+            _ => None,
+        })
+        .unwrap();
+    let fork = |fate: MsgFate| {
+        let mut f = run("raft-leader-election", "ratis", 1);
+        f.engine.set_user_actions(vec![RecordedAction {
+            step,
+            at: clusterscope_core::engine::action::Dur(at),
+            action: Action::Message { msg, fate },
+        }]);
+        f.engine.run_until(end, u64::MAX).unwrap();
+        f
+    };
+    let dropped = fork(MsgFate::Drop);
+    assert!(dropped.engine.trace().recs.iter().any(|r| matches!(
+        r.kind,
+        RecKind::Drop { msg: m, reason: DropReason::Forked, .. } if m == msg
+    )));
+    let delayed = fork(MsgFate::Delay {
+        by: clusterscope_core::engine::action::Dur(50_000),
+    });
+    let sent = delayed
+        .engine
+        .trace()
+        .recs
+        .iter()
+        .find_map(|r| match r.kind {
+            RecKind::Send {
+                msg: m, deliver_at, ..
+            } if m == msg => Some(deliver_at - r.time),
+            _ => None,
+        })
+        .unwrap();
+    assert!(sent >= 50_000, "latency {sent}");
+    // Already sent: refused, and the run is as it was.
+    let mut late = run("raft-leader-election", "ratis", 1);
+    late.engine.run_until(at + 1_000_000, u64::MAX).unwrap();
+    let before = late.engine.hash();
+    let e = late
+        .engine
+        .apply_user_action(Action::Message {
+            msg,
+            fate: MsgFate::Deliver,
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("already sent"), "{e}");
+    assert_eq!(late.engine.hash(), before);
+    assert!(late.engine.user_actions().is_empty());
+}

@@ -411,6 +411,8 @@ fn must_refuse(run: &Run, a: &Action) -> Option<&'static str> {
             (groups.len() < 2).then_some("fewer than two groups")
         }
         Action::HealAll {} => None,
+        // Forks' message fates are tested in tests/tests/diff.rs; the generators here make none.
+        Action::Message { .. } => unreachable!("no message fates are generated"),
         Action::Stop { node } => match status(node) {
             None => Some("unknown node"),
             Some(NodeStatus::Running) => None,

@@ -127,6 +127,25 @@ pub enum Action {
         node: String,
         command: String,
     },
+    /// A fork's counterfactual about one message, by its id (`#msg` in the trace), decided before
+    /// it is sent: deliver it although its link drops it (down or lossy), drop it, or delay it.
+    /// Applied at (or before) the step that sends it; an id already sent is refused.
+    Message {
+        msg: u64,
+        fate: MsgFate,
+    },
+}
+
+/// What a fork does with one message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "fate", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum MsgFate {
+    /// Delivered whatever its link says (a stopped or restarted destination still loses it).
+    Deliver,
+    /// Dropped when sent.
+    Drop,
+    /// Delivered `by` later than its link's latency says (unless its link drops it).
+    Delay { by: Dur },
 }
 
 impl Action {
@@ -145,7 +164,7 @@ impl Action {
             | Action::HealLink { from, .. }
             | Action::SetLoss { from, .. }
             | Action::SetLatency { from, .. } => Some(from),
-            Action::Partition { .. } | Action::HealAll {} => None,
+            Action::Partition { .. } | Action::HealAll {} | Action::Message { .. } => None,
         }
     }
 
@@ -210,6 +229,13 @@ impl Action {
             }
             Action::Release { node, executor } => format!("release {node}/{executor}"),
             Action::Command { node, command } => format!("nodetool {command} on {node}"),
+            Action::Message { msg, fate } => match fate {
+                MsgFate::Deliver => format!("fork: deliver message #{msg}"),
+                MsgFate::Drop => format!("fork: drop message #{msg}"),
+                MsgFate::Delay { by } => {
+                    format!("fork: delay message #{msg} by {}", fmt_duration(by.0))
+                }
+            },
         }
     }
 }

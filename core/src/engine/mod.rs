@@ -400,6 +400,8 @@ pub struct Sim<P: Protocol> {
     queue: EventQueue<Entry<P>>,
     seq: u64,
     next_msg: u64,
+    /// Forks' decisions about messages not yet sent, by id (`Action::Message`).
+    fates: BTreeMap<u64, crate::engine::action::MsgFate>,
     net_rng: SimRng,
     limits: Limits,
     effects: Vec<Effect<P>>,
@@ -481,6 +483,7 @@ impl<P: Protocol> Clone for Sim<P> {
             queue,
             seq,
             next_msg,
+            fates,
             net_rng,
             limits,
             effects,
@@ -501,6 +504,7 @@ impl<P: Protocol> Clone for Sim<P> {
             queue: queue.clone(),
             seq: *seq,
             next_msg: *next_msg,
+            fates: fates.clone(),
             net_rng: net_rng.clone(),
             limits: limits.clone(),
             effects: effects.clone(),
@@ -524,6 +528,7 @@ impl<P: Protocol> Clone for Sim<P> {
             queue,
             seq,
             next_msg,
+            fates,
             net_rng,
             limits,
             effects,
@@ -543,6 +548,7 @@ impl<P: Protocol> Clone for Sim<P> {
         self.queue.clone_from(queue);
         self.seq = *seq;
         self.next_msg = *next_msg;
+        self.fates.clone_from(fates);
         self.net_rng.clone_from(net_rng);
         self.limits.clone_from(limits);
         self.effects.clone_from(effects);
@@ -631,6 +637,7 @@ impl<P: Protocol> Sim<P> {
             queue: EventQueue::default(),
             seq: 0,
             next_msg: 0,
+            fates: BTreeMap::new(),
             net_rng: rng::child(seed, rng::STREAM_NETWORK),
             limits,
             effects: Vec::new(),
@@ -790,8 +797,10 @@ impl<P: Protocol> Sim<P> {
             .remove(id)
             .expect("delivery of a message not in flight");
         let label = self.proto.msg_label(&f.msg);
+        let forced = !self.fates.is_empty()
+            && self.fates.remove(&id) == Some(crate::engine::action::MsgFate::Deliver);
         let slot = &self.nodes[f.to as usize];
-        let reason = if !self.net.link(f.from, f.to).up {
+        let reason = if !forced && !self.net.link(f.from, f.to).up {
             Some(DropReason::LinkDown)
         } else if slot.status == NodeStatus::Stopped {
             Some(DropReason::NodeStopped)
@@ -964,13 +973,30 @@ impl<P: Protocol> Sim<P> {
             out.trace.bodies_truncated = true;
         }
         let link = self.net.link(from, to).clone();
-        let reason = if !link.up {
+        let mut reason = if !link.up {
             Some(DropReason::LinkDown)
         } else if link.loss > 0.0 && self.net_rng.random::<f64>() < link.loss {
             Some(DropReason::Loss)
         } else {
             None
         };
+        let mut extra = 0;
+        if !self.fates.is_empty() {
+            use crate::engine::action::MsgFate;
+            // A forced delivery stays listed until it arrives (a link down then is ignored too).
+            match self.fates.get(&id).copied() {
+                Some(MsgFate::Deliver) => reason = None,
+                Some(MsgFate::Drop) => {
+                    self.fates.remove(&id);
+                    reason = Some(DropReason::Forked);
+                }
+                Some(MsgFate::Delay { by }) => {
+                    self.fates.remove(&id);
+                    extra = by.0;
+                }
+                None => {}
+            }
+        }
         if let Some(reason) = reason {
             self.emit(
                 out,
@@ -992,7 +1018,7 @@ impl<P: Protocol> Sim<P> {
         } else {
             link.latency_min_us
         };
-        let deliver_at = self.now + latency;
+        let deliver_at = self.now + latency + extra;
         self.emit(
             out,
             from,
@@ -1229,6 +1255,7 @@ impl<P: Protocol> Sim<P> {
             Restart(NodeId, bool, Micros),
             Exec(NodeId, u8, Option<bool>, Option<Micros>),
             Command(NodeId, String),
+            Fate(u64, crate::engine::action::MsgFate),
         }
         let change = match action {
             Action::DropLink { from, to, one_way } => Change::Links(
@@ -1394,6 +1421,25 @@ impl<P: Protocol> Sim<P> {
                 }
                 Change::Command(id, command.clone())
             }
+            Action::Message { msg, fate } => {
+                if *msg < self.next_msg {
+                    return Err(err(format!(
+                        "message #{msg} was already sent (the next message is #{}): fork from \
+                         the step that sends it",
+                        self.next_msg
+                    )));
+                }
+                if let crate::engine::action::MsgFate::Delay { by } = fate {
+                    if by.0 == 0 || by.0 > self.limits.max_latency_us {
+                        return Err(err(format!(
+                            "a delay of {} is out of range: use 1us to {}",
+                            fmt_time(by.0),
+                            fmt_time(self.limits.max_latency_us)
+                        )));
+                    }
+                }
+                Change::Fate(*msg, *fate)
+            }
         };
         // Commands are validated by the protocol; run them before recording so a refusal
         // leaves no trace.
@@ -1442,6 +1488,9 @@ impl<P: Protocol> Sim<P> {
                     s.delay_us = d;
                 }
                 self.try_start_task(out, id, exec);
+            }
+            Change::Fate(msg, fate) => {
+                self.fates.insert(msg, fate);
             }
             Change::Command(..) => unreachable!("handled above"),
         }

@@ -20,6 +20,8 @@ pub enum DropReason {
     NodeRestarted,
     /// A protocol-level rule discarded it (e.g. written into a half-open connection).
     Discarded,
+    /// A fork dropped it (`Action::Message` with `MsgFate::Drop`).
+    Forked,
 }
 
 impl DropReason {
@@ -30,6 +32,7 @@ impl DropReason {
             DropReason::NodeStopped => "node stopped",
             DropReason::NodeRestarted => "node restarted",
             DropReason::Discarded => "discarded by receiver",
+            DropReason::Forked => "dropped by a fork",
         }
     }
 }
@@ -344,6 +347,7 @@ fn reason_to_u8(r: DropReason) -> u8 {
         DropReason::NodeStopped => 2,
         DropReason::NodeRestarted => 3,
         DropReason::Discarded => 4,
+        DropReason::Forked => 5,
     }
 }
 
@@ -354,6 +358,7 @@ fn reason_from_u8(v: u8) -> DropReason {
         2 => DropReason::NodeStopped,
         3 => DropReason::NodeRestarted,
         4 => DropReason::Discarded,
+        5 => DropReason::Forked,
         _ => unreachable!("drop reason tag {v}"),
     }
 }
