@@ -214,11 +214,11 @@ impl<S: StateMachine> Raft<S> {
         )),
         edges: &[
             (
-                "@accent",
+                "@fg",
                 "vote granted: voter → the candidate it voted for in its current term",
             ),
             (
-                "@caption",
+                "@muted",
                 "pre-vote granted: voter → the pre-candidate that counted it",
             ),
         ],
@@ -242,7 +242,11 @@ impl<S: StateMachine> Raft<S> {
         };
         Some(NodeArc {
             fraction: (left as f64 / self.p.timeout_max.0.max(1) as f64).clamp(0.0, 1.0),
-            label: format!("{what} in {}", crate::time::fmt_duration(left)),
+            label: if left >= 1_000_000 {
+                format!("{what} in {:.2} s", left as f64 / 1e6)
+            } else {
+                format!("{what} in {} ms", left / 1000)
+            },
         })
     }
 

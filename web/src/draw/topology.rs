@@ -170,8 +170,17 @@ pub fn draw_static(ctx: &Ctx, inp: &TopologyInput) {
     dash(ctx, &[]);
 }
 
+/// What [`draw_dynamic`] drew of the model's overlay: (node, fraction) per arc and (from, to,
+/// class) per arrow. The card writes it into the canvas' `data-arcs` / `data-edges` for tests.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Drawn {
+    pub arcs: Vec<(NodeId, f64)>,
+    pub edges: Vec<(NodeId, NodeId, u8)>,
+}
+
 /// Messages in flight, recent drops and nodes: redrawn every frame over the static layer.
-pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
+pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
+    let mut drawn_overlay = Drawn::default();
     let m = inp.model;
     let l = inp.layout;
     let p = &inp.palette;
@@ -182,7 +191,7 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
 
     // The model's arrows (Raft: votes granted), under the messages; small clusters only.
     if n <= 64 {
-        draw_edges(ctx, inp);
+        drawn_overlay.edges = draw_edges(ctx, inp);
     }
 
     // Messages in flight.
@@ -296,7 +305,7 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
     // Nodes: large clusters are drawn in batches (one path per colour); small ones in detail.
     if n > 64 {
         draw_nodes_batched(ctx, inp, &seen_down);
-        return;
+        return drawn_overlay;
     }
     // Nodes.
     for (i, pt) in l.pos.iter().enumerate() {
@@ -328,6 +337,7 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
         ctx.fill();
         if let (Some(a), Some((color, _))) = (e.node_arc(id), e.overlay().arc) {
             node_arc(ctx, *pt, l.r, a.fraction, model_color(p, color), p.grid);
+            drawn_overlay.arcs.push((id, a.fraction));
         }
         let down = seen_down[i];
         if down > 0 && status == NodeStatus::Running {
@@ -395,6 +405,7 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
             let _ = ctx.fill_text(&under, pt.x, pt.y + l.r + 13.0);
         }
     }
+    drawn_overlay
 }
 
 fn draw_nodes_batched(ctx: &Ctx, inp: &TopologyInput, seen_down: &[u32]) {
@@ -472,11 +483,12 @@ fn node_arc(ctx: &Ctx, c: Pt, r: f64, fraction: f64, color: &str, track: &str) {
 
 /// The model's arrows between nodes (`Model::edges`), coloured by class, offset to one side of
 /// the link so that an arrow each way stays visible, the head at the target's rim.
-fn draw_edges(ctx: &Ctx, inp: &TopologyInput) {
+fn draw_edges(ctx: &Ctx, inp: &TopologyInput) -> Vec<(NodeId, NodeId, u8)> {
     let e = &*inp.model.run.engine;
     let legend = e.overlay().edges;
+    let mut drawn = Vec::new();
     if legend.is_empty() {
-        return;
+        return drawn;
     }
     let mut edges = Vec::new();
     e.edges(&mut edges);
@@ -523,8 +535,10 @@ fn draw_edges(ctx: &Ctx, inp: &TopologyInput) {
         );
         ctx.close_path();
         ctx.fill();
+        drawn.push((ed.from, ed.to, ed.class));
     }
     ctx.set_global_alpha(1.0);
+    drawn
 }
 
 fn cross(ctx: &Ctx, c: Pt, s: f64, color: &str, w: f64) {

@@ -80,7 +80,25 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 let _ =
                     ctx.draw_image_with_html_canvas_element_and_dw_and_dh(layer, 0.0, 0.0, w, h);
             }
-            topology::draw_dynamic(&ctx, &inp);
+            let drawn = topology::draw_dynamic(&ctx, &inp);
+            // What the overlay shows, for tests: `n1:0.62 n2:0.81` and `n2>n1:0 n3>n1:0`.
+            let arcs = drawn
+                .arcs
+                .iter()
+                .map(|(i, f)| format!("{}:{f:.2}", topo.name(*i)))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let edges = drawn
+                .edges
+                .iter()
+                .map(|(a, b, k)| format!("{}>{}:{k}", topo.name(*a), topo.name(*b)))
+                .collect::<Vec<_>>()
+                .join(" ");
+            for (k, v) in [("data-arcs", arcs), ("data-edges", edges)] {
+                if c.get_attribute(k).as_deref() != Some(v.as_str()) {
+                    let _ = c.set_attribute(k, &v);
+                }
+            }
             drop(cache);
             *geo.borrow_mut() = Some((lay, links));
         });
