@@ -105,9 +105,9 @@ pub fn scenario(name: &str) -> Scenario {
 }
 
 /// A Raft group (`Raft<Kv>`, Ratis defaults, invariant checks on after every event) of `nodes`
-/// nodes with a client at n0 sending `rate` requests/s, run from its start to `until` (seed 1,
-/// 0.5-1.5 ms links, tracing on). Construction is part of the measured work.
-pub fn raft_run(nodes: u32, rate: u32, until: Micros) -> Engine<RaftKv> {
+/// nodes with a client at n0 sending `rate` requests/s (seed 1, 0.5-1.5 ms links, tracing on),
+/// not run yet.
+pub fn raft_engine(nodes: u32, rate: u32) -> Engine<RaftKv> {
     let t: toml::Table = toml::from_str(&format!("client_rate = {rate}")).expect("params");
     let topo = pingpong::topology(nodes);
     let proto = Raft::new(RaftParams::from_table(t).expect("params"), Kv, &topo).expect("raft");
@@ -119,10 +119,21 @@ pub fn raft_run(nodes: u32, rate: u32, until: Micros) -> Engine<RaftKv> {
         vec![],
         Limits::default(),
     );
-    let mut e = Engine::new(sim, false, 0);
+    Engine::new(sim, false, 0)
+}
+
+/// [`raft_engine`] run from its start to `until`. Construction is part of the measured work.
+pub fn raft_run(nodes: u32, rate: u32, until: Micros) -> Engine<RaftKv> {
+    let mut e = raft_engine(nodes, rate);
     e.run_until(until, u64::MAX).expect("raft run");
     e
 }
+
+/// The wasm side runs the same in slices of this much virtual time, yielding to the browser
+/// between them (a single call of tens of seconds stalls the page past the test driver's 30 s
+/// timeout); only the slices are timed. (Unused by the native bench, which includes this file.)
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub const RAFT_SLICE_US: Micros = 60 * US_PER_S;
 
 /// Build a run of the `buggy` variant (construction is part of the measured work) and run it
 /// to `until` (`None`: the scenario's end). Returns the finished run.
