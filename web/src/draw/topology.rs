@@ -335,10 +335,6 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
         ctx.begin_path();
         let _ = ctx.arc(pt.x, pt.y, l.r, 0.0, 2.0 * PI);
         ctx.fill();
-        if let (Some(a), Some((color, _))) = (e.node_arc(id), e.overlay().arc) {
-            node_arc(ctx, *pt, l.r, a.fraction, model_color(p, color), p.grid);
-            drawn_overlay.arcs.push((id, a.fraction));
-        }
         let down = seen_down[i];
         if down > 0 && status == NodeStatus::Running {
             // A red ring: someone sees this running node DOWN.
@@ -354,6 +350,13 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
             ctx.begin_path();
             let _ = ctx.arc(pt.x, pt.y, l.r + 4.0, 0.0, 2.0 * PI);
             ctx.stroke();
+        }
+        // Over the selection ring, which would hide it.
+        let mut arc_drawn = false;
+        if let (Some(a), Some((color, _))) = (e.node_arc(id), e.overlay().arc) {
+            node_arc(ctx, *pt, l.r, a.fraction, model_color(p, color), p.grid);
+            drawn_overlay.arcs.push((id, a.fraction));
+            arc_drawn = true;
         }
         if l.labels || selected || inp.hover == Some(id) {
             let name = topo.name(id);
@@ -402,7 +405,9 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
             ctx.set_fill_style_str(p.muted);
             ctx.set_font("10px ui-monospace, monospace");
             ctx.set_text_align("center");
-            let _ = ctx.fill_text(&under, pt.x, pt.y + l.r + 13.0);
+            // Clear of the arc's ring when there is one.
+            let below = if arc_drawn { 16.0 } else { 13.0 };
+            let _ = ctx.fill_text(&under, pt.x, pt.y + l.r + below);
         }
     }
     drawn_overlay
