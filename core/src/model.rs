@@ -171,6 +171,36 @@ pub struct MatrixSummary {
     pub bad: bool,
 }
 
+/// A ring segment the topology draws around a node, clockwise from 12 o'clock (Raft: the
+/// election timer, the part of the timeout still to run).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeArc {
+    /// 0..=1 of a full turn (clamped when drawn).
+    pub fraction: f64,
+    /// One line for the node's hover chip, e.g. "election timeout in 212 ms".
+    pub label: String,
+}
+
+/// An arrow the topology draws from one node to another (Raft: a vote granted for the current
+/// term, from the voter to the candidate).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Edge {
+    pub from: NodeId,
+    pub to: NodeId,
+    /// Index into [`Overlay::edges`] (its colour and meaning).
+    pub class: u8,
+    /// One line for the hover chip of either end, e.g. "n2 voted for n1 in term 3".
+    pub label: String,
+}
+
+/// What a model's topology overlay means, for the legend: the colour and meaning of its node
+/// arcs (if it draws any) and of each edge class. Colours as in [`MatrixSpec::legend`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Overlay {
+    pub arc: Option<(&'static str, &'static str)>,
+    pub edges: &'static [(&'static str, &'static str)],
+}
+
 /// What the runner, CLI and web shell need of a protocol model beyond running it.
 pub trait Model: Protocol {
     /// The scenario's `protocol = "..."` (and the name of its optional `[section]`).
@@ -248,6 +278,16 @@ pub trait Model: Protocol {
     fn node_badge(&self, _sim: &Sim<Self>, _id: NodeId) -> String {
         String::new()
     }
+    /// The legend of [`Model::node_arc`] and [`Model::edges`] (default: neither is drawn).
+    fn overlay(&self) -> Overlay {
+        Overlay::default()
+    }
+    /// The arc around a node now, if any.
+    fn node_arc(&self, _sim: &Sim<Self>, _id: NodeId) -> Option<NodeArc> {
+        None
+    }
+    /// The arrows between nodes now.
+    fn edges(&self, _sim: &Sim<Self>, _out: &mut Vec<Edge>) {}
 }
 
 /// A message on the wire, as the generic panels see it.
@@ -319,6 +359,9 @@ pub trait Driver {
     fn pair_series(&self) -> Option<PairSeries>;
     fn pair_value(&self, observer: NodeId, peer: NodeId) -> f64;
     fn node_badge(&self, id: NodeId) -> String;
+    fn overlay(&self) -> Overlay;
+    fn node_arc(&self, id: NodeId) -> Option<NodeArc>;
+    fn edges(&self, out: &mut Vec<Edge>);
 }
 
 impl<M: Model> Driver for Engine<M> {
@@ -465,5 +508,14 @@ impl<M: Model> Driver for Engine<M> {
     }
     fn node_badge(&self, id: NodeId) -> String {
         self.sim.proto.node_badge(&self.sim, id)
+    }
+    fn overlay(&self) -> Overlay {
+        self.sim.proto.overlay()
+    }
+    fn node_arc(&self, id: NodeId) -> Option<NodeArc> {
+        self.sim.proto.node_arc(&self.sim, id)
+    }
+    fn edges(&self, out: &mut Vec<Edge>) {
+        self.sim.proto.edges(&self.sim, out)
     }
 }

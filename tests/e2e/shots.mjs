@@ -4,7 +4,7 @@
 //   node tests/e2e/shots.mjs SCENARIO VARIANT|- CAPTIONS NODE LABEL [dark]
 // opens SCENARIO (VARIANT, or the default with -), presses "next caption" CAPTIONS times, selects
 // NODE and writes screenshots/LABEL-<width>-insp.png (the inspector card, sticky bars unstuck) and
-// LABEL-<width>-view.png (the viewport). Needs dist/ (trunk build --release) and /usr/bin/chromium.
+// LABEL-<width>-view.png (the viewport), LABEL-<width>-topo.png and -plots.png (those cards). Needs dist/ (trunk build --release) and /usr/bin/chromium.
 import { chromium } from 'playwright-core';
 import { createServer } from 'node:http';
 import { readFileSync, existsSync, mkdirSync } from 'node:fs';
@@ -39,6 +39,9 @@ for (const [w, h] of [[1366, 768], [1920, 1080], [390, 844]]) {
   await page.addStyleTag({ content: '.topbar,.transport{position:static!important} .card{content-visibility:visible!important} .mt-reads{max-height:none!important}' }); const el = page.locator('#inspector'); await el.scrollIntoViewIfNeeded();
   await el.screenshot({ path: `${SHOTS}/${label}-${w}-insp.png` });
   await page.screenshot({ path: `${SHOTS}/${label}-${w}-view.png` });
+  for (const [sel, part] of [['.topo-card', 'topo'], ['.plots-card', 'plots']]) {
+    const c = page.locator(sel); if (await c.count()) { await c.scrollIntoViewIfNeeded(); await page.waitForTimeout(200); await c.screenshot({ path: `${SHOTS}/${label}-${w}-${part}.png` }); }
+  }
   console.log(w, JSON.stringify(await page.evaluate(() => ({ t: document.querySelector('#app').dataset.timeUs, iw: document.querySelector('#inspector').scrollWidth, cw: document.querySelector('#inspector').clientWidth }))));
   await ctx.close();
 }

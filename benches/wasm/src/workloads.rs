@@ -10,6 +10,7 @@ use clusterscope_core::engine::network::Link;
 use clusterscope_core::engine::trace::{Recs, Trace};
 use clusterscope_core::limits::Limits;
 use clusterscope_core::pingpong::{self, PingPong};
+use clusterscope_core::raft::{params::RaftParams, sm::Kv, Raft, RaftKv};
 use clusterscope_core::runner::{Run, RunOptions};
 use clusterscope_core::scenario::builtin;
 use clusterscope_core::time::{Micros, US_PER_S};
@@ -32,6 +33,13 @@ pub const VARIANT: &str = "buggy";
 pub const TEN_MINUTES: Micros = 600 * US_PER_S;
 /// First seed of the sweep (a sweep runs the scenario to its end, seed after seed).
 pub const SWEEP_FIRST_SEED: u64 = 1;
+/// Raft load: client requests per second, generated at n0 (`params.client_rate`).
+pub const RAFT_RATE: u32 = 100;
+/// Virtual time of the 5-node Raft run: one hour.
+pub const RAFT_5_UNTIL_US: Micros = 3600 * US_PER_S;
+/// Virtual time of the 25-node Raft run: one minute (an hour would take minutes per run; the
+/// events/s figure does not depend on the length once the group has elected its leader).
+pub const RAFT_25_UNTIL_US: Micros = 60 * US_PER_S;
 
 /// The raw event loop: `PP_NODES` nodes, no worker executor, fixed latency, tracing on.
 pub fn pingpong_engine() -> Engine<PingPong> {
@@ -95,6 +103,37 @@ pub fn checkpointed_run(s: &Scenario, until: Option<Micros>) -> Run {
 pub fn scenario(name: &str) -> Scenario {
     builtin::get(name).unwrap_or_else(|e| panic!("built-in scenario {name}: {e:?}"))
 }
+
+/// A Raft group (`Raft<Kv>`, Ratis defaults, invariant checks on after every event) of `nodes`
+/// nodes with a client at n0 sending `rate` requests/s (seed 1, 0.5-1.5 ms links, tracing on),
+/// not run yet.
+pub fn raft_engine(nodes: u32, rate: u32) -> Engine<RaftKv> {
+    let t: toml::Table = toml::from_str(&format!("client_rate = {rate}")).expect("params");
+    let topo = pingpong::topology(nodes);
+    let proto = Raft::new(RaftParams::from_table(t).expect("params"), Kv, &topo).expect("raft");
+    let sim = Sim::new(
+        proto,
+        topo,
+        Link::healthy(500, 1_500),
+        1,
+        vec![],
+        Limits::default(),
+    );
+    Engine::new(sim, false, 0)
+}
+
+/// [`raft_engine`] run from its start to `until`. Construction is part of the measured work.
+pub fn raft_run(nodes: u32, rate: u32, until: Micros) -> Engine<RaftKv> {
+    let mut e = raft_engine(nodes, rate);
+    e.run_until(until, u64::MAX).expect("raft run");
+    e
+}
+
+/// The wasm side runs the same in slices of this much virtual time, yielding to the browser
+/// between them (a single call of tens of seconds stalls the page past the test driver's 30 s
+/// timeout); only the slices are timed. (Unused by the native bench, which includes this file.)
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub const RAFT_SLICE_US: Micros = 60 * US_PER_S;
 
 /// Build a run of the `buggy` variant (construction is part of the measured work) and run it
 /// to `until` (`None`: the scenario's end). Returns the finished run.

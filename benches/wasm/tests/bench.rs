@@ -196,6 +196,67 @@ async fn bench_sweep_packet_loss_seeds() {
     );
 }
 
+/// Raft (`Raft<Kv>`, invariant checks on): 5 nodes at 100 client requests/s for one virtual
+/// hour, and 25 nodes under the same load for one virtual minute (the twins of criterion's
+/// `raft/5_nodes_100rps_1h` and `raft/25_nodes_100rps_1m`).
+#[wasm_bindgen_test]
+#[ignore = "benchmark: run by scripts/bench"]
+async fn bench_raft_5_nodes_100rps_1h() {
+    raft_bench(
+        "raft5",
+        5,
+        RAFT_5_UNTIL_US,
+        option_env!("CLUSTERSCOPE_WASM_BENCH_REPS_RAFT5"),
+        5,
+    )
+    .await;
+}
+
+#[wasm_bindgen_test]
+#[ignore = "benchmark: run by scripts/bench"]
+async fn bench_raft_25_nodes_100rps_1m() {
+    raft_bench(
+        "raft25",
+        25,
+        RAFT_25_UNTIL_US,
+        option_env!("CLUSTERSCOPE_WASM_BENCH_REPS_RAFT25"),
+        5,
+    )
+    .await;
+}
+
+/// Each run is long (the 1-hour one takes tens of seconds): no untimed warm-up run, `default`
+/// timed runs (`CLUSTERSCOPE_WASM_BENCH_REPS_RAFT5` / `..._RAFT25` at build time). A run goes
+/// in slices of `RAFT_SLICE_US` with a yield to the browser between them; the slices (and the
+/// construction) are timed, the yields are not.
+async fn raft_bench(name: &str, nodes: u32, until: u64, reps_env: Option<&str>, default: usize) {
+    let n = reps(reps_env, default);
+    let mut events = 0;
+    let mut ms = Vec::with_capacity(n);
+    for _ in 0..n {
+        yield_to_browser().await;
+        let t0 = now_ms();
+        let mut e = black_box(raft_engine(nodes, RAFT_RATE));
+        let mut spent = now_ms() - t0;
+        let mut t = 0;
+        while t < until {
+            t = (t + RAFT_SLICE_US).min(until);
+            let t0 = now_ms();
+            e.run_until(black_box(t), u64::MAX).expect("raft run");
+            spent += now_ms() - t0;
+            yield_to_browser().await;
+        }
+        ms.push(spent);
+        events = e.sim.steps;
+        drop(e);
+    }
+    console_log!(
+        "WASMBENCH {name} {} events={events} events_per_s={:.0}",
+        summary(&ms),
+        events as f64 / (median(&ms) / 1e3)
+    );
+}
+
 /// One timed 251-node run, for the paired native/wasm comparison of `scripts/bench` (which runs
 /// it alternately with `CLUSTERSCOPE_BENCH_ONCE=rolling` natively, and skips it otherwise).
 #[wasm_bindgen_test]

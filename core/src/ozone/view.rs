@@ -3,7 +3,9 @@
 
 use super::{CState, Csm, OzoneParams, OZONE_KEYS};
 use crate::engine::{NodeId, NodeStatus, Sim};
-use crate::model::{CommandSpec, Model, MsgKind, QValue, Query, SeriesSpec};
+use crate::model::{
+    CommandSpec, Edge, Model, MsgKind, NodeArc, Overlay, QValue, Query, SeriesSpec,
+};
 use crate::raft::node::Role;
 use crate::raft::params::RaftParams;
 use crate::raft::Raft;
@@ -346,6 +348,16 @@ impl Model for Ozone {
         out.extend(sim.nodes.iter().map(|s| s.state.commit as f64));
         out.extend(sim.nodes.iter().map(|s| s.state.applied as f64));
         out.extend(sim.nodes.iter().map(|s| s.state.sm.cache.len() as f64));
+    }
+    /// The Raft group's election timers and votes (SCM, outside the group, has neither).
+    fn overlay(&self) -> Overlay {
+        Self::OVERLAY
+    }
+    fn node_arc(&self, sim: &Sim<Self>, id: NodeId) -> Option<NodeArc> {
+        self.election_arc(sim, id)
+    }
+    fn edges(&self, sim: &Sim<Self>, out: &mut Vec<Edge>) {
+        self.vote_edges(sim, out)
     }
     fn node_badge(&self, sim: &Sim<Self>, id: NodeId) -> String {
         let s = &sim.nodes[id as usize];

@@ -18,6 +18,8 @@ pub mod replication;
 pub mod sm;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_rules;
 pub mod view;
 
 use crate::engine::trace::LogLevel;

@@ -273,3 +273,71 @@ fn scenario_files() {
     }
     assert!(n >= 7, "{n} raft scenario variants");
 }
+
+/// The topology overlay: an election-timer arc on every running non-leader (none on the
+/// leader), a vote arrow from each voter to the node in its `votedFor`, pre-vote arrows into a
+/// pre-candidate, and at the moment a leader takes office a majority's arrows point at it.
+#[test]
+fn election_arcs_and_vote_edges_follow_the_election() {
+    let mut e = engine(5, "", 7);
+    let mut saw_pre_vote = false;
+    let mut shrinking = 0;
+    let mut last_frac = [None::<f64>; 5];
+    loop {
+        assert!(e.step().unwrap());
+        let sim = &e.sim;
+        let mut edges = Vec::new();
+        sim.proto.edges(sim, &mut edges);
+        for ed in &edges {
+            match ed.class {
+                0 => assert_eq!(sim.nodes[ed.from as usize].state.voted_for, Some(ed.to)),
+                1 => {
+                    let c = &sim.nodes[ed.to as usize].state;
+                    assert_eq!(c.role, super::node::Role::Candidate { pre: true });
+                    assert!(c.votes.contains(&ed.from));
+                    saw_pre_vote = true;
+                }
+                k => panic!("edge class {k}"),
+            }
+            assert!(ed.label.contains(sim.topo.name(ed.to)), "{}", ed.label);
+        }
+        for i in 0..5u32 {
+            let arc = sim.proto.node_arc(sim, i);
+            let n = &sim.nodes[i as usize].state;
+            if n.is_leader() || sim.nodes[i as usize].status != crate::engine::NodeStatus::Running {
+                assert_eq!(arc, None);
+                continue;
+            }
+            let a = arc.expect("a follower or candidate has an election timer");
+            assert!((0.0..=1.0).contains(&a.fraction), "{a:?}");
+            if last_frac[i as usize].is_some_and(|f| a.fraction < f) {
+                shrinking += 1;
+            }
+            last_frac[i as usize] = Some(a.fraction);
+        }
+        if let [(l, t)] = leaders(&e)[..] {
+            let votes = edges.iter().filter(|d| d.class == 0 && d.to == l).count();
+            assert!(
+                votes + 1 >= 3,
+                "leader of term {t} with {votes} vote arrows"
+            );
+            assert!(
+                edges.iter().all(|d| d.class == 0),
+                "no pre-vote arrows once led"
+            );
+            break;
+        }
+    }
+    assert!(saw_pre_vote, "pre-votes are drawn");
+    assert!(shrinking > 0, "timers run down between events");
+    // A killed node has neither arc nor arrows.
+    let l = leaders(&e)[0].0;
+    let voter = (0..5).find(|&v| e.sim.nodes[v as usize].state.voted_for == Some(l) && v != l);
+    let voter = voter.expect("someone voted for the leader");
+    let name = e.sim.topo.name(voter).to_string();
+    act(&mut e, Action::Kill { node: name });
+    assert_eq!(e.sim.proto.node_arc(&e.sim, voter), None);
+    let mut edges = Vec::new();
+    e.sim.proto.edges(&e.sim, &mut edges);
+    assert!(edges.iter().all(|d| d.from != voter));
+}

@@ -7,8 +7,8 @@ use super::sm::{Kv, StateMachine};
 use super::Raft;
 use crate::engine::{NodeId, NodeStatus, Sim};
 use crate::model::{
-    Cell, CommandSpec, MatrixSpec, MatrixSummary, Model, MsgKind, PairSeries, QValue, Query,
-    SeriesSpec,
+    Cell, CommandSpec, Edge, MatrixSpec, MatrixSummary, Model, MsgKind, NodeArc, Overlay,
+    PairSeries, QValue, Query, SeriesSpec,
 };
 use crate::scenario::Scenario;
 use serde_json::json;
@@ -204,6 +204,89 @@ impl<S: StateMachine> Raft<S> {
             })
             .min()
             .map_or(0, |t| sim.now - t)
+    }
+
+    /// The topology overlay of every Raft model (`Raft<Kv>`, Ozone's `Raft<Csm>`).
+    pub const OVERLAY: Overlay = Overlay {
+        arc: Some((
+            "@asym",
+            "election timer: the time left before the node starts an election (a full circle is timeout_max)",
+        )),
+        edges: &[
+            (
+                "@fg",
+                "vote granted: voter → the candidate it voted for in its current term",
+            ),
+            (
+                "@muted",
+                "pre-vote granted: voter → the pre-candidate that counted it",
+            ),
+        ],
+    };
+
+    /// The election timer of a running follower or candidate of the group: the part of
+    /// `timeout_max` still to run before it times out.
+    pub fn election_arc(&self, sim: &Sim<Self>, id: NodeId) -> Option<NodeArc> {
+        if !Self::up(sim, id) || self.outside(id) {
+            return None;
+        }
+        let n = &sim.nodes[id as usize].state;
+        if n.is_leader() {
+            return None;
+        }
+        let left = n.election_deadline.saturating_sub(sim.now);
+        let what = match n.role {
+            Role::Candidate { pre: true } => "pre-vote round times out",
+            Role::Candidate { pre: false } => "election round times out",
+            _ => "election timeout",
+        };
+        Some(NodeArc {
+            fraction: (left as f64 / self.p.timeout_max.0.max(1) as f64).clamp(0.0, 1.0),
+            label: if left >= 1_000_000 {
+                format!("{what} in {:.2} s", left as f64 / 1e6)
+            } else {
+                format!("{what} in {} ms", left / 1000)
+            },
+        })
+    }
+
+    /// Votes granted for the voter's current term (voter → candidate, from `votedFor`) and the
+    /// pre-votes a pre-candidate has counted (granter → pre-candidate), among running nodes.
+    pub fn vote_edges(&self, sim: &Sim<Self>, out: &mut Vec<Edge>) {
+        for v in 0..sim.topo.len() {
+            if !Self::up(sim, v) || self.outside(v) {
+                continue;
+            }
+            let n = &sim.nodes[v as usize].state;
+            if let Some(c) = n.voted_for.filter(|&c| c != v) {
+                out.push(Edge {
+                    from: v,
+                    to: c,
+                    class: 0,
+                    label: format!(
+                        "{} voted for {} in term {}",
+                        sim.topo.name(v),
+                        sim.topo.name(c),
+                        n.term
+                    ),
+                });
+            }
+            if n.role == (Role::Candidate { pre: true }) {
+                for &g in n.votes.iter().filter(|&&g| g != v) {
+                    out.push(Edge {
+                        from: g,
+                        to: v,
+                        class: 1,
+                        label: format!(
+                            "{} granted {} a pre-vote for term {}",
+                            sim.topo.name(g),
+                            sim.topo.name(v),
+                            n.term + 1
+                        ),
+                    });
+                }
+            }
+        }
     }
 
     pub fn query_impl(&self, sim: &Sim<Self>, q: &Query) -> Option<Result<QValue, String>> {
@@ -576,6 +659,15 @@ impl Model for Raft<Kv> {
         n.progress
             .get(peer as usize)
             .map_or(0.0, |p| p.matched as f64)
+    }
+    fn overlay(&self) -> Overlay {
+        Self::OVERLAY
+    }
+    fn node_arc(&self, sim: &Sim<Self>, id: NodeId) -> Option<NodeArc> {
+        self.election_arc(sim, id)
+    }
+    fn edges(&self, sim: &Sim<Self>, out: &mut Vec<Edge>) {
+        self.vote_edges(sim, out)
     }
     fn node_badge(&self, sim: &Sim<Self>, id: NodeId) -> String {
         if !Self::up(sim, id) {

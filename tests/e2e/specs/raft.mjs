@@ -13,6 +13,14 @@ async function strips(page) {
   );
 }
 
+/** The topology overlay as drawn: arcs {node: fraction}, edges [{from, to, cls}]. */
+async function overlay(page) {
+  const [a, e] = await page.$eval('#topology', (c) => [c.dataset.arcs ?? '', c.dataset.edges ?? '']);
+  const arcs = Object.fromEntries(a.split(' ').filter(Boolean).map((x) => { const [n, f] = x.split(':'); return [n, Number(f)]; }));
+  const edges = e.split(' ').filter(Boolean).map((x) => { const [ft, cls] = x.split(':'); const [from, to] = ft.split('>'); return { from, to, cls: Number(cls) }; });
+  return { arcs, edges };
+}
+
 async function playUntil(page, fn, arg, timeout = 60_000) {
   await page.click('#play');
   try {
@@ -37,6 +45,20 @@ export async function run({ page, baseUrl, screenshot, log }) {
   assert.ok(Object.values(s).every((x) => x.role === 'follower'), 'everybody starts as a follower');
   assert.ok(await page.$('#election-left[data-left-us]'), 'a follower shows its election timer');
 
+  // The topology: an election-timer arc around every node, which runs down as time passes;
+  // no vote arrows before anyone asked.
+  let o = await overlay(page);
+  assert.deepEqual(Object.keys(o.arcs).sort(), ['n1', 'n2', 'n3', 'n4', 'n5'], `arcs ${JSON.stringify(o.arcs)}`);
+  assert.ok(Object.values(o.arcs).every((f) => f > 0 && f <= 1), `arc fractions ${JSON.stringify(o.arcs)}`);
+  assert.deepEqual(o.edges, [], 'no votes yet');
+  let o2 = o;
+  for (let i = 0; i < 30 && !Object.keys(o.arcs).some((n) => o2.arcs[n] < o.arcs[n]); i++) {
+    await page.click('#step');
+    await settled(page);
+    o2 = await overlay(page);
+  }
+  assert.ok(Object.keys(o.arcs).some((n) => o2.arcs[n] < o.arcs[n]), `a timer ran down: ${JSON.stringify(o.arcs)} -> ${JSON.stringify(o2.arcs)}`);
+
   // Play until some node leads.
   await playUntil(page, () => !!document.querySelector('#raft-strips .rs-strip[data-role="leader"]'));
   s = await strips(page);
@@ -44,6 +66,14 @@ export async function run({ page, baseUrl, screenshot, log }) {
   assert.ok(leader, 'a leader is elected');
   log(`leader ${leader} at ${(await app(page)).timeUs} us`);
   await page.waitForSelector(`#raft-strips[data-leader="${leader}"]`);
+  // The votes of its term point at it (a majority with its own), and it has no timer arc.
+  o = await overlay(page);
+  const votes = o.edges.filter((d) => d.to === leader && d.cls === 0);
+  assert.ok(votes.length + 1 >= 3, `vote arrows to ${leader}: ${JSON.stringify(o.edges)}`);
+  assert.ok(!(leader in o.arcs), `the leader has no election timer: ${JSON.stringify(o.arcs)}`);
+  assert.equal(Object.keys(o.arcs).length, 4, 'every follower keeps one');
+  const legend = await page.$eval('.topo-card', (c) => c.textContent);
+  assert.ok(legend.includes('election timer') && legend.includes('vote granted'), 'the legend names the overlay');
   await screenshot('elected');
 
   // Its strip first; the leader's startup entry of its term commits once a majority has it.

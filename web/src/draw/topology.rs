@@ -1,7 +1,7 @@
 //! The topology: DC rings, links coloured per direction, messages in flight, recent drops and
 //! nodes coloured by status with a badge for how many peers see them DOWN.
 
-use super::{msg_color, Palette};
+use super::{model_color, msg_color, Palette};
 use crate::layout::{Layout, Pt};
 use crate::model::Model;
 use clusterscope_core::engine::network::Link;
@@ -170,8 +170,17 @@ pub fn draw_static(ctx: &Ctx, inp: &TopologyInput) {
     dash(ctx, &[]);
 }
 
+/// What [`draw_dynamic`] drew of the model's overlay: (node, fraction) per arc and (from, to,
+/// class) per arrow. The card writes it into the canvas' `data-arcs` / `data-edges` for tests.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Drawn {
+    pub arcs: Vec<(NodeId, f64)>,
+    pub edges: Vec<(NodeId, NodeId, u8)>,
+}
+
 /// Messages in flight, recent drops and nodes: redrawn every frame over the static layer.
-pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
+pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
+    let mut drawn_overlay = Drawn::default();
     let m = inp.model;
     let l = inp.layout;
     let p = &inp.palette;
@@ -179,6 +188,11 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
     let kinds = e.msg_kinds();
     let topo = &m.run.scenario.topo;
     let n = topo.names.len();
+
+    // The model's arrows (Raft: votes granted), under the messages; small clusters only.
+    if n <= 64 {
+        drawn_overlay.edges = draw_edges(ctx, inp);
+    }
 
     // Messages in flight.
     let now = e.now();
@@ -291,7 +305,7 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
     // Nodes: large clusters are drawn in batches (one path per colour); small ones in detail.
     if n > 64 {
         draw_nodes_batched(ctx, inp, &seen_down);
-        return;
+        return drawn_overlay;
     }
     // Nodes.
     for (i, pt) in l.pos.iter().enumerate() {
@@ -336,6 +350,13 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
             ctx.begin_path();
             let _ = ctx.arc(pt.x, pt.y, l.r + 4.0, 0.0, 2.0 * PI);
             ctx.stroke();
+        }
+        // Over the selection ring, which would hide it.
+        let mut arc_drawn = false;
+        if let (Some(a), Some((color, _))) = (e.node_arc(id), e.overlay().arc) {
+            node_arc(ctx, *pt, l.r, a.fraction, model_color(p, color), p.grid);
+            drawn_overlay.arcs.push((id, a.fraction));
+            arc_drawn = true;
         }
         if l.labels || selected || inp.hover == Some(id) {
             let name = topo.name(id);
@@ -384,9 +405,12 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) {
             ctx.set_fill_style_str(p.muted);
             ctx.set_font("10px ui-monospace, monospace");
             ctx.set_text_align("center");
-            let _ = ctx.fill_text(&under, pt.x, pt.y + l.r + 13.0);
+            // Clear of the arc's ring when there is one.
+            let below = if arc_drawn { 16.0 } else { 13.0 };
+            let _ = ctx.fill_text(&under, pt.x, pt.y + l.r + below);
         }
     }
+    drawn_overlay
 }
 
 fn draw_nodes_batched(ctx: &Ctx, inp: &TopologyInput, seen_down: &[u32]) {
@@ -438,6 +462,88 @@ fn draw_nodes_batched(ctx: &Ctx, inp: &TopologyInput, seen_down: &[u32]) {
         };
         let _ = ctx.fill_text(&label, pt.x, pt.y - l.r - 7.0);
     }
+}
+
+/// A model's arc around a node (Raft: the election timer): a faint full ring, and over it the
+/// part `fraction` of a turn, clockwise from 12 o'clock.
+fn node_arc(ctx: &Ctx, c: Pt, r: f64, fraction: f64, color: &str, track: &str) {
+    let f = fraction.clamp(0.0, 1.0);
+    let (ring, w) = if r >= 8.0 {
+        (r + 4.5, 3.0)
+    } else {
+        (r + 2.5, 1.5)
+    };
+    ctx.set_line_width(w);
+    ctx.set_stroke_style_str(track);
+    ctx.begin_path();
+    let _ = ctx.arc(c.x, c.y, ring, 0.0, 2.0 * PI);
+    ctx.stroke();
+    if f > 0.0 {
+        ctx.set_stroke_style_str(color);
+        ctx.begin_path();
+        let _ = ctx.arc(c.x, c.y, ring, -PI / 2.0, -PI / 2.0 + f * 2.0 * PI);
+        ctx.stroke();
+    }
+}
+
+/// The model's arrows between nodes (`Model::edges`), coloured by class, offset to one side of
+/// the link so that an arrow each way stays visible, the head at the target's rim.
+fn draw_edges(ctx: &Ctx, inp: &TopologyInput) -> Vec<(NodeId, NodeId, u8)> {
+    let e = &*inp.model.run.engine;
+    let legend = e.overlay().edges;
+    let mut drawn = Vec::new();
+    if legend.is_empty() {
+        return drawn;
+    }
+    let mut edges = Vec::new();
+    e.edges(&mut edges);
+    let l = inp.layout;
+    dash(ctx, &[]);
+    ctx.set_line_width(2.0);
+    for ed in &edges {
+        let (Some(&a), Some(&b)) = (l.pos.get(ed.from as usize), l.pos.get(ed.to as usize)) else {
+            continue;
+        };
+        let d = (b.x - a.x).hypot(b.y - a.y);
+        if d < 2.0 * l.r + 12.0 {
+            continue;
+        }
+        let (ux, uy) = ((b.x - a.x) / d, (b.y - a.y) / d);
+        // Offset to the right of the direction of travel.
+        let off = 5.0;
+        let (ox, oy) = (-uy * off, ux * off);
+        let start = Pt {
+            x: a.x + ux * (l.r + 6.0) + ox,
+            y: a.y + uy * (l.r + 6.0) + oy,
+        };
+        let tip = Pt {
+            x: b.x - ux * (l.r + 7.0) + ox,
+            y: b.y - uy * (l.r + 7.0) + oy,
+        };
+        let color = legend
+            .get(ed.class as usize)
+            .map_or(inp.palette.muted, |(c, _)| model_color(&inp.palette, c));
+        ctx.set_stroke_style_str(color);
+        ctx.set_fill_style_str(color);
+        ctx.set_global_alpha(0.8);
+        line(ctx, start, tip);
+        let head = 9.0;
+        ctx.begin_path();
+        ctx.move_to(tip.x, tip.y);
+        ctx.line_to(
+            tip.x - ux * head - uy * head * 0.5,
+            tip.y - uy * head + ux * head * 0.5,
+        );
+        ctx.line_to(
+            tip.x - ux * head + uy * head * 0.5,
+            tip.y - uy * head - ux * head * 0.5,
+        );
+        ctx.close_path();
+        ctx.fill();
+        drawn.push((ed.from, ed.to, ed.class));
+    }
+    ctx.set_global_alpha(1.0);
+    drawn
 }
 
 fn cross(ctx: &Ctx, c: Pt, s: f64, color: &str, w: f64) {

@@ -9,8 +9,10 @@ use std::rc::Rc;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
-/// Most plots shown (one canvas each).
-pub const MAX_PLOTS: usize = 4;
+/// Most plots shown (one canvas each): two full rows of the three-column grid. Raft has five
+/// (commitIndex, lastApplied, client latency, oldest pending request, and the leader's
+/// matchIndex per follower).
+pub const MAX_PLOTS: usize = 6;
 
 /// What the series depend on: the session (user actions truncate the samples), how many samples
 /// there are, and the nodes the plots follow.
@@ -20,6 +22,8 @@ type SeriesKey = (u64, usize, Option<NodeId>, Vec<NodeId>, usize);
 pub fn plots_card(p: &PanelProps) -> Html {
     let s = &p.s;
     let refs = [
+        use_node_ref(),
+        use_node_ref(),
         use_node_ref(),
         use_node_ref(),
         use_node_ref(),

@@ -3,7 +3,7 @@
 
 use super::panels::{LinkPanel, NodePanel};
 use super::PanelProps;
-use crate::draw::{msg_color, palette, topology};
+use crate::draw::{model_color, msg_color, palette, topology};
 use crate::layout::{self, Hit, Layout, Pt};
 use crate::model::Msg;
 use crate::platform;
@@ -80,7 +80,25 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 let _ =
                     ctx.draw_image_with_html_canvas_element_and_dw_and_dh(layer, 0.0, 0.0, w, h);
             }
-            topology::draw_dynamic(&ctx, &inp);
+            let drawn = topology::draw_dynamic(&ctx, &inp);
+            // What the overlay shows, for tests: `n1:0.62 n2:0.81` and `n2>n1:0 n3>n1:0`.
+            let arcs = drawn
+                .arcs
+                .iter()
+                .map(|(i, f)| format!("{}:{f:.2}", topo.name(*i)))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let edges = drawn
+                .edges
+                .iter()
+                .map(|(a, b, k)| format!("{}>{}:{k}", topo.name(*a), topo.name(*b)))
+                .collect::<Vec<_>>()
+                .join(" ");
+            for (k, v) in [("data-arcs", arcs), ("data-edges", edges)] {
+                if c.get_attribute(k).as_deref() != Some(v.as_str()) {
+                    let _ = c.set_attribute(k, &v);
+                }
+            }
             drop(cache);
             *geo.borrow_mut() = Some((lay, links));
         });
@@ -130,6 +148,7 @@ pub fn topology_view(p: &PanelProps) -> Html {
 
     let m = s.model.borrow();
     let n = m.n();
+    let pal = palette(p.dark);
     let base = m.run.engine.net().default_link();
     let baseline = format!(
         "default link: {}–{}{}",
@@ -141,9 +160,34 @@ pub fn topology_view(p: &PanelProps) -> Html {
             String::new()
         }
     );
-    let hover_name = hover
-        .filter(|h| (*h as usize) < n)
-        .map(|h| m.name(h).to_string());
+    // The hovered node's name, and what the model's overlay says of it (its arc, its arrows).
+    let hover_name = hover.filter(|h| (*h as usize) < n).map(|h| {
+        let e = &*m.run.engine;
+        let mut parts = vec![m.name(h).to_string()];
+        if let Some(a) = e.node_arc(h) {
+            parts.push(a.label);
+        }
+        let mut edges = Vec::new();
+        e.edges(&mut edges);
+        parts.extend(
+            edges
+                .into_iter()
+                .filter(|d| d.from == h || d.to == h)
+                .map(|d| d.label),
+        );
+        parts.join(" · ")
+    });
+    let overlay = m.run.engine.overlay();
+    let legend_overlay = overlay
+        .arc
+        .map(|(c, about)| {
+            html! { <span class="lg" title={about}><i class="arc" style={format!("border-color:{}", model_color(&pal, c))}></i>{ about.split(':').next().unwrap_or(about) }</span> }
+        })
+        .into_iter()
+        .chain(overlay.edges.iter().map(|(c, about)| {
+            html! { <span class="lg" title={*about}><b class="arrow" style={format!("color:{}", model_color(&pal, c))}>{ "→" }</b>{ about.split(':').next().unwrap_or(about) }</span> }
+        }))
+        .collect::<Vec<_>>();
     let kinds = m.run.engine.msg_kinds();
     let legend_msgs = kinds.iter().map(|k| {
         html! { <span class="lg" title={k.about}><i class="dot" style={format!("background:{}", msg_color(kinds, k.label))}></i>{ k.label }</span> }
@@ -186,7 +230,7 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 <span class="lg"><i class="bar slow"></i>{ "latency" }</span>
                 <span class="lg muted">{ format!("(each half of a link is the direction leaving its node; {baseline})") }</span>
             </div>
-            <div class="legend">{ for legend_msgs }<span class="lg"><b class="x">{ "✕" }</b>{ "dropped" }</span></div>
+            <div class="legend">{ for legend_msgs }<span class="lg"><b class="x">{ "✕" }</b>{ "dropped" }</span>{ for legend_overlay }</div>
             { panel }
         </section>
     }

@@ -1,0 +1,293 @@
+//! One test per rule of the model that the scenarios only show in passing: the retry cache,
+//! redirect and retry elsewhere, the bound on outstanding appends, the leader's step-down on a
+//! lost majority, the leader's own entry counting only once flushed, and the timeout presets.
+
+use super::node::{Payload, Role};
+use super::params::RaftParams;
+use super::tests::engine;
+use super::RaftKv;
+use crate::engine::action::Action;
+use crate::engine::{Engine, NodeId};
+use crate::time::{US_PER_MS, US_PER_S};
+
+fn leader(e: &Engine<RaftKv>) -> NodeId {
+    let l = RaftKv::leaders(&e.sim);
+    assert_eq!(l.len(), 1, "one leader: {l:?}");
+    l[0].0
+}
+
+fn name(e: &Engine<RaftKv>, id: NodeId) -> String {
+    e.sim.topo.name(id).to_string()
+}
+
+fn act(e: &mut Engine<RaftKv>, a: Action) {
+    e.apply_user_action(a).unwrap();
+}
+
+fn put(e: &mut Engine<RaftKv>, node: NodeId, kv: &str) {
+    let node = name(e, node);
+    act(
+        e,
+        Action::Command {
+            node,
+            command: format!("client-put {kv}"),
+        },
+    );
+}
+
+fn exec(e: &mut Engine<RaftKv>, node: NodeId, executor: &str, stall: bool) {
+    let node = name(e, node);
+    let executor = executor.to_string();
+    act(
+        e,
+        if stall {
+            Action::Stall { node, executor }
+        } else {
+            Action::Release { node, executor }
+        },
+    );
+}
+
+fn run_for(e: &mut Engine<RaftKv>, us: u64) {
+    let t = e.sim.now + us;
+    e.run_until(t, u64::MAX).unwrap();
+}
+
+/// Log entries of `client`'s request `seq` in `node`'s log.
+fn copies(e: &Engine<RaftKv>, node: NodeId, client: NodeId, seq: u64) -> usize {
+    e.sim.nodes[node as usize]
+        .state
+        .log
+        .iter()
+        .filter(|x| matches!(x.payload, Payload::Client { client: c, seq: s, .. } if c == client && s == seq))
+        .count()
+}
+
+/// The leader appends and applies a request; its reply is lost; the client times out, asks
+/// another server, is redirected back, and the retry cache answers it: one entry, one ack.
+#[test]
+fn retry_cache_answers_a_retried_request_without_a_second_entry() {
+    let mut e = engine(3, "", 1);
+    run_for(&mut e, US_PER_S);
+    let l = leader(&e);
+    let f = (l + 1) % 3;
+    put(&mut e, f, "x 1"); // the client learns who leads
+    run_for(&mut e, US_PER_S);
+    assert_eq!(e.sim.nodes[f as usize].state.client.target, l);
+    let acked = e.sim.nodes[f as usize].state.client.acked;
+    // Replies (and AppendEntries) from the leader to f are lost for 2 s: the other follower
+    // keeps the majority, and pre-vote keeps f from disrupting it.
+    let (ln, fname) = (name(&e, l), name(&e, f));
+    act(
+        &mut e,
+        Action::DropLink {
+            from: ln.clone(),
+            to: fname.clone(),
+            one_way: true,
+        },
+    );
+    put(&mut e, f, "x 2");
+    let seq = e.sim.nodes[f as usize].state.client.next_seq - 1;
+    run_for(&mut e, 2 * US_PER_S);
+    assert_eq!(copies(&e, l, f, seq), 1, "appended once");
+    assert!(e.sim.nodes[l as usize].state.applied >= e.sim.nodes[l as usize].state.last());
+    assert_eq!(
+        e.sim.nodes[f as usize].state.client.acked, acked,
+        "reply lost"
+    );
+    act(
+        &mut e,
+        Action::HealLink {
+            from: ln,
+            to: fname,
+            one_way: true,
+        },
+    );
+    run_for(&mut e, 3 * US_PER_S);
+    let c = &e.sim.nodes[f as usize].state.client;
+    assert_eq!(c.acked, acked + 1, "the retry is answered");
+    assert!(
+        c.lat_last >= 3 * US_PER_S,
+        "answered after the request timeout, by a retry ({} us)",
+        c.lat_last
+    );
+    assert_eq!(leader(&e), l);
+    assert_eq!(
+        copies(&e, l, f, seq),
+        1,
+        "the retry cache kept it to one entry"
+    );
+}
+
+/// The client's leader dies: after `request_timeout` the client tries the next server, is
+/// redirected to the new leader and gets its answer.
+#[test]
+fn client_retries_elsewhere_when_its_leader_dies() {
+    let mut e = engine(3, "", 2);
+    run_for(&mut e, US_PER_S);
+    let l = leader(&e);
+    let f = (l + 1) % 3;
+    put(&mut e, f, "x 1");
+    run_for(&mut e, US_PER_S);
+    assert_eq!(e.sim.nodes[f as usize].state.client.target, l);
+    let ln = name(&e, l);
+    act(&mut e, Action::Kill { node: ln });
+    put(&mut e, f, "y 2");
+    run_for(&mut e, 6 * US_PER_S);
+    let nl = leader(&e);
+    assert_ne!(nl, l);
+    let c = &e.sim.nodes[f as usize].state.client;
+    assert_eq!((c.acked, c.target, c.outstanding.len()), (2, nl, 0));
+    assert!(c.lat_last >= 3 * US_PER_S, "{}", c.lat_last);
+}
+
+/// A follower that never answers (its LogWorker stalled: it replies after the flush) has at
+/// most `max_outstanding` AppendEntries in flight, and the leader does reach that bound.
+#[test]
+fn outstanding_appends_per_follower_are_bounded() {
+    let mut e = engine(
+        3,
+        "client_rate = 200\nmax_outstanding = 3\nappend_batch = 4",
+        3,
+    );
+    run_for(&mut e, US_PER_S);
+    let l = leader(&e);
+    let f = (l + 1) % 3;
+    exec(&mut e, f, "LogWorker", true);
+    let mut most = 0;
+    let end = e.sim.now + 2 * US_PER_S;
+    while e.sim.now < end {
+        assert!(e.step().unwrap());
+        let n = &e.sim.nodes[l as usize].state;
+        assert!(n.is_leader());
+        most = most.max(n.progress[f as usize].outstanding.len());
+        assert!(most <= 3, "{most} appends in flight to a silent follower");
+    }
+    assert_eq!(most, 3, "the bound is reached");
+    // The other follower keeps up: commit goes on.
+    let n = &e.sim.nodes[l as usize].state;
+    assert!(
+        n.commit + 8 >= n.last(),
+        "commit {} last {}",
+        n.commit,
+        n.last()
+    );
+}
+
+/// A leader cut off from every follower steps down after `timeout_max` without hearing a
+/// higher term (Ratis' checkLeadership); with the check off it stays leader.
+#[test]
+fn leader_steps_down_when_it_loses_its_majority() {
+    for check in [true, false] {
+        let mut e = engine(5, &format!("leader_heartbeat_check = {check}"), 4);
+        run_for(&mut e, US_PER_S);
+        let l = leader(&e);
+        let term = e.sim.nodes[l as usize].state.term;
+        let rest: Vec<String> = (0..5).filter(|&i| i != l).map(|i| name(&e, i)).collect();
+        let ln = name(&e, l);
+        act(
+            &mut e,
+            Action::Partition {
+                groups: vec![vec![ln], rest],
+            },
+        );
+        // timeout_max (300 ms) + one leader tick (37.5 ms) + slack.
+        run_for(&mut e, 400 * US_PER_MS);
+        let n = &e.sim.nodes[l as usize].state;
+        assert_eq!(n.term, term, "no higher term reached it");
+        if check {
+            assert_eq!(n.role, Role::Follower, "stepped down on its own");
+        } else {
+            assert_eq!(n.role, Role::Leader, "the check is off");
+        }
+        run_for(&mut e, US_PER_S);
+        let others: Vec<_> = RaftKv::leaders(&e.sim)
+            .into_iter()
+            .filter(|&(x, _)| x != l)
+            .collect();
+        assert_eq!(others.len(), 1, "the majority elected a leader: {others:?}");
+        assert_eq!(e.sim.violations, 0);
+    }
+}
+
+/// The leader's own entry counts toward commit only once its LogWorker flushed it: with one of
+/// two followers down and the leader's LogWorker stalled, the other follower holds the entries
+/// but nothing commits; released, they commit.
+#[test]
+fn leader_entry_counts_for_commit_only_once_flushed() {
+    let mut e = engine(3, "", 5);
+    run_for(&mut e, US_PER_S);
+    let l = leader(&e);
+    let (f1, f2) = ((l + 1) % 3, (l + 2) % 3);
+    let f2n = name(&e, f2);
+    act(&mut e, Action::Kill { node: f2n });
+    exec(&mut e, l, "LogWorker", true);
+    let commit = e.sim.nodes[l as usize].state.commit;
+    for k in 0..5 {
+        put(&mut e, l, &format!("k{k} v"));
+    }
+    run_for(&mut e, US_PER_S);
+    let n = &e.sim.nodes[l as usize].state;
+    assert!(n.is_leader());
+    assert!(
+        n.progress[f1 as usize].matched >= commit + 5,
+        "the follower holds the entries (match {}, commit {commit})",
+        n.progress[f1 as usize].matched
+    );
+    assert!(n.flush <= commit, "nothing flushed on the leader");
+    assert_eq!(n.commit, commit, "not committed without the leader's flush");
+    exec(&mut e, l, "LogWorker", false);
+    run_for(&mut e, US_PER_S);
+    let n = &e.sim.nodes[l as usize].state;
+    assert!(
+        n.commit >= commit + 5,
+        "committed once flushed ({})",
+        n.commit
+    );
+    assert_eq!(e.sim.nodes[l as usize].state.client.acked, 5);
+}
+
+/// The presets: Ozone's 5 s - 5.2 s election timeout and the teaching 1.5 s - 3 s, and an
+/// explicit key over a preset.
+#[test]
+fn timeout_presets() {
+    let p = |s: &str| RaftParams::from_table(toml::from_str(s).unwrap()).unwrap();
+    let o = p("preset = \"ozone\"");
+    assert_eq!(
+        (o.timeout_min.0, o.timeout_max.0),
+        (5 * US_PER_S, 5200 * US_PER_MS)
+    );
+    let t = p("preset = \"teaching\"");
+    assert_eq!(
+        (t.timeout_min.0, t.timeout_max.0),
+        (1500 * US_PER_MS, 3 * US_PER_S)
+    );
+    let x = p("preset = \"ozone\"\ntimeout_max = \"6s\"");
+    assert_eq!(
+        (x.timeout_min.0, x.timeout_max.0),
+        (5 * US_PER_S, 6 * US_PER_S)
+    );
+    for (preset, min, max) in [
+        ("ozone", 5 * US_PER_S, 5200 * US_PER_MS),
+        ("teaching", 1500 * US_PER_MS, 3 * US_PER_S),
+    ] {
+        for seed in 0..5 {
+            let mut e = engine(3, &format!("preset = \"{preset}\""), seed);
+            e.run_until(min - 10 * US_PER_MS, u64::MAX).unwrap();
+            assert!(
+                e.sim.nodes.iter().all(|s| s.state.elections == 0),
+                "{preset}: no election before {min} us"
+            );
+            // Every timer was drawn in [min, max] from the start.
+            for s in &e.sim.nodes {
+                let d = s.state.election_deadline;
+                assert!(
+                    (min..=max).contains(&d),
+                    "{preset} seed {seed}: deadline {d}"
+                );
+            }
+            e.run_until(max + 200 * US_PER_MS, u64::MAX).unwrap();
+            assert_eq!(RaftKv::leaders(&e.sim).len(), 1, "{preset} seed {seed}");
+        }
+    }
+}
