@@ -1,0 +1,359 @@
+//! Faults and user actions applied to the simulated world: validation (naming the node, link,
+//! executor or message and what would be valid), the change itself, and its record in the trace.
+//! Split from `engine/mod.rs`; the `Sim` it extends lives there.
+
+use super::*;
+
+impl<P: Protocol> Sim<P> {
+    pub(super) fn exec_index(&self, executor: &str) -> Result<u8, String> {
+        self.proto
+            .executors()
+            .iter()
+            .position(|e| e.eq_ignore_ascii_case(executor))
+            .map(|i| i as u8)
+            .ok_or_else(|| {
+                format!(
+                    "unknown executor \"{executor}\"; this protocol has: {}",
+                    self.proto.executors().join(", ")
+                )
+            })
+    }
+
+    pub(super) fn link_pairs(
+        &self,
+        from: &str,
+        to: &str,
+        one_way: bool,
+    ) -> Result<Vec<(NodeId, NodeId)>, String> {
+        let a = self.topo.resolve(from)?;
+        let b = self.topo.resolve(to)?;
+        if a == b {
+            return Err(format!(
+                "a link needs two different nodes, got \"{from}\" twice"
+            ));
+        }
+        Ok(if one_way {
+            vec![(a, b)]
+        } else {
+            vec![(a, b), (b, a)]
+        })
+    }
+
+    /// Apply a fault or user action now. Validates fully before changing anything.
+    pub(super) fn apply_action(
+        &mut self,
+        out: &mut Out,
+        action: &Action,
+        source: ActionSource,
+    ) -> Result<(), SimError> {
+        let err = SimError::Action;
+        let default = self.net.default_link().clone();
+        // Validate and compute the change.
+        enum Change {
+            Links(Vec<(NodeId, NodeId)>, Box<dyn Fn(&mut Link)>),
+            HealAll,
+            Stop(NodeId),
+            Kill(NodeId),
+            Start(NodeId),
+            Restart(NodeId, bool, Micros),
+            Exec(NodeId, u8, Option<bool>, Option<Micros>),
+            Command(NodeId, String),
+            Fate(u64, crate::engine::action::MsgFate),
+        }
+        let change = match action {
+            Action::DropLink { from, to, one_way } => Change::Links(
+                self.link_pairs(from, to, *one_way).map_err(err)?,
+                Box::new(|l| l.up = false),
+            ),
+            Action::HealLink { from, to, one_way } => {
+                let d = default.clone();
+                Change::Links(
+                    self.link_pairs(from, to, *one_way).map_err(err)?,
+                    Box::new(move |l| *l = d.clone()),
+                )
+            }
+            Action::SetLoss {
+                from,
+                to,
+                loss,
+                one_way,
+            } => {
+                if !(0.0..=1.0).contains(loss) || !loss.is_finite() {
+                    return Err(err(format!(
+                        "loss {loss} is out of range; use a probability from 0.0 to 1.0"
+                    )));
+                }
+                let p = *loss;
+                Change::Links(
+                    self.link_pairs(from, to, *one_way).map_err(err)?,
+                    Box::new(move |l| l.loss = p),
+                )
+            }
+            Action::SetLatency {
+                from,
+                to,
+                min,
+                max,
+                one_way,
+            } => {
+                if min.0 > max.0 {
+                    return Err(err(format!(
+                        "latency min {} is above max {}",
+                        crate::time::fmt_duration(min.0),
+                        crate::time::fmt_duration(max.0)
+                    )));
+                }
+                if max.0 > self.limits.max_latency_us {
+                    return Err(err(format!(
+                        "latency {} is above the limit of {}",
+                        crate::time::fmt_duration(max.0),
+                        crate::time::fmt_duration(self.limits.max_latency_us)
+                    )));
+                }
+                let (lo, hi) = (min.0, max.0);
+                Change::Links(
+                    self.link_pairs(from, to, *one_way).map_err(err)?,
+                    Box::new(move |l| {
+                        l.latency_min_us = lo;
+                        l.latency_max_us = hi;
+                    }),
+                )
+            }
+            Action::Partition { groups } => {
+                let mut group_of = vec![usize::MAX; self.topo.len() as usize];
+                for (gi, g) in groups.iter().enumerate() {
+                    for name in g {
+                        let id = self.topo.resolve(name).map_err(err)?;
+                        if group_of[id as usize] != usize::MAX {
+                            return Err(err(format!("node \"{name}\" is in two partition groups")));
+                        }
+                        group_of[id as usize] = gi;
+                    }
+                }
+                if groups.len() < 2 {
+                    return Err(err("a partition needs at least two groups".into()));
+                }
+                let mut pairs = Vec::new();
+                for a in 0..self.topo.len() {
+                    for b in 0..self.topo.len() {
+                        let (ga, gb) = (group_of[a as usize], group_of[b as usize]);
+                        if a != b && ga != usize::MAX && gb != usize::MAX && ga != gb {
+                            pairs.push((a, b));
+                        }
+                    }
+                }
+                Change::Links(pairs, Box::new(|l| l.up = false))
+            }
+            Action::HealAll {} => Change::HealAll,
+            Action::Stop { node } => {
+                let id = self.topo.resolve(node).map_err(err)?;
+                self.require_status(id, NodeStatus::Running, "stop")?;
+                Change::Stop(id)
+            }
+            Action::Kill { node } => {
+                let id = self.topo.resolve(node).map_err(err)?;
+                if self.nodes[id as usize].status == NodeStatus::Stopped {
+                    return Err(err(format!("cannot kill {node}: it is already stopped")));
+                }
+                Change::Kill(id)
+            }
+            Action::Start { node } => {
+                let id = self.topo.resolve(node).map_err(err)?;
+                self.require_status(id, NodeStatus::Stopped, "start")?;
+                Change::Start(id)
+            }
+            Action::Restart {
+                node,
+                kill,
+                down_for,
+            } => {
+                let id = self.topo.resolve(node).map_err(err)?;
+                self.require_status(id, NodeStatus::Running, "restart")?;
+                let d = down_for.unwrap_or(Dur(crate::time::US_PER_S * 5)).0;
+                if d > self.limits.max_duration_us {
+                    return Err(err(
+                        "down_for is longer than the scenario duration limit".into()
+                    ));
+                }
+                Change::Restart(id, *kill, d)
+            }
+            Action::Stall { node, executor } => {
+                let id = self.topo.resolve(node).map_err(err)?;
+                Change::Exec(
+                    id,
+                    self.exec_index(executor).map_err(err)?,
+                    Some(true),
+                    None,
+                )
+            }
+            Action::Delay {
+                node,
+                executor,
+                extra,
+            } => {
+                let id = self.topo.resolve(node).map_err(err)?;
+                if extra.0 > self.limits.max_latency_us {
+                    return Err(err(format!(
+                        "delay {} is above the limit of {}",
+                        crate::time::fmt_duration(extra.0),
+                        crate::time::fmt_duration(self.limits.max_latency_us)
+                    )));
+                }
+                Change::Exec(
+                    id,
+                    self.exec_index(executor).map_err(err)?,
+                    None,
+                    Some(extra.0),
+                )
+            }
+            Action::Release { node, executor } => {
+                let id = self.topo.resolve(node).map_err(err)?;
+                Change::Exec(
+                    id,
+                    self.exec_index(executor).map_err(err)?,
+                    Some(false),
+                    Some(0),
+                )
+            }
+            Action::Command { node, command } => {
+                let id = self.topo.resolve(node).map_err(err)?;
+                if self.nodes[id as usize].status != NodeStatus::Running {
+                    return Err(err(format!(
+                        "cannot run \"{command}\" on {node}: it is not running"
+                    )));
+                }
+                Change::Command(id, command.clone())
+            }
+            Action::Message { msg, fate } => {
+                if *msg < self.next_msg {
+                    return Err(err(format!(
+                        "message #{msg} was already sent (the next message is #{}): fork from \
+                         the step that sends it",
+                        self.next_msg
+                    )));
+                }
+                if let crate::engine::action::MsgFate::Delay { by } = fate {
+                    if by.0 == 0 || by.0 > self.limits.max_latency_us {
+                        return Err(err(format!(
+                            "a delay of {} is out of range: use 1us to {}",
+                            fmt_time(by.0),
+                            fmt_time(self.limits.max_latency_us)
+                        )));
+                    }
+                }
+                Change::Fate(*msg, *fate)
+            }
+        };
+        // Commands are validated by the protocol; run them before recording so a refusal
+        // leaves no trace.
+        if let Change::Command(id, cmd) = &change {
+            let proto = self.proto.clone();
+            return match self.run_handler(*id, |n, ctx| proto.on_command(n, ctx, cmd)) {
+                Err(e) => {
+                    self.discard_pending();
+                    Err(err(format!(
+                        "{} refused \"{cmd}\": {e}",
+                        self.topo.name(*id)
+                    )))
+                }
+                Ok(()) => {
+                    self.record_action(out, action, source, *id);
+                    self.apply_pending(out, *id)
+                }
+            };
+        }
+        self.record_action(
+            out,
+            action,
+            source,
+            action.node().and_then(|n| self.topo.id(n)).unwrap_or(0),
+        );
+        match change {
+            Change::Links(pairs, f) => self.net.update(&pairs, &*f),
+            Change::HealAll => self.net.heal_all(),
+            Change::Stop(id) => self.stop_node(out, id)?,
+            Change::Kill(id) => self.exit_node(out, id)?,
+            Change::Start(id) => self.start_node(out, id)?,
+            Change::Restart(id, kill, d) => {
+                self.nodes[id as usize].restart_after = Some(d);
+                if kill {
+                    self.exit_node(out, id)?
+                } else {
+                    self.stop_node(out, id)?
+                }
+            }
+            Change::Exec(id, exec, stall, delay) => {
+                let s = &mut self.nodes[id as usize].exec_stats[exec as usize];
+                if let Some(st) = stall {
+                    s.stalled = st;
+                }
+                if let Some(d) = delay {
+                    s.delay_us = d;
+                }
+                self.try_start_task(out, id, exec);
+            }
+            Change::Fate(msg, fate) => {
+                self.fates.insert(msg, fate);
+            }
+            Change::Command(..) => unreachable!("handled above"),
+        }
+        Ok(())
+    }
+
+    pub(super) fn record_action(
+        &mut self,
+        out: &mut Out,
+        action: &Action,
+        source: ActionSource,
+        node: NodeId,
+    ) {
+        let index = out.trace.actions.len() as u32;
+        let text = action.describe();
+        self.emit(out, node, RecKind::Action { index }, Some(&text));
+        if out.record {
+            out.trace.actions.push(AppliedAction {
+                step: self.steps,
+                time: self.now,
+                source,
+                action: action.clone(),
+            });
+        }
+    }
+
+    pub(super) fn require_status(
+        &self,
+        id: NodeId,
+        want: NodeStatus,
+        verb: &str,
+    ) -> Result<(), SimError> {
+        let st = self.nodes[id as usize].status;
+        if st == want {
+            Ok(())
+        } else {
+            Err(SimError::Action(format!(
+                "cannot {verb} {}: it is {} (it must be {})",
+                self.topo.name(id),
+                st.as_str(),
+                want.as_str()
+            )))
+        }
+    }
+
+    pub(super) fn stop_node(&mut self, out: &mut Out, node: NodeId) -> Result<(), SimError> {
+        self.set_status(out, node, NodeStatus::Stopping);
+        let proto = self.proto.clone();
+        self.with_node(out, node, None, |n, ctx| proto.on_stop(n, ctx))
+    }
+
+    /// The model-dependent checks of an action that do not depend on the run's state: executor
+    /// names, a command's text (`Protocol::check_command`).
+    pub fn check_action_static(&self, a: &Action) -> Result<(), String> {
+        match a {
+            Action::Stall { executor, .. }
+            | Action::Delay { executor, .. }
+            | Action::Release { executor, .. } => self.exec_index(executor).map(|_| ()),
+            Action::Command { command, .. } => self.proto.check_command(command),
+            _ => Ok(()),
+        }
+    }
+}
