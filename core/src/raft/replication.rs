@@ -448,7 +448,9 @@ impl<S: StateMachine> Raft<S> {
             })
             .collect();
         idx.sort_unstable_by(|a, b| b.cmp(a));
-        let m = idx[self.majority() - 1];
+        // RaftLogBase.updateCommitIndex: min(majorityIndex, getFlushIndex()) — never past what
+        // this server flushed (its state-machine data included), even if followers are ahead.
+        let m = idx[self.majority() - 1].min(node.flush);
         if m <= node.commit {
             return;
         }
