@@ -47,6 +47,11 @@ pub struct OzoneParams {
     pub recheck_in_pre_append: bool,
     /// Time the chunk writer takes per WriteChunk data stage.
     pub chunk_write_cost: Dur,
+    /// Time a WriteChunk spends between startTransaction and appendTransaction without the hold
+    /// point, uniform in [0, append_wait] per request: the gRPC handler thread waiting for the
+    /// Raft server's lock under load (not FIFO, so a later CloseContainer can overtake it).
+    /// "0s" (the default): appendTransaction follows at once.
+    pub append_wait: Dur,
 }
 
 pub const OZONE_KEYS: &[&str] = &[
@@ -54,6 +59,7 @@ pub const OZONE_KEYS: &[&str] = &[
     "chunk_len",
     "recheck_in_pre_append",
     "chunk_write_cost",
+    "append_wait",
 ];
 
 impl Default for OzoneParams {
@@ -63,6 +69,7 @@ impl Default for OzoneParams {
             chunk_len: 1024,
             recheck_in_pre_append: false,
             chunk_write_cost: Dur(US_PER_MS),
+            append_wait: Dur(0),
         }
     }
 }
@@ -199,6 +206,12 @@ pub enum OzTask {
     },
 }
 
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum OzTimer {
+    /// A WriteChunk's wait between startTransaction and appendTransaction (`append_wait`).
+    Append(u64),
+}
+
 /// SCM's view (on the SCM node only).
 #[derive(Clone, Debug, Default)]
 pub struct Scm {
@@ -232,6 +245,10 @@ pub struct OzNode {
     pub next_token: u64,
     // -- what the run showed (kept across restarts)
     pub read_failures: u64,
+    /// WriteChunk data stages that wrote no byte and still counted as success (CLOSED_CONTAINER_IO:
+    /// appended after their container closed), while the pipeline was in place (after SCM removed
+    /// it, QUASI_CLOSED containers refuse what the leader still sends).
+    pub zero_byte_writes: u64,
     /// Result of each tagged request as this node saw it (rejection, data stage or apply).
     pub results: BTreeMap<String, String>,
     /// Data status per log index: "cached" (data stage queued), "cached, written",
@@ -298,7 +315,7 @@ impl StateMachine for Csm {
     type Reply = Res;
     type Node = OzNode;
     type Task = OzTask;
-    type Timer = ();
+    type Timer = OzTimer;
     type Msg = OzMsg;
     const EXECUTORS: &'static [&'static str] = EXECUTORS;
 
@@ -423,6 +440,15 @@ impl StateMachine for Csm {
                     self.describe(cmd)
                 ),
             );
+            return Ok(Start::Hold(t));
+        }
+        if self.p.append_wait.0 > 0 && matches!(cmd, OzCmd::WriteChunk { .. }) {
+            use rand::Rng;
+            n.next_token += 1;
+            let t = n.next_token;
+            let wait = c.ctx.rng.random_range(0..=self.p.append_wait.0);
+            let at = c.ctx.now + wait;
+            c.set_timer(OzTimer::Append(t), at);
             return Ok(Start::Hold(t));
         }
         Ok(Start::Ready)
@@ -618,6 +644,8 @@ impl StateMachine for Csm {
         if r == Res::Success {
             let f = n.files.entry((cid, block)).or_insert(0);
             *f = (*f).max(off + len);
+        } else if r.tolerated() && !n.pipeline_removed {
+            n.zero_byte_writes += 1;
         }
         let status = match (n.cache.contains_key(&i), r == Res::Success) {
             (true, true) => "cached, written",
@@ -810,6 +838,13 @@ impl StateMachine for Csm {
             _ => Err(format!("unknown command \"{}\"", w.join(" "))),
         }
     }
+    fn on_timer(&self, _n: &mut OzNode, c: &mut SmCtx<Self>, t: OzTimer) {
+        let OzTimer::Append(token) = t;
+        c.resume(token, Ok(()));
+    }
+    fn timer_label(&self, _t: &OzTimer) -> &'static str {
+        "append-wait"
+    }
     fn service_us(&self, _n: &OzNode, t: &OzTask) -> Micros {
         match t {
             OzTask::ChunkWrite { .. } => self.p.chunk_write_cost.0,
@@ -837,6 +872,7 @@ impl StateMachine for Csm {
             "data": n.data.iter().map(|(i, s)| (i.to_string(), *s)).collect::<BTreeMap<_, _>>(),
             "held": n.held.iter().map(|(_, t)| t.clone()).collect::<Vec<_>>(),
             "read_failures": n.read_failures,
+            "zero_byte_writes": n.zero_byte_writes,
             "pipeline_removed": n.pipeline_removed,
             "results": n.results,
         })

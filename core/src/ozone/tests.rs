@@ -43,3 +43,76 @@ fn write_pipeline() {
     let fails = run("ozone-write-pipeline", "ozone");
     assert!(fails.is_empty(), "\n{fails}");
 }
+
+/// Ratis caps a server's commit index at its own flush index (`RaftLogBase.updateCommitIndex`:
+/// `min(majorityIndex, getFlushIndex())`), and the LogWorker's flush waits for
+/// `ContainerStateMachine.flush(index)`, the write futures of `writeChunkFutureMap`. So although
+/// Ozone's `applyTransaction` does not wait for the entry's write future itself, a leader never
+/// applies a WriteChunk before its own chunk write finished, even when both followers have
+/// written and acknowledged it first. Here the leader's chunk writer is 300 ms slower.
+#[test]
+fn leader_applies_a_write_chunk_only_after_its_own_chunk_write() {
+    use super::view::Ozone;
+    use super::OzCmd;
+    use crate::engine::action::{Action, Dur};
+    use crate::raft::node::Payload;
+    let s = builtin::get("ozone-write-pipeline").unwrap();
+    let mut r = Run::new(
+        s,
+        "ozone",
+        None,
+        &toml::Table::new(),
+        &RunOptions::default(),
+    )
+    .unwrap();
+    let e = r.engine_of_mut::<Ozone>().unwrap();
+    e.run_until(500_000, u64::MAX).unwrap();
+    e.apply_user_action(Action::Delay {
+        node: "dn1".into(),
+        executor: "ChunkWriter".into(),
+        extra: Dur(300_000),
+    })
+    .unwrap();
+    let (mut followers_first, mut applied_c1) = (false, false);
+    while e.sim.now < 3_000_000 && e.step().unwrap() {
+        for (id, s) in e.sim.nodes.iter().enumerate().take(3) {
+            let n = &s.state;
+            for i in 1..=n.applied {
+                let is_chunk = matches!(
+                    n.log[i as usize - 1].payload,
+                    Payload::Client {
+                        cmd: OzCmd::WriteChunk { .. },
+                        ..
+                    }
+                );
+                assert!(
+                    !is_chunk || !n.data_pending.contains(&i),
+                    "dn{} applied index {i} (a WriteChunk) before its own chunk write finished",
+                    id + 1
+                );
+            }
+        }
+        let l = &e.sim.nodes[0].state;
+        if l.data_pending.contains(&2) && l.progress[1].matched >= 2 && l.progress[2].matched >= 2 {
+            followers_first = true;
+        }
+        applied_c1 |= l.applied >= 2;
+    }
+    assert!(
+        followers_first,
+        "both followers should have acknowledged index 2 while the leader's chunk write ran"
+    );
+    assert!(
+        applied_c1,
+        "the leader applies C1 once its chunk write is done"
+    );
+    assert_eq!(
+        r.sim_of::<Ozone>().unwrap().nodes[0]
+            .state
+            .sm
+            .results
+            .get("C1")
+            .map(String::as_str),
+        Some("SUCCESS")
+    );
+}

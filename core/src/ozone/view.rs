@@ -37,6 +37,7 @@ pub const VIEWS: &[&str] = &[
     "block_committed",
     "healthy",
     "read_failures",
+    "zero_byte_writes",
     "result",
     "data_status",
     "cache_entries",
@@ -167,6 +168,31 @@ pub const SERIES: &[SeriesSpec] = &[
     },
 ];
 
+/// A datanode's panel data: each log entry's kind, container and data status, and the
+/// pending-request quota (`used` requests waiting to apply, `leaked` permits, `limit`).
+fn ozone_json(o: &Ozone, sim: &Sim<Ozone>, id: NodeId) -> serde_json::Value {
+    use crate::raft::node::Payload;
+    let n = &sim.nodes[id as usize].state;
+    let entries: Vec<_> = n
+        .log
+        .iter()
+        .enumerate()
+        .map(|(k, e)| {
+            let i = k as u64 + 1;
+            let (kind, c) = match &e.payload {
+                Payload::Startup => ("Startup", None),
+                Payload::Client { cmd, .. } => (cmd.kind(), Some(cmd.container())),
+            };
+            serde_json::json!({"index": i, "kind": kind, "container": c,
+                "data": n.sm.data.get(&i).copied()})
+        })
+        .collect();
+    serde_json::json!({
+        "entries": entries,
+        "quota": {"used": n.pending.len(), "leaked": n.leaked(), "limit": o.p.pending_limit},
+    })
+}
+
 fn container_key(q: &Query) -> Result<u32, String> {
     let k = q.need_key("the container id")?;
     k.parse()
@@ -276,6 +302,7 @@ impl Model for Ozone {
                 dn("the datanode").and_then(|n| text(if n.healthy { "true" } else { "false" }))
             }
             "read_failures" => dn("the datanode").and_then(|n| num(n.read_failures)),
+            "zero_byte_writes" => dn("the datanode").and_then(|n| num(n.zero_byte_writes)),
             "result" => dn("the datanode").and_then(|n| {
                 let t = q.need_key("the request's tag")?;
                 text(n.results.get(t).map_or("none", String::as_str))
@@ -309,6 +336,13 @@ impl Model for Ozone {
             dns().map(|s| s.state.sm.read_failures).sum::<u64>() as f64,
         );
         out.insert(
+            "ozone_zero_byte_writes".into(),
+            dns()
+                .map(|s| s.state.sm.zero_byte_writes)
+                .max()
+                .unwrap_or(0) as f64,
+        );
+        out.insert(
             "ozone_unhealthy_datanodes".into(),
             dns().filter(|s| !s.state.sm.healthy).count() as f64,
         );
@@ -318,6 +352,13 @@ impl Model for Ozone {
                 .iter()
                 .find_map(|s| s.state.sm.scm.as_ref())
                 .map_or(0.0, |s| if s.pipeline_open { 1.0 } else { 0.0 }),
+        );
+        out.insert(
+            "ozone_pipeline_closed".into(),
+            sim.nodes
+                .iter()
+                .find_map(|s| s.state.sm.scm.as_ref())
+                .map_or(0.0, |s| if s.pipeline_open { 0.0 } else { 1.0 }),
         );
         out.insert(
             "ozone_client_acked".into(),
@@ -331,7 +372,11 @@ impl Model for Ozone {
     fn views_json(&self, sim: &Sim<Self>) -> serde_json::Value {
         let mut m = serde_json::Map::new();
         for i in 0..sim.topo.len() {
-            m.insert(sim.topo.name(i).to_string(), self.node_json(sim, i));
+            let mut v = self.node_json(sim, i);
+            if let (Some(o), false) = (v.as_object_mut(), self.outside(i)) {
+                o.insert("ozone".into(), ozone_json(self, sim, i));
+            }
+            m.insert(sim.topo.name(i).to_string(), v);
         }
         serde_json::Value::Object(m)
     }

@@ -273,7 +273,10 @@ impl<S: StateMachine> Protocol for Raft<S> {
     }
     fn on_exit(&self, node: &mut RNode<S>) {
         // What was not flushed is lost; term and votedFor were persisted before any reply.
-        node.cut(node.log_flushed);
+        // `flush`, not `log_flushed`: with a data stage, the LogWorker writes an entry only once
+        // its data is written (Ratis' statemachine.data.sync, which Ozone sets), so an entry whose
+        // data stage was still running is not on disk.
+        node.cut(node.flush);
         let keep = std::mem::replace(node, RNode::new(0, self.sm.init(0)));
         node.term = keep.term;
         node.voted_for = keep.voted_for;

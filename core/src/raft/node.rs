@@ -206,6 +206,9 @@ pub struct RNode<S: StateMachine> {
     pub data_pending: BTreeSet<Index>,
     /// The appender waits for these data reads.
     pub reads_pending: BTreeSet<Index>,
+    /// Follower: AppendEntries replies whose entries are written but whose data stage is still
+    /// running (Ratis' reply waits for the entry's combined log + state-machine-data future).
+    pub flush_replies: Vec<super::FlushReply>,
     pub retry: BTreeMap<(NodeId, u64), Cached<S::Reply>>,
     pub client: Client<S::Cmd>,
     /// Requests the state machine submitted to this server (`SmCtx::submit_request`).
@@ -243,6 +246,7 @@ impl<S: StateMachine> RNode<S> {
             next_call: 1,
             apply_queued: false,
             pending: BTreeMap::new(),
+            flush_replies: Vec::new(),
             held: BTreeMap::new(),
             data_pending: BTreeSet::new(),
             reads_pending: BTreeSet::new(),
@@ -304,6 +308,7 @@ impl<S: StateMachine> RNode<S> {
         self.log_flushed = self.log_flushed.min(from - 1);
         self.data_pending.retain(|&i| i < from);
         self.reads_pending.retain(|&i| i < from);
+        self.flush_replies.retain(|r| r.match_index < from);
     }
     /// Keep the first `len` entries.
     pub fn cut(&mut self, len: Index) {

@@ -70,19 +70,29 @@ impl<S: StateMachine> Raft<S> {
         node.log_flushed = node.log_flushed.max(upto.min(node.last()));
         self.advance_flush(node, ctx);
         if let Some(r) = reply {
-            let commit = r.leader_commit.min(r.match_index).min(node.flush);
-            self.follower_commit(node, ctx, commit);
-            ctx.send(
-                r.leader,
-                Msg::AppendReply {
-                    term: r.term,
-                    result: AppendResult::Success,
-                    next_index: r.match_index + 1,
-                    match_index: Some(r.match_index),
-                    call: r.call,
-                },
-            );
+            if node.flush < r.match_index {
+                // Written, but a data stage is still running: reply once it is done.
+                node.flush_replies.push(r);
+                return;
+            }
+            self.flush_reply(node, ctx, r);
         }
+    }
+
+    /// A follower's SUCCESS for entries flushed with their data.
+    fn flush_reply(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, r: FlushReply) {
+        let commit = r.leader_commit.min(r.match_index).min(node.flush);
+        self.follower_commit(node, ctx, commit);
+        ctx.send(
+            r.leader,
+            Msg::AppendReply {
+                term: r.term,
+                result: AppendResult::Success,
+                next_index: r.match_index + 1,
+                match_index: Some(r.match_index),
+                call: r.call,
+            },
+        );
     }
 
     /// flush = what the LogWorker wrote, below the first data stage still running.
@@ -95,6 +105,15 @@ impl<S: StateMachine> Raft<S> {
             node.flush = limit;
             if node.is_leader() {
                 self.update_commit(node, ctx);
+            }
+            if node.flush_replies.iter().any(|r| r.match_index <= limit) {
+                let (ready, wait) = std::mem::take(&mut node.flush_replies)
+                    .into_iter()
+                    .partition(|r| r.match_index <= limit);
+                node.flush_replies = wait;
+                for r in ready {
+                    self.flush_reply(node, ctx, r);
+                }
             }
         }
     }
@@ -448,7 +467,9 @@ impl<S: StateMachine> Raft<S> {
             })
             .collect();
         idx.sort_unstable_by(|a, b| b.cmp(a));
-        let m = idx[self.majority() - 1];
+        // RaftLogBase.updateCommitIndex: min(majorityIndex, getFlushIndex()) — never past what
+        // this server flushed (its state-machine data included), even if followers are ahead.
+        let m = idx[self.majority() - 1].min(node.flush);
         if m <= node.commit {
             return;
         }

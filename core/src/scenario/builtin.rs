@@ -62,6 +62,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../scenarios/hdds-17673-close-race.toml"),
     ),
     (
+        "hdds-17673-sweep.toml",
+        include_str!("../../../scenarios/hdds-17673-sweep.toml"),
+    ),
+    (
         "ozone-write-pipeline.toml",
         include_str!("../../../scenarios/ozone-write-pipeline.toml"),
     ),

@@ -1,5 +1,5 @@
 //! The one place the web app names models: each model's own panels live in its folder here
-//! (`gossip/`, `raft/`, `mutation/`), and [`Inspector`] picks the selected node's inspector by the run's model. Every
+//! (`gossip/`, `raft/`, `ozone/`, `mutation/`), and [`Inspector`] picks the selected node's inspector by the run's model. Every
 //! other panel (topology, timeline, sequence diagram, log, threads, plots, matrix) is generic
 //! and draws from what the model declares (`clusterscope_core::model::Model`). A model without
 //! panels of its own gets the generic inspector: its threads and its `views_json` entry.
@@ -7,6 +7,7 @@
 pub mod generic;
 pub mod gossip;
 pub mod mutation;
+pub mod ozone;
 pub mod raft;
 
 use crate::ui::PanelProps;
@@ -21,7 +22,7 @@ use yew::prelude::*;
 pub fn snapshot(run: &Run, id: NodeId) -> Option<Rc<dyn Any>> {
     match run.engine.model() {
         "gossip" => gossip::snapshot(run, id),
-        "raft" => raft::snapshot(run, id),
+        "raft" | "ozone" => raft::snapshot(run, id),
         _ => None,
     }
 }
@@ -33,6 +34,7 @@ pub fn inspector(p: &PanelProps) -> Html {
     match model {
         "gossip" => html! { <gossip::inspector::GossipInspector ..p.clone() /> },
         "raft" => html! { <raft::inspector::RaftInspector ..p.clone() /> },
+        "ozone" => html! { <ozone::OzoneInspector ..p.clone() /> },
         "mutation-tracking" => html! { <mutation::panel::MutationInspector ..p.clone() /> },
         _ => html! { <generic::GenericInspector ..p.clone() /> },
     }

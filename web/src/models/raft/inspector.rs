@@ -129,7 +129,7 @@ fn strip_html(s: &Strip, c: &Cluster) -> Html {
     }
 }
 
-fn strips_html(c: &Cluster) -> Html {
+pub(crate) fn strips_html(c: &Cluster) -> Html {
     let ticks = ruler(c.lo, c.hi).into_iter().map(|i| {
         html! { <span class="rs-tick" style={pct(i - c.lo)}>{ i }</span> }
     });
