@@ -4,6 +4,8 @@
 //! files, the animation frame) live in `crate::platform` and the components.
 
 pub mod export;
+pub mod history;
+pub mod matrix_view;
 pub mod nav;
 pub mod samples;
 pub mod seq;
@@ -43,8 +45,15 @@ pub const JUMP_SYNC_MS: f64 = 150.0;
 pub const STEP_COST_MS_GUESS: f64 = 0.01;
 /// Most nodes shown in the sequence diagram.
 pub const MAX_SEQ_NODES: usize = 6;
+/// Above this many nodes the sequence diagram follows the selected node and the peers it
+/// exchanged messages with (until the person picks its nodes), instead of the first few nodes,
+/// which in a large cluster rarely talk to each other.
+pub const SEQ_AUTO_ABOVE: usize = 8;
 /// A line in exported scenario files naming the variant the recorded actions belong to.
 pub const VARIANT_MARKER: &str = "# clusterscope: variant = ";
+/// A line in exported scenario files naming the virtual time (µs) the cursor was at (an import
+/// opens there).
+pub const CURSOR_MARKER: &str = "# clusterscope: cursor at us = ";
 
 /// A built-in scenario in the picker.
 #[derive(Clone, Debug, PartialEq)]
@@ -152,6 +161,12 @@ pub enum Msg {
     SelectLink(Option<(NodeId, NodeId)>),
     SelectMsg(Option<u64>),
     UserAction(Action),
+    /// Act although that discards later recorded actions (answers [`Model::confirm`]).
+    ConfirmDiscard,
+    /// Do not act ([`Model::confirm`] is dropped, nothing changes).
+    CancelDiscard,
+    /// Restore the session as it was before the last action that discarded a future.
+    Undo,
     ShowError(String),
     ShowInfo(String),
     DismissBanner,
@@ -178,6 +193,8 @@ pub struct Model {
     pub step_cost_ms: f64,
     pub selected: Option<NodeId>,
     pub seq_nodes: Vec<NodeId>,
+    /// The sequence diagram's nodes follow the selection and its partners ([`SEQ_AUTO_ABOVE`]).
+    pub seq_auto: bool,
     pub selected_link: Option<(NodeId, NodeId)>,
     pub selected_msg: Option<u64>,
     pub banner: Option<Banner>,
@@ -194,6 +211,10 @@ pub struct Model {
     pub theme: Theme,
     /// The limits runs and imports get (`Limits::browser()`; tests lower them).
     pub limits: Limits,
+    /// An action waiting for consent because it would discard later recorded actions.
+    pub confirm: Option<history::PendingDiscard>,
+    /// The session before the last action that discarded recorded actions ([`Msg::Undo`]).
+    pub undo: Option<history::UndoPoint>,
 }
 
 /// The longest banner text: a message quoting a huge input is cut here.
@@ -236,6 +257,13 @@ fn sentence(text: &str) -> String {
     } else {
         format!("{t}.")
     }
+}
+
+/// The cursor time named in an exported file's marker line, if any.
+pub fn marked_cursor(text: &str) -> Option<Micros> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(CURSOR_MARKER).map(|v| v.trim().parse().ok()))
+        .flatten()
 }
 
 /// The variant named in an exported file's marker line, if any.
@@ -285,6 +313,7 @@ impl Model {
             step_cost_ms: STEP_COST_MS_GUESS,
             selected: None,
             seq_nodes: Vec::new(),
+            seq_auto: false,
             selected_link: None,
             selected_msg: None,
             banner: None,
@@ -295,6 +324,8 @@ impl Model {
             help_open: false,
             theme: Theme::Auto,
             limits: Limits::browser(),
+            confirm: None,
+            undo: None,
         };
         m.after_install(true);
         m
@@ -345,6 +376,7 @@ impl Model {
             seed: self.run.seed,
             actions: self.run.engine.user_actions().to_vec(),
             cursor: self.cursor(),
+            selected: self.selected.map(|i| self.name(i).to_string()),
         }
     }
 
@@ -356,10 +388,11 @@ impl Model {
             self.run.engine.user_actions(),
         )?;
         Ok(format!(
-            "# Exported from Clusterscope at {} (step {}).\n{VARIANT_MARKER}\"{}\"\n{body}",
+            "# Exported from Clusterscope at {} (step {}).\n{VARIANT_MARKER}\"{}\"\n{CURSOR_MARKER}{}\n{body}",
             fmt_time(self.now()),
             self.cursor(),
-            self.run.variant
+            self.run.variant,
+            self.now()
         ))
     }
 
@@ -511,7 +544,9 @@ impl Model {
                 self.prev_node = None;
                 if let Some(i) = id {
                     self.selected_link = None;
-                    if !self.seq_nodes.contains(&i) {
+                    if self.seq_auto {
+                        self.follow_partners(true);
+                    } else if !self.seq_nodes.contains(&i) {
                         if self.seq_nodes.len() >= MAX_SEQ_NODES {
                             self.seq_nodes.remove(0);
                         }
@@ -521,6 +556,7 @@ impl Model {
             }
             Msg::ToggleSeqNode(id) => {
                 if (id as usize) < self.n() {
+                    self.seq_auto = false;
                     if let Some(p) = self.seq_nodes.iter().position(|x| *x == id) {
                         self.seq_nodes.remove(p);
                     } else {
@@ -545,6 +581,7 @@ impl Model {
                     400_000,
                 ));
                 self.seq_nodes = nodes;
+                self.seq_auto = false;
             }
             Msg::SelectLink(l) => {
                 let n = self.n() as NodeId;
@@ -552,6 +589,9 @@ impl Model {
             }
             Msg::SelectMsg(m) => self.selected_msg = m,
             Msg::UserAction(a) => self.user_action(a),
+            Msg::ConfirmDiscard => self.confirm_discard(),
+            Msg::CancelDiscard => self.confirm = None,
+            Msg::Undo => self.undo(),
             Msg::ShowError(e) => self.error(e),
             Msg::ShowInfo(e) => self.info(e),
             Msg::DismissBanner => self.banner = None,
@@ -599,6 +639,27 @@ impl Model {
     /// Bookkeeping after the engine moved: index new records, keep samples current.
     fn after_move(&mut self) {
         self.marks.update(self.run.engine.trace());
+        if self.seq_auto && !self.busy() {
+            self.follow_partners(false);
+        }
+    }
+
+    /// While [`Model::seq_auto`]: show the selected node and the peers it last exchanged
+    /// messages with, when the diagram's nodes exchanged nothing lately (or `force`).
+    fn follow_partners(&mut self, force: bool) {
+        let Some(sel) = self.selected else { return };
+        let t = self.run.engine.trace();
+        let c = self.cursor();
+        if !force
+            && self.seq_nodes.contains(&sel)
+            && seq::exchanges_among(t, c, &self.seq_nodes, 50_000)
+        {
+            return;
+        }
+        let partners = seq::recent_partners(t, c, sel, MAX_SEQ_NODES - 2, 400_000);
+        if !partners.is_empty() {
+            self.seq_nodes = std::iter::once(sel).chain(partners).collect();
+        }
     }
 
     /// Remember the selected node's map so the inspector can highlight what the move changed.
@@ -895,19 +956,38 @@ impl Model {
 
     fn user_action(&mut self, a: Action) {
         self.stop();
+        if self.ask_before_discarding(&a) {
+            return;
+        }
+        self.act(a, None);
+    }
+
+    /// Apply a person's action now; `undo` is the session to go back to when it discarded
+    /// recorded actions (kept for [`Msg::Undo`] once the action is accepted).
+    fn act(&mut self, a: Action, undo: Option<history::UndoPoint>) {
         self.snapshot();
         let text = a.describe();
         let discards = self.cursor() < self.frontier();
         match self.apply_action(a) {
-            Ok(()) => self.info(format!(
-                "Recorded at {}: {text}{}",
-                fmt_time(self.now()),
-                if discards {
-                    " (the previously computed future was discarded)"
-                } else {
-                    ""
-                }
-            )),
+            Ok(()) => {
+                let lost = undo.as_ref().map_or(0, |u| u.discarded);
+                self.undo = undo;
+                self.info(format!(
+                    "Recorded at {}: {text}{}",
+                    fmt_time(self.now()),
+                    if lost > 0 {
+                        format!(
+                            " ({lost} later recorded action{} discarded: Undo brings {} back)",
+                            if lost == 1 { "" } else { "s" },
+                            if lost == 1 { "it" } else { "them" }
+                        )
+                    } else if discards {
+                        " (the computed future after it is recomputed)".to_string()
+                    } else {
+                        String::new()
+                    }
+                ))
+            }
             Err(e) => self.error(format!("{} Nothing was changed.", sentence(&e.to_string()))),
         }
         self.after_move();
@@ -965,10 +1045,13 @@ impl Model {
         self.pending_timed.clear();
         self.prev_node = None;
         self.selected_msg = None;
+        self.confirm = None;
+        self.undo = None;
         if new_topology {
             let n = sc.topo.len();
             self.selected = (n > 0).then_some(0);
             self.seq_nodes = (0..n.min(4)).collect();
+            self.seq_auto = n as usize > SEQ_AUTO_ABOVE;
             self.selected_link = None;
         }
         // Start at time zero with its events (the nodes starting) processed.
@@ -1036,6 +1119,7 @@ impl Model {
             .filter(|v| scenario.variant(v).is_ok())
             .map(str::to_string);
         let title = scenario.raw.title.clone();
+        let cursor = marked_cursor(&text);
         if self.load(
             ScenarioRef::Custom(text),
             Some(scenario),
@@ -1044,11 +1128,21 @@ impl Model {
             None,
         ) {
             self.info(format!("Imported {file}: {title}"));
+            // An exported session opens where it was exported.
+            if let Some(t) = cursor.filter(|t| *t > self.now()) {
+                self.start_seek(Seek::Time(t.min(self.end())));
+            }
         }
     }
 
     fn open_session(&mut self, text: &str) -> Result<(), String> {
         let s = Session::decode(text, &self.limits)?;
+        self.restore(s)
+    }
+
+    /// Replace the session by `s` (its scenario, variant, seed, actions, cursor and selected
+    /// node). On error nothing changes.
+    fn restore(&mut self, s: Session) -> Result<(), String> {
         let scenario = resolve(&s.scenario)?;
         scenario.variant(&s.variant)?;
         self.install(
@@ -1058,6 +1152,13 @@ impl Model {
             Some(s.seed),
             Some(s.actions),
         )?;
+        if let Some(id) = s
+            .selected
+            .as_deref()
+            .and_then(|n| self.run.scenario.topo.id(n))
+        {
+            self.update(Msg::SelectNode(Some(id)));
+        }
         if s.cursor < self.cursor() {
             self.jump_to_step(s.cursor);
         } else if s.cursor > self.cursor() {

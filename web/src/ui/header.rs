@@ -16,6 +16,8 @@ pub fn header(p: &PanelProps) -> Html {
     let reader = use_mut_ref(|| None::<gloo::file::callbacks::FileReader>);
     let desc_open = use_state(|| false);
     let menu = use_node_ref();
+    let export_progress = use_state(|| None::<(usize, usize)>);
+    let export_cancel = use_mut_ref(|| false);
     let m = s.model.borrow();
 
     let on_pick = {
@@ -103,17 +105,29 @@ pub fn header(p: &PanelProps) -> Html {
     };
     let on_export_trace = {
         let s = s.clone();
+        let progress = export_progress.clone();
+        let cancelled = export_cancel.clone();
         Callback::from(move |_| {
             close_menu();
-            let m = s.model.borrow();
-            let text = m.export_trace();
-            platform::download(
-                &format!("{}-trace.jsonl", m.file_stem()),
-                &text,
-                "application/x-ndjson",
-            );
+            if progress.is_some() {
+                return;
+            }
+            let p = progress.clone();
+            super::export::start(s.clone(), Rc::new(move |x| p.set(x)), cancelled.clone());
         })
     };
+    let export_status = export_progress.map(|(done, total)| {
+        let cancelled = export_cancel.clone();
+        let on_cancel = Callback::from(move |_| *cancelled.borrow_mut() = true);
+        let pct = (done * 100).checked_div(total).unwrap_or(100);
+        html! {
+            <div class="export-progress" id="export-progress" role="status" data-done={done.to_string()} data-total={total.to_string()}>
+                <span>{ format!("Exporting the trace… {pct}% ({done} of {total} records)") }</span>
+                <progress max={total.max(1).to_string()} value={done.to_string()}></progress>
+                <button class="btn small-btn" id="export-cancel" onclick={on_cancel}>{ "Cancel" }</button>
+            </div>
+        }
+    });
     let on_import = {
         let s = s.clone();
         let reader = reader.clone();
@@ -228,6 +242,7 @@ pub fn header(p: &PanelProps) -> Html {
             </label>
             <button class="btn icon" onclick={on_theme} title={theme_label} aria-label={theme_label}>{ "◐" }</button>
             <button class="btn icon" onclick={on_help} title="Keyboard shortcuts (?)" aria-label="Help">{ "?" }</button>
+            { for export_status }
         </header>
         <section class="incident">
             <div class="incident-head">

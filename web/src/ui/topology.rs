@@ -80,7 +80,9 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 let _ =
                     ctx.draw_image_with_html_canvas_element_and_dw_and_dh(layer, 0.0, 0.0, w, h);
             }
-            topology::draw_dynamic(&ctx, &inp);
+            let dropped = topology::draw_dynamic(&ctx, &inp);
+            // What the recent drop marks lost, for tests and assistive tooling.
+            let _ = c.set_attribute("data-drops", &dropped.join(","));
             drop(cache);
             *geo.borrow_mut() = Some((lay, links));
         });
@@ -171,7 +173,7 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 }</span>
             </div>
             <div class="canvas-wrap">
-            { for hover_name.map(|h| html!{ <span class="chip overlay">{ h }</span> }) }
+            { for hover_name.map(|h| html!{ <span class="chip hover-label" id="hover-label">{ h }</span> }) }
             <canvas id="topology" ref={canvas} class="topology" style={format!("cursor:{cursor}")}
                 onclick={on_click} onmousemove={on_move} onmouseleave={on_leave}
                 aria-label="Cluster topology: nodes and links; use the panel below for keyboard access"></canvas>
