@@ -32,6 +32,8 @@ pub struct Geom {
     pub vertical: bool,
     /// Gutters for DC names (large views of several DCs).
     pub dc_gutter: bool,
+    /// Lines between DCs (off when the order is not by DC: they would be noise).
+    pub dc_lines: bool,
 }
 
 /// Font of the row and column labels.
@@ -75,6 +77,7 @@ pub fn geom(view: &MatrixView, w: f64, h: f64, label_w: f64, dcs: bool) -> Geom 
         labels,
         vertical,
         dc_gutter,
+        dc_lines: true,
     }
 }
 
@@ -303,7 +306,7 @@ pub fn draw(
 fn draw_dcs(ctx: &Ctx, m: &Model, g: &Geom, p: &Palette) {
     let topo = &m.run.scenario.topo;
     let rank = dc_ranks(topo);
-    if rank.iter().all(|r| *r == 0) {
+    if !g.dc_lines || rank.iter().all(|r| *r == 0) {
         return;
     }
     let (nr, nc) = (g.rows.len() as f64, g.cols.len() as f64);

@@ -69,6 +69,7 @@ pub fn matrix_card(p: &PanelProps) -> Html {
         let (canvas, s, geom, dark) = (canvas.clone(), s.clone(), geom.clone(), p.dark);
         let view = view.clone();
         let drag = *drag;
+        let sorted = opts.sort_notable;
         // The hovered cell may belong to the previous scenario.
         let n_now = n as NodeId;
         let hover = hover.filter(|(o, q)| *o < n_now && *q < n_now);
@@ -104,7 +105,8 @@ pub fn matrix_card(p: &PanelProps) -> Html {
                     .dcs
                     .iter()
                     .any(|d| *d != m.run.scenario.topo.dcs[0]);
-                let g = matrix::geom(&view, w, h, matrix::label_width(&ctx, &m, &view), dcs);
+                let mut g = matrix::geom(&view, w, h, matrix::label_width(&ctx, &m, &view), dcs);
+                g.dc_lines = !sorted;
                 let px = now.as_ref().map(|x| x.pixels.as_slice());
                 let labels = matrix::draw(&ctx, &m, &g, hover, &pal, px);
                 if let Some(((r0, c0), (r1, c1))) = drag {
