@@ -194,3 +194,44 @@ fn notable_cells_export_as_csv() {
         assert!(f[4].starts_with("DOWN"), "{l}");
     }
 }
+
+/// Student: the minimal scenario the docs offer parses, runs and its expectation holds.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn the_documented_minimal_scenario_runs() {
+    use clusterscope_core::limits::Limits;
+    use clusterscope_core::runner::{Run, RunOptions};
+    use clusterscope_core::scenario::Scenario;
+    let doc = include_str!("../../docs/SCENARIOS.md");
+    let a = doc
+        .find("<!-- template:begin -->")
+        .expect("template in the docs");
+    let b = doc.find("<!-- template:end -->").unwrap();
+    let block = &doc[a..b];
+    let toml = block
+        .split("```toml")
+        .nth(1)
+        .and_then(|t| t.split("```").next())
+        .unwrap();
+    let sc = Scenario::parse("template.toml", toml, &Limits::default()).unwrap();
+    let v = Run::default_variant(&sc);
+    let mut run = Run::new(sc, &v, None, &toml::Table::new(), &RunOptions::default()).unwrap();
+    let report = run.run(None).unwrap();
+    assert!(report.passed, "{:?}", report.expectations);
+    assert_eq!(report.expectations.len(), 1);
+}
+
+/// Student: every model has a sandbox without scripted faults, and the app lists them.
+#[test]
+fn every_model_has_a_sandbox() {
+    let m = Model::new();
+    for model in clusterscope_core::registry::names() {
+        let name = format!("sandbox-{model}");
+        let sc = clusterscope_core::scenario::builtin::get(&name)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(sc.faults.is_empty(), "{name} scripts no faults");
+        assert!(!sc.raw.expect.is_empty(), "{name} expects something");
+        assert!(sc.topo.len() <= 5, "{name}: a few nodes");
+        assert!(m.catalog.iter().any(|c| c.name == name));
+    }
+}

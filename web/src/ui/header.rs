@@ -37,6 +37,29 @@ pub fn header(p: &PanelProps) -> Html {
         let sel = current_builtin.as_deref() == Some(c.name.as_str());
         html! { <option value={c.name.clone()} selected={sel}>{ format!("{} ({} nodes)", c.name, c.nodes) }</option> }
     });
+    // "New": a sandbox of each model (a few nodes, no scripted faults) to experiment on.
+    let sandboxes = m
+        .catalog
+        .iter()
+        .filter_map(|c| {
+            c.name
+                .strip_prefix("sandbox-")
+                .map(|model| (c.name.clone(), model.to_string()))
+        })
+        .map(
+            |(name, model)| html! { <option value={name}>{ format!("{model} sandbox") }</option> },
+        );
+    let on_new = {
+        let s = s.clone();
+        Callback::from(move |e: Event| {
+            let el = e.target_unchecked_into::<HtmlSelectElement>();
+            let v = el.value();
+            el.set_value("");
+            if !v.is_empty() {
+                s.dispatch(Msg::LoadBuiltin(v));
+            }
+        })
+    };
     let custom_opt = current_builtin.is_none().then(|| {
         html! { <option value="" selected=true>{ format!("{} (imported)", m.run.scenario.name()) }</option> }
     });
@@ -222,6 +245,10 @@ pub fn header(p: &PanelProps) -> Html {
                     { for options }
                 </select>
             </label>
+            <select id="new-scenario" class="new-scenario" onchange={on_new} title="Start a sandbox: a few nodes of one model, nothing scripted; act on it, then export it as your own scenario" aria-label="New scenario">
+                <option value="" selected=true>{ "New…" }</option>
+                { for sandboxes }
+            </select>
             <div class="segmented" role="group" aria-label="Variant" id="variants">{ for variants }</div>
             <label class="field seed" title="Root seed of the run (the same seed replays the same trace)">
                 <span>{ "seed" }</span>
