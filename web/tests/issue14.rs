@@ -235,3 +235,27 @@ fn every_model_has_a_sandbox() {
         assert!(m.catalog.iter().any(|c| c.name == name));
     }
 }
+
+/// Teacher: "next drop" lands just after a lost message (packet loss: the lost gossip around the
+/// loss event at 20 s), and "previous drop" goes back to one.
+#[test]
+fn next_and_previous_drop_land_on_lost_messages() {
+    use clusterscope_core::engine::trace::RecKind;
+    use clusterscope_web::model::nav::{recs_of_step, NavKind};
+    let s = settle(send(store(), Msg::Next(NavKind::Drop)));
+    let (c, now) = {
+        let m = s.model.borrow();
+        let t = m.run.engine.trace();
+        let c = m.cursor();
+        assert!(
+            recs_of_step(t, c - 1).any(|r| matches!(r.kind, RecKind::Drop { .. })),
+            "the step before the cursor dropped a message"
+        );
+        (c, m.now())
+    };
+    assert!(now >= 20_000_000, "no drop before the loss event: {now}");
+    let s = settle(send(s, Msg::Next(NavKind::Drop)));
+    assert!(s.model.borrow().cursor() > c);
+    let s = settle(send(s, Msg::Prev(NavKind::Drop)));
+    assert_eq!(s.model.borrow().cursor(), c);
+}

@@ -92,6 +92,8 @@ fn key_msg(e: &KeyboardEvent, help_open: bool, speed: f64) -> Option<Msg> {
         "ArrowLeft" => Msg::StepBack,
         "d" => Msg::Next(NavKind::Delivery),
         "D" => Msg::Prev(NavKind::Delivery),
+        "x" => Msg::Next(NavKind::Drop),
+        "X" => Msg::Prev(NavKind::Drop),
         "i" => Msg::Next(NavKind::Interesting),
         "I" => Msg::Prev(NavKind::Interesting),
         "c" => Msg::NextCaption,

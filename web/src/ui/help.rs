@@ -14,6 +14,7 @@ const KEYS: &[(&str, &str)] = &[
     ),
     ("shift+← or I", "previous interesting event"),
     ("d / D", "next / previous delivery"),
+    ("x / X", "next / previous dropped message"),
     ("c / C", "next / previous caption"),
     ("Home / End", "jump to start / compute to the end"),
     ("] / [", "faster / slower"),
