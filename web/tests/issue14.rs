@@ -259,3 +259,31 @@ fn next_and_previous_drop_land_on_lost_messages() {
     let s = settle(send(s, Msg::Prev(NavKind::Drop)));
     assert_eq!(s.model.borrow().cursor(), c);
 }
+
+/// Teacher: with "pause at captions", playing stops at each caption's time.
+#[test]
+fn playing_pauses_at_each_caption() {
+    let s = send(store(), Msg::SetCaptionPause(true));
+    let caps: Vec<u64> = s.model.borrow().captions.iter().map(|c| c.0).collect();
+    let next: Vec<u64> = caps.iter().copied().filter(|c| *c > 0).take(2).collect();
+    assert_eq!(next.len(), 2);
+    let s = send(s, Msg::SetSpeed(100.0));
+    let s = settle(send(s, Msg::TogglePlay));
+    assert_eq!(s.model.borrow().now(), next[0]);
+    assert!(!s.model.borrow().playing);
+    let s = settle(send(s, Msg::TogglePlay));
+    assert_eq!(s.model.borrow().now(), next[1]);
+    // Off: playing runs past the captions.
+    let s = send(s, Msg::SetCaptionPause(false));
+    let s = send(s, Msg::TogglePlay);
+    let s = (0..400).fold(s, |s, _| {
+        send(
+            s,
+            Msg::Tick {
+                dt_ms: 16.0,
+                cost_ms: 1.0,
+            },
+        )
+    });
+    assert!(s.model.borrow().now() > next[1] + 20_000_000);
+}

@@ -173,6 +173,8 @@ pub enum Msg {
     DismissBanner,
     SetHelp(bool),
     SetTheme(Theme),
+    /// Playing stops at each caption ([`Model::caption_pause`]).
+    SetCaptionPause(bool),
 }
 
 /// The app state.
@@ -216,6 +218,8 @@ pub struct Model {
     pub confirm: Option<history::PendingDiscard>,
     /// The session before the last action that discarded recorded actions ([`Msg::Undo`]).
     pub undo: Option<history::UndoPoint>,
+    /// Playing stops at each caption's time (a lecture: read, explain, play on).
+    pub caption_pause: bool,
 }
 
 /// The longest banner text: a message quoting a huge input is cut here.
@@ -327,6 +331,7 @@ impl Model {
             limits: Limits::browser(),
             confirm: None,
             undo: None,
+            caption_pause: false,
         };
         m.after_install(true);
         m
@@ -598,6 +603,7 @@ impl Model {
             Msg::DismissBanner => self.banner = None,
             Msg::SetHelp(b) => self.help_open = b,
             Msg::SetTheme(t) => self.theme = t,
+            Msg::SetCaptionPause(b) => self.caption_pause = b,
         }
         true
     }
@@ -787,6 +793,13 @@ impl Model {
             let t = target.floor();
             self.frac_us = target - t;
             let t = (t as Micros).min(self.end());
+            // "Pause at captions": play stops at the next caption's time.
+            let caption_stop = self
+                .caption_pause
+                .then(|| self.captions.iter().map(|c| c.0).find(|c| *c > self.now()))
+                .flatten()
+                .filter(|c| *c <= t);
+            let t = caption_stop.unwrap_or(t);
             let mut left = self.steps_per_frame;
             let done = {
                 let mut out = Ok(false);
@@ -801,8 +814,9 @@ impl Model {
                 // Falling behind: do not accumulate a debt of virtual time.
                 self.frac_us = 0.0;
             }
-            if self.at_end() {
+            if self.at_end() || caption_stop.is_some_and(|c| self.now() >= c) {
                 self.playing = false;
+                self.frac_us = 0.0;
             }
             self.after_move();
         }

@@ -234,6 +234,38 @@ pub fn header(p: &PanelProps) -> Html {
         }
     });
 
+    // Chapters: every caption, click to go there; and "pause at captions" for a lecture.
+    let chapters = (!m.captions.is_empty()).then(|| {
+        let now_i = m.caption_now().map(|(i, _)| i);
+        let items = m.captions.iter().enumerate().map(|(i, (at, text))| {
+            let s = s.clone();
+            let at = *at;
+            let onclick = Callback::from(move |_| s.dispatch(Msg::ScrubTo(at)));
+            html! {
+                <li class={classes!((now_i == Some(i)).then_some("now"))}>
+                    <button class="chapter" data-at-us={at.to_string()} {onclick}>
+                        <span class="caption-time">{ t(at) }</span>{ " " }{ text.clone() }
+                    </button>
+                </li>
+            }
+        });
+        let on_pause = {
+            let s = s.clone();
+            let on = m.caption_pause;
+            Callback::from(move |_| s.dispatch(Msg::SetCaptionPause(!on)))
+        };
+        html! {
+            <div class="caption-tools">
+                <label class="check" title="Playing stops at each caption: read it, explain, press play again">
+                    <input id="caption-pause" type="checkbox" checked={m.caption_pause} onchange={on_pause} />{ "pause at captions" }
+                </label>
+                <details id="chapters" class="chapters">
+                    <summary>{ format!("chapters ({})", m.captions.len()) }</summary>
+                    <ol>{ for items }</ol>
+                </details>
+            </div>
+        }
+    });
     html! {
         <>
         <header class="topbar">
@@ -281,6 +313,7 @@ pub fn header(p: &PanelProps) -> Html {
             </p>
             <p class="variant-desc"><b>{ format!("{}: ", m.run.variant) }</b>{ variant_desc }</p>
             { caption }
+            { for chapters }
         </section>
         </>
     }
