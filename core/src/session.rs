@@ -35,6 +35,9 @@ pub struct Session {
     /// Engine step the view is at.
     #[serde(default)]
     pub cursor: u64,
+    /// The node the person had selected (by name), so a reload or a permalink shows it again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selected: Option<String>,
 }
 
 impl Session {
@@ -129,6 +132,7 @@ mod tests {
                 },
             }],
             cursor: 500,
+            selected: Some("B".into()),
         }
     }
 

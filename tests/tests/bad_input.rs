@@ -134,6 +134,7 @@ fn session(actions: Vec<RecordedAction>) -> Session {
         seed: 7,
         actions,
         cursor: 500,
+        selected: None,
     }
 }
 

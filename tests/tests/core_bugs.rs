@@ -89,6 +89,7 @@ fn permalink_action_at_ahead_of_its_step() {
             action: Action::Kill { node: "A".into() },
         }],
         cursor: 0,
+        selected: None,
     }
     .encode();
     let Ok(s) = Session::decode(&link, &Limits::default()) else {

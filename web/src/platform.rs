@@ -54,13 +54,19 @@ pub fn permalink_url(payload: &str) -> String {
 
 /// Offer `text` as a file download.
 pub fn download(file_name: &str, text: &str, mime: &str) {
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    download_parts(file_name, &parts, mime);
+}
+
+/// Offer the concatenation of `parts` (JS strings or Blobs) as a file download: a `Blob` of the
+/// parts, never one large string.
+pub fn download_parts(file_name: &str, parts: &js_sys::Array, mime: &str) {
     let Some(doc) = window().and_then(|w| w.document()) else {
         return;
     };
-    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type(mime);
-    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) else {
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(parts, &opts) else {
         return;
     };
     let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {

@@ -349,6 +349,7 @@ fn permalink_to_an_unknown_scenario_is_refused() {
         seed: 1,
         actions: vec![],
         cursor: 0,
+        selected: None,
     };
     let s = send(store(), Msg::OpenPermalink(bad.encode()));
     let m = s.model.borrow();

@@ -97,6 +97,26 @@ pub const FILES: &[(&str, &str)] = &[
         "raft-split-vote.toml",
         include_str!("../../../scenarios/raft-split-vote.toml"),
     ),
+    (
+        "sandbox-gossip.toml",
+        include_str!("../../../scenarios/sandbox-gossip.toml"),
+    ),
+    (
+        "sandbox-mutation-tracking.toml",
+        include_str!("../../../scenarios/sandbox-mutation-tracking.toml"),
+    ),
+    (
+        "sandbox-ozone.toml",
+        include_str!("../../../scenarios/sandbox-ozone.toml"),
+    ),
+    (
+        "sandbox-pingpong.toml",
+        include_str!("../../../scenarios/sandbox-pingpong.toml"),
+    ),
+    (
+        "sandbox-raft.toml",
+        include_str!("../../../scenarios/sandbox-raft.toml"),
+    ),
 ];
 
 /// All built-in scenarios, parsed. A parse failure here is a bug (tests parse every file).

@@ -1,6 +1,7 @@
 //! Canvas drawing: the topology, the liveness matrix, the timeline and the plots. Each function
 //! takes a 2D context sized in CSS pixels and plain data; none dispatches or keeps state.
 
+pub mod axis;
 pub mod matrix;
 pub mod plots;
 pub mod timeline;

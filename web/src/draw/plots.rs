@@ -1,7 +1,7 @@
 //! Time-series plots (plotters on a canvas) of the model's series (gossip: DOWN views,
 //! GossipStage queues, phi per peer). The cursor is a vertical line; series come from the model's bounded samples.
 
-use super::Palette;
+use super::{axis, Palette};
 use crate::model::Model;
 use clusterscope_core::engine::NodeId;
 use plotters::prelude::*;
@@ -134,6 +134,9 @@ pub fn series(m: &Model, plot: Plot) -> Vec<Series> {
             peers.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
             peers.truncate(8);
             peers.sort_by_key(|p| p.1);
+            // Large clusters keep one observer's row per sample: a node selected after the
+            // replay computed a stretch has no history there, and its legend must not list
+            // peers without a line.
             peers
                 .into_iter()
                 .map(|(_, p)| Series {
@@ -142,58 +145,64 @@ pub fn series(m: &Model, plot: Plot) -> Vec<Series> {
                         .filter_map(|i| s.pair_at(i, o, p).map(|v| (secs(i), v as f64)))
                         .collect(),
                 })
+                .filter(|sr| !sr.points.is_empty())
                 .collect()
         }
     }
 }
 
+/// What a drawn plot shows, for tests and the card's notes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Drawn {
+    /// The x tick labels.
+    pub ticks: Vec<String>,
+    /// Values above the y axis were clipped at its top.
+    pub clipped: bool,
+    pub ymax: f64,
+}
+
+/// Draw on `canvas` (sized for the device pixel ratio: `prepare_canvas` set its backing store
+/// and the context's scale; plotters draws in CSS pixels inside a `w` x `h` area).
 pub fn draw(
     canvas: web_sys::HtmlCanvasElement,
+    (w, h): (u32, u32),
     m: &Model,
     plot: Plot,
     series: &[Series],
     pal: &Palette,
-) -> Option<()> {
+) -> Option<Drawn> {
     let backend = CanvasBackend::with_canvas_object(canvas)?;
-    let root = backend.into_drawing_area();
+    let root = backend.into_drawing_area().shrink((0, 0), (w, h));
     let bg = rgb(pal.bg);
     let fg = rgb(pal.fg);
     let muted = rgb(pal.muted);
     let grid = rgb(pal.grid);
     root.fill(&bg).ok()?;
-    let end_s = m.end() as f64 / 1e6;
+    let (x0, x1) = axis::time_window(m.now() as f64 / 1e6, m.end() as f64 / 1e6);
     let threshold = match plot {
         Plot::Pair => m.run.engine.pair_series().and_then(|p| p.threshold),
         Plot::Series(_) => None,
     };
-    let mut ymax = series
+    let peak = series
         .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .flat_map(|s| s.points.iter().filter(|p| p.0 <= x1).map(|p| p.1))
         .fold(0.0f64, f64::max);
-    if let Some(t) = threshold {
-        ymax = ymax.max(t * 1.15);
-    }
-    let ymax = if ymax <= 0.0 { 1.0 } else { ymax * 1.08 };
+    let (ymax, clipped) = axis::y_max(peak, threshold);
     let mut chart = ChartBuilder::on(&root)
         .margin_top(6)
         .margin_right(12)
         .margin_left(4)
         .x_label_area_size(20)
         .y_label_area_size(38)
-        .build_cartesian_2d(0f64..end_s.max(0.001), 0f64..ymax)
+        .build_cartesian_2d(x0..x1, 0f64..ymax)
         .ok()?;
     let font = ("system-ui, sans-serif", 11).into_font().color(&muted);
+    let ticks = axis::time_ticks(x0, x1, ((w as f64 / 90.0) as usize).clamp(3, 8));
     chart
         .configure_mesh()
-        .x_labels(6)
+        .disable_x_mesh()
+        .x_labels(0)
         .y_labels(4)
-        .x_label_formatter(&|x| {
-            if end_s >= 120.0 {
-                format!("{:.0}m", x / 60.0)
-            } else {
-                format!("{x:.0}s")
-            }
-        })
         .y_label_formatter(&|y| {
             if ymax >= 10.0 {
                 format!("{y:.0}")
@@ -207,10 +216,31 @@ pub fn draw(
         .light_line_style(TRANSPARENT)
         .draw()
         .ok()?;
+    // Regular time ticks (plotters would pick round numbers of seconds: "0m 3m 7m 10m").
+    for (x, _) in &ticks {
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(*x, 0.0), (*x, ymax)],
+                grid.mix(0.6).stroke_width(1),
+            )))
+            .ok()?;
+    }
+    let plot_area = chart.plotting_area().clone();
+    let (px, py) = plot_area.get_pixel_range();
+    let x_to_px =
+        |x: f64| px.start as f64 + (x - x0) / (x1 - x0).max(1e-9) * (px.end - px.start) as f64;
+    for (x, label) in &ticks {
+        let style = font.clone().pos(plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Center,
+            plotters::style::text_anchor::VPos::Top,
+        ));
+        root.draw_text(label, &style, (x_to_px(*x) as i32, py.end + 4))
+            .ok()?;
+    }
     if let Some(threshold) = threshold {
         chart
             .draw_series(std::iter::once(PathElement::new(
-                vec![(0.0, threshold), (end_s, threshold)],
+                vec![(x0, threshold), (x1, threshold)],
                 rgb(pal.down).mix(0.6).stroke_width(1),
             )))
             .ok()?;
@@ -224,12 +254,15 @@ pub fn draw(
         };
         chart
             .draw_series(LineSeries::new(
-                s.points.iter().copied(),
+                s.points
+                    .iter()
+                    .filter(|p| p.0 <= x1)
+                    .map(|p| (p.0, p.1.min(ymax))),
                 color.stroke_width(2),
             ))
             .ok()?;
     }
-    let x = m.now() as f64 / 1e6;
+    let x = (m.now() as f64 / 1e6).min(x1);
     chart
         .draw_series(std::iter::once(PathElement::new(
             vec![(x, 0.0), (x, ymax)],
@@ -237,7 +270,11 @@ pub fn draw(
         )))
         .ok()?;
     root.present().ok()?;
-    Some(())
+    Some(Drawn {
+        ticks: ticks.into_iter().map(|t| t.1).collect(),
+        clipped,
+        ymax,
+    })
 }
 
 /// Colour of series `i` as CSS, for the HTML legend.

@@ -176,9 +176,12 @@ pub fn draw_static(ctx: &Ctx, inp: &TopologyInput) {
 pub struct Drawn {
     pub arcs: Vec<(NodeId, f64)>,
     pub edges: Vec<(NodeId, NodeId, u8)>,
+    /// The message kinds of the drop marks drawn (newest first), for `data-drops`.
+    pub drops: Vec<&'static str>,
 }
 
 /// Messages in flight, recent drops and nodes: redrawn every frame over the static layer.
+/// Returns what it drew of the overlay, and the labels of the drops drawn (newest first).
 pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
     let mut drawn_overlay = Drawn::default();
     let m = inp.model;
@@ -207,6 +210,10 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
     ctx.set_font("10px ui-monospace, monospace");
     ctx.set_text_align("left");
     let mut dots: Vec<(&'static str, Vec<Pt>)> = Vec::new();
+    // Message texts (in-flight kinds, what a drop lost), drawn after the nodes so no node covers
+    // them ("O_REQ" under a node).
+    let mut texts: Vec<(&'static str, &str, Pt)> = Vec::new();
+    let mut dropped: Vec<&'static str> = Vec::new();
     for f in &flights {
         let span = f.deliver_at.saturating_sub(f.sent_at).max(1) as f64;
         let t = (now.saturating_sub(f.sent_at) as f64 / span).clamp(0.0, 1.0);
@@ -227,7 +234,14 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
         }
         if show_labels {
             for q in pts {
-                let _ = ctx.fill_text(label, q.x + 6.0, q.y - 5.0);
+                texts.push((
+                    label,
+                    msg_color(kinds, label),
+                    Pt {
+                        x: q.x + 6.0,
+                        y: q.y - 5.0,
+                    },
+                ));
             }
         }
     }
@@ -263,6 +277,7 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
     }
 
     let mut drawn = 0;
+    let mut labelled: Vec<(NodeId, NodeId, NodeId, &str)> = Vec::new();
     for r in trace.recs.range(..ci).rev() {
         if now.saturating_sub(r.time) > window || drawn >= MAX_DROPS {
             break;
@@ -281,13 +296,22 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
             let at = if r.node == from { 0.3 } else { 0.8 };
             let age = now.saturating_sub(r.time) as f64 / window as f64;
             ctx.set_global_alpha((1.0f64 - age).clamp(0.15, 1.0));
-            cross(
-                ctx,
-                lerp(a, b, at),
-                if n > 64 { 3.0 } else { 5.0 },
-                p.down,
-                2.0,
-            );
+            let c = lerp(a, b, at);
+            cross(ctx, c, if n > 64 { 3.0 } else { 5.0 }, p.down, 2.0);
+            // Say what was lost (the lost ECHO must not look like the lost SYNs around it): the
+            // newest drop of each kind at each spot gets its label.
+            if l.labels && !labelled.contains(&(from, to, r.node, label)) {
+                labelled.push((from, to, r.node, label));
+                texts.push((
+                    label,
+                    p.down,
+                    Pt {
+                        x: c.x + 6.0,
+                        y: c.y + 12.0,
+                    },
+                ));
+            }
+            dropped.push(label);
             drawn += 1;
         }
     }
@@ -305,6 +329,7 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
     // Nodes: large clusters are drawn in batches (one path per colour); small ones in detail.
     if n > 64 {
         draw_nodes_batched(ctx, inp, &seen_down);
+        drawn_overlay.drops = dropped;
         return drawn_overlay;
     }
     // Nodes.
@@ -410,6 +435,17 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
             let _ = ctx.fill_text(&under, pt.x, pt.y + l.r + below);
         }
     }
+    // Message texts last, on a halo in the panel colour, so they stay legible over nodes.
+    ctx.set_font("10px ui-monospace, monospace");
+    ctx.set_text_align("left");
+    ctx.set_line_width(3.0);
+    ctx.set_stroke_style_str(p.panel);
+    for (text, color, at) in &texts {
+        ctx.stroke_text(text, at.x, at.y).ok();
+        ctx.set_fill_style_str(color);
+        let _ = ctx.fill_text(text, at.x, at.y);
+    }
+    drawn_overlay.drops = dropped;
     drawn_overlay
 }
 

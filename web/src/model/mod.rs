@@ -4,6 +4,9 @@
 //! files, the animation frame) live in `crate::platform` and the components.
 
 pub mod export;
+pub mod history;
+mod load;
+pub mod matrix_view;
 pub mod nav;
 pub mod samples;
 pub mod seq;
@@ -43,8 +46,15 @@ pub const JUMP_SYNC_MS: f64 = 150.0;
 pub const STEP_COST_MS_GUESS: f64 = 0.01;
 /// Most nodes shown in the sequence diagram.
 pub const MAX_SEQ_NODES: usize = 6;
+/// Above this many nodes the sequence diagram follows the selected node and the peers it
+/// exchanged messages with (until the person picks its nodes), instead of the first few nodes,
+/// which in a large cluster rarely talk to each other.
+pub const SEQ_AUTO_ABOVE: usize = 8;
 /// A line in exported scenario files naming the variant the recorded actions belong to.
 pub const VARIANT_MARKER: &str = "# clusterscope: variant = ";
+/// A line in exported scenario files naming the virtual time (µs) the cursor was at (an import
+/// opens there).
+pub const CURSOR_MARKER: &str = "# clusterscope: cursor at us = ";
 
 /// A built-in scenario in the picker.
 #[derive(Clone, Debug, PartialEq)]
@@ -158,11 +168,19 @@ pub enum Msg {
     SelectLink(Option<(NodeId, NodeId)>),
     SelectMsg(Option<u64>),
     UserAction(Action),
+    /// Act although that discards later recorded actions (answers [`Model::confirm`]).
+    ConfirmDiscard,
+    /// Do not act ([`Model::confirm`] is dropped, nothing changes).
+    CancelDiscard,
+    /// Restore the session as it was before the last action that discarded a future.
+    Undo,
     ShowError(String),
     ShowInfo(String),
     DismissBanner,
     SetHelp(bool),
     SetTheme(Theme),
+    /// Playing stops at each caption ([`Model::caption_pause`]).
+    SetCaptionPause(bool),
 }
 
 /// The app state.
@@ -184,6 +202,8 @@ pub struct Model {
     pub step_cost_ms: f64,
     pub selected: Option<NodeId>,
     pub seq_nodes: Vec<NodeId>,
+    /// The sequence diagram's nodes follow the selection and its partners ([`SEQ_AUTO_ABOVE`]).
+    pub seq_auto: bool,
     pub selected_link: Option<(NodeId, NodeId)>,
     pub selected_msg: Option<u64>,
     pub banner: Option<Banner>,
@@ -200,6 +220,12 @@ pub struct Model {
     pub theme: Theme,
     /// The limits runs and imports get (`Limits::browser()`; tests lower them).
     pub limits: Limits,
+    /// An action waiting for consent because it would discard later recorded actions.
+    pub confirm: Option<history::PendingDiscard>,
+    /// The session before the last action that discarded recorded actions ([`Msg::Undo`]).
+    pub undo: Option<history::UndoPoint>,
+    /// Playing stops at each caption's time (a lecture: read, explain, play on).
+    pub caption_pause: bool,
 }
 
 /// The longest banner text: a message quoting a huge input is cut here.
@@ -242,6 +268,13 @@ fn sentence(text: &str) -> String {
     } else {
         format!("{t}.")
     }
+}
+
+/// The cursor time named in an exported file's marker line, if any.
+pub fn marked_cursor(text: &str) -> Option<Micros> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(CURSOR_MARKER).map(|v| v.trim().parse().ok()))
+        .flatten()
 }
 
 /// The variant named in an exported file's marker line, if any.
@@ -291,6 +324,7 @@ impl Model {
             step_cost_ms: STEP_COST_MS_GUESS,
             selected: None,
             seq_nodes: Vec::new(),
+            seq_auto: false,
             selected_link: None,
             selected_msg: None,
             banner: None,
@@ -301,6 +335,9 @@ impl Model {
             help_open: false,
             theme: Theme::Auto,
             limits: Limits::browser(),
+            confirm: None,
+            undo: None,
+            caption_pause: false,
         };
         m.after_install(true);
         m
@@ -351,6 +388,7 @@ impl Model {
             seed: self.run.seed,
             actions: self.run.engine.user_actions().to_vec(),
             cursor: self.cursor(),
+            selected: self.selected.map(|i| self.name(i).to_string()),
         }
     }
 
@@ -362,10 +400,11 @@ impl Model {
             self.run.engine.user_actions(),
         )?;
         Ok(format!(
-            "# Exported from Clusterscope at {} (step {}).\n{VARIANT_MARKER}\"{}\"\n{body}",
+            "# Exported from Clusterscope at {} (step {}).\n{VARIANT_MARKER}\"{}\"\n{CURSOR_MARKER}{}\n{body}",
             fmt_time(self.now()),
             self.cursor(),
-            self.run.variant
+            self.run.variant,
+            self.now()
         ))
     }
 
@@ -526,7 +565,9 @@ impl Model {
                 self.prev_node = None;
                 if let Some(i) = id {
                     self.selected_link = None;
-                    if !self.seq_nodes.contains(&i) {
+                    if self.seq_auto {
+                        self.follow_partners(true);
+                    } else if !self.seq_nodes.contains(&i) {
                         if self.seq_nodes.len() >= MAX_SEQ_NODES {
                             self.seq_nodes.remove(0);
                         }
@@ -536,6 +577,7 @@ impl Model {
             }
             Msg::ToggleSeqNode(id) => {
                 if (id as usize) < self.n() {
+                    self.seq_auto = false;
                     if let Some(p) = self.seq_nodes.iter().position(|x| *x == id) {
                         self.seq_nodes.remove(p);
                     } else {
@@ -560,6 +602,7 @@ impl Model {
                     400_000,
                 ));
                 self.seq_nodes = nodes;
+                self.seq_auto = false;
             }
             Msg::SelectLink(l) => {
                 let n = self.n() as NodeId;
@@ -567,11 +610,15 @@ impl Model {
             }
             Msg::SelectMsg(m) => self.selected_msg = m,
             Msg::UserAction(a) => self.user_action(a),
+            Msg::ConfirmDiscard => self.confirm_discard(),
+            Msg::CancelDiscard => self.confirm = None,
+            Msg::Undo => self.undo(),
             Msg::ShowError(e) => self.error(e),
             Msg::ShowInfo(e) => self.info(e),
             Msg::DismissBanner => self.banner = None,
             Msg::SetHelp(b) => self.help_open = b,
             Msg::SetTheme(t) => self.theme = t,
+            Msg::SetCaptionPause(b) => self.caption_pause = b,
         }
         true
     }
@@ -614,6 +661,27 @@ impl Model {
     /// Bookkeeping after the engine moved: index new records, keep samples current.
     fn after_move(&mut self) {
         self.marks.update(self.run.engine.trace());
+        if self.seq_auto && !self.busy() {
+            self.follow_partners(false);
+        }
+    }
+
+    /// While [`Model::seq_auto`]: show the selected node and the peers it last exchanged
+    /// messages with, when the diagram's nodes exchanged nothing lately (or `force`).
+    fn follow_partners(&mut self, force: bool) {
+        let Some(sel) = self.selected else { return };
+        let t = self.run.engine.trace();
+        let c = self.cursor();
+        if !force
+            && self.seq_nodes.contains(&sel)
+            && seq::exchanges_among(t, c, &self.seq_nodes, 50_000)
+        {
+            return;
+        }
+        let partners = seq::recent_partners(t, c, sel, MAX_SEQ_NODES - 2, 400_000);
+        if !partners.is_empty() {
+            self.seq_nodes = std::iter::once(sel).chain(partners).collect();
+        }
     }
 
     /// Remember the selected node's map so the inspector can highlight what the move changed.
@@ -740,6 +808,13 @@ impl Model {
             let t = target.floor();
             self.frac_us = target - t;
             let t = (t as Micros).min(self.end());
+            // "Pause at captions": play stops at the next caption's time.
+            let caption_stop = self
+                .caption_pause
+                .then(|| self.captions.iter().map(|c| c.0).find(|c| *c > self.now()))
+                .flatten()
+                .filter(|c| *c <= t);
+            let t = caption_stop.unwrap_or(t);
             let mut left = self.steps_per_frame;
             let done = {
                 let mut out = Ok(false);
@@ -754,8 +829,9 @@ impl Model {
                 // Falling behind: do not accumulate a debt of virtual time.
                 self.frac_us = 0.0;
             }
-            if self.at_end() {
+            if self.at_end() || caption_stop.is_some_and(|c| self.now() >= c) {
                 self.playing = false;
+                self.frac_us = 0.0;
             }
             self.after_move();
         }
@@ -910,175 +986,41 @@ impl Model {
 
     fn user_action(&mut self, a: Action) {
         self.stop();
+        if self.ask_before_discarding(&a) {
+            return;
+        }
+        self.act(a, None);
+    }
+
+    /// Apply a person's action now; `undo` is the session to go back to when it discarded
+    /// recorded actions (kept for [`Msg::Undo`] once the action is accepted).
+    fn act(&mut self, a: Action, undo: Option<history::UndoPoint>) {
         self.snapshot();
         let text = a.describe();
         let discards = self.cursor() < self.frontier();
         match self.apply_action(a) {
-            Ok(()) => self.info(format!(
-                "Recorded at {}: {text}{}",
-                fmt_time(self.now()),
-                if discards {
-                    " (the previously computed future was discarded)"
-                } else {
-                    ""
-                }
-            )),
+            Ok(()) => {
+                let lost = undo.as_ref().map_or(0, |u| u.discarded);
+                self.undo = undo;
+                self.info(format!(
+                    "Recorded at {}: {text}{}",
+                    fmt_time(self.now()),
+                    if lost > 0 {
+                        format!(
+                            " ({lost} later recorded action{} discarded: Undo brings {} back)",
+                            if lost == 1 { "" } else { "s" },
+                            if lost == 1 { "it" } else { "them" }
+                        )
+                    } else if discards {
+                        " (the computed future after it is recomputed)".to_string()
+                    } else {
+                        String::new()
+                    }
+                ))
+            }
             Err(e) => self.error(format!("{} Nothing was changed.", sentence(&e.to_string()))),
         }
         self.after_move();
-    }
-
-    // ---- loading ----
-
-    /// Replace the run. On error nothing changes and the error is returned.
-    fn install(
-        &mut self,
-        r: ScenarioRef,
-        scenario: Scenario,
-        variant: Option<&str>,
-        seed: Option<u64>,
-        actions: Option<Vec<RecordedAction>>,
-    ) -> Result<(), String> {
-        let variant = match variant {
-            Some(v) => {
-                scenario.variant(v)?;
-                v.to_string()
-            }
-            None => Run::default_variant(&scenario),
-        };
-        let same_topology = scenario.topo == self.run.scenario.topo;
-        let opts = RunOptions {
-            limits: self.limits.clone(),
-            ..run_options()
-        };
-        let mut run = Run::new(scenario, &variant, seed, &toml::Table::new(), &opts)?;
-        if let Some(a) = actions {
-            // Every action checked against this scenario and variant before anything is
-            // replaced: the current session (and its autosave) stay as they were on failure.
-            run.check_actions(&a, "actions", &self.limits)?;
-            run.engine.set_user_actions(a);
-        }
-        self.run = run;
-        self.scenario_ref = r;
-        self.after_install(!same_topology);
-        Ok(())
-    }
-
-    fn after_install(&mut self, new_topology: bool) {
-        let sc = &self.run.scenario;
-        self.captions = sc
-            .captions(&self.run.variant)
-            .into_iter()
-            .map(|c| (c.at.0, c.text.clone()))
-            .collect();
-        self.samples = Samples::new(&*self.run.engine, sc.duration());
-        self.marks = Marks::default();
-        self.playing = false;
-        self.seek = None;
-        self.frac_us = 0.0;
-        self.step_cost_ms = STEP_COST_MS_GUESS;
-        self.pending_timed.clear();
-        self.prev_node = None;
-        self.selected_msg = None;
-        if new_topology {
-            let n = sc.topo.len();
-            self.selected = (n > 0).then_some(0);
-            self.seq_nodes = (0..n.min(4)).collect();
-            self.selected_link = None;
-        }
-        // Start at time zero with its events (the nodes starting) processed.
-        self.engine_ok(|m| m.run.engine.run_until(0, 1 << 20).map(|_| ()));
-        self.sample();
-        self.marks.update(self.run.engine.trace());
-        self.session_rev += 1;
-    }
-
-    fn load(
-        &mut self,
-        r: ScenarioRef,
-        scenario: Option<Scenario>,
-        variant: Option<&str>,
-        seed: Option<u64>,
-        actions: Option<Vec<RecordedAction>>,
-    ) -> bool {
-        let scenario = match scenario.map_or_else(|| resolve(&r), Ok) {
-            Ok(s) => s,
-            Err(e) => {
-                self.error(format!("Could not open the scenario: {e}"));
-                return false;
-            }
-        };
-        match self.install(r, scenario, variant, seed, actions) {
-            Ok(()) => true,
-            Err(e) => {
-                self.error(format!("Could not open the scenario: {e}"));
-                false
-            }
-        }
-    }
-
-    /// Switch variant and/or seed, keeping the cursor's time and re-applying the user's actions at
-    /// their times.
-    fn switch(&mut self, variant: Option<String>, seed: Option<u64>) {
-        let t = self.now();
-        let mut actions = self.run.engine.user_actions().to_vec();
-        actions.append(&mut self.pending_timed);
-        actions.sort_by_key(|a| a.at.0);
-        let v = variant.unwrap_or_else(|| self.run.variant.clone());
-        let seed = seed.unwrap_or(self.run.seed);
-        let r = self.scenario_ref.clone();
-        let scenario = self.run.scenario.clone();
-        if self.load(r, Some(scenario), Some(&v), Some(seed), Some(Vec::new())) {
-            self.pending_timed = actions;
-            if t > 0 || !self.pending_timed.is_empty() {
-                self.start_seek(Seek::Time(t));
-            }
-        }
-    }
-
-    fn import(&mut self, file: &str, text: String) {
-        let scenario = match Scenario::parse(file, &text, &self.limits) {
-            Ok(s) => s,
-            Err(e) => {
-                self.error(format!(
-                    "Import failed: {} Your current session is unchanged.",
-                    sentence(&e.to_string())
-                ));
-                return;
-            }
-        };
-        let variant = marked_variant(&text)
-            .filter(|v| scenario.variant(v).is_ok())
-            .map(str::to_string);
-        let title = scenario.raw.title.clone();
-        if self.load(
-            ScenarioRef::Custom(text),
-            Some(scenario),
-            variant.as_deref(),
-            None,
-            None,
-        ) {
-            self.info(format!("Imported {file}: {title}"));
-        }
-    }
-
-    fn open_session(&mut self, text: &str) -> Result<(), String> {
-        let s = Session::decode(text, &self.limits)?;
-        let scenario = resolve(&s.scenario)?;
-        scenario.variant(&s.variant)?;
-        self.install(
-            s.scenario,
-            scenario,
-            Some(&s.variant),
-            Some(s.seed),
-            Some(s.actions),
-        )?;
-        if s.cursor < self.cursor() {
-            self.jump_to_step(s.cursor);
-        } else if s.cursor > self.cursor() {
-            self.start_seek(Seek::Step(s.cursor));
-        }
-        Ok(())
     }
 }
 

@@ -13,6 +13,8 @@ pub enum NavKind {
     /// A state change, a log line (INFO or above), a fault or user action, a node status change, an
     /// expired task.
     Interesting,
+    /// A message lost (dropped by the network or a down link).
+    Drop,
 }
 
 impl NavKind {
@@ -20,6 +22,7 @@ impl NavKind {
         match self {
             NavKind::Delivery => matches!(r.kind, RecKind::Deliver { .. }),
             NavKind::Interesting => is_interesting(r, trace),
+            NavKind::Drop => matches!(r.kind, RecKind::Drop { .. }),
         }
     }
 
@@ -27,6 +30,7 @@ impl NavKind {
         match self {
             NavKind::Delivery => "delivery",
             NavKind::Interesting => "interesting event",
+            NavKind::Drop => "dropped message",
         }
     }
 }

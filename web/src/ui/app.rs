@@ -2,7 +2,7 @@
 //! the animation loop while playing or seeking, handles keyboard shortcuts, keeps the URL and
 //! localStorage in sync when the replay settles, and applies the theme.
 
-use super::{header::Header, help::Help, log::LogPanel, matrix::Matrix};
+use super::{confirm::ConfirmDiscard, header::Header, help::Help, log::LogPanel, matrix::Matrix};
 use super::{plots::Plots, sequence::Sequence, topology::TopologyView, transport::Transport};
 use crate::model::nav::NavKind;
 use crate::model::{BannerKind, Msg, Store, Theme, SPEED_MAX, SPEED_MIN};
@@ -92,6 +92,8 @@ fn key_msg(e: &KeyboardEvent, help_open: bool, speed: f64) -> Option<Msg> {
         "ArrowLeft" => Msg::StepBack,
         "d" => Msg::Next(NavKind::Delivery),
         "D" => Msg::Prev(NavKind::Delivery),
+        "x" => Msg::Next(NavKind::Drop),
+        "X" => Msg::Prev(NavKind::Drop),
         "i" => Msg::Next(NavKind::Interesting),
         "I" => Msg::Prev(NavKind::Interesting),
         "c" => Msg::NextCaption,
@@ -164,10 +166,18 @@ pub fn app() -> Html {
                     if editing {
                         return;
                     }
-                    let (help, speed) = {
+                    let (help, speed, asking) = {
                         let m = s2.model.borrow();
-                        (m.help_open, m.speed)
+                        (m.help_open, m.speed, m.confirm.is_some())
                     };
+                    if asking {
+                        // The question is modal: only Escape (keep the actions) acts.
+                        if e.key() == "Escape" {
+                            e.prevent_default();
+                            s2.dispatch(Msg::CancelDiscard);
+                        }
+                        return;
+                    }
                     if let Some(msg) = key_msg(e, help, speed) {
                         e.prevent_default();
                         if matches!(msg, Msg::JumpToStart | Msg::JumpToEnd) {
@@ -265,7 +275,7 @@ pub fn app() -> Html {
     // Autosave and permalink: when the replay settles and the session or cursor changed. Keyed
     // cheaply; the encoding (JSON + deflate) happens only when the key changes.
     {
-        let key = (!busy && *ready).then(|| (m.session_rev, m.cursor()));
+        let key = (!busy && *ready).then(|| (m.session_rev, m.cursor(), m.selected));
         let saved = saved.clone();
         let s = s.clone();
         use_effect_with(key, move |key| {
@@ -318,20 +328,43 @@ pub fn app() -> Html {
             move || drop(timer)
         });
     }
-    let banner = m.banner.clone().map(|b| {
-        let s = s.clone();
-        let close = Callback::from(move |_| s.dispatch(Msg::DismissBanner));
-        let (cls, role) = match b.kind {
-            BannerKind::Error => ("banner error", "alert"),
-            BannerKind::Info => ("banner info", "status"),
-        };
-        html! {
-            <div id="banner" class={cls} role={role} data-kind={if b.kind == BannerKind::Error { "error" } else { "info" }}>
-                <span class="banner-text">{ b.text }</span>
-                <button class="icon" title="Dismiss" aria-label="Dismiss" onclick={close}>{ "×" }</button>
-            </div>
+    // The status line: in the sticky dock under the transport, so a message never covers the
+    // panels (the node panel's buttons, the inspector's tables) and never hides with a scroll.
+    let undo = m.undo.as_ref().map(|u| (u.what.clone(), u.discarded));
+    let banner = match m.banner.clone() {
+        Some(b) => {
+            let close = {
+                let s = s.clone();
+                Callback::from(move |_| s.dispatch(Msg::DismissBanner))
+            };
+            let (cls, role) = match b.kind {
+                BannerKind::Error => ("banner error", "alert"),
+                BannerKind::Info => ("banner info", "status"),
+            };
+            let undo_btn = undo.clone().map(|(what, n)| {
+                let s = s.clone();
+                let onclick = Callback::from(move |_| s.dispatch(Msg::Undo));
+                html! { <button id="undo" class="btn small-btn" {onclick}
+                    title={format!("Undo “{what}”: bring back the {n} discarded recorded action(s)")}>{ "Undo" }</button> }
+            });
+            html! {
+                <div id="banner" class={cls} role={role} title={b.text.clone()} data-kind={if b.kind == BannerKind::Error { "error" } else { "info" }}>
+                    <span class="banner-text">{ b.text }</span>
+                    { for undo_btn }
+                    <button class="icon" title="Dismiss" aria-label="Dismiss" onclick={close}>{ "×" }</button>
+                </div>
+            }
         }
-    });
+        None => match undo {
+            Some((what, n)) => {
+                let s = s.clone();
+                let onclick = Callback::from(move |_| s.dispatch(Msg::Undo));
+                html! { <div class="banner idle"><span class="banner-text muted">{ format!("“{what}” discarded {n} recorded action(s).") }</span>
+                <button id="undo" class="btn small-btn" {onclick}>{ "Undo" }</button></div> }
+            }
+            None => html! { <div class="banner idle" aria-hidden="true"></div> },
+        },
+    };
     let help = m
         .help_open
         .then(|| html! { <Help s={s.clone()} dark={dark} rev={header_rev} /> });
@@ -353,8 +386,10 @@ pub fn app() -> Html {
             data-step={step} data-time-us={time} data-frontier={frontier}
             data-user-actions={user_actions} data-theme={if dark { "dark" } else { "light" }}>
             <Header s={s.clone()} dark={dark} rev={header_rev} />
-            { for banner }
-            <Transport s={s.clone()} dark={dark} resize={*resize} rev={rev} />
+            <div class="dock" id="dock">
+                <Transport s={s.clone()} dark={dark} resize={*resize} rev={rev} />
+                <div class="status-line" id="status-line">{ banner }</div>
+            </div>
             <div class={classes!("grid", (n_nodes > 40).then_some("large"))}>
                 <TopologyView s={s.clone()} dark={dark} resize={*resize} rev={rev} />
                 <Inspector s={s.clone()} dark={dark} resize={*resize} rev={insp_rev} />
@@ -364,6 +399,7 @@ pub fn app() -> Html {
                 <LogPanel s={s.clone()} dark={dark} resize={*resize} rev={log_rev} />
             </div>
             { for help }
+            <ConfirmDiscard s={s.clone()} dark={dark} resize={*resize} rev={rev} />
         </main>
     }
 }

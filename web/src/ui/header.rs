@@ -16,6 +16,8 @@ pub fn header(p: &PanelProps) -> Html {
     let reader = use_mut_ref(|| None::<gloo::file::callbacks::FileReader>);
     let desc_open = use_state(|| false);
     let menu = use_node_ref();
+    let export_progress = use_state(|| None::<(usize, usize)>);
+    let export_cancel = use_mut_ref(|| false);
     let m = s.model.borrow();
 
     let on_pick = {
@@ -35,6 +37,29 @@ pub fn header(p: &PanelProps) -> Html {
         let sel = current_builtin.as_deref() == Some(c.name.as_str());
         html! { <option value={c.name.clone()} selected={sel}>{ format!("{} ({} nodes)", c.name, c.nodes) }</option> }
     });
+    // "New": a sandbox of each model (a few nodes, no scripted faults) to experiment on.
+    let sandboxes = m
+        .catalog
+        .iter()
+        .filter_map(|c| {
+            c.name
+                .strip_prefix("sandbox-")
+                .map(|model| (c.name.clone(), model.to_string()))
+        })
+        .map(
+            |(name, model)| html! { <option value={name}>{ format!("{model} sandbox") }</option> },
+        );
+    let on_new = {
+        let s = s.clone();
+        Callback::from(move |e: Event| {
+            let el = e.target_unchecked_into::<HtmlSelectElement>();
+            let v = el.value();
+            el.set_value("");
+            if !v.is_empty() {
+                s.dispatch(Msg::LoadBuiltin(v));
+            }
+        })
+    };
     let custom_opt = current_builtin.is_none().then(|| {
         html! { <option value="" selected=true>{ format!("{} (imported)", m.run.scenario.name()) }</option> }
     });
@@ -103,17 +128,29 @@ pub fn header(p: &PanelProps) -> Html {
     };
     let on_export_trace = {
         let s = s.clone();
+        let progress = export_progress.clone();
+        let cancelled = export_cancel.clone();
         Callback::from(move |_| {
             close_menu();
-            let m = s.model.borrow();
-            let text = m.export_trace();
-            platform::download(
-                &format!("{}-trace.jsonl", m.file_stem()),
-                &text,
-                "application/x-ndjson",
-            );
+            if progress.is_some() {
+                return;
+            }
+            let p = progress.clone();
+            super::export::start(s.clone(), Rc::new(move |x| p.set(x)), cancelled.clone());
         })
     };
+    let export_status = export_progress.map(|(done, total)| {
+        let cancelled = export_cancel.clone();
+        let on_cancel = Callback::from(move |_| *cancelled.borrow_mut() = true);
+        let pct = (done * 100).checked_div(total).unwrap_or(100);
+        html! {
+            <div class="export-progress" id="export-progress" role="status" data-done={done.to_string()} data-total={total.to_string()}>
+                <span>{ format!("Exporting the trace… {pct}% ({done} of {total} records)") }</span>
+                <progress max={total.max(1).to_string()} value={done.to_string()}></progress>
+                <button class="btn small-btn" id="export-cancel" onclick={on_cancel}>{ "Cancel" }</button>
+            </div>
+        }
+    });
     let on_import = {
         let s = s.clone();
         let reader = reader.clone();
@@ -197,6 +234,38 @@ pub fn header(p: &PanelProps) -> Html {
         }
     });
 
+    // Chapters: every caption, click to go there; and "pause at captions" for a lecture.
+    let chapters = (!m.captions.is_empty()).then(|| {
+        let now_i = m.caption_now().map(|(i, _)| i);
+        let items = m.captions.iter().enumerate().map(|(i, (at, text))| {
+            let s = s.clone();
+            let at = *at;
+            let onclick = Callback::from(move |_| s.dispatch(Msg::ScrubTo(at)));
+            html! {
+                <li class={classes!((now_i == Some(i)).then_some("now"))}>
+                    <button class="chapter" data-at-us={at.to_string()} {onclick}>
+                        <span class="caption-time">{ t(at) }</span>{ " " }{ text.clone() }
+                    </button>
+                </li>
+            }
+        });
+        let on_pause = {
+            let s = s.clone();
+            let on = m.caption_pause;
+            Callback::from(move |_| s.dispatch(Msg::SetCaptionPause(!on)))
+        };
+        html! {
+            <div class="caption-tools">
+                <label class="check" title="Playing stops at each caption: read it, explain, press play again">
+                    <input id="caption-pause" type="checkbox" checked={m.caption_pause} onchange={on_pause} />{ "pause at captions" }
+                </label>
+                <details id="chapters" class="chapters">
+                    <summary>{ format!("chapters ({})", m.captions.len()) }</summary>
+                    <ol>{ for items }</ol>
+                </details>
+            </div>
+        }
+    });
     html! {
         <>
         <header class="topbar">
@@ -208,6 +277,10 @@ pub fn header(p: &PanelProps) -> Html {
                     { for options }
                 </select>
             </label>
+            <select id="new-scenario" class="new-scenario" onchange={on_new} title="Start a sandbox: a few nodes of one model, nothing scripted; act on it, then export it as your own scenario" aria-label="New scenario">
+                <option value="" selected=true>{ "New…" }</option>
+                { for sandboxes }
+            </select>
             <div class="segmented" role="group" aria-label="Variant" id="variants">{ for variants }</div>
             <label class="field seed" title="Root seed of the run (the same seed replays the same trace)">
                 <span>{ "seed" }</span>
@@ -228,6 +301,7 @@ pub fn header(p: &PanelProps) -> Html {
             </label>
             <button class="btn icon" onclick={on_theme} title={theme_label} aria-label={theme_label}>{ "◐" }</button>
             <button class="btn icon" onclick={on_help} title="Keyboard shortcuts (?)" aria-label="Help">{ "?" }</button>
+            { for export_status }
         </header>
         <section class="incident">
             <div class="incident-head">
@@ -239,6 +313,7 @@ pub fn header(p: &PanelProps) -> Html {
             </p>
             <p class="variant-desc"><b>{ format!("{}: ", m.run.variant) }</b>{ variant_desc }</p>
             { caption }
+            { for chapters }
         </section>
         </>
     }

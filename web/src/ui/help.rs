@@ -14,6 +14,7 @@ const KEYS: &[(&str, &str)] = &[
     ),
     ("shift+← or I", "previous interesting event"),
     ("d / D", "next / previous delivery"),
+    ("x / X", "next / previous dropped message"),
     ("c / C", "next / previous caption"),
     ("Home / End", "jump to start / compute to the end"),
     ("] / [", "faster / slower"),
@@ -39,7 +40,7 @@ pub fn help(p: &PanelProps) -> Html {
                     { for KEYS.iter().map(|(k, v)| html!{ <tr><td><kbd>{ *k }</kbd></td><td>{ *v }</td></tr> }) }
                 </table>
                 <p class="muted small">
-                    { "Click a node or a link in the topology to act on it; your actions are recorded on the timeline (purple) and in the permalink. Acting at an earlier point discards the previously computed future. The session is saved in this browser and in the URL." }
+                    { "Click a node or a link in the topology to act on it; your actions are recorded on the timeline (purple) and in the permalink. Acting at an earlier point starts a new future from there: when that would discard actions you recorded later, the app asks first, and Undo (in the status line) brings them back. Click a log line or a chapter (under the caption) to move the cursor there; “pause at captions” stops playing at each caption. The session is saved in this browser and in the URL." }
                 </p>
             </div>
         </div>

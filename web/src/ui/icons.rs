@@ -25,6 +25,9 @@ pub fn icon(name: &str) -> Html {
             <path d="M9 3l1.9 4.3 4.6.4-3.5 3 1.1 4.5L9 12.8 4.9 15.2 6 10.7l-3.5-3 4.6-.4z" fill="currentColor" stroke="none" />
             <path d="M17 12h5" /><path d="M19.5 9.5L22 12l-2.5 2.5" />
         </> },
+        "drop" => html! { <>
+            <path d="M4 7l8 8" /><path d="M12 7l-8 8" /><path d="M17 12h5" /><path d="M19.5 9.5L22 12l-2.5 2.5" />
+        </> },
         "caption" => html! { <>
             <path d="M3 5h12v8H8l-3 3v-3H3z" /><path d="M17 12h5" /><path d="M19.5 9.5L22 12l-2.5 2.5" />
         </> },

@@ -1,7 +1,7 @@
 //! The node log: system.log-style lines with virtual timestamps, up to the cursor.
 
 use super::PanelProps;
-use crate::model::nav;
+use crate::model::{nav, Msg};
 use clusterscope_core::engine::trace::LogLevel;
 use clusterscope_core::time::Micros;
 use yew::prelude::*;
@@ -22,19 +22,34 @@ pub fn stamp(us: Micros) -> String {
     )
 }
 
+/// Whether `hay` contains `needle` (already lower case), ignoring ASCII case, without allocating
+/// (a search runs over every computed line: a million at 251 nodes).
+pub fn contains_ci(hay: &str, needle: &str) -> bool {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    n.is_empty() || h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+}
+
 #[function_component(LogPanel)]
 pub fn log_panel(p: &PanelProps) -> Html {
     let s = &p.s;
     let all = use_state(|| false);
     let trace_lines = use_state(|| true);
+    let query = use_state(String::new);
     let m = s.model.borrow();
     let trace = m.run.engine.trace();
-    let cut = nav::logs_before_cursor(trace, m.cursor(), m.now());
+    let before = nav::logs_before_cursor(trace, m.cursor(), m.now());
+    // A search looks through every computed line (also after the cursor: "when did this
+    // happen?"); clicking a line moves the cursor to it.
+    let q = query.trim().to_lowercase();
+    let searching = !q.is_empty();
+    let cut = if searching { trace.logs.len() } else { before };
     let node = m.selected;
     let show_all = *all || node.is_none();
     let with_trace = *trace_lines;
     let shown = |l: &&clusterscope_core::engine::trace::LogLine| {
-        (show_all || Some(l.node) == node) && (with_trace || l.level != LogLevel::Trace)
+        (show_all || Some(l.node) == node)
+            && (with_trace || l.level != LogLevel::Trace)
+            && (!searching || contains_ci(trace.text(l), &q))
     };
     let mut lines: Vec<_> = trace.logs[..cut]
         .iter()
@@ -46,19 +61,29 @@ pub fn log_panel(p: &PanelProps) -> Html {
     // How many lines the filters pass up to the cursor (counted only when some are cut).
     let matching = if lines.len() < MAX_LINES {
         lines.len()
-    } else if show_all && with_trace {
+    } else if show_all && with_trace && !searching {
         cut
     } else {
         trace.logs[..cut].iter().filter(shown).count()
     };
     let topo = &m.run.scenario.topo;
+    let now = m.now();
     let rows = lines.iter().map(|l| {
         let lvl = l.level.as_str();
+        let at = l.time;
+        let onclick = {
+            let s = s.clone();
+            Callback::from(move |_| s.dispatch(Msg::ScrubTo(at)))
+        };
+        let future = at > now;
         html! {
-            <div class={classes!("ll", lvl.to_ascii_lowercase())}>
-                <span class="lvl">{ format!("{lvl:<5}") }</span>
-                { for show_all.then(|| html!{ <span class="lnode">{ format!("{:<6}", topo.name(l.node)) }</span> }) }
-                <span class="lts">{ stamp(l.time) }</span>
+            <div class={classes!("ll", lvl.to_ascii_lowercase(), future.then_some("future"))}
+                data-time-us={at.to_string()} {onclick} title="Move the cursor to this line">
+                // Each field ends with a space: "TRACE" fills its five columns, and the node name
+                // must not run into it ("TRACEn9").
+                <span class="lvl">{ format!("{lvl:<5} ") }</span>
+                { for show_all.then(|| html!{ <span class="lnode">{ format!("{:<6} ", topo.name(l.node)) }</span> }) }
+                <span class="lts">{ format!("{} ", stamp(l.time)) }</span>
                 <span class="ltext">{ trace.text(l) }</span>
             </div>
         }
@@ -71,6 +96,15 @@ pub fn log_panel(p: &PanelProps) -> Html {
         let tl = trace_lines.clone();
         Callback::from(move |_| tl.set(!*tl))
     };
+    let on_query = {
+        let query = query.clone();
+        Callback::from(move |e: InputEvent| {
+            query.set(
+                e.target_unchecked_into::<web_sys::HtmlInputElement>()
+                    .value(),
+            )
+        })
+    };
     let title = match (show_all, node) {
         (false, Some(n)) => format!("system.log · {}", m.name(n)),
         _ => "system.log · all nodes".to_string(),
@@ -81,11 +115,14 @@ pub fn log_panel(p: &PanelProps) -> Html {
                 <h2>{ title }</h2>
                 <label class="check"><input type="checkbox" checked={*all} onchange={toggle_all} />{ "all nodes" }</label>
                 <label class="check"><input type="checkbox" checked={*trace_lines} onchange={toggle_trace} />{ "TRACE lines" }</label>
-                <span class="muted small">{
-                    if matching > lines.len() {
-                        format!("{matching} lines up to the cursor · the last {MAX_LINES} shown")
-                    } else {
-                        format!("{matching} lines up to the cursor")
+                <input id="log-search" class="log-search" type="search" placeholder="search the log"
+                    value={(*query).clone()} oninput={on_query} aria-label="Search the log (all computed lines)" />
+                <span class="muted small" id="log-count">{
+                    match (searching, matching > lines.len()) {
+                        (true, true) => format!("{matching} matching lines computed · the last {MAX_LINES} shown · click one to go there"),
+                        (true, false) => format!("{matching} matching lines computed · click one to go there"),
+                        (false, true) => format!("{matching} lines up to the cursor · the last {MAX_LINES} shown"),
+                        (false, false) => format!("{matching} lines up to the cursor"),
                     }
                 }</span>
             </div>

@@ -3,6 +3,8 @@
 //! open menus).
 
 pub mod app;
+pub mod confirm;
+pub mod export;
 pub mod header;
 pub mod help;
 pub mod icons;

@@ -64,15 +64,15 @@ pub fn plots_card(p: &PanelProps) -> Html {
             for (r, (plot, sr)) in refs.iter().zip(series.iter()) {
                 let plot = *plot;
                 if let Some(c) = r.cast::<HtmlCanvasElement>() {
-                    let (w, h) = crate::platform::canvas_size(&c);
-                    let (w, h) = (w.max(1) as u32, h.max(1) as u32);
-                    if c.width() != w {
-                        c.set_width(w);
+                    // Backing store at the device pixel ratio (sharp on HiDPI screens).
+                    let Some((_, w, h)) = crate::platform::prepare_canvas(&c, true) else {
+                        continue;
+                    };
+                    let drawn = plots::draw(c.clone(), (w as u32, h as u32), &m, plot, sr, &pal);
+                    if let Some(d) = drawn {
+                        let _ = c.set_attribute("data-x-ticks", &d.ticks.join(","));
+                        let _ = c.set_attribute("data-clipped", if d.clipped { "1" } else { "0" });
                     }
-                    if c.height() != h {
-                        c.set_height(h);
-                    }
-                    let _ = plots::draw(c, &m, plot, sr, &pal);
                 }
             }
         });
@@ -90,13 +90,21 @@ pub fn plots_card(p: &PanelProps) -> Html {
         };
         let threshold = m.run.engine.pair_series().and_then(|p| p.threshold);
         let extra = (*plot == Plot::Pair && threshold.is_some()).then(|| html! {
-            <span class="lg"><i class="bar" style={format!("background:{}", pal.down)}></i>{ "threshold" }</span>
+            <span class="lg"><i class="bar" style={format!("background:{}", pal.down)}></i>{
+                format!("threshold {:.0} (the axis stops at {:.0})", threshold.unwrap_or(0.0), threshold.unwrap_or(0.0) * crate::draw::axis::THRESHOLD_HEADROOM)
+            }</span>
+        });
+        let no_history = (*plot == Plot::Pair && series.is_empty()).then(|| m.selected).flatten().map(|o| html! {
+            <span class="lg muted" id="pair-no-history">{ format!(
+                "No per-peer history of {} yet: large clusters record it for the selected node only, from now on (replay a stretch to fill it).",
+                m.name(o)
+            ) }</span>
         });
         html! {
             <figure class="plot">
                 <figcaption>{ title }</figcaption>
                 <canvas ref={r.clone()} class="plot-canvas" data-plot={plot.key(&m)}></canvas>
-                <div class="legend">{ for legend }{ for extra }</div>
+                <div class="legend">{ for legend }{ for extra }{ for no_history }</div>
             </figure>
         }
     });

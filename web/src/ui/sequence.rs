@@ -95,7 +95,30 @@ pub fn sequence(p: &PanelProps) -> Html {
             .collect::<Vec<_>>()
     };
     let sel = m.selected_msg;
-    let arrows = d.arrows.iter().map(|a| {
+    // Where each arrow ends (the same geometry the arrows below draw), then label places that
+    // never overprint (MUTATION_RSP / TCP_ACK / ECHO_RSP between the same rows in 15138).
+    let ends: Vec<seq::LabelArrow> = d
+        .arrows
+        .iter()
+        .map(|a| {
+            let (x1, y1) = (x_of(a.from), row_of(a.sent_at));
+            let (x2, y2) = match &a.fate {
+                Fate::Delivered(tt) | Fate::InFlight(tt) => (x_of(a.to), row_of(*tt)),
+                Fate::Dropped(tt, _) => {
+                    let xe = x_of(a.to);
+                    let frac = if *tt == a.sent_at { 0.3 } else { 0.8 };
+                    (x1 + (xe - x1) * frac, row_of(*tt))
+                }
+            };
+            (
+                (x1, y1),
+                (x2, y2),
+                seq::label_width(a.label.chars().count()),
+            )
+        })
+        .collect();
+    let label_at = seq::place_labels(&ends);
+    let arrows = d.arrows.iter().zip(label_at).map(|(a, label_at)| {
         let (x1, y1) = (x_of(a.from), row_of(a.sent_at));
         let color = msg_color(m.run.engine.msg_kinds(), a.label);
         let s2 = s.clone();
@@ -122,7 +145,6 @@ pub fn sequence(p: &PanelProps) -> Html {
             x2 - ux * 8.0 - uy * 4.0, y2 - uy * 8.0 + ux * 4.0,
             x2 - ux * 8.0 + uy * 4.0, y2 - uy * 8.0 - ux * 4.0
         );
-        let (lx, ly) = (x1 + dx * 0.5, y1 + dy * 0.5 - 3.0);
         html! {
             <g class={classes!("sq-msg", chosen.then_some("chosen"))} data-msg={a.msg.to_string()} data-label={a.label} {onclick}>
                 <title>{ title }</title>
@@ -139,7 +161,9 @@ pub fn sequence(p: &PanelProps) -> Html {
                         html! { <polygon points={head} fill={color} /> }
                     }
                 }
-                <text x={lx.to_string()} y={ly.to_string()} class="sq-label" text-anchor="middle" fill={color}>{ a.label }</text>
+                { for label_at.map(|b| html! {
+                    <text x={b.x.to_string()} y={b.y.to_string()} class="sq-label" text-anchor="middle" fill={color}>{ a.label }</text>
+                }) }
             </g>
         }
     });

@@ -99,6 +99,8 @@ pub fn topology_view(p: &PanelProps) -> Html {
                     let _ = c.set_attribute(k, &v);
                 }
             }
+            // What the recent drop marks lost, for tests and assistive tooling.
+            let _ = c.set_attribute("data-drops", &drawn.drops.join(","));
             drop(cache);
             *geo.borrow_mut() = Some((lay, links));
         });
@@ -215,7 +217,7 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 }</span>
             </div>
             <div class="canvas-wrap">
-            { for hover_name.map(|h| html!{ <span class="chip overlay">{ h }</span> }) }
+            { for hover_name.map(|h| html!{ <span class="chip hover-label" id="hover-label">{ h }</span> }) }
             <canvas id="topology" ref={canvas} class="topology" style={format!("cursor:{cursor}")}
                 onclick={on_click} onmousemove={on_move} onmouseleave={on_leave}
                 aria-label="Cluster topology: nodes and links; use the panel below for keyboard access"></canvas>

@@ -163,6 +163,7 @@ pub fn transport(p: &PanelProps) -> Html {
                 { btn("step", "step", "Step one event (→)", Msg::StepEvent) }
                 { btn("next-delivery", "delivery", "Next delivery (d)", Msg::Next(NavKind::Delivery)) }
                 { btn("next-interesting", "interesting", "Next interesting event: state change, log line, fault (shift+→ or i)", Msg::Next(NavKind::Interesting)) }
+                { btn("next-drop", "drop", "Next dropped message (x)", Msg::Next(NavKind::Drop)) }
                 { btn("next-caption", "caption", "Next caption (c)", Msg::NextCaption) }
                 { btn("to-end", "end", "Compute and jump to the end (End)", Msg::JumpToEnd) }
                 <label class="speed" title="Replay speed: virtual time per real second ([ and ])">

@@ -1,0 +1,179 @@
+//! Loading a session: a built-in or imported scenario, a variant or seed switch (keeping the
+//! cursor's time and the person's actions), a permalink or the autosave (with its cursor and
+//! selected node). On error nothing changes.
+
+use super::*;
+
+impl Model {
+    /// Replace the run. On error nothing changes and the error is returned.
+    pub(super) fn install(
+        &mut self,
+        r: ScenarioRef,
+        scenario: Scenario,
+        variant: Option<&str>,
+        seed: Option<u64>,
+        actions: Option<Vec<RecordedAction>>,
+    ) -> Result<(), String> {
+        let variant = match variant {
+            Some(v) => {
+                scenario.variant(v)?;
+                v.to_string()
+            }
+            None => Run::default_variant(&scenario),
+        };
+        let same_topology = scenario.topo == self.run.scenario.topo;
+        let opts = RunOptions {
+            limits: self.limits.clone(),
+            ..run_options()
+        };
+        let mut run = Run::new(scenario, &variant, seed, &toml::Table::new(), &opts)?;
+        if let Some(a) = actions {
+            // Every action checked against this scenario and variant before anything is
+            // replaced: the current session (and its autosave) stay as they were on failure.
+            run.check_actions(&a, "actions", &self.limits)?;
+            run.engine.set_user_actions(a);
+        }
+        self.run = run;
+        self.scenario_ref = r;
+        self.after_install(!same_topology);
+        Ok(())
+    }
+
+    pub(super) fn after_install(&mut self, new_topology: bool) {
+        let sc = &self.run.scenario;
+        self.captions = sc
+            .captions(&self.run.variant)
+            .into_iter()
+            .map(|c| (c.at.0, c.text.clone()))
+            .collect();
+        self.samples = Samples::new(&*self.run.engine, sc.duration());
+        self.marks = Marks::default();
+        self.playing = false;
+        self.seek = None;
+        self.frac_us = 0.0;
+        self.step_cost_ms = STEP_COST_MS_GUESS;
+        self.pending_timed.clear();
+        self.prev_node = None;
+        self.selected_msg = None;
+        self.confirm = None;
+        self.undo = None;
+        if new_topology {
+            let n = sc.topo.len();
+            self.selected = (n > 0).then_some(0);
+            self.seq_nodes = (0..n.min(4)).collect();
+            self.seq_auto = n as usize > SEQ_AUTO_ABOVE;
+            self.selected_link = None;
+        }
+        // Start at time zero with its events (the nodes starting) processed.
+        self.engine_ok(|m| m.run.engine.run_until(0, 1 << 20).map(|_| ()));
+        self.sample();
+        self.marks.update(self.run.engine.trace());
+        self.session_rev += 1;
+    }
+
+    pub(super) fn load(
+        &mut self,
+        r: ScenarioRef,
+        scenario: Option<Scenario>,
+        variant: Option<&str>,
+        seed: Option<u64>,
+        actions: Option<Vec<RecordedAction>>,
+    ) -> bool {
+        let scenario = match scenario.map_or_else(|| resolve(&r), Ok) {
+            Ok(s) => s,
+            Err(e) => {
+                self.error(format!("Could not open the scenario: {e}"));
+                return false;
+            }
+        };
+        match self.install(r, scenario, variant, seed, actions) {
+            Ok(()) => true,
+            Err(e) => {
+                self.error(format!("Could not open the scenario: {e}"));
+                false
+            }
+        }
+    }
+
+    /// Switch variant and/or seed, keeping the cursor's time and re-applying the user's actions at
+    /// their times.
+    pub(super) fn switch(&mut self, variant: Option<String>, seed: Option<u64>) {
+        let t = self.now();
+        let mut actions = self.run.engine.user_actions().to_vec();
+        actions.append(&mut self.pending_timed);
+        actions.sort_by_key(|a| a.at.0);
+        let v = variant.unwrap_or_else(|| self.run.variant.clone());
+        let seed = seed.unwrap_or(self.run.seed);
+        let r = self.scenario_ref.clone();
+        let scenario = self.run.scenario.clone();
+        if self.load(r, Some(scenario), Some(&v), Some(seed), Some(Vec::new())) {
+            self.pending_timed = actions;
+            if t > 0 || !self.pending_timed.is_empty() {
+                self.start_seek(Seek::Time(t));
+            }
+        }
+    }
+
+    pub(super) fn import(&mut self, file: &str, text: String) {
+        let scenario = match Scenario::parse(file, &text, &self.limits) {
+            Ok(s) => s,
+            Err(e) => {
+                self.error(format!(
+                    "Import failed: {} Your current session is unchanged.",
+                    sentence(&e.to_string())
+                ));
+                return;
+            }
+        };
+        let variant = marked_variant(&text)
+            .filter(|v| scenario.variant(v).is_ok())
+            .map(str::to_string);
+        let title = scenario.raw.title.clone();
+        let cursor = marked_cursor(&text);
+        if self.load(
+            ScenarioRef::Custom(text),
+            Some(scenario),
+            variant.as_deref(),
+            None,
+            None,
+        ) {
+            self.info(format!("Imported {file}: {title}"));
+            // An exported session opens where it was exported.
+            if let Some(t) = cursor.filter(|t| *t > self.now()) {
+                self.start_seek(Seek::Time(t.min(self.end())));
+            }
+        }
+    }
+
+    pub(super) fn open_session(&mut self, text: &str) -> Result<(), String> {
+        let s = Session::decode(text, &self.limits)?;
+        self.restore(s)
+    }
+
+    /// Replace the session by `s` (its scenario, variant, seed, actions, cursor and selected
+    /// node). On error nothing changes.
+    pub(super) fn restore(&mut self, s: Session) -> Result<(), String> {
+        let scenario = resolve(&s.scenario)?;
+        scenario.variant(&s.variant)?;
+        self.install(
+            s.scenario,
+            scenario,
+            Some(&s.variant),
+            Some(s.seed),
+            Some(s.actions),
+        )?;
+        if let Some(id) = s
+            .selected
+            .as_deref()
+            .and_then(|n| self.run.scenario.topo.id(n))
+        {
+            self.update(Msg::SelectNode(Some(id)));
+        }
+        if s.cursor < self.cursor() {
+            self.jump_to_step(s.cursor);
+        } else if s.cursor > self.cursor() {
+            self.start_seek(Seek::Step(s.cursor));
+        }
+        Ok(())
+    }
+}
