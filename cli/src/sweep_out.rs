@@ -88,6 +88,7 @@ impl Links<'_> {
                 seed,
                 actions: Vec::new(),
                 cursor: 0,
+                selected: None,
             }
             .encode()
         });
