@@ -256,9 +256,25 @@ pub struct OzNode {
     /// "zero bytes" (follower); "read from cache", "read from disk", "read failed" (the last
     /// read of the leader's appender).
     pub data: BTreeMap<Index, &'static str>,
+    /// Where the leader's appender took each entry's data from, per follower: (follower,
+    /// index) -> "cache", "disk" or "read failed"; the last [`SENT_KEPT`] per follower.
+    pub sent_from: BTreeMap<(NodeId, Index), &'static str>,
 }
 
+/// Entries per follower kept in [`OzNode::sent_from`].
+pub const SENT_KEPT: usize = 32;
+
 impl OzNode {
+    /// Note where entry `i`'s data for follower `to` came from.
+    fn sent(&mut self, to: NodeId, i: Index, from: &'static str) {
+        self.sent_from.insert((to, i), from);
+        let mine = self.sent_from.range((to, 0)..=(to, Index::MAX));
+        if mine.clone().count() > SENT_KEPT {
+            let oldest = *mine.clone().next().expect("non-empty").0;
+            self.sent_from.remove(&oldest);
+        }
+    }
+
     pub fn state(&self, c: u32) -> Option<CState> {
         self.containers.get(&c).copied()
     }
@@ -526,7 +542,14 @@ impl StateMachine for Csm {
 
     /// readStateMachineData: the cache, else the chunk range read back from the block file
     /// (`ChunkUtils`: fewer bytes than the chunk is "Unexpected read size").
-    fn read_data(&self, n: &mut OzNode, c: &mut SmCtx<Self>, i: Index, cmd: &OzCmd) -> Stage {
+    fn read_data(
+        &self,
+        n: &mut OzNode,
+        c: &mut SmCtx<Self>,
+        i: Index,
+        cmd: &OzCmd,
+        to: NodeId,
+    ) -> Stage {
         let OzCmd::WriteChunk {
             c: cid,
             block,
@@ -539,15 +562,18 @@ impl StateMachine for Csm {
         };
         if n.cache.contains_key(&i) {
             n.data.insert(i, "read from cache");
+            n.sent(to, i, "cache");
             return Stage::Done;
         }
         let have = n.files.get(&(cid, block)).copied().unwrap_or(0);
         if have >= off + len {
             n.data.insert(i, "read from disk");
+            n.sent(to, i, "disk");
             return Stage::Done;
         }
         n.read_failures += 1;
         n.data.insert(i, "read failed");
+        n.sent(to, i, "read failed");
         let msg = format!("Unexpected read size. expected: {len}, actual: -1");
         c.log(
             LogLevel::Warn,

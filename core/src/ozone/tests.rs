@@ -116,3 +116,53 @@ fn leader_applies_a_write_chunk_only_after_its_own_chunk_write() {
         Some("SUCCESS")
     );
 }
+
+/// Where the leader's appender took each entry's data from, per follower: in the buggy replay the
+/// stopped follower's catch-up reads fail (the leader wrote zero bytes for W1), in `fixed` every
+/// read finds its data, and the other follower never needed a failed read.
+#[test]
+fn sent_data_sources_per_follower() {
+    let sources = |variant: &str| {
+        let s = builtin::get("hdds-17673-close-race").unwrap();
+        let mut r = Run::new(
+            s,
+            variant,
+            None,
+            &toml::Table::new(),
+            &RunOptions::default(),
+        )
+        .unwrap();
+        r.run(None).unwrap();
+        let v = r.views_json();
+        // Every datanode's record (only a leader's appender reads).
+        let mut all: Vec<(String, String)> = Vec::new();
+        for (_, node) in v.as_object().unwrap() {
+            if let Some(m) = node.pointer("/ozone/sent_from").and_then(|x| x.as_object()) {
+                for (f, rows) in m {
+                    for x in rows.as_array().unwrap() {
+                        all.push((f.clone(), x["from"].as_str().unwrap().to_string()));
+                    }
+                }
+            }
+        }
+        all
+    };
+    let buggy = sources("buggy");
+    assert!(buggy.iter().any(|(_, w)| w == "read failed"), "{buggy:?}");
+    let failed_to: std::collections::BTreeSet<&str> = buggy
+        .iter()
+        .filter(|(_, w)| w == "read failed")
+        .map(|(f, _)| f.as_str())
+        .collect();
+    assert_eq!(failed_to.len(), 1, "one follower lags: {buggy:?}");
+    let fixed = sources("fixed");
+    assert!(!fixed.is_empty());
+    assert!(
+        fixed.iter().all(|(_, w)| w == "cache" || w == "disk"),
+        "{fixed:?}"
+    );
+    assert!(
+        fixed.iter().any(|(_, w)| w == "disk"),
+        "the lagging follower's catch-up reads disk: {fixed:?}"
+    );
+}

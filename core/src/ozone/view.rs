@@ -187,9 +187,20 @@ fn ozone_json(o: &Ozone, sim: &Sim<Ozone>, id: NodeId) -> serde_json::Value {
                 "data": n.sm.data.get(&i).copied()})
         })
         .collect();
+    // Per follower, where the leader's appender took each sent entry's data from.
+    let mut sent: serde_json::Map<String, serde_json::Value> = Default::default();
+    for ((to, i), from) in &n.sm.sent_from {
+        let e = sent
+            .entry(sim.topo.name(*to).to_string())
+            .or_insert_with(|| serde_json::json!([]));
+        e.as_array_mut()
+            .expect("an array")
+            .push(serde_json::json!({"index": i, "from": from}));
+    }
     serde_json::json!({
         "entries": entries,
         "quota": {"used": n.pending.len(), "leaked": n.leaked(), "limit": o.p.pending_limit},
+        "sent_from": sent,
     })
 }
 

@@ -199,7 +199,7 @@ impl<S: StateMachine> Raft<S> {
                 }
                 let e = node.log[i as usize - 1].clone();
                 if let super::node::Payload::Client { cmd, .. } = &e.payload {
-                    match self.with_sm(node, ctx, |s, n, c| s.read_data(n, c, i, cmd)) {
+                    match self.with_sm(node, ctx, |s, n, c| s.read_data(n, c, i, cmd, p)) {
                         Stage::Done => {}
                         Stage::Pending => {
                             node.reads_pending.insert(i);

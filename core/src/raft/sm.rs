@@ -154,13 +154,14 @@ pub trait StateMachine: Clone + fmt::Debug + 'static {
     ) -> Stage {
         Stage::Done
     }
-    /// The leader's appender needs entry `i`'s data for a follower.
+    /// The leader's appender needs entry `i`'s data for follower `to`.
     fn read_data(
         &self,
         _n: &mut Self::Node,
         _c: &mut SmCtx<Self>,
         _i: Index,
         _cmd: &Self::Cmd,
+        _to: NodeId,
     ) -> Stage {
         Stage::Done
     }

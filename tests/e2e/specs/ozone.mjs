@@ -80,6 +80,10 @@ export async function run({ page, baseUrl, screenshot, log }) {
   const dn2 = await page.$eval('#raft-strips .rs-strip[data-node="dn2"]', (e) => ({ ...e.dataset }));
   assert.ok(Number(dn2.last) <= 3, `dn2 never gets index 4 (last ${dn2.last})`);
   log(`buggy end: dn2 last ${dn2.last}, applied ${dn2.applied}`);
+  // Where the leader's appender took the data for dn2: W0 from disk, W1's read failed.
+  const sentDn2 = await page.$eval('.oz-sent[data-follower="dn2"]', (e) => ({ ...e.dataset }));
+  assert.ok(Number(sentDn2.failed) >= 1, `a failed read for dn2: ${sentDn2.sent}`);
+  assert.match(sentDn2.sent, /\b2:disk\b/, `W0 for dn2 from disk: ${sentDn2.sent}`);
   await screenshot('buggy-end');
 
   // Fixed: W1 rejected (no index 4 from it), the pipeline stays OPEN, dn2 catches up.
@@ -94,5 +98,7 @@ export async function run({ page, baseUrl, screenshot, log }) {
   const fixedDn2 = await page.$eval('#raft-strips .rs-strip[data-node="dn2"]', (e) => ({ ...e.dataset }));
   assert.ok(Number(fixedDn2.applied) >= 4, `dn2 caught up (applied ${fixedDn2.applied})`);
   assert.equal(await page.getAttribute('#oz-quota', 'data-leaked'), '0');
+  const sentFixed = await page.$$eval('.oz-sent', (es) => es.map((e) => Number(e.dataset.failed)));
+  assert.ok(sentFixed.length >= 1 && sentFixed.every((n) => n === 0), `no failed read in fixed: ${sentFixed}`);
   await screenshot('fixed-end');
 }

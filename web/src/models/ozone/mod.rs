@@ -11,7 +11,9 @@
 //! `#oz-data tr[data-node]` with `td[data-index][data-kind][data-container][data-status]`;
 //! `#oz-containers td[data-node][data-container]` (text = state; SCM's column has
 //! data-node="scm" or the SCM node's name); `#oz-cache[data-entries]`;
-//! `#oz-quota[data-used][data-limit][data-leaked]`; plus the raft strips (`#raft-strips`).
+//! `#oz-quota[data-used][data-limit][data-leaked]`; `.oz-sent[data-follower][data-sent][data-failed]`
+//! (where the leader's appender took each entry's data for that follower: `7:cache,8:disk`);
+//! plus the raft strips (`#raft-strips`).
 
 use crate::models::generic::{no_selection, node_entry, threads};
 use crate::models::raft::inspector::strips_html;
@@ -216,6 +218,41 @@ pub fn ozone_inspector(p: &PanelProps) -> Html {
         })
         .unwrap_or_default();
     let leaked = q.get("leaked").and_then(Value::as_u64).unwrap_or(0);
+    // Per follower: where the leader's appender took each sent entry's data from.
+    let sent: Vec<(String, Vec<(u64, String)>)> = lv
+        .pointer("/ozone/sent_from")
+        .and_then(Value::as_object)
+        .map(|o| {
+            o.iter()
+                .map(|(f, a)| {
+                    let rows = a
+                        .as_array()
+                        .map(|a| {
+                            a.iter()
+                                .rev()
+                                .take(8)
+                                .rev()
+                                .map(|x| (x["index"].as_u64().unwrap_or(0), text(x, "from")))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    (f.clone(), rows)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let sent_html = sent.iter().map(|(f, rows)| {
+        let failed = rows.iter().filter(|(_, w)| w == "read failed").count();
+        html! {
+            <li class="oz-sent" data-follower={f.clone()} data-failed={failed.to_string()}
+                data-sent={rows.iter().map(|(i, w)| format!("{i}:{w}")).collect::<Vec<_>>().join(",")}>
+                { format!("to {f}: ") }
+                { for rows.iter().map(|(i, w)| html!{
+                    <span class={classes!("mono", (w == "read failed").then_some("oz-bad"))}>{ format!("#{i} {w} ") }</span>
+                }) }
+            </li>
+        }
+    });
     let sel_node = get(&name);
     html! {
         <section class="card insp-card raft ozone" aria-label="Inspector" id="inspector" data-node={name.clone()}>
@@ -270,6 +307,7 @@ pub fn ozone_inspector(p: &PanelProps) -> Html {
                                     if leaked > 0 { format!(", {leaked} leaked") } else { String::new() }) }
                             </span>
                         </li>
+                        { for sent_html }
                         <li>{ "held at the hold point: " }
                             <span id="oz-held" data-count={held.len().to_string()} class="mono">{ if held.is_empty() { "—".to_string() } else { held.join(", ") } }</span>
                         </li>
