@@ -11,6 +11,7 @@ pub mod matrix;
 pub mod panels;
 pub mod plots;
 pub mod sequence;
+pub mod sweep;
 pub mod topology;
 pub mod transport;
 
