@@ -215,8 +215,8 @@ pub struct Bin {
     pub count: u64,
 }
 
-/// `values` in at most `max_bins` bins: one bin per integer when the values are integers
-/// spanning fewer than `max_bins` values, else equal widths from min to max. Every value is in
+/// `values` in at most `max_bins` bins: one bin per integer (`[v - 0.5, v + 0.5)`) when the
+/// values are integers spanning at most `max_bins` values, else equal widths from min to max. Every value is in
 /// exactly one bin; no values, no bins.
 pub fn histogram(values: &[f64], max_bins: usize) -> Vec<Bin> {
     let vals: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
@@ -226,12 +226,13 @@ pub fn histogram(values: &[f64], max_bins: usize) -> Vec<Bin> {
     let hi = vals.iter().copied().fold(lo, f64::max);
     let max_bins = max_bins.max(1);
     let integers = vals.iter().all(|v| v.fract() == 0.0);
-    let (n, width) = if integers && hi - lo < max_bins as f64 {
-        ((hi - lo) as usize + 1, 1.0)
+    let (lo, n, width) = if integers && hi - lo < max_bins as f64 {
+        // Centred on the integers, so that an axis labels each bar with its value.
+        (lo - 0.5, (hi - lo) as usize + 1, 1.0)
     } else if hi == lo {
-        (1, 1.0)
+        (lo, 1, 1.0)
     } else {
-        (max_bins, (hi - lo) / max_bins as f64)
+        (lo, max_bins, (hi - lo) / max_bins as f64)
     };
     let mut bins: Vec<Bin> = (0..n)
         .map(|i| Bin {
@@ -271,7 +272,7 @@ mod tests {
             h.iter().map(|b| b.count).collect::<Vec<_>>(),
             vec![1, 2, 0, 1]
         );
-        assert_eq!((h[0].lo, h[3].hi), (0.0, 4.0));
+        assert_eq!((h[0].lo, h[3].hi), (-0.5, 3.5));
         // Wide range: equal widths, the maximum in the last bin.
         let vals: Vec<f64> = (0..=100).map(|i| i as f64 * 0.5).collect();
         let h = histogram(&vals, 10);

@@ -493,7 +493,7 @@ fn draw_hist(
     // One bin per integer: label the integers only.
     let integer_bins = bins
         .iter()
-        .all(|b| b.hi - b.lo == 1.0 && b.lo.fract() == 0.0);
+        .all(|b| b.hi - b.lo == 1.0 && b.lo.fract().abs() == 0.5);
     let font = ("system-ui, sans-serif", (10.0 * dpr) as i32)
         .into_font()
         .color(&css(pal.muted));
