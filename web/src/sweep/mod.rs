@@ -107,15 +107,19 @@ pub struct Sweep {
     /// The next job not yet handed out.
     pub next: u64,
     pub outcomes: Vec<Outcome>,
+    /// Jobs whose outcome is in, by job number.
+    seen: Vec<bool>,
 }
 
 impl Sweep {
     pub fn new(plan: Plan, expectations: Vec<String>) -> Sweep {
+        let seen = vec![false; plan.jobs() as usize];
         Sweep {
             plan,
             expectations,
             next: 0,
             outcomes: Vec::new(),
+            seen,
         }
     }
 
@@ -145,7 +149,8 @@ impl Sweep {
         let mut n = 0;
         for o in outs {
             let known = o.job < self.total() && self.plan.job(o.job).1 == o.seed;
-            if known && !self.outcomes.iter().any(|x| x.job == o.job) {
+            if known && !self.seen[o.job as usize] {
+                self.seen[o.job as usize] = true;
                 self.outcomes.push(o);
                 n += 1;
             }

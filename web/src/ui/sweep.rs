@@ -18,9 +18,10 @@ use crate::sweep::{
     batch_size, histogram, worker_count, Progress, Sweep, DEFAULT_SEEDS, MAX_SEEDS,
 };
 use clusterscope_core::session::{ScenarioRef, Session, PERMALINK_VERSION};
-use clusterscope_core::sweep::{expectation_names, Fraction, Plan};
+use clusterscope_core::sweep::{expectation_names, Fraction, Plan, Summary};
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -68,6 +69,40 @@ struct Active {
     started_ms: f64,
     elapsed_ms: f64,
     error: Option<String>,
+    /// The results shown: refreshed at most every [`RESULTS_MS`] while running (a summary of
+    /// thousands of outcomes per answer would load the page), at once when the sweep stops.
+    shown: Option<Rc<Shown>>,
+    shown_at: f64,
+}
+
+/// The summary of the completed seeds and each metric's per-seed values.
+struct Shown {
+    summary: Summary,
+    values: BTreeMap<String, Rc<Vec<f64>>>,
+}
+
+const RESULTS_MS: f64 = 300.0;
+
+impl Active {
+    fn refresh(&mut self, force: bool) {
+        let now = platform::now_ms();
+        if self.sweep.done() == 0 || (!force && now - self.shown_at < RESULTS_MS) {
+            return;
+        }
+        let summary = self.sweep.summary();
+        let values = summary
+            .cells
+            .first()
+            .map(|c| {
+                c.metrics
+                    .keys()
+                    .map(|k| (k.clone(), Rc::new(self.sweep.metric_values(k))))
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.shown = Some(Rc::new(Shown { summary, values }));
+        self.shown_at = now;
+    }
 }
 
 pub enum SMsg {
@@ -132,6 +167,8 @@ impl SweepPanel {
             started_ms: platform::now_ms(),
             elapsed_ms: 0.0,
             error: None,
+            shown: None,
+            shown_at: f64::NEG_INFINITY,
         };
         for i in 0..n {
             feed(&mut a, i)?;
@@ -189,6 +226,7 @@ impl Component for SweepPanel {
                     a.pool = None;
                     a.state = State::Cancelled;
                     a.elapsed_ms = platform::now_ms() - a.started_ms;
+                    a.refresh(true);
                 }
             }
             SMsg::Reply((i, res)) => {
@@ -209,6 +247,8 @@ impl Component for SweepPanel {
                         a.error = Some(e);
                     }
                 }
+                let stopped = a.state != State::Running;
+                a.refresh(stopped);
             }
             SMsg::Open(seed) => {
                 let Some(a) = &self.run else { return false };
@@ -365,11 +405,10 @@ fn frac_bar(f: &Fraction) -> Html {
 }
 
 fn results(a: &Active, link: &html::Scope<SweepPanel>, dark: bool) -> Html {
-    if a.sweep.done() == 0 {
+    let Some(shown) = a.shown.clone() else {
         return html! {};
-    }
-    let sum = a.sweep.summary();
-    let Some(cell) = sum.cells.first() else {
+    };
+    let Some(cell) = shown.summary.cells.first() else {
         return html! {};
     };
     let all = &cell.all_passed;
@@ -384,7 +423,7 @@ fn results(a: &Active, link: &html::Scope<SweepPanel>, dark: bool) -> Html {
         }
     });
     let metrics = cell.metrics.iter().map(|(k, st)| {
-        let vals = Rc::new(a.sweep.metric_values(k));
+        let vals = shown.values.get(k).cloned().unwrap_or_default();
         html! {
             <figure class="sweep-metric">
                 <figcaption><b>{ k.clone() }</b>{ format!(" mean {:.2}, min {}, max {}; > 0 in {}", st.mean, st.min, st.max, pct(st.nonzero.fraction)) }</figcaption>
