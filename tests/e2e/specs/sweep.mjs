@@ -2,10 +2,11 @@
 // (buggy) must show the counts the native CLI prints (tests/golden/sweep_app.json, blessed by
 // tests/tests/sweep_app.rs: `clusterscope sweep cassandra-21636-packet-loss --variant buggy
 // --seeds 20 --format json`); the progress bar moves; a second sweep is cancelled part-way and
-// keeps its partial results; a failing seed opens in the replay with one click.
+// keeps its partial results; a failing seed opens in the replay with one click; a recorded action
+// is swept as a timed fault when asked.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { app, open, pickVariant, settled, shotOf } from './lib/app.mjs';
+import { app, clickNode, open, pickVariant, settled, shotOf } from './lib/app.mjs';
 
 export const timeoutMs = 300_000;
 
@@ -62,12 +63,34 @@ export async function run({ page, baseUrl, screenshot, log }) {
   // A histogram per metric, its bins counting every seed.
   const hists = await page.$$eval('.sweep-hist', (els) => els.map((e) => ({ ...e.dataset })));
   assert.deepEqual(hists.map((h) => h.metric).sort(), Object.keys(want.metrics).sort());
+  const running0 = hists.find((h) => h.metric === 'running_nodes');
+  assert.deepEqual([running0.min, running0.max], [String(want.metrics.running_nodes.min), String(want.metrics.running_nodes.max)]);
   for (const h of hists) {
     const n = h.bins.split(' ').map(Number).reduce((a, b) => a + b, 0);
     assert.equal(n, 20, `${h.metric}: ${h.bins}`);
   }
   await screenshot('done');
   await shotOf(page, '#sweep-panel', 'sweep-panel');
+
+  // Recorded actions: left out by default (the panel says so), or swept as timed faults. Stop C
+  // at 5 s: with the action as a fault, two nodes run at the end in every seed (three without).
+  await page.evaluate(() => document.activeElement && document.activeElement.blur());
+  await page.keyboard.press('c'); // the first caption, 5 s
+  await settled(page);
+  await clickNode(page, 'C');
+  await page.click('#act-stop');
+  await settled(page);
+  assert.equal((await app(page)).userActions, '1');
+  assert.equal(await page.getAttribute('#sweep-scope', 'data-actions'), '1');
+  assert.match(await page.textContent('#sweep-scope'), /not included/);
+  await page.check('#sweep-with-actions');
+  assert.match(await page.textContent('#sweep-scope'), /as faults at their virtual times/);
+  await page.fill('#sweep-seeds', '5');
+  await page.click('#sweep-start');
+  await page.waitForSelector('#sweep-panel[data-state="done"]', { timeout: 120_000 });
+  const running = await page.$eval('.sweep-hist[data-metric="running_nodes"]', (e) => ({ ...e.dataset }));
+  assert.deepEqual([running.min, running.max, running.bins], ['2', '2', '5'], 'C stopped at 5 s in every seed');
+  await page.uncheck('#sweep-with-actions');
 
   // A variant of the scenario where every seed fails (buggy with the fixed echo: the bug's
   // expectations fail), imported as a file; a 100-seed sweep cancelled part-way.

@@ -14,9 +14,11 @@
 
 pub mod workers;
 
+use clusterscope_core::engine::action::{Action, RecordedAction};
 use clusterscope_core::limits::Limits;
 use clusterscope_core::scenario::{builtin, Scenario};
 use clusterscope_core::sweep::{digest, run_job, summarize, Outcome, Partial, Plan, Summary};
+use clusterscope_core::time::fmt_duration;
 use std::cell::RefCell;
 
 /// Most seeds one sweep in the app may have.
@@ -56,6 +58,34 @@ pub fn scenario_of(builtin_name: &str, text: &str) -> Result<Scenario, String> {
     } else {
         builtin::get(builtin_name).map_err(|e| e.to_string())
     }
+}
+
+/// The scenario with a session's recorded actions as timed faults (`[[faults]]` at their virtual
+/// times), so that a sweep applies them to every seed: recorded actions are tied to engine steps,
+/// which differ per seed, times are not. Forks (`Action::Message`, about one message of one seed)
+/// are left out and counted. Returns the scenario file's text (checked: it parses) and the count
+/// left out.
+pub fn with_actions_as_faults(
+    s: &Scenario,
+    actions: &[RecordedAction],
+) -> Result<(String, usize), String> {
+    let mut raw = s.raw.clone();
+    raw.recorded.clear();
+    let mut forks = 0;
+    for a in actions {
+        if matches!(a.action, Action::Message { .. }) {
+            forks += 1;
+            continue;
+        }
+        let mut t = toml::Table::try_from(&a.action)
+            .map_err(|e| format!("the action at {}: {e}", fmt_duration(a.at.0)))?;
+        t.insert("at".into(), toml::Value::String(fmt_duration(a.at.0)));
+        raw.faults.push(t);
+    }
+    let text = s.to_toml(&raw)?;
+    Scenario::parse("scenario.toml", &text, &Limits::browser())
+        .map_err(|e| format!("your actions as faults: {e}"))?;
+    Ok((text, forks))
 }
 
 /// A worker's batch: jobs `jobs` of the plan (`plan_json`, a serialized [`Plan`]) on the scenario
@@ -302,6 +332,46 @@ mod tests {
         assert_eq!(p.fraction(), 0.25);
         let p0 = Progress { done: 0, ..p };
         assert_eq!((p0.rate(), p0.left_s()), (0.0, None));
+    }
+
+    /// Recorded actions become faults at their times (the same run as replaying them when the
+    /// time is the same); forks are left out.
+    #[test]
+    fn recorded_actions_become_timed_faults() {
+        use clusterscope_core::engine::action::{Dur, MsgFate};
+        let s = builtin::get("cassandra-21636-packet-loss").unwrap();
+        let drop = Action::DropLink {
+            from: "A".into(),
+            to: "C".into(),
+            one_way: false,
+        };
+        let acts = vec![
+            RecordedAction {
+                step: 40,
+                at: Dur(3_000_250),
+                action: drop.clone(),
+            },
+            RecordedAction {
+                step: 41,
+                at: Dur(3_000_250),
+                action: Action::Message {
+                    msg: 7,
+                    fate: MsgFate::Drop,
+                },
+            },
+        ];
+        let (text, forks) = with_actions_as_faults(&s, &acts).unwrap();
+        assert_eq!(forks, 1);
+        let t = Scenario::parse("t.toml", &text, &Limits::browser()).unwrap();
+        assert_eq!(t.faults.len(), s.faults.len() + 1);
+        assert!(t.faults.contains(&(3_000_250, drop)), "{:?}", t.faults);
+        assert!(t.raw.recorded.is_empty());
+        // The run differs from the plain scenario's: A and C are cut from 3 s to 60 s.
+        let v = "buggy";
+        let p0 = Plan::new(&s, v, 1, 1, &toml::Table::new(), vec![], None).unwrap();
+        let p1 = Plan::new(&t, v, 1, 1, &toml::Table::new(), vec![], None).unwrap();
+        let l = Limits::browser();
+        assert_ne!(run_job(&s, &p0, 0, &l), run_job(&t, &p1, 0, &l));
     }
 
     fn plan(seeds: u64) -> (Scenario, Plan) {

@@ -7,7 +7,7 @@
 //! done, cancelled, error) with data-done/-total/-workers; `#sweep-seeds`, `#sweep-start`,
 //! `#sweep-cancel`, `#sweep-close`; `#sweep-scope[data-actions]`; `#sweep-progress`
 //! (data-done/-total); `.sweep-exp` (data-name, -count, -runs); `#sweep-all` (data-count,
-//! -runs); `.sweep-hist` (data-metric, data-bins: counts); `.sweep-seed` (data-seed).
+//! -runs); `.sweep-hist` (data-metric, data-bins: counts, data-min, data-max); `.sweep-seed` (data-seed).
 
 use super::Handle;
 use crate::draw::palette;
@@ -15,7 +15,8 @@ use crate::model::Msg;
 use crate::platform;
 use crate::sweep::workers::{cores, Job, Pool, Reply};
 use crate::sweep::{
-    batch_size, histogram, worker_count, Progress, Sweep, DEFAULT_SEEDS, MAX_SEEDS,
+    batch_size, histogram, scenario_of, with_actions_as_faults, worker_count, Progress, Sweep,
+    DEFAULT_SEEDS, MAX_SEEDS,
 };
 use clusterscope_core::session::{ScenarioRef, Session, PERMALINK_VERSION};
 use clusterscope_core::sweep::{expectation_names, Fraction, Plan, Summary};
@@ -29,11 +30,14 @@ use yew::prelude::*;
 pub struct SweepProps {
     pub s: Handle,
     pub dark: bool,
+    /// The session's revision: what is swept (scenario, variant, recorded actions) is shown anew
+    /// when it changes.
+    pub session: u64,
 }
 
 impl PartialEq for SweepProps {
     fn eq(&self, o: &Self) -> bool {
-        self.dark == o.dark
+        self.dark == o.dark && self.session == o.session
     }
 }
 
@@ -61,7 +65,10 @@ struct Active {
     sweep: Sweep,
     state: State,
     pool: Option<Pool>,
+    /// The scenario open when the sweep started, and the one swept (the same, or it with the
+    /// recorded actions as faults): a failing seed opens the latter.
     scenario_ref: ScenarioRef,
+    swept_ref: ScenarioRef,
     builtin: String,
     text: String,
     plan_json: String,
@@ -108,6 +115,7 @@ impl Active {
 pub enum SMsg {
     Toggle,
     Seeds(String),
+    WithActions(bool),
     Start,
     Cancel,
     Reply(Reply),
@@ -117,6 +125,7 @@ pub enum SMsg {
 pub struct SweepPanel {
     open: bool,
     seeds: String,
+    with_actions: bool,
     run: Option<Active>,
     note: Option<String>,
 }
@@ -130,9 +139,15 @@ impl SweepPanel {
             .ok()
             .filter(|n| (1..=MAX_SEEDS).contains(n))
             .ok_or_else(|| format!("Seeds: a whole number from 1 to {MAX_SEEDS}."))?;
-        let (plan, names, scenario_ref) = {
+        let (plan, names, scenario_ref, swept_ref) = {
             let m = ctx.props().s.model.borrow();
-            let sc = &m.run.scenario;
+            let actions = m.run.engine.user_actions();
+            let with = (self.with_actions && !actions.is_empty())
+                .then(|| with_actions_as_faults(&m.run.scenario, actions))
+                .transpose()?
+                .map(|(text, _)| text);
+            let parsed = with.as_ref().map(|t| scenario_of("", t)).transpose()?;
+            let sc = parsed.as_ref().unwrap_or(&m.run.scenario);
             let plan = Plan::new(
                 sc,
                 &m.run.variant,
@@ -143,9 +158,10 @@ impl SweepPanel {
                 None,
             )?;
             let names = expectation_names(sc, &m.run.variant)?;
-            (plan, names, m.scenario_ref.clone())
+            let swept = with.map_or_else(|| m.scenario_ref.clone(), ScenarioRef::Custom);
+            (plan, names, m.scenario_ref.clone(), swept)
         };
-        let (builtin, text) = match &scenario_ref {
+        let (builtin, text) = match &swept_ref {
             ScenarioRef::Builtin(n) => (n.clone(), String::new()),
             ScenarioRef::Custom(t) => (String::new(), t.clone()),
         };
@@ -160,6 +176,7 @@ impl SweepPanel {
             state: State::Running,
             pool: Some(pool),
             scenario_ref,
+            swept_ref,
             builtin,
             text,
             plan_json,
@@ -206,6 +223,7 @@ impl Component for SweepPanel {
         SweepPanel {
             open: false,
             seeds: DEFAULT_SEEDS.to_string(),
+            with_actions: false,
             run: None,
             note: None,
         }
@@ -215,6 +233,7 @@ impl Component for SweepPanel {
         match msg {
             SMsg::Toggle => self.open = !self.open,
             SMsg::Seeds(v) => self.seeds = v,
+            SMsg::WithActions(on) => self.with_actions = on,
             SMsg::Start => {
                 self.note = None;
                 if let Err(e) = self.start(ctx) {
@@ -253,7 +272,8 @@ impl Component for SweepPanel {
             SMsg::Open(seed) => {
                 let Some(a) = &self.run else { return false };
                 let s = &ctx.props().s;
-                if s.model.borrow().scenario_ref != a.scenario_ref {
+                let open = s.model.borrow().scenario_ref.clone();
+                if open != a.scenario_ref && open != a.swept_ref {
                     self.note = Some(
                         "The open scenario is not the one swept: open it again, or sweep this one."
                             .into(),
@@ -262,7 +282,7 @@ impl Component for SweepPanel {
                 }
                 let session = Session {
                     v: PERMALINK_VERSION,
-                    scenario: a.scenario_ref.clone(),
+                    scenario: a.swept_ref.clone(),
                     variant: a.sweep.plan.variant.clone(),
                     seed,
                     actions: Vec::new(),
@@ -294,13 +314,29 @@ impl Component for SweepPanel {
                 { ", with the scenario's parameters and faults, over seeds 1 to N (as " }
                 <code>{ format!("clusterscope sweep {} --variant {} --seeds N", m.run.scenario.name(), m.run.variant) }</code>
                 { ")." }
-                if actions > 0 {
+                if actions > 0 && !self.with_actions {
                     { format!(" Your {actions} recorded action{} and forks are not included: they are \
                         tied to engine steps of seed {}, which differ per seed.",
                         if actions == 1 { "" } else { "s" }, m.run.seed) }
                 }
+                if actions > 0 && self.with_actions {
+                    { format!(" With your {actions} recorded action{} as faults at their virtual times \
+                        (forks, which name one message of seed {}, left out); a failing seed opens \
+                        that scenario.", if actions == 1 { "" } else { "s" }, m.run.seed) }
+                }
             </p>
         };
+        let with_box = (actions > 0).then(|| {
+            let onchange = link.callback(|e: Event| {
+                SMsg::WithActions(e.target_unchecked_into::<web_sys::HtmlInputElement>().checked())
+            });
+            html! {
+                <label class="sweep-with" title="Recorded actions replay at engine steps, which differ per seed; as faults they apply at their virtual times in every seed">
+                    <input id="sweep-with-actions" type="checkbox" checked={self.with_actions} onchange={onchange} />
+                    { " include my recorded actions as timed faults" }
+                </label>
+            }
+        });
         drop(m);
         let state = self.run.as_ref().map_or("idle", |a| a.state.as_str());
         let running = state == "running";
@@ -337,6 +373,7 @@ impl Component for SweepPanel {
                     } else {
                         <button id="sweep-start" class="primary" onclick={link.callback(|_| SMsg::Start)}>{ "Run sweep" }</button>
                     }
+                    { for with_box }
                 </div>
                 if let Some(n) = &self.note {
                     <p class="sweep-note" role="alert">{ n.clone() }</p>
@@ -427,7 +464,7 @@ fn results(a: &Active, link: &html::Scope<SweepPanel>, dark: bool) -> Html {
         html! {
             <figure class="sweep-metric">
                 <figcaption><b>{ k.clone() }</b>{ format!(" mean {:.2}, min {}, max {}; > 0 in {}", st.mean, st.min, st.max, pct(st.nonzero.fraction)) }</figcaption>
-                <Histogram metric={k.clone()} values={vals} dark={dark} />
+                <Histogram metric={k.clone()} values={vals} dark={dark} min={st.min} max={st.max} />
             </figure>
         }
     });
@@ -479,6 +516,8 @@ struct HistProps {
     metric: String,
     values: Rc<Vec<f64>>,
     dark: bool,
+    min: f64,
+    max: f64,
 }
 
 const HIST_W: u32 = 200;
@@ -510,6 +549,7 @@ fn hist(p: &HistProps) -> Html {
         .join(" ");
     html! {
         <canvas ref={canvas} class="sweep-hist" data-metric={p.metric.clone()} data-bins={counts}
+            data-min={p.min.to_string()} data-max={p.max.to_string()}
             style={format!("width:{HIST_W}px;height:{HIST_H}px")}
             aria-label={format!("Histogram of {} over the seeds", p.metric)}></canvas>
     }
