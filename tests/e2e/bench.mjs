@@ -27,7 +27,9 @@
 //   Performance panel); prints the main thread's time by event (style, layout, paint, ...).
 // Env:   E2E_DIST (default <repo>/dist), CHROMIUM (default /usr/bin/chromium),
 //        BENCH_PLAY_MS (default 8000 per speed), BENCH_JUMPS=0 (skip the jumps), BENCH_REPEAT (default 1: repeat the play
-//        measurements this many times and pool the frames), BENCH_RANDOM_JUMPS (default 6).
+//        measurements this many times and pool the frames), BENCH_RANDOM_JUMPS (default 6),
+//        BENCH_SWEEP=0 (skip the "How often?" sweep of cassandra-21636-echo-race in Web Workers),
+//        BENCH_SWEEP_SEEDS (default 100), BENCH_ONLY_SWEEP=1 (measure the sweep alone).
 // Output: a table on stdout, `WEBBENCH key=value` lines, optional JSON and markdown files.
 
 import { createServer } from 'node:http';
@@ -46,6 +48,10 @@ const PLAY_MS = Number(process.env.BENCH_PLAY_MS || 8000);
 const REPEAT = Number(process.env.BENCH_REPEAT || 1);
 const RANDOM_JUMPS = Number(process.env.BENCH_RANDOM_JUMPS || 6);
 const SCENARIO = 'cassandra-21636-rolling-upgrade';
+const SWEEP_SCENARIO = 'cassandra-21636-echo-race';
+const SWEEP_SEEDS = Number(process.env.BENCH_SWEEP_SEEDS || 100);
+// BENCH_ONLY_SWEEP=1: skip playing and jumps, measure the sweep alone.
+const ONLY_SWEEP = process.env.BENCH_ONLY_SWEEP === '1';
 const SPEEDS = [
   // Slider position -> speed (log scale 1e-4..1e3 over 0..1000): 714 = 10x (the default), 1000 = 1000x.
   { name: 'normal (10x)', pos: '714' },
@@ -275,7 +281,7 @@ async function main() {
 
     // 1. Frames while playing (from the start, then on from where it stopped).
     result.play = [];
-    for (const sp of SPEEDS) {
+    for (const sp of ONLY_SWEEP ? [] : SPEEDS) {
       const pooled = { frame: [], compute: [], render: [], raf: [], steps: 0, virtualUs: 0, wallMs: 0 };
       for (let r = 0; r < REPEAT; r++) {
         const prof = r === 0 && sp === SPEEDS[1] ? argOf('--profile') : undefined;
@@ -304,7 +310,7 @@ async function main() {
     }
 
     // 2. Compute to the end, then jump around.
-    if (process.env.BENCH_JUMPS !== '0') {
+    if (process.env.BENCH_JUMPS !== '0' && !ONLY_SWEEP) {
     const t0 = Date.now();
     await page.click('#to-end');
     await settled(page, 600_000);
@@ -357,6 +363,24 @@ async function main() {
     result.jump_app_median = med(apps);
     result.jump_app_max = Math.max(...apps);
     }
+    // 3. "How often?": a sweep in Web Workers (all of navigator.hardwareConcurrency, at most 8).
+    if (process.env.BENCH_SWEEP !== '0') {
+      await page.selectOption('#scenario-select', SWEEP_SCENARIO);
+      await settled(page);
+      await page.click('#sweep-open');
+      await page.fill('#sweep-seeds', String(SWEEP_SEEDS));
+      await page.click('#sweep-start');
+      await page.waitForSelector('#sweep-panel[data-state="done"]', { timeout: 1_800_000 });
+      const d = await page.evaluate(() => ({ ...document.querySelector('#sweep-panel').dataset }));
+      result.sweep = {
+        scenario: SWEEP_SCENARIO,
+        seeds: Number(d.done),
+        workers: Number(d.workers),
+        cores: await page.evaluate(() => navigator.hardwareConcurrency),
+        s: Number(d.elapsedMs) / 1000,
+      };
+      result.sweep.seeds_per_s = result.sweep.seeds / result.sweep.s;
+    }
   } finally {
     await browser.close().catch(() => {});
     server.close();
@@ -378,6 +402,10 @@ async function main() {
   if (result.jumps) lines.push(`| of which the app's work (click to the end of its render), median / max | ${f1(result.jump_app_median)} / ${f1(result.jump_app_max)} ms | - | - |`);
   if (result.jumps) lines.push(`| compute the whole scenario (End), wall | ${result.compute_to_end_s.toFixed(1)} s (${result.frontier} events) | - | - |`);
   if (result.jumps) lines.push(`| wasm linear memory after computing to the end (trace + checkpoints) | ${f1(result.wasm_memory_mib)} MiB | - | - |`);
+  if (result.sweep) {
+    const w = result.sweep;
+    lines.push(`| sweep ${w.seeds} seeds of ${w.scenario} in ${w.workers} Web Workers (${w.cores} cores reported): wall; seeds/s | ${w.s.toFixed(1)} s; ${w.seeds_per_s.toFixed(2)} | 100 seeds <= 15 s | ${w.seeds === 100 && w.s <= 15 ? 'yes' : '**NO**'} |`);
+  }
   lines.push(`| initial download, wasm + js + css, gzip -6 (-9) | ${(size.gz6 / 1024).toFixed(0)} KB (${(size.gz9 / 1024).toFixed(0)} KB); raw ${(size.raw / 1024).toFixed(0)} KB | <= 600 KB | ${size.gz6 <= 600 * 1024 ? 'yes' : '**NO**'} |`);
   const md = `${lines.join('\n')}\n\n${result.date}, ${result.chromium === undefined ? '' : `Chromium ${result.chromium}, `}load average (1 min) ${load0.toFixed(1)} before, ${result.load[1].toFixed(1)} after.\n`;
   console.log(`\n${md}`);

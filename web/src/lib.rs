@@ -6,6 +6,8 @@
 //! - [`models`]: the one place the app names models: each model's own panels (gossip's
 //!   inspector), picked by the run's model; every other panel is generic.
 //! - [`ui`]: Yew components that render the model and dispatch messages.
+//! - [`sweep`]: "How often?": the open scenario over many seeds in Web Workers (the panel is
+//!   `ui::sweep`).
 //! - [`platform`]: browser side effects (storage, URL, downloads, clipboard, clock, canvas sizes
 //!   from a `ResizeObserver`, performance marks for the benchmark).
 //!
@@ -18,11 +20,16 @@ pub mod layout;
 pub mod model;
 pub mod models;
 pub mod platform;
+pub mod sweep;
 pub mod ui;
 
 pub use ui::app::App;
 
-/// Mounts [`App`] into `<body>`.
+/// Mounts [`App`] into `<body>`; in a Web Worker (a sweep's, which imports this module to run
+/// jobs) there is no window and nothing to render.
 pub fn start() {
+    if web_sys::window().is_none() {
+        return;
+    }
     yew::Renderer::<App>::new().render();
 }

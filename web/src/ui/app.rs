@@ -398,6 +398,7 @@ pub fn app() -> Html {
                 <Plots s={s.clone()} dark={dark} resize={*resize} rev={plots_rev} />
                 <LogPanel s={s.clone()} dark={dark} resize={*resize} rev={log_rev} />
             </div>
+            <super::sweep::SweepPanel s={s.clone()} dark={dark} session={s.model.borrow().session_rev} />
             { for help }
             <ConfirmDiscard s={s.clone()} dark={dark} resize={*resize} rev={rev} />
         </main>

@@ -13,6 +13,7 @@ pub mod matrix;
 pub mod panels;
 pub mod plots;
 pub mod sequence;
+pub mod sweep;
 pub mod topology;
 pub mod transport;
 

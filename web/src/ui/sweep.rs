@@ -1,0 +1,615 @@
+//! The "How often?" panel (issue 19): a button opening a card that sweeps the open scenario and
+//! variant over N seeds in Web Workers (`crate::sweep`), with a progress bar (seeds done, seeds/s,
+//! time left), cancel (partial results stay), per expectation the fraction with its 95% Wilson
+//! interval, per metric a histogram, and the failing seeds, each opening in the replay.
+//!
+//! Test hooks (tests/e2e/README.md): `#sweep-open`; `#sweep-panel[data-state]` (idle, running,
+//! done, cancelled, error) with data-done/-total/-workers; `#sweep-seeds`, `#sweep-start`,
+//! `#sweep-cancel`, `#sweep-close`; `#sweep-scope[data-actions]`; `#sweep-progress`
+//! (data-done/-total); `.sweep-exp` (data-name, -count, -runs); `#sweep-all` (data-count,
+//! -runs); `.sweep-hist` (data-metric, data-bins: counts, data-min, data-max); `.sweep-seed` (data-seed).
+
+use super::Handle;
+use crate::draw::palette;
+use crate::model::Msg;
+use crate::platform;
+use crate::sweep::workers::{cores, Job, Pool, Reply};
+use crate::sweep::{
+    batch_size, histogram, scenario_of, with_actions_as_faults, worker_count, Progress, Sweep,
+    DEFAULT_SEEDS, MAX_SEEDS,
+};
+use clusterscope_core::session::{ScenarioRef, Session, PERMALINK_VERSION};
+use clusterscope_core::sweep::{expectation_names, Fraction, Plan, Summary};
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Properties, Clone)]
+pub struct SweepProps {
+    pub s: Handle,
+    pub dark: bool,
+    /// The session's revision: what is swept (scenario, variant, recorded actions) is shown anew
+    /// when it changes.
+    pub session: u64,
+}
+
+impl PartialEq for SweepProps {
+    fn eq(&self, o: &Self) -> bool {
+        self.dark == o.dark && self.session == o.session
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    Running,
+    Done,
+    Cancelled,
+    Error,
+}
+
+impl State {
+    fn as_str(self) -> &'static str {
+        match self {
+            State::Running => "running",
+            State::Done => "done",
+            State::Cancelled => "cancelled",
+            State::Error => "error",
+        }
+    }
+}
+
+/// One sweep started from the panel.
+struct Active {
+    sweep: Sweep,
+    state: State,
+    pool: Option<Pool>,
+    /// The scenario open when the sweep started, and the one swept (the same, or it with the
+    /// recorded actions as faults): a failing seed opens the latter.
+    scenario_ref: ScenarioRef,
+    swept_ref: ScenarioRef,
+    builtin: String,
+    text: String,
+    plan_json: String,
+    workers: usize,
+    started_ms: f64,
+    elapsed_ms: f64,
+    error: Option<String>,
+    /// The results shown: refreshed at most every [`RESULTS_MS`] while running (a summary of
+    /// thousands of outcomes per answer would load the page), at once when the sweep stops.
+    shown: Option<Rc<Shown>>,
+    shown_at: f64,
+}
+
+/// The summary of the completed seeds and each metric's per-seed values.
+struct Shown {
+    summary: Summary,
+    values: BTreeMap<String, Rc<Vec<f64>>>,
+}
+
+const RESULTS_MS: f64 = 300.0;
+
+impl Active {
+    fn refresh(&mut self, force: bool) {
+        let now = platform::now_ms();
+        if self.sweep.done() == 0 || (!force && now - self.shown_at < RESULTS_MS) {
+            return;
+        }
+        let summary = self.sweep.summary();
+        let values = summary
+            .cells
+            .first()
+            .map(|c| {
+                c.metrics
+                    .keys()
+                    .map(|k| (k.clone(), Rc::new(self.sweep.metric_values(k))))
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.shown = Some(Rc::new(Shown { summary, values }));
+        self.shown_at = now;
+    }
+}
+
+pub enum SMsg {
+    Toggle,
+    Seeds(String),
+    WithActions(bool),
+    Start,
+    Cancel,
+    Reply(Reply),
+    Open(u64),
+}
+
+pub struct SweepPanel {
+    open: bool,
+    seeds: String,
+    with_actions: bool,
+    run: Option<Active>,
+    note: Option<String>,
+}
+
+impl SweepPanel {
+    fn start(&mut self, ctx: &Context<Self>) -> Result<(), String> {
+        let seeds: u64 = self
+            .seeds
+            .trim()
+            .parse()
+            .ok()
+            .filter(|n| (1..=MAX_SEEDS).contains(n))
+            .ok_or_else(|| format!("Seeds: a whole number from 1 to {MAX_SEEDS}."))?;
+        let (plan, names, scenario_ref, swept_ref) = {
+            let m = ctx.props().s.model.borrow();
+            let actions = m.run.engine.user_actions();
+            let with = (self.with_actions && !actions.is_empty())
+                .then(|| with_actions_as_faults(&m.run.scenario, actions))
+                .transpose()?
+                .map(|(text, _)| text);
+            let parsed = with.as_ref().map(|t| scenario_of("", t)).transpose()?;
+            let sc = parsed.as_ref().unwrap_or(&m.run.scenario);
+            let plan = Plan::new(
+                sc,
+                &m.run.variant,
+                1,
+                seeds,
+                &toml::Table::new(),
+                vec![],
+                None,
+            )?;
+            let names = expectation_names(sc, &m.run.variant)?;
+            let swept = with.map_or_else(|| m.scenario_ref.clone(), ScenarioRef::Custom);
+            (plan, names, m.scenario_ref.clone(), swept)
+        };
+        let (builtin, text) = match &swept_ref {
+            ScenarioRef::Builtin(n) => (n.clone(), String::new()),
+            ScenarioRef::Custom(t) => (String::new(), t.clone()),
+        };
+        let plan_json = serde_json::to_string(&plan).map_err(|e| e.to_string())?;
+        let n = worker_count(cores(), plan.jobs());
+        // Drop (terminate) any earlier pool before starting the next.
+        self.run = None;
+        let link = ctx.link().clone();
+        let pool = Pool::start(n, Rc::new(move |r| link.send_message(SMsg::Reply(r))))?;
+        let mut a = Active {
+            sweep: Sweep::new(plan, names),
+            state: State::Running,
+            pool: Some(pool),
+            scenario_ref,
+            swept_ref,
+            builtin,
+            text,
+            plan_json,
+            workers: n,
+            started_ms: platform::now_ms(),
+            elapsed_ms: 0.0,
+            error: None,
+            shown: None,
+            shown_at: f64::NEG_INFINITY,
+        };
+        for i in 0..n {
+            feed(&mut a, i)?;
+        }
+        self.run = Some(a);
+        Ok(())
+    }
+}
+
+/// Hand worker `i` its next batch, if any jobs are left.
+fn feed(a: &mut Active, i: usize) -> Result<(), String> {
+    let remaining = a.sweep.total() - a.sweep.next;
+    let Some(jobs) = a.sweep.take(batch_size(remaining, a.workers)) else {
+        return Ok(());
+    };
+    if let Some(p) = &a.pool {
+        p.send(
+            i,
+            &Job {
+                builtin: &a.builtin,
+                text: &a.text,
+                plan_json: &a.plan_json,
+                jobs: &jobs,
+            },
+        )?;
+    }
+    Ok(())
+}
+
+impl Component for SweepPanel {
+    type Message = SMsg;
+    type Properties = SweepProps;
+
+    fn create(_: &Context<Self>) -> Self {
+        SweepPanel {
+            open: false,
+            seeds: DEFAULT_SEEDS.to_string(),
+            with_actions: false,
+            run: None,
+            note: None,
+        }
+    }
+
+    fn update(&mut self, ctx: &Context<Self>, msg: SMsg) -> bool {
+        match msg {
+            SMsg::Toggle => self.open = !self.open,
+            SMsg::Seeds(v) => self.seeds = v,
+            SMsg::WithActions(on) => self.with_actions = on,
+            SMsg::Start => {
+                self.note = None;
+                if let Err(e) = self.start(ctx) {
+                    self.note = Some(e);
+                }
+            }
+            SMsg::Cancel => {
+                if let Some(a) = self.run.as_mut().filter(|a| a.state == State::Running) {
+                    a.pool = None;
+                    a.state = State::Cancelled;
+                    a.elapsed_ms = platform::now_ms() - a.started_ms;
+                    a.refresh(true);
+                }
+            }
+            SMsg::Reply((i, res)) => {
+                let Some(a) = self.run.as_mut().filter(|a| a.state == State::Running) else {
+                    return false;
+                };
+                let res = res.and_then(|out| a.sweep.accept(&out));
+                a.elapsed_ms = platform::now_ms() - a.started_ms;
+                match res.and_then(|_| feed(a, i)) {
+                    Ok(()) if a.sweep.done() == a.sweep.total() => {
+                        a.pool = None;
+                        a.state = State::Done;
+                    }
+                    Ok(()) => {}
+                    Err(e) => {
+                        a.pool = None;
+                        a.state = State::Error;
+                        a.error = Some(e);
+                    }
+                }
+                let stopped = a.state != State::Running;
+                a.refresh(stopped);
+            }
+            SMsg::Open(seed) => {
+                let Some(a) = &self.run else { return false };
+                let s = &ctx.props().s;
+                let open = s.model.borrow().scenario_ref.clone();
+                if open != a.scenario_ref && open != a.swept_ref {
+                    self.note = Some(
+                        "The open scenario is not the one swept: open it again, or sweep this one."
+                            .into(),
+                    );
+                    return true;
+                }
+                let session = Session {
+                    v: PERMALINK_VERSION,
+                    scenario: a.swept_ref.clone(),
+                    variant: a.sweep.plan.variant.clone(),
+                    seed,
+                    actions: Vec::new(),
+                    cursor: 0,
+                    // The node the person is looking at stays selected in the seed opened.
+                    selected: s.model.borrow().session().selected,
+                };
+                s.dispatch(Msg::OpenPermalink(session.encode()));
+            }
+        }
+        true
+    }
+
+    fn view(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
+        let button = html! {
+            <button id="sweep-open" class={classes!("sweep-fab", self.open.then_some("on"))}
+                title="How often does this happen? Run this scenario and variant over many seeds"
+                aria-expanded={if self.open { "true" } else { "false" }}
+                onclick={link.callback(|_| SMsg::Toggle)}>{ "How often?" }</button>
+        };
+        if !self.open {
+            return button;
+        }
+        let m = ctx.props().s.model.borrow();
+        let actions = m.run.engine.user_actions().len();
+        let scope = html! {
+            <p id="sweep-scope" class="sweep-scope" data-actions={actions.to_string()}>
+                { "Sweeps " }<b>{ m.run.scenario.name().to_string() }</b>
+                { ", variant " }<b>{ m.run.variant.clone() }</b>
+                { ", with the scenario's parameters and faults, over seeds 1 to N (as " }
+                <code>{ format!("clusterscope sweep {} --variant {} --seeds N", m.run.scenario.name(), m.run.variant) }</code>
+                { ")." }
+                if actions > 0 && !self.with_actions {
+                    { format!(" Your {actions} recorded action{} and forks are not included: they are \
+                        tied to engine steps of seed {}, which differ per seed.",
+                        if actions == 1 { "" } else { "s" }, m.run.seed) }
+                }
+                if actions > 0 && self.with_actions {
+                    { format!(" With your {actions} recorded action{} as faults at their virtual times \
+                        (forks, which name one message of seed {}, left out); a failing seed opens \
+                        that scenario.", if actions == 1 { "" } else { "s" }, m.run.seed) }
+                }
+            </p>
+        };
+        let with_box = (actions > 0).then(|| {
+            let onchange = link.callback(|e: Event| {
+                SMsg::WithActions(e.target_unchecked_into::<web_sys::HtmlInputElement>().checked())
+            });
+            html! {
+                <label class="sweep-with" title="Recorded actions replay at engine steps, which differ per seed; as faults they apply at their virtual times in every seed">
+                    <input id="sweep-with-actions" type="checkbox" checked={self.with_actions} onchange={onchange} />
+                    { " include my recorded actions as timed faults" }
+                </label>
+            }
+        });
+        drop(m);
+        let state = self.run.as_ref().map_or("idle", |a| a.state.as_str());
+        let running = state == "running";
+        let (done, total) = self
+            .run
+            .as_ref()
+            .map_or((0, 0), |a| (a.sweep.done(), a.sweep.total()));
+        let oninput = link.callback(|e: InputEvent| {
+            SMsg::Seeds(
+                e.target_unchecked_into::<web_sys::HtmlInputElement>()
+                    .value(),
+            )
+        });
+        html! {
+            <>
+            { button }
+            <section id="sweep-panel" class="card sweep-panel" aria-label="How often?"
+                data-state={state} data-done={done.to_string()} data-total={total.to_string()}
+                data-workers={self.run.as_ref().map_or(0, |a| a.workers).to_string()}
+                data-elapsed-ms={self.run.as_ref().map_or(0, |a| a.elapsed_ms as u64).to_string()}>
+                <header class="sweep-head">
+                    <h2>{ "How often?" }</h2>
+                    <button id="sweep-close" class="icon" title="Close (a running sweep goes on)"
+                        aria-label="Close" onclick={link.callback(|_| SMsg::Toggle)}>{ "×" }</button>
+                </header>
+                { scope }
+                <div class="sweep-controls">
+                    <label>{ "Seeds " }
+                        <input id="sweep-seeds" type="number" min="1" max={MAX_SEEDS.to_string()}
+                            value={self.seeds.clone()} oninput={oninput} disabled={running} />
+                    </label>
+                    if running {
+                        <button id="sweep-cancel" onclick={link.callback(|_| SMsg::Cancel)}>{ "Cancel" }</button>
+                    } else {
+                        <button id="sweep-start" class="primary" onclick={link.callback(|_| SMsg::Start)}>{ "Run sweep" }</button>
+                    }
+                    { for with_box }
+                </div>
+                if let Some(n) = &self.note {
+                    <p class="sweep-note" role="alert">{ n.clone() }</p>
+                }
+                if let Some(a) = &self.run {
+                    { progress(a) }
+                    { results(a, link, ctx.props().dark) }
+                }
+            </section>
+            </>
+        }
+    }
+}
+
+fn progress(a: &Active) -> Html {
+    let p = Progress {
+        done: a.sweep.done(),
+        total: a.sweep.total(),
+        elapsed_ms: a.elapsed_ms,
+    };
+    let pct = format!("{:.1}%", p.fraction() * 100.0);
+    let status = match a.state {
+        State::Running => match p.left_s() {
+            Some(s) => format!("{:.0} s left", s.ceil()),
+            None => "starting…".into(),
+        },
+        State::Done => format!("done in {:.1} s", a.elapsed_ms / 1000.0),
+        State::Cancelled => "cancelled: results of the seeds done".into(),
+        State::Error => "stopped by an error".into(),
+    };
+    html! {
+        <div class="sweep-progress-row">
+            <div id="sweep-progress" class="sweep-bar" role="progressbar"
+                aria-valuemin="0" aria-valuemax={p.total.to_string()} aria-valuenow={p.done.to_string()}
+                data-done={p.done.to_string()} data-total={p.total.to_string()}>
+                <div class="sweep-bar-fill" style={format!("width:{pct}")}></div>
+            </div>
+            <p class="sweep-stats">
+                { format!("{} of {} seeds · {:.2} seeds/s · {} workers · {status}", p.done, p.total, p.rate(), a.workers) }
+            </p>
+            if let Some(e) = &a.error {
+                <p class="sweep-note" role="alert">{ e.clone() }</p>
+            }
+        </div>
+    }
+}
+
+fn pct(f: f64) -> String {
+    format!("{:.0}%", f * 100.0)
+}
+
+fn frac_bar(f: &Fraction) -> Html {
+    let style_fill = format!("width:{:.2}%", f.fraction * 100.0);
+    let style_ci = format!(
+        "left:{:.2}%;width:{:.2}%",
+        f.ci95_low * 100.0,
+        (f.ci95_high - f.ci95_low) * 100.0
+    );
+    html! {
+        <div class="sweep-frac" title={format!("{} of {} runs; 95% Wilson interval {} to {}",
+            f.count, f.runs, pct(f.ci95_low), pct(f.ci95_high))}>
+            <div class="sweep-frac-fill" style={style_fill}></div>
+            <div class="sweep-frac-ci" style={style_ci}></div>
+        </div>
+    }
+}
+
+fn results(a: &Active, link: &html::Scope<SweepPanel>, dark: bool) -> Html {
+    let Some(shown) = a.shown.clone() else {
+        return html! {};
+    };
+    let Some(cell) = shown.summary.cells.first() else {
+        return html! {};
+    };
+    let all = &cell.all_passed;
+    let exps = cell.expectations.iter().map(|e| {
+        let f = &e.held;
+        html! {
+            <tr class="sweep-exp" data-name={e.name.clone()} data-count={f.count.to_string()} data-runs={f.runs.to_string()}>
+                <td class="sweep-exp-name">{ e.name.clone() }</td>
+                <td class="sweep-exp-bar">{ frac_bar(f) }</td>
+                <td class="sweep-exp-num">{ format!("{}/{} · {} [{}, {}]", f.count, f.runs, pct(f.fraction), pct(f.ci95_low), pct(f.ci95_high)) }</td>
+            </tr>
+        }
+    });
+    let metrics = cell.metrics.iter().map(|(k, st)| {
+        let vals = shown.values.get(k).cloned().unwrap_or_default();
+        html! {
+            <figure class="sweep-metric">
+                <figcaption><b>{ k.clone() }</b>{ format!(" mean {:.2}, min {}, max {}; > 0 in {}", st.mean, st.min, st.max, pct(st.nonzero.fraction)) }</figcaption>
+                <Histogram metric={k.clone()} values={vals} dark={dark} min={st.min} max={st.max} />
+            </figure>
+        }
+    });
+    let seeds = cell.failed_seeds.iter().map(|seed| {
+        let seed = *seed;
+        let failed: Vec<&str> = cell
+            .expectations
+            .iter()
+            .filter(|e| e.failed_seeds.contains(&seed))
+            .map(|e| e.name.as_str())
+            .collect();
+        html! {
+            <button class="sweep-seed" data-seed={seed.to_string()}
+                title={format!("Open seed {seed} in the replay (as swept: no recorded actions). Failed: {}", failed.join("; "))}
+                onclick={link.callback(move |_| SMsg::Open(seed))}>{ seed }</button>
+        }
+    });
+    let failing = all.runs - all.count;
+    html! {
+        <div id="sweep-results" class="sweep-results">
+            <p id="sweep-all" class="sweep-all" data-count={all.count.to_string()} data-runs={all.runs.to_string()}>
+                { format!("Every expectation held in {} of {} seeds: {} (95% CI {} to {}).",
+                    all.count, all.runs, pct(all.fraction), pct(all.ci95_low), pct(all.ci95_high)) }
+            </p>
+            <table class="sweep-exps">
+                <thead><tr><th>{ "Expectation" }</th><th>{ "held" }</th><th>{ "seeds · 95% interval" }</th></tr></thead>
+                <tbody>{ for exps }</tbody>
+            </table>
+            if !cell.metrics.is_empty() {
+                <h3>{ "Metrics per seed" }</h3>
+                <div class="sweep-metrics">{ for metrics }</div>
+            }
+            if failing > 0 {
+                <h3>{ format!("Seeds where an expectation failed ({failing}{})",
+                    if failing as usize > cell.failed_seeds.len() { format!(", the first {}", cell.failed_seeds.len()) } else { String::new() }) }</h3>
+                <p class="sweep-hint">{ "Click a seed to open it in the replay, as swept." }</p>
+                <div id="sweep-failed" class="sweep-seeds">{ for seeds }</div>
+            }
+            if !cell.errors.is_empty() {
+                <h3>{ "Runs that failed" }</h3>
+                <ul class="sweep-errors">{ for cell.errors.iter().map(|e| html!{ <li>{ e.clone() }</li> }) }</ul>
+            }
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct HistProps {
+    metric: String,
+    values: Rc<Vec<f64>>,
+    dark: bool,
+    min: f64,
+    max: f64,
+}
+
+const HIST_W: u32 = 200;
+const HIST_H: u32 = 80;
+const HIST_BINS: usize = 12;
+
+/// A metric's per-seed values as a histogram (plotters on a small canvas).
+#[function_component(Histogram)]
+fn hist(p: &HistProps) -> Html {
+    let canvas = use_node_ref();
+    let bins = histogram(&p.values, HIST_BINS);
+    {
+        let canvas = canvas.clone();
+        let bins = bins.clone();
+        let dark = p.dark;
+        use_effect_with((p.values.clone(), dark), move |_| {
+            if let Some(c) = canvas.cast::<web_sys::HtmlCanvasElement>() {
+                let dpr = platform::device_pixel_ratio();
+                c.set_width((HIST_W as f64 * dpr) as u32);
+                c.set_height((HIST_H as f64 * dpr) as u32);
+                draw_hist(c, &bins, dark);
+            }
+        });
+    }
+    let counts = bins
+        .iter()
+        .map(|b| b.count.to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    html! {
+        <canvas ref={canvas} class="sweep-hist" data-metric={p.metric.clone()} data-bins={counts}
+            data-min={p.min.to_string()} data-max={p.max.to_string()}
+            style={format!("width:{HIST_W}px;height:{HIST_H}px")}
+            aria-label={format!("Histogram of {} over the seeds", p.metric)}></canvas>
+    }
+}
+
+fn draw_hist(
+    canvas: web_sys::HtmlCanvasElement,
+    bins: &[crate::sweep::Bin],
+    dark: bool,
+) -> Option<()> {
+    let pal = palette(dark);
+    let css = |hex: &str| {
+        let v = u32::from_str_radix(hex.trim_start_matches('#'), 16).unwrap_or(0x808080);
+        RGBColor((v >> 16) as u8, (v >> 8) as u8, v as u8)
+    };
+    let dpr = platform::device_pixel_ratio();
+    let root = CanvasBackend::with_canvas_object(canvas)?.into_drawing_area();
+    let (lo, hi) = (bins.first()?.lo, bins.last()?.hi);
+    let ymax = bins.iter().map(|b| b.count).max().unwrap_or(1).max(1);
+    // One bin per integer: label the integers only.
+    let integer_bins = bins
+        .iter()
+        .all(|b| b.hi - b.lo == 1.0 && b.lo.fract().abs() == 0.5);
+    let font = ("system-ui, sans-serif", (10.0 * dpr) as i32)
+        .into_font()
+        .color(&css(pal.muted));
+    let mut chart = ChartBuilder::on(&root)
+        .margin((4.0 * dpr) as i32)
+        .x_label_area_size((14.0 * dpr) as i32)
+        .y_label_area_size((22.0 * dpr) as i32)
+        .build_cartesian_2d(lo..hi, 0u64..ymax)
+        .ok()?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .disable_y_mesh()
+        .x_labels(3)
+        .y_labels(3)
+        .x_label_formatter(&|x| {
+            if integer_bins && x.fract() != 0.0 {
+                String::new()
+            } else if (hi - lo) >= 10.0 || x.fract() == 0.0 {
+                format!("{x:.0}")
+            } else {
+                format!("{x:.1}")
+            }
+        })
+        .label_style(font)
+        .axis_style(css(pal.grid))
+        .draw()
+        .ok()?;
+    let fill = css(pal.accent);
+    chart
+        .draw_series(bins.iter().map(|b| {
+            let gap = (b.hi - b.lo) * 0.08;
+            Rectangle::new([(b.lo + gap, 0), (b.hi - gap, b.count)], fill.filled())
+        }))
+        .ok()?;
+    root.present().ok()?;
+    Some(())
+}
