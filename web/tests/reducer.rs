@@ -678,3 +678,56 @@ fn banner_text_is_capped() {
     let m = s.model.borrow();
     assert!(m.banner.as_ref().unwrap().text.chars().count() < 700);
 }
+
+/// Issue 18, fork from a message: at the end of the buggy packet-loss replay, "deliver" the lost
+/// ECHO_REQ from B to A: the run is replayed from the step that sent it with the message
+/// delivered over the cut link, the fork is a recorded action at that step, and A receives it.
+#[test]
+fn fork_delivers_a_lost_message_from_where_it_was_sent() {
+    use clusterscope_core::engine::action::{Action, MsgFate};
+    use clusterscope_core::engine::trace::{DropReason, RecKind};
+    let s = settle(send(open("buggy"), Msg::JumpToEnd));
+    let (msg, step) = {
+        let m = s.model.borrow();
+        let t = m.run.engine.trace();
+        t.recs
+            .iter()
+            .find_map(|r| match r.kind {
+                RecKind::Drop {
+                    msg,
+                    label: "ECHO_REQ",
+                    reason: DropReason::LinkDown,
+                    ..
+                } => Some((msg, r.step)),
+                _ => None,
+            })
+            .expect("a lost ECHO_REQ")
+    };
+    let s = settle(send(
+        s,
+        Msg::Fork {
+            msg,
+            fate: MsgFate::Deliver,
+        },
+    ));
+    let s = settle(send(s, Msg::JumpToEnd));
+    let m = s.model.borrow();
+    let acts = m.run.engine.user_actions();
+    assert_eq!(acts.len(), 1, "{acts:?}");
+    assert_eq!(acts[0].step, step);
+    assert_eq!(
+        acts[0].action,
+        Action::Message {
+            msg,
+            fate: MsgFate::Deliver
+        }
+    );
+    let delivered = m
+        .run
+        .engine
+        .trace()
+        .recs
+        .iter()
+        .any(|r| matches!(r.kind, RecKind::Deliver { msg: x, .. } if x == msg));
+    assert!(delivered, "the forked message arrives");
+}

@@ -167,6 +167,12 @@ pub enum Msg {
     SeqRecentPartners,
     SelectLink(Option<(NodeId, NodeId)>),
     SelectMsg(Option<u64>),
+    /// Fork the run at the step that sent message `msg`: deliver, drop or delay it there (a
+    /// recorded `Action::Message`; later recorded actions go only after asking, with Undo).
+    Fork {
+        msg: u64,
+        fate: clusterscope_core::engine::action::MsgFate,
+    },
     UserAction(Action),
     /// Act although that discards later recorded actions (answers [`Model::confirm`]).
     ConfirmDiscard,
@@ -609,6 +615,7 @@ impl Model {
                 self.selected_link = l.filter(|(a, b)| a != b && *a < n && *b < n);
             }
             Msg::SelectMsg(m) => self.selected_msg = m,
+            Msg::Fork { msg, fate } => self.fork(msg, fate),
             Msg::UserAction(a) => self.user_action(a),
             Msg::ConfirmDiscard => self.confirm_discard(),
             Msg::CancelDiscard => self.confirm = None,
@@ -982,6 +989,33 @@ impl Model {
         self.sample();
         self.session_rev += 1;
         Ok(())
+    }
+
+    /// Fork at the step that sent `msg` (its send or drop record): the action is applied before
+    /// that step, so the message is sent under the new fate.
+    fn fork(&mut self, msg: u64, fate: clusterscope_core::engine::action::MsgFate) {
+        use clusterscope_core::engine::trace::RecKind;
+        let step = self
+            .run
+            .engine
+            .trace()
+            .recs
+            .iter()
+            .find_map(|r| match r.kind {
+                RecKind::Send { msg: m, .. } | RecKind::Drop { msg: m, .. } if m == msg => {
+                    Some(r.step)
+                }
+                _ => None,
+            });
+        let Some(step) = step else {
+            self.error(format!(
+                "Message #{msg} is not in the computed trace: compute up to it first. Nothing was changed."
+            ));
+            return;
+        };
+        self.stop();
+        self.jump_to_step(step);
+        self.user_action(Action::Message { msg, fate });
     }
 
     fn user_action(&mut self, a: Action) {

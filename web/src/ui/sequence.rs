@@ -146,7 +146,7 @@ pub fn sequence(p: &PanelProps) -> Html {
             x2 - ux * 8.0 + uy * 4.0, y2 - uy * 8.0 - ux * 4.0
         );
         html! {
-            <g class={classes!("sq-msg", chosen.then_some("chosen"))} data-msg={a.msg.to_string()} data-label={a.label} {onclick}>
+            <g class={classes!("sq-msg", chosen.then_some("chosen"))} data-msg={a.msg.to_string()} data-label={a.label} data-dropped={dropped.to_string()} {onclick}>
                 <title>{ title }</title>
                 <line x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} class="sq-hit" />
                 <line x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()}
@@ -187,11 +187,32 @@ pub fn sequence(p: &PanelProps) -> Html {
             .unwrap_or_else(|| "(the body of this message was not kept: the trace's body budget was used up)".into());
         let s2 = s.clone();
         let close = Callback::from(move |_| s2.dispatch(Msg::SelectMsg(None)));
+        // Forks: "what if this message had arrived / been lost / come later?"
+        use clusterscope_core::engine::action::{Dur, MsgFate};
+        let dropped = d
+            .arrows
+            .iter()
+            .any(|a| a.msg == id && matches!(a.fate, Fate::Dropped(..)));
+        let fork = |label: &'static str, key: &'static str, fate: MsgFate, tip: &'static str| {
+            let s2 = s.clone();
+            let onclick = Callback::from(move |_| s2.dispatch(Msg::Fork { msg: id, fate }));
+            html! { <button class="btn small-btn" id={format!("fork-{key}")} title={tip} {onclick}>{ label }</button> }
+        };
+        let forks = if dropped {
+            html! { { fork("Fork: deliver it", "deliver", MsgFate::Deliver,
+                "Replay from where it was sent, with this message delivered although its link drops it") } }
+        } else {
+            html! { <>
+                { fork("Fork: drop it", "drop", MsgFate::Drop, "Replay from where it was sent, with this message lost") }
+                { fork("Fork: +100 ms", "delay", MsgFate::Delay { by: Dur(100_000) }, "Replay from where it was sent, with this message 100 ms later") }
+            </> }
+        };
         html! {
-            <div class="msg-body" id="msg-body">
+            <div class="msg-body" id="msg-body" data-msg={id.to_string()} data-dropped={dropped.to_string()}>
                 <div class="panel-head"><h4>{ format!("Message #{id}") }</h4>
                     <button class="btn icon ghost" onclick={close} aria-label="Close">{ "×" }</button></div>
                 <pre>{ text }</pre>
+                <div class="fork-row">{ forks }</div>
             </div>
         }
     });
