@@ -731,3 +731,48 @@ fn fork_delivers_a_lost_message_from_where_it_was_sent() {
         .any(|r| matches!(r.kind, RecKind::Deliver { msg: x, .. } if x == msg));
     assert!(delivered, "the forked message arrives");
 }
+
+/// Issue 14 (teacher): "next message of a chosen kind" stops at the first step that sends (or
+/// loses) an ECHO_REQ, and again at the next one.
+#[test]
+fn next_message_of_a_kind_stops_at_each_echo() {
+    use clusterscope_core::engine::trace::RecKind;
+    let is_echo = |r: &clusterscope_core::engine::trace::Rec| {
+        matches!(
+            r.kind,
+            RecKind::Send {
+                label: "ECHO_REQ",
+                ..
+            } | RecKind::Drop {
+                label: "ECHO_REQ",
+                ..
+            }
+        )
+    };
+    // Where the echoes are, from a plain run.
+    let full = settle(send(open("buggy"), Msg::JumpToEnd));
+    let steps: Vec<u64> = {
+        let m = full.model.borrow();
+        let mut v: Vec<u64> = m
+            .run
+            .engine
+            .trace()
+            .recs
+            .iter()
+            .filter(|r| is_echo(r))
+            .map(|r| r.step)
+            .collect();
+        v.dedup();
+        v
+    };
+    assert!(steps.len() >= 2, "{steps:?}");
+    let s = open("buggy");
+    let s = settle(send(s, Msg::Next(NavKind::Message("ECHO_REQ"))));
+    assert_eq!(
+        s.model.borrow().cursor(),
+        steps[0] + 1,
+        "after the first echo's step"
+    );
+    let s = settle(send(s, Msg::Next(NavKind::Message("ECHO_REQ"))));
+    assert_eq!(s.model.borrow().cursor(), steps[1] + 1, "after the second");
+}

@@ -35,10 +35,22 @@ export async function run({ page, baseUrl, screenshot }) {
   assert.ok(drops && drops.length > 0, `the drop is named: ${drops}`);
   await screenshot('next-drop', { fullPage: false });
 
+  // Next message of a chosen kind: the sequence diagram shows the ECHO_REQ just sent or lost.
+  await page.selectOption('#next-kind', 'ECHO_REQ');
+  await page.click('#next-msg');
+  await settled(page);
+  assert.ok(Number((await app(page)).step) > Number(atDrop.step), 'moved forward');
+  assert.ok(await page.$('#sequence g.sq-msg[data-label="ECHO_REQ"]'), 'an ECHO_REQ at the cursor');
+  await page.click('#step-back');
+  await settled(page);
+  await page.click('#next-msg');
+  await settled(page);
+  const atEcho = await app(page);
+
   // The fixed variant at the same moment.
   await page.click('#variants [data-variant="fixed"]');
   await settled(page);
   const fixed = await app(page);
   assert.equal(fixed.variant, 'fixed');
-  assert.equal(fixed.timeUs, atDrop.timeUs);
+  assert.equal(fixed.timeUs, atEcho.timeUs);
 }

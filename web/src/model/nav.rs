@@ -15,6 +15,8 @@ pub enum NavKind {
     Interesting,
     /// A message lost (dropped by the network or a down link).
     Drop,
+    /// A message of this kind (its label) sent or lost.
+    Message(&'static str),
 }
 
 impl NavKind {
@@ -23,6 +25,10 @@ impl NavKind {
             NavKind::Delivery => matches!(r.kind, RecKind::Deliver { .. }),
             NavKind::Interesting => is_interesting(r, trace),
             NavKind::Drop => matches!(r.kind, RecKind::Drop { .. }),
+            NavKind::Message(l) => matches!(
+                r.kind,
+                RecKind::Send { label, .. } | RecKind::Drop { label, .. } if label == l
+            ),
         }
     }
 
@@ -31,6 +37,7 @@ impl NavKind {
             NavKind::Delivery => "delivery",
             NavKind::Interesting => "interesting event",
             NavKind::Drop => "dropped message",
+            NavKind::Message(_) => "message of the chosen kind",
         }
     }
 }

@@ -4,6 +4,7 @@
 
 use super::{t, PanelProps};
 use crate::draw::msg_color;
+use crate::model::nav::NavKind;
 use crate::model::seq::{self, Fate};
 use crate::model::{Msg, MAX_SEQ_NODES};
 use clusterscope_core::engine::NodeId;
@@ -20,6 +21,7 @@ const MAX_EVENTS: usize = 40;
 
 #[function_component(Sequence)]
 pub fn sequence(p: &PanelProps) -> Html {
+    let chosen_kind = use_state(|| None::<&'static str>);
     let s = &p.s;
     let m = s.model.borrow();
     let topo = &m.run.scenario.topo;
@@ -216,6 +218,27 @@ pub fn sequence(p: &PanelProps) -> Html {
             </div>
         }
     });
+    // "Next message of a kind" (teachers: jump to the next ECHO_REQ, the next AppendEntries...).
+    let kinds = m.run.engine.msg_kinds();
+    let next_kind = (*chosen_kind).or_else(|| kinds.first().map(|k| k.label));
+    let on_kind = {
+        let chosen_kind = chosen_kind.clone();
+        Callback::from(move |e: Event| {
+            let el = e.target_unchecked_into::<HtmlSelectElement>();
+            let v = el.value();
+            chosen_kind.set(kinds.iter().find(|k| k.label == v).map(|k| k.label));
+        })
+    };
+    let next_msg = next_kind.map(|l| {
+        let s2 = s.clone();
+        let onclick = Callback::from(move |_| s2.dispatch(Msg::Next(NavKind::Message(l))));
+        html! { <span class="next-kind">
+            <select id="next-kind" onchange={on_kind} aria-label="Message kind to jump to">
+                { for kinds.iter().map(|k| html!{ <option value={k.label} selected={Some(k.label) == next_kind}>{ k.label }</option> }) }
+            </select>
+            <button id="next-msg" class="btn ghost small-btn" {onclick} title="Jump to the next message of this kind (sent or lost)">{ "next ▸" }</button>
+        </span> }
+    });
     let chips = nodes.iter().map(|n| {
         let s2 = s.clone();
         let id = *n;
@@ -240,6 +263,7 @@ pub fn sequence(p: &PanelProps) -> Html {
         <section class="card seq-card" aria-label="Sequence diagram">
             <div class="card-head">
                 <h2>{ "Sequence" }</h2>
+                { for next_msg }
                 { for (topo.len() > 8 && m.selected.is_some() && !d.arrows.is_empty()).then(|| {
                     let s2 = s.clone();
                     let onclick = Callback::from(move |_| s2.dispatch(Msg::SeqRecentPartners));
