@@ -55,7 +55,7 @@ impl Measure {
         if what == "all" {
             return Ok(Measure::All);
         }
-        if c.metrics.contains_key(what) || s.cells.iter().any(|c| c.metrics.contains_key(what)) {
+        if s.cells.iter().any(|c| c.metrics.contains_key(what)) {
             return Ok(Measure::Metric(what.to_string()));
         }
         let hits: Vec<usize> = c

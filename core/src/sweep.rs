@@ -220,13 +220,9 @@ pub fn show(v: &toml::Value) -> String {
 
 /// FNV-1a of the scenario as TOML (its canonical form): equal files give equal digests.
 pub fn digest(s: &Scenario) -> String {
-    let text = s.to_toml(&s.raw).unwrap_or_default();
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.as_bytes() {
-        h ^= *b as u64;
-        h = h.wrapping_mul(0x100_0000_01b3);
-    }
-    format!("{h:016x}")
+    let mut h = crate::engine::trace::Fnv::default();
+    h.bytes(s.to_toml(&s.raw).unwrap_or_default().as_bytes());
+    format!("{:016x}", h.0)
 }
 
 /// One job's result.

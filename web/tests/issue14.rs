@@ -4,7 +4,6 @@
 use clusterscope_core::engine::action::Action;
 use clusterscope_web::model::{Model, Msg, Store, CURSOR_MARKER};
 use std::rc::Rc;
-use yew::Reducible;
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -12,29 +11,8 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-fn store() -> Rc<Store> {
-    Rc::new(Store::new(Model::new()))
-}
-
-fn send(s: Rc<Store>, m: Msg) -> Rc<Store> {
-    s.reduce(m)
-}
-
-fn settle(mut s: Rc<Store>) -> Rc<Store> {
-    for _ in 0..100_000 {
-        if !s.model.borrow().busy() {
-            return s;
-        }
-        s = send(
-            s,
-            Msg::Tick {
-                dt_ms: 16.0,
-                cost_ms: 1.0,
-            },
-        );
-    }
-    panic!("the model never settled");
-}
+mod common;
+use common::{send, settle, store};
 
 fn kill(node: &str) -> Msg {
     Msg::UserAction(Action::Kill { node: node.into() })

@@ -5,9 +5,8 @@
 use clusterscope_core::engine::action::Action;
 use clusterscope_core::session::{ScenarioRef, Session};
 use clusterscope_web::model::nav::NavKind;
-use clusterscope_web::model::{BannerKind, Model, Msg, Seek, Store, VARIANT_MARKER};
+use clusterscope_web::model::{BannerKind, Msg, Seek, Store, VARIANT_MARKER};
 use std::rc::Rc;
-use yew::Reducible;
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -17,30 +16,8 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 const PACKET_LOSS: &str = "cassandra-21636-packet-loss";
 
-fn store() -> Rc<Store> {
-    Rc::new(Store::new(Model::new()))
-}
-
-fn send(s: Rc<Store>, m: Msg) -> Rc<Store> {
-    s.reduce(m)
-}
-
-/// Dispatch ticks until nothing is playing or seeking (bounded).
-fn settle(mut s: Rc<Store>) -> Rc<Store> {
-    for _ in 0..100_000 {
-        if !s.model.borrow().busy() {
-            return s;
-        }
-        s = send(
-            s,
-            Msg::Tick {
-                dt_ms: 16.0,
-                cost_ms: 1.0,
-            },
-        );
-    }
-    panic!("the model never settled");
-}
+mod common;
+use common::{send, settle, store};
 
 fn sees(s: &Store, observer: &str, peer: &str) -> &'static str {
     let m = s.model.borrow();

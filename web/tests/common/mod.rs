@@ -1,0 +1,31 @@
+//! Helpers shared by the reducer tests (`reducer.rs`, `issue14.rs`): a fresh store, dispatch as
+//! the UI does, and ticks until nothing plays or seeks.
+
+use clusterscope_web::model::{Model, Msg, Store};
+use std::rc::Rc;
+use yew::Reducible;
+
+pub fn store() -> Rc<Store> {
+    Rc::new(Store::new(Model::new()))
+}
+
+pub fn send(s: Rc<Store>, m: Msg) -> Rc<Store> {
+    s.reduce(m)
+}
+
+/// Dispatch ticks until nothing is playing or seeking (bounded).
+pub fn settle(mut s: Rc<Store>) -> Rc<Store> {
+    for _ in 0..100_000 {
+        if !s.model.borrow().busy() {
+            return s;
+        }
+        s = send(
+            s,
+            Msg::Tick {
+                dt_ms: 16.0,
+                cost_ms: 1.0,
+            },
+        );
+    }
+    panic!("the model never settled");
+}
