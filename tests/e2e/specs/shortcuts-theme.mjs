@@ -14,8 +14,10 @@ export async function run({ page, baseUrl, screenshot }) {
   await page.waitForSelector('#help', { state: 'detached' });
 
   await page.keyboard.press('ArrowRight');
+  await settled(page);
   assert.equal(Number((await app(page)).step), Number(start.step) + 1);
   await page.keyboard.press('ArrowLeft');
+  await settled(page);
   assert.equal((await app(page)).step, start.step);
 
   await page.keyboard.press('Space');
