@@ -71,13 +71,9 @@ impl Links<'_> {
             _ if self.builtin && overrides.is_empty() => {
                 Some(ScenarioRef::Builtin(plan.scenario.clone()))
             }
-            Some(s) => {
-                let mut raw = s.raw.clone();
-                for (k, v) in overrides.iter() {
-                    raw.params.insert(k.clone(), v.clone());
-                }
-                s.to_toml(&raw).ok().map(ScenarioRef::Custom)
-            }
+            Some(s) => sweep::cell_scenario(s, plan, cell)
+                .ok()
+                .map(ScenarioRef::Custom),
             None => None,
         };
         let link = scenario.map(|scenario| {

@@ -573,12 +573,98 @@ pub fn expectation_names(scenario: &Scenario, variant: &str) -> Result<Vec<Strin
         .collect())
 }
 
+/// The parameter keys a grid can vary for `variant`: the scenario's `[params]` and the
+/// variant's own, sorted, each with the value it has now (the variant's wins).
+pub fn parameters(
+    scenario: &Scenario,
+    variant: &str,
+) -> Result<Vec<(String, toml::Value)>, String> {
+    let (_, v) = scenario.variant(variant)?;
+    let merged = crate::scenario::merge_params(&[&scenario.raw.params, &v.params]);
+    Ok(merged.into_iter().collect())
+}
+
+/// Cell `cell` of `plan` as a scenario file of its own (TOML): `scenario` with the cell's
+/// parameters (`--set` and grid values) written into `[params]` and into the plan's variant where
+/// it sets them too (a variant's parameter would win over `[params]`), so that opening it with the
+/// plan's variant and a seed replays exactly that job. Without overrides, the scenario unchanged.
+pub fn cell_scenario(scenario: &Scenario, plan: &Plan, cell: usize) -> Result<String, String> {
+    let mut raw = scenario.raw.clone();
+    let vi = raw
+        .variants
+        .iter()
+        .position(|v| v.name == plan.variant)
+        .ok_or_else(|| format!("no variant {} in {}", plan.variant, raw.name))?;
+    for (k, v) in plan.overrides(cell) {
+        raw.params.insert(k.clone(), v.clone());
+        if let Some(p) = raw.variants[vi].params.get_mut(&k) {
+            *p = v;
+        }
+    }
+    scenario.to_toml(&raw)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn scenario() -> Scenario {
         crate::scenario::builtin::get("cassandra-21636-packet-loss").unwrap()
+    }
+
+    /// A cell's scenario replays that job exactly, also for a parameter the variant sets
+    /// itself (its value would otherwise win over `[params]`).
+    #[test]
+    fn a_cell_scenario_replays_its_job() {
+        let s = crate::scenario::builtin::get("cassandra-15138-shutdown-race").unwrap();
+        let keys: Vec<String> = parameters(&s, "cassandra-4.0")
+            .unwrap()
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+        assert!(keys.contains(&"client_rate".to_string()), "{keys:?}");
+        let grid = vec![
+            Axis::parse("messaging=3.x,4.0").unwrap(),
+            Axis::parse("client_rate=10,400").unwrap(),
+        ];
+        let plan = Plan::new(
+            &s,
+            "cassandra-4.0",
+            3,
+            2,
+            &toml::Table::new(),
+            grid,
+            Some(60_000_000),
+        )
+        .unwrap();
+        let limits = Limits::default();
+        for j in 0..plan.jobs() {
+            let (cell, seed) = plan.job(j);
+            let text = cell_scenario(&s, &plan, cell).unwrap();
+            let c = Scenario::parse("cell.toml", &text, &limits).unwrap();
+            let alone = Plan::new(
+                &c,
+                &plan.variant,
+                seed,
+                1,
+                &toml::Table::new(),
+                vec![],
+                plan.until,
+            )
+            .unwrap();
+            let mut want = run_job(&s, &plan, j, &limits);
+            let got = run_job(&c, &alone, 0, &limits);
+            want.job = 0;
+            assert_eq!(got, want, "job {j}: {}", plan.cell_label(cell));
+        }
+        // messaging=3.x in the variant that sets 4.0: the variant's table carries the cell's value.
+        let text = cell_scenario(&s, &plan, 0).unwrap();
+        let c = Scenario::parse("cell.toml", &text, &limits).unwrap();
+        let (_, v) = c.variant("cassandra-4.0").unwrap();
+        assert_eq!(
+            v.params.get("messaging").and_then(|v| v.as_str()),
+            Some("3.x")
+        );
     }
 
     #[test]

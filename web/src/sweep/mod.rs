@@ -88,6 +88,68 @@ pub fn with_actions_as_faults(
     Ok((text, forks))
 }
 
+/// Most values one grid parameter may take in the app (a heatmap stays legible).
+pub const MAX_GRID_VALUES: usize = 12;
+/// Most runs (cells x seeds) one sweep in the app may have.
+pub const MAX_RUNS: u64 = 20_000;
+
+/// The grid of a sweep from the panel's rows (`key`, `values` as typed: "10, 100, 400"); rows
+/// with an empty key are unused. Each axis is checked as `--grid` checks it, and against the app's
+/// limits; every value is tried on the scenario (`Run::new`, nothing run) so that a value the
+/// model refuses is named before any worker starts.
+pub fn grid_of(
+    s: &Scenario,
+    variant: &str,
+    seeds: u64,
+    rows: &[(String, String)],
+) -> Result<Vec<clusterscope_core::sweep::Axis>, String> {
+    use clusterscope_core::runner::{Run, RunOptions};
+    use clusterscope_core::sweep::Axis;
+    let mut axes = Vec::new();
+    for (key, values) in rows.iter().filter(|(k, _)| !k.trim().is_empty()) {
+        let a = Axis::parse(&format!("{}={}", key.trim(), values.trim()))
+            .map_err(|e| e.replacen("--grid", "Vary", 1))?;
+        if a.values.len() > MAX_GRID_VALUES {
+            return Err(format!(
+                "Vary {}: {} values; at most {MAX_GRID_VALUES} per parameter in the app (the CLI's \
+                 `clusterscope sweep --grid` takes more).",
+                a.key,
+                a.values.len()
+            ));
+        }
+        axes.push(a);
+    }
+    let cells: u64 = axes.iter().map(|a| a.values.len() as u64).product();
+    if cells * seeds > MAX_RUNS {
+        return Err(format!(
+            "{cells} cells x {seeds} seeds = {} runs; the app runs at most {MAX_RUNS}: fewer seeds \
+             or fewer values (or the CLI, which runs up to 10,000,000 and shards them).",
+            cells * seeds
+        ));
+    }
+    let opts = RunOptions {
+        body_budget: 0,
+        checkpointing: false,
+        limits: Limits::browser(),
+    };
+    for (i, a) in axes.iter().enumerate() {
+        for v in &a.values {
+            let mut t = toml::Table::new();
+            for (j, b) in axes.iter().enumerate() {
+                t.insert(b.key.clone(), if i == j { v } else { &b.values[0] }.clone());
+            }
+            Run::new(s.clone(), variant, Some(1), &t, &opts).map_err(|e| {
+                format!(
+                    "Vary {} = {}: {e}",
+                    a.key,
+                    clusterscope_core::sweep::show(v)
+                )
+            })?;
+        }
+    }
+    Ok(axes)
+}
+
 /// A worker's batch: jobs `jobs` of the plan (`plan_json`, a serialized [`Plan`]) on the scenario
 /// named by `builtin_name` (or given as `text`). Returns the outcomes as a JSON array, in the
 /// order of `jobs`. Refuses a plan made for another scenario (its digest differs).
@@ -198,12 +260,12 @@ impl Sweep {
         ))
     }
 
-    /// Per-seed values of `metric` over the completed runs without an error (0 where a run did
-    /// not report it, as `summarize` counts it).
-    pub fn metric_values(&self, metric: &str) -> Vec<f64> {
+    /// Per-seed values of `metric` in grid cell `cell` (0 without a grid) over the completed runs
+    /// without an error (0 where a run did not report it, as `summarize` counts it).
+    pub fn metric_values(&self, metric: &str, cell: usize) -> Vec<f64> {
         self.outcomes
             .iter()
-            .filter(|o| o.error.is_none())
+            .filter(|o| o.error.is_none() && self.plan.job(o.job).0 == cell)
             .map(|o| o.metrics.get(metric).copied().unwrap_or(0.0))
             .collect()
     }
@@ -410,7 +472,7 @@ mod tests {
         assert_eq!(sw.accept(&ans), Ok(0), "a duplicate answer counts once");
         assert_eq!(sw.done(), 6);
         assert_eq!(sw.summary(), whole);
-        assert_eq!(sw.metric_values("nonexistent"), vec![0.0; 6]);
+        assert_eq!(sw.metric_values("nonexistent", 0), vec![0.0; 6]);
         // Another scenario's text, a job outside the plan.
         let other = builtin::get("cassandra-21636-packet-loss").unwrap();
         let text = other.to_toml(&other.raw).unwrap();

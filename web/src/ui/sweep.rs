@@ -9,17 +9,21 @@
 //! (data-done/-total); `.sweep-exp` (data-name, -count, -runs); `#sweep-all` (data-count,
 //! -runs); `.sweep-hist` (data-metric, data-bins: counts, data-min, data-max); `.sweep-seed` (data-seed).
 
+use super::sweep_grid::{self, Measure};
 use super::Handle;
 use crate::draw::palette;
 use crate::model::Msg;
 use crate::platform;
 use crate::sweep::workers::{cores, Job, Pool, Reply};
 use crate::sweep::{
-    batch_size, histogram, scenario_of, with_actions_as_faults, worker_count, Progress, Sweep,
-    DEFAULT_SEEDS, MAX_SEEDS,
+    batch_size, grid_of, histogram, scenario_of, with_actions_as_faults, worker_count, Progress,
+    Sweep, DEFAULT_SEEDS, MAX_SEEDS,
 };
+use clusterscope_core::scenario::Scenario;
 use clusterscope_core::session::{ScenarioRef, Session, PERMALINK_VERSION};
-use clusterscope_core::sweep::{expectation_names, Fraction, Plan, Summary};
+use clusterscope_core::sweep::{
+    cell_scenario, expectation_names, parameters, show, Fraction, Plan, Summary,
+};
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use std::collections::BTreeMap;
@@ -69,6 +73,11 @@ struct Active {
     /// recorded actions as faults): a failing seed opens the latter.
     scenario_ref: ScenarioRef,
     swept_ref: ScenarioRef,
+    /// The scenario swept, parsed: a grid cell's failing seed opens it with the cell's parameters.
+    swept: Rc<Scenario>,
+    /// The grid cell whose expectations, histograms and seeds are shown (0 without a grid).
+    cell: usize,
+    measure: Measure,
     builtin: String,
     text: String,
     plan_json: String,
@@ -99,11 +108,11 @@ impl Active {
         let summary = self.sweep.summary();
         let values = summary
             .cells
-            .first()
+            .get(self.cell)
             .map(|c| {
                 c.metrics
                     .keys()
-                    .map(|k| (k.clone(), Rc::new(self.sweep.metric_values(k))))
+                    .map(|k| (k.clone(), Rc::new(self.sweep.metric_values(k, self.cell))))
                     .collect()
             })
             .unwrap_or_default();
@@ -120,6 +129,10 @@ pub enum SMsg {
     Cancel,
     Reply(Reply),
     Open(u64),
+    GridKey(usize, String),
+    GridValues(usize, String),
+    Cell(usize),
+    Measure(Measure),
 }
 
 pub struct SweepPanel {
@@ -128,6 +141,11 @@ pub struct SweepPanel {
     with_actions: bool,
     run: Option<Active>,
     note: Option<String>,
+    /// Up to two parameters to vary (key, values as typed); an empty key is unused.
+    grid: [(String, String); 2],
+    /// Scenario files opened from grid cells of the current sweep: opening another of its seeds
+    /// from one of them is still "the scenario swept".
+    opened_cells: Vec<String>,
 }
 
 impl SweepPanel {
@@ -139,7 +157,7 @@ impl SweepPanel {
             .ok()
             .filter(|n| (1..=MAX_SEEDS).contains(n))
             .ok_or_else(|| format!("Seeds: a whole number from 1 to {MAX_SEEDS}."))?;
-        let (plan, names, scenario_ref, swept_ref) = {
+        let (plan, names, scenario_ref, swept_ref, swept) = {
             let m = ctx.props().s.model.borrow();
             let actions = m.run.engine.user_actions();
             let with = (self.with_actions && !actions.is_empty())
@@ -148,18 +166,20 @@ impl SweepPanel {
                 .map(|(text, _)| text);
             let parsed = with.as_ref().map(|t| scenario_of("", t)).transpose()?;
             let sc = parsed.as_ref().unwrap_or(&m.run.scenario);
+            let grid = grid_of(sc, &m.run.variant, seeds, &self.grid)?;
             let plan = Plan::new(
                 sc,
                 &m.run.variant,
                 1,
                 seeds,
                 &toml::Table::new(),
-                vec![],
+                grid,
                 None,
             )?;
             let names = expectation_names(sc, &m.run.variant)?;
+            let parsed = Rc::new(parsed.unwrap_or_else(|| m.run.scenario.clone()));
             let swept = with.map_or_else(|| m.scenario_ref.clone(), ScenarioRef::Custom);
-            (plan, names, m.scenario_ref.clone(), swept)
+            (plan, names, m.scenario_ref.clone(), swept, parsed)
         };
         let (builtin, text) = match &swept_ref {
             ScenarioRef::Builtin(n) => (n.clone(), String::new()),
@@ -169,6 +189,7 @@ impl SweepPanel {
         let n = worker_count(cores(), plan.jobs());
         // Drop (terminate) any earlier pool before starting the next.
         self.run = None;
+        self.opened_cells.clear();
         let link = ctx.link().clone();
         let pool = Pool::start(n, Rc::new(move |r| link.send_message(SMsg::Reply(r))))?;
         let mut a = Active {
@@ -177,6 +198,9 @@ impl SweepPanel {
             pool: Some(pool),
             scenario_ref,
             swept_ref,
+            swept,
+            cell: 0,
+            measure: Measure::All,
             builtin,
             text,
             plan_json,
@@ -226,6 +250,8 @@ impl Component for SweepPanel {
             with_actions: false,
             run: None,
             note: None,
+            grid: Default::default(),
+            opened_cells: Vec::new(),
         }
     }
 
@@ -269,20 +295,62 @@ impl Component for SweepPanel {
                 let stopped = a.state != State::Running;
                 a.refresh(stopped);
             }
+            SMsg::GridKey(i, key) => {
+                let key = key.trim().to_string();
+                if key != self.grid[i].0 {
+                    // Start from the value the parameter has now.
+                    let m = ctx.props().s.model.borrow();
+                    self.grid[i].1 = parameters(&m.run.scenario, &m.run.variant)
+                        .ok()
+                        .and_then(|ps| ps.into_iter().find(|(k, _)| *k == key))
+                        .map(|(_, v)| show(&v))
+                        .unwrap_or_default();
+                }
+                self.grid[i].0 = key;
+            }
+            SMsg::GridValues(i, v) => self.grid[i].1 = v,
+            SMsg::Cell(c) => {
+                if let Some(a) = self.run.as_mut().filter(|a| c < a.sweep.plan.cells()) {
+                    a.cell = c;
+                    a.refresh(true);
+                }
+            }
+            SMsg::Measure(m) => {
+                if let Some(a) = self.run.as_mut() {
+                    a.measure = m;
+                }
+            }
             SMsg::Open(seed) => {
                 let Some(a) = &self.run else { return false };
                 let s = &ctx.props().s;
                 let open = s.model.borrow().scenario_ref.clone();
-                if open != a.scenario_ref && open != a.swept_ref {
+                let from_cell =
+                    matches!(&open, ScenarioRef::Custom(t) if self.opened_cells.contains(t));
+                if open != a.scenario_ref && open != a.swept_ref && !from_cell {
                     self.note = Some(
                         "The open scenario is not the one swept: open it again, or sweep this one."
                             .into(),
                     );
                     return true;
                 }
+                // A grid cell opens as the swept scenario with the cell's parameters.
+                let scenario = if a.sweep.plan.grid.is_empty() {
+                    a.swept_ref.clone()
+                } else {
+                    match cell_scenario(&a.swept, &a.sweep.plan, a.cell) {
+                        Ok(text) => {
+                            self.opened_cells.push(text.clone());
+                            ScenarioRef::Custom(text)
+                        }
+                        Err(e) => {
+                            self.note = Some(e);
+                            return true;
+                        }
+                    }
+                };
                 let session = Session {
                     v: PERMALINK_VERSION,
-                    scenario: a.swept_ref.clone(),
+                    scenario,
                     variant: a.sweep.plan.variant.clone(),
                     seed,
                     actions: Vec::new(),
@@ -314,7 +382,10 @@ impl Component for SweepPanel {
                 { "Sweeps " }<b>{ m.run.scenario.name().to_string() }</b>
                 { ", variant " }<b>{ m.run.variant.clone() }</b>
                 { ", with the scenario's parameters and faults, over seeds 1 to N (as " }
-                <code>{ format!("clusterscope sweep {} --variant {} --seeds N", m.run.scenario.name(), m.run.variant) }</code>
+                <code>{ format!("clusterscope sweep {} --variant {} --seeds N{}", m.run.scenario.name(), m.run.variant,
+                    self.grid.iter().filter(|(k, _)| !k.trim().is_empty())
+                        .map(|(k, v)| format!(" --grid {}={}", k.trim(), v.split(',').map(str::trim).collect::<Vec<_>>().join(",")))
+                        .collect::<String>()) }</code>
                 { ")." }
                 if actions > 0 && !self.with_actions {
                     { format!(" Your {actions} recorded action{} and forks are not included: they are \
@@ -339,6 +410,11 @@ impl Component for SweepPanel {
                 </label>
             }
         });
+        let keys: Vec<(String, String)> = parameters(&m.run.scenario, &m.run.variant)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(k, v)| (k, show(&v)))
+            .collect();
         drop(m);
         let state = self.run.as_ref().map_or("idle", |a| a.state.as_str());
         let running = state == "running";
@@ -377,6 +453,7 @@ impl Component for SweepPanel {
                     }
                     { for with_box }
                 </div>
+                { sweep_grid::rows(&self.grid, &keys, running, link) }
                 if let Some(n) = &self.note {
                     <p class="sweep-note" role="alert">{ n.clone() }</p>
                 }
@@ -427,7 +504,7 @@ fn pct(f: f64) -> String {
     format!("{:.0}%", f * 100.0)
 }
 
-fn frac_bar(f: &Fraction) -> Html {
+pub(super) fn frac_bar(f: &Fraction) -> Html {
     let style_fill = format!("width:{:.2}%", f.fraction * 100.0);
     let style_ci = format!(
         "left:{:.2}%;width:{:.2}%",
@@ -447,10 +524,19 @@ fn results(a: &Active, link: &html::Scope<SweepPanel>, dark: bool) -> Html {
     let Some(shown) = a.shown.clone() else {
         return html! {};
     };
-    let Some(cell) = shown.summary.cells.first() else {
+    let Some(cell) = shown.summary.cells.get(a.cell) else {
         return html! {};
     };
     let all = &cell.all_passed;
+    let plan = &a.sweep.plan;
+    let grid = (!plan.grid.is_empty()).then(|| {
+        html! {
+            <>
+            { sweep_grid::view(plan, &shown.summary, &a.sweep.expectations, a.measure, a.cell, dark, link) }
+            <h3 id="sweep-cell-title" data-cell={a.cell.to_string()}>{ format!("Cell {}", plan.cell_label(a.cell)) }</h3>
+            </>
+        }
+    });
     let exps = cell.expectations.iter().map(|e| {
         let f = &e.held;
         html! {
@@ -480,13 +566,16 @@ fn results(a: &Active, link: &html::Scope<SweepPanel>, dark: bool) -> Html {
             .collect();
         html! {
             <button class="sweep-seed" data-seed={seed.to_string()}
-                title={format!("Open seed {seed} in the replay (as swept: no recorded actions). Failed: {}", failed.join("; "))}
+                title={format!("Open seed {seed} in the replay (as swept{}). Failed: {}",
+                    if plan.grid.is_empty() { String::new() } else { format!(", with {}", plan.cell_label(a.cell)) },
+                    failed.join("; "))}
                 onclick={link.callback(move |_| SMsg::Open(seed))}>{ seed }</button>
         }
     });
     let failing = all.runs - all.count;
     html! {
         <div id="sweep-results" class="sweep-results">
+            { for grid }
             <p id="sweep-all" class="sweep-all" data-count={all.count.to_string()} data-runs={all.runs.to_string()}>
                 { format!("Every expectation held in {} of {} seeds: {} (95% CI {} to {}).",
                     all.count, all.runs, pct(all.fraction), pct(all.ci95_low), pct(all.ci95_high)) }

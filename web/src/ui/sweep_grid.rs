@@ -1,0 +1,210 @@
+//! The grid part of the "How often?" panel (issue 19): the rows where a person picks up to two
+//! parameters and their values, and the result of a grid sweep: a heatmap of the fraction per cell
+//! for two parameters, bars with their intervals for one; each cell (a button) shows that cell's
+//! expectations, histograms and failing seeds below.
+//!
+//! Test hooks: `#sweep-grid-key-0/1` and `#sweep-grid-values-0/1`; `#sweep-measure` (a select:
+//! `all` or an expectation's index); `#sweep-grid[data-axes]` (1 or 2); `.sweep-cell` (data-cell,
+//! data-label, data-count, data-runs, data-selected).
+
+use super::sweep::SMsg;
+use clusterscope_core::sweep::{show, CellSummary, Fraction, Plan, Summary};
+use yew::prelude::*;
+
+/// What a cell's colour and number show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// Every expectation held.
+    All,
+    /// Expectation `i` (in the scenario's order) held.
+    Exp(usize),
+}
+
+impl Measure {
+    pub fn parse(v: &str) -> Measure {
+        v.parse().map_or(Measure::All, Measure::Exp)
+    }
+
+    fn of(self, c: &CellSummary) -> Option<&Fraction> {
+        match self {
+            Measure::All => Some(&c.all_passed),
+            Measure::Exp(i) => c.expectations.get(i).map(|e| &e.held),
+        }
+    }
+}
+
+/// The parameter rows above the Run button: a key (suggested from the scenario's parameters,
+/// any of the model's accepted) and its values.
+pub fn rows(
+    rows: &[(String, String); 2],
+    keys: &[(String, String)],
+    running: bool,
+    link: &html::Scope<super::sweep::SweepPanel>,
+) -> Html {
+    let row = |i: usize| {
+        let (key, values) = &rows[i];
+        let onkey = link.callback(move |e: Event| {
+            SMsg::GridKey(
+                i,
+                e.target_unchecked_into::<web_sys::HtmlInputElement>()
+                    .value(),
+            )
+        });
+        let onvalues = link.callback(move |e: InputEvent| {
+            SMsg::GridValues(
+                i,
+                e.target_unchecked_into::<web_sys::HtmlInputElement>()
+                    .value(),
+            )
+        });
+        html! {
+            <div class="sweep-grid-row">
+                <label>{ if i == 0 { "Vary " } else { "and " } }
+                    <input id={format!("sweep-grid-key-{i}")} class="sweep-grid-key" list="sweep-grid-keys"
+                        placeholder="parameter (optional)" value={key.clone()} onchange={onkey}
+                        disabled={running} aria-label={format!("parameter {}", i + 1)} />
+                </label>
+                <label>{ " = " }
+                    <input id={format!("sweep-grid-values-{i}")} class="sweep-grid-values"
+                        placeholder="v1, v2, ..." value={values.clone()} oninput={onvalues}
+                        disabled={running || key.trim().is_empty()}
+                        aria-label={format!("values of parameter {}", i + 1)} />
+                </label>
+            </div>
+        }
+    };
+    html! {
+        <div class="sweep-grid-rows">
+            <datalist id="sweep-grid-keys">
+                { for keys.iter().map(|(k, v)| html! { <option value={k.clone()}>{ format!("now {v}") }</option> }) }
+            </datalist>
+            { row(0) }
+            if !rows[0].0.trim().is_empty() || !rows[1].0.trim().is_empty() { { row(1) } }
+        </div>
+    }
+}
+
+fn pct(f: f64) -> String {
+    format!("{:.0}%", f * 100.0)
+}
+
+/// A cell's fill: from the panel's background (0) to the accent (1), with text that stays
+/// legible on it.
+fn colour(f: f64, dark: bool) -> (String, &'static str) {
+    let f = if f.is_finite() {
+        f.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let (l0, l1) = if dark { (22.0, 62.0) } else { (96.0, 38.0) };
+    let l = l0 + (l1 - l0) * f;
+    let text = if (dark && l > 50.0) || (!dark && l < 60.0) {
+        if dark {
+            "#0b1220"
+        } else {
+            "#ffffff"
+        }
+    } else if dark {
+        "#e6edf3"
+    } else {
+        "#1f2937"
+    };
+    (format!("hsl(212, 72%, {l:.0}%)"), text)
+}
+
+/// The grid's result: the measure picker and the cells.
+pub fn view(
+    plan: &Plan,
+    summary: &Summary,
+    expectations: &[String],
+    measure: Measure,
+    selected: usize,
+    dark: bool,
+    link: &html::Scope<super::sweep::SweepPanel>,
+) -> Html {
+    let onmeasure = link.callback(|e: Event| {
+        SMsg::Measure(Measure::parse(
+            &e.target_unchecked_into::<web_sys::HtmlSelectElement>()
+                .value(),
+        ))
+    });
+    let picker = html! {
+        <label class="sweep-measure">{ "Show: fraction of seeds where " }
+            <select id="sweep-measure" onchange={onmeasure}>
+                <option value="all" selected={measure == Measure::All}>{ "every expectation held" }</option>
+                { for expectations.iter().enumerate().map(|(i, n)| html! {
+                    <option value={i.to_string()} selected={measure == Measure::Exp(i)}>{ format!("held: {n}") }</option>
+                }) }
+            </select>
+        </label>
+    };
+    let cell = |c: usize| -> Html {
+        let label = plan.cell_label(c);
+        let Some(s) = summary.cells.get(c) else {
+            return html! { <td class="sweep-cell-empty">{ "–" }</td> };
+        };
+        let Some(f) = measure.of(s) else {
+            return html! { <td class="sweep-cell-empty">{ "–" }</td> };
+        };
+        let (bg, fg) = colour(if f.runs == 0 { 0.0 } else { f.fraction }, dark);
+        let title = format!(
+            "{label}: {} of {} seeds, {} (95% interval {} to {}). Click for this cell's seeds.",
+            f.count,
+            f.runs,
+            pct(f.fraction),
+            pct(f.ci95_low),
+            pct(f.ci95_high)
+        );
+        html! {
+            <td>
+                <button class={classes!("sweep-cell", (c == selected).then_some("on"))}
+                    style={format!("background:{bg};color:{fg}")} title={title}
+                    data-cell={c.to_string()} data-label={label} data-count={f.count.to_string()}
+                    data-runs={f.runs.to_string()} data-selected={(c == selected).to_string()}
+                    onclick={link.callback(move |_| SMsg::Cell(c))}>
+                    if f.runs == 0 {
+                        <span class="sweep-cell-pct">{ "…" }</span>
+                    } else {
+                        <span class="sweep-cell-pct">{ pct(f.fraction) }</span>
+                        <span class="sweep-cell-ci">{ format!("{}–{}", pct(f.ci95_low), pct(f.ci95_high)) }</span>
+                    }
+                </button>
+            </td>
+        }
+    };
+    let body = match plan.grid.as_slice() {
+        [a] => html! {
+            <table id="sweep-grid" class="sweep-grid axes-1" data-axes="1">
+                <thead><tr><th>{ a.key.clone() }</th><th></th><th class="sweep-grid-bar">{ "fraction, 95% interval" }</th></tr></thead>
+                <tbody>
+                    { for a.values.iter().enumerate().map(|(i, v)| html! {
+                        <tr><th scope="row">{ show(v) }</th>{ cell(i) }
+                            <td class="sweep-grid-bar">{ for summary.cells.get(i).and_then(|c| measure.of(c)).map(super::sweep::frac_bar) }</td></tr>
+                    }) }
+                </tbody>
+            </table>
+        },
+        [a, b] => html! {
+            <table id="sweep-grid" class="sweep-grid axes-2" data-axes="2">
+                <thead>
+                    <tr><th class="sweep-grid-corner">{ format!("{} \u{2193} / {} \u{2192}", a.key, b.key) }</th>
+                        { for b.values.iter().map(|v| html! { <th scope="col">{ show(v) }</th> }) }</tr>
+                </thead>
+                <tbody>
+                    { for a.values.iter().enumerate().map(|(i, v)| html! {
+                        <tr><th scope="row">{ show(v) }</th>
+                            { for (0..b.values.len()).map(|k| cell(i * b.values.len() + k)) }</tr>
+                    }) }
+                </tbody>
+            </table>
+        },
+        _ => return html! {},
+    };
+    html! {
+        <div class="sweep-grid-wrap">
+            { picker }
+            <div class="sweep-grid-scroll">{ body }</div>
+            <p class="sweep-hint">{ "Each cell: the fraction of its seeds and its 95% Wilson interval. Click a cell for its expectations, histograms and failing seeds." }</p>
+        </div>
+    }
+}
