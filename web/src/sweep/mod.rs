@@ -436,6 +436,39 @@ mod tests {
         assert_ne!(run_job(&s, &p0, 0, &l), run_job(&t, &p1, 0, &l));
     }
 
+    /// The panel's rows become `--grid` axes; unused rows are skipped; a value the model
+    /// refuses, too many values and too many runs are named before anything runs.
+    #[test]
+    fn grid_rows_checked_before_running() {
+        let s = builtin::get("cassandra-21636-packet-loss").unwrap();
+        let rows = |a: &str, b: &str, c: &str| {
+            [
+                (a.to_string(), b.to_string()),
+                (c.to_string(), "1,2".to_string()),
+            ]
+        };
+        let g = grid_of(&s, "buggy", 4, &rows("echo", "buggy, fixed", "")).unwrap();
+        assert_eq!(g.len(), 1);
+        assert_eq!((g[0].key.as_str(), g[0].values.len()), ("echo", 2));
+        assert!(grid_of(&s, "buggy", 4, &rows("", "", ""))
+            .unwrap()
+            .is_empty());
+        let e = grid_of(&s, "buggy", 4, &rows("echo", "buggy,bogus", "")).unwrap_err();
+        assert!(e.starts_with("Vary echo = bogus:"), "{e}");
+        let e = grid_of(&s, "buggy", 4, &rows("nonsense", "1", "")).unwrap_err();
+        assert!(e.contains("unknown field `nonsense`"), "{e}");
+        let many = (1..=13)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(",");
+        let e = grid_of(&s, "buggy", 4, &rows("phi_convict_threshold", &many, "")).unwrap_err();
+        assert!(e.contains("13 values"), "{e}");
+        let e = grid_of(&s, "buggy", 7_000, &rows("echo", "buggy,fixed,legacy", "")).unwrap_err();
+        assert!(e.contains("= 21000 runs"), "{e}");
+        let e = grid_of(&s, "buggy", 4, &rows("echo", "buggy,,fixed", "")).unwrap_err();
+        assert!(e.contains("Vary"), "{e}");
+    }
+
     fn plan(seeds: u64) -> (Scenario, Plan) {
         let s = builtin::get("pingpong").unwrap();
         let v = clusterscope_core::runner::Run::default_variant(&s);
