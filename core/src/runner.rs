@@ -9,13 +9,18 @@ use crate::model::{Driver, Model, Query};
 use crate::registry::{self, BuildArgs};
 use crate::scenario::{merge_params, node_of, ExpectSpec, Scenario, TimeRef};
 use crate::time::{fmt_time, Micros, US_PER_S};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ExpectResult {
     pub name: String,
     pub passed: bool,
     pub detail: String,
+    /// When it is checked: `[from, to]` of its `during` window, or its `at` time twice.
+    pub window_us: [Micros; 2],
+    /// The virtual time of the first sample that did not hold (or could not be taken), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_at_us: Option<Micros>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -343,7 +348,7 @@ impl Run {
             from: Micros,
             to: Micros,
             start_value: Option<QValue>,
-            failure: Option<String>,
+            failure: Option<(Micros, String)>,
             last: Option<QValue>,
         }
         let mut pend: Vec<Pending> = exps
@@ -435,7 +440,7 @@ impl Run {
                 let value = match got {
                     Ok(v) => v,
                     Err(e) => {
-                        p.failure = Some(e);
+                        p.failure = Some((t, e));
                         continue;
                     }
                 };
@@ -447,7 +452,7 @@ impl Run {
                     continue;
                 }
                 if let Some(why) = check(&p.spec, &value, p.start_value.as_ref()) {
-                    p.failure = Some(format!("at {}: {why}", fmt_time(t)));
+                    p.failure = Some((t, format!("at {}: {why}", fmt_time(t))));
                 }
                 p.last = Some(value);
             }
@@ -475,11 +480,14 @@ impl Run {
             .into_iter()
             .map(|p| {
                 let reached = stop >= p.to;
+                let window_us = [p.from, p.to];
                 match (p.failure, reached) {
-                    (Some(f), _) => ExpectResult {
+                    (Some((t, f)), _) => ExpectResult {
                         name: p.spec.name,
                         passed: false,
                         detail: f,
+                        window_us,
+                        failed_at_us: Some(t),
                     },
                     (None, false) => ExpectResult {
                         name: p.spec.name,
@@ -489,11 +497,15 @@ impl Run {
                             fmt_time(p.to),
                             fmt_time(stop)
                         ),
+                        window_us,
+                        failed_at_us: None,
                     },
                     (None, true) => ExpectResult {
                         detail: describe_ok(&p.spec, p.last.as_ref(), p.from, p.to),
                         name: p.spec.name,
                         passed: true,
+                        window_us,
+                        failed_at_us: None,
                     },
                 }
             })

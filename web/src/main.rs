@@ -17,3 +17,17 @@ pub fn sweep_jobs(
     clusterscope_web::sweep::run_batch(builtin, text, plan, &jobs)
         .map_err(|e| JsValue::from_str(&e))
 }
+
+/// The Expectations check's run (`static/sweep-worker.js`, `kind: "check"`): the session's
+/// scenario (with its recorded actions) run to its end, its expectations checked, as JSON. See
+/// `clusterscope_web::sweep::check::check_session`.
+#[wasm_bindgen]
+pub fn check_session(
+    builtin: &str,
+    text: &str,
+    variant: &str,
+    seed: u64,
+) -> Result<String, JsValue> {
+    clusterscope_web::sweep::check::check_session(builtin, text, variant, seed)
+        .map_err(|e| JsValue::from_str(&e))
+}

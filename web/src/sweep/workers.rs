@@ -120,25 +120,56 @@ impl Pool {
         self.workers.is_empty()
     }
 
-    /// Hand worker `i` a batch.
-    pub fn send(&self, i: usize, job: &Job) -> Result<(), String> {
+    /// A message for a worker: the app's module and the scenario, plus what `more` adds.
+    fn post(
+        &self,
+        i: usize,
+        builtin: &str,
+        text: &str,
+        more: impl FnOnce(&dyn Fn(&str, &JsValue)),
+    ) -> Result<(), String> {
         let o = js_sys::Object::new();
         let set = |k: &str, v: &JsValue| {
             let _ = js_sys::Reflect::set(&o, &JsValue::from_str(k), v);
         };
         set("js", &JsValue::from_str(&self.app_js));
         set("module", &wasm_bindgen::module());
-        set("builtin", &JsValue::from_str(job.builtin));
-        set("text", &JsValue::from_str(job.text));
-        set("plan", &JsValue::from_str(job.plan_json));
-        let jobs = js_sys::Array::new();
-        for j in job.jobs {
-            jobs.push(&JsValue::from_f64(*j as f64));
-        }
-        set("jobs", &jobs);
+        set("builtin", &JsValue::from_str(builtin));
+        set("text", &JsValue::from_str(text));
+        more(&set);
         self.workers[i]
             .post_message(&o)
             .map_err(|e| format!("could not reach worker {i}: {e:?}"))
+    }
+
+    /// Ask worker `i` to run a session to its end and check its expectations
+    /// (`super::check::check_session`).
+    pub fn send_check(
+        &self,
+        i: usize,
+        builtin: &str,
+        text: &str,
+        variant: &str,
+        seed: u64,
+    ) -> Result<(), String> {
+        self.post(i, builtin, text, |set| {
+            set("kind", &JsValue::from_str("check"));
+            set("variant", &JsValue::from_str(variant));
+            // Exact up to 2^53; the worker makes a BigInt of it.
+            set("seed", &JsValue::from_str(&seed.to_string()));
+        })
+    }
+
+    /// Hand worker `i` a batch.
+    pub fn send(&self, i: usize, job: &Job) -> Result<(), String> {
+        self.post(i, job.builtin, job.text, |set| {
+            set("plan", &JsValue::from_str(job.plan_json));
+            let jobs = js_sys::Array::new();
+            for j in job.jobs {
+                jobs.push(&JsValue::from_f64(*j as f64));
+            }
+            set("jobs", &jobs);
+        })
     }
 }
 

@@ -255,7 +255,7 @@ pub fn header(p: &PanelProps) -> Html {
             Callback::from(move |_| s.dispatch(Msg::SetCaptionPause(!on)))
         };
         html! {
-            <div class="caption-tools">
+            <>
                 <label class="check" title="Playing stops at each caption: read it, explain, press play again">
                     <input id="caption-pause" type="checkbox" checked={m.caption_pause} onchange={on_pause} />{ "pause at captions" }
                 </label>
@@ -263,7 +263,7 @@ pub fn header(p: &PanelProps) -> Html {
                     <summary>{ format!("chapters ({})", m.captions.len()) }</summary>
                     <ol>{ for items }</ol>
                 </details>
-            </div>
+            </>
         }
     });
     html! {
@@ -313,7 +313,10 @@ pub fn header(p: &PanelProps) -> Html {
             </p>
             <p class="variant-desc"><b>{ format!("{}: ", m.run.variant) }</b>{ variant_desc }</p>
             { caption }
-            { for chapters }
+            <div class="caption-tools">
+                { for chapters }
+                <super::checks::Checks s={s.clone()} session={m.session_rev} now={m.now()} />
+            </div>
         </section>
         </>
     }

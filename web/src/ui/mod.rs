@@ -3,6 +3,7 @@
 //! open menus).
 
 pub mod app;
+pub mod checks;
 pub mod confirm;
 pub mod export;
 pub mod header;

@@ -1,0 +1,107 @@
+//! "Expectations" of the open session: the scenario's expectations for its variant, checked by a
+//! whole run of the session (variant, seed, the person's recorded actions and forks, replayed at
+//! their exact steps) in a Web Worker of the sweep pool, so the page never waits for it. The
+//! result says per expectation whether it held, why, when it is checked and when it failed: the
+//! panel (`crate::ui::checks`) places that against the replay's cursor.
+
+use clusterscope_core::limits::Limits;
+use clusterscope_core::runner::{ExpectResult, Run, RunOptions};
+use clusterscope_core::time::Micros;
+use serde::{Deserialize, Serialize};
+
+/// What a check run found.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Checked {
+    pub end_us: Micros,
+    pub passed: bool,
+    pub expectations: Vec<ExpectResult>,
+}
+
+/// Run the session (`text`: a scenario file with its `[[recorded]]` actions, or `builtin`'s name
+/// when there are none) to its end and check every expectation of `variant`, as `clusterscope run`
+/// does. Returns [`Checked`] as JSON.
+pub fn check_session(
+    builtin: &str,
+    text: &str,
+    variant: &str,
+    seed: u64,
+) -> Result<String, String> {
+    let s = super::scenario_of(builtin, text)?;
+    let opts = RunOptions {
+        body_budget: 0,
+        checkpointing: false,
+        limits: Limits::browser(),
+    };
+    let mut run = Run::new(s, variant, Some(seed), &toml::Table::new(), &opts)?;
+    let rep = run.run(None).map_err(|e| e.to_string())?;
+    serde_json::to_string(&Checked {
+        end_us: rep.end_time_us,
+        passed: rep.passed,
+        expectations: rep.expectations,
+    })
+    .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clusterscope_core::engine::action::{Action, Dur, RecordedAction};
+    use clusterscope_core::scenario::builtin;
+
+    fn checked(builtin: &str, text: &str, variant: &str) -> Checked {
+        serde_json::from_str(&check_session(builtin, text, variant, 1).unwrap()).unwrap()
+    }
+
+    /// The buggy packet-loss run holds every expectation; the same session with a recorded
+    /// action (C stopped at 20 s, at its exact step) fails some, each with its failure time
+    /// inside its window and the reason; a broken scenario text is an error, not a result.
+    #[test]
+    fn a_session_with_recorded_actions_is_checked_as_it_replays() {
+        let c = checked("cassandra-21636-packet-loss", "", "buggy");
+        assert!(c.passed, "{c:?}");
+        assert_eq!(c.end_us, 12 * 60 * 1_000_000);
+        assert!(c.expectations.iter().all(|e| e.failed_at_us.is_none()));
+        let s = builtin::get("cassandra-21636-packet-loss").unwrap();
+        let mut run = Run::new(
+            s.clone(),
+            "buggy",
+            Some(1),
+            &toml::Table::new(),
+            &RunOptions::default(),
+        )
+        .unwrap();
+        run.engine.run_until(20_000_000, u64::MAX).unwrap();
+        let stop = RecordedAction {
+            step: run.engine.steps(),
+            at: Dur(run.engine.now()),
+            action: Action::Stop { node: "C".into() },
+        };
+        let text = clusterscope_core::session::export_scenario(&s, 1, &[stop]).unwrap();
+        let f = checked("", &text, "buggy");
+        assert!(!f.passed);
+        let failed: Vec<&str> = f
+            .expectations
+            .iter()
+            .filter(|e| !e.passed)
+            .map(|e| e.name.as_str())
+            .collect();
+        // With C gone, A and B find each other again: the incident's "DOWN forever" fails at
+        // the first sample of its window.
+        assert!(
+            failed.contains(&"A sees B DOWN from 5 s after the heal to the end"),
+            "{f:?}"
+        );
+        for e in f.expectations.iter().filter(|e| !e.passed) {
+            let t = e.failed_at_us.expect("a failure time");
+            assert!(e.window_us[0] <= t && t <= e.window_us[1], "{e:?}");
+        }
+        let a = f
+            .expectations
+            .iter()
+            .find(|e| e.name.starts_with("A sees B DOWN"))
+            .unwrap();
+        assert_eq!(a.failed_at_us, Some(a.window_us[0]));
+        assert!(a.detail.contains("liveness is UP"), "{a:?}");
+        assert!(check_session("", "not toml", "buggy", 1).is_err());
+    }
+}

@@ -1,0 +1,237 @@
+//! "Expectations": what the scenario says must happen in this variant, and whether it does in the
+//! open session (its seed, the person's recorded actions and forks). The session is run to its end
+//! in a Web Worker (`crate::sweep::check`) whenever it changes — automatically for small clusters,
+//! on request above [`AUTO_NODES`] nodes (a second whole run of a 251-node cluster is seconds of a
+//! core and its own memory) — and each expectation is shown against the replay's cursor: held,
+//! failed at a time (with the reason, one click to go there), or failing later in this run.
+//!
+//! Test hooks: `#checks[data-state]` (idle, running, done, stale, error; data-held, data-failed,
+//! data-session); `.check-row` (data-name, data-status: held, holds, failed, fails-later;
+//! data-failed-at-us); `.check-go` (jumps to the time); `#checks-run`.
+
+use super::{t, Handle};
+use crate::model::Msg;
+use crate::sweep::check::Checked;
+use crate::sweep::workers::{Pool, Reply};
+use clusterscope_core::session::{self, ScenarioRef};
+use clusterscope_core::time::Micros;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// Clusters up to this many nodes are checked as soon as the session changes.
+pub const AUTO_NODES: usize = 60;
+
+#[derive(Properties, Clone)]
+pub struct ChecksProps {
+    pub s: Handle,
+    /// The session's revision (scenario, variant, seed, recorded actions).
+    pub session: u64,
+    /// The replay's cursor, to place each result against.
+    pub now: Micros,
+}
+
+impl PartialEq for ChecksProps {
+    fn eq(&self, o: &Self) -> bool {
+        self.session == o.session && self.now == o.now
+    }
+}
+
+enum State {
+    /// Not checked yet (a large cluster: waits for the button).
+    Stale,
+    Running,
+    Done(Rc<Checked>),
+    Error(String),
+}
+
+pub enum CMsg {
+    Run,
+    Reply(Reply),
+}
+
+pub struct Checks {
+    state: State,
+    /// The session revision the state is about.
+    session: u64,
+    pool: Option<Pool>,
+}
+
+impl Checks {
+    fn start(&mut self, ctx: &Context<Self>) {
+        self.session = ctx.props().session;
+        let job = {
+            let m = ctx.props().s.model.borrow();
+            let actions = m.run.engine.user_actions();
+            let scenario: Result<(String, String), String> =
+                match (&m.scenario_ref, actions.is_empty()) {
+                    (ScenarioRef::Builtin(n), true) => Ok((n.clone(), String::new())),
+                    (ScenarioRef::Custom(text), true) => Ok((String::new(), text.clone())),
+                    _ => session::export_scenario(&m.run.scenario, m.run.seed, actions)
+                        .map(|text| (String::new(), text)),
+                };
+            scenario.map(|(b, text)| (b, text, m.run.variant.clone(), m.run.seed))
+        };
+        // A new check replaces (terminates) any earlier one.
+        self.pool = None;
+        let (builtin, text, variant, seed) = match job {
+            Ok(j) => j,
+            Err(e) => {
+                self.state = State::Error(e);
+                return;
+            }
+        };
+        let link = ctx.link().clone();
+        let res =
+            Pool::start(1, Rc::new(move |r| link.send_message(CMsg::Reply(r)))).and_then(|pool| {
+                pool.send_check(0, &builtin, &text, &variant, seed)?;
+                Ok(pool)
+            });
+        match res {
+            Ok(pool) => {
+                self.pool = Some(pool);
+                self.state = State::Running;
+            }
+            Err(e) => self.state = State::Error(e),
+        }
+    }
+
+    fn on_session(&mut self, ctx: &Context<Self>) {
+        if ctx.props().s.model.borrow().n() <= AUTO_NODES {
+            self.start(ctx);
+        } else {
+            self.pool = None;
+            self.session = ctx.props().session;
+            self.state = State::Stale;
+        }
+    }
+}
+
+impl Component for Checks {
+    type Message = CMsg;
+    type Properties = ChecksProps;
+
+    fn create(ctx: &Context<Self>) -> Self {
+        let mut c = Checks {
+            state: State::Stale,
+            session: ctx.props().session,
+            pool: None,
+        };
+        c.on_session(ctx);
+        c
+    }
+
+    fn changed(&mut self, ctx: &Context<Self>, _old: &Self::Properties) -> bool {
+        if ctx.props().session != self.session {
+            self.on_session(ctx);
+        }
+        true
+    }
+
+    fn update(&mut self, ctx: &Context<Self>, msg: CMsg) -> bool {
+        match msg {
+            CMsg::Run => self.start(ctx),
+            CMsg::Reply((_, res)) => {
+                if self.pool.is_none() {
+                    return false; // a check replaced by a newer one
+                }
+                // Done with the worker: its memory goes with it.
+                self.pool = None;
+                self.state = match res.and_then(|out| {
+                    serde_json::from_str::<Checked>(&out)
+                        .map_err(|e| format!("the check's answer: {e}"))
+                }) {
+                    Ok(c) => State::Done(Rc::new(c)),
+                    Err(e) => State::Error(e),
+                };
+            }
+        }
+        true
+    }
+
+    fn view(&self, ctx: &Context<Self>) -> Html {
+        let now = ctx.props().now;
+        let s = ctx.props().s.clone();
+        let (state, summary, body) = match &self.state {
+            State::Stale => (
+                "stale",
+                "expectations: not checked".to_string(),
+                html! {
+                    <p class="checks-note">
+                        { format!("Above {AUTO_NODES} nodes the expectations are checked on request: a second whole run of the session, in the background. ") }
+                        <button id="checks-run" class="btn small-btn" onclick={ctx.link().callback(|_| CMsg::Run)}>{ "Check now" }</button>
+                    </p>
+                },
+            ),
+            State::Running => (
+                "running",
+                "expectations: checking…".to_string(),
+                html! { <p class="checks-note">{ "Running this session to its end in the background…" }</p> },
+            ),
+            State::Error(e) => (
+                "error",
+                "expectations: could not check".to_string(),
+                html! { <p class="checks-note error" role="alert">{ e.clone() }</p> },
+            ),
+            State::Done(c) => {
+                let held = c.expectations.iter().filter(|e| e.passed).count();
+                let failed = c.expectations.len() - held;
+                let rows = c.expectations.iter().map(|e| {
+                    let (status, icon, when) = match e.failed_at_us {
+                        Some(at) if at <= now => ("failed", "✗", Some(at)),
+                        Some(at) => ("fails-later", "✗", Some(at)),
+                        None if e.passed && e.window_us[1] <= now => ("held", "✓", None),
+                        None if e.passed => ("holds", "✓", None),
+                        // Not reached (the run stopped before it was due).
+                        None => ("failed", "✗", None),
+                    };
+                    let go = when.or(Some(e.window_us[0])).map(|at| {
+                        let s = s.clone();
+                        let label = match (status, e.window_us) {
+                            ("failed", _) => format!("at {}", t(at)),
+                            ("fails-later", _) => format!("fails at {}", t(at)),
+                            (_, [a, b]) if a == b => format!("at {}", t(a)),
+                            (_, [a, b]) => format!("{} – {}", t(a), t(b)),
+                        };
+                        html! {
+                            <button class="check-go" title="Move the cursor there"
+                                onclick={Callback::from(move |_| s.dispatch(Msg::ScrubTo(at)))}>{ label }</button>
+                        }
+                    });
+                    let detail = match status {
+                        "fails-later" => format!("ahead of the cursor, {}", e.detail),
+                        "holds" => format!("holds in this run (checked to {})", t(e.window_us[1])),
+                        _ => e.detail.clone(),
+                    };
+                    html! {
+                        <li class={classes!("check-row", status)} data-name={e.name.clone()} data-status={status}
+                            data-failed-at-us={e.failed_at_us.map(|a| a.to_string()).unwrap_or_default()}>
+                            <span class="check-icon" aria-hidden="true">{ icon }</span>
+                            <span class="check-name">{ e.name.clone() }</span>
+                            { for go }
+                            <span class="check-detail">{ detail }</span>
+                        </li>
+                    }
+                });
+                (
+                    "done",
+                    format!("expectations: {held} ✓ {failed} ✗"),
+                    html! { <ul class="checks-list">{ for rows }</ul> },
+                )
+            }
+        };
+        let (held, failed) = match &self.state {
+            State::Done(c) => {
+                let h = c.expectations.iter().filter(|e| e.passed).count();
+                (h, c.expectations.len() - h)
+            }
+            _ => (0, 0),
+        };
+        html! {
+            <details id="checks" class={classes!("checks", (failed > 0).then_some("has-failed"))} data-state={state}
+                data-held={held.to_string()} data-failed={failed.to_string()} data-session={self.session.to_string()}>
+                <summary title="What the scenario expects of this variant, checked on this session (seed, your actions and forks)">{ summary }</summary>
+                { body }
+            </details>
+        }
+    }
+}
