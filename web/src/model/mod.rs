@@ -850,9 +850,11 @@ impl Model {
             let budget = self.steps_per_frame;
             self.process(budget);
             self.last_tick_steps = self.cursor().saturating_sub(steps_before);
-            // Render the progress now and then; the end of the seek always.
+            // While computing new steps, render the progress now and then (the end of the seek
+            // always); a replay within the computed trace (a long jump) renders every frame.
             self.seek_quiet_ms += dt_ms.max(0.0);
-            if self.seek.is_some() && self.seek_quiet_ms < SEEK_RENDER_MS {
+            let computing = self.cursor() >= self.frontier();
+            if self.seek.is_some() && computing && self.seek_quiet_ms < SEEK_RENDER_MS {
                 return false;
             }
             self.seek_quiet_ms = 0.0;
