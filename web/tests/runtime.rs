@@ -189,3 +189,32 @@ fn playing_slowly_keeps_up() {
     assert!((speed - 1.0).abs() < 0.05, "achieved {speed}");
     assert!(!m.achieved.behind);
 }
+
+/// The 251-node run (natively only: a 10-minute, 1.2M-event run is too slow for the wasm test
+/// runner): spread for the browser's budget, its checkpoints are never halved, so it keeps more
+/// of them than the engine's own plan, which passes the budget as the state grows.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn a_big_run_keeps_its_spread_checkpoints() {
+    use clusterscope_core::runner::Run;
+    use clusterscope_web::model::{run_options, runs::spread_checkpoints};
+    let s = clusterscope_core::scenario::builtin::get("cassandra-21636-rolling-upgrade").unwrap();
+    let opts = run_options();
+    let run_with = |spread: bool| {
+        let mut r = Run::new(s.clone(), "buggy", None, &toml::Table::new(), &opts).unwrap();
+        if spread {
+            spread_checkpoints(&mut r, opts.limits.max_checkpoint_bytes);
+        }
+        r.engine.run_until(r.scenario.duration(), u64::MAX).unwrap();
+        r
+    };
+    let (alone, spread) = (run_with(false), run_with(true));
+    assert_eq!(alone.engine.hash(), spread.engine.hash());
+    let (a, b) = (
+        alone.engine.checkpoint_count(),
+        spread.engine.checkpoint_count(),
+    );
+    println!("checkpoints: {b} spread, {a} by the engine's plan");
+    assert!(b > a, "checkpoints: {b} spread, {a} by the engine's plan");
+    assert!(b >= 16, "{b} checkpoints");
+}

@@ -329,7 +329,7 @@ impl Model {
         let r = ScenarioRef::Builtin(name);
         let scenario = resolve(&r).expect("built-in scenarios parse");
         let variant = Run::default_variant(&scenario);
-        let run = Run::new(
+        let mut run = Run::new(
             scenario,
             &variant,
             None,
@@ -337,6 +337,7 @@ impl Model {
             &run_options(),
         )
         .expect("built-in scenarios run");
+        runs::spread_checkpoints(&mut run, run_options().limits.max_checkpoint_bytes);
         let mut m = Model {
             catalog,
             scenario_ref: r,
