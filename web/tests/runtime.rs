@@ -218,3 +218,12 @@ fn a_big_run_keeps_its_spread_checkpoints() {
     assert!(b > a, "checkpoints: {b} spread, {a} by the engine's plan");
     assert!(b >= 16, "{b} checkpoints");
 }
+
+#[test]
+fn opening_another_scenario_drops_the_kept_runs() {
+    let s = at_end("buggy");
+    let s = settle(send(s, Msg::SetVariant("fixed".into())));
+    assert_eq!(s.model.borrow().runs.len(), 1);
+    let s = settle(send(s, Msg::LoadBuiltin("pingpong".into())));
+    assert!(s.model.borrow().runs.is_empty());
+}

@@ -39,6 +39,7 @@ impl Model {
         }
         let old = std::mem::replace(&mut self.run, run);
         self.scenario_ref = r;
+        self.runs.retain_scenario(&self.scenario_ref);
         let samples = Samples::new(&*self.run.engine, self.run.scenario.duration());
         let old_samples = std::mem::replace(&mut self.samples, samples);
         let old_marks = std::mem::take(&mut self.marks);

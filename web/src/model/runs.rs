@@ -117,9 +117,15 @@ impl Runs {
         self.kept.iter().find(|k| k.key == *key)
     }
 
-    /// Drop every kept run (a different scenario was opened).
+    /// Drop every kept run.
     pub fn clear(&mut self) {
         self.kept.clear();
+    }
+
+    /// Drop the kept runs of other scenarios (another scenario was opened: theirs would only hold
+    /// memory until evicted).
+    pub fn retain_scenario(&mut self, scenario: &ScenarioRef) {
+        self.kept.retain(|k| k.key.scenario == *scenario);
     }
 
     pub fn len(&self) -> usize {
