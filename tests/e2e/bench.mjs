@@ -15,7 +15,14 @@
 //      person waits for), to the end of that render alone (`cs-jump`), and the wall time seen
 //      from the script (which adds the automation's round trips);
 //   3. the initial download: wasm + js + css of dist/, gzipped (level 6, what servers use by
-//      default, and level 9).
+//      default, and level 9);
+//   and the runtime rows of issue 20, in this order: the engine alone in this page (the exported
+//   `bench_engine`, timed before and after End) against End pressed at time zero (with the
+//   longest gap between frames meanwhile) and the wasm memory after it; the jumps; switching
+//   the variant and back at the end four times (the first computes, the others take kept runs);
+//   a 2 s drag of the scrubber (renders that moved the cursor, per second); the permalink at
+//   90% opened in a new tab (navigation to the cursor there); then, on a fresh page, the plays
+//   (10x and 1000x frames as before, then 100x and 1000x with the achieved-speed label).
 //
 // Usage: node tests/e2e/bench.mjs [--json out.json] [--md out.md] [--profile out.cpuprofile]
 //                                  [--profile-jumps out.cpuprofile] [--trace-jumps out.json]
@@ -123,8 +130,77 @@ async function appData(page) {
   return page.evaluate(() => ({ ...document.querySelector('#app').dataset }));
 }
 
-/** Play at slider position `pos` for `ms`, then pause; returns the frame measures. */
-async function playFor(page, pos, ms, profile) {
+/** Slider position of 100x (log scale 1e-4..1e3 over 0..1000; the app snaps to 1, 2, 5). */
+const SPEED_100X = '857';
+
+/** Start (`on`) or stop a probe of the longest gap between animation frames: how long the page
+ * stayed unable to paint or answer. Returns the longest gap in ms when stopped. */
+async function gapProbe(page, on) {
+  if (on) {
+    await page.evaluate(() => {
+      window.__csGap = 0;
+      window.__csGapOn = true;
+      let last = performance.now();
+      const f = (ts) => {
+        window.__csGap = Math.max(window.__csGap, ts - last);
+        last = ts;
+        if (window.__csGapOn) requestAnimationFrame(f);
+      };
+      requestAnimationFrame(f);
+    });
+    return 0;
+  }
+  return page.evaluate(() => {
+    window.__csGapOn = false;
+    return window.__csGap;
+  });
+}
+
+/** Drag the scrubber from 30% to 70% of the timeline for about 2 s (a move every 16 ms at most,
+ * each dispatched when the page took the previous one) and count the renders that moved the
+ * cursor: updates per second. */
+async function dragScrubber(page) {
+  const box = await page.locator('#timeline').boundingBox();
+  const y = box.y + box.height / 2;
+  const xAt = (f) => box.x + 10 + f * (box.width - 20);
+  await page.evaluate(() => {
+    window.__csSteps = 0;
+    const el = document.querySelector('#app');
+    let last = el.dataset.step;
+    window.__csObs = new MutationObserver(() => {
+      if (el.dataset.step !== last) {
+        last = el.dataset.step;
+        window.__csSteps++;
+      }
+    });
+    window.__csObs.observe(el, { attributes: true, attributeFilter: ['data-step'] });
+  });
+  await page.mouse.move(xAt(0.3), y);
+  await page.mouse.down();
+  const t0 = Date.now();
+  const DUR = 2000;
+  let moves = 0;
+  for (;;) {
+    const el = Date.now() - t0;
+    if (el >= DUR) break;
+    await page.mouse.move(xAt(0.3 + (0.4 * el) / DUR), y);
+    moves++;
+    const wait = 16 - (Date.now() - t0 - el);
+    if (wait > 0) await page.waitForTimeout(wait);
+  }
+  await page.mouse.up();
+  await settled(page);
+  const s = (Date.now() - t0) / 1000;
+  const updates = await page.evaluate(() => {
+    window.__csObs.disconnect();
+    return window.__csSteps;
+  });
+  return { moves, updates, s, per_s: updates / s };
+}
+
+/** Play at slider position `pos` for `ms`, then pause; returns the frame measures (and, with
+ * `label`, the achieved-speed label the transport shows just before pausing). */
+async function playFor(page, pos, ms, profile, label) {
   await page.evaluate((pos) => {
     const e = document.querySelector('#speed');
     e.value = pos;
@@ -157,6 +233,12 @@ async function playFor(page, pos, ms, profile) {
     writeFileSync(profile, JSON.stringify(prof));
     printProfile(prof);
   }
+  const lab = label
+    ? await page.evaluate(() => {
+        const e = document.querySelector('#speed-actual');
+        return e ? { text: e.textContent, behind: e.dataset.behind === '1' } : { text: '', behind: false };
+      })
+    : undefined;
   const out = await page.evaluate(() => {
     window.__csRafOn = false;
     const get = (n) => performance.getEntriesByName(n, 'measure').map((e) => e.duration);
@@ -173,6 +255,10 @@ async function playFor(page, pos, ms, profile) {
   out.steps = Number(after.step) - Number(before.step);
   out.virtualUs = Number(after.timeUs) - Number(before.timeUs);
   out.wallMs = ms;
+  if (lab) {
+    out.label = lab.text;
+    out.behind = lab.behind;
+  }
   return out;
 }
 
@@ -271,56 +357,46 @@ async function main() {
         window.__csWasm = e.detail && e.detail.wasm;
       });
     });
-    const page = await context.newPage();
-    page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
-    await page.goto(baseUrl);
-    await page.waitForSelector('#app[data-ready="1"]', { timeout: 60_000 });
-    await settled(page);
-    await page.selectOption('#scenario-select', SCENARIO);
-    await settled(page);
-
-    // 1. Frames while playing (from the start, then on from where it stopped).
-    result.play = [];
-    for (const sp of ONLY_SWEEP ? [] : SPEEDS) {
-      const pooled = { frame: [], compute: [], render: [], raf: [], steps: 0, virtualUs: 0, wallMs: 0 };
-      for (let r = 0; r < REPEAT; r++) {
-        const prof = r === 0 && sp === SPEEDS[1] ? argOf('--profile') : undefined;
-        const o = await playFor(page, sp.pos, PLAY_MS, prof);
-        for (const k of ['frame', 'compute', 'render', 'raf']) pooled[k].push(...o[k]);
-        pooled.steps += o.steps;
-        pooled.virtualUs += o.virtualUs;
-        pooled.wallMs += o.wallMs;
-      }
-      const row = {
-        speed: sp.name,
-        frames: pooled.frame.length,
-        frame_median: med(pooled.frame),
-        frame_p95: p95(pooled.frame),
-        compute_median: med(pooled.compute),
-        render_median: med(pooled.render),
-        render_p95: p95(pooled.render),
-        raf_median: med(pooled.raf),
-        raf_p95: p95(pooled.raf),
-        fps: (pooled.raf.length / pooled.wallMs) * 1000,
-        steps_per_frame: pooled.steps / Math.max(1, pooled.frame.length),
-        virtual_per_real: pooled.virtualUs / 1000 / pooled.wallMs,
-      };
-      result.play.push(row);
-      console.log(`WEBBENCH play speed="${sp.name}" ${Object.entries(row).slice(1).map(([k, v]) => `${k}=${typeof v === 'number' ? v.toFixed(2) : v}`).join(' ')}`);
-    }
+    const freshPage = async () => {
+      const pg = await context.newPage();
+      pg.on('pageerror', (e) => console.error(`page error: ${e.message}`));
+      await pg.goto(baseUrl);
+      await pg.waitForSelector('#app[data-ready="1"]', { timeout: 60_000 });
+      await settled(pg);
+      await pg.selectOption('#scenario-select', SCENARIO);
+      await settled(pg);
+      return pg;
+    };
+    let page = await freshPage();
 
     // 2. Compute to the end, then jump around.
     if (process.env.BENCH_JUMPS !== '0' && !ONLY_SWEEP) {
+    // The engine alone in this page (the exported `bench_engine`: no checkpoints, no bodies).
+    // Timed before and after the app's End; the faster of the two counts (this machine's speed
+    // moves with other work, and the smaller figure gives the larger, more cautious ratio).
+    const engineAlone = () =>
+      page.evaluate((sc) => {
+        const t0 = performance.now();
+        window.wasmBindings.bench_engine(sc);
+        return (performance.now() - t0) / 1000;
+      }, SCENARIO);
+    const engineBefore = await engineAlone();
+    await gapProbe(page, true);
     const t0 = Date.now();
     await page.click('#to-end');
     await settled(page, 600_000);
     result.compute_to_end_s = (Date.now() - t0) / 1000;
-    const end = await appData(page);
-    result.frontier = Number(end.frontier);
+    result.compute_max_gap_ms = await gapProbe(page, false);
     result.wasm_memory_mib = await page.evaluate(() =>
       window.__csWasm && window.__csWasm.memory ? window.__csWasm.memory.buffer.byteLength / 2 ** 20 : NaN,
     );
-    console.log(`WEBBENCH computed_to_end s=${result.compute_to_end_s.toFixed(1)} steps=${end.frontier} wasm_memory_mib=${f1(result.wasm_memory_mib)}`);
+    const engineAfter = await engineAlone();
+    result.engine_alone_runs_s = [engineBefore, engineAfter];
+    result.engine_alone_s = Math.min(engineBefore, engineAfter);
+    result.compute_ratio = result.compute_to_end_s / result.engine_alone_s;
+    const end = await appData(page);
+    result.frontier = Number(end.frontier);
+    console.log(`WEBBENCH computed_to_end s=${result.compute_to_end_s.toFixed(2)} engine_alone_s=${result.engine_alone_runs_s.map((x) => x.toFixed(2)).join(',')} ratio=${result.compute_ratio.toFixed(2)} max_gap_ms=${f1(result.compute_max_gap_ms)} steps=${end.frontier} wasm_memory_mib=${f1(result.wasm_memory_mib)}`);
     const rnd = lcg(42);
     const points = [0.5, 0, 0.25, 0.75, 1, 0.5];
     for (let i = 0; i < RANDOM_JUMPS; i++) points.push(Math.round(rnd() * 1000) / 1000);
@@ -363,7 +439,102 @@ async function main() {
     result.jump_app_median = med(apps);
     result.jump_app_max = Math.max(...apps);
     }
-    // 3. "How often?": a sweep in Web Workers (all of navigator.hardwareConcurrency, at most 8).
+
+    // 3. Switch the variant and back at the end (the first switch computes the other variant;
+    //    the next ones take the kept runs back), then drag the scrubber, then take the link at 90%.
+    if (process.env.BENCH_JUMPS !== '0' && !ONLY_SWEEP) {
+      await jumpTo(page, 1);
+      const variants = await page.$$eval('#variants button[data-variant]', (bs) => bs.map((b) => b.dataset.variant));
+      const from = (await appData(page)).variant;
+      const other = variants.find((v) => v !== from);
+      result.switches = [];
+      for (const v of [other, from, other, from]) {
+        const t1 = Date.now();
+        await page.click(`#variants button[data-variant="${v}"]`);
+        await page.waitForSelector(`#app[data-variant="${v}"]`, { timeout: 600_000 });
+        await settled(page, 600_000);
+        const ms = Date.now() - t1;
+        const a = await appData(page);
+        result.switches.push({ to: v, ms, time_us: Number(a.timeUs), frontier: Number(a.frontier) });
+        console.log(`WEBBENCH switch to=${v} ms=${ms} time_us=${a.timeUs} frontier=${a.frontier}`);
+      }
+      result.switch_first_ms = result.switches[0].ms;
+      result.switch_again_ms = Math.max(...result.switches.slice(1).map((x) => x.ms));
+      result.wasm_memory_two_runs_mib = await page.evaluate(() =>
+        window.__csWasm && window.__csWasm.memory ? window.__csWasm.memory.buffer.byteLength / 2 ** 20 : NaN,
+      );
+
+      // Scrubber: drag across the timeline (60 moves over about 2 s, as a hand does) and count
+      // the renders that changed the cursor (data-step) while dragging.
+      result.scrub = await dragScrubber(page);
+      console.log(`WEBBENCH scrub moves=${result.scrub.moves} updates=${result.scrub.updates} s=${result.scrub.s.toFixed(2)} updates_per_s=${result.scrub.per_s.toFixed(1)}`);
+
+      // The permalink at 90% of the run, opened in a new tab: from navigation to the cursor there.
+      await jumpTo(page, 0.9);
+      const at = await appData(page);
+      await page.waitForFunction(() => location.hash.length > 1, null, { timeout: 10_000 });
+      const link = await page.evaluate(() => location.href);
+      await page.close();
+      const p2 = await context.newPage();
+      const t2 = Date.now();
+      await p2.goto(link);
+      await p2.waitForSelector('#app[data-ready="1"]', { timeout: 60_000 });
+      await settled(p2, 600_000);
+      await p2.waitForSelector(`#app[data-step="${at.step}"]`, { timeout: 600_000 });
+      result.permalink_s = (Date.now() - t2) / 1000;
+      console.log(`WEBBENCH permalink s=${result.permalink_s.toFixed(2)} step=${at.step}`);
+      await p2.close();
+      page = await freshPage();
+    }
+
+    // 4. Frames while playing, from the start of a fresh page (computing as it plays), then on
+    //    from where it stopped; then at 100x, the speed the issue asks for, with its label.
+    result.play = [];
+    for (const sp of ONLY_SWEEP ? [] : SPEEDS) {
+      const pooled = { frame: [], compute: [], render: [], raf: [], steps: 0, virtualUs: 0, wallMs: 0 };
+      for (let r = 0; r < REPEAT; r++) {
+        const prof = r === 0 && sp === SPEEDS[1] ? argOf('--profile') : undefined;
+        const o = await playFor(page, sp.pos, PLAY_MS, prof);
+        for (const k of ['frame', 'compute', 'render', 'raf']) pooled[k].push(...o[k]);
+        pooled.steps += o.steps;
+        pooled.virtualUs += o.virtualUs;
+        pooled.wallMs += o.wallMs;
+      }
+      const row = {
+        speed: sp.name,
+        frames: pooled.frame.length,
+        frame_median: med(pooled.frame),
+        frame_p95: p95(pooled.frame),
+        compute_median: med(pooled.compute),
+        render_median: med(pooled.render),
+        render_p95: p95(pooled.render),
+        raf_median: med(pooled.raf),
+        raf_p95: p95(pooled.raf),
+        fps: (pooled.raf.length / pooled.wallMs) * 1000,
+        steps_per_frame: pooled.steps / Math.max(1, pooled.frame.length),
+        virtual_per_real: pooled.virtualUs / 1000 / pooled.wallMs,
+      };
+      result.play.push(row);
+      console.log(`WEBBENCH play speed="${sp.name}" ${Object.entries(row).slice(1).map(([k, v]) => `${k}=${typeof v === 'number' ? v.toFixed(2) : v}`).join(' ')}`);
+    }
+
+    if (!ONLY_SWEEP) {
+      await page.click('#to-start').catch(() => {});
+      await settled(page);
+      const o = await playFor(page, SPEED_100X, PLAY_MS, undefined, true);
+      result.speed100 = {
+        achieved: o.virtualUs / 1000 / o.wallMs,
+        label: o.label,
+        behind: o.behind,
+      };
+      console.log(`WEBBENCH speed100 achieved=${result.speed100.achieved.toFixed(1)} label="${o.label}" behind=${o.behind}`);
+      await page.click('#to-start').catch(() => {});
+      await settled(page);
+      const f = await playFor(page, '1000', 3000, undefined, true);
+      result.speed1000 = { achieved: f.virtualUs / 1000 / f.wallMs, label: f.label, behind: f.behind };
+      console.log(`WEBBENCH speed1000 achieved=${result.speed1000.achieved.toFixed(1)} label="${f.label}" behind=${f.behind}`);
+    }
+    // 5. "How often?": a sweep in Web Workers (all of navigator.hardwareConcurrency, at most 8).
     if (process.env.BENCH_SWEEP !== '0') {
       await page.selectOption('#scenario-select', SWEEP_SCENARIO);
       await settled(page);
@@ -400,8 +571,23 @@ async function main() {
   const jf = (j) => `${j.f === 0 ? 'start' : j.f === 1 ? 'end' : `${(j.f * 100).toFixed(1)}%`} (${j.dir})`;
   if (result.jumps) lines.push(`| jump (click to painted frame), median / max over ${result.jumps.length} (${result.jumps.map((j) => `${jf(j)} ${f1(j.ms)}`).join(', ')}) | ${f1(result.jump_median)} / ${f1(result.jump_max)} ms | any <= 100 ms | ${result.jump_max <= 100 ? 'yes' : '**NO**'} |`);
   if (result.jumps) lines.push(`| of which the app's work (click to the end of its render), median / max | ${f1(result.jump_app_median)} / ${f1(result.jump_app_max)} ms | - | - |`);
-  if (result.jumps) lines.push(`| compute the whole scenario (End), wall | ${result.compute_to_end_s.toFixed(1)} s (${result.frontier} events) | - | - |`);
-  if (result.jumps) lines.push(`| wasm linear memory after computing to the end (trace + checkpoints) | ${f1(result.wasm_memory_mib)} MiB | - | - |`);
+  if (result.jumps) {
+    const r = result;
+    lines.push(`| compute to end, 251 nodes (End from time zero): in the app / engine alone in Chromium | ${r.compute_to_end_s.toFixed(2)} s / ${r.engine_alone_s.toFixed(2)} s = **${r.compute_ratio.toFixed(2)}x** (${r.frontier} events; engine alone ${r.engine_alone_runs_s.map((x) => x.toFixed(2)).join(' s before, ')} s after End); longest gap between frames ${f1(r.compute_max_gap_ms)} ms | <= 1.5x, page responsive throughout | ${r.compute_ratio <= 1.5 ? 'yes' : '**NO**'} |`);
+    lines.push(`| tab memory after the 251-node run (wasm linear memory) | ${f1(r.wasm_memory_mib)} MiB | <= 300 MiB, any jump <= 100 ms | ${r.wasm_memory_mib <= 300 && r.jump_max <= 100 ? 'yes' : '**NO**'} |`);
+    if (r.switches) {
+      lines.push(`| switch variant and back at the end: first switch / later switches (worst of 3) | ${(r.switch_first_ms / 1000).toFixed(2)} s / ${r.switch_again_ms} ms | first <= compute time, second <= 100 ms | ${r.switch_first_ms <= r.compute_to_end_s * 1000 && r.switch_again_ms <= 100 ? 'yes' : '**NO**'} |`);
+      lines.push(`| ... wasm linear memory with both variants computed | ${f1(r.wasm_memory_two_runs_mib)} MiB | - | - |`);
+      lines.push(`| scrubber drag at 251 nodes (2 s, ${r.scrub.moves} moves) | ${r.scrub.per_s.toFixed(1)} updates/s | >= 30 updates/s | ${r.scrub.per_s >= 30 ? 'yes' : '**NO**'} |`);
+      lines.push(`| open a permalink at 90% of the run (new tab, to the cursor there) | ${r.permalink_s.toFixed(2)} s | <= 2 s | ${r.permalink_s <= 2 ? 'yes' : '**NO**'} |`);
+    }
+  }
+  if (result.speed100) {
+    const a = result.speed100;
+    const b = result.speed1000;
+    lines.push(`| playback at 100x, 251 nodes: achieved (label shown) | ${a.achieved.toFixed(1)}x ("${a.label}") | 100x real, actual speed shown | ${a.achieved >= 95 && a.label ? 'yes' : '**NO**'} |`);
+    lines.push(`| playback at 1000x: achieved (label shown) | ${b.achieved.toFixed(1)}x ("${b.label}") | "falling behind" visible when it cannot keep up | ${b.achieved < 900 ? (b.behind ? 'yes' : '**NO**') : 'keeps up'} |`);
+  }
   if (result.sweep) {
     const w = result.sweep;
     lines.push(`| sweep ${w.seeds} seeds of ${w.scenario} in ${w.workers} Web Workers (${w.cores} cores reported): wall; seeds/s | ${w.s.toFixed(1)} s; ${w.seeds_per_s.toFixed(2)} | 100 seeds <= 15 s | ${w.seeds === 100 && w.s <= 15 ? 'yes' : '**NO**'} |`);

@@ -31,3 +31,22 @@ pub fn check_session(
     clusterscope_web::sweep::check::check_session(builtin, text, variant, seed)
         .map_err(|e| JsValue::from_str(&e))
 }
+
+/// The engine alone on a built-in scenario's default variant, the way `clusterscope run` runs it
+/// without `--trace` (no checkpoints, no message bodies): the figure the app's "compute to the
+/// end" is compared with (`tests/e2e/bench.mjs`, issue 20). Returns the events run.
+#[wasm_bindgen]
+pub fn bench_engine(builtin: &str) -> Result<f64, JsValue> {
+    use clusterscope_core::runner::{Run, RunOptions};
+    let err = |e: String| JsValue::from_str(&e);
+    let s = clusterscope_core::scenario::builtin::get(builtin).map_err(|e| err(e.to_string()))?;
+    let variant = Run::default_variant(&s);
+    let opts = RunOptions {
+        checkpointing: false,
+        body_budget: 0,
+        limits: clusterscope_core::limits::Limits::browser(),
+    };
+    let mut run = Run::new(s, &variant, None, &toml::Table::new(), &opts).map_err(err)?;
+    let report = run.run(None).map_err(|e| err(e.to_string()))?;
+    Ok(report.events as f64)
+}

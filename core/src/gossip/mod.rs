@@ -4,6 +4,7 @@
 //!
 //! Every handler follows `Gossiper.java` (4.1 / 5.0); comments name the Java method modelled.
 
+pub mod cowmap;
 pub mod fd;
 pub mod messaging;
 pub mod model;
@@ -247,7 +248,7 @@ pub struct GNode {
     /// the entry up to date; changes go through `edit(ep, ..)` (flush, change, `sync(ep)`), or
     /// replace the entry and `sync(ep)`. Read it through `state(ep)` / `states()` outside this
     /// module.
-    map: Vec<Option<EndpointState>>,
+    map: cowmap::CowMap,
     /// `Summary::of(map[ep])` for every endpoint once flushed (checked in debug builds every
     /// gossip round, see `summaries_in_sync`).
     summaries: Vec<Option<Summary>>,
@@ -418,11 +419,15 @@ impl GNode {
     /// Bring `map[ep]`'s heartbeat version up to the summary column's.
     #[inline]
     fn flush(&mut self, ep: NodeId) {
-        if let (Some(st), Some(s)) = (self.map[ep as usize].as_mut(), self.summaries[ep as usize]) {
+        let i = ep as usize;
+        if let (Some(st), Some(s)) = (self.map[i].as_ref(), self.summaries[i]) {
             if st.hb.version != s.hb_version {
                 debug_assert_eq!(st.hb.generation, s.generation);
                 debug_assert!(st.hb.version < s.hb_version, "the column only runs ahead");
-                st.set_hb_version(s.hb_version);
+                // Written only when behind: a write copies a chunk shared with a checkpoint.
+                if let Some(st) = self.map[i].as_mut() {
+                    st.set_hb_version(s.hb_version);
+                }
             }
         }
     }
@@ -432,7 +437,7 @@ impl GNode {
     }
     fn set_map(&mut self, map: Vec<Option<EndpointState>>) {
         self.summaries = Summary::column(&map);
-        self.map = map;
+        self.map = cowmap::CowMap::from_vec(map);
     }
     /// The column matches the map, but for heartbeat versions, where it may only be ahead.
     fn summaries_in_sync(&self) -> bool {
@@ -1365,7 +1370,7 @@ impl Protocol for Gossip {
             enabled: true,
             exiting: false,
             summaries: Summary::column(&map),
-            map,
+            map: cowmap::CowMap::from_vec(map),
             live,
             unreachable: BTreeMap::new(),
             inflight: BTreeMap::new(),
@@ -1684,7 +1689,7 @@ impl Protocol for Gossip {
             m.len() * (size_of::<K>() + size_of::<V>() + 8)
         }
         size_of::<GNode>()
-            + node.map.len() * size_of::<Option<EndpointState>>()
+            + node.map.approx_bytes()
             + node.summaries.len() * size_of::<Option<Summary>>()
             + node.live.len() * size_of::<NodeId>()
             + node.fd.approx_bytes()

@@ -3,6 +3,7 @@
 
 use crate::engine::{NodeId, Topology};
 use serde::Serialize;
+use std::ops::Index;
 use std::sync::Arc;
 
 /// Cassandra's `forceHighestPossibleVersionUnsafe`: a shut-down node's heartbeat version.
@@ -223,7 +224,7 @@ impl Deltas {
     pub fn push_newer(
         &mut self,
         l: Summary,
-        map: &[Option<EndpointState>],
+        map: &(impl Index<usize, Output = Option<EndpointState>> + ?Sized),
         ep: NodeId,
         version: u32,
     ) -> bool {
@@ -413,11 +414,10 @@ fn push_if<T: Copy>(v: &mut Vec<T>, x: T, keep: bool) {
 /// `Gossiper.examineGossiper`: compare each remote digest with the local map (`summaries`: the
 /// map's `Summary` column, see `GNode::summaries`).
 pub fn examine(
-    map: &[Option<EndpointState>],
+    map: &(impl Index<usize, Output = Option<EndpointState>> + ?Sized),
     summaries: &[Option<Summary>],
     digests: &[Digest],
 ) -> Examined {
-    debug_assert_eq!(map.len(), summaries.len());
     let local = |ep: NodeId| summaries.get(ep as usize).copied().flatten();
     // Sized up front: an ACK in a big cluster carries hundreds of entries.
     let mut out = Examined {

@@ -4,6 +4,9 @@
 
 use super::*;
 
+/// The run a load replaced, with its samples and marks.
+pub(super) type Replaced = (Run, Samples, Marks);
+
 impl Model {
     /// Replace the run. On error nothing changes and the error is returned.
     pub(super) fn install(
@@ -13,7 +16,7 @@ impl Model {
         variant: Option<&str>,
         seed: Option<u64>,
         actions: Option<Vec<RecordedAction>>,
-    ) -> Result<(), String> {
+    ) -> Result<Replaced, String> {
         let variant = match variant {
             Some(v) => {
                 scenario.variant(v)?;
@@ -27,27 +30,44 @@ impl Model {
             ..run_options()
         };
         let mut run = Run::new(scenario, &variant, seed, &toml::Table::new(), &opts)?;
+        runs::spread_checkpoints(&mut run, opts.limits.max_checkpoint_bytes);
         if let Some(a) = actions {
             // Every action checked against this scenario and variant before anything is
             // replaced: the current session (and its autosave) stay as they were on failure.
             run.check_actions(&a, "actions", &self.limits)?;
             run.engine.set_user_actions(a);
         }
-        self.run = run;
+        let old = std::mem::replace(&mut self.run, run);
         self.scenario_ref = r;
+        self.runs.retain_scenario(&self.scenario_ref);
+        let samples = Samples::new(&*self.run.engine, self.run.scenario.duration());
+        let old_samples = std::mem::replace(&mut self.samples, samples);
+        let old_marks = std::mem::take(&mut self.marks);
         self.after_install(!same_topology);
-        Ok(())
+        // The caller keeps it (a switch, in `runs`) or drops it.
+        Ok((old, old_samples, old_marks))
     }
 
     pub(super) fn after_install(&mut self, new_topology: bool) {
+        self.reset_view_state(new_topology);
+        self.samples = Samples::new(&*self.run.engine, self.run.scenario.duration());
+        self.marks = Marks::default();
+        // Start at time zero with its events (the nodes starting) processed.
+        self.engine_ok(|m| m.run.engine.run_until(0, 1 << 20).map(|_| ()));
+        self.sample();
+        self.marks.update(self.run.engine.trace());
+        self.session_rev += 1;
+    }
+
+    /// What a new run on screen resets: captions (of its variant), playing, pending actions,
+    /// confirm and undo, and (for a new topology) the selection.
+    fn reset_view_state(&mut self, new_topology: bool) {
         let sc = &self.run.scenario;
         self.captions = sc
             .captions(&self.run.variant)
             .into_iter()
             .map(|c| (c.at.0, c.text.clone()))
             .collect();
-        self.samples = Samples::new(&*self.run.engine, sc.duration());
-        self.marks = Marks::default();
         self.playing = false;
         self.seek = None;
         self.frac_us = 0.0;
@@ -64,11 +84,6 @@ impl Model {
             self.seq_auto = n as usize > SEQ_AUTO_ABOVE;
             self.selected_link = None;
         }
-        // Start at time zero with its events (the nodes starting) processed.
-        self.engine_ok(|m| m.run.engine.run_until(0, 1 << 20).map(|_| ()));
-        self.sample();
-        self.marks.update(self.run.engine.trace());
-        self.session_rev += 1;
     }
 
     pub(super) fn load(
@@ -78,39 +93,68 @@ impl Model {
         variant: Option<&str>,
         seed: Option<u64>,
         actions: Option<Vec<RecordedAction>>,
-    ) -> bool {
+    ) -> Option<Replaced> {
         let scenario = match scenario.map_or_else(|| resolve(&r), Ok) {
             Ok(s) => s,
             Err(e) => {
                 self.error(format!("Could not open the scenario: {e}"));
-                return false;
+                return None;
             }
         };
         match self.install(r, scenario, variant, seed, actions) {
-            Ok(()) => true,
+            Ok(old) => Some(old),
             Err(e) => {
                 self.error(format!("Could not open the scenario: {e}"));
-                false
+                None
             }
         }
     }
 
     /// Switch variant and/or seed, keeping the cursor's time and re-applying the user's actions at
-    /// their times.
+    /// their times. The run left is kept (`runs`, issue 20); a run kept before with the same
+    /// scenario, variant, seed and actions is taken back instead of computed again.
     pub(super) fn switch(&mut self, variant: Option<String>, seed: Option<u64>) {
         let t = self.now();
         let mut actions = self.run.engine.user_actions().to_vec();
+        // Only a run without actions still waiting to be replayed is what its key says.
+        let parkable = self.pending_timed.is_empty();
+        let old_key = runs::RunKey::of(&self.scenario_ref, &self.run);
+        let pending_before = self.pending_timed.clone();
         actions.append(&mut self.pending_timed);
         actions.sort_by_key(|a| a.at.0);
         let v = variant.unwrap_or_else(|| self.run.variant.clone());
         let seed = seed.unwrap_or(self.run.seed);
         let r = self.scenario_ref.clone();
+        let key = runs::RunKey::new(&r, &v, seed, &actions);
+        if let Some(mut kept) = self.runs.take(&key) {
+            // Swapped, not rebuilt: the kept run goes on screen, this one into the holder.
+            std::mem::swap(&mut self.run, &mut kept.run);
+            std::mem::swap(&mut self.samples, &mut kept.samples);
+            std::mem::swap(&mut self.marks, &mut kept.marks);
+            if parkable {
+                self.runs.park(old_key, kept.run, kept.samples, kept.marks);
+            }
+            let cost = self.step_cost_ms;
+            self.reset_view_state(false);
+            self.step_cost_ms = cost;
+            self.marks.update(self.run.engine.trace());
+            self.session_rev += 1;
+            self.scrub_to(t.min(self.end()));
+            return;
+        }
         let scenario = self.run.scenario.clone();
-        if self.load(r, Some(scenario), Some(&v), Some(seed), Some(Vec::new())) {
+        if let Some((run, samples, marks)) =
+            self.load(r, Some(scenario), Some(&v), Some(seed), Some(Vec::new()))
+        {
+            if parkable {
+                self.runs.park(old_key, run, samples, marks);
+            }
             self.pending_timed = actions;
             if t > 0 || !self.pending_timed.is_empty() {
                 self.start_seek(Seek::Time(t));
             }
+        } else {
+            self.pending_timed = pending_before;
         }
     }
 
@@ -130,13 +174,16 @@ impl Model {
             .map(str::to_string);
         let title = scenario.raw.title.clone();
         let cursor = marked_cursor(&text);
-        if self.load(
-            ScenarioRef::Custom(text),
-            Some(scenario),
-            variant.as_deref(),
-            None,
-            None,
-        ) {
+        if self
+            .load(
+                ScenarioRef::Custom(text),
+                Some(scenario),
+                variant.as_deref(),
+                None,
+                None,
+            )
+            .is_some()
+        {
             self.info(format!("Imported {file}: {title}"));
             // An exported session opens where it was exported.
             if let Some(t) = cursor.filter(|t| *t > self.now()) {

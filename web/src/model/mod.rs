@@ -8,8 +8,10 @@ pub mod history;
 mod load;
 pub mod matrix_view;
 pub mod nav;
+pub mod runs;
 pub mod samples;
 pub mod seq;
+pub mod speed;
 
 use clusterscope_core::engine::action::{Action, RecordedAction};
 use clusterscope_core::engine::NodeId;
@@ -36,6 +38,14 @@ pub const MAX_STEPS_PER_FRAME: u64 = 200_000;
 /// Simulation time per animation frame the step budget aims at, while playing and while seeking.
 pub const PLAY_FRAME_MS: f64 = 6.0;
 pub const SEEK_FRAME_MS: f64 = 45.0;
+/// While playing falls behind the chosen speed, the simulation gets up to half of each frame's
+/// real time (the rest renders), at most this much: the picture updates less often, and playing
+/// gets closer to the speed asked for (issue 20).
+pub const PLAY_FRAME_MAX_MS: f64 = 40.0;
+/// While a seek computes (End, a link's cursor, a switch), the app renders its progress at most
+/// this often; the frames in between only compute (issue 20: rendering every frame made End
+/// several times slower than the engine).
+pub const SEEK_RENDER_MS: f64 = 500.0;
 /// A jump whose replay is estimated to fit in this many ms happens at once; a longer one shows
 /// the restored checkpoint at once and replays the rest in frames (each frame also renders, so
 /// that costs more time in all). The estimate comes from computing new steps, which also records
@@ -187,6 +197,9 @@ pub enum Msg {
     SetTheme(Theme),
     /// Playing stops at each caption ([`Model::caption_pause`]).
     SetCaptionPause(bool),
+    /// The person drags the timeline's scrubber (true at mouse down, false when released): the
+    /// DOM-heavy panels follow at most every `ui::app::SLOW_PANEL_MS` meanwhile, as while playing.
+    SetScrubbing(bool),
 }
 
 /// The app state.
@@ -232,6 +245,16 @@ pub struct Model {
     pub undo: Option<history::UndoPoint>,
     /// Playing stops at each caption's time (a lecture: read, explain, play on).
     pub caption_pause: bool,
+    /// Runs of other variants and seeds kept for switching back (issue 20).
+    pub runs: runs::Runs,
+    /// What playing achieves, in virtual seconds per real second, and whether it falls behind
+    /// the chosen speed ([`speed::Achieved`]).
+    pub achieved: speed::Achieved,
+    /// The scrubber is being dragged ([`Msg::SetScrubbing`]).
+    pub scrubbing: bool,
+    /// Real time since the last render while a seek computes (renders are throttled to
+    /// [`SEEK_RENDER_MS`]).
+    seek_quiet_ms: f64,
 }
 
 /// The longest banner text: a message quoting a huge input is cut here.
@@ -306,7 +329,7 @@ impl Model {
         let r = ScenarioRef::Builtin(name);
         let scenario = resolve(&r).expect("built-in scenarios parse");
         let variant = Run::default_variant(&scenario);
-        let run = Run::new(
+        let mut run = Run::new(
             scenario,
             &variant,
             None,
@@ -314,6 +337,7 @@ impl Model {
             &run_options(),
         )
         .expect("built-in scenarios run");
+        runs::spread_checkpoints(&mut run, run_options().limits.max_checkpoint_bytes);
         let mut m = Model {
             catalog,
             scenario_ref: r,
@@ -344,6 +368,10 @@ impl Model {
             confirm: None,
             undo: None,
             caption_pause: false,
+            runs: runs::Runs::default(),
+            achieved: speed::Achieved::default(),
+            scrubbing: false,
+            seek_quiet_ms: 0.0,
         };
         m.after_install(true);
         m
@@ -440,7 +468,9 @@ impl Model {
     pub fn update(&mut self, msg: Msg) -> bool {
         match msg {
             Msg::LoadBuiltin(name) => {
-                self.load(ScenarioRef::Builtin(name), None, None, None, None);
+                // A new scenario: the run replaced is dropped (kept runs stay within their
+                // budget and are taken back only for their own scenario).
+                let _ = self.load(ScenarioRef::Builtin(name), None, None, None, None);
             }
             Msg::SetVariant(v) => self.switch(Some(v), None),
             Msg::SetSeed(s) => self.switch(None, Some(s)),
@@ -490,6 +520,7 @@ impl Model {
                     }
                     self.playing = true;
                     self.frac_us = 0.0;
+                    self.achieved.reset();
                 }
             }
             Msg::Pause => {
@@ -559,6 +590,7 @@ impl Model {
                 self.scrub_to(t.min(self.end()));
             }
             Msg::SetSpeed(s) => {
+                self.achieved.reset();
                 self.speed = if s.is_finite() {
                     s.clamp(SPEED_MIN, SPEED_MAX)
                 } else {
@@ -626,6 +658,12 @@ impl Model {
             Msg::SetHelp(b) => self.help_open = b,
             Msg::SetTheme(t) => self.theme = t,
             Msg::SetCaptionPause(b) => self.caption_pause = b,
+            Msg::SetScrubbing(b) => {
+                if self.scrubbing == b {
+                    return false;
+                }
+                self.scrubbing = b;
+            }
         }
         true
     }
@@ -748,6 +786,7 @@ impl Model {
     fn start_seek(&mut self, s: Seek) {
         self.snapshot();
         self.seek = Some(s);
+        self.seek_quiet_ms = 0.0;
         let budget = self.steps_per_frame;
         self.process(budget);
     }
@@ -782,6 +821,8 @@ impl Model {
         // must stay smooth), more while seeking (only progress is shown).
         let target = if self.seek.is_some() {
             SEEK_FRAME_MS
+        } else if self.achieved.boosted {
+            (dt_ms * 0.5).clamp(PLAY_FRAME_MS, PLAY_FRAME_MAX_MS)
         } else {
             PLAY_FRAME_MS
         };
@@ -809,7 +850,19 @@ impl Model {
         if self.seek.is_some() {
             let budget = self.steps_per_frame;
             self.process(budget);
+            self.last_tick_steps = self.cursor().saturating_sub(steps_before);
+            // While computing new steps, render the progress now and then (the end of the seek
+            // always); a replay within the computed trace (a long jump) renders every frame.
+            self.seek_quiet_ms += dt_ms.max(0.0);
+            let computing = self.cursor() >= self.frontier();
+            if self.seek.is_some() && computing && self.seek_quiet_ms < SEEK_RENDER_MS {
+                return false;
+            }
+            self.seek_quiet_ms = 0.0;
+            return true;
         } else {
+            let now_before = self.now();
+            let real_dt = dt_ms;
             let dt_ms = dt_ms.clamp(0.0, 100.0);
             let target = self.now() as f64 + self.frac_us + self.speed * dt_ms * 1000.0;
             let t = target.floor();
@@ -836,6 +889,17 @@ impl Model {
                 // Falling behind: do not accumulate a debt of virtual time.
                 self.frac_us = 0.0;
             }
+            let advanced = self.now().saturating_sub(now_before) as f64;
+            // A frame longer than the 100 ms cap asked for less than the chosen speed: short.
+            let reached = done && real_dt <= 100.0;
+            self.achieved.frame(
+                real_dt,
+                advanced,
+                reached,
+                self.speed,
+                cost_ms,
+                PLAY_FRAME_MS,
+            );
             if self.at_end() || caption_stop.is_some_and(|c| self.now() >= c) {
                 self.playing = false;
                 self.frac_us = 0.0;
@@ -916,6 +980,9 @@ impl Model {
         Ok(false)
     }
 
+    /// Advance to step `k` (a link's cursor), never past the scenario's end. Runs the engine in
+    /// stretches up to the next sample's time (not one step per call: issue 20, a link at 90%
+    /// of the 251-node run spent much of its time around each step).
     fn forward_to_step(
         &mut self,
         k: u64,
@@ -926,21 +993,16 @@ impl Model {
             if *left == 0 {
                 return Ok(false);
             }
-            // Never past the scenario's end (a hand-made link may ask for any step).
-            let user_due = self
-                .run
-                .engine
-                .user_actions()
-                .iter()
-                .any(|a| a.step == self.cursor());
-            if !user_due && self.run.engine.next_time().is_none_or(|t| t > end) {
-                return Ok(true);
-            }
-            if !self.run.engine.step()? {
-                return Ok(true);
-            }
-            *left -= 1;
+            let stop = end.min(self.samples.next_due());
+            let want = (*left).min(k - self.cursor());
+            // Events (and recorded actions) up to `stop`, at most `want` of them; the clock
+            // moves to `stop` only when none is left before it.
+            let n = self.run.engine.run_until(stop, want)?;
+            *left -= n;
             self.sample();
+            if n < want && self.now() >= end {
+                return Ok(true);
+            }
         }
         Ok(true)
     }

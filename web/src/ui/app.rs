@@ -250,7 +250,9 @@ pub fn app() -> Html {
         ));
         let now = platform::now_ms();
         let mut sl = slow.borrow_mut();
-        if !busy || sl.1 != key {
+        // Dragging the scrubber moves the cursor as often as playing does (issue 20).
+        let throttled = busy || m.scrubbing;
+        if !throttled || sl.1 != key {
             sl.0 = [(rev, now); SLOW_PANELS];
             sl.1 = key;
         } else if let Some(i) = (0..SLOW_PANELS)

@@ -72,6 +72,18 @@ pub fn transport(p: &PanelProps) -> Html {
     };
     let playing = m.playing;
     let seeking = m.seek.is_some();
+    // What playing achieves (issue 20): shown while playing once measured.
+    let actual = playing
+        .then(|| crate::model::speed::achieved_label(&m.achieved))
+        .flatten()
+        .map(|text| {
+            let behind = m.achieved.behind;
+            html! {
+                <output id="speed-actual" class={classes!("speed-actual", behind.then_some("behind"))}
+                    data-behind={if behind { "1" } else { "0" }}
+                    title="The speed playing achieves (virtual time per real second, over the last half second)">{ text }</output>
+            }
+        });
     let play = {
         let s = s.clone();
         let onclick = Callback::from(move |_| s.dispatch(Msg::TogglePlay));
@@ -106,6 +118,7 @@ pub fn transport(p: &PanelProps) -> Html {
         let (s, c, d) = (s.clone(), canvas.clone(), dragging.clone());
         Callback::from(move |e: MouseEvent| {
             *d.borrow_mut() = true;
+            s.dispatch(Msg::SetScrubbing(true));
             scrub(&s, &c, e.offset_x() as f64);
         })
     };
@@ -123,13 +136,18 @@ pub fn transport(p: &PanelProps) -> Html {
         })
     };
     let on_up = {
-        let d = dragging.clone();
-        Callback::from(move |_| *d.borrow_mut() = false)
-    };
-    let on_leave = {
-        let (d, hv) = (dragging.clone(), hover.clone());
+        let (s, d) = (s.clone(), dragging.clone());
         Callback::from(move |_| {
             *d.borrow_mut() = false;
+            s.dispatch(Msg::SetScrubbing(false));
+        })
+    };
+    let on_leave = {
+        let (s, d, hv) = (s.clone(), dragging.clone(), hover.clone());
+        Callback::from(move |_| {
+            if std::mem::take(&mut *d.borrow_mut()) {
+                s.dispatch(Msg::SetScrubbing(false));
+            }
             hv.set(None);
         })
     };
@@ -171,6 +189,7 @@ pub fn transport(p: &PanelProps) -> Html {
                     <input id="speed" type="range" min="0" max="1000" step="1"
                         value={format!("{:.0}", speed_to_pos(m.speed))} oninput={on_speed} />
                     <output id="speed-label">{ speed_label(m.speed) }</output>
+                    { actual }
                 </label>
                 <div class="clock" id="clock">
                     <span class="now">{ t(m.now()) }</span>

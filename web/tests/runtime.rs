@@ -1,0 +1,229 @@
+//! Issue 20 in the reducer: kept runs (switching variant back and forth without computing again,
+//! within a memory budget, keyed by the person's actions too) and the achieved-speed label.
+
+use clusterscope_core::engine::action::Action;
+use clusterscope_web::model::speed::{achieved_label, Achieved};
+use clusterscope_web::model::{Msg, Store};
+use std::rc::Rc;
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+const PACKET_LOSS: &str = "cassandra-21636-packet-loss";
+
+mod common;
+use common::{send, settle, store};
+
+fn at_end(variant: &str) -> Rc<Store> {
+    let s = send(store(), Msg::LoadBuiltin(PACKET_LOSS.into()));
+    let s = settle(send(s, Msg::SetVariant(variant.into())));
+    let s = settle(send(s, Msg::JumpToEnd));
+    small_budget(&s);
+    s
+}
+
+/// A step budget far below a run's steps: computing cannot finish within one message (and so
+/// shows as busy), taking a kept run can.
+fn small_budget(s: &Rc<Store>) {
+    s.model.borrow_mut().steps_per_frame = 50;
+}
+
+/// (variant, time, frontier, state hash) on screen.
+fn shown(s: &Rc<Store>) -> (String, u64, u64, String) {
+    let m = s.model.borrow();
+    (
+        m.run.variant.clone(),
+        m.now(),
+        m.frontier(),
+        format!("{:?}", m.run.engine.hash()),
+    )
+}
+
+#[test]
+fn switching_back_takes_the_kept_run_at_once() {
+    let s = at_end("buggy");
+    let buggy = shown(&s);
+    // The first switch computes the other variant up to the cursor's time.
+    let s = send(s, Msg::SetVariant("fixed".into()));
+    assert!(s.model.borrow().busy(), "the first switch computes");
+    let s = settle(s);
+    let fixed = shown(&s);
+    assert_eq!(fixed.0, "fixed");
+    assert_eq!(fixed.1, buggy.1);
+    assert_eq!(s.model.borrow().runs.len(), 1, "buggy is kept");
+    small_budget(&s);
+    // Back and forth: each switch is done within the message, at the same time and state.
+    let s = send(s, Msg::SetVariant("buggy".into()));
+    assert!(!s.model.borrow().busy(), "switching back computes nothing");
+    assert_eq!(shown(&s), buggy);
+    let s = send(s, Msg::SetVariant("fixed".into()));
+    assert!(!s.model.borrow().busy());
+    assert_eq!(shown(&s), fixed);
+    // The kept run's plots came along.
+    let m = s.model.borrow();
+    assert!(m.samples.len() > 10, "samples: {}", m.samples.len());
+    assert_eq!(m.runs.len(), 1);
+    assert!(m.runs.bytes() > 0);
+}
+
+#[test]
+fn a_switch_back_elsewhere_jumps_within_the_kept_run() {
+    let s = at_end("buggy");
+    let end = s.model.borrow().end();
+    let s = settle(send(s, Msg::SetVariant("fixed".into())));
+    let s = settle(send(s, Msg::ScrubTo(end / 3)));
+    let s = settle(send(s, Msg::SetVariant("buggy".into())));
+    let m = s.model.borrow();
+    assert_eq!(m.run.variant, "buggy");
+    assert_eq!(m.now(), end / 3);
+    assert!(
+        m.frontier() > m.cursor(),
+        "the kept run's future is still there"
+    );
+}
+
+#[test]
+fn runs_over_the_budget_are_not_kept() {
+    let s = at_end("buggy");
+    let buggy = shown(&s);
+    s.model.borrow_mut().runs.budget = 1;
+    let s = settle(send(s, Msg::SetVariant("fixed".into())));
+    assert!(s.model.borrow().runs.is_empty());
+    small_budget(&s);
+    let s = send(s, Msg::SetVariant("buggy".into()));
+    assert!(s.model.borrow().busy(), "nothing kept: computed again");
+    let s = settle(s);
+    assert_eq!(shown(&s), buggy, "computed again to the same state");
+}
+
+#[test]
+fn a_run_with_other_actions_is_not_taken_back() {
+    let s = at_end("buggy");
+    let end = s.model.borrow().end();
+    let s = settle(send(s, Msg::SetVariant("fixed".into())));
+    let s = settle(send(s, Msg::ScrubTo(end / 2)));
+    let s = send(s, Msg::UserAction(Action::Kill { node: "C".into() }));
+    let s = settle(send(s, Msg::ScrubTo(end)));
+    small_budget(&s);
+    // Buggy is kept without the kill: switching back must replay the kill, not take it.
+    let s = send(s, Msg::SetVariant("buggy".into()));
+    assert!(
+        s.model.borrow().busy(),
+        "the kept buggy run has other actions"
+    );
+    let s = settle(s);
+    let m = s.model.borrow();
+    assert_eq!(m.run.engine.user_actions().len(), 1);
+    assert_eq!(
+        m.run.engine.status(2),
+        clusterscope_core::NodeStatus::Stopped
+    );
+}
+
+#[test]
+fn the_achieved_speed_says_when_it_falls_behind() {
+    let mut a = Achieved::default();
+    assert_eq!(achieved_label(&a), None, "nothing measured yet");
+    // 100x asked, frames of 16 ms that advance 1.6 s of virtual time: it keeps up.
+    for _ in 0..32 {
+        a.frame(16.0, 1_600_000.0, true, 100.0, 2.0, 6.0);
+    }
+    assert!((a.speed.unwrap() - 100.0).abs() < 1e-6);
+    assert!(!a.behind);
+    assert_eq!(achieved_label(&a).unwrap(), "actual 100×");
+    // Now each frame (one window of 32) stops short at 0.1 s: 6.25x achieved.
+    for _ in 0..32 {
+        a.frame(16.0, 100_000.0, false, 100.0, 6.0, 6.0);
+    }
+    assert!(a.behind);
+    assert!(
+        a.boosted,
+        "falling behind gives the simulation more of each frame"
+    );
+    assert_eq!(achieved_label(&a).unwrap(), "actual 6.25× · falling behind");
+}
+
+#[test]
+fn playing_faster_than_it_computes_shows_falling_behind() {
+    let s = send(store(), Msg::SetSpeed(1000.0));
+    let s = send(s, Msg::TogglePlay);
+    // Frames whose simulation took long: the step budget shrinks, 1000x cannot be kept.
+    let mut s = s;
+    for _ in 0..60 {
+        s = send(
+            s,
+            Msg::Tick {
+                dt_ms: 16.0,
+                cost_ms: 400.0,
+            },
+        );
+    }
+    let m = s.model.borrow();
+    assert!(m.playing);
+    let speed = m.achieved.speed.expect("measured");
+    assert!(speed < 900.0, "achieved {speed}");
+    assert!(m.achieved.behind);
+    assert!(achieved_label(&m.achieved)
+        .unwrap()
+        .contains("falling behind"));
+}
+
+#[test]
+fn playing_slowly_keeps_up() {
+    let s = send(store(), Msg::SetSpeed(1.0));
+    let mut s = send(s, Msg::TogglePlay);
+    for _ in 0..60 {
+        s = send(
+            s,
+            Msg::Tick {
+                dt_ms: 16.0,
+                cost_ms: 0.5,
+            },
+        );
+    }
+    let m = s.model.borrow();
+    let speed = m.achieved.speed.expect("measured");
+    assert!((speed - 1.0).abs() < 0.05, "achieved {speed}");
+    assert!(!m.achieved.behind);
+}
+
+/// The 251-node run (natively only: a 10-minute, 1.2M-event run is too slow for the wasm test
+/// runner): spread for the browser's budget, its checkpoints are never halved, so it keeps more
+/// of them than the engine's own plan, which passes the budget as the state grows.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn a_big_run_keeps_its_spread_checkpoints() {
+    use clusterscope_core::runner::Run;
+    use clusterscope_web::model::{run_options, runs::spread_checkpoints};
+    let s = clusterscope_core::scenario::builtin::get("cassandra-21636-rolling-upgrade").unwrap();
+    let opts = run_options();
+    let run_with = |spread: bool| {
+        let mut r = Run::new(s.clone(), "buggy", None, &toml::Table::new(), &opts).unwrap();
+        if spread {
+            spread_checkpoints(&mut r, opts.limits.max_checkpoint_bytes);
+        }
+        r.engine.run_until(r.scenario.duration(), u64::MAX).unwrap();
+        r
+    };
+    let (alone, spread) = (run_with(false), run_with(true));
+    assert_eq!(alone.engine.hash(), spread.engine.hash());
+    let (a, b) = (
+        alone.engine.checkpoint_count(),
+        spread.engine.checkpoint_count(),
+    );
+    println!("checkpoints: {b} spread, {a} by the engine's plan");
+    assert!(b > a, "checkpoints: {b} spread, {a} by the engine's plan");
+    assert!(b >= 16, "{b} checkpoints");
+}
+
+#[test]
+fn opening_another_scenario_drops_the_kept_runs() {
+    let s = at_end("buggy");
+    let s = settle(send(s, Msg::SetVariant("fixed".into())));
+    assert_eq!(s.model.borrow().runs.len(), 1);
+    let s = settle(send(s, Msg::LoadBuiltin("pingpong".into())));
+    assert!(s.model.borrow().runs.is_empty());
+}
