@@ -4,6 +4,7 @@
 //!
 //! Every handler follows `Gossiper.java` (4.1 / 5.0); comments name the Java method modelled.
 
+mod explain;
 pub mod fd;
 pub mod messaging;
 pub mod model;
