@@ -47,7 +47,15 @@ impl Model {
             .map(|c| (c.at.0, c.text.clone()))
             .collect();
         self.samples = Samples::new(&*self.run.engine, sc.duration());
-        self.marks = Marks::default();
+        self.marks = Marks {
+            labels: self
+                .run
+                .engine
+                .state_marks()
+                .map(|s| (s.above.0, s.below.0)),
+            ..Marks::default()
+        };
+        self.teach.reset();
         self.playing = false;
         self.seek = None;
         self.frac_us = 0.0;

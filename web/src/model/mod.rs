@@ -10,6 +10,7 @@ pub mod matrix_view;
 pub mod nav;
 pub mod samples;
 pub mod seq;
+pub mod teach;
 
 use clusterscope_core::engine::action::{Action, RecordedAction};
 use clusterscope_core::engine::NodeId;
@@ -187,6 +188,9 @@ pub enum Msg {
     SetTheme(Theme),
     /// Playing stops at each caption ([`Model::caption_pause`]).
     SetCaptionPause(bool),
+    /// Teaching aids: timeline zoom, presentation mode, message-by-message mode, explain
+    /// (`teach.rs`).
+    Teach(teach::TeachMsg),
 }
 
 /// The app state.
@@ -232,6 +236,8 @@ pub struct Model {
     pub undo: Option<history::UndoPoint>,
     /// Playing stops at each caption's time (a lecture: read, explain, play on).
     pub caption_pause: bool,
+    /// Timeline zoom, presentation mode, message-by-message mode, explain ([`teach::Teach`]).
+    pub teach: teach::Teach,
 }
 
 /// The longest banner text: a message quoting a huge input is cut here.
@@ -344,6 +350,7 @@ impl Model {
             confirm: None,
             undo: None,
             caption_pause: false,
+            teach: teach::Teach::default(),
         };
         m.after_install(true);
         m
@@ -499,7 +506,11 @@ impl Model {
                 self.playing = false;
                 self.seek = None;
             }
-            Msg::Tick { dt_ms, cost_ms } => return self.tick(dt_ms, cost_ms),
+            Msg::Tick { dt_ms, cost_ms } => {
+                let changed = self.tick(dt_ms, cost_ms);
+                self.follow_view();
+                return changed;
+            }
             Msg::StepEvent => {
                 self.stop();
                 self.snapshot();
@@ -626,6 +637,7 @@ impl Model {
             Msg::SetHelp(b) => self.help_open = b,
             Msg::SetTheme(t) => self.theme = t,
             Msg::SetCaptionPause(b) => self.caption_pause = b,
+            Msg::Teach(t) => return self.teach_update(t),
         }
         true
     }
@@ -777,6 +789,9 @@ impl Model {
     fn tick(&mut self, dt_ms: f64, cost_ms: f64) -> bool {
         if !self.busy() {
             return false;
+        }
+        if self.teach.msg_mode && self.playing && self.seek.is_none() {
+            return self.msg_tick(dt_ms);
         }
         // Adapt the step budget to what a frame can afford: a little while playing (the picture
         // must stay smooth), more while seeking (only progress is shown).
