@@ -166,13 +166,14 @@ impl Model {
         true
     }
 
-    /// While playing or seeking, a zoomed timeline follows the cursor out of its window.
+    /// While playing, a zoomed timeline follows the cursor out of its window (not while a jump
+    /// computes its way to a time, which may start before the window).
     pub(super) fn follow_view(&mut self) {
         let Some((lo, hi)) = self.teach.view else {
             return;
         };
         let now = self.now();
-        if !self.busy() || (lo..=hi).contains(&now) {
+        if !self.playing || self.seek.is_some() || (lo..=hi).contains(&now) {
             return;
         }
         let span = (hi - lo) as f64;

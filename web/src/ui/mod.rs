@@ -14,6 +14,7 @@ pub mod panels;
 pub mod plots;
 pub mod sequence;
 pub mod sweep;
+pub mod timeline;
 pub mod topology;
 pub mod transport;
 
