@@ -5,7 +5,8 @@
 // writes screenshots/walk-<width>-{teacher,zoomed,message,present,oncall,student}.png (the
 // viewport): the teacher (packet-loss at the third caption, A selected and explained), the
 // timeline zoomed with its overview strip, the message-by-message mode mid-message, presentation
-// mode, the on-call 251-node rolling upgrade at 2 minutes, the student's gossip sandbox.
+// mode, the on-call 251-node rolling upgrade at 2 minutes (at 390 also scrolled down
+// the page: oncall-scroll1..8), the student's gossip sandbox.
 // Needs dist/ (trunk build --release) and /usr/bin/chromium.
 import { chromium } from 'playwright-core';
 import { createServer } from 'node:http';
@@ -61,6 +62,15 @@ for (const [w, h] of [[1366, 768], [1920, 1080], [390, 844]]) {
   const end = Number(await tl.getAttribute('data-view-hi'));
   await page.mouse.click(tb.x + 10 + (tb.width - 20) * (120e6 / end), tb.y + tb.height / 2); await idle(page);
   await shot('oncall');
+  if (w === 390) {
+    // The phone pass: every card in one column, tables scrolling inside their cards.
+    await page.addStyleTag({ content: '.card{content-visibility:visible!important}' });
+    const total = await page.evaluate(() => document.documentElement.scrollHeight);
+    for (let k = 1, y = 700; y < total && k <= 8; k++, y += 700) {
+      await page.evaluate((y) => window.scrollTo(0, y), y); await page.waitForTimeout(200);
+      await page.screenshot({ path: `${SHOTS}/walk-${w}-oncall-scroll${k}.png` });
+    }
+  }
   await page.selectOption('#new-scenario', 'sandbox-gossip'); await idle(page);
   await page.click('#next-caption').catch(() => {}); await idle(page);
   await shot('student');

@@ -200,3 +200,18 @@ fn timeline_marks_are_named_by_the_model() {
         clusterscope_web::model::nav::MarkKind::Down | clusterscope_web::model::nav::MarkKind::Up
     )));
 }
+
+/// Presentation and message-by-message modes are the person's: they survive loading another
+/// scenario, while its zoom window and animation do not.
+#[test]
+fn modes_survive_a_new_scenario_but_the_zoom_does_not() {
+    let s = teach(store(), TeachMsg::SetPresent(true));
+    let s = teach(s, TeachMsg::SetMsgMode(true));
+    let s = teach(s, TeachMsg::SetView(Some((1_000_000, 2_000_000))));
+    assert!(s.model.borrow().zoomed());
+    let s = settle(send(s, Msg::LoadBuiltin("raft-leader-election".into())));
+    let m = s.model.borrow();
+    assert!(m.teach.present && m.teach.msg_mode);
+    assert!(!m.zoomed());
+    assert!(m.msg_anim().is_none());
+}

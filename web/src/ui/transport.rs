@@ -108,7 +108,7 @@ pub fn transport(p: &PanelProps) -> Html {
                 </label>
                 <div class="clock" id="clock">
                     <span class="now">{ t(m.now()) }</span>
-                    <span class="muted">{ format!(" / {}", t(end)) }</span>
+                    <span class="muted end">{ format!(" / {}", t(end)) }</span>
                     <span class="muted step">{ format!(" · step {}", m.cursor()) }</span>
                     <span class={classes!("state", if seeking || playing { "live" } else { "idle" })} id="play-state">{ status }</span>
                 </div>
