@@ -8,7 +8,7 @@ import { app, clickNode, open, settled } from './lib/app.mjs';
 
 export const timeoutMs = 90_000;
 
-export async function run({ page, baseUrl, screenshot }) {
+export async function run({ page, baseUrl, screenshot, log }) {
   await open(page, baseUrl);
   const chapters = await page.$$eval('#chapters .chapter', (bs) => bs.map((b) => Number(b.dataset.atUs)));
   assert.ok(chapters.length >= 3, `chapters: ${chapters}`);
@@ -57,7 +57,7 @@ export async function run({ page, baseUrl, screenshot }) {
   assert.equal(fixed.timeUs, atEcho.timeUs);
 
   await zoomWalk(page, screenshot);
-  await lectureTools(page, screenshot);
+  await lectureTools(page, screenshot, log);
 }
 
 const view = async (page) => {
@@ -128,7 +128,7 @@ async function zoomWalk(page, screenshot) {
   assert.deepEqual(await view(page), whole);
 }
 
-async function lectureTools(page, screenshot) {
+async function lectureTools(page, screenshot, log) {
   // Legends: the timeline's marks (the state marks named by gossip) and the message kinds.
   const marks = await page.$$eval('#tl-legend .lg', (ls) => ls.map((l) => [l.dataset.mark, l.textContent.trim()]));
   const keys = marks.map((m) => m[0]);
@@ -174,4 +174,24 @@ async function lectureTools(page, screenshot) {
   await screenshot('present', { fullPage: false });
   await page.click('#present');
   await page.waitForFunction(() => !document.querySelector('#app').classList.contains('present'));
+
+  // A phone: one column, a short sticky dock whose play button stays on screen at the bottom
+  // of the page, tables scrolling inside their cards (the page itself never scrolls sideways).
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.keyboard.press('0');
+  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  await page.waitForTimeout(200);
+  if (await page.$('#banner')) await page.click('#banner button[aria-label="Dismiss"]');
+  await page.waitForTimeout(100);
+  const dock = await page.locator('#dock').boundingBox();
+  assert.ok(dock.height <= 140, `dock ${dock.height} px tall at 390 px`);
+  log(`dock ${dock.height} px tall at 390x844`);
+  const play = await page.locator('#play').boundingBox();
+  assert.ok(play.y >= 0 && play.y + play.height <= 844, `play reachable: ${JSON.stringify(play)}`);
+  assert.ok(await page.isVisible('#msg-mode'), 'message by message on a phone too');
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(wide <= 390, `no sideways page scroll: ${wide}`);
+  const cols = await page.evaluate(() => new Set([...document.querySelectorAll('.grid > .card')].map((c) => Math.round(c.getBoundingClientRect().x))).size);
+  assert.equal(cols, 1, 'one column');
+  await page.setViewportSize({ width: 1280, height: 800 });
 }
