@@ -92,7 +92,7 @@ pub fn draw(
     ctx.begin_path();
     ctx.rect(PAD - 6.0, 0.0, w - 2.0 * PAD + 12.0, h);
     ctx.clip();
-    let clampx = |x: f64| x.clamp(PAD, w - PAD);
+    let clampx = |x: f64| x.clamp(PAD, (w - PAD).max(PAD));
     // Track and computed region.
     ctx.set_fill_style_str(p.grid);
     ctx.fill_rect(PAD, TRACK_Y, w - 2.0 * PAD, TRACK_H);
