@@ -224,7 +224,9 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
         let span = f.deliver_at.saturating_sub(f.sent_at).max(1) as f64;
         let t = (now.saturating_sub(f.sent_at) as f64 / span).clamp(0.0, 1.0);
         let (a, b) = (l.pos[f.from as usize], l.pos[f.to as usize]);
-        let q = lerp(a, b, t);
+        // Rim to rim: a message just sent is not drawn (nor labelled) over its sender.
+        let rim = (l.r / (b.x - a.x).hypot(b.y - a.y).max(1.0)).min(0.45);
+        let q = lerp(a, b, rim + (1.0 - 2.0 * rim) * t);
         let label = f.label;
         match dots.iter_mut().find(|(k, _)| *k == label) {
             Some((_, v)) => v.push(q),

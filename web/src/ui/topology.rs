@@ -24,6 +24,8 @@ pub fn topology_view(p: &PanelProps) -> Html {
     // The topology the layout was computed for (two scenarios may have the same node count).
     let laid_out = use_mut_ref(|| None::<Topology>);
     let hover = use_state(|| None::<NodeId>);
+    // The last explanation: (node, cursor, session revision) and its sentences.
+    let explained = use_mut_ref(|| None::<((NodeId, u64, u64), Vec<String>)>);
 
     {
         let (canvas, s, geo, dark) = (canvas.clone(), s.clone(), geo.clone(), p.dark);
@@ -217,14 +219,33 @@ pub fn topology_view(p: &PanelProps) -> Html {
             aria-pressed={on.to_string()} title="What the selected node believes now and why, from its views (w)"
             {onclick}>{ format!("explain {}", m.name(id)) }</button> }
     });
-    let explain = m.explain().map(|lines| {
-        let node = m
-            .selected
-            .map(|i| m.name(i).to_string())
-            .unwrap_or_default();
+    // Computed for the cursor when it settles (this card redraws every frame while playing):
+    // while playing, the last explanation stays, marked as waiting.
+    let key = m
+        .selected
+        .filter(|_| m.teach.explain)
+        .map(|id| (id, m.cursor(), m.session_rev));
+    let stale = {
+        let mut c = explained.borrow_mut();
+        let fresh = c.as_ref().is_some_and(|(k, _)| Some(*k) == key);
+        match key {
+            Some(k) if !fresh && !m.busy() => {
+                *c = m.explain().map(|lines| (k, lines));
+                false
+            }
+            None => {
+                *c = None;
+                false
+            }
+            _ => !fresh,
+        }
+    };
+    let explain = explained.borrow().as_ref().map(|((id, _, _), lines)| {
         html! {
-            <div id="explain" class="explain" data-node={node} role="status">
-                { for lines.into_iter().map(|l| html!{ <p>{ l }</p> }) }
+            <div id="explain" class={classes!("explain", stale.then_some("stale"))} data-node={m.name(*id).to_string()}
+                data-stale={stale.to_string()} role="status">
+                { for lines.iter().map(|l| html!{ <p>{ l.clone() }</p> }) }
+                if stale { <p class="muted small">{ "(of an earlier moment: updated when the replay stops)" }</p> }
             </div>
         }
     });
