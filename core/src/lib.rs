@@ -6,6 +6,7 @@
 
 pub mod diff;
 pub mod engine;
+pub mod explain;
 pub mod gossip;
 pub mod limits;
 pub mod model;

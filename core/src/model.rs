@@ -288,6 +288,26 @@ pub trait Model: Protocol {
     }
     /// The arrows between nodes now.
     fn edges(&self, _sim: &Sim<Self>, _out: &mut Vec<Edge>) {}
+    /// The state marks (`Ctx::mark` labels) the timeline draws as density strips, with their
+    /// meaning for its legend (gossip: DOWN and UP). Default: none.
+    fn state_marks(&self) -> Option<StateMarks> {
+        None
+    }
+    /// "Explain this state": a few sentences of what node `id` believes now and why, from the
+    /// state and the trace's first `upto` records (those before the cursor). Computed when a
+    /// person asks, never in the background. Default: `crate::explain::generic` (its status,
+    /// badge, notable matrix cells, last state mark and log line).
+    fn explain(&self, sim: &Sim<Self>, trace: &Trace, upto: usize, id: NodeId) -> Vec<String> {
+        crate::explain::generic(self, sim, trace, upto, id)
+    }
+}
+
+/// The two state marks a model's timeline draws as density strips: (mark label, meaning), the
+/// first above the middle line (gossip: DOWN), the second below (UP).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StateMarks {
+    pub above: (&'static str, &'static str),
+    pub below: (&'static str, &'static str),
 }
 
 /// A message on the wire, as the generic panels see it.
@@ -362,6 +382,9 @@ pub trait Driver {
     fn overlay(&self) -> Overlay;
     fn node_arc(&self, id: NodeId) -> Option<NodeArc>;
     fn edges(&self, out: &mut Vec<Edge>);
+    fn state_marks(&self) -> Option<StateMarks>;
+    /// `Model::explain` for node `id` at the cursor.
+    fn explain(&self, id: NodeId) -> Vec<String>;
 }
 
 impl<M: Model> Driver for Engine<M> {
@@ -517,5 +540,12 @@ impl<M: Model> Driver for Engine<M> {
     }
     fn edges(&self, out: &mut Vec<Edge>) {
         self.sim.proto.edges(&self.sim, out)
+    }
+    fn state_marks(&self) -> Option<StateMarks> {
+        self.sim.proto.state_marks()
+    }
+    fn explain(&self, id: NodeId) -> Vec<String> {
+        let upto = self.trace.rec_index_at_step(self.sim.steps);
+        self.sim.proto.explain(&self.sim, &self.trace, upto, id)
     }
 }

@@ -175,6 +175,10 @@ async function dragScrubber(page) {
     });
     window.__csObs.observe(el, { attributes: true, attributeFilter: ['data-step'] });
   });
+  // A press away from the cursor zooms into a range (issue 14): put the cursor at 30% first,
+  // then drag it from there.
+  await page.mouse.click(xAt(0.3), y);
+  await settled(page);
   await page.mouse.move(xAt(0.3), y);
   await page.mouse.down();
   const t0 = Date.now();

@@ -378,3 +378,24 @@ pub mod perf {
         }
     }
 }
+
+/// Presentation mode's fullscreen (the Fullscreen API): on asks for the whole page (the browser
+/// may refuse without a user gesture, or in a frame: presentation mode still applies), off
+/// leaves fullscreen if the page is in it.
+pub fn fullscreen(on: bool) {
+    let doc = gloo::utils::document();
+    if on {
+        if doc.fullscreen_element().is_none() {
+            if let Some(el) = doc.document_element() {
+                let _ = el.request_fullscreen();
+            }
+        }
+    } else if doc.fullscreen_element().is_some() {
+        doc.exit_fullscreen();
+    }
+}
+
+/// Whether the page is fullscreen now.
+pub fn is_fullscreen() -> bool {
+    gloo::utils::document().fullscreen_element().is_some()
+}

@@ -7,7 +7,7 @@ use super::{view, Counters, Gossip, GossipInit, GOSSIP_STAGE};
 use crate::engine::{NodeId, NodeStatus, Sim};
 use crate::model::{
     Cell, CommandSpec, MatrixSpec, MatrixSummary, Model, MsgKind, PairSeries, QValue, Query,
-    SeriesSpec, ViewNeeds,
+    SeriesSpec, StateMarks, ViewNeeds,
 };
 use crate::scenario::Scenario;
 use std::collections::{BTreeMap, BTreeSet};
@@ -350,6 +350,23 @@ impl Model for Gossip {
         } else {
             String::new()
         }
+    }
+
+    fn state_marks(&self) -> Option<StateMarks> {
+        Some(StateMarks {
+            above: ("DOWN", "a node marked a peer DOWN (convicted it)"),
+            below: ("UP", "a node marked a peer UP (its echo came back)"),
+        })
+    }
+
+    fn explain(
+        &self,
+        sim: &Sim<Self>,
+        trace: &crate::engine::trace::Trace,
+        upto: usize,
+        id: NodeId,
+    ) -> Vec<String> {
+        super::explain::explain(self, sim, trace, upto, id)
     }
 }
 

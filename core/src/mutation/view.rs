@@ -567,4 +567,60 @@ impl Model for MutationTracking {
         }
         b
     }
+
+    /// The generic explanation plus the reconciliations this node takes part in (its role and
+    /// outcome, a missing mutation named), its listeners and the duplicates it delivered.
+    fn explain(
+        &self,
+        sim: &Sim<Self>,
+        trace: &crate::engine::trace::Trace,
+        upto: usize,
+        id: NodeId,
+    ) -> Vec<String> {
+        let mut out = crate::explain::generic(self, sim, trace, upto, id);
+        let n = &sim.nodes[id as usize].state;
+        let name = |i: NodeId| sim.topo.name(i);
+        let reads: Vec<String> = n
+            .recons
+            .iter()
+            .rev()
+            .take(4)
+            .map(|(r, rc)| {
+                let role = if rc.data_node == id {
+                    "data node"
+                } else {
+                    "summary node"
+                };
+                let why = match rc.outcome {
+                    Outcome::Missing(m) => format!(
+                        ": augment found no journal entry for {}:{}",
+                        name(m.log),
+                        m.offset
+                    ),
+                    _ => String::new(),
+                };
+                format!(
+                    "read {}.{} as {role}: {}{why}",
+                    name(r.coord),
+                    r.seq,
+                    rc.outcome.as_str()
+                )
+            })
+            .collect();
+        if !reads.is_empty() {
+            out.push(format!(
+                "Reconciliations ({} in all, latest first): {}.",
+                n.recons.len(),
+                reads.join("; ")
+            ));
+        }
+        out.push(format!(
+            "Its journal holds {} mutation(s); {} listener(s) wait ({} expired); {} duplicate deliveries.",
+            n.journal.len(),
+            n.listeners.len(),
+            n.listeners_expired,
+            n.duplicates
+        ));
+        out
+    }
 }

@@ -438,4 +438,65 @@ impl Model for Ozone {
             format!("{role}, unhealthy")
         }
     }
+    /// Raft's explanation for a datanode, plus its container state machine's health; SCM's
+    /// pipeline and container states for the SCM node.
+    fn explain(
+        &self,
+        sim: &Sim<Self>,
+        trace: &crate::engine::trace::Trace,
+        upto: usize,
+        id: NodeId,
+    ) -> Vec<String> {
+        let generic = || crate::explain::generic(self, sim, trace, upto, id);
+        let s = &sim.nodes[id as usize];
+        if let (Some(scm), true) = (&s.state.sm.scm, s.status != NodeStatus::Stopped) {
+            let mut out = generic();
+            let states: Vec<String> = scm
+                .containers
+                .iter()
+                .map(|(c, st)| format!("#{c} {}", st.as_str()))
+                .collect();
+            out.insert(
+                1,
+                format!(
+                    "As SCM it sees the pipeline {} after {} pipeline action(s); containers: {}.",
+                    if scm.pipeline_open { "OPEN" } else { "CLOSED" },
+                    scm.pipeline_actions,
+                    if states.is_empty() {
+                        "none".to_string()
+                    } else {
+                        states.join(", ")
+                    }
+                ),
+            );
+            return out;
+        }
+        let mut out = crate::raft::explain::explain(self, sim, trace, upto, id, generic);
+        if s.status != NodeStatus::Stopped && !self.outside(id) {
+            let n = &s.state.sm;
+            out.insert(
+                1,
+                if n.healthy {
+                    format!(
+                        "Its container state machine is healthy; containers: {}.",
+                        n.containers
+                            .iter()
+                            .map(|(c, st)| format!("#{c} {}", st.as_str()))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                } else {
+                    format!(
+                        "Its container state machine is UNHEALTHY (containers {}): it refuses further writes until the pipeline is closed.",
+                        n.unhealthy_containers
+                            .iter()
+                            .map(|c| format!("#{c}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                },
+            );
+        }
+        out
+    }
 }

@@ -12,6 +12,7 @@
 pub mod check;
 pub mod client;
 pub mod election;
+pub mod explain;
 pub mod node;
 pub mod params;
 pub mod replication;

@@ -681,4 +681,15 @@ impl Model for Raft<Kv> {
             Role::Follower => "follower".into(),
         }
     }
+    fn explain(
+        &self,
+        sim: &Sim<Self>,
+        trace: &crate::engine::trace::Trace,
+        upto: usize,
+        id: NodeId,
+    ) -> Vec<String> {
+        super::explain::explain(self, sim, trace, upto, id, || {
+            crate::explain::generic(self, sim, trace, upto, id)
+        })
+    }
 }

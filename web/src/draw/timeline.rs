@@ -1,9 +1,13 @@
-//! The timeline scrubber: captions, faults and user actions on top, the computed region and the
-//! cursor in the middle, DOWN/UP state changes as a density strip below.
+//! The timeline scrubber: captions (numbered as the chapters), faults and user actions on top,
+//! the computed region and the cursor in the middle (dropped messages on it once zoomed in),
+//! the model's state marks (gossip: DOWN/UP) as a density strip below. It shows the window
+//! [`Model::view`] (zoom: `model/teach.rs`); [`draw_overview`] is the strip of the whole run
+//! with that window, shown while zoomed.
 
 use super::Palette;
 use crate::model::nav::MarkKind;
 use crate::model::Model;
+use clusterscope_core::engine::trace::RecKind;
 use clusterscope_core::time::Micros;
 use web_sys::CanvasRenderingContext2d as Ctx;
 
@@ -11,14 +15,29 @@ pub const PAD: f64 = 10.0;
 const TRACK_Y: f64 = 18.0;
 const TRACK_H: f64 = 9.0;
 const DENSITY_Y: f64 = 29.0;
+/// Dropped messages are drawn on the track when the window holds at most this many records.
+pub const MAX_DROP_SCAN: usize = 300_000;
 
+/// x of time `t` in the whole run (`0..end`) on a canvas `w` wide (the overview strip).
 pub fn x_of(t: Micros, end: Micros, w: f64) -> f64 {
     PAD + (t as f64 / end.max(1) as f64) * (w - 2.0 * PAD)
 }
 
+/// Time at `x` on the whole run's scale (the overview strip).
 pub fn t_of(x: f64, end: Micros, w: f64) -> Micros {
     let f = ((x - PAD) / (w - 2.0 * PAD)).clamp(0.0, 1.0);
     (f * end as f64).round() as Micros
+}
+
+/// x of time `t` in the window `(lo, hi)`.
+pub fn x_in(t: Micros, (lo, hi): (Micros, Micros), w: f64) -> f64 {
+    PAD + ((t as f64 - lo as f64) / (hi - lo).max(1) as f64) * (w - 2.0 * PAD)
+}
+
+/// Time at `x` in the window `(lo, hi)`.
+pub fn t_in(x: f64, (lo, hi): (Micros, Micros), w: f64) -> Micros {
+    let f = ((x - PAD) / (w - 2.0 * PAD)).clamp(0.0, 1.0);
+    lo + (f * (hi - lo) as f64).round() as Micros
 }
 
 fn tri(ctx: &Ctx, x: f64, y: f64, s: f64, color: &str) {
@@ -31,28 +50,109 @@ fn tri(ctx: &Ctx, x: f64, y: f64, s: f64, color: &str) {
     ctx.fill();
 }
 
-pub fn draw(ctx: &Ctx, m: &Model, w: f64, h: f64, hover_x: Option<f64>, p: &Palette) {
+/// Dropped messages in the window, when it holds few enough records: (time, label, key kind).
+pub fn drops_in(m: &Model) -> Option<Vec<(Micros, &'static str, bool)>> {
+    let (lo, hi) = m.view();
+    let trace = m.run.engine.trace();
+    let a = trace.recs.partition_point(|r| r.time < lo);
+    let b = trace.recs.partition_point(|r| r.time <= hi);
+    if b.saturating_sub(a) > MAX_DROP_SCAN {
+        return None;
+    }
+    let e = &*m.run.engine;
+    Some(
+        trace
+            .recs
+            .range(a..b)
+            .filter_map(|r| match r.kind {
+                RecKind::Drop { label, .. } => Some((r.time, label, e.is_key_msg(label))),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
+/// The timeline over the window [`Model::view`]; `range` is a range being dragged (x0, x1).
+pub fn draw(
+    ctx: &Ctx,
+    m: &Model,
+    w: f64,
+    h: f64,
+    hover_x: Option<f64>,
+    range: Option<(f64, f64)>,
+    p: &Palette,
+) {
     let end = m.end();
+    let view = m.view();
+    let (lo, hi) = view;
+    // Within this function `x_of` maps the visible window (so every mark drawn here follows
+    // the zoom); off-window marks land outside the track and are clipped.
+    let x_of = |t: Micros, _end: Micros, w: f64| x_in(t, view, w);
+    ctx.save();
+    ctx.begin_path();
+    ctx.rect(PAD - 6.0, 0.0, w - 2.0 * PAD + 12.0, h);
+    ctx.clip();
+    let clampx = |x: f64| x.clamp(PAD, (w - PAD).max(PAD));
     // Track and computed region.
     ctx.set_fill_style_str(p.grid);
     ctx.fill_rect(PAD, TRACK_Y, w - 2.0 * PAD, TRACK_H);
     ctx.set_fill_style_str(p.link);
-    let fx = x_of(m.frontier_time().min(end), end, w);
+    let fx = clampx(x_of(m.frontier_time().min(end), end, w));
     ctx.fill_rect(PAD, TRACK_Y, fx - PAD, TRACK_H);
     ctx.set_fill_style_str(p.accent);
     ctx.set_global_alpha(0.55);
     let cx = x_of(m.now(), end, w);
-    ctx.fill_rect(PAD, TRACK_Y, cx - PAD, TRACK_H);
+    ctx.fill_rect(PAD, TRACK_Y, clampx(cx) - PAD, TRACK_H);
     ctx.set_global_alpha(1.0);
+
+    // Dropped messages on the track once the window is narrow enough to list them (key kinds,
+    // gossip's echoes, taller), one mark per pixel column.
+    if let Some(drops) = drops_in(m) {
+        let mut last_col = f64::NEG_INFINITY;
+        let mut key_col = f64::NEG_INFINITY;
+        ctx.set_stroke_style_str(p.down);
+        ctx.set_line_width(1.5);
+        for (t, _, key) in drops {
+            let x = x_of(t, end, w).round();
+            if (key && x == key_col) || (!key && x == last_col) {
+                continue;
+            }
+            let s = if key { 4.0 } else { 2.5 };
+            let y = TRACK_Y + TRACK_H / 2.0;
+            ctx.begin_path();
+            ctx.move_to(x - s, y - s);
+            ctx.line_to(x + s, y + s);
+            ctx.move_to(x + s, y - s);
+            ctx.line_to(x - s, y + s);
+            ctx.stroke();
+            if key {
+                key_col = x;
+            } else {
+                last_col = x;
+            }
+        }
+    }
 
     // Scheduled faults (all, including the future) and captions.
     for (t, _) in m.run.engine.schedule() {
         tri(ctx, x_of(*t, end, w), 4.0, 4.0, p.fault);
     }
-    for (t, _) in &m.captions {
+    // Captions, numbered as the chapters list when there is room for the number.
+    ctx.set_font("600 9.5px system-ui, sans-serif");
+    ctx.set_text_align("left");
+    let mut free_from = f64::NEG_INFINITY;
+    for (i, (t, _)) in m.captions.iter().enumerate() {
         let x = x_of(*t, end, w);
         ctx.set_fill_style_str(p.caption);
         ctx.fill_rect(x - 1.0, 2.0, 2.0, 14.0);
+        let next = m
+            .captions
+            .get(i + 1)
+            .map_or(f64::INFINITY, |c| x_of(c.0, end, w));
+        if x >= free_from && next - x >= 14.0 && x > PAD - 2.0 && x < w - PAD {
+            let _ = ctx.fill_text(&(i + 1).to_string(), x + 3.0, 10.0);
+            free_from = x + 14.0;
+        }
     }
     for a in m.run.engine.user_actions() {
         tri(ctx, x_of(a.at.0, end, w), 4.0, 5.0, p.user);
@@ -67,7 +167,9 @@ pub fn draw(ctx: &Ctx, m: &Model, w: f64, h: f64, hover_x: Option<f64>, p: &Pale
     let cols = (w - 2.0 * PAD).max(1.0) as usize + 1;
     let mut down = vec![0u32; cols];
     let mut up = vec![0u32; cols];
-    for mk in &m.marks.marks {
+    let a = m.marks.marks.partition_point(|k| k.time < lo);
+    let b = m.marks.marks.partition_point(|k| k.time <= hi);
+    for mk in &m.marks.marks[a..b.max(a)] {
         let c = (x_of(mk.time, end, w) - PAD).max(0.0) as usize;
         match mk.kind {
             MarkKind::Down => down[c.min(cols - 1)] += 1,
@@ -104,12 +206,12 @@ pub fn draw(ctx: &Ctx, m: &Model, w: f64, h: f64, hover_x: Option<f64>, p: &Pale
     }
 
     // Time ticks under the track.
-    let step = tick_step(end, w);
+    let step = tick_step(hi - lo, w);
     ctx.set_fill_style_str(p.muted);
     ctx.set_font("10px system-ui, sans-serif");
     ctx.set_text_align("center");
-    let mut tt = step;
-    while tt < end {
+    let mut tt = (lo / step + 1) * step;
+    while tt < hi {
         let x = x_of(tt, end, w);
         ctx.fill_rect(x, TRACK_Y + TRACK_H, 1.0, 3.0);
         let _ = ctx.fill_text(&tick_label(tt), x, h - 3.0);
@@ -125,12 +227,71 @@ pub fn draw(ctx: &Ctx, m: &Model, w: f64, h: f64, hover_x: Option<f64>, p: &Pale
         ctx.fill_rect(x - 0.5, 0.0, 1.0, h);
         ctx.set_global_alpha(1.0);
     }
+    // A range being dragged (released: the timeline zooms into it).
+    if let Some((a, b)) = range {
+        let (a, b) = (a.min(b).max(PAD), a.max(b).min(w - PAD));
+        ctx.set_fill_style_str(p.accent);
+        ctx.set_global_alpha(0.18);
+        ctx.fill_rect(a, 0.0, b - a, h);
+        ctx.set_global_alpha(1.0);
+        ctx.set_stroke_style_str(p.accent);
+        ctx.set_line_width(1.0);
+        ctx.stroke_rect(a + 0.5, 0.5, b - a - 1.0, h - 1.0);
+    }
+    ctx.restore();
+}
+
+/// The overview strip: the whole run (computed region, cursor, captions, faults, actions, the
+/// DOWN marks) and the visible window as a box.
+pub fn draw_overview(ctx: &Ctx, m: &Model, w: f64, h: f64, p: &Palette) {
+    let end = m.end();
+    let mid = h / 2.0;
+    ctx.set_fill_style_str(p.grid);
+    ctx.fill_rect(PAD, mid - 3.0, w - 2.0 * PAD, 6.0);
+    ctx.set_fill_style_str(p.link);
+    let fx = x_of(m.frontier_time().min(end), end, w);
+    ctx.fill_rect(PAD, mid - 3.0, fx - PAD, 6.0);
+    ctx.set_fill_style_str(p.down);
+    let mut last = f64::NEG_INFINITY;
+    for mk in &m.marks.marks {
+        if mk.kind == MarkKind::Down {
+            let x = x_of(mk.time, end, w).round();
+            if x != last {
+                ctx.fill_rect(x, mid + 3.0, 1.0, 3.0);
+                last = x;
+            }
+        }
+    }
+    ctx.set_fill_style_str(p.caption);
+    for (t, _) in &m.captions {
+        ctx.fill_rect(x_of(*t, end, w) - 0.5, 1.0, 1.5, mid - 2.0);
+    }
+    for (t, _) in m.run.engine.schedule() {
+        tri(ctx, x_of(*t, end, w), 1.0, 2.5, p.fault);
+    }
+    for a in m.run.engine.user_actions() {
+        tri(ctx, x_of(a.at.0, end, w), 1.0, 3.0, p.user);
+    }
+    let (lo, hi) = m.view();
+    let (a, b) = (
+        x_of(lo, end, w),
+        x_of(hi, end, w).max(x_of(lo, end, w) + 3.0),
+    );
+    ctx.set_fill_style_str(p.accent);
+    ctx.set_global_alpha(0.2);
+    ctx.fill_rect(a, 0.0, b - a, h);
+    ctx.set_global_alpha(1.0);
+    ctx.set_stroke_style_str(p.accent);
+    ctx.set_line_width(1.5);
+    ctx.stroke_rect(a, 0.75, b - a, h - 1.5);
+    ctx.set_fill_style_str(p.fg);
+    ctx.fill_rect(x_of(m.now(), end, w) - 0.75, 0.0, 1.5, h);
 }
 
 /// Text for the marker nearest to `x` (within a few pixels), for the hover tooltip.
 pub fn describe_at(m: &Model, x: f64, w: f64) -> Option<String> {
-    let end = m.end();
-    let near = |t: Micros| (x_of(t, end, w) - x).abs() <= 4.0;
+    let view = m.view();
+    let near = |t: Micros| (x_in(t, view, w) - x).abs() <= 4.0;
     let mut out: Vec<String> = Vec::new();
     for (t, c) in &m.captions {
         if near(*t) {
@@ -158,7 +319,23 @@ pub fn describe_at(m: &Model, x: f64, w: f64) -> Option<String> {
         }
     }
     if d + u > 0 {
-        out.push(format!("{d} marked DOWN, {u} marked UP"));
+        let (above, below) = m.marks.labels.unwrap_or(("DOWN", "UP"));
+        out.push(format!("{d} marked {above}, {u} marked {below}"));
+    }
+    if let Some(drops) = drops_in(m) {
+        let mut kinds: Vec<(&str, usize)> = Vec::new();
+        for (t, label, _) in drops {
+            if near(t) {
+                match kinds.iter_mut().find(|k| k.0 == label) {
+                    Some(k) => k.1 += 1,
+                    None => kinds.push((label, 1)),
+                }
+            }
+        }
+        if !kinds.is_empty() {
+            let list: Vec<String> = kinds.iter().map(|(l, n)| format!("{n} {l}")).collect();
+            out.push(format!("dropped: {}", list.join(", ")));
+        }
     }
     out.truncate(4);
     (!out.is_empty()).then(|| out.join("\n"))
@@ -173,13 +350,21 @@ fn truncate(s: &str, n: usize) -> String {
     }
 }
 
-/// A round tick interval giving labels at least ~70 px apart.
-fn tick_step(end: Micros, w: f64) -> Micros {
-    let want = (end as f64 / ((w - 2.0 * PAD) / 70.0).max(1.0)).max(1.0);
-    let candidates: [Micros; 16] = [
+/// A round tick interval giving labels at least ~70 px apart over a span of `span`.
+fn tick_step(span: Micros, w: f64) -> Micros {
+    let want = (span as f64 / ((w - 2.0 * PAD) / 70.0).max(1.0)).max(1.0);
+    let candidates: &[Micros] = &[
+        100,
+        200,
+        500,
         1_000,
+        2_000,
+        5_000,
         10_000,
+        20_000,
+        50_000,
         100_000,
+        200_000,
         500_000,
         1_000_000,
         2_000_000,
@@ -195,19 +380,38 @@ fn tick_step(end: Micros, w: f64) -> Micros {
         3_600_000_000,
     ];
     candidates
-        .into_iter()
+        .iter()
+        .copied()
         .find(|c| *c as f64 >= want)
         .unwrap_or(3_600_000_000)
 }
 
 fn tick_label(t: Micros) -> String {
+    if !t.is_multiple_of(1_000_000) && t >= 1_000_000 {
+        // Inside a second, zoomed in: seconds with the digits the tick needs.
+        let digits = if t.is_multiple_of(100_000) {
+            1
+        } else if t.is_multiple_of(1_000) {
+            3
+        } else {
+            6
+        };
+        let s = format!("{:.*}s", digits, t as f64 / 1e6);
+        if t >= 60_000_000 {
+            let secs = (t % 60_000_000) as f64 / 1e6;
+            return format!("{}m{:0w$.*}s", t / 60_000_000, digits, secs, w = digits + 3);
+        }
+        return s;
+    }
     if t.is_multiple_of(60_000_000) && t > 0 {
         format!("{}m", t / 60_000_000)
     } else if t >= 60_000_000 {
         format!("{}m{:02}s", t / 60_000_000, (t / 1_000_000) % 60)
     } else if t.is_multiple_of(1_000_000) {
         format!("{}s", t / 1_000_000)
-    } else {
+    } else if t.is_multiple_of(1_000) {
         format!("{}ms", t / 1000)
+    } else {
+        format!("{}µs", t)
     }
 }

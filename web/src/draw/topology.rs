@@ -178,6 +178,8 @@ pub struct Drawn {
     pub edges: Vec<(NodeId, NodeId, u8)>,
     /// The message kinds of the drop marks drawn (newest first), for `data-drops`.
     pub drops: Vec<&'static str>,
+    /// The message-by-message mode's message: `id:LABEL:progress` (`:lost` when dropped).
+    pub anim: Option<String>,
 }
 
 /// Messages in flight, recent drops and nodes: redrawn every frame over the static layer.
@@ -214,11 +216,17 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
     // them ("O_REQ" under a node).
     let mut texts: Vec<(&'static str, &str, Pt)> = Vec::new();
     let mut dropped: Vec<&'static str> = Vec::new();
+    let anim = m.msg_anim();
     for f in &flights {
+        if anim.is_some_and(|a| a.id == f.id) {
+            continue;
+        }
         let span = f.deliver_at.saturating_sub(f.sent_at).max(1) as f64;
         let t = (now.saturating_sub(f.sent_at) as f64 / span).clamp(0.0, 1.0);
         let (a, b) = (l.pos[f.from as usize], l.pos[f.to as usize]);
-        let q = lerp(a, b, t);
+        // Rim to rim: a message just sent is not drawn (nor labelled) over its sender.
+        let rim = (l.r / (b.x - a.x).hypot(b.y - a.y).max(1.0)).min(0.45);
+        let q = lerp(a, b, rim + (1.0 - 2.0 * rim) * t);
         let label = f.label;
         match dots.iter_mut().find(|(k, _)| *k == label) {
             Some((_, v)) => v.push(q),
@@ -330,6 +338,7 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
     if n > 64 {
         draw_nodes_batched(ctx, inp, &seen_down);
         drawn_overlay.drops = dropped;
+        drawn_overlay.anim = draw_anim(ctx, inp);
         return drawn_overlay;
     }
     // Nodes.
@@ -446,7 +455,65 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
         let _ = ctx.fill_text(text, at.x, at.y);
     }
     drawn_overlay.drops = dropped;
+    drawn_overlay.anim = draw_anim(ctx, inp);
     drawn_overlay
+}
+
+/// The message-by-message mode's message, over everything: a large dot moving along its link
+/// with its kind beside it (a lost one stops half-way and is crossed out).
+fn draw_anim(ctx: &Ctx, inp: &TopologyInput) -> Option<String> {
+    let m = inp.model;
+    let a = m.msg_anim()?;
+    let l = inp.layout;
+    let p = &inp.palette;
+    let kinds = m.run.engine.msg_kinds();
+    let color = msg_color(kinds, a.label);
+    let (pa, pb) = (l.pos[a.from as usize], l.pos[a.to as usize]);
+    let len = (pb.x - pa.x).hypot(pb.y - pa.y).max(1.0);
+    // From the sender's rim to the receiver's rim.
+    let rim = (l.r / len).min(0.45);
+    let f = if a.dropped {
+        a.progress.min(0.5)
+    } else {
+        a.progress
+    };
+    let q = lerp(pa, pb, rim + (1.0 - 2.0 * rim) * f);
+    ctx.set_stroke_style_str(color);
+    ctx.set_line_width(3.0);
+    ctx.set_global_alpha(0.45);
+    line(ctx, lerp(pa, pb, rim), q);
+    ctx.set_global_alpha(1.0);
+    let r = if l.r >= 8.0 { 8.0 } else { 5.0 };
+    ctx.set_fill_style_str(color);
+    ctx.set_stroke_style_str(p.panel);
+    ctx.set_line_width(2.0);
+    ctx.begin_path();
+    let _ = ctx.arc(q.x, q.y, r, 0.0, 2.0 * PI);
+    ctx.fill();
+    ctx.stroke();
+    let lost = a.dropped && a.progress >= 0.5;
+    if lost {
+        cross(ctx, q, r + 3.0, p.down, 3.0);
+    }
+    let text = if lost {
+        format!("{} lost", a.label)
+    } else {
+        a.label.to_string()
+    };
+    ctx.set_font("700 13px system-ui, sans-serif");
+    ctx.set_text_align("left");
+    ctx.set_line_width(4.0);
+    ctx.set_stroke_style_str(p.panel);
+    let _ = ctx.stroke_text(&text, q.x + r + 4.0, q.y - r);
+    ctx.set_fill_style_str(if lost { p.down } else { color });
+    let _ = ctx.fill_text(&text, q.x + r + 4.0, q.y - r);
+    Some(format!(
+        "{}:{}:{:.2}{}",
+        a.id,
+        a.label,
+        a.progress,
+        if a.dropped { ":lost" } else { "" }
+    ))
 }
 
 fn draw_nodes_batched(ctx: &Ctx, inp: &TopologyInput, seen_down: &[u32]) {

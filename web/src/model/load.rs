@@ -51,7 +51,14 @@ impl Model {
     pub(super) fn after_install(&mut self, new_topology: bool) {
         self.reset_view_state(new_topology);
         self.samples = Samples::new(&*self.run.engine, self.run.scenario.duration());
-        self.marks = Marks::default();
+        self.marks = Marks {
+            labels: self
+                .run
+                .engine
+                .state_marks()
+                .map(|s| (s.above.0, s.below.0)),
+            ..Marks::default()
+        };
         // Start at time zero with its events (the nodes starting) processed.
         self.engine_ok(|m| m.run.engine.run_until(0, 1 << 20).map(|_| ()));
         self.sample();
@@ -68,6 +75,7 @@ impl Model {
             .into_iter()
             .map(|c| (c.at.0, c.text.clone()))
             .collect();
+        self.teach.reset();
         self.playing = false;
         self.seek = None;
         self.frac_us = 0.0;

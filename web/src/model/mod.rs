@@ -12,6 +12,7 @@ pub mod runs;
 pub mod samples;
 pub mod seq;
 pub mod speed;
+pub mod teach;
 
 use clusterscope_core::engine::action::{Action, RecordedAction};
 use clusterscope_core::engine::NodeId;
@@ -200,6 +201,9 @@ pub enum Msg {
     /// The person drags the timeline's scrubber (true at mouse down, false when released): the
     /// DOM-heavy panels follow at most every `ui::app::SLOW_PANEL_MS` meanwhile, as while playing.
     SetScrubbing(bool),
+    /// Teaching aids: timeline zoom, presentation mode, message-by-message mode, explain
+    /// (`teach.rs`).
+    Teach(teach::TeachMsg),
 }
 
 /// The app state.
@@ -255,6 +259,8 @@ pub struct Model {
     /// Real time since the last render while a seek computes (renders are throttled to
     /// [`SEEK_RENDER_MS`]).
     seek_quiet_ms: f64,
+    /// Timeline zoom, presentation mode, message-by-message mode, explain ([`teach::Teach`]).
+    pub teach: teach::Teach,
 }
 
 /// The longest banner text: a message quoting a huge input is cut here.
@@ -372,6 +378,7 @@ impl Model {
             achieved: speed::Achieved::default(),
             scrubbing: false,
             seek_quiet_ms: 0.0,
+            teach: teach::Teach::default(),
         };
         m.after_install(true);
         m
@@ -530,7 +537,11 @@ impl Model {
                 self.playing = false;
                 self.seek = None;
             }
-            Msg::Tick { dt_ms, cost_ms } => return self.tick(dt_ms, cost_ms),
+            Msg::Tick { dt_ms, cost_ms } => {
+                let changed = self.tick(dt_ms, cost_ms);
+                self.follow_view();
+                return changed;
+            }
             Msg::StepEvent => {
                 self.stop();
                 self.snapshot();
@@ -664,6 +675,7 @@ impl Model {
                 }
                 self.scrubbing = b;
             }
+            Msg::Teach(t) => return self.teach_update(t),
         }
         true
     }
@@ -816,6 +828,9 @@ impl Model {
     fn tick(&mut self, dt_ms: f64, cost_ms: f64) -> bool {
         if !self.busy() {
             return false;
+        }
+        if self.teach.msg_mode && self.playing && self.seek.is_none() {
+            return self.msg_tick(dt_ms);
         }
         // Adapt the step budget to what a frame can afford: a little while playing (the picture
         // must stay smooth), more while seeking (only progress is shown).

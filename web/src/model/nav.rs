@@ -128,6 +128,9 @@ pub struct Marks {
     pub scanned: usize,
     /// State-change markers stopped being collected at the bound.
     pub capped: bool,
+    /// The model's state-mark labels drawn as `Down` (above) and `Up` (below):
+    /// `Model::state_marks` (gossip: DOWN, UP); `None`: no density strips.
+    pub labels: Option<(&'static str, &'static str)>,
 }
 
 /// At most this many UP/DOWN markers are kept (faults and user actions always are).
@@ -138,12 +141,20 @@ impl Marks {
     pub fn update(&mut self, trace: &Trace) {
         if self.scanned > trace.recs.len() {
             // The trace was truncated without `truncate` being called: rebuild.
-            *self = Marks::default();
+            *self = Marks {
+                labels: self.labels,
+                ..Marks::default()
+            };
         }
+        let (above, below) = self.labels.unwrap_or(("", ""));
         for r in trace.recs.range(self.scanned..) {
             let kind = match r.kind {
-                RecKind::State { label: "DOWN", .. } => Some(MarkKind::Down),
-                RecKind::State { label: "UP", .. } => Some(MarkKind::Up),
+                RecKind::State { label, .. } if !above.is_empty() && label == above => {
+                    Some(MarkKind::Down)
+                }
+                RecKind::State { label, .. } if !below.is_empty() && label == below => {
+                    Some(MarkKind::Up)
+                }
                 RecKind::Action { index } => trace.actions.get(index as usize).map(|a| {
                     if a.source == ActionSource::User {
                         MarkKind::UserAction

@@ -5,6 +5,7 @@
 use super::{confirm::ConfirmDiscard, header::Header, help::Help, log::LogPanel, matrix::Matrix};
 use super::{plots::Plots, sequence::Sequence, topology::TopologyView, transport::Transport};
 use crate::model::nav::NavKind;
+use crate::model::teach::{TeachMsg, ZOOM_STEP};
 use crate::model::{BannerKind, Msg, Store, Theme, SPEED_MAX, SPEED_MIN};
 use crate::models::Inspector;
 use crate::platform;
@@ -102,6 +103,11 @@ fn key_msg(e: &KeyboardEvent, help_open: bool, speed: f64) -> Option<Msg> {
         "End" | "e" => Msg::JumpToEnd,
         "]" | "+" | "=" => Msg::SetSpeed((speed * 2.0).min(SPEED_MAX)),
         "[" | "-" => Msg::SetSpeed((speed / 2.0).max(SPEED_MIN)),
+        "z" => Msg::Teach(TeachMsg::ZoomCursor(ZOOM_STEP)),
+        "Z" => Msg::Teach(TeachMsg::ZoomCursor(1.0 / ZOOM_STEP)),
+        "0" => Msg::Teach(TeachMsg::SetView(None)),
+        "," => Msg::Teach(TeachMsg::Pan(-0.5)),
+        "." => Msg::Teach(TeachMsg::Pan(0.5)),
         "?" => Msg::SetHelp(!help_open),
         "Escape" if help_open => Msg::SetHelp(false),
         "Escape" => Msg::Pause,
@@ -178,7 +184,20 @@ pub fn app() -> Html {
                         }
                         return;
                     }
-                    if let Some(msg) = key_msg(e, help, speed) {
+                    let (msg_mode, present, explain) = {
+                        let m = s2.model.borrow();
+                        (m.teach.msg_mode, m.teach.present, m.teach.explain)
+                    };
+                    let toggle = match e.key().as_str() {
+                        "m" => Some(Msg::Teach(TeachMsg::SetMsgMode(!msg_mode))),
+                        "f" => {
+                            platform::fullscreen(!present);
+                            Some(Msg::Teach(TeachMsg::SetPresent(!present)))
+                        }
+                        "w" => Some(Msg::Teach(TeachMsg::SetExplain(!explain))),
+                        _ => None,
+                    };
+                    if let Some(msg) = toggle.or_else(|| key_msg(e, help, speed)) {
                         e.prevent_default();
                         if matches!(msg, Msg::JumpToStart | Msg::JumpToEnd) {
                             platform::perf::jump_start();
@@ -207,7 +226,15 @@ pub fn app() -> Html {
             };
             platform::on_canvas_resize(bump.clone());
             let resizer = gloo::events::EventListener::new(&win, "resize", move |_| bump());
+            // Leaving fullscreen (Esc, the browser's own control) ends presentation mode.
+            let s4 = s.clone();
+            let fs = gloo::events::EventListener::new(&doc, "fullscreenchange", move |_| {
+                if !platform::is_fullscreen() && s4.model.borrow().teach.present {
+                    s4.dispatch(Msg::Teach(TeachMsg::SetPresent(false)));
+                }
+            });
             move || {
+                drop(fs);
                 drop(keys);
                 drop(hashes);
                 drop(resizer);
@@ -376,12 +403,13 @@ pub fn app() -> Html {
     let time = m.now().to_string();
     let frontier = m.frontier().to_string();
     let n_nodes = m.n();
+    let present = m.teach.present;
     let user_actions = m.run.engine.user_actions().len().to_string();
     drop(m);
     // Last effect of the root: the children's effects (canvas drawing) have run.
     use_effect(move || platform::perf::rendered(busy));
     html! {
-        <main id="app" class="app"
+        <main id="app" class={classes!("app", present.then_some("present"))}
             data-ready={if *ready { "1" } else { "0" }}
             data-busy={if busy { "1" } else { "0" }}
             data-scenario={scenario} data-variant={variant}

@@ -18,6 +18,17 @@ const KEYS: &[(&str, &str)] = &[
     ("c / C", "next / previous caption"),
     ("Home / End", "jump to start / compute to the end"),
     ("] / [", "faster / slower"),
+    (
+        "z / Z / 0",
+        "zoom the timeline in / out around the cursor / whole run (also: wheel, drag a range)",
+    ),
+    (", / .", "move the zoomed timeline left / right"),
+    (
+        "m",
+        "message by message: each message crosses its link in 600 ms",
+    ),
+    ("f", "presentation mode (fullscreen, larger type)"),
+    ("w", "explain the selected node's state"),
     ("Esc", "pause, close this help"),
     ("?", "this help"),
 ];

@@ -16,6 +16,7 @@ pub mod plots;
 pub mod sequence;
 pub mod sweep;
 pub mod sweep_grid;
+pub mod timeline;
 pub mod topology;
 pub mod transport;
 

@@ -292,7 +292,7 @@ pub fn sequence(p: &PanelProps) -> Html {
                     </p> }
                 } else {
                     html! {
-                        <svg id="sequence" class="seq" viewBox={format!("0 0 {W} {height:.0}")} preserveAspectRatio="xMidYMin meet"
+                        <div class="seq-scroll"><svg id="sequence" class="seq" viewBox={format!("0 0 {W} {height:.0}")} preserveAspectRatio="xMidYMin meet"
                             role="img" aria-label="Messages among the chosen nodes up to the cursor">
                             { for lifelines }
                             { for time_labels }
@@ -300,7 +300,7 @@ pub fn sequence(p: &PanelProps) -> Html {
                             <text x={(W - 4.0).to_string()} y={(cursor_y - 3.0).to_string()} class="sq-cursor-label" text-anchor="end">{ format!("cursor {}", t(now)) }</text>
                             { for events }
                             { for arrows }
-                        </svg>
+                        </svg></div>
                     }
                 }
             }

@@ -5,6 +5,7 @@ use super::panels::{LinkPanel, NodePanel};
 use super::PanelProps;
 use crate::draw::{model_color, msg_color, palette, topology};
 use crate::layout::{self, Hit, Layout, Pt};
+use crate::model::teach::TeachMsg;
 use crate::model::Msg;
 use crate::platform;
 use clusterscope_core::engine::{NodeId, Topology};
@@ -23,6 +24,8 @@ pub fn topology_view(p: &PanelProps) -> Html {
     // The topology the layout was computed for (two scenarios may have the same node count).
     let laid_out = use_mut_ref(|| None::<Topology>);
     let hover = use_state(|| None::<NodeId>);
+    // The last explanation: (node, cursor, session revision) and its sentences.
+    let explained = use_mut_ref(|| None::<((NodeId, u64, u64), Vec<String>)>);
 
     {
         let (canvas, s, geo, dark) = (canvas.clone(), s.clone(), geo.clone(), p.dark);
@@ -38,6 +41,11 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 return;
             };
             let m = s.model.borrow();
+            // Presentation mode draws everything larger: the same picture at a smaller logical
+            // size, scaled up (hit tests divide by the same factor).
+            let k = present_scale(m.teach.present);
+            let (w, h) = (w / k, h / k);
+            let _ = ctx.scale(k, k);
             let topo = &m.run.scenario.topo;
             let stale = geo
                 .borrow()
@@ -65,7 +73,7 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 hover,
                 palette: palette(dark),
             };
-            let dpr = platform::device_pixel_ratio();
+            let dpr = platform::device_pixel_ratio() * k;
             let key = topology::static_key(&inp, w, h, dpr);
             let mut cache = layer.borrow_mut();
             if cache.as_ref().is_none_or(|(k, _)| *k != key) {
@@ -101,6 +109,7 @@ pub fn topology_view(p: &PanelProps) -> Html {
             }
             // What the recent drop marks lost, for tests and assistive tooling.
             let _ = c.set_attribute("data-drops", &drawn.drops.join(","));
+            let _ = c.set_attribute("data-anim", drawn.anim.as_deref().unwrap_or(""));
             drop(cache);
             *geo.borrow_mut() = Some((lay, links));
         });
@@ -108,15 +117,17 @@ pub fn topology_view(p: &PanelProps) -> Html {
 
     let hit_at = {
         let geo = geo.clone();
+        let s = s.clone();
         move |e: &MouseEvent| -> Option<Hit> {
+            let k = present_scale(s.model.borrow().teach.present);
             let g = geo.borrow();
             let (l, links) = g.as_ref()?;
             layout::hit_test(
                 l,
                 links,
                 Pt {
-                    x: e.offset_x() as f64,
-                    y: e.offset_y() as f64,
+                    x: e.offset_x() as f64 / k,
+                    y: e.offset_y() as f64 / k,
                 },
             )
         }
@@ -199,6 +210,45 @@ pub fn topology_view(p: &PanelProps) -> Html {
         (None, Some(id)) => html! { <NodePanel s={s.clone()} dark={p.dark} id={id} /> },
         _ => html! { <p class="muted small">{ "Click a node or a link to act on it." }</p> },
     };
+    // "Explain this state": computed from the views now, only while shown.
+    let explain_btn = m.selected.map(|id| {
+        let on = m.teach.explain;
+        let s = s.clone();
+        let onclick = Callback::from(move |_| s.dispatch(Msg::Teach(TeachMsg::SetExplain(!on))));
+        html! { <button id="explain-toggle" class={classes!("btn", "small-btn", on.then_some("primary"))}
+            aria-pressed={on.to_string()} title="What the selected node believes now and why, from its views (w)"
+            {onclick}>{ format!("explain {}", m.name(id)) }</button> }
+    });
+    // Computed for the cursor when it settles (this card redraws every frame while playing):
+    // while playing, the last explanation stays, marked as waiting.
+    let key = m
+        .selected
+        .filter(|_| m.teach.explain)
+        .map(|id| (id, m.cursor(), m.session_rev));
+    let stale = {
+        let mut c = explained.borrow_mut();
+        let fresh = c.as_ref().is_some_and(|(k, _)| Some(*k) == key);
+        match key {
+            Some(k) if !fresh && !m.busy() => {
+                *c = m.explain().map(|lines| (k, lines));
+                false
+            }
+            None => {
+                *c = None;
+                false
+            }
+            _ => !fresh,
+        }
+    };
+    let explain = explained.borrow().as_ref().map(|((id, _, _), lines)| {
+        html! {
+            <div id="explain" class={classes!("explain", stale.then_some("stale"))} data-node={m.name(*id).to_string()}
+                data-stale={stale.to_string()} role="status">
+                { for lines.iter().map(|l| html!{ <p>{ l.clone() }</p> }) }
+                if stale { <p class="muted small">{ "(of an earlier moment: updated when the replay stops)" }</p> }
+            </div>
+        }
+    });
     let cursor = if hover.is_some() {
         "pointer"
     } else {
@@ -215,6 +265,7 @@ pub fn topology_view(p: &PanelProps) -> Html {
                         format!("{n} nodes · click a node or a link; shift+click adds a node to the sequence diagram")
                     }
                 }</span>
+                { for explain_btn }
             </div>
             <div class="canvas-wrap">
             { for hover_name.map(|h| html!{ <span class="chip hover-label" id="hover-label">{ h }</span> }) }
@@ -232,8 +283,24 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 <span class="lg"><i class="bar slow"></i>{ "latency" }</span>
                 <span class="lg muted">{ format!("(each half of a link is the direction leaving its node; {baseline})") }</span>
             </div>
-            <div class="legend">{ for legend_msgs }<span class="lg"><b class="x">{ "✕" }</b>{ "dropped" }</span>{ for legend_overlay }</div>
+            { for explain }
+            <div class="legend" id="topo-legend-msgs">
+                <span class="lg muted">{ "messages:" }</span>
+                { for legend_msgs }
+                <span class="lg" title="A message just delivered: a short fading stroke into its receiver"><i class="trail"></i>{ "just delivered (trail)" }</span>
+                <span class="lg"><b class="x">{ "✕" }</b>{ "dropped (its kind beside it)" }</span>
+                { for legend_overlay }
+            </div>
             { panel }
         </section>
+    }
+}
+
+/// How much larger presentation mode draws the topology.
+fn present_scale(present: bool) -> f64 {
+    if present {
+        1.5
+    } else {
+        1.0
     }
 }

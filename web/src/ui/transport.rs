@@ -1,12 +1,12 @@
-//! Transport: play/pause, stepping, jumps, the speed slider, the clock, and the timeline scrubber.
+//! Transport: play/pause, stepping, jumps, the speed slider, the clock, and the timeline
+//! (`ui/timeline.rs`: zoom, overview, legend, teaching modes).
 
 use super::icons::icon;
 use super::{t, PanelProps};
-use crate::draw::{palette, timeline};
 use crate::model::nav::NavKind;
 use crate::model::{Msg, SPEED_MAX, SPEED_MIN};
 use crate::platform;
-use web_sys::{HtmlCanvasElement, HtmlInputElement};
+use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 /// Slider position (0..=1000) <-> speed, logarithmic.
@@ -38,26 +38,7 @@ pub fn speed_label(s: f64) -> String {
 #[function_component(Transport)]
 pub fn transport(p: &PanelProps) -> Html {
     let s = &p.s;
-    let canvas = use_node_ref();
-    // The hovered x and the canvas width then (read in the event handler: reading it while
-    // rendering would force a layout in the middle of the DOM update).
-    let hover = use_state(|| None::<(f64, f64)>);
-    let dragging = use_mut_ref(|| false);
     let m = s.model.borrow();
-
-    {
-        let canvas = canvas.clone();
-        let s = s.clone();
-        let dark = p.dark;
-        let hover = hover.map(|(x, _)| x);
-        use_effect(move || {
-            if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-                if let Some((ctx, w, h)) = platform::prepare_canvas(&c, true) {
-                    timeline::draw(&ctx, &s.model.borrow(), w, h, hover, &palette(dark));
-                }
-            }
-        });
-    }
 
     let btn = |id: &'static str, label: &'static str, title: &'static str, msg: Msg| {
         let s = s.clone();
@@ -107,66 +88,13 @@ pub fn transport(p: &PanelProps) -> Html {
     };
 
     let end = m.end();
-    let scrub = move |s: &super::Handle, c: &NodeRef, x: f64| {
-        if let Some(el) = c.cast::<HtmlCanvasElement>() {
-            let w = platform::canvas_size(&el).0 as f64;
-            platform::perf::jump_start();
-            s.dispatch(Msg::ScrubTo(timeline::t_of(x, end, w)));
-        }
-    };
-    let on_down = {
-        let (s, c, d) = (s.clone(), canvas.clone(), dragging.clone());
-        Callback::from(move |e: MouseEvent| {
-            *d.borrow_mut() = true;
-            s.dispatch(Msg::SetScrubbing(true));
-            scrub(&s, &c, e.offset_x() as f64);
-        })
-    };
-    let on_move = {
-        let (s, c, d, hv) = (s.clone(), canvas.clone(), dragging.clone(), hover.clone());
-        Callback::from(move |e: MouseEvent| {
-            let x = e.offset_x() as f64;
-            let w = c
-                .cast::<HtmlCanvasElement>()
-                .map_or(1.0, |el| platform::canvas_size(&el).0 as f64);
-            hv.set(Some((x, w)));
-            if *d.borrow() && e.buttons() & 1 == 1 {
-                scrub(&s, &c, x);
-            }
-        })
-    };
-    let on_up = {
-        let (s, d) = (s.clone(), dragging.clone());
-        Callback::from(move |_| {
-            *d.borrow_mut() = false;
-            s.dispatch(Msg::SetScrubbing(false));
-        })
-    };
-    let on_leave = {
-        let (s, d, hv) = (s.clone(), dragging.clone(), hover.clone());
-        Callback::from(move |_| {
-            if std::mem::take(&mut *d.borrow_mut()) {
-                s.dispatch(Msg::SetScrubbing(false));
-            }
-            hv.set(None);
-        })
-    };
-    let tip = hover.and_then(|(x, w)| {
-        let at = timeline::t_of(x, end, w);
-        let txt = timeline::describe_at(&m, x, w);
-        let left = format!("left:{}px", x.clamp(60.0, (w - 200.0).max(60.0)));
-        Some(html! {
-            <div class="tl-tip" style={left}>
-                <b>{ t(at) }</b>
-                { for txt.map(|x| html!{ <div class="pre">{ x }</div> }) }
-            </div>
-        })
-    });
     let status = if seeking {
         let pct = (m.now() as f64 / end.max(1) as f64 * 100.0).min(100.0);
         format!("computing… {pct:.0}%")
     } else if m.at_end() {
         "end of scenario".to_string()
+    } else if playing && m.teach.msg_mode {
+        "message by message".to_string()
     } else if playing {
         "playing".to_string()
     } else {
@@ -193,17 +121,12 @@ pub fn transport(p: &PanelProps) -> Html {
                 </label>
                 <div class="clock" id="clock">
                     <span class="now">{ t(m.now()) }</span>
-                    <span class="muted">{ format!(" / {}", t(end)) }</span>
+                    <span class="muted end">{ format!(" / {}", t(end)) }</span>
                     <span class="muted step">{ format!(" · step {}", m.cursor()) }</span>
                     <span class={classes!("state", if seeking || playing { "live" } else { "idle" })} id="play-state">{ status }</span>
                 </div>
             </div>
-            <div class="timeline-wrap">
-                <canvas id="timeline" ref={canvas} class="timeline" role="slider"
-                    aria-label="Timeline" aria-valuemin="0" aria-valuemax={end.to_string()} aria-valuenow={m.now().to_string()}
-                    onmousedown={on_down} onmousemove={on_move} onmouseup={on_up} onmouseleave={on_leave}></canvas>
-                { for tip }
-            </div>
+            <super::timeline::Timeline s={s.clone()} dark={p.dark} resize={p.resize} rev={p.rev} />
         </section>
     }
 }

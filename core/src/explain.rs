@@ -1,0 +1,139 @@
+//! "Explain this state": helpers for [`Model::explain`] — a few sentences of what one node
+//! believes at the cursor and why, from the model's views and the trace before the cursor. The
+//! generic default any model gets, and the trace look-ups the models' own explanations share.
+//! Everything here runs on demand (a person opened the explanation), never per step.
+
+use crate::engine::trace::{LogLevel, Rec, RecKind, Trace};
+use crate::engine::{NodeId, NodeStatus, Sim};
+use crate::model::Model;
+use crate::time::{fmt_time, Micros};
+
+/// Most records scanned backwards by one look-up (a 251-node run makes ~5,000 a second: this is
+/// its last ~100 s; an explanation makes a few look-ups per DOWN peer it names).
+pub const SCAN: usize = 500_000;
+
+/// The latest record before `upto` matching `f` (scanning at most [`SCAN`]).
+pub fn last_rec(trace: &Trace, upto: usize, f: impl Fn(&Rec) -> bool) -> Option<Rec> {
+    trace.recs.range(..upto).rev().take(SCAN).find(|r| f(r))
+}
+
+/// The latest state mark `label` that `node` made about `peer` before `upto`.
+pub fn last_mark(
+    trace: &Trace,
+    upto: usize,
+    node: NodeId,
+    label: &str,
+    peer: NodeId,
+) -> Option<Micros> {
+    last_rec(trace, upto, |r| {
+        r.node == node
+            && matches!(r.kind, RecKind::State { label: l, peer: p } if l == label && p == peer)
+    })
+    .map(|r| r.time)
+}
+
+/// What became of the latest message `label` from `from` to `to` before `upto`: its send time
+/// and whether it was lost (a drop record) or sent (and maybe delivered).
+pub fn last_msg(
+    trace: &Trace,
+    upto: usize,
+    from: NodeId,
+    to: NodeId,
+    label: &str,
+) -> Option<(Micros, bool)> {
+    last_rec(trace, upto, |r| match r.kind {
+        RecKind::Send {
+            to: t, label: l, ..
+        } => r.node == from && t == to && l == label,
+        RecKind::Drop {
+            from: f,
+            to: t,
+            label: l,
+            ..
+        } => f == from && t == to && l == label,
+        _ => false,
+    })
+    .map(|r| (r.time, matches!(r.kind, RecKind::Drop { .. })))
+}
+
+/// The latest log line of `node` at INFO or above before `upto`: (time, text).
+pub fn last_log(trace: &Trace, upto: usize, node: NodeId) -> Option<(Micros, String)> {
+    trace
+        .recs
+        .range(..upto)
+        .rev()
+        .take(SCAN)
+        .filter(|r| r.node == node)
+        .find_map(|r| match r.kind {
+            RecKind::Log { line } => trace
+                .logs
+                .get(line as usize)
+                .filter(|l| l.level != LogLevel::Trace && l.level != LogLevel::Debug)
+                .map(|l| (l.time, trace.text(l).to_string())),
+            _ => None,
+        })
+}
+
+/// "running", "stopping", "stopped".
+pub fn status_word(s: NodeStatus) -> &'static str {
+    match s {
+        NodeStatus::Running => "running",
+        NodeStatus::Stopping => "stopping",
+        NodeStatus::Stopped => "stopped",
+    }
+}
+
+/// The default explanation: the node's status and badge, the notable matrix cells in its row
+/// (what it believes that matters) and in its column (who believes something notable of it),
+/// its latest state mark and its latest log line at INFO or above.
+pub fn generic<M: Model>(
+    m: &M,
+    sim: &Sim<M>,
+    trace: &Trace,
+    upto: usize,
+    id: NodeId,
+) -> Vec<String> {
+    let name = sim.topo.name(id);
+    let status = sim.nodes[id as usize].status;
+    let badge = m.node_badge(sim, id);
+    let mut out = vec![format!(
+        "{name} is {}{}.",
+        status_word(status),
+        if badge.is_empty() {
+            String::new()
+        } else {
+            format!(" ({badge})")
+        }
+    )];
+    if let Some(spec) = m.matrix() {
+        let notable = m.matrix_summary(sim, 0).notable;
+        let mine: Vec<String> = notable
+            .iter()
+            .filter(|(o, _)| *o == id)
+            .take(3)
+            .filter_map(|(o, q)| m.matrix_cell(sim, *o, *q).tip.into_iter().next())
+            .collect();
+        let of_me = notable.iter().filter(|(_, q)| *q == id).count();
+        if !mine.is_empty() {
+            out.push(format!("{}: {}.", spec.title, mine.join("; ")));
+        }
+        if of_me > 0 {
+            out.push(format!("{}: {of_me} node(s).", spec.notable_by));
+        }
+    }
+    if let Some(r) = last_rec(trace, upto, |r| {
+        r.node == id && matches!(r.kind, RecKind::State { .. })
+    }) {
+        if let RecKind::State { label, peer } = r.kind {
+            out.push(format!(
+                "Its latest state change: {label} about {} at {}.",
+                sim.topo.name(peer),
+                fmt_time(r.time)
+            ));
+        }
+    }
+    if let Some((t, text)) = last_log(trace, upto, id) {
+        out.push(format!("It last logged at {}: “{text}”.", fmt_time(t)));
+    }
+    out
+}

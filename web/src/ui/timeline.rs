@@ -1,0 +1,350 @@
+//! The timeline under the transport bar (issue 14): click to move the cursor, drag from the
+//! cursor to scrub, drag anywhere else to zoom into that range, wheel to zoom around the
+//! pointer (shift+wheel or a sideways wheel pans); while zoomed, an overview strip of the whole
+//! run whose window box drags. Then its tools: zoom buttons, the legend of its marks (named by
+//! the model: `Model::state_marks`), the message-by-message mode and presentation mode.
+
+use super::{t, Handle, PanelProps};
+use crate::draw::{palette, timeline};
+use crate::model::teach::{TeachMsg, ZOOM_STEP};
+use crate::model::Msg;
+use crate::platform;
+use clusterscope_core::time::Micros;
+use wasm_bindgen::JsCast;
+use web_sys::HtmlCanvasElement;
+use yew::prelude::*;
+
+/// A press on the timeline: not moved yet, scrubbing (it began on the cursor), or a range.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Drag {
+    Idle,
+    Pressed(f64),
+    Scrub,
+    Range(f64, f64),
+}
+
+/// Pixels a press must move to become a range rather than a click.
+const DRAG_PX: f64 = 5.0;
+/// A press this close to the cursor's line scrubs.
+const CURSOR_GRAB_PX: f64 = 6.0;
+
+fn width(c: &NodeRef) -> f64 {
+    c.cast::<HtmlCanvasElement>()
+        .map_or(1.0, |el| platform::canvas_size(&el).0 as f64)
+}
+
+fn scrub(s: &Handle, view: (Micros, Micros), w: f64, x: f64) {
+    platform::perf::jump_start();
+    s.dispatch(Msg::ScrubTo(timeline::t_in(x, view, w)));
+}
+
+#[function_component(Timeline)]
+pub fn timeline_view(p: &PanelProps) -> Html {
+    let s = &p.s;
+    let canvas = use_node_ref();
+    let overview = use_node_ref();
+    // The hovered x and the canvas width then (read in the event handler: reading it while
+    // rendering would force a layout in the middle of the DOM update).
+    let hover = use_state(|| None::<(f64, f64)>);
+    let drag = use_state(|| Drag::Idle);
+    let ov_drag = use_mut_ref(|| None::<Micros>);
+    let wheel = use_mut_ref(|| None::<(HtmlCanvasElement, gloo::events::EventListener)>);
+    let m = s.model.borrow();
+    let view = m.view();
+    let end = m.end();
+    let zoomed = m.zoomed();
+
+    {
+        let (canvas, overview, s, dark) = (canvas.clone(), overview.clone(), s.clone(), p.dark);
+        let hover = hover.map(|(x, _)| x);
+        let range = match *drag {
+            Drag::Range(a, b) => Some((a, b)),
+            _ => None,
+        };
+        use_effect(move || {
+            let m = s.model.borrow();
+            if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
+                if let Some((ctx, w, h)) = platform::prepare_canvas(&c, true) {
+                    timeline::draw(&ctx, &m, w, h, hover, range, &palette(dark));
+                }
+            }
+            if let Some(c) = overview.cast::<HtmlCanvasElement>() {
+                if let Some((ctx, w, h)) = platform::prepare_canvas(&c, true) {
+                    timeline::draw_overview(&ctx, &m, w, h, &palette(dark));
+                }
+            }
+        });
+    }
+
+    // The wheel: a listener that may prevent the page from scrolling (Yew's are passive),
+    // attached to the canvas element of this render (checked each render: the element may be
+    // created after the first effects ran).
+    {
+        let (canvas, s) = (canvas.clone(), s.clone());
+        let wheel = wheel.clone();
+        use_effect(move || {
+            let Some(el) = canvas.cast::<HtmlCanvasElement>() else {
+                return;
+            };
+            if wheel.borrow().as_ref().is_some_and(|(e, _)| *e == el) {
+                return;
+            }
+            let c2 = canvas.clone();
+            let l = gloo::events::EventListener::new_with_options(
+                &el,
+                "wheel",
+                gloo::events::EventListenerOptions::enable_prevent_default(),
+                move |e| {
+                    // A "wheel" listener gets wheel events only.
+                    let e = e.unchecked_ref::<web_sys::WheelEvent>();
+                    e.prevent_default();
+                    let w = width(&c2);
+                    let view = s.model.borrow().view();
+                    let (dx, dy) = (e.delta_x(), e.delta_y());
+                    if e.shift_key() || dx.abs() > dy.abs() {
+                        let d = if dx.abs() > dy.abs() { dx } else { dy };
+                        let frac = (d / (w - 2.0 * timeline::PAD).max(1.0)).clamp(-0.5, 0.5);
+                        s.dispatch(Msg::Teach(TeachMsg::Pan(frac)));
+                    } else if dy != 0.0 {
+                        let at = timeline::t_in(e.offset_x() as f64, view, w);
+                        let factor = 1.0015f64.powf(dy).clamp(0.5, 2.0);
+                        s.dispatch(Msg::Teach(TeachMsg::Zoom { at, factor }));
+                    }
+                },
+            );
+            *wheel.borrow_mut() = Some((el, l));
+        });
+    }
+
+    let cursor_x = |w: f64| timeline::x_in(m.now(), view, w);
+    let on_down = {
+        let (s, c, drag) = (s.clone(), canvas.clone(), drag.clone());
+        let now = m.now();
+        Callback::from(move |e: MouseEvent| {
+            if e.button() != 0 {
+                return;
+            }
+            let x = e.offset_x() as f64;
+            let w = width(&c);
+            if (timeline::x_in(now, view, w) - x).abs() <= CURSOR_GRAB_PX {
+                drag.set(Drag::Scrub);
+                // The heavy panels follow a drag at most every SLOW_PANEL_MS (issue 20).
+                s.dispatch(Msg::SetScrubbing(true));
+                scrub(&s, view, w, x);
+            } else {
+                drag.set(Drag::Pressed(x));
+            }
+        })
+    };
+    let on_move = {
+        let (s, c, drag, hv) = (s.clone(), canvas.clone(), drag.clone(), hover.clone());
+        Callback::from(move |e: MouseEvent| {
+            let x = e.offset_x() as f64;
+            let w = width(&c);
+            hv.set(Some((x, w)));
+            if e.buttons() & 1 == 0 {
+                if *drag == Drag::Scrub {
+                    s.dispatch(Msg::SetScrubbing(false));
+                }
+                if *drag != Drag::Idle {
+                    drag.set(Drag::Idle);
+                }
+                return;
+            }
+            match *drag {
+                Drag::Scrub => scrub(&s, view, w, x),
+                Drag::Pressed(x0) if (x - x0).abs() > DRAG_PX => drag.set(Drag::Range(x0, x)),
+                Drag::Range(x0, _) => drag.set(Drag::Range(x0, x)),
+                _ => {}
+            }
+        })
+    };
+    let on_up = {
+        let (s, c, drag) = (s.clone(), canvas.clone(), drag.clone());
+        Callback::from(move |e: MouseEvent| {
+            let w = width(&c);
+            match *drag {
+                Drag::Pressed(_) => scrub(&s, view, w, e.offset_x() as f64),
+                Drag::Range(a, b) => {
+                    let (lo, hi) = (
+                        timeline::t_in(a.min(b), view, w),
+                        timeline::t_in(a.max(b), view, w),
+                    );
+                    s.dispatch(Msg::Teach(TeachMsg::SetView(Some((lo, hi)))));
+                }
+                Drag::Scrub => s.dispatch(Msg::SetScrubbing(false)),
+                _ => {}
+            }
+            drag.set(Drag::Idle);
+        })
+    };
+    let on_leave = {
+        let (s, drag, hv) = (s.clone(), drag.clone(), hover.clone());
+        Callback::from(move |_| {
+            if *drag == Drag::Scrub {
+                s.dispatch(Msg::SetScrubbing(false));
+            }
+            drag.set(Drag::Idle);
+            hv.set(None);
+        })
+    };
+
+    // The overview strip: drag the window box, or press elsewhere to centre it there.
+    let ov_at = {
+        let (s, ov, od) = (s.clone(), overview.clone(), ov_drag.clone());
+        move |x: f64, start: bool| {
+            let w = width(&ov);
+            let at = timeline::t_of(x, end, w);
+            let (lo, hi) = s.model.borrow().view();
+            if start {
+                let inside = (lo..=hi).contains(&at);
+                *od.borrow_mut() = Some(if inside { at - lo } else { (hi - lo) / 2 });
+            }
+            if let Some(off) = *od.borrow() {
+                let lo2 = at.saturating_sub(off);
+                s.dispatch(Msg::Teach(TeachMsg::SetView(Some((lo2, lo2 + (hi - lo))))));
+            }
+        }
+    };
+    let ov_down = {
+        let f = ov_at.clone();
+        Callback::from(move |e: MouseEvent| f(e.offset_x() as f64, true))
+    };
+    let ov_move = {
+        let (f, od) = (ov_at.clone(), ov_drag.clone());
+        Callback::from(move |e: MouseEvent| {
+            if e.buttons() & 1 == 0 {
+                *od.borrow_mut() = None;
+            } else if od.borrow().is_some() {
+                f(e.offset_x() as f64, false)
+            }
+        })
+    };
+    let ov_end = {
+        let od = ov_drag.clone();
+        Callback::from(move |_| *od.borrow_mut() = None)
+    };
+
+    let tip = hover.and_then(|(x, w)| {
+        let at = timeline::t_in(x, view, w);
+        let txt = timeline::describe_at(&m, x, w);
+        let left = format!("left:{}px", x.clamp(60.0, (w - 200.0).max(60.0)));
+        let near_cursor = (cursor_x(w) - x).abs() <= CURSOR_GRAB_PX;
+        Some(html! {
+            <div class="tl-tip" style={left}>
+                <b>{ t(at) }</b>
+                { for near_cursor.then(|| html!{ <span class="muted">{ " · drag to scrub" }</span> }) }
+                { for txt.map(|x| html!{ <div class="pre">{ x }</div> }) }
+            </div>
+        })
+    });
+
+    let teach = |msg: TeachMsg| {
+        let s = s.clone();
+        Callback::from(move |_| s.dispatch(Msg::Teach(msg)))
+    };
+    let pal = palette(p.dark);
+    let marks = m.run.engine.state_marks();
+    let legend = {
+        let item = |key: &'static str, swatch: Html, text: String, about: String| {
+            html! { <span class="lg" data-mark={key} title={about}>{ swatch }{ text }</span> }
+        };
+        let mut items = vec![
+            item(
+                "caption",
+                html! { <i class="tl-bar" style={format!("background:{}", pal.caption)}></i> },
+                "caption".into(),
+                "A caption; the number is its chapter (the list under the caption)".into(),
+            ),
+            item(
+                "fault",
+                html! { <i class="tl-tri" style={format!("border-top-color:{}", pal.fault)}></i> },
+                "fault".into(),
+                "A fault the scenario schedules".into(),
+            ),
+            item(
+                "action",
+                html! { <i class="tl-tri" style={format!("border-top-color:{}", pal.user)}></i> },
+                "your action".into(),
+                "An action you recorded (kill, restart, a link, a fork...)".into(),
+            ),
+            item(
+                "drop",
+                html! { <b class="x">{ "✕" }</b> },
+                "dropped".into(),
+                "A dropped message, on the track when the window holds few enough events (zoom in); large: a kind the model calls key (gossip: the echoes)".into(),
+            ),
+        ];
+        if let Some(sm) = marks {
+            items.push(item(
+                "above",
+                html! { <i class="tl-bar" style={format!("background:{}", pal.down)}></i> },
+                sm.above.0.to_string(),
+                format!(
+                    "Above the track's middle, how many times per moment {}",
+                    sm.above.1
+                ),
+            ));
+            items.push(item(
+                "below",
+                html! { <i class="tl-bar" style={format!("background:{}", pal.up)}></i> },
+                sm.below.0.to_string(),
+                format!("Below the middle, how many times per moment {}", sm.below.1),
+            ));
+        }
+        items.push(item(
+            "computed",
+            html! { <i class="tl-track" style={format!("background:{}", pal.link)}></i> },
+            "computed".into(),
+            "The part of the run computed so far (the darker part: played up to the cursor)".into(),
+        ));
+        items
+    };
+    let on_msg_mode = {
+        let s = s.clone();
+        let on = m.teach.msg_mode;
+        Callback::from(move |_| s.dispatch(Msg::Teach(TeachMsg::SetMsgMode(!on))))
+    };
+    let present = m.teach.present;
+    let on_present = {
+        let s = s.clone();
+        Callback::from(move |_| {
+            platform::fullscreen(!present);
+            s.dispatch(Msg::Teach(TeachMsg::SetPresent(!present)));
+        })
+    };
+    html! {
+        <>
+        <div class="timeline-wrap">
+            <canvas id="timeline" ref={canvas} class="timeline" role="slider"
+                aria-label="Timeline: click to move the cursor, drag a range to zoom into it, wheel to zoom"
+                aria-valuemin={view.0.to_string()} aria-valuemax={view.1.to_string()} aria-valuenow={m.now().to_string()}
+                data-view-lo={view.0.to_string()} data-view-hi={view.1.to_string()}
+                onmousedown={on_down} onmousemove={on_move} onmouseup={on_up} onmouseleave={on_leave}></canvas>
+            { for tip }
+        </div>
+        if zoomed {
+            <canvas id="overview" ref={overview} class="overview" title="The whole run: drag the box to move the window"
+                onmousedown={ov_down} onmousemove={ov_move} onmouseup={ov_end.clone()} onmouseleave={ov_end}></canvas>
+        }
+        <div class={classes!("tl-tools", zoomed.then_some("zoomed"))}>
+            <span class="tl-zoom">
+                <button id="zoom-out" class="btn small-btn" title="Zoom out (Z)" aria-label="Zoom out" onclick={teach(TeachMsg::ZoomCursor(1.0 / ZOOM_STEP))}>{ "−" }</button>
+                <button id="zoom-in" class="btn small-btn" title="Zoom in around the cursor (z); or the wheel over the timeline, or drag a range on it" aria-label="Zoom in" onclick={teach(TeachMsg::ZoomCursor(ZOOM_STEP))}>{ "+" }</button>
+                <button id="zoom-reset" class="btn small-btn" title="Show the whole run (0)" disabled={!zoomed} onclick={teach(TeachMsg::SetView(None))}>{ "whole run" }</button>
+                if zoomed {
+                    <span class="muted small" id="zoom-window">{ format!("{} – {}", t(view.0), t(view.1)) }</span>
+                }
+            </span>
+            <span id="tl-legend" class="tl-legend">{ for legend }</span>
+            <span class="tl-modes">
+                <label class="check" title="Play message by message: each message crosses its link in 600 ms (links take 0.2-2 ms, too fast to see) (m)">
+                    <input id="msg-mode" type="checkbox" checked={m.teach.msg_mode} onchange={on_msg_mode} />{ "message by message" }
+                </label>
+                <button id="present" class={classes!("btn", "small-btn", present.then_some("primary"))} aria-pressed={present.to_string()}
+                    title="Presentation mode: fullscreen, larger type, the topology filling the screen (f)" onclick={on_present}>{ "present" }</button>
+            </span>
+        </div>
+        </>
+    }
+}
