@@ -101,7 +101,7 @@ impl Model {
         let t = self.now();
         let mut actions = self.run.engine.user_actions().to_vec();
         actions.append(&mut self.pending_timed);
-        actions.sort_by_key(|a| a.at.0);
+        clusterscope_core::small_sort::sort_by_key(&mut actions, |a| a.at.0);
         let v = variant.unwrap_or_else(|| self.run.variant.clone());
         let seed = seed.unwrap_or(self.run.seed);
         let r = self.scenario_ref.clone();
