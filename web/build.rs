@@ -2,7 +2,7 @@
 //! (about 80 KB gzipped) that only serve stack traces, and trunk cannot strip it without wasm-opt
 //! (disabled here, see index.html). Test and debug builds keep names for readable panics.
 //! `CLUSTERSCOPE_WASM_NAMES=1` keeps them in an optimised build too: for measuring what is big
-//! (docs/PERFORMANCE.md, "Download size").
+//! (docs/PERFORMANCE.md, "Download size and load").
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=CLUSTERSCOPE_WASM_NAMES");

@@ -2,8 +2,8 @@
 //!
 //! `slice::sort_by_key` is a driftsort: fast on long inputs, and about 5 KB of wasm for each
 //! element type and key it is used with. The app used it at some forty sites, 65 KB of its gzipped
-//! download (docs/PERFORMANCE.md, "Download size"). This is an insertion sort with a binary
-//! search: a few hundred bytes per use, the same order as the standard library's stable sort
+//! download (docs/PERFORMANCE.md, "Download size and load"). This is an insertion sort with a
+//! binary search: a few hundred bytes per use, the same order as the standard library's stable sort
 //! (elements with equal keys keep their order), O(n log n) comparisons and O(n^2) moves in the
 //! worst case, O(n) on sorted input. Use it for lists of at most a few thousand elements.
 

@@ -3,19 +3,24 @@
 //! `#[derive(Deserialize)]` on an internally tagged enum (`action = "drop-link"`) buffers every
 //! table into serde's `Content` and builds a visitor per variant; with `#[serde(flatten)]` in
 //! `RecordedAction` on top, and once per format (TOML scenarios, JSON sessions and sweep plans),
-//! that was the largest function of the web app's wasm (67 KB) and about 25 KB of its gzipped
-//! download (docs/PERFORMANCE.md, "Download size"). Here every field of every variant is an
-//! `Option` of one plain struct, and a non-generic check builds the variant: the same accepted
-//! input and the same errors (unknown variant, unknown field, missing field).
+//! that was the largest function of the web app's wasm (67 KB). Here one map visitor fills a
+//! struct of options (the first unknown key kept aside) and a non-generic check builds the
+//! variant: the same accepted input and the same errors (unknown variant, unknown field with the
+//! variant's fields, missing field), 21 KB less of the gzipped download (docs/PERFORMANCE.md,
+//! "Download size and load").
 
 use super::{Action, Dur, MsgFate, RecordedAction};
+use serde::de::{Error as _, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
+use std::fmt;
 
-/// Every field any action has (and a recorded action's `step` and `at`).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+/// Every field any action has (and a recorded action's `step` and `at`); `unknown` is the first
+/// field of none of them, refused once the variant is known (so the error lists that variant's
+/// fields, as the derive did).
+#[derive(Default)]
 struct Raw {
-    action: String,
+    action: Option<String>,
+    unknown: Option<String>,
     step: Option<u64>,
     at: Option<Dur>,
     from: Option<String>,
@@ -33,6 +38,60 @@ struct Raw {
     command: Option<String>,
     msg: Option<u64>,
     fate: Option<MsgFate>,
+}
+
+impl<'de> Deserialize<'de> for Raw {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Raw;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an action (a table with `action = \"...\"`)")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Raw, A::Error> {
+                fn set<'de, T: Deserialize<'de>, A: MapAccess<'de>>(
+                    m: &mut A,
+                    slot: &mut Option<T>,
+                    name: &'static str,
+                ) -> Result<(), A::Error> {
+                    if slot.is_some() {
+                        return Err(A::Error::duplicate_field(name));
+                    }
+                    *slot = Some(m.next_value()?);
+                    Ok(())
+                }
+                let mut r = Raw::default();
+                while let Some(key) = m.next_key::<String>()? {
+                    match key.as_str() {
+                        "action" => set(&mut m, &mut r.action, "action")?,
+                        "step" => set(&mut m, &mut r.step, "step")?,
+                        "at" => set(&mut m, &mut r.at, "at")?,
+                        "from" => set(&mut m, &mut r.from, "from")?,
+                        "to" => set(&mut m, &mut r.to, "to")?,
+                        "one_way" => set(&mut m, &mut r.one_way, "one_way")?,
+                        "loss" => set(&mut m, &mut r.loss, "loss")?,
+                        "min" => set(&mut m, &mut r.min, "min")?,
+                        "max" => set(&mut m, &mut r.max, "max")?,
+                        "groups" => set(&mut m, &mut r.groups, "groups")?,
+                        "node" => set(&mut m, &mut r.node, "node")?,
+                        "kill" => set(&mut m, &mut r.kill, "kill")?,
+                        "down_for" => set(&mut m, &mut r.down_for, "down_for")?,
+                        "executor" => set(&mut m, &mut r.executor, "executor")?,
+                        "extra" => set(&mut m, &mut r.extra, "extra")?,
+                        "command" => set(&mut m, &mut r.command, "command")?,
+                        "msg" => set(&mut m, &mut r.msg, "msg")?,
+                        "fate" => set(&mut m, &mut r.fate, "fate")?,
+                        _ => {
+                            m.next_value::<IgnoredAny>()?;
+                            r.unknown.get_or_insert(key);
+                        }
+                    }
+                }
+                Ok(r)
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 /// The variants' names (serde's kebab-case of `Action`'s variants) and their fields.
@@ -70,13 +129,10 @@ fn one_of(names: &[&str]) -> String {
 impl Raw {
     /// The action it describes; `recorded` allows `step` and `at` (checked by the caller).
     fn into_action(self, recorded: bool) -> Result<Action, String> {
-        let Some(&(_, fields)) = VARIANTS.iter().find(|(n, _)| *n == self.action) else {
+        let action = self.action.ok_or("missing field `action`")?;
+        let Some(&(_, fields)) = VARIANTS.iter().find(|(n, _)| *n == action) else {
             let names: Vec<&str> = VARIANTS.iter().map(|(n, _)| *n).collect();
-            return Err(format!(
-                "unknown variant `{}`, {}",
-                self.action,
-                one_of(&names)
-            ));
+            return Err(format!("unknown variant `{}`, {}", action, one_of(&names)));
         };
         let present = [
             ("step", self.step.is_some() && !recorded),
@@ -97,6 +153,9 @@ impl Raw {
             ("msg", self.msg.is_some()),
             ("fate", self.fate.is_some()),
         ];
+        if let Some(name) = &self.unknown {
+            return Err(format!("unknown field `{name}`, {}", one_of(fields)));
+        }
         if let Some((name, _)) = present
             .iter()
             .find(|(name, set)| *set && !fields.contains(name))
@@ -107,7 +166,7 @@ impl Raw {
             v.ok_or_else(|| format!("missing field `{name}`"))
         }
         let one_way = self.one_way.unwrap_or(false);
-        Ok(match self.action.as_str() {
+        Ok(match action.as_str() {
             "drop-link" => Action::DropLink {
                 from: req(self.from, "from")?,
                 to: req(self.to, "to")?,
