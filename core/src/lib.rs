@@ -19,6 +19,7 @@ pub mod rng;
 pub mod runner;
 pub mod scenario;
 pub mod session;
+pub mod small_sort;
 pub mod sweep;
 pub mod text;
 

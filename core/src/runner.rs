@@ -211,7 +211,7 @@ impl Run {
             strict: true,
         }));
         // Stable: at equal times the schedule first, as its events were queued before.
-        items.sort_by_key(|x| x.at);
+        crate::small_sort::sort_by_key(&mut items, |x| x.at);
         check_process_states(topo, &items)
     }
 

@@ -36,7 +36,8 @@
 //        BENCH_PLAY_MS (default 8000 per speed), BENCH_JUMPS=0 (skip the jumps), BENCH_REPEAT (default 1: repeat the play
 //        measurements this many times and pool the frames), BENCH_RANDOM_JUMPS (default 6),
 //        BENCH_SWEEP=0 (skip the "How often?" sweep of cassandra-21636-echo-race in Web Workers),
-//        BENCH_SWEEP_SEEDS (default 100), BENCH_ONLY_SWEEP=1 (measure the sweep alone).
+//        BENCH_SWEEP_SEEDS (default 100), BENCH_ONLY_SWEEP=1 (measure the sweep alone),
+//        BENCH_LOAD_RUNS (default 5; 0 skips the load time, see load.mjs), BENCH_ONLY_LOAD=1 (size and load alone).
 // Output: a table on stdout, `WEBBENCH key=value` lines, optional JSON and markdown files.
 
 import { createServer } from 'node:http';
@@ -46,6 +47,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { loadavg } from 'node:os';
 import { chromium } from 'playwright-core';
+import { measureLoad } from './load.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '..', '..');
@@ -59,6 +61,9 @@ const SWEEP_SCENARIO = 'cassandra-21636-echo-race';
 const SWEEP_SEEDS = Number(process.env.BENCH_SWEEP_SEEDS || 100);
 // BENCH_ONLY_SWEEP=1: skip playing and jumps, measure the sweep alone.
 const ONLY_SWEEP = process.env.BENCH_ONLY_SWEEP === '1';
+// Load to the first usable frame (tests/e2e/load.mjs), in fresh contexts before anything else.
+const LOAD_RUNS = Number(process.env.BENCH_LOAD_RUNS ?? 5);
+const ONLY_LOAD = process.env.BENCH_ONLY_LOAD === '1';
 const SPEEDS = [
   // Slider position -> speed (log scale 1e-4..1e3 over 0..1000): 714 = 10x (the default), 1000 = 1000x.
   { name: 'normal (10x)', pos: '714' },
@@ -353,6 +358,16 @@ async function main() {
   const version = browser.version();
   const result = { date: new Date().toISOString(), chromium: version, scenario: SCENARIO, size };
   try {
+    if (LOAD_RUNS > 0) {
+      result.load_to_usable = await measureLoad(browser, baseUrl, LOAD_RUNS);
+      console.log(`WEBBENCH load median_ms=${f1(result.load_to_usable.median)} max_ms=${f1(result.load_to_usable.max)}`);
+    }
+    if (ONLY_LOAD) {
+      const l = result.load_to_usable;
+      if (l) console.log(`load to first usable frame: median ${f1(l.median)} ms, max ${f1(l.max)} ms (goal <= 500 ms)`);
+      console.log(`download gzip -6: ${(size.gz6 / 1024).toFixed(0)} KB (goal <= 600 KB)`);
+      return;
+    }
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     await context.addInitScript(() => {
       window.__csPerf = true;
@@ -595,6 +610,10 @@ async function main() {
   if (result.sweep) {
     const w = result.sweep;
     lines.push(`| sweep ${w.seeds} seeds of ${w.scenario} in ${w.workers} Web Workers (${w.cores} cores reported): wall; seeds/s | ${w.s.toFixed(1)} s; ${w.seeds_per_s.toFixed(2)} | 100 seeds <= 15 s | ${w.seeds === 100 && w.s <= 15 ? 'yes' : '**NO**'} |`);
+  }
+  if (result.load_to_usable) {
+    const l = result.load_to_usable;
+    lines.push(`| load to first usable frame (fresh context, loopback), median / max of ${l.runs.length} | ${f1(l.median)} / ${f1(l.max)} ms | <= 500 ms | ${l.median <= 500 ? 'yes' : '**NO**'} |`);
   }
   lines.push(`| initial download, wasm + js + css, gzip -6 (-9) | ${(size.gz6 / 1024).toFixed(0)} KB (${(size.gz9 / 1024).toFixed(0)} KB); raw ${(size.raw / 1024).toFixed(0)} KB | <= 600 KB | ${size.gz6 <= 600 * 1024 ? 'yes' : '**NO**'} |`);
   const md = `${lines.join('\n')}\n\n${result.date}, ${result.chromium === undefined ? '' : `Chromium ${result.chromium}, `}load average (1 min) ${load0.toFixed(1)} before, ${result.load[1].toFixed(1)} after.\n`;

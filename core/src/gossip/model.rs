@@ -413,7 +413,7 @@ fn query(sim: &Sim<Gossip>, q: &Query) -> Result<QValue, String> {
                     .iter()
                     .map(|x| (x.key.clone(), x.value.clone(), x.version))
                     .collect();
-                st.sort();
+                crate::small_sort::sort_by(&mut st, |a, b| a.cmp(b));
                 (s.hb, st)
             };
             let (ma, mb) = (g(a).states(), g(b).states());

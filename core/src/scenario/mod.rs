@@ -277,7 +277,7 @@ impl Scenario {
     pub fn schedule(&self, variant: usize) -> Vec<(Micros, Action)> {
         let mut s = self.faults.clone();
         s.extend(self.variant_faults[variant].iter().cloned());
-        s.sort_by_key(|(t, _)| *t);
+        crate::small_sort::sort_by_key(&mut s, |(t, _)| *t);
         s
     }
     pub fn captions(&self, variant: &str) -> Vec<&Caption> {
@@ -287,7 +287,7 @@ impl Scenario {
             .iter()
             .filter(|c| c.variants.is_empty() || c.variants.iter().any(|v| v == variant))
             .collect();
-        c.sort_by_key(|c| c.at.0);
+        crate::small_sort::sort_by_key(&mut c, |c| c.at.0);
         c
     }
 
@@ -420,7 +420,7 @@ impl Scenario {
                 &format!("variants.{}.faults", v.name),
                 &variant_faults[vi],
             ));
-            items.sort_by_key(|x| x.at);
+            crate::small_sort::sort_by_key(&mut items, |x| x.at);
             check_process_states(&topo, &items).map_err(err)?;
         }
         if total_faults > limits.max_schedule {
@@ -689,7 +689,7 @@ fn parse_faults(
         out.push((at, action));
     }
     // Stable: equal times keep the file's order (`sched_items` relies on it).
-    out.sort_by_key(|(t, _)| *t);
+    crate::small_sort::sort_by_key(&mut out, |(t, _)| *t);
     Ok(out)
 }
 
@@ -723,7 +723,7 @@ fn sched_items<'a>(
             (at, i)
         })
         .collect();
-    idx.sort_by_key(|x| x.0);
+    crate::small_sort::sort_by_key(&mut idx, |x| x.0);
     parsed
         .iter()
         .zip(idx)

@@ -4,6 +4,7 @@
 use super::{axis, Palette};
 use crate::model::Model;
 use clusterscope_core::engine::NodeId;
+use clusterscope_core::small_sort::sort_by;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 
@@ -106,7 +107,7 @@ pub fn series(m: &Model, plot: Plot) -> Vec<Series> {
                     })
                     .filter(|(mx, _)| *mx > 0.0)
                     .collect();
-                busiest.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+                sort_by(&mut busiest, |a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
                 nodes.extend(busiest.into_iter().map(|(_, i)| i));
             }
             nodes.truncate(6);
@@ -131,9 +132,9 @@ pub fn series(m: &Model, plot: Plot) -> Vec<Series> {
                     (mx, p)
                 })
                 .collect();
-            peers.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            sort_by(&mut peers, |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
             peers.truncate(8);
-            peers.sort_by_key(|p| p.1);
+            sort_by(&mut peers, |a, b| a.1.cmp(&b.1));
             // Large clusters keep one observer's row per sample: a node selected after the
             // replay computed a stretch has no history there, and its legend must not list
             // peers without a line.

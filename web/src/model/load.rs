@@ -129,7 +129,7 @@ impl Model {
         let old_key = runs::RunKey::of(&self.scenario_ref, &self.run);
         let pending_before = self.pending_timed.clone();
         actions.append(&mut self.pending_timed);
-        actions.sort_by_key(|a| a.at.0);
+        clusterscope_core::small_sort::sort_by_key(&mut actions, |a| a.at.0);
         let v = variant.unwrap_or_else(|| self.run.variant.clone());
         let seed = seed.unwrap_or(self.run.seed);
         let r = self.scenario_ref.clone();

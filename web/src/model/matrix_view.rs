@@ -6,6 +6,7 @@
 
 use super::Model;
 use clusterscope_core::engine::{NodeId, Topology};
+use clusterscope_core::small_sort::sort_by_key;
 use std::ops::Range;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -55,9 +56,11 @@ pub fn view(topo: &Topology, notable: &[(NodeId, NodeId)], opts: &ViewOpts) -> M
             .filter(|i| !opts.only_notable || count[*i as usize] > 0)
             .collect();
         if opts.sort_notable {
-            ids.sort_by_key(|i| (std::cmp::Reverse(count[*i as usize]), dc[*i as usize], *i));
+            sort_by_key(&mut ids, |i| {
+                (std::cmp::Reverse(count[*i as usize]), dc[*i as usize], *i)
+            });
         } else {
-            ids.sort_by_key(|i| (dc[*i as usize], *i));
+            sort_by_key(&mut ids, |i| (dc[*i as usize], *i));
         }
         ids
     };

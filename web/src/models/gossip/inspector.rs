@@ -9,6 +9,7 @@ use clusterscope_core::gossip::params::MessagingVersion;
 use clusterscope_core::gossip::state::EndpointState;
 use clusterscope_core::gossip::view;
 use clusterscope_core::gossip::{Gossip, GOSSIP_STAGE};
+use clusterscope_core::small_sort::{sort_by, sort_by_key};
 use yew::prelude::*;
 
 /// What changed in one endpoint's row since the previous cursor position.
@@ -122,7 +123,7 @@ pub fn gossip_inspector(p: &PanelProps) -> Html {
                 3
             }
         };
-        order.sort_by_key(|ep| (rank(*ep), *ep));
+        sort_by_key(&mut order, |ep| (rank(*ep), *ep));
         order.truncate(MAX_ROWS);
     }
     let shown_rows = order.len();
@@ -188,7 +189,7 @@ pub fn gossip_inspector(p: &PanelProps) -> Html {
         .collect::<Vec<_>>();
     let phi_total = phis.len();
     if n > LARGE {
-        phis.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        sort_by(&mut phis, |a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         phis.truncate(MAX_PHI);
     }
     let phi_rows = phis.iter().map(|(q, v)| {
@@ -330,7 +331,7 @@ fn connections(sim: &clusterscope_core::engine::Sim<Gossip>, id: NodeId) -> Html
     let total = conns.len();
     let half_count = conns.iter().filter(|c| half_open(c)).count();
     if conns.len() > MAX_CONN_ROWS {
-        conns.sort_by_key(|c| (!half_open(c), c.this_side == "closed"));
+        sort_by_key(&mut conns, |c| (!half_open(c), c.this_side == "closed"));
         conns.truncate(MAX_CONN_ROWS);
     }
     let rows = conns.iter().map(|c| {

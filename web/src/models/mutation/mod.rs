@@ -243,7 +243,9 @@ pub fn reads(views: &Value, selected: &str) -> (Vec<ReadView>, usize) {
         }
     }
     let total = mine.len() + others.len();
-    others.sort_by_key(|r| std::cmp::Reverse(r.created_at.unwrap_or(0)));
+    clusterscope_core::small_sort::sort_by_key(&mut others, |r| {
+        std::cmp::Reverse(r.created_at.unwrap_or(0))
+    });
     mine.extend(others);
     mine.truncate(MAX_READS);
     let shown = mine.len();

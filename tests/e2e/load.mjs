@@ -1,0 +1,159 @@
+#!/usr/bin/env node
+// Download size and load time of the release build (issue 20's last two rows). Not a test: nothing
+// here fails on a slow machine except the size budget below, which scripts/test checks.
+//
+//   node tests/e2e/load.mjs            # size + load time against dist/ (trunk build --release first)
+//   node tests/e2e/load.mjs --check    # size only; exit 1 when the gzipped download exceeds the budget
+//
+// Size: wasm + js + css of dist/ (what the first page load fetches; the sweep worker's 1 KB of js
+// is fetched only when a sweep starts), gzipped at level 6 (what servers use by default) and 9.
+// Load time: `LOAD_RUNS` (default 5) fresh browser contexts (empty cache: the files come over
+// loopback, so this is compile + start-up, not the network) each open the app; the figure is
+// from the navigation's start to the end of the browser's paint of the first frame in which
+// `#app[data-ready="1"]` (the app has rendered its scenario and can be used): a task queued from
+// the next animation frame runs after that frame's style, layout and paint.
+//
+// Env: E2E_DIST (default <repo>/dist), CHROMIUM (default /usr/bin/chromium), LOAD_RUNS,
+//      DOWNLOAD_BUDGET_KB (default below).
+import { createServer } from 'node:http';
+import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { extname, join, resolve, dirname, sep, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const REPO = resolve(HERE, '..', '..');
+
+// The budget scripts/test enforces, in KB of 1024 bytes, gzip -6 of wasm + js + css. Issue 20's
+// goal is 600 KB (stretch 400 KB) with every model; the build is above it today (docs/PERFORMANCE.md,
+// "Download size"), so this is a ratchet: it stops growth, and is lowered whenever the build shrinks.
+export const DOWNLOAD_BUDGET_KB = Number(process.env.DOWNLOAD_BUDGET_KB || 1120);
+export const DOWNLOAD_GOAL_KB = 600;
+
+/** Sizes of the files the first load fetches: { files, raw, gz6, gz9 } in bytes. */
+export function downloadSize(dist) {
+  const files = readdirSync(dist).filter((f) => /\.(wasm|js|css)$/.test(f) && f !== 'sweep-worker.js');
+  let raw = 0;
+  let gz6 = 0;
+  let gz9 = 0;
+  for (const f of files) {
+    const b = readFileSync(join(dist, f));
+    raw += b.length;
+    gz6 += gzipSync(b, { level: 6 }).length;
+    gz9 += gzipSync(b, { level: 9 }).length;
+  }
+  return { files, raw, gz6, gz9 };
+}
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css',
+};
+
+export function serveDir(root) {
+  const server = createServer((req, res) => {
+    const url = new URL(req.url, 'http://localhost');
+    const rel = normalize(decodeURIComponent(url.pathname)).replace(/^([/\\])+/, '');
+    let file = resolve(root, rel);
+    if (file !== root && !file.startsWith(root + sep)) return res.writeHead(403).end();
+    if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
+    if (!existsSync(file)) return res.writeHead(url.pathname === '/favicon.ico' ? 204 : 404).end();
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream' });
+    createReadStream(file).pipe(res);
+  });
+  return new Promise((ok, fail) => {
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => ok(server));
+  });
+}
+
+/**
+ * Load to the first usable frame, `runs` times in fresh contexts. Returns
+ * { runs: [{ usable_ms, ready_ms, wasm_ms }], median, max } (ms since navigation start):
+ * usable_ms = painted frame with data-ready="1"; ready_ms = the render that set it;
+ * wasm_ms = the wasm file's response end (resource timing).
+ */
+export async function measureLoad(browser, baseUrl, runs = 5) {
+  const out = [];
+  for (let i = 0; i < runs; i++) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await context.addInitScript(() => {
+      window.__csLoad = new Promise((ok) => {
+        const seen = () => {
+          const app = document.querySelector('#app');
+          if (!app || app.dataset.ready !== '1') return false;
+          const ready = performance.now();
+          requestAnimationFrame(() => setTimeout(() => ok({ ready, usable: performance.now() }), 0));
+          return true;
+        };
+        const obs = new MutationObserver(() => {
+          if (seen()) obs.disconnect();
+        });
+        obs.observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-ready'] });
+      });
+    });
+    const page = await context.newPage();
+    page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
+    await page.goto(baseUrl);
+    const r = await page.evaluate(async () => {
+      const t = await window.__csLoad;
+      const w = performance.getEntriesByType('resource').find((e) => e.name.endsWith('.wasm'));
+      return { ready_ms: t.ready, usable_ms: t.usable, wasm_ms: w ? w.responseEnd : NaN };
+    });
+    out.push(r);
+    await context.close();
+  }
+  const u = out.map((r) => r.usable_ms).sort((a, b) => a - b);
+  return { runs: out, median: u[(u.length - 1) >> 1], max: u[u.length - 1] };
+}
+
+async function main() {
+  const dist = resolve(process.env.E2E_DIST || join(REPO, 'dist'));
+  if (!existsSync(join(dist, 'index.html'))) {
+    console.error(`no ${join(dist, 'index.html')}: run \`trunk build --release\` first`);
+    process.exit(1);
+  }
+  const size = downloadSize(dist);
+  const kb = (b) => (b / 1024).toFixed(0);
+  console.log(
+    `download (${size.files.join(', ')}): raw ${kb(size.raw)} KB, gzip -6 ${kb(size.gz6)} KB, gzip -9 ${kb(size.gz9)} KB` +
+      ` (budget ${DOWNLOAD_BUDGET_KB} KB, goal ${DOWNLOAD_GOAL_KB} KB)`,
+  );
+  console.log(`WEBBENCH download raw=${size.raw} gz6=${size.gz6} gz9=${size.gz9}`);
+  if (process.argv.includes('--check')) {
+    if (size.gz6 > DOWNLOAD_BUDGET_KB * 1024) {
+      console.error(
+        `download too big: ${kb(size.gz6)} KB gzipped > budget ${DOWNLOAD_BUDGET_KB} KB (tests/e2e/load.mjs, docs/PERFORMANCE.md)`,
+      );
+      process.exit(1);
+    }
+    return;
+  }
+  const { chromium } = await import('playwright-core');
+  const server = await serveDir(dist);
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
+  });
+  try {
+    const l = await measureLoad(browser, `http://127.0.0.1:${server.address().port}/`, Number(process.env.LOAD_RUNS || 5));
+    for (const r of l.runs) {
+      console.log(`  wasm fetched ${r.wasm_ms.toFixed(0)} ms, ready ${r.ready_ms.toFixed(0)} ms, painted ${r.usable_ms.toFixed(0)} ms`);
+    }
+    console.log(`load to first usable frame: median ${l.median.toFixed(0)} ms, max ${l.max.toFixed(0)} ms (goal <= 500 ms)`);
+    console.log(`WEBBENCH load median_ms=${l.median.toFixed(1)} max_ms=${l.max.toFixed(1)}`);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}
