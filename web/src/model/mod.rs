@@ -3,6 +3,8 @@
 //! [`Model`] and dispatch [`Msg`]s; side effects that need the browser (storage, URL, downloads,
 //! files, the animation frame) live in `crate::platform` and the components.
 
+pub mod branches;
+pub mod compare;
 pub mod export;
 pub mod history;
 mod load;
@@ -187,6 +189,14 @@ pub enum Msg {
     SetTheme(Theme),
     /// Playing stops at each caption ([`Model::caption_pause`]).
     SetCaptionPause(bool),
+    /// Compare mode: show this variant beside the current one on the same cursor (`None`: off).
+    Compare(Option<String>),
+    /// Move both sides of a compare to the first divergence (finding it first if need be).
+    JumpToDivergence,
+    /// Show this branch of the session (`branches.rs`), at the cursor's time.
+    SwitchBranch(usize),
+    /// Evaluate the expectations of the branches not evaluated yet (large clusters).
+    EvaluateBranches,
 }
 
 /// The app state.
@@ -232,6 +242,10 @@ pub struct Model {
     pub undo: Option<history::UndoPoint>,
     /// Playing stops at each caption's time (a lecture: read, explain, play on).
     pub caption_pause: bool,
+    /// Compare mode: the other variant's side, on this side's cursor (`compare.rs`).
+    pub compare: Option<compare::Compare>,
+    /// The session's branches (a fork or an action at an earlier cursor keeps the old future).
+    pub branches: branches::Branches,
 }
 
 /// The longest banner text: a message quoting a huge input is cut here.
@@ -314,6 +328,11 @@ impl Model {
             &run_options(),
         )
         .expect("built-in scenarios run");
+        Model::from_run(catalog, r, run)
+    }
+
+    /// A model showing `run` (at time zero).
+    fn from_run(catalog: Rc<Vec<CatalogEntry>>, r: ScenarioRef, run: Run) -> Model {
         let mut m = Model {
             catalog,
             scenario_ref: r,
@@ -344,6 +363,8 @@ impl Model {
             confirm: None,
             undo: None,
             caption_pause: false,
+            compare: None,
+            branches: Default::default(),
         };
         m.after_install(true);
         m
@@ -395,6 +416,9 @@ impl Model {
             actions: self.run.engine.user_actions().to_vec(),
             cursor: self.cursor(),
             selected: self.selected.map(|i| self.name(i).to_string()),
+            compare: self.compare.as_ref().map(|c| c.variant.clone()),
+            branches: self.branch_refs(),
+            branch: self.branches.current,
         }
     }
 
@@ -406,11 +430,12 @@ impl Model {
             self.run.engine.user_actions(),
         )?;
         Ok(format!(
-            "# Exported from Clusterscope at {} (step {}).\n{VARIANT_MARKER}\"{}\"\n{CURSOR_MARKER}{}\n{body}",
+            "# Exported from Clusterscope at {} (step {}).\n{VARIANT_MARKER}\"{}\"\n{CURSOR_MARKER}{}\n{}{body}",
             fmt_time(self.now()),
             self.cursor(),
             self.run.variant,
-            self.now()
+            self.now(),
+            self.branch_lines()
         ))
     }
 
@@ -626,6 +651,10 @@ impl Model {
             Msg::SetHelp(b) => self.help_open = b,
             Msg::SetTheme(t) => self.theme = t,
             Msg::SetCaptionPause(b) => self.caption_pause = b,
+            Msg::Compare(v) => self.set_compare(v),
+            Msg::JumpToDivergence => self.jump_to_divergence(),
+            Msg::SwitchBranch(i) => self.switch_branch(i),
+            Msg::EvaluateBranches => self.evaluate_branches(),
         }
         true
     }
@@ -1032,8 +1061,13 @@ impl Model {
         self.snapshot();
         let text = a.describe();
         let discards = self.cursor() < self.frontier();
+        // Acting before the computed future: the old future stays as a branch (`branches.rs`).
+        let old = discards.then(|| self.run.engine.user_actions().to_vec());
         match self.apply_action(a) {
             Ok(()) => {
+                if let Some(old) = old {
+                    self.branch_off(old, &text, self.now());
+                }
                 let lost = undo.as_ref().map_or(0, |u| u.discarded);
                 self.undo = undo;
                 self.info(format!(
@@ -1046,7 +1080,12 @@ impl Model {
                             if lost == 1 { "it" } else { "them" }
                         )
                     } else if discards {
-                        " (the computed future after it is recomputed)".to_string()
+                        format!(
+                            " (a new branch; the old future stays as branch {})",
+                            self.branches.list[self.branches.current]
+                                .parent
+                                .map_or(1, |p| p + 1)
+                        )
                     } else {
                         String::new()
                     }
@@ -1095,7 +1134,12 @@ impl Reducible for Store {
     type Action = Msg;
 
     fn reduce(self: Rc<Self>, msg: Msg) -> Rc<Self> {
-        let changed = self.model.borrow_mut().update(msg);
+        let changed = {
+            let mut m = self.model.borrow_mut();
+            let changed = m.update(msg);
+            // Compare mode: the other side follows this side's cursor and session.
+            m.sync_compare() || changed
+        };
         if changed {
             Rc::new(Store {
                 model: self.model.clone(),

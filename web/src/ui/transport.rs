@@ -53,7 +53,9 @@ pub fn transport(p: &PanelProps) -> Html {
         use_effect(move || {
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
                 if let Some((ctx, w, h)) = platform::prepare_canvas(&c, true) {
-                    timeline::draw(&ctx, &s.model.borrow(), w, h, hover, &palette(dark));
+                    let m = s.model.borrow();
+                    timeline::draw(&ctx, &m, w, h, hover, &palette(dark));
+                    crate::draw::compare::mark_divergence(&ctx, &m, w, h);
                 }
             }
         });
