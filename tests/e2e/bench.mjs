@@ -30,6 +30,7 @@
 //        measurements this many times and pool the frames), BENCH_RANDOM_JUMPS (default 6),
 //        BENCH_SWEEP=0 (skip the "How often?" sweep of cassandra-21636-echo-race in Web Workers),
 //        BENCH_SWEEP_SEEDS (default 100), BENCH_ONLY_SWEEP=1 (measure the sweep alone).
+//        BENCH_COMPARE=fixed (every row in compare mode with that variant: both sides move).
 // Output: a table on stdout, `WEBBENCH key=value` lines, optional JSON and markdown files.
 
 import { createServer } from 'node:http';
@@ -278,6 +279,14 @@ async function main() {
     await settled(page);
     await page.selectOption('#scenario-select', SCENARIO);
     await settled(page);
+    // BENCH_COMPARE=VARIANT: the same rows in compare mode (issue 18): both sides play and jump.
+    if (process.env.BENCH_COMPARE) {
+      await page.selectOption('#compare-select', process.env.BENCH_COMPARE);
+      await page.waitForSelector('#cmp-b');
+      await settled(page);
+      result.compare = process.env.BENCH_COMPARE;
+      console.log(`WEBBENCH compare with=${result.compare}`);
+    }
 
     // 1. Frames while playing (from the start, then on from where it stopped).
     result.play = [];

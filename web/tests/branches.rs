@@ -175,3 +175,49 @@ fn only_acting_before_the_future_branches() {
     let s = settle(send(s, Msg::LoadBuiltin("raft-leader-crash".into())));
     assert!(s.model.borrow().branches.list.is_empty());
 }
+
+/// Issue 18, fork from the log: "kill here" at an earlier line's time takes the cursor there,
+/// records the kill at that time and keeps the old future as a branch.
+#[test]
+fn a_fork_at_a_log_line_kills_there_in_a_new_branch() {
+    let s = settle(send(store(), Msg::JumpToEnd));
+    let at = {
+        let m = s.model.borrow();
+        let t = m.run.engine.trace();
+        t.logs
+            .iter()
+            .find(|l| l.time > 5_000_000 && l.time < m.now())
+            .expect("a log line after 5 s")
+            .time
+    };
+    let s = settle(send(
+        s,
+        Msg::ForkAt {
+            at,
+            action: Action::Kill { node: "C".into() },
+        },
+    ));
+    let m = s.model.borrow();
+    let acts = m.run.engine.user_actions();
+    assert_eq!(acts.len(), 1);
+    assert_eq!(acts[0].at.0, at, "the kill is at the line's time");
+    assert_eq!(m.now(), at);
+    assert_eq!(m.branches.list.len(), 2, "the old future stays as a branch");
+    drop(m);
+    // Beyond the computed trace: refused, nothing changes.
+    let s = send(
+        s,
+        Msg::ForkAt {
+            at: 500_000_000,
+            action: Action::Kill { node: "B".into() },
+        },
+    );
+    let m = s.model.borrow();
+    assert_eq!(m.run.engine.user_actions().len(), 1);
+    assert!(m
+        .banner
+        .as_ref()
+        .unwrap()
+        .text
+        .contains("Nothing was changed"));
+}

@@ -74,4 +74,18 @@ export async function run({ page, baseUrl, screenshot, log }) {
   bs = await branches(page);
   assert.equal(bs.length, 3);
   assert.equal(bs[0].current, 'true');
+
+  // Fork from the log: a line's "kill here" acts at that line's time.
+  const line = page.locator('#log .ll').first();
+  const at = await line.getAttribute('data-time-us');
+  await line.click();
+  await settled(page);
+  await page.waitForSelector(`#log-fork[data-time-us="${at}"]`);
+  const node = await page.getAttribute('#log-fork', 'data-node');
+  await page.click('#log-fork-kill');
+  await settled(page);
+  const a = await app(page);
+  assert.equal(a.userActions, '1', 'the kill is recorded');
+  assert.equal(a.timeUs, at, "at the line's time");
+  assert.match(await page.textContent('#status-line'), new RegExp(`kill.*${node}|${node}.*kill`, 'i'));
 }

@@ -150,6 +150,27 @@ impl Model {
         }
     }
 
+    /// Go to virtual time `at` (within the computed trace) and take `action` there.
+    pub(super) fn fork_at(&mut self, at: Micros, action: Action) {
+        let trace = self.run.engine.trace();
+        if at > nav::frontier_time(trace) {
+            self.error(format!(
+                "{} is not computed yet: compute up to it first. Nothing was changed.",
+                fmt_time(at)
+            ));
+            return;
+        }
+        let k = nav::step_at_time(trace, at).unwrap_or_else(|| self.frontier());
+        self.stop();
+        self.snapshot();
+        if self.engine_ok(|m| m.run.engine.jump_to_step(k))
+            && self.engine_ok(|m| m.run.engine.run_until(at, 1).map(|_| ()))
+        {
+            self.after_move();
+            self.user_action(action);
+        }
+    }
+
     /// Evaluate the expectations of every branch whose result is missing or stale: a run of
     /// its own to the end of the scenario.
     pub(super) fn evaluate_branches(&mut self) {

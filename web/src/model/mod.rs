@@ -197,6 +197,12 @@ pub enum Msg {
     SwitchBranch(usize),
     /// Evaluate the expectations of the branches not evaluated yet (large clusters).
     EvaluateBranches,
+    /// Fork at a record's time (a log line): the cursor goes there and the action is taken
+    /// (kill / restart a node, stall a thread); before the computed future it is a new branch.
+    ForkAt {
+        at: Micros,
+        action: Action,
+    },
 }
 
 /// The app state.
@@ -655,6 +661,7 @@ impl Model {
             Msg::JumpToDivergence => self.jump_to_divergence(),
             Msg::SwitchBranch(i) => self.switch_branch(i),
             Msg::EvaluateBranches => self.evaluate_branches(),
+            Msg::ForkAt { at, action } => self.fork_at(at, action),
         }
         true
     }

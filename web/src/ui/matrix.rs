@@ -315,7 +315,7 @@ pub fn matrix_card(p: &PanelProps) -> Html {
                 <span class="muted small" id="matrix-shape">{ format!("{} × {} shown", view.rows.len(), view.cols.len()) }</span>
             </div>
             <div class="matrix-wrap">
-                <canvas id="matrix" ref={canvas} class={classes!("matrix", size)}
+                <canvas id={if p.side.is_some() { "matrix-b" } else { "matrix" }} ref={canvas} class={classes!("matrix", size)}
                     data-down={listed.join(",")} data-down-count={count.to_string()}
                     data-rows={view.rows.len().to_string()} data-cols={view.cols.len().to_string()}
                     onmousemove={on_move} onmouseleave={on_leave} onmousedown={on_down} onmouseup={on_up}

@@ -222,7 +222,7 @@ pub fn topology_view(p: &PanelProps) -> Html {
             </div>
             <div class="canvas-wrap">
             { for hover_name.map(|h| html!{ <span class="chip hover-label" id="hover-label">{ h }</span> }) }
-            <canvas id="topology" ref={canvas} class="topology" style={format!("cursor:{cursor}")}
+            <canvas id={if p.side.is_some() { "topology-b" } else { "topology" }} ref={canvas} class="topology" style={format!("cursor:{cursor}")}
                 onclick={on_click} onmousemove={on_move} onmouseleave={on_leave}
                 aria-label="Cluster topology: nodes and links; use the panel below for keyboard access"></canvas>
             </div>
