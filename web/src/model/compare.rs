@@ -22,6 +22,9 @@ use clusterscope_core::SimError;
 pub const SEARCH_OPEN_STEPS: u64 = 200_000;
 /// Virtual time the search runs advance between comparisons.
 const SEARCH_SLICE_US: Micros = 250_000;
+/// A move of the other side forward within its computed trace by more than this many steps
+/// restores a checkpoint (as a jump does) instead of stepping there.
+const JUMP_FORWARD_STEPS: u64 = 2_000;
 /// Above this many nodes, the differing matrix cells are recomputed only when the replay
 /// settles (not in every frame while playing): N x N cells per side cost too much per frame.
 pub const LIVE_CELLS_MAX_NODES: usize = 64;
@@ -363,13 +366,17 @@ impl Model {
     fn goto_time(&mut self, t: Micros) {
         let t = t.min(self.end());
         self.snapshot();
-        if t >= self.now() {
-            let mut left = u64::MAX;
-            self.engine_ok(|m| m.forward_to_time(t, &mut left).map(|_| ()));
-        } else {
-            let k = nav::step_at_time(self.run.engine.trace(), t).unwrap_or(0);
+        let trace = self.run.engine.trace();
+        // Within the computed trace (back, or forward by more than a few steps) a jump restores
+        // the nearest checkpoint; beyond it, compute forward (applying actions due).
+        let within = t <= nav::frontier_time(trace);
+        let k = nav::step_at_time(trace, t).unwrap_or(0);
+        if within && (t < self.now() || k > self.cursor() + JUMP_FORWARD_STEPS) {
             self.engine_ok(|m| m.run.engine.jump_to_step(k));
             self.engine_ok(|m| m.run.engine.run_until(t, 1).map(|_| ()));
+        } else {
+            let mut left = u64::MAX;
+            self.engine_ok(|m| m.forward_to_time(t, &mut left).map(|_| ()));
         }
         self.after_move();
     }
