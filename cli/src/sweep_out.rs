@@ -85,6 +85,9 @@ impl Links<'_> {
                 actions: Vec::new(),
                 cursor: 0,
                 selected: None,
+                compare: None,
+                branches: Vec::new(),
+                branch: 0,
             }
             .encode()
         });

@@ -99,7 +99,8 @@ pub fn first_divergence(
     }
 }
 
-fn divergence(a: &dyn Driver, b: &dyn Driver, i: usize) -> Divergence {
+/// The divergence at record index `i` of both traces (everything before it is the same).
+pub fn divergence(a: &dyn Driver, b: &dyn Driver, i: usize) -> Divergence {
     let ra = a.trace().recs.get(i);
     let rb = b.trace().recs.get(i);
     let first = match (ra, rb) {

@@ -38,6 +38,37 @@ pub struct Session {
     /// The node the person had selected (by name), so a reload or a permalink shows it again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selected: Option<String>,
+    /// Compare mode: the variant shown beside `variant` on the same cursor (the web app's
+    /// compare; same scenario, seed and actions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare: Option<String>,
+    /// Branch tree (the web app): every branch of the session — the recorded actions of each
+    /// replay a fork or an earlier action started, the old future kept — and which one is shown
+    /// (`branch`; its actions are `actions`). Empty: one branch.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub branches: Vec<BranchRef>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub branch: usize,
+}
+
+fn is_zero(x: &usize) -> bool {
+    *x == 0
+}
+
+/// One branch of a session's tree.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BranchRef {
+    /// The branch it was forked from (an index before its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<usize>,
+    /// What started it (the action, described), for the branch list.
+    pub what: String,
+    /// Virtual time it forked at.
+    #[serde(default)]
+    pub at_us: u64,
+    #[serde(default)]
+    pub actions: Vec<RecordedAction>,
 }
 
 impl Session {
@@ -86,11 +117,38 @@ impl Session {
                 limits.max_schedule
             ));
         }
-        if s.actions
-            .windows(2)
-            .any(|w| w[0].step >= w[1].step || w[0].at.0 > w[1].at.0)
-        {
+        let in_order = |a: &[RecordedAction]| {
+            !a.windows(2)
+                .any(|w| w[0].step >= w[1].step || w[0].at.0 > w[1].at.0)
+        };
+        if !in_order(&s.actions) {
             return Err("the link's recorded actions are not in step order".into());
+        }
+        let all: usize = s.branches.iter().map(|b| b.actions.len()).sum();
+        if s.branches.len() > limits.max_schedule || all > limits.max_schedule {
+            return Err(format!(
+                "the link has {} branches with {all} actions in all; the limit is {}",
+                s.branches.len(),
+                limits.max_schedule
+            ));
+        }
+        if !s.branches.is_empty() && s.branch >= s.branches.len() {
+            return Err(format!(
+                "the link shows branch {} of {}",
+                s.branch + 1,
+                s.branches.len()
+            ));
+        }
+        for (i, b) in s.branches.iter().enumerate() {
+            if b.parent.is_some_and(|p| p >= i) {
+                return Err(format!("the link's branch {} names a later parent", i + 1));
+            }
+            if !in_order(&b.actions) {
+                return Err(format!(
+                    "the link's branch {} has recorded actions out of step order",
+                    i + 1
+                ));
+            }
         }
         Ok(s)
     }
@@ -133,7 +191,40 @@ mod tests {
             }],
             cursor: 500,
             selected: Some("B".into()),
+            compare: Some("fixed".into()),
+            branches: vec![
+                BranchRef {
+                    parent: None,
+                    what: "original".into(),
+                    at_us: 0,
+                    actions: Vec::new(),
+                },
+                BranchRef {
+                    parent: Some(0),
+                    what: "cut A->B".into(),
+                    at_us: 3_000_000,
+                    actions: Vec::new(),
+                },
+            ],
+            branch: 1,
         }
+    }
+
+    #[test]
+    fn bad_branches_are_refused() {
+        let l = Limits::default();
+        let mut s = sample();
+        s.branch = 2;
+        let e = Session::decode(&s.encode(), &l).unwrap_err();
+        assert!(e.contains("shows branch 3 of 2"), "{e}");
+        let mut s = sample();
+        s.branches[0].parent = Some(1);
+        let e = Session::decode(&s.encode(), &l).unwrap_err();
+        assert!(e.contains("later parent"), "{e}");
+        let mut s = sample();
+        s.branches[1].actions = vec![s.actions[0].clone(), s.actions[0].clone()];
+        let e = Session::decode(&s.encode(), &l).unwrap_err();
+        assert!(e.contains("out of step order"), "{e}");
     }
 
     #[test]

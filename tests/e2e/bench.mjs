@@ -38,6 +38,7 @@
 //        BENCH_SWEEP=0 (skip the "How often?" sweep of cassandra-21636-echo-race in Web Workers),
 //        BENCH_SWEEP_SEEDS (default 100), BENCH_ONLY_SWEEP=1 (measure the sweep alone),
 //        BENCH_LOAD_RUNS (default 5; 0 skips the load time, see load.mjs), BENCH_ONLY_LOAD=1 (size and load alone).
+//        BENCH_COMPARE=fixed (every row in compare mode with that variant: both sides move).
 // Output: a table on stdout, `WEBBENCH key=value` lines, optional JSON and markdown files.
 
 import { createServer } from 'node:http';
@@ -387,6 +388,15 @@ async function main() {
       return pg;
     };
     let page = await freshPage();
+    // BENCH_COMPARE=VARIANT: the same rows in compare mode (issue 18): both sides play and jump.
+    if (process.env.BENCH_COMPARE) {
+      await page.selectOption('#compare-select', process.env.BENCH_COMPARE);
+      await page.waitForSelector('#cmp-b');
+      await settled(page);
+      result.compare = process.env.BENCH_COMPARE;
+      console.log(`WEBBENCH compare with=${result.compare}`);
+    }
+
 
     // 2. Compute to the end, then jump around.
     if (process.env.BENCH_JUMPS !== '0' && !ONLY_SWEEP) {

@@ -4,7 +4,9 @@
 //   node tests/e2e/shots.mjs SCENARIO VARIANT|- CAPTIONS NODE LABEL [dark]
 // opens SCENARIO (VARIANT, or the default with -), presses "next caption" CAPTIONS times, selects
 // NODE and writes screenshots/LABEL-<width>-insp.png (the inspector card, sticky bars unstuck) and
-// LABEL-<width>-view.png (the viewport), LABEL-<width>-topo.png and -plots.png (those cards). Needs dist/ (trunk build --release) and /usr/bin/chromium.
+// LABEL-<width>-view.png (the viewport), LABEL-<width>-topo.png and -plots.png (those cards);
+// with SHOTS_COMPARE=VARIANT in compare mode with VARIANT at the first divergence, plus
+// LABEL-<width>-full.png (the whole page). Needs dist/ (trunk build --release) and /usr/bin/chromium.
 import { chromium } from 'playwright-core';
 import { createServer } from 'node:http';
 import { readFileSync, existsSync, mkdirSync } from 'node:fs';
@@ -30,18 +32,21 @@ for (const [w, h] of [[1366, 768], [1920, 1080], [390, 844]]) {
   await page.waitForSelector('#app[data-busy="0"]');
   if (variant !== '-') { await page.click(`#variants [data-variant="${variant}"]`); await page.waitForTimeout(300); }
   for (let i = 0; i < Number(caps); i++) { await page.click('#next-caption'); await page.waitForTimeout(150); await page.waitForSelector('#app[data-busy="0"]'); }
+  // SHOTS_COMPARE=VARIANT: compare mode with that variant, at the first divergence (+ a full-page shot).
+  if (process.env.SHOTS_COMPARE) { await page.selectOption('#compare-select', process.env.SHOTS_COMPARE); await page.waitForSelector('#cmp-b'); await page.click('#jump-divergence'); await page.waitForTimeout(300); await page.waitForSelector('#app[data-busy="0"]'); }
   const canvas = page.locator('#topology'); await canvas.scrollIntoViewIfNeeded();
   const box = await canvas.boundingBox(); const attr = await canvas.getAttribute('data-nodes');
   const part = attr.split(';').find((p) => p.startsWith(node + ':')); const [x, y] = part.slice(node.length + 1).split(',').map(Number);
   await page.mouse.click(box.x + x, box.y + y);
   await page.waitForSelector(`#inspector[data-node="${node}"]`);
   await page.waitForTimeout(300);
-  await page.addStyleTag({ content: '.topbar,.transport{position:static!important} .card{content-visibility:visible!important} .mt-reads{max-height:none!important}' }); const el = page.locator('#inspector'); await el.scrollIntoViewIfNeeded();
+  await page.addStyleTag({ content: '.topbar,.transport{position:static!important} .card{content-visibility:visible!important} .mt-reads{max-height:none!important}' }); const el = page.locator('#inspector').first(); await el.scrollIntoViewIfNeeded();
   await el.screenshot({ path: `${SHOTS}/${label}-${w}-insp.png` });
   await page.screenshot({ path: `${SHOTS}/${label}-${w}-view.png` });
   for (const [sel, part] of [['.topo-card', 'topo'], ['.plots-card', 'plots']]) {
-    const c = page.locator(sel); if (await c.count()) { await c.scrollIntoViewIfNeeded(); await page.waitForTimeout(200); await c.screenshot({ path: `${SHOTS}/${label}-${w}-${part}.png` }); }
+    const c = page.locator(sel).first(); if (await c.count()) { await c.scrollIntoViewIfNeeded(); await page.waitForTimeout(200); await c.screenshot({ path: `${SHOTS}/${label}-${w}-${part}.png` }); }
   }
+  if (process.env.SHOTS_COMPARE) { await page.evaluate(() => window.scrollTo(0, 0)); await page.screenshot({ path: `${SHOTS}/${label}-${w}-full.png`, fullPage: true }); }
   console.log(w, JSON.stringify(await page.evaluate(() => ({ t: document.querySelector('#app').dataset.timeUs, iw: document.querySelector('#inspector').scrollWidth, cw: document.querySelector('#inspector').clientWidth }))));
   await ctx.close();
 }

@@ -135,6 +135,9 @@ fn session(actions: Vec<RecordedAction>) -> Session {
         actions,
         cursor: 500,
         selected: None,
+        compare: None,
+        branches: Vec::new(),
+        branch: 0,
     }
 }
 

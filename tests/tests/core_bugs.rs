@@ -90,6 +90,9 @@ fn permalink_action_at_ahead_of_its_step() {
         }],
         cursor: 0,
         selected: None,
+        compare: None,
+        branches: Vec::new(),
+        branch: 0,
     }
     .encode();
     let Ok(s) = Session::decode(&link, &Limits::default()) else {

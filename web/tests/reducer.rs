@@ -327,6 +327,9 @@ fn permalink_to_an_unknown_scenario_is_refused() {
         actions: vec![],
         cursor: 0,
         selected: None,
+        compare: None,
+        branches: Vec::new(),
+        branch: 0,
     };
     let s = send(store(), Msg::OpenPermalink(bad.encode()));
     let m = s.model.borrow();

@@ -2,6 +2,7 @@
 //! takes a 2D context sized in CSS pixels and plain data; none dispatches or keeps state.
 
 pub mod axis;
+pub mod compare;
 pub mod matrix;
 pub mod plots;
 pub mod timeline;

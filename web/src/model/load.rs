@@ -85,6 +85,7 @@ impl Model {
         self.selected_msg = None;
         self.confirm = None;
         self.undo = None;
+        self.branches = Default::default();
         if new_topology {
             let n = sc.topo.len();
             self.selected = (n > 0).then_some(0);
@@ -224,10 +225,14 @@ impl Model {
         {
             self.update(Msg::SelectNode(Some(id)));
         }
+        self.restore_branches(s.branches, s.branch);
         if s.cursor < self.cursor() {
             self.jump_to_step(s.cursor);
         } else if s.cursor > self.cursor() {
             self.start_seek(Seek::Step(s.cursor));
+        }
+        if s.compare != self.compare.as_ref().map(|c| c.variant.clone()) {
+            self.set_compare(s.compare);
         }
         Ok(())
     }

@@ -3,6 +3,8 @@
 //! [`Model`] and dispatch [`Msg`]s; side effects that need the browser (storage, URL, downloads,
 //! files, the animation frame) live in `crate::platform` and the components.
 
+pub mod branches;
+pub mod compare;
 pub mod export;
 pub mod history;
 mod load;
@@ -204,6 +206,20 @@ pub enum Msg {
     /// Teaching aids: timeline zoom, presentation mode, message-by-message mode, explain
     /// (`teach.rs`).
     Teach(teach::TeachMsg),
+    /// Compare mode: show this variant beside the current one on the same cursor (`None`: off).
+    Compare(Option<String>),
+    /// Move both sides of a compare to the first divergence (finding it first if need be).
+    JumpToDivergence,
+    /// Show this branch of the session (`branches.rs`), at the cursor's time.
+    SwitchBranch(usize),
+    /// Evaluate the expectations of the branches not evaluated yet (large clusters).
+    EvaluateBranches,
+    /// Fork at a record's time (a log line): the cursor goes there and the action is taken
+    /// (kill / restart a node, stall a thread); before the computed future it is a new branch.
+    ForkAt {
+        at: Micros,
+        action: Action,
+    },
 }
 
 /// The app state.
@@ -261,6 +277,10 @@ pub struct Model {
     seek_quiet_ms: f64,
     /// Timeline zoom, presentation mode, message-by-message mode, explain ([`teach::Teach`]).
     pub teach: teach::Teach,
+    /// Compare mode: the other variant's side, on this side's cursor (`compare.rs`).
+    pub compare: Option<compare::Compare>,
+    /// The session's branches (a fork or an action at an earlier cursor keeps the old future).
+    pub branches: branches::Branches,
 }
 
 /// The longest banner text: a message quoting a huge input is cut here.
@@ -335,7 +355,7 @@ impl Model {
         let r = ScenarioRef::Builtin(name);
         let scenario = resolve(&r).expect("built-in scenarios parse");
         let variant = Run::default_variant(&scenario);
-        let mut run = Run::new(
+        let run = Run::new(
             scenario,
             &variant,
             None,
@@ -343,6 +363,11 @@ impl Model {
             &run_options(),
         )
         .expect("built-in scenarios run");
+        Model::from_run(catalog, r, run)
+    }
+
+    /// A model showing `run` (at time zero), its checkpoints spread for the browser's budget.
+    fn from_run(catalog: Rc<Vec<CatalogEntry>>, r: ScenarioRef, mut run: Run) -> Model {
         runs::spread_checkpoints(&mut run, run_options().limits.max_checkpoint_bytes);
         let mut m = Model {
             catalog,
@@ -379,6 +404,8 @@ impl Model {
             scrubbing: false,
             seek_quiet_ms: 0.0,
             teach: teach::Teach::default(),
+            compare: None,
+            branches: Default::default(),
         };
         m.after_install(true);
         m
@@ -430,6 +457,9 @@ impl Model {
             actions: self.run.engine.user_actions().to_vec(),
             cursor: self.cursor(),
             selected: self.selected.map(|i| self.name(i).to_string()),
+            compare: self.compare.as_ref().map(|c| c.variant.clone()),
+            branches: self.branch_refs(),
+            branch: self.branches.current,
         }
     }
 
@@ -441,11 +471,12 @@ impl Model {
             self.run.engine.user_actions(),
         )?;
         Ok(format!(
-            "# Exported from Clusterscope at {} (step {}).\n{VARIANT_MARKER}\"{}\"\n{CURSOR_MARKER}{}\n{body}",
+            "# Exported from Clusterscope at {} (step {}).\n{VARIANT_MARKER}\"{}\"\n{CURSOR_MARKER}{}\n{}{body}",
             fmt_time(self.now()),
             self.cursor(),
             self.run.variant,
-            self.now()
+            self.now(),
+            self.branch_lines()
         ))
     }
 
@@ -676,6 +707,11 @@ impl Model {
                 self.scrubbing = b;
             }
             Msg::Teach(t) => return self.teach_update(t),
+            Msg::Compare(v) => self.set_compare(v),
+            Msg::JumpToDivergence => self.jump_to_divergence(),
+            Msg::SwitchBranch(i) => self.switch_branch(i),
+            Msg::EvaluateBranches => self.evaluate_branches(),
+            Msg::ForkAt { at, action } => self.fork_at(at, action),
         }
         true
     }
@@ -1109,8 +1145,13 @@ impl Model {
         self.snapshot();
         let text = a.describe();
         let discards = self.cursor() < self.frontier();
+        // Acting before the computed future: the old future stays as a branch (`branches.rs`).
+        let old = discards.then(|| self.run.engine.user_actions().to_vec());
         match self.apply_action(a) {
             Ok(()) => {
+                if let Some(old) = old {
+                    self.branch_off(old, &text, self.now());
+                }
                 let lost = undo.as_ref().map_or(0, |u| u.discarded);
                 self.undo = undo;
                 self.info(format!(
@@ -1123,7 +1164,12 @@ impl Model {
                             if lost == 1 { "it" } else { "them" }
                         )
                     } else if discards {
-                        " (the computed future after it is recomputed)".to_string()
+                        format!(
+                            " (a new branch; the old future stays as branch {})",
+                            self.branches.list[self.branches.current]
+                                .parent
+                                .map_or(1, |p| p + 1)
+                        )
                     } else {
                         String::new()
                     }
@@ -1172,7 +1218,12 @@ impl Reducible for Store {
     type Action = Msg;
 
     fn reduce(self: Rc<Self>, msg: Msg) -> Rc<Self> {
-        let changed = self.model.borrow_mut().update(msg);
+        let changed = {
+            let mut m = self.model.borrow_mut();
+            let changed = m.update(msg);
+            // Compare mode: the other side follows this side's cursor and session.
+            m.sync_compare() || changed
+        };
         if changed {
             Rc::new(Store {
                 model: self.model.clone(),

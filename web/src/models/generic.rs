@@ -85,7 +85,7 @@ pub fn no_selection() -> Html {
 
 #[function_component(GenericInspector)]
 pub fn generic_inspector(p: &PanelProps) -> Html {
-    let m = p.s.model.borrow();
+    let m = p.m().borrow();
     let Some(id) = m.selected else {
         return no_selection();
     };

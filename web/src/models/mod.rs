@@ -30,7 +30,7 @@ pub fn snapshot(run: &Run, id: NodeId) -> Option<Rc<dyn Any>> {
 /// The selected node's inspector card.
 #[function_component(Inspector)]
 pub fn inspector(p: &PanelProps) -> Html {
-    let model = p.s.model.borrow().run.engine.model();
+    let model = p.m().borrow().run.engine.model();
     match model {
         "gossip" => html! { <gossip::inspector::GossipInspector ..p.clone() /> },
         "raft" => html! { <raft::inspector::RaftInspector ..p.clone() /> },

@@ -405,6 +405,15 @@ pub fn app() -> Html {
     let n_nodes = m.n();
     let present = m.teach.present;
     let user_actions = m.run.engine.user_actions().len().to_string();
+    let comparing = m.compare.is_some();
+    // Compare: the other side's variant and time, for tests (`ui::compare`).
+    let (cmp_variant, cmp_time) = match m.compare.as_ref() {
+        Some(c) => (
+            Some(c.variant.clone()),
+            Some(c.other.borrow().now().to_string()),
+        ),
+        None => (None, None),
+    };
     drop(m);
     // Last effect of the root: the children's effects (canvas drawing) have run.
     use_effect(move || platform::perf::rendered(busy));
@@ -414,16 +423,22 @@ pub fn app() -> Html {
             data-busy={if busy { "1" } else { "0" }}
             data-scenario={scenario} data-variant={variant}
             data-step={step} data-time-us={time} data-frontier={frontier}
-            data-user-actions={user_actions} data-theme={if dark { "dark" } else { "light" }}>
+            data-user-actions={user_actions} data-theme={if dark { "dark" } else { "light" }}
+            data-compare={cmp_variant} data-compare-time-us={cmp_time}>
             <Header s={s.clone()} dark={dark} rev={header_rev} />
             <div class="dock" id="dock">
                 <Transport s={s.clone()} dark={dark} resize={*resize} rev={rev} />
                 <div class="status-line" id="status-line">{ banner }</div>
+                <super::compare::CompareBar s={s.clone()} dark={dark} rev={rev} />
+                <super::branches::BranchList s={s.clone()} dark={dark} rev={header_rev} />
             </div>
-            <div class={classes!("grid", (n_nodes > 40).then_some("large"))}>
-                <TopologyView s={s.clone()} dark={dark} resize={*resize} rev={rev} />
-                <Inspector s={s.clone()} dark={dark} resize={*resize} rev={insp_rev} />
-                <Matrix s={s.clone()} dark={dark} resize={*resize} rev={rev} />
+            <super::compare::CompareSides s={s.clone()} dark={dark} resize={*resize} rev={rev} insp_rev={insp_rev} />
+            <div class={classes!("grid", (n_nodes > 40).then_some("large"), comparing.then_some("compare"))}>
+                if !comparing {
+                    <TopologyView s={s.clone()} dark={dark} resize={*resize} rev={rev} />
+                    <Inspector s={s.clone()} dark={dark} resize={*resize} rev={insp_rev} />
+                    <Matrix s={s.clone()} dark={dark} resize={*resize} rev={rev} />
+                }
                 <Sequence s={s.clone()} dark={dark} resize={*resize} rev={seq_rev} />
                 <Plots s={s.clone()} dark={dark} resize={*resize} rev={plots_rev} />
                 <LogPanel s={s.clone()} dark={dark} resize={*resize} rev={log_rev} />

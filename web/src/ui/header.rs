@@ -282,6 +282,7 @@ pub fn header(p: &PanelProps) -> Html {
                 { for sandboxes }
             </select>
             <div class="segmented" role="group" aria-label="Variant" id="variants">{ for variants }</div>
+            { super::compare::picker(&m, s) }
             <label class="field seed" title="Root seed of the run (the same seed replays the same trace)">
                 <span>{ "seed" }</span>
                 <input id="seed" type="number" min="0" value={m.run.seed.to_string()} onchange={on_seed} />

@@ -2,6 +2,7 @@
 
 use super::PanelProps;
 use crate::model::{nav, Msg};
+use clusterscope_core::engine::action::Action;
 use clusterscope_core::engine::trace::LogLevel;
 use clusterscope_core::time::Micros;
 use yew::prelude::*;
@@ -35,6 +36,8 @@ pub fn log_panel(p: &PanelProps) -> Html {
     let all = use_state(|| false);
     let trace_lines = use_state(|| true);
     let query = use_state(String::new);
+    // The line last clicked: the fork bar acts at its time on its node.
+    let picked = use_state(|| None::<(Micros, u32)>);
     let m = s.model.borrow();
     let trace = m.run.engine.trace();
     let before = nav::logs_before_cursor(trace, m.cursor(), m.now());
@@ -71,9 +74,14 @@ pub fn log_panel(p: &PanelProps) -> Html {
     let rows = lines.iter().map(|l| {
         let lvl = l.level.as_str();
         let at = l.time;
+        let node = l.node;
         let onclick = {
             let s = s.clone();
-            Callback::from(move |_| s.dispatch(Msg::ScrubTo(at)))
+            let picked = picked.clone();
+            Callback::from(move |_| {
+                picked.set(Some((at, node)));
+                s.dispatch(Msg::ScrubTo(at))
+            })
         };
         let future = at > now;
         html! {
@@ -105,6 +113,40 @@ pub fn log_panel(p: &PanelProps) -> Html {
             )
         })
     };
+    // Fork from the picked line: kill / restart its node or stall one of its threads there.
+    let fork_bar = picked
+        .filter(|(_, n)| (*n as usize) < m.n())
+        .map(|(at, n)| {
+            let name = m.name(n).to_string();
+            let btn = |id: String, label: String, action: Action| {
+                let s = s.clone();
+                let onclick = Callback::from(move |_| {
+                    s.dispatch(Msg::ForkAt {
+                        at,
+                        action: action.clone(),
+                    })
+                });
+                html! { <button id={id} class="btn small-btn" {onclick}>{ label }</button> }
+            };
+            let stalls = m.run.engine.executors().iter().take(3).map(|x| {
+                btn(
+                    format!("log-fork-stall-{x}"),
+                    format!("stall {x} here"),
+                    Action::Stall {
+                        node: name.clone(),
+                        executor: x.to_string(),
+                    },
+                )
+            });
+            html! {
+                <div class="log-fork" id="log-fork" data-time-us={at.to_string()} data-node={name.clone()}>
+                    <span class="muted small">{ format!("Fork at {} on {name}:", stamp(at)) }</span>
+                    { btn("log-fork-kill".into(), "kill here".into(), Action::Kill { node: name.clone() }) }
+                    { btn("log-fork-restart".into(), "restart here".into(), Action::Restart { node: name.clone(), kill: false, down_for: None }) }
+                    { for stalls }
+                </div>
+            }
+        });
     let title = match (show_all, node) {
         (false, Some(n)) => format!("system.log · {}", m.name(n)),
         _ => "system.log · all nodes".to_string(),
@@ -129,6 +171,7 @@ pub fn log_panel(p: &PanelProps) -> Html {
             // Reversed flex: the box opens scrolled to its newest line and stays anchored to the
             // bottom as lines arrive, with no scrolling from script (setting scrollTop from the
             // height would force a layout of the page in the middle of every render).
+            { for fork_bar }
             <div class="log" id="log">
                 <div class="log-lines">
                     { if lines.is_empty() { html!{ <p class="muted">{ "No log lines yet." }</p> } } else { html!{ <>{ for rows }</> } } }

@@ -29,6 +29,8 @@ struct Shown {
     size: (i32, i32, u32, u32),
     hover: Option<(NodeId, NodeId)>,
     selected: Option<NodeId>,
+    /// Compare: the cells outlined as differing from the other side.
+    differs: Option<Vec<(NodeId, NodeId)>>,
     dark: bool,
     drag: Option<((usize, usize), (usize, usize))>,
 }
@@ -55,8 +57,10 @@ pub fn matrix_card(p: &PanelProps) -> Html {
     // What the canvas shows (large clusters): redrawn only when it would change.
     let shown = use_mut_ref(|| None::<Shown>);
 
-    let m = s.model.borrow();
+    let m = p.m().borrow();
     let n = m.n();
+    // Compare: the cells that differ between the sides (the same on both).
+    let differs = crate::ui::compare::differing(&s.model.borrow());
     let has_matrix = m.run.engine.matrix().is_some();
     let sum_all = if has_matrix {
         m.run.engine.matrix_summary(0)
@@ -66,8 +70,9 @@ pub fn matrix_card(p: &PanelProps) -> Html {
     let view = matrix_view::view(&m.run.scenario.topo, &sum_all.notable, &opts);
     drop(m);
     {
-        let (canvas, s, geom, dark) = (canvas.clone(), s.clone(), geom.clone(), p.dark);
+        let (canvas, mm, geom, dark) = (canvas.clone(), p.m().clone(), geom.clone(), p.dark);
         let view = view.clone();
+        let differs = differs.clone();
         let drag = *drag;
         let sorted = opts.sort_notable;
         // The hovered cell may belong to the previous scenario.
@@ -77,7 +82,7 @@ pub fn matrix_card(p: &PanelProps) -> Html {
             let Some(c) = canvas.cast::<HtmlCanvasElement>() else {
                 return;
             };
-            let m = s.model.borrow();
+            let m = mm.borrow();
             if m.run.engine.matrix().is_none() {
                 return;
             }
@@ -91,6 +96,7 @@ pub fn matrix_card(p: &PanelProps) -> Html {
                 size: canvas_key(&c),
                 hover,
                 selected: m.selected,
+                differs: differs.clone(),
                 dark,
                 drag,
             });
@@ -109,6 +115,8 @@ pub fn matrix_card(p: &PanelProps) -> Html {
                 g.dc_lines = !sorted;
                 let px = now.as_ref().map(|x| x.pixels.as_slice());
                 let labels = matrix::draw(&ctx, &m, &g, hover, &pal, px);
+                crate::draw::compare::outline_cells(&ctx, &g, differs.as_deref(), &pal);
+                crate::ui::compare::mark_differs(&c, &m, differs.as_deref());
                 if let Some(((r0, c0), (r1, c1))) = drag {
                     // The region being dragged.
                     let (ra, rb) = (r0.min(r1), r0.max(r1) + 1);
@@ -220,7 +228,7 @@ pub fn matrix_card(p: &PanelProps) -> Html {
         })
     };
 
-    let m = s.model.borrow();
+    let m = p.m().borrow();
     let Some(spec) = m.run.engine.matrix() else {
         return html! {};
     };
@@ -250,9 +258,9 @@ pub fn matrix_card(p: &PanelProps) -> Html {
     // Every notable cell: a list (the first MAX_LIST_ROWS) and a CSV download (all).
     let list = (count > 0).then(|| {
         let on_csv = {
-            let s = s.clone();
+            let mm = p.m().clone();
             Callback::from(move |_: MouseEvent| {
-                let m = s.model.borrow();
+                let m = mm.borrow();
                 let csv = matrix_view::notable_csv(&m);
                 let file = format!("{}-{}-notable.csv", m.file_stem(), m.now());
                 platform::download(&file, &csv, "text/csv");
@@ -307,7 +315,7 @@ pub fn matrix_card(p: &PanelProps) -> Html {
                 <span class="muted small" id="matrix-shape">{ format!("{} × {} shown", view.rows.len(), view.cols.len()) }</span>
             </div>
             <div class="matrix-wrap">
-                <canvas id="matrix" ref={canvas} class={classes!("matrix", size)}
+                <canvas id={if p.side.is_some() { "matrix-b" } else { "matrix" }} ref={canvas} class={classes!("matrix", size)}
                     data-down={listed.join(",")} data-down-count={count.to_string()}
                     data-rows={view.rows.len().to_string()} data-cols={view.cols.len().to_string()}
                     onmousemove={on_move} onmouseleave={on_leave} onmousedown={on_down} onmouseup={on_up}

@@ -3,7 +3,9 @@
 //! open menus).
 
 pub mod app;
+pub mod branches;
 pub mod checks;
+pub mod compare;
 pub mod confirm;
 pub mod export;
 pub mod header;
@@ -20,7 +22,9 @@ pub mod timeline;
 pub mod topology;
 pub mod transport;
 
-use crate::model::Store;
+use crate::model::{Model, Store};
+use std::cell::RefCell;
+use std::rc::Rc;
 use yew::prelude::*;
 
 pub type Handle = UseReducerHandle<Store>;
@@ -40,11 +44,29 @@ pub struct PanelProps {
     pub resize: u32,
     /// The store revision this panel shows.
     pub rev: u64,
+    /// Compare mode: the other side's model this panel shows instead of the store's (its
+    /// messages still go to the store, which drives both sides; `ui::compare`).
+    #[prop_or_default]
+    pub side: Option<Rc<RefCell<Model>>>,
+}
+
+impl PanelProps {
+    /// The model this panel shows: the compare side's, or the store's.
+    pub fn m(&self) -> &Rc<RefCell<Model>> {
+        self.side.as_ref().unwrap_or(&self.s.model)
+    }
 }
 
 impl PartialEq for PanelProps {
     fn eq(&self, o: &Self) -> bool {
-        self.rev == o.rev && self.dark == o.dark && self.resize == o.resize
+        self.rev == o.rev
+            && self.dark == o.dark
+            && self.resize == o.resize
+            && match (&self.side, &o.side) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+                _ => false,
+            }
     }
 }
 

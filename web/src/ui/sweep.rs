@@ -357,6 +357,9 @@ impl Component for SweepPanel {
                     cursor: 0,
                     // The node the person is looking at stays selected in the seed opened.
                     selected: s.model.borrow().session().selected,
+                    compare: None,
+                    branches: Vec::new(),
+                    branch: 0,
                 };
                 s.dispatch(Msg::OpenPermalink(session.encode()));
             }

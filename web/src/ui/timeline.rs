@@ -66,6 +66,7 @@ pub fn timeline_view(p: &PanelProps) -> Html {
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
                 if let Some((ctx, w, h)) = platform::prepare_canvas(&c, true) {
                     timeline::draw(&ctx, &m, w, h, hover, range, &palette(dark));
+                    crate::draw::compare::mark_divergence(&ctx, &m, w, h);
                 }
             }
             if let Some(c) = overview.cast::<HtmlCanvasElement>() {

@@ -28,10 +28,10 @@ pub fn topology_view(p: &PanelProps) -> Html {
     let explained = use_mut_ref(|| None::<((NodeId, u64, u64), Vec<String>)>);
 
     {
-        let (canvas, s, geo, dark) = (canvas.clone(), s.clone(), geo.clone(), p.dark);
+        let (canvas, mm, geo, dark) = (canvas.clone(), p.m().clone(), geo.clone(), p.dark);
         let laid_out = laid_out.clone();
         // The hovered node may belong to the previous scenario.
-        let n_now = s.model.borrow().n() as NodeId;
+        let n_now = mm.borrow().n() as NodeId;
         let hover = hover.filter(|h| *h < n_now);
         use_effect(move || {
             let Some(c) = canvas.cast::<HtmlCanvasElement>() else {
@@ -40,7 +40,7 @@ pub fn topology_view(p: &PanelProps) -> Html {
             let Some((ctx, w, h)) = platform::prepare_canvas(&c, true) else {
                 return;
             };
-            let m = s.model.borrow();
+            let m = mm.borrow();
             // Presentation mode draws everything larger: the same picture at a smaller logical
             // size, scaled up (hit tests divide by the same factor).
             let k = present_scale(m.teach.present);
@@ -159,7 +159,7 @@ pub fn topology_view(p: &PanelProps) -> Html {
         Callback::from(move |_| hover.set(None))
     };
 
-    let m = s.model.borrow();
+    let m = p.m().borrow();
     let n = m.n();
     let pal = palette(p.dark);
     let base = m.run.engine.net().default_link();
@@ -206,6 +206,10 @@ pub fn topology_view(p: &PanelProps) -> Html {
         html! { <span class="lg" title={k.about}><i class="dot" style={format!("background:{}", msg_color(kinds, k.label))}></i>{ k.label }</span> }
     });
     let panel = match (m.selected_link, m.selected) {
+        // Compare: actions are taken on the first side and replayed on both.
+        _ if p.side.is_some() => {
+            html! { <p class="muted small">{ "Act on the first side: its actions are replayed here by time." }</p> }
+        }
         (Some((a, b)), _) => html! { <LinkPanel s={s.clone()} dark={p.dark} a={a} b={b} /> },
         (None, Some(id)) => html! { <NodePanel s={s.clone()} dark={p.dark} id={id} /> },
         _ => html! { <p class="muted small">{ "Click a node or a link to act on it." }</p> },
@@ -269,7 +273,7 @@ pub fn topology_view(p: &PanelProps) -> Html {
             </div>
             <div class="canvas-wrap">
             { for hover_name.map(|h| html!{ <span class="chip hover-label" id="hover-label">{ h }</span> }) }
-            <canvas id="topology" ref={canvas} class="topology" style={format!("cursor:{cursor}")}
+            <canvas id={if p.side.is_some() { "topology-b" } else { "topology" }} ref={canvas} class="topology" style={format!("cursor:{cursor}")}
                 onclick={on_click} onmousemove={on_move} onmouseleave={on_leave}
                 aria-label="Cluster topology: nodes and links; use the panel below for keyboard access"></canvas>
             </div>

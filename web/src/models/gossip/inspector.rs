@@ -70,7 +70,7 @@ const LARGE: usize = 40;
 pub fn gossip_inspector(p: &PanelProps) -> Html {
     let filter = use_state(String::new);
     let all_states = use_state(|| false);
-    let m = p.s.model.borrow();
+    let m = p.m().borrow();
     let Some(id) = m.selected else {
         return html! {
             <section class="card insp-card" aria-label="Inspector">

@@ -140,7 +140,7 @@ fn read_html(r: &ReadView, selected: &str) -> Html {
 
 #[function_component(MutationInspector)]
 pub fn mutation_inspector(p: &PanelProps) -> Html {
-    let m = p.s.model.borrow();
+    let m = p.m().borrow();
     let Some(id) = m.selected else {
         return no_selection();
     };

@@ -65,7 +65,7 @@ fn is_scm(v: &Value) -> bool {
 
 #[function_component(OzoneInspector)]
 pub fn ozone_inspector(p: &PanelProps) -> Html {
-    let m = p.s.model.borrow();
+    let m = p.m().borrow();
     let Some(id) = m.selected else {
         return no_selection();
     };

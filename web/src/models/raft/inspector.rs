@@ -158,7 +158,7 @@ pub(crate) fn strips_html(c: &Cluster) -> Html {
 
 #[function_component(RaftInspector)]
 pub fn raft_inspector(p: &PanelProps) -> Html {
-    let m = p.s.model.borrow();
+    let m = p.m().borrow();
     let Some(id) = m.selected else {
         return no_selection();
     };

@@ -1,0 +1,248 @@
+//! The branch tree (issue 18): acting at a cursor before the computed future — a fork from a
+//! message, or any action at an earlier time — starts a new branch and keeps the old future as
+//! a branch of its own (its recorded actions: the replay computes it again). Branches are listed
+//! under the timeline, switched in one click (the cursor keeps its time), each with its
+//! expectations evaluated at the end of the scenario, and travel in the permalink
+//! (`Session::branches`) and as comment lines in an exported scenario.
+//!
+//! Branches belong to one scenario, variant and seed (actions are recorded by step): loading
+//! another session starts a single branch again.
+
+use super::*;
+use clusterscope_core::runner::ExpectResult;
+use clusterscope_core::session::BranchRef;
+
+/// Up to this many nodes, a branch's expectations are evaluated as soon as it appears (a run
+/// to the end of the scenario); above, on request ([`Msg::EvaluateBranches`]).
+pub const AUTO_EVAL_MAX_NODES: usize = 64;
+/// A line in exported scenario files carrying another branch of the session (a permalink payload).
+pub const BRANCH_MARKER: &str = "# clusterscope: branch ";
+
+/// A branch's expectations at the end of the scenario (`Err`: the replay stopped).
+pub type Outcome = Result<Vec<ExpectResult>, String>;
+
+/// One branch of the session.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Branch {
+    /// The branch it was forked from.
+    pub parent: Option<usize>,
+    /// What started it, for the list ("original" for the first).
+    pub what: String,
+    /// Virtual time it forked at.
+    pub at: Micros,
+    /// Its recorded actions (the shown branch's are the engine's: see [`Model::branch_actions`]).
+    pub actions: Vec<RecordedAction>,
+    /// Its expectations at the end of the scenario, with the actions they were evaluated for
+    /// (stale when those differ); `Err`: the replay stopped.
+    pub expectations: Option<(Vec<RecordedAction>, Outcome)>,
+}
+
+/// The branches and the one shown. Empty: the session has one branch.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Branches {
+    pub list: Vec<Branch>,
+    pub current: usize,
+}
+
+impl Branches {
+    /// How deep branch `i` is in the tree (0 for the original).
+    pub fn depth(&self, i: usize) -> usize {
+        let mut d = 0;
+        let mut p = self.list.get(i).and_then(|b| b.parent);
+        while let Some(k) = p {
+            d += 1;
+            p = self.list.get(k).and_then(|b| b.parent).filter(|x| *x < k);
+        }
+        d
+    }
+}
+
+impl Model {
+    /// Branch `i`'s recorded actions (the shown one's from the engine).
+    pub fn branch_actions(&self, i: usize) -> Vec<RecordedAction> {
+        if i == self.branches.current {
+            self.run.engine.user_actions().to_vec()
+        } else {
+            self.branches
+                .list
+                .get(i)
+                .map(|b| b.actions.clone())
+                .unwrap_or_default()
+        }
+    }
+
+    /// Branch `i`'s expectations, when evaluated for its present actions.
+    pub fn branch_expectations(&self, i: usize) -> Option<&Outcome> {
+        let b = self.branches.list.get(i)?;
+        let (for_actions, r) = b.expectations.as_ref()?;
+        (*for_actions == self.branch_actions(i)).then_some(r)
+    }
+
+    /// The branches as a permalink carries them.
+    pub fn branch_refs(&self) -> Vec<BranchRef> {
+        (0..self.branches.list.len())
+            .map(|i| {
+                let b = &self.branches.list[i];
+                BranchRef {
+                    parent: b.parent,
+                    what: b.what.clone(),
+                    at_us: b.at,
+                    actions: self.branch_actions(i),
+                }
+            })
+            .collect()
+    }
+
+    /// An accepted action at an earlier cursor: `old` (the actions before it) stays as the
+    /// branch it was, and the session goes on in a new branch.
+    pub(super) fn branch_off(&mut self, old: Vec<RecordedAction>, what: &str, at: Micros) {
+        if self.branches.list.is_empty() {
+            self.branches.list.push(Branch {
+                parent: None,
+                what: "original".into(),
+                at: 0,
+                actions: Vec::new(),
+                expectations: None,
+            });
+            self.branches.current = 0;
+        }
+        let cur = self.branches.current;
+        self.branches.list[cur].actions = old;
+        self.branches.list.push(Branch {
+            parent: Some(cur),
+            what: what.to_string(),
+            at,
+            actions: Vec::new(),
+            expectations: None,
+        });
+        self.branches.current = self.branches.list.len() - 1;
+        if self.n() <= AUTO_EVAL_MAX_NODES {
+            self.evaluate_branches();
+        }
+    }
+
+    /// Show branch `i`, at the cursor's time.
+    pub(super) fn switch_branch(&mut self, i: usize) {
+        if i >= self.branches.list.len() || i == self.branches.current {
+            return;
+        }
+        self.stop();
+        let cur = self.branches.current;
+        self.branches.list[cur].actions = self.run.engine.user_actions().to_vec();
+        let t = self.now();
+        let actions = self.branches.list[i].actions.clone();
+        let saved = std::mem::take(&mut self.branches);
+        let r = self.scenario_ref.clone();
+        let scenario = self.run.scenario.clone();
+        let (v, seed) = (self.run.variant.clone(), self.run.seed);
+        let ok = self
+            .load(r, Some(scenario), Some(&v), Some(seed), Some(actions))
+            .is_some();
+        self.branches = saved;
+        if ok {
+            self.branches.current = i;
+            let what = self.branches.list[i].what.clone();
+            self.info(format!("Branch {}: {what}", i + 1));
+            if t > 0 {
+                self.start_seek(Seek::Time(t));
+            }
+            if self.n() <= AUTO_EVAL_MAX_NODES {
+                self.evaluate_branches();
+            }
+        }
+    }
+
+    /// Go to virtual time `at` (within the computed trace) and take `action` there.
+    pub(super) fn fork_at(&mut self, at: Micros, action: Action) {
+        let trace = self.run.engine.trace();
+        if at > nav::frontier_time(trace) {
+            self.error(format!(
+                "{} is not computed yet: compute up to it first. Nothing was changed.",
+                fmt_time(at)
+            ));
+            return;
+        }
+        let k = nav::step_at_time(trace, at).unwrap_or_else(|| self.frontier());
+        self.stop();
+        self.snapshot();
+        if self.engine_ok(|m| m.run.engine.jump_to_step(k))
+            && self.engine_ok(|m| m.run.engine.run_until(at, 1).map(|_| ()))
+        {
+            self.after_move();
+            self.user_action(action);
+        }
+    }
+
+    /// Evaluate the expectations of every branch whose result is missing or stale: a run of
+    /// its own to the end of the scenario.
+    pub(super) fn evaluate_branches(&mut self) {
+        for i in 0..self.branches.list.len() {
+            if self.branch_expectations(i).is_some() {
+                continue;
+            }
+            let actions = self.branch_actions(i);
+            let opts = RunOptions {
+                checkpointing: false,
+                body_budget: 0,
+                limits: self.limits.clone(),
+            };
+            let result = Run::new(
+                self.run.scenario.clone(),
+                &self.run.variant,
+                Some(self.run.seed),
+                &toml::Table::new(),
+                &opts,
+            )
+            .and_then(|mut run| {
+                run.engine.set_user_actions(actions.clone());
+                run.run(None)
+                    .map(|rep| rep.expectations)
+                    .map_err(|e| e.to_string())
+            });
+            self.branches.list[i].expectations = Some((actions, result));
+        }
+    }
+
+    /// Take the branches of a permalink (after its session is installed).
+    pub(super) fn restore_branches(&mut self, refs: Vec<BranchRef>, current: usize) {
+        if refs.is_empty() {
+            return;
+        }
+        self.branches = Branches {
+            current: current.min(refs.len() - 1),
+            list: refs
+                .into_iter()
+                .map(|b| Branch {
+                    parent: b.parent,
+                    what: b.what,
+                    at: b.at_us,
+                    actions: b.actions,
+                    expectations: None,
+                })
+                .collect(),
+        };
+        if self.n() <= AUTO_EVAL_MAX_NODES {
+            self.evaluate_branches();
+        }
+    }
+
+    /// Comment lines for an exported scenario: every other branch as a permalink payload.
+    pub(super) fn branch_lines(&self) -> String {
+        let mut out = String::new();
+        for i in 0..self.branches.list.len() {
+            if i == self.branches.current {
+                continue;
+            }
+            let mut s = self.session();
+            s.actions = self.branch_actions(i);
+            s.branch = i;
+            out.push_str(&format!(
+                "{BRANCH_MARKER}{} ({}) = {}\n",
+                i + 1,
+                self.branches.list[i].what.replace('\n', " "),
+                s.encode()
+            ));
+        }
+        out
+    }
+}

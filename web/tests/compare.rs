@@ -1,0 +1,230 @@
+//! Issue 18, compare mode: two variants on one cursor (`web/src/model/compare.rs`), through
+//! `Store::reduce` as the UI dispatches (natively and in Chromium).
+
+use clusterscope_core::diff;
+use clusterscope_core::engine::action::Action;
+use clusterscope_core::limits::Limits;
+use clusterscope_core::runner::{Run, RunOptions};
+use clusterscope_core::scenario::builtin;
+use clusterscope_core::session::Session;
+use clusterscope_web::model::compare::DivState;
+use clusterscope_web::model::{Msg, Store};
+use std::rc::Rc;
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+mod common;
+use common::{send, settle, store};
+
+const PACKET_LOSS: &str = "cassandra-21636-packet-loss";
+
+fn open(scenario: &str, variant: &str, other: &str) -> Rc<Store> {
+    let s = send(store(), Msg::LoadBuiltin(scenario.into()));
+    let s = send(s, Msg::SetVariant(variant.into()));
+    settle(send(s, Msg::Compare(Some(other.into()))))
+}
+
+/// Both sides' virtual time, and the other side's variant.
+fn times(s: &Store) -> (u64, u64) {
+    let m = s.model.borrow();
+    let c = m.compare.as_ref().expect("compare is on");
+    let o = c.other.borrow();
+    (m.now(), o.now())
+}
+
+/// The first differing record of the two variants by a brute-force walk of both finished runs.
+fn brute_force(scenario: &str, a: &str, b: &str, seed: u64) -> Option<(usize, u64)> {
+    let sc = builtin::get(scenario).unwrap();
+    let end = sc.duration();
+    let opts = RunOptions {
+        checkpointing: false,
+        body_budget: 0,
+        limits: Limits::default(),
+    };
+    let mut ra = Run::new(sc.clone(), a, Some(seed), &toml::Table::new(), &opts).unwrap();
+    let mut rb = Run::new(sc, b, Some(seed), &toml::Table::new(), &opts).unwrap();
+    ra.engine.run_until(end, u64::MAX).unwrap();
+    rb.engine.run_until(end, u64::MAX).unwrap();
+    diff::first_difference(ra.engine.trace(), rb.engine.trace()).map(|i| {
+        let d = diff::divergence(&*ra.engine, &*rb.engine, i);
+        (d.index, d.time_us)
+    })
+}
+
+#[test]
+fn both_sides_move_together_on_step_scrub_play_and_jumps() {
+    let s = open(PACKET_LOSS, "buggy", "fixed");
+    {
+        let m = s.model.borrow();
+        let c = m.compare.as_ref().unwrap();
+        assert_eq!(c.variant, "fixed");
+        assert_eq!(c.other.borrow().run.variant, "fixed");
+        assert_eq!(c.other.borrow().run.seed, m.run.seed);
+    }
+    let s = settle(send(s, Msg::ScrubTo(7_000_000)));
+    assert_eq!(times(&s), (7_000_000, 7_000_000));
+    let s = send(s, Msg::StepEvent);
+    let (a, b) = times(&s);
+    assert!(a > 7_000_000 || s.model.borrow().cursor() > 0);
+    assert_eq!(a, b, "a step moves both sides");
+    let s = settle(send(s, Msg::StepBack));
+    let (a, b) = times(&s);
+    assert_eq!(a, b, "a step back moves both sides");
+    let mut s = send(s, Msg::TogglePlay);
+    for _ in 0..20 {
+        s = send(
+            s,
+            Msg::Tick {
+                dt_ms: 16.0,
+                cost_ms: 1.0,
+            },
+        );
+        let (a, b) = times(&s);
+        assert_eq!(a, b, "playing moves both sides");
+    }
+    let s = settle(send(s, Msg::Pause));
+    let s = settle(send(s, Msg::JumpToEnd));
+    let end = s.model.borrow().end();
+    assert_eq!(times(&s), (end, end));
+    let s = settle(send(s, Msg::JumpToStart));
+    assert_eq!(times(&s), (0, 0));
+}
+
+#[test]
+fn the_divergence_is_the_first_differing_record_and_cells_differ_after_it() {
+    let s = open(PACKET_LOSS, "buggy", "fixed");
+    let s = settle(send(s, Msg::JumpToDivergence));
+    let (index, time) = {
+        let m = s.model.borrow();
+        let c = m.compare.as_ref().unwrap();
+        let d = c.divergence().expect("buggy and fixed diverge");
+        (d.index, d.time_us)
+    };
+    assert_eq!(
+        Some((index, time)),
+        brute_force(PACKET_LOSS, "buggy", "fixed", s.model.borrow().run.seed)
+    );
+    assert_eq!(times(&s), (time, time), "the jump moves both sides there");
+    // Before the divergence nothing is marked.
+    let s = settle(send(s, Msg::ScrubTo(time / 2)));
+    let cells = s.model.borrow().compare.as_ref().unwrap().cells.clone();
+    assert_eq!(cells, Some(Vec::new()));
+    // Long after it (fixed: A and B see each other UP; buggy: not), the liveness matrices differ.
+    let s = settle(send(s, Msg::JumpToEnd));
+    let m = s.model.borrow();
+    let c = m.compare.as_ref().unwrap();
+    let cells = c.cells.clone().expect("computed when paused");
+    assert!(!cells.is_empty(), "some matrix cell differs at the end");
+    let o = c.other.borrow();
+    for (x, y) in &cells {
+        let (a, b) = (
+            m.run.engine.matrix_cell(*x, *y),
+            o.run.engine.matrix_cell(*x, *y),
+        );
+        assert!(a.class != b.class || a.text != b.text || a.mark != b.mark);
+    }
+}
+
+/// Every model with two variants: compare opens, both sides follow the cursor, and the
+/// divergence found matches a brute-force walk of both finished traces.
+#[test]
+fn compare_works_for_every_model() {
+    for (scenario, a, b) in [
+        ("cassandra-21181-duplicate-notify", "buggy", "fixed"),
+        ("hdds-17673-close-race", "buggy", "fixed"),
+        ("raft-figure-8", "unsafe-commit", "safe"),
+        ("pingpong", "ring", "random"),
+    ] {
+        let s = open(scenario, a, b);
+        let t = s.model.borrow().end() / 3;
+        let s = settle(send(s, Msg::ScrubTo(t)));
+        assert_eq!(times(&s), (t, t), "{scenario}");
+        let s = settle(send(s, Msg::JumpToDivergence));
+        let seed = s.model.borrow().run.seed;
+        let m = s.model.borrow();
+        let c = m.compare.as_ref().unwrap();
+        let found = match &c.div {
+            DivState::Found(d) => Some((d.index, d.time_us)),
+            DivState::Same => None,
+            DivState::Searching(_) => panic!("{scenario}: the jump finishes the search"),
+            DivState::Failed(e) => panic!("{scenario}: {e}"),
+        };
+        assert_eq!(found, brute_force(scenario, a, b, seed), "{scenario}");
+        assert_eq!(m.now(), c.other.borrow().now(), "{scenario}");
+    }
+}
+
+#[test]
+fn compare_survives_a_permalink_and_a_reload() {
+    let s = open(PACKET_LOSS, "buggy", "fixed");
+    let s = settle(send(s, Msg::ScrubTo(9_000_000)));
+    let s = send(s, Msg::SelectNode(Some(1)));
+    let cursor = s.model.borrow().cursor();
+    let link = s.model.borrow().session().encode();
+    let back = Session::decode(&link, &Limits::default()).unwrap();
+    assert_eq!(back.compare.as_deref(), Some("fixed"));
+
+    let t = settle(send(store(), Msg::OpenPermalink(link)));
+    let m = t.model.borrow();
+    let c = m.compare.as_ref().expect("compare reopened");
+    assert_eq!(c.variant, "fixed");
+    assert_eq!(m.run.variant, "buggy");
+    // A link restores the cursor's step; the other side follows to its time.
+    assert_eq!(m.cursor(), cursor);
+    assert_eq!(c.other.borrow().now(), m.now());
+    assert_eq!(m.selected, Some(1));
+    assert_eq!(
+        c.other.borrow().selected,
+        Some(1),
+        "the selection is shared"
+    );
+    drop(m);
+    // Closing compare is part of the session too.
+    let t = send(t, Msg::Compare(None));
+    assert!(t.model.borrow().session().compare.is_none());
+}
+
+#[test]
+fn a_bad_compare_changes_nothing() {
+    let s = settle(send(store(), Msg::LoadBuiltin(PACKET_LOSS.into())));
+    let rev = s.model.borrow().session_rev;
+    for v in ["buggy", "no-such-variant"] {
+        let s2 = send(s.clone(), Msg::Compare(Some(v.into())));
+        let m = s2.model.borrow();
+        assert!(m.compare.is_none(), "{v}");
+        assert_eq!(m.session_rev, rev, "{v}");
+        assert!(m
+            .banner
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("Nothing was changed"));
+    }
+}
+
+/// An action taken in compare is replayed on the other side at its time; a scenario without
+/// the other variant closes compare.
+#[test]
+fn actions_apply_to_both_sides_and_another_scenario_closes_compare() {
+    let s = open(PACKET_LOSS, "buggy", "fixed");
+    let s = settle(send(s, Msg::ScrubTo(4_000_000)));
+    let s = settle(send(s, Msg::UserAction(Action::Kill { node: "C".into() })));
+    let s = settle(send(s, Msg::ScrubTo(6_000_000)));
+    {
+        let m = s.model.borrow();
+        let c = m.compare.as_ref().unwrap();
+        let o = c.other.borrow();
+        let acts = o.run.engine.user_actions();
+        assert_eq!(acts.len(), 1, "the kill is replayed on the other side");
+        assert_eq!(acts[0].at.0, 4_000_000);
+        assert_eq!(o.now(), 6_000_000);
+    }
+    let s = settle(send(s, Msg::LoadBuiltin("raft-leader-crash".into())));
+    let m = s.model.borrow();
+    assert!(m.compare.is_none());
+    assert!(m.session().compare.is_none());
+}
