@@ -41,14 +41,13 @@
 //        BENCH_COMPARE=fixed (every row in compare mode with that variant: both sides move).
 // Output: a table on stdout, `WEBBENCH key=value` lines, optional JSON and markdown files.
 
-import { createServer } from 'node:http';
-import { createReadStream, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { extname, join, resolve, dirname, sep, normalize } from 'node:path';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { loadavg } from 'node:os';
 import { chromium } from 'playwright-core';
-import { measureLoad } from './load.mjs';
+import { measureLoad, serveDir as serve } from './load.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '..', '..');
@@ -77,29 +76,6 @@ const argOf = (k) => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 
-const TYPES = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.css': 'text/css; charset=utf-8',
-};
-
-function serve(root) {
-  const server = createServer((req, res) => {
-    const url = new URL(req.url, 'http://localhost');
-    const rel = normalize(decodeURIComponent(url.pathname)).replace(/^([/\\])+/, '');
-    let file = resolve(root, rel);
-    if (file !== root && !file.startsWith(root + sep)) return res.writeHead(403).end();
-    if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
-    if (!existsSync(file)) return res.writeHead(url.pathname === '/favicon.ico' ? 204 : 404).end();
-    res.writeHead(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream' });
-    createReadStream(file).pipe(res);
-  });
-  return new Promise((ok, fail) => {
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => ok(server));
-  });
-}
 
 function quantile(xs, q) {
   if (!xs.length) return NaN;
