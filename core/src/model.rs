@@ -256,6 +256,11 @@ pub trait Model: Protocol {
     fn matrix_cell(&self, _sim: &Sim<Self>, _observer: NodeId, _peer: NodeId) -> Cell {
         Cell::default()
     }
+    /// The class of a cell alone (what the large matrix draws, every cell every frame): by
+    /// default `matrix_cell`'s; a model whose cells carry costly tooltips answers it directly.
+    fn matrix_class(&self, sim: &Sim<Self>, observer: NodeId, peer: NodeId) -> u8 {
+        self.matrix_cell(sim, observer, peer).class
+    }
     /// The notable cells and a sentence naming at most `limit` of them.
     fn matrix_summary(&self, _sim: &Sim<Self>, _limit: usize) -> MatrixSummary {
         MatrixSummary::default()
@@ -373,6 +378,7 @@ pub trait Driver {
     fn commands(&self) -> &'static [CommandSpec];
     fn matrix(&self) -> Option<MatrixSpec>;
     fn matrix_cell(&self, observer: NodeId, peer: NodeId) -> Cell;
+    fn matrix_class(&self, observer: NodeId, peer: NodeId) -> u8;
     fn matrix_summary(&self, limit: usize) -> MatrixSummary;
     fn series(&self) -> &'static [SeriesSpec];
     fn sample(&self, out: &mut Vec<f64>);
@@ -513,6 +519,9 @@ impl<M: Model> Driver for Engine<M> {
     }
     fn matrix_cell(&self, observer: NodeId, peer: NodeId) -> Cell {
         self.sim.proto.matrix_cell(&self.sim, observer, peer)
+    }
+    fn matrix_class(&self, observer: NodeId, peer: NodeId) -> u8 {
+        self.sim.proto.matrix_class(&self.sim, observer, peer)
     }
     fn matrix_summary(&self, limit: usize) -> MatrixSummary {
         self.sim.proto.matrix_summary(&self.sim, limit)

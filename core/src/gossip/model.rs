@@ -223,31 +223,37 @@ impl Model for Gossip {
         })
     }
 
+    fn matrix_class(&self, sim: &Sim<Self>, o: NodeId, q: NodeId) -> u8 {
+        let running = |i: NodeId| sim.nodes[i as usize].status == NodeStatus::Running;
+        let g = &sim.nodes[o as usize].state;
+        if o == q {
+            CELL_SELF
+        } else if !running(o) {
+            CELL_OBSERVER_DOWN
+        } else if g.sees_up(q) {
+            CELL_UP
+        } else if !running(q) {
+            CELL_PEER_STOPPED
+        } else if sim.nodes[q as usize].state.sees_up(o) {
+            CELL_DOWN_ONE_SIDED
+        } else {
+            CELL_DOWN
+        }
+    }
+
     fn matrix_cell(&self, sim: &Sim<Self>, o: NodeId, q: NodeId) -> Cell {
         let (on, qn) = (sim.topo.name(o), sim.topo.name(q));
         let running = |i: NodeId| sim.nodes[i as usize].status == NodeStatus::Running;
         let g = &sim.nodes[o as usize].state;
-        let (class, first) = if o == q {
-            (CELL_SELF, format!("{on} (itself)"))
-        } else if !running(o) {
-            (CELL_OBSERVER_DOWN, format!("{on} is not running"))
-        } else if g.sees_up(q) {
-            (CELL_UP, format!("{on} sees {qn} UP"))
-        } else if !running(q) {
-            (
-                CELL_PEER_STOPPED,
-                format!("{on} sees {qn} DOWN ({qn} is not running)"),
-            )
-        } else if sim.nodes[q as usize].state.sees_up(o) {
-            (
-                CELL_DOWN_ONE_SIDED,
-                format!("{on} sees {qn} DOWN, while {qn} sees {on} UP"),
-            )
-        } else {
-            (
-                CELL_DOWN,
-                format!("{on} sees {qn} DOWN, and {qn} sees {on} DOWN"),
-            )
+        // One source for the class (`matrix_class`); the sentence names it.
+        let class = self.matrix_class(sim, o, q);
+        let first = match class {
+            CELL_SELF => format!("{on} (itself)"),
+            CELL_OBSERVER_DOWN => format!("{on} is not running"),
+            CELL_UP => format!("{on} sees {qn} UP"),
+            CELL_PEER_STOPPED => format!("{on} sees {qn} DOWN ({qn} is not running)"),
+            CELL_DOWN_ONE_SIDED => format!("{on} sees {qn} DOWN, while {qn} sees {on} UP"),
+            _ => format!("{on} sees {qn} DOWN, and {qn} sees {on} DOWN"),
         };
         let mut tip = vec![first];
         let mut mark = false;
