@@ -151,6 +151,13 @@ impl Component for Checks {
     fn view(&self, ctx: &Context<Self>) -> Html {
         let now = ctx.props().now;
         let s = ctx.props().s.clone();
+        let (held, failed) = match &self.state {
+            State::Done(c) => {
+                let h = c.expectations.iter().filter(|e| e.passed).count();
+                (h, c.expectations.len() - h)
+            }
+            _ => (0, 0),
+        };
         let (state, summary, body) = match &self.state {
             State::Stale => (
                 "stale",
@@ -173,8 +180,6 @@ impl Component for Checks {
                 html! { <p class="checks-note error" role="alert">{ e.clone() }</p> },
             ),
             State::Done(c) => {
-                let held = c.expectations.iter().filter(|e| e.passed).count();
-                let failed = c.expectations.len() - held;
                 let rows = c.expectations.iter().map(|e| {
                     let (status, icon, when) = match e.failed_at_us {
                         Some(at) if at <= now => ("failed", "✗", Some(at)),
@@ -218,13 +223,6 @@ impl Component for Checks {
                     html! { <ul class="checks-list">{ for rows }</ul> },
                 )
             }
-        };
-        let (held, failed) = match &self.state {
-            State::Done(c) => {
-                let h = c.expectations.iter().filter(|e| e.passed).count();
-                (h, c.expectations.len() - h)
-            }
-            _ => (0, 0),
         };
         html! {
             <details id="checks" class={classes!("checks", (failed > 0).then_some("has-failed"))} data-state={state}
