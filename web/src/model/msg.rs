@@ -1,0 +1,96 @@
+//! [`Msg`]: everything a person can do in the app, and what the animation loop reports; the
+//! reducer (`Model::update`, in `mod.rs`) applies them.
+
+use super::*;
+
+/// Everything a person can do, and what the animation loop reports.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Msg {
+    LoadBuiltin(String),
+    SetVariant(String),
+    SetSeed(u64),
+    /// An imported scenario file (name, contents).
+    ImportScenario {
+        file: String,
+        text: String,
+    },
+    /// An imported file's bytes: decoded by the same rule as the CLI (size, UTF-8;
+    /// `clusterscope_core::text::scenario_text`), then imported as `ImportScenario`.
+    ImportFile {
+        file: String,
+        bytes: Vec<u8>,
+    },
+    /// A chosen file over the size limit, refused before it is read
+    /// (`clusterscope_core::text::check_size`, the CLI's rule).
+    ImportTooLarge {
+        file: String,
+        size: u64,
+    },
+    /// A permalink's text (what follows `#`).
+    OpenPermalink(String),
+    /// A session saved in the browser (same encoding as a permalink).
+    RestoreSaved(String),
+    TogglePlay,
+    Pause,
+    /// An animation frame: `dt_ms` of real time passed; the previous tick took `cost_ms`.
+    Tick {
+        dt_ms: f64,
+        cost_ms: f64,
+    },
+    StepEvent,
+    StepBack,
+    Next(NavKind),
+    Prev(NavKind),
+    NextCaption,
+    PrevCaption,
+    JumpToStart,
+    JumpToEnd,
+    ScrubTo(Micros),
+    SetSpeed(f64),
+    SelectNode(Option<NodeId>),
+    ToggleSeqNode(NodeId),
+    /// Replace the sequence diagram's nodes with the selected node and its recent partners.
+    SeqRecentPartners,
+    SelectLink(Option<(NodeId, NodeId)>),
+    SelectMsg(Option<u64>),
+    /// Fork the run at the step that sent message `msg`: deliver, drop or delay it there (a
+    /// recorded `Action::Message`; later recorded actions go only after asking, with Undo).
+    Fork {
+        msg: u64,
+        fate: clusterscope_core::engine::action::MsgFate,
+    },
+    UserAction(Action),
+    /// Act although that discards later recorded actions (answers [`Model::confirm`]).
+    ConfirmDiscard,
+    /// Do not act ([`Model::confirm`] is dropped, nothing changes).
+    CancelDiscard,
+    /// Restore the session as it was before the last action that discarded a future.
+    Undo,
+    ShowError(String),
+    ShowInfo(String),
+    DismissBanner,
+    SetHelp(bool),
+    SetTheme(Theme),
+    /// Playing stops at each caption ([`Model::caption_pause`]).
+    SetCaptionPause(bool),
+    /// The person drags the timeline's scrubber (true at mouse down, false when released): the
+    /// DOM-heavy panels follow at most every `ui::app::SLOW_PANEL_MS` meanwhile, as while playing.
+    SetScrubbing(bool),
+    /// Teaching aids: timeline zoom, presentation mode, message-by-message mode, explain
+    /// (`teach.rs`).
+    Teach(teach::TeachMsg),
+    /// Compare mode: show this variant beside the current one on the same cursor (`None`: off).
+    Compare(Option<String>),
+    /// Move both sides of a compare to the first divergence (finding it first if need be).
+    JumpToDivergence,
+    /// Show this branch of the session (`branches.rs`), at the cursor's time.
+    SwitchBranch(usize),
+    /// Evaluate the expectations of the branches not evaluated yet (large clusters).
+    EvaluateBranches,
+    /// Fork at a record's time (a log line): the cursor goes there and the action is taken
+    /// (kill / restart a node, stall a thread); before the computed future it is a new branch.
+    ForkAt {
+        at: Micros,
+        action: Action,
+    },
+}
