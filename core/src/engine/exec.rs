@@ -1,0 +1,170 @@
+//! Executors and node lifecycles: a node's single-threaded stages (queueing a task, starting the
+//! next one when the stage is idle and not stalled, its completion running the protocol's
+//! handler) and starting and stopping a node's process. Split from `engine/mod.rs`; the `Sim` it
+//! extends lives there.
+
+use super::*;
+
+impl<P: Protocol> Sim<P> {
+    pub(super) fn submit(
+        &mut self,
+        out: &mut Out,
+        node: NodeId,
+        exec: u8,
+        task: P::Task,
+        deadline: Option<Micros>,
+    ) -> Result<(), SimError> {
+        let slot = &mut self.nodes[node as usize];
+        let e = &mut slot.execs[exec as usize];
+        if e.queue.len() >= self.limits.max_queue {
+            return Err(SimError::Limit(format!(
+                "{} queue on {} exceeded {} tasks",
+                self.proto.executors()[exec as usize],
+                self.topo.name(node),
+                self.limits.max_queue
+            )));
+        }
+        e.queue.push_back(Queued {
+            task,
+            enqueued_at: self.now,
+            deadline,
+        });
+        self.refresh_stats(node, exec);
+        self.try_start_task(out, node, exec);
+        Ok(())
+    }
+
+    pub(super) fn refresh_stats(&mut self, node: NodeId, exec: u8) {
+        let slot = &mut self.nodes[node as usize];
+        let e = &slot.execs[exec as usize];
+        let s = &mut slot.exec_stats[exec as usize];
+        s.pending = e.queue.len() as u32;
+        s.busy = e.busy.is_some();
+        s.oldest_enqueued_at = e.queue.front().map(|q| q.enqueued_at);
+    }
+
+    /// Start the next task if the executor is idle and not stalled; expired tasks are dropped.
+    pub(super) fn try_start_task(&mut self, out: &mut Out, node: NodeId, exec: u8) {
+        loop {
+            let now = self.now;
+            let slot = &mut self.nodes[node as usize];
+            if slot.status == NodeStatus::Stopped {
+                return;
+            }
+            let stats = &slot.exec_stats[exec as usize];
+            let e = &mut slot.execs[exec as usize];
+            if e.busy.is_some() || stats.stalled {
+                return;
+            }
+            let Some(q) = e.queue.pop_front() else {
+                self.refresh_stats(node, exec);
+                return;
+            };
+            let label = self.proto.task_label(&q.task);
+            let waited_us = now - q.enqueued_at;
+            if q.deadline.is_some_and(|d| now > d) {
+                self.nodes[node as usize].exec_stats[exec as usize].expired += 1;
+                self.refresh_stats(node, exec);
+                self.emit(
+                    out,
+                    node,
+                    RecKind::TaskExpired {
+                        exec,
+                        label,
+                        waited_us,
+                    },
+                    None,
+                );
+                continue;
+            }
+            let slot = &mut self.nodes[node as usize];
+            let service = self.proto.service_us(&slot.state, &q.task)
+                + slot.exec_stats[exec as usize].delay_us;
+            slot.execs[exec as usize].busy = Some(q.task);
+            let inc = slot.incarnation;
+            self.refresh_stats(node, exec);
+            self.emit(
+                out,
+                node,
+                RecKind::TaskStart {
+                    exec,
+                    label,
+                    waited_us,
+                },
+                None,
+            );
+            self.push(now + service, Ev::TaskDone { node, inc, exec });
+            return;
+        }
+    }
+
+    pub(super) fn task_done(
+        &mut self,
+        out: &mut Out,
+        node: NodeId,
+        exec: u8,
+    ) -> Result<(), SimError> {
+        let slot = &mut self.nodes[node as usize];
+        let task = slot.execs[exec as usize]
+            .busy
+            .take()
+            .expect("task done on an idle executor");
+        let s = &mut slot.exec_stats[exec as usize];
+        s.done += 1;
+        s.last_done_at = self.now;
+        self.refresh_stats(node, exec);
+        let label = self.proto.task_label(&task);
+        self.emit(out, node, RecKind::TaskDone { exec, label }, None);
+        let proto = self.proto.clone();
+        self.with_node(out, node, None, |n, ctx| proto.on_task(n, ctx, task))?;
+        self.try_start_task(out, node, exec);
+        Ok(())
+    }
+
+    pub(super) fn set_status(&mut self, out: &mut Out, node: NodeId, status: NodeStatus) {
+        self.nodes[node as usize].status = status;
+        self.emit(out, node, RecKind::NodeStatus { status }, None);
+    }
+
+    pub(super) fn start_node(&mut self, out: &mut Out, node: NodeId) -> Result<(), SimError> {
+        let first = self.nodes[node as usize].incarnation == 0;
+        {
+            let slot = &mut self.nodes[node as usize];
+            slot.incarnation += 1;
+            slot.timers.clear();
+            for e in &mut slot.execs {
+                e.queue.clear();
+                e.busy = None;
+            }
+            for s in &mut slot.exec_stats {
+                *s = ExecStats::default();
+            }
+        }
+        self.set_status(out, node, NodeStatus::Running);
+        let proto = self.proto.clone();
+        self.with_node(out, node, None, |n, ctx| proto.on_start(n, ctx, first))
+    }
+
+    pub(super) fn exit_node(&mut self, out: &mut Out, node: NodeId) -> Result<(), SimError> {
+        if self.nodes[node as usize].status == NodeStatus::Stopped {
+            return Ok(());
+        }
+        self.set_status(out, node, NodeStatus::Stopped);
+        let slot = &mut self.nodes[node as usize];
+        slot.timers.clear();
+        for e in &mut slot.execs {
+            e.queue.clear();
+            e.busy = None;
+        }
+        for s in &mut slot.exec_stats {
+            s.pending = 0;
+            s.busy = false;
+            s.oldest_enqueued_at = None;
+        }
+        self.proto.on_exit(&mut slot.state);
+        if let Some(down_for) = slot.restart_after.take() {
+            self.push(self.now + down_for, Ev::Start(node));
+        }
+        Ok(())
+    }
+}
