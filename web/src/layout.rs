@@ -228,6 +228,47 @@ pub fn hit_test(l: &Layout, links: &[(NodeId, NodeId)], p: Pt) -> Option<Hit> {
         .map(|((a, b), _)| Hit::Link(a, b))
 }
 
+/// Where to write a label `w` x `h` px (its left end on the baseline) beside a mark at `q` on the
+/// link between two nodes (centres `ends`, radius `r`): the first of right-above, left-above,
+/// right-below, left-below (below first when `below`) whose box clears both nodes, else the one
+/// that clears them most. A message just leaving a node toward the left had its label written
+/// into that node ("SYN" over "B").
+pub fn label_spot(q: Pt, w: f64, h: f64, ends: [Pt; 2], r: f64, below: bool) -> Pt {
+    const GAP: f64 = 6.0;
+    let (right, left) = (q.x + GAP, q.x - GAP - w);
+    let (up, down) = (q.y - GAP + 1.0, q.y + GAP + h);
+    let spots = if below {
+        [(right, down), (left, down), (right, up), (left, up)]
+    } else {
+        [(right, up), (left, up), (right, down), (left, down)]
+    };
+    // How far the box (x..x+w, y-h..y+2) stays off the nearer node's disc (negative: inside).
+    let clearance = |(x, y): (f64, f64)| {
+        ends.iter()
+            .map(|c| {
+                let dx = (x - c.x).max(0.0).max(c.x - (x + w));
+                let dy = (y - h - c.y).max(0.0).max(c.y - (y + 2.0));
+                dx.hypot(dy) - r
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let best = spots
+        .iter()
+        .copied()
+        .find(|s| clearance(*s) >= 1.0)
+        .unwrap_or_else(|| {
+            spots
+                .iter()
+                .copied()
+                .max_by(|a, b| clearance(*a).total_cmp(&clearance(*b)))
+                .expect("four spots")
+        });
+    Pt {
+        x: best.0,
+        y: best.1,
+    }
+}
+
 /// `name:x,y;...` in CSS pixels of the canvas, for tests and assistive tooling.
 pub fn describe(l: &Layout, topo: &Topology) -> String {
     l.pos
@@ -292,5 +333,46 @@ mod tests {
         let links = visible_links(251, Some(5), |a, b| !(a == 7 && b == 9));
         assert_eq!(links.len(), 250 + 1);
         assert!(links.contains(&(7, 9)));
+    }
+
+    #[test]
+    fn labels_stay_off_the_nodes() {
+        let (a, b) = (Pt { x: 100.0, y: 100.0 }, Pt { x: 300.0, y: 100.0 });
+        let r = 30.0;
+        let (w, h) = (20.0, 9.0);
+        let inside = |p: Pt| {
+            [a, b].iter().any(|c| {
+                let dx = (p.x - c.x).max(0.0).max(c.x - (p.x + w));
+                let dy = (p.y - h - c.y).max(0.0).max(c.y - (p.y + 2.0));
+                dx.hypot(dy) < r
+            })
+        };
+        // Along the whole link, both ways: the label never overlaps a node where room exists.
+        for i in 0..=20 {
+            let t = i as f64 / 20.0;
+            let q = Pt {
+                x: 130.0 + 140.0 * t,
+                y: 100.0,
+            };
+            for below in [false, true] {
+                let s = label_spot(q, w, h, [a, b], r, below);
+                assert!(!inside(s), "t={t} below={below}: {s:?}");
+            }
+        }
+        // Where nothing is near, the preferred spot: right of the mark, above or below it.
+        let far = [Pt { x: 0.0, y: 0.0 }, Pt { x: 1000.0, y: 0.0 }];
+        let q = Pt { x: 500.0, y: 300.0 };
+        assert_eq!(
+            label_spot(q, w, h, far, r, false),
+            Pt { x: 506.0, y: 295.0 }
+        );
+        assert_eq!(label_spot(q, w, h, far, r, true), Pt { x: 506.0, y: 315.0 });
+        // The old placement (right, above) of a message leaving B to the left lands inside B.
+        let q = Pt { x: 270.0, y: 100.0 };
+        assert!(inside(Pt {
+            x: q.x + 6.0,
+            y: q.y - 5.0
+        }));
+        assert!(!inside(label_spot(q, w, h, [a, b], r, false)));
     }
 }

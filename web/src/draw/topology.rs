@@ -211,7 +211,8 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
     let dot = if n > 64 { 2.2 } else { 4.0 };
     ctx.set_font("10px ui-monospace, monospace");
     ctx.set_text_align("left");
-    let mut dots: Vec<(&'static str, Vec<Pt>)> = Vec::new();
+    // Per kind: each message's place and its link's two ends (where its label must not go).
+    let mut dots: Vec<(&'static str, Vec<OnLink>)> = Vec::new();
     // Message texts (in-flight kinds, what a drop lost), drawn after the nodes so no node covers
     // them ("O_REQ" under a node).
     let mut texts: Vec<(&'static str, &str, Pt)> = Vec::new();
@@ -229,27 +230,22 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
         let q = lerp(a, b, rim + (1.0 - 2.0 * rim) * t);
         let label = f.label;
         match dots.iter_mut().find(|(k, _)| *k == label) {
-            Some((_, v)) => v.push(q),
-            None => dots.push((label, vec![q])),
+            Some((_, v)) => v.push((q, [a, b])),
+            None => dots.push((label, vec![(q, [a, b])])),
         }
     }
     for (label, pts) in &dots {
         ctx.set_fill_style_str(msg_color(kinds, label));
-        for q in pts {
+        for (q, _) in pts {
             ctx.begin_path();
             let _ = ctx.arc(q.x, q.y, dot, 0.0, 2.0 * PI);
             ctx.fill();
         }
         if show_labels {
-            for q in pts {
-                texts.push((
-                    label,
-                    msg_color(kinds, label),
-                    Pt {
-                        x: q.x + 6.0,
-                        y: q.y - 5.0,
-                    },
-                ));
+            let w = text_width(ctx, label);
+            for (q, ends) in pts {
+                let at = crate::layout::label_spot(*q, w, 8.0, *ends, l.r, false);
+                texts.push((label, msg_color(kinds, label), at));
             }
         }
     }
@@ -310,14 +306,9 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
             // newest drop of each kind at each spot gets its label.
             if l.labels && !labelled.contains(&(from, to, r.node, label)) {
                 labelled.push((from, to, r.node, label));
-                texts.push((
-                    label,
-                    p.down,
-                    Pt {
-                        x: c.x + 6.0,
-                        y: c.y + 12.0,
-                    },
-                ));
+                let w = text_width(ctx, label);
+                let at = crate::layout::label_spot(c, w, 8.0, [a, b], l.r, true);
+                texts.push((label, p.down, at));
             }
             dropped.push(label);
             drawn += 1;
@@ -457,6 +448,14 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
     drawn_overlay.drops = dropped;
     drawn_overlay.anim = draw_anim(ctx, inp);
     drawn_overlay
+}
+
+/// A message's place and its link's two ends.
+type OnLink = (Pt, [Pt; 2]);
+
+/// Width of `text` in the context's current font (0 if the canvas cannot say).
+fn text_width(ctx: &Ctx, text: &str) -> f64 {
+    ctx.measure_text(text).map(|m| m.width()).unwrap_or(0.0)
 }
 
 /// The message-by-message mode's message, over everything: a large dot moving along its link
