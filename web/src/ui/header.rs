@@ -269,7 +269,7 @@ pub fn header(p: &PanelProps) -> Html {
     html! {
         <>
         <header class="topbar">
-            <div class="brand"><span class="logo" aria-hidden="true"></span>{ "Clusterscope" }</div>
+            <div class="brand" title="Clusterscope"><span class="logo" aria-hidden="true"></span><span class="brand-name">{ "Clusterscope" }</span></div>
             <label class="field">
                 <span class="sr">{ "Incident" }</span>
                 <select id="scenario-select" onchange={on_pick} title="Built-in incidents">
