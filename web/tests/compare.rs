@@ -228,3 +228,59 @@ fn actions_apply_to_both_sides_and_another_scenario_closes_compare() {
     assert!(m.compare.is_none());
     assert!(m.session().compare.is_none());
 }
+
+/// Large clusters compare the matrix cells by class (what their picture shows): a subset of the
+/// cells whose whole contents differ, each with classes that differ.
+#[test]
+fn class_only_cells_are_the_visibly_differing_subset() {
+    use clusterscope_web::model::compare::differing_cells_by;
+    let s = open(PACKET_LOSS, "buggy", "fixed");
+    let s = settle(send(s, Msg::JumpToEnd));
+    let m = s.model.borrow();
+    let c = m.compare.as_ref().unwrap();
+    let o = c.other.borrow();
+    let whole = differing_cells_by(&m, &o, false);
+    let classes = differing_cells_by(&m, &o, true);
+    assert!(
+        !classes.is_empty(),
+        "A and B are seen differently at the end"
+    );
+    for (x, y) in &classes {
+        assert!(whole.contains(&(*x, *y)));
+        assert_ne!(
+            m.run.engine.matrix_class(*x, *y),
+            o.run.engine.matrix_class(*x, *y)
+        );
+    }
+    // Every cell of differing class is found.
+    let n = m.n() as u32;
+    let expected = (0..n)
+        .flat_map(|x| (0..n).map(move |y| (x, y)))
+        .filter(|(x, y)| m.run.engine.matrix_class(*x, *y) != o.run.engine.matrix_class(*x, *y))
+        .count();
+    assert_eq!(classes.len(), expected);
+}
+
+/// A jump the other side cannot make within its budget for one message is finished over the
+/// next frames: the page stays busy until both sides are at the same time.
+#[test]
+fn the_other_side_follows_a_long_jump_over_frames() {
+    let s = open(PACKET_LOSS, "buggy", "fixed");
+    let s = settle(send(s, Msg::JumpToEnd));
+    let end = s.model.borrow().end();
+    assert_eq!(times(&s), (end, end));
+    let s = settle(send(s, Msg::JumpToStart));
+    // Make a step look expensive: the other side's budget for a jump shrinks to a few steps.
+    s.model.borrow_mut().step_cost_ms = 10.0;
+    let s = send(s, Msg::ScrubTo(end * 9 / 10));
+    {
+        let m = s.model.borrow();
+        let (a, b) = times(&s);
+        assert_eq!(a, end * 9 / 10);
+        assert!(b < a, "the other side is on its way ({b} < {a})");
+        assert!(m.compare_behind() && m.busy(), "busy until both are there");
+    }
+    let s = settle(s);
+    assert_eq!(times(&s), (end * 9 / 10, end * 9 / 10));
+    assert!(!s.model.borrow().compare_behind());
+}

@@ -16,6 +16,7 @@ pub mod samples;
 pub mod seq;
 pub mod speed;
 pub mod teach;
+pub mod timeline_fork;
 
 use clusterscope_core::engine::action::{Action, RecordedAction};
 use clusterscope_core::engine::NodeId;
@@ -348,7 +349,7 @@ impl Model {
         self.now() >= self.end()
     }
     pub fn busy(&self) -> bool {
-        self.playing || self.seek.is_some()
+        self.playing || self.seek.is_some() || self.compare_behind()
     }
     /// The caption in effect at the cursor.
     pub fn caption_now(&self) -> Option<(usize, &(Micros, String))> {
@@ -773,6 +774,10 @@ impl Model {
 
     fn tick(&mut self, dt_ms: f64, cost_ms: f64) -> bool {
         if !self.busy() {
+            return false;
+        }
+        if !self.playing && self.seek.is_none() {
+            // Only the other side of a compare is still moving (`sync_compare` moves it).
             return false;
         }
         if self.teach.msg_mode && self.playing && self.seek.is_none() {
