@@ -221,3 +221,47 @@ fn a_fork_at_a_log_line_kills_there_in_a_new_branch() {
         .text
         .contains("Nothing was changed"));
 }
+
+/// Fork from the timeline (`Model::timeline_pick`): a click at a drop's time offers that
+/// message (nearest first), a click at a state mark offers its node at the mark's time, and a
+/// click where nothing is marked offers nothing.
+#[test]
+fn a_timeline_click_offers_the_drops_and_state_marks_there() {
+    let s = settle(send(
+        store(),
+        Msg::LoadBuiltin("cassandra-21636-packet-loss".into()),
+    ));
+    let s = settle(send(s, Msg::JumpToEnd));
+    let (msg, _, _) = lost(&s, "ECHO_REQ", 0, None);
+    let m = s.model.borrow();
+    let t = m.run.engine.trace();
+    let at = t
+        .recs
+        .iter()
+        .find_map(|r| match r.kind {
+            RecKind::Drop { msg: x, .. } if x == msg => Some(r.time),
+            _ => None,
+        })
+        .unwrap();
+    let p = m
+        .timeline_pick(at - 1, at + 1, at)
+        .expect("a drop is there");
+    assert_eq!(p.drops[0].msg, msg, "the nearest drop first: {:?}", p.drops);
+    assert_eq!(p.drops[0].label, "ECHO_REQ");
+    assert!(p.drops.len() <= 3);
+    // A state mark (a node marked DOWN): its node, at its time.
+    let mk = m
+        .marks
+        .marks
+        .iter()
+        .find(|k| k.kind == clusterscope_web::model::nav::MarkKind::Down)
+        .copied()
+        .expect("the buggy run marks a node DOWN");
+    let p = m
+        .timeline_pick(mk.time - 2_000, mk.time + 2_000, mk.time + 1_000)
+        .expect("a mark is there");
+    assert_eq!(p.at, mk.time, "node actions act at the mark's time");
+    assert!(p.nodes.contains(&mk.node));
+    // The first second: nothing is dropped or marked yet.
+    assert_eq!(m.timeline_pick(0, 1_000, 500), None);
+}
