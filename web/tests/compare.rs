@@ -284,3 +284,35 @@ fn the_other_side_follows_a_long_jump_over_frames() {
     assert_eq!(times(&s), (end * 9 / 10, end * 9 / 10));
     assert!(!s.model.borrow().compare_behind());
 }
+
+/// Compare takes the other variant's run from the kept runs (issue 20's holder) when a variant
+/// switch left it there: no second copy, nothing recomputed; while compare is open that run
+/// counts against the kept runs' budget, and the whole budget comes back when it closes.
+#[test]
+fn compare_takes_a_kept_run_and_counts_it_against_the_budget() {
+    use clusterscope_web::model::runs::{run_bytes, KEPT_RUNS_BYTES};
+    let s = send(store(), Msg::LoadBuiltin(PACKET_LOSS.into()));
+    let s = settle(send(s, Msg::SetVariant("buggy".into())));
+    let s = settle(send(s, Msg::JumpToEnd));
+    let end = s.model.borrow().end();
+    let frontier = s.model.borrow().frontier();
+    // Switch away: the buggy run is kept, computed to the end.
+    let s = settle(send(s, Msg::SetVariant("fixed".into())));
+    assert_eq!(s.model.borrow().runs.len(), 1);
+    let s = settle(send(s, Msg::Compare(Some("buggy".into()))));
+    {
+        let m = s.model.borrow();
+        let c = m.compare.as_ref().unwrap();
+        let o = c.other.borrow();
+        assert_eq!(m.runs.len(), 0, "taken out of the holder, not copied");
+        assert_eq!(o.run.variant, "buggy");
+        assert_eq!(o.frontier(), frontier, "computed as far as it was");
+        assert!(!o.marks.marks.is_empty(), "its timeline marks came with it");
+        assert_eq!(m.runs.budget, KEPT_RUNS_BYTES - run_bytes(&o.run));
+    }
+    // Both sides still move together over the kept run.
+    let s = settle(send(s, Msg::ScrubTo(end / 3)));
+    assert_eq!(times(&s), (end / 3, end / 3));
+    let s = settle(send(s, Msg::Compare(None)));
+    assert_eq!(s.model.borrow().runs.budget, KEPT_RUNS_BYTES);
+}

@@ -236,12 +236,14 @@ impl Model {
         let Some(v) = v else {
             if self.compare.take().is_some() {
                 self.session_rev += 1;
+                self.budget_kept_runs();
             }
             return;
         };
         match self.build_compare(&v) {
             Ok(c) => {
                 self.compare = Some(c);
+                self.budget_kept_runs();
                 self.session_rev += 1;
                 if let Some(c) = self.compare.as_mut() {
                     c.built_for = self.session_rev;
@@ -255,7 +257,7 @@ impl Model {
         }
     }
 
-    fn build_compare(&self, v: &str) -> Result<Compare, String> {
+    fn build_compare(&mut self, v: &str) -> Result<Compare, String> {
         if v == self.run.variant {
             return Err(format!(
                 "“{v}” is the variant shown; pick another one to compare with"
@@ -274,8 +276,25 @@ impl Model {
         timed.extend(self.pending_timed.iter().cloned());
         timed.sort_by_key(|a| a.at.0);
 
-        let run = Run::new(sc.clone(), v, seed, &table, &opts)?;
+        // A run of that variant kept from a variant switch (issue 20) is taken as it is, computed
+        // as far as it was: no second copy, no recomputation (only without recorded actions,
+        // which the other side replays by time).
+        let key = runs::RunKey::new(&self.scenario_ref, v, self.run.seed, &[]);
+        let kept = if timed.is_empty() {
+            self.runs.take(&key)
+        } else {
+            None
+        };
+        let (run, kept) = match kept {
+            Some(k) => (k.run, Some((k.samples, k.marks))),
+            None => (Run::new(sc.clone(), v, seed, &table, &opts)?, None),
+        };
         let mut o = Model::from_run(self.catalog.clone(), self.scenario_ref.clone(), run);
+        if let Some((samples, marks)) = kept {
+            o.samples = samples;
+            o.marks = marks;
+            o.marks.update(o.run.engine.trace());
+        }
         o.limits = self.limits.clone();
         o.pending_timed = timed.clone();
         o.selected = self.selected.filter(|i| (*i as usize) < o.n());
@@ -347,6 +366,7 @@ impl Model {
             }
             if self.compare.is_none() {
                 self.session_rev += 1;
+                self.budget_kept_runs();
                 return true;
             }
         }
@@ -372,6 +392,11 @@ impl Model {
                 c.behind = false;
             }
         }
+        if !self.busy() {
+            self.compare = Some(c);
+            self.budget_kept_runs();
+            c = self.compare.take().expect("compare is on");
+        }
         let after = c.divergence().is_some_and(|d| self.now() >= d.time_us);
         let at = (self.cursor(), c.other.borrow().cursor());
         if !after {
@@ -385,6 +410,18 @@ impl Model {
         }
         self.compare = Some(c);
         changed
+    }
+
+    /// The kept runs' budget while compare is open: what is left of [`runs::KEPT_RUNS_BYTES`]
+    /// beside the other side's run (it is a run kept beside the one on screen too); all of it
+    /// once compare closes. The oldest kept runs go first.
+    pub(crate) fn budget_kept_runs(&mut self) {
+        let other = self
+            .compare
+            .as_ref()
+            .map_or(0, |c| runs::run_bytes(&c.other.borrow().run));
+        self.runs.budget = runs::KEPT_RUNS_BYTES.saturating_sub(other);
+        self.runs.trim();
     }
 
     /// Whether the divergence search is still going.

@@ -279,7 +279,10 @@ impl Model {
 
     /// A model showing `run` (at time zero), its checkpoints spread for the browser's budget.
     fn from_run(catalog: Rc<Vec<CatalogEntry>>, r: ScenarioRef, mut run: Run) -> Model {
-        runs::spread_checkpoints(&mut run, run_options().limits.max_checkpoint_bytes);
+        // A run computed before (a kept run compare takes) keeps the checkpoints it has.
+        if run.engine.frontier() == 0 {
+            runs::spread_checkpoints(&mut run, run_options().limits.max_checkpoint_bytes);
+        }
         let mut m = Model {
             catalog,
             scenario_ref: r,
