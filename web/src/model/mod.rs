@@ -824,7 +824,9 @@ impl Model {
             // always); a replay within the computed trace (a long jump) renders every frame.
             self.seek_quiet_ms += dt_ms.max(0.0);
             let computing = self.cursor() >= self.frontier();
-            if self.seek.is_some() && computing && self.seek_quiet_ms < SEEK_RENDER_MS {
+            // In compare mode a jump's replay is quiet too: every render draws both sides.
+            let quiet = computing || self.compare.is_some();
+            if self.seek.is_some() && quiet && self.seek_quiet_ms < SEEK_RENDER_MS {
                 return false;
             }
             self.seek_quiet_ms = 0.0;
