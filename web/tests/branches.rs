@@ -17,7 +17,7 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 mod common;
-use common::{send, settle, store};
+use common::{evaluate, send, settle, store};
 
 /// The first message of `label` lost on a cut link between `a` and `b` (either way when
 /// `None`), after `after` µs: (msg, from, to).
@@ -61,13 +61,13 @@ fn failing(s: &Store, i: usize) -> Vec<String> {
 }
 
 fn fork(s: Rc<Store>, msg: u64) -> Rc<Store> {
-    settle(send(
+    evaluate(settle(send(
         s,
         Msg::Fork {
             msg,
             fate: MsgFate::Deliver,
         },
-    ))
+    )))
 }
 
 #[test]
@@ -264,4 +264,45 @@ fn a_timeline_click_offers_the_drops_and_state_marks_there() {
     assert!(p.nodes.contains(&mk.node));
     // The first second: nothing is dropped or marked yet.
     assert_eq!(m.timeline_pick(0, 1_000, 500), None);
+}
+
+/// Branches are evaluated through worker jobs (`Model::branch_jobs`, answered with
+/// `Msg::BranchEvaluated`): a fork makes a job per unevaluated branch, an answer for actions
+/// the branch no longer has is ignored, and answered branches leave the list of jobs.
+#[test]
+fn branch_expectations_come_from_worker_jobs() {
+    let s = settle(send(store(), Msg::JumpToEnd));
+    assert!(
+        s.model.borrow().branch_jobs().is_empty(),
+        "one branch: none"
+    );
+    let (req, _, _) = lost(&s, "ECHO_REQ", 0, None);
+    let s = settle(send(
+        s,
+        Msg::Fork {
+            msg: req,
+            fate: MsgFate::Deliver,
+        },
+    ));
+    let jobs = s.model.borrow().branch_jobs();
+    assert_eq!(jobs.iter().map(|j| j.index).collect::<Vec<_>>(), vec![0, 1]);
+    assert!(jobs[0].actions.is_empty());
+    assert_eq!(jobs[1].actions.len(), 1);
+    let (b, text) = jobs[1].scenario.clone().unwrap();
+    assert!(b.is_empty() && text.contains("[[recorded]]"), "{text}");
+    // A stale answer (other actions) changes nothing.
+    let s = send(
+        s,
+        Msg::BranchEvaluated {
+            index: 1,
+            actions: Vec::new(),
+            outcome: Ok(Vec::new()),
+        },
+    );
+    assert!(s.model.borrow().branch_expectations(1).is_none());
+    let s = evaluate(s);
+    let m = s.model.borrow();
+    assert!(m.branch_jobs().is_empty(), "all answered");
+    assert!(matches!(m.branch_expectations(0), Some(Ok(e)) if e.iter().all(|x| x.passed)));
+    assert!(m.branch_expectations(1).is_some());
 }

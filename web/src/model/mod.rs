@@ -624,8 +624,13 @@ impl Model {
             Msg::Compare(v) => self.set_compare(v),
             Msg::JumpToDivergence => self.jump_to_divergence(),
             Msg::SwitchBranch(i) => self.switch_branch(i),
-            Msg::EvaluateBranches => self.evaluate_branches(),
+            Msg::EvaluateBranches => self.branches.requested = true,
             Msg::ForkAt { at, action } => self.fork_at(at, action),
+            Msg::BranchEvaluated {
+                index,
+                actions,
+                outcome,
+            } => self.branch_evaluated(index, actions, outcome),
         }
         true
     }
