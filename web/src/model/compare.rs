@@ -385,7 +385,7 @@ impl Model {
             }
             if o.now() != self.now() || o.cursor() == 0 {
                 let was_behind = c.behind;
-                c.behind = !o.follow(self.now(), self.follow_budget());
+                c.behind = !o.follow(self.now(), self.follow_budget(was_behind));
                 // Caught up after this side stopped: show where it arrived.
                 changed |= was_behind && !c.behind;
             } else {
@@ -463,14 +463,18 @@ impl Model {
     /// budget like this side's; after a jump this side made at once, what such a jump may take
     /// ([`JUMP_SYNC_MS`] at this side's measured cost per step). What is left is done in the
     /// next frames (the page stays busy until both sides are there).
-    fn follow_budget(&self) -> u64 {
-        if self.playing {
-            u64::MAX
+    /// Once behind, each later frame gets a seek's frame ([`SEEK_FRAME_MS`]).
+    fn follow_budget(&self, behind: bool) -> u64 {
+        let ms = if self.playing {
+            return u64::MAX;
         } else if self.seek.is_some() {
-            self.steps_per_frame
+            return self.steps_per_frame;
+        } else if behind {
+            SEEK_FRAME_MS
         } else {
-            ((JUMP_SYNC_MS / self.step_cost_ms.max(1e-6)) as u64).max(MIN_STEPS_PER_FRAME)
-        }
+            JUMP_SYNC_MS
+        };
+        ((ms / self.step_cost_ms.max(1e-6)) as u64).max(MIN_STEPS_PER_FRAME)
     }
 
     /// Whether the other side of a compare is still on its way to this side's time.
