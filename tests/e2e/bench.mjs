@@ -38,6 +38,7 @@
 //        BENCH_SWEEP=0 (skip the "How often?" sweep of cassandra-21636-echo-race in Web Workers),
 //        BENCH_SWEEP_SEEDS (default 100), BENCH_ONLY_SWEEP=1 (measure the sweep alone),
 //        BENCH_LOAD_RUNS (default 5; 0 skips the load time, see load.mjs), BENCH_ONLY_LOAD=1 (size and load alone).
+//        BENCH_EXTRAS=0 (skip the variant switches, scrubber, permalink and the 100x/1000x speed rows),
 //        BENCH_COMPARE=fixed (every row in compare mode with that variant: both sides move).
 // Output: a table on stdout, `WEBBENCH key=value` lines, optional JSON and markdown files.
 
@@ -447,7 +448,7 @@ async function main() {
 
     // 3. Switch the variant and back at the end (the first switch computes the other variant;
     //    the next ones take the kept runs back), then drag the scrubber, then take the link at 90%.
-    if (process.env.BENCH_JUMPS !== '0' && !ONLY_SWEEP) {
+    if (process.env.BENCH_JUMPS !== '0' && process.env.BENCH_EXTRAS !== '0' && !ONLY_SWEEP) {
       await jumpTo(page, 1);
       const variants = await page.$$eval('#variants button[data-variant]', (bs) => bs.map((b) => b.dataset.variant));
       const from = (await appData(page)).variant;
@@ -490,10 +491,20 @@ async function main() {
       console.log(`WEBBENCH permalink s=${result.permalink_s.toFixed(2)} step=${at.step}`);
       await p2.close();
       page = await freshPage();
+      if (process.env.BENCH_COMPARE) {
+        // The autosaved session restores compare; open it again if it did not.
+        if (!(await page.$('#cmp-b'))) await page.selectOption('#compare-select', process.env.BENCH_COMPARE);
+        await page.waitForSelector('#cmp-b');
+        await settled(page);
+      }
     }
 
     // 4. Frames while playing, from the start of a fresh page (computing as it plays), then on
     //    from where it stopped; then at 100x, the speed the issue asks for, with its label.
+    if (process.env.BENCH_EXTRAS === '0' && process.env.BENCH_JUMPS !== '0') {
+      await page.click('#to-start').catch(() => {});
+      await settled(page);
+    }
     result.play = [];
     for (const sp of ONLY_SWEEP ? [] : SPEEDS) {
       const pooled = { frame: [], compute: [], render: [], raf: [], steps: 0, virtualUs: 0, wallMs: 0 };
@@ -523,7 +534,7 @@ async function main() {
       console.log(`WEBBENCH play speed="${sp.name}" ${Object.entries(row).slice(1).map(([k, v]) => `${k}=${typeof v === 'number' ? v.toFixed(2) : v}`).join(' ')}`);
     }
 
-    if (!ONLY_SWEEP) {
+    if (!ONLY_SWEEP && process.env.BENCH_EXTRAS !== '0') {
       await page.click('#to-start').catch(() => {});
       await settled(page);
       const o = await playFor(page, SPEED_100X, PLAY_MS, undefined, true);

@@ -17,7 +17,7 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 mod common;
-use common::{send, settle, store};
+use common::{evaluate, send, settle, store};
 
 /// The first message of `label` lost on a cut link between `a` and `b` (either way when
 /// `None`), after `after` µs: (msg, from, to).
@@ -61,13 +61,13 @@ fn failing(s: &Store, i: usize) -> Vec<String> {
 }
 
 fn fork(s: Rc<Store>, msg: u64) -> Rc<Store> {
-    settle(send(
+    evaluate(settle(send(
         s,
         Msg::Fork {
             msg,
             fate: MsgFate::Deliver,
         },
-    ))
+    )))
 }
 
 #[test]
@@ -220,4 +220,89 @@ fn a_fork_at_a_log_line_kills_there_in_a_new_branch() {
         .unwrap()
         .text
         .contains("Nothing was changed"));
+}
+
+/// Fork from the timeline (`Model::timeline_pick`): a click at a drop's time offers that
+/// message (nearest first), a click at a state mark offers its node at the mark's time, and a
+/// click where nothing is marked offers nothing.
+#[test]
+fn a_timeline_click_offers_the_drops_and_state_marks_there() {
+    let s = settle(send(
+        store(),
+        Msg::LoadBuiltin("cassandra-21636-packet-loss".into()),
+    ));
+    let s = settle(send(s, Msg::JumpToEnd));
+    let (msg, _, _) = lost(&s, "ECHO_REQ", 0, None);
+    let m = s.model.borrow();
+    let t = m.run.engine.trace();
+    let at = t
+        .recs
+        .iter()
+        .find_map(|r| match r.kind {
+            RecKind::Drop { msg: x, .. } if x == msg => Some(r.time),
+            _ => None,
+        })
+        .unwrap();
+    let p = m
+        .timeline_pick(at - 1, at + 1, at)
+        .expect("a drop is there");
+    assert_eq!(p.drops[0].msg, msg, "the nearest drop first: {:?}", p.drops);
+    assert_eq!(p.drops[0].label, "ECHO_REQ");
+    assert!(p.drops.len() <= 3);
+    // A state mark (a node marked DOWN): its node, at its time.
+    let mk = m
+        .marks
+        .marks
+        .iter()
+        .find(|k| k.kind == clusterscope_web::model::nav::MarkKind::Down)
+        .copied()
+        .expect("the buggy run marks a node DOWN");
+    let p = m
+        .timeline_pick(mk.time - 2_000, mk.time + 2_000, mk.time + 1_000)
+        .expect("a mark is there");
+    assert_eq!(p.at, mk.time, "node actions act at the mark's time");
+    assert!(p.nodes.contains(&mk.node));
+    // The first second: nothing is dropped or marked yet.
+    assert_eq!(m.timeline_pick(0, 1_000, 500), None);
+}
+
+/// Branches are evaluated through worker jobs (`Model::branch_jobs`, answered with
+/// `Msg::BranchEvaluated`): a fork makes a job per unevaluated branch, an answer for actions
+/// the branch no longer has is ignored, and answered branches leave the list of jobs.
+#[test]
+fn branch_expectations_come_from_worker_jobs() {
+    let s = settle(send(store(), Msg::JumpToEnd));
+    assert!(
+        s.model.borrow().branch_jobs().is_empty(),
+        "one branch: none"
+    );
+    let (req, _, _) = lost(&s, "ECHO_REQ", 0, None);
+    let s = settle(send(
+        s,
+        Msg::Fork {
+            msg: req,
+            fate: MsgFate::Deliver,
+        },
+    ));
+    let jobs = s.model.borrow().branch_jobs();
+    assert_eq!(jobs.iter().map(|j| j.index).collect::<Vec<_>>(), vec![0, 1]);
+    assert!(jobs[0].actions.is_empty());
+    assert_eq!(jobs[1].actions.len(), 1);
+    let (b, text) = jobs[1].scenario.clone().unwrap();
+    assert!(b.is_empty() && text.contains("[[recorded]]"), "{text}");
+    // A stale answer (other actions) changes nothing.
+    let s = send(
+        s,
+        Msg::BranchEvaluated {
+            index: 1,
+            actions: Vec::new(),
+            outcome: Ok(Vec::new()),
+        },
+    );
+    assert!(s.model.borrow().branch_expectations(1).is_none());
+    let s = evaluate(s);
+    let m = s.model.borrow();
+    assert!(m.branch_jobs().is_empty(), "all answered");
+    assert!(matches!(m.branch_expectations(0), Some(Ok(e)) if e.iter().all(|x| x.passed)));
+    assert!(m.branch_expectations(1).is_some());
 }

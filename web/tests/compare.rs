@@ -228,3 +228,91 @@ fn actions_apply_to_both_sides_and_another_scenario_closes_compare() {
     assert!(m.compare.is_none());
     assert!(m.session().compare.is_none());
 }
+
+/// Large clusters compare the matrix cells by class (what their picture shows): a subset of the
+/// cells whose whole contents differ, each with classes that differ.
+#[test]
+fn class_only_cells_are_the_visibly_differing_subset() {
+    use clusterscope_web::model::compare::differing_cells_by;
+    let s = open(PACKET_LOSS, "buggy", "fixed");
+    let s = settle(send(s, Msg::JumpToEnd));
+    let m = s.model.borrow();
+    let c = m.compare.as_ref().unwrap();
+    let o = c.other.borrow();
+    let whole = differing_cells_by(&m, &o, false);
+    let classes = differing_cells_by(&m, &o, true);
+    assert!(
+        !classes.is_empty(),
+        "A and B are seen differently at the end"
+    );
+    for (x, y) in &classes {
+        assert!(whole.contains(&(*x, *y)));
+        assert_ne!(
+            m.run.engine.matrix_class(*x, *y),
+            o.run.engine.matrix_class(*x, *y)
+        );
+    }
+    // Every cell of differing class is found.
+    let n = m.n() as u32;
+    let expected = (0..n)
+        .flat_map(|x| (0..n).map(move |y| (x, y)))
+        .filter(|(x, y)| m.run.engine.matrix_class(*x, *y) != o.run.engine.matrix_class(*x, *y))
+        .count();
+    assert_eq!(classes.len(), expected);
+}
+
+/// A jump the other side cannot make within its budget for one message is finished over the
+/// next frames: the page stays busy until both sides are at the same time.
+#[test]
+fn the_other_side_follows_a_long_jump_over_frames() {
+    let s = open(PACKET_LOSS, "buggy", "fixed");
+    let s = settle(send(s, Msg::JumpToEnd));
+    let end = s.model.borrow().end();
+    assert_eq!(times(&s), (end, end));
+    let s = settle(send(s, Msg::JumpToStart));
+    // Make a step look expensive: the other side's budget for a jump shrinks to a few steps.
+    s.model.borrow_mut().step_cost_ms = 10.0;
+    let s = send(s, Msg::ScrubTo(end * 9 / 10));
+    {
+        let m = s.model.borrow();
+        let (a, b) = times(&s);
+        assert_eq!(a, end * 9 / 10);
+        assert!(b < a, "the other side is on its way ({b} < {a})");
+        assert!(m.compare_behind() && m.busy(), "busy until both are there");
+    }
+    let s = settle(s);
+    assert_eq!(times(&s), (end * 9 / 10, end * 9 / 10));
+    assert!(!s.model.borrow().compare_behind());
+}
+
+/// Compare takes the other variant's run from the kept runs (issue 20's holder) when a variant
+/// switch left it there: no second copy, nothing recomputed; while compare is open that run
+/// counts against the kept runs' budget, and the whole budget comes back when it closes.
+#[test]
+fn compare_takes_a_kept_run_and_counts_it_against_the_budget() {
+    use clusterscope_web::model::runs::{run_bytes, KEPT_RUNS_BYTES};
+    let s = send(store(), Msg::LoadBuiltin(PACKET_LOSS.into()));
+    let s = settle(send(s, Msg::SetVariant("buggy".into())));
+    let s = settle(send(s, Msg::JumpToEnd));
+    let end = s.model.borrow().end();
+    let frontier = s.model.borrow().frontier();
+    // Switch away: the buggy run is kept, computed to the end.
+    let s = settle(send(s, Msg::SetVariant("fixed".into())));
+    assert_eq!(s.model.borrow().runs.len(), 1);
+    let s = settle(send(s, Msg::Compare(Some("buggy".into()))));
+    {
+        let m = s.model.borrow();
+        let c = m.compare.as_ref().unwrap();
+        let o = c.other.borrow();
+        assert_eq!(m.runs.len(), 0, "taken out of the holder, not copied");
+        assert_eq!(o.run.variant, "buggy");
+        assert_eq!(o.frontier(), frontier, "computed as far as it was");
+        assert!(!o.marks.marks.is_empty(), "its timeline marks came with it");
+        assert_eq!(m.runs.budget, KEPT_RUNS_BYTES - run_bytes(&o.run));
+    }
+    // Both sides still move together over the kept run.
+    let s = settle(send(s, Msg::ScrubTo(end / 3)));
+    assert_eq!(times(&s), (end / 3, end / 3));
+    let s = settle(send(s, Msg::Compare(None)));
+    assert_eq!(s.model.borrow().runs.budget, KEPT_RUNS_BYTES);
+}

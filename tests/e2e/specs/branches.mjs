@@ -24,7 +24,11 @@ async function forkLost(page, label) {
   return { msg, presses };
 }
 
+/** The branches, once every one is evaluated (in a Web Worker: the answers come later). */
 async function branches(page) {
+  await page.waitForFunction(() => !document.querySelector('#branches .branch[data-passed="unknown"]'), null, {
+    timeout: 60_000,
+  });
   return page.$$eval('#branches .branch', (bs) => bs.map((b) => ({ ...b.dataset, text: b.textContent })));
 }
 

@@ -50,6 +50,8 @@ export async function run({ page, baseUrl, screenshot, log }) {
 
   // "and N more": the whole list, and the CSV.
   await page.click('#matrix-list summary');
+  // The rows render once the list is open.
+  await page.waitForSelector('#matrix-list tbody tr');
   const listed = await page.$$('#matrix-list tbody tr');
   assert.equal(listed.length, Math.min(count, 1000));
   const dl = page.waitForEvent('download');

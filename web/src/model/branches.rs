@@ -13,7 +13,8 @@ use clusterscope_core::runner::ExpectResult;
 use clusterscope_core::session::BranchRef;
 
 /// Up to this many nodes, a branch's expectations are evaluated as soon as it appears (a run
-/// to the end of the scenario); above, on request ([`Msg::EvaluateBranches`]).
+/// to the end of the scenario, in a Web Worker: [`Model::branch_jobs`]); above, on request
+/// ([`Msg::EvaluateBranches`]).
 pub const AUTO_EVAL_MAX_NODES: usize = 64;
 /// A line in exported scenario files carrying another branch of the session (a permalink payload).
 pub const BRANCH_MARKER: &str = "# clusterscope: branch ";
@@ -42,6 +43,23 @@ pub struct Branch {
 pub struct Branches {
     pub list: Vec<Branch>,
     pub current: usize,
+    /// Evaluation was asked for ([`Msg::EvaluateBranches`]): above
+    /// [`AUTO_EVAL_MAX_NODES`] too, from then on in this session.
+    pub requested: bool,
+}
+
+/// A branch whose expectations are missing or stale, as a worker checks it
+/// (`crate::sweep::check::check_session`, the same path as the session's Expectations list):
+/// the scenario (a built-in's name, else a file's text with the branch's recorded actions),
+/// variant and seed. The answer comes back as [`Msg::BranchEvaluated`] with `actions`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BranchJob {
+    pub index: usize,
+    pub actions: Vec<RecordedAction>,
+    /// (built-in name, scenario text), or why the branch cannot be written as a scenario.
+    pub scenario: Result<(String, String), String>,
+    pub variant: String,
+    pub seed: u64,
 }
 
 impl Branches {
@@ -116,9 +134,6 @@ impl Model {
             expectations: None,
         });
         self.branches.current = self.branches.list.len() - 1;
-        if self.n() <= AUTO_EVAL_MAX_NODES {
-            self.evaluate_branches();
-        }
     }
 
     /// Show branch `i`, at the cursor's time.
@@ -146,9 +161,6 @@ impl Model {
             if t > 0 {
                 self.start_seek(Seek::Time(t));
             }
-            if self.n() <= AUTO_EVAL_MAX_NODES {
-                self.evaluate_branches();
-            }
         }
     }
 
@@ -173,33 +185,48 @@ impl Model {
         }
     }
 
-    /// Evaluate the expectations of every branch whose result is missing or stale: a run of
-    /// its own to the end of the scenario.
-    pub(super) fn evaluate_branches(&mut self) {
-        for i in 0..self.branches.list.len() {
-            if self.branch_expectations(i).is_some() {
-                continue;
-            }
-            let actions = self.branch_actions(i);
-            let opts = RunOptions {
-                checkpointing: false,
-                body_budget: 0,
-                limits: self.limits.clone(),
-            };
-            let result = Run::new(
-                self.run.scenario.clone(),
-                &self.run.variant,
-                Some(self.run.seed),
-                &toml::Table::new(),
-                &opts,
-            )
-            .and_then(|mut run| {
-                run.engine.set_user_actions(actions.clone());
-                run.run(None)
-                    .map(|rep| rep.expectations)
-                    .map_err(|e| e.to_string())
-            });
-            self.branches.list[i].expectations = Some((actions, result));
+    /// Whether branches are evaluated now: small clusters always, larger ones once asked.
+    pub fn branches_auto(&self) -> bool {
+        self.n() <= AUTO_EVAL_MAX_NODES || self.branches.requested
+    }
+
+    /// The branches whose expectations are missing or stale, as worker jobs (none while the
+    /// session has one branch).
+    pub fn branch_jobs(&self) -> Vec<BranchJob> {
+        if self.branches.list.len() < 2 {
+            return Vec::new();
+        }
+        (0..self.branches.list.len())
+            .filter(|i| self.branch_expectations(*i).is_none())
+            .map(|index| {
+                let actions = self.branch_actions(index);
+                let scenario = crate::sweep::check::session_job(
+                    &self.scenario_ref,
+                    &self.run.scenario,
+                    self.run.seed,
+                    &actions,
+                );
+                BranchJob {
+                    index,
+                    actions,
+                    scenario,
+                    variant: self.run.variant.clone(),
+                    seed: self.run.seed,
+                }
+            })
+            .collect()
+    }
+
+    /// A worker's answer for branch `index` evaluated with `actions`; ignored when the branch
+    /// has other actions by now (a stale answer).
+    pub(super) fn branch_evaluated(
+        &mut self,
+        index: usize,
+        actions: Vec<RecordedAction>,
+        outcome: Outcome,
+    ) {
+        if index < self.branches.list.len() && self.branch_actions(index) == actions {
+            self.branches.list[index].expectations = Some((actions, outcome));
         }
     }
 
@@ -220,10 +247,8 @@ impl Model {
                     expectations: None,
                 })
                 .collect(),
+            requested: false,
         };
-        if self.n() <= AUTO_EVAL_MAX_NODES {
-            self.evaluate_branches();
-        }
     }
 
     /// Comment lines for an exported scenario: every other branch as a permalink payload.

@@ -22,9 +22,6 @@ use clusterscope_core::SimError;
 pub const SEARCH_OPEN_STEPS: u64 = 200_000;
 /// Virtual time the search runs advance between comparisons.
 const SEARCH_SLICE_US: Micros = 250_000;
-/// A move of the other side forward within its computed trace by more than this many steps
-/// restores a checkpoint (as a jump does) instead of stepping there.
-const JUMP_FORWARD_STEPS: u64 = 2_000;
 /// Above this many nodes, the differing matrix cells are recomputed only when the replay
 /// settles (not in every frame while playing): N x N cells per side cost too much per frame.
 pub const LIVE_CELLS_MAX_NODES: usize = 64;
@@ -144,6 +141,9 @@ pub struct Compare {
     cells_at: (u64, u64),
     /// This side's `session_rev` the other side was built for.
     built_for: u64,
+    /// The other side is not at this side's time yet (it follows over frames, see
+    /// [`Model::follow`]): the page stays busy meanwhile.
+    pub behind: bool,
 }
 
 impl Compare {
@@ -196,8 +196,18 @@ pub fn rec_line(v: Option<&serde_json::Value>) -> String {
     clusterscope_core::text::clip(&parts.join(" "), 160)
 }
 
-/// The matrix cells that differ between two sides (same topology), row-major.
+/// The matrix cells that differ between two sides (same topology), row-major. Up to
+/// [`LIVE_CELLS_MAX_NODES`] nodes, a cell differs when anything of it does (class, text, mark);
+/// above, where the matrix is drawn as one pixel block per cell's class, when its class does:
+/// what the picture shows (the whole cells' sentences cost N x N formatted strings per side,
+/// most of a compare jump's time at 251 nodes, and after a divergence nearly every sentence
+/// differs in a heartbeat number anyway).
 pub fn differing_cells(a: &Model, b: &Model) -> Vec<(NodeId, NodeId)> {
+    differing_cells_by(a, b, a.n() > LIVE_CELLS_MAX_NODES)
+}
+
+/// [`differing_cells`] comparing the classes alone (`classes_only`) or whole cells.
+pub fn differing_cells_by(a: &Model, b: &Model, classes_only: bool) -> Vec<(NodeId, NodeId)> {
     let (ea, eb) = (&*a.run.engine, &*b.run.engine);
     if ea.matrix().is_none() || eb.matrix().is_none() || a.n() != b.n() {
         return Vec::new();
@@ -206,8 +216,13 @@ pub fn differing_cells(a: &Model, b: &Model) -> Vec<(NodeId, NodeId)> {
     let mut out = Vec::new();
     for o in 0..n {
         for p in 0..n {
-            let (x, y) = (ea.matrix_cell(o, p), eb.matrix_cell(o, p));
-            if x.class != y.class || x.text != y.text || x.mark != y.mark {
+            let differs = if classes_only {
+                ea.matrix_class(o, p) != eb.matrix_class(o, p)
+            } else {
+                let (x, y) = (ea.matrix_cell(o, p), eb.matrix_cell(o, p));
+                x.class != y.class || x.text != y.text || x.mark != y.mark
+            };
+            if differs {
                 out.push((o, p));
             }
         }
@@ -221,12 +236,14 @@ impl Model {
         let Some(v) = v else {
             if self.compare.take().is_some() {
                 self.session_rev += 1;
+                self.budget_kept_runs();
             }
             return;
         };
         match self.build_compare(&v) {
             Ok(c) => {
                 self.compare = Some(c);
+                self.budget_kept_runs();
                 self.session_rev += 1;
                 if let Some(c) = self.compare.as_mut() {
                     c.built_for = self.session_rev;
@@ -240,7 +257,7 @@ impl Model {
         }
     }
 
-    fn build_compare(&self, v: &str) -> Result<Compare, String> {
+    fn build_compare(&mut self, v: &str) -> Result<Compare, String> {
         if v == self.run.variant {
             return Err(format!(
                 "“{v}” is the variant shown; pick another one to compare with"
@@ -259,8 +276,25 @@ impl Model {
         timed.extend(self.pending_timed.iter().cloned());
         timed.sort_by_key(|a| a.at.0);
 
-        let run = Run::new(sc.clone(), v, seed, &table, &opts)?;
+        // A run of that variant kept from a variant switch (issue 20) is taken as it is, computed
+        // as far as it was: no second copy, no recomputation (only without recorded actions,
+        // which the other side replays by time).
+        let key = runs::RunKey::new(&self.scenario_ref, v, self.run.seed, &[]);
+        let kept = if timed.is_empty() {
+            self.runs.take(&key)
+        } else {
+            None
+        };
+        let (run, kept) = match kept {
+            Some(k) => (k.run, Some((k.samples, k.marks))),
+            None => (Run::new(sc.clone(), v, seed, &table, &opts)?, None),
+        };
         let mut o = Model::from_run(self.catalog.clone(), self.scenario_ref.clone(), run);
+        if let Some((samples, marks)) = kept {
+            o.samples = samples;
+            o.marks = marks;
+            o.marks.update(o.run.engine.trace());
+        }
         o.limits = self.limits.clone();
         o.pending_timed = timed.clone();
         o.selected = self.selected.filter(|i| (*i as usize) < o.n());
@@ -287,6 +321,7 @@ impl Model {
             cells: None,
             cells_at: (u64::MAX, u64::MAX),
             built_for: self.session_rev,
+            behind: false,
         })
     }
 
@@ -305,7 +340,10 @@ impl Model {
     }
 
     /// Keep the other side of a compare in step with this one (see the module doc). Returns
-    /// whether compare is on (the view then changes with every message).
+    /// whether compare itself changed what the page shows beyond what this side's message did
+    /// (opened, rebuilt or closed, the search decided): the sides move with this side's
+    /// messages, so a message that needs no render (a quiet frame of a seek) needs none here
+    /// either.
     pub(crate) fn sync_compare(&mut self) -> bool {
         let Some(built_for) = self.compare.as_ref().map(|c| c.built_for) else {
             return false;
@@ -328,11 +366,15 @@ impl Model {
             }
             if self.compare.is_none() {
                 self.session_rev += 1;
+                self.budget_kept_runs();
                 return true;
             }
         }
+        let mut changed = built_for != self.session_rev;
+        let searching = self.searching();
         let budget = self.steps_per_frame;
         self.advance_search(budget);
+        changed |= searching != self.searching();
         let mut c = self.compare.take().expect("compare is on");
         {
             let mut o = c.other.borrow_mut();
@@ -342,8 +384,18 @@ impl Model {
                 o.prev_node = None;
             }
             if o.now() != self.now() || o.cursor() == 0 {
-                o.goto_time(self.now());
+                let was_behind = c.behind;
+                c.behind = !o.follow(self.now(), self.follow_budget(was_behind));
+                // Caught up after this side stopped: show where it arrived.
+                changed |= was_behind && !c.behind;
+            } else {
+                c.behind = false;
             }
+        }
+        if !self.busy() {
+            self.compare = Some(c);
+            self.budget_kept_runs();
+            c = self.compare.take().expect("compare is on");
         }
         let after = c.divergence().is_some_and(|d| self.now() >= d.time_us);
         let at = (self.cursor(), c.other.borrow().cursor());
@@ -357,28 +409,77 @@ impl Model {
             c.cells_at = at;
         }
         self.compare = Some(c);
-        true
+        changed
     }
 
-    /// Move this (other) side to virtual time `t`: forward by computing (replaying actions due),
-    /// back through the nearest checkpoint. Synchronous: the side it follows already sized the
-    /// move to a frame.
-    fn goto_time(&mut self, t: Micros) {
+    /// The kept runs' budget while compare is open: what is left of [`runs::KEPT_RUNS_BYTES`]
+    /// beside the other side's run (it is a run kept beside the one on screen too); all of it
+    /// once compare closes. The oldest kept runs go first.
+    pub(crate) fn budget_kept_runs(&mut self) {
+        let other = self
+            .compare
+            .as_ref()
+            .map_or(0, |c| runs::run_bytes(&c.other.borrow().run));
+        self.runs.budget = runs::KEPT_RUNS_BYTES.saturating_sub(other);
+        self.runs.trim();
+    }
+
+    /// Whether the divergence search is still going.
+    fn searching(&self) -> bool {
+        matches!(
+            self.compare.as_ref().map(|c| &c.div),
+            Some(DivState::Searching(_))
+        )
+    }
+
+    /// Move this (other) side toward virtual time `t` with about `budget` steps of replay or
+    /// computation: back, or forward past a checkpoint within the computed trace, through the
+    /// nearest checkpoint (a restore, no steps), then forward (applying actions due). Returns
+    /// whether it got there; if not, the next call goes on from where this one stopped.
+    pub(crate) fn follow(&mut self, t: Micros, budget: u64) -> bool {
         let t = t.min(self.end());
         self.snapshot();
         let trace = self.run.engine.trace();
-        // Within the computed trace (back, or forward by more than a few steps) a jump restores
-        // the nearest checkpoint; beyond it, compute forward (applying actions due).
-        let within = t <= nav::frontier_time(trace);
-        let k = nav::step_at_time(trace, t).unwrap_or(0);
-        if within && (t < self.now() || k > self.cursor() + JUMP_FORWARD_STEPS) {
-            self.engine_ok(|m| m.run.engine.jump_to_step(k));
-            self.engine_ok(|m| m.run.engine.run_until(t, 1).map(|_| ()));
-        } else {
-            let mut left = u64::MAX;
-            self.engine_ok(|m| m.forward_to_time(t, &mut left).map(|_| ()));
+        if t <= nav::frontier_time(trace) {
+            let k = nav::step_at_time(trace, t).unwrap_or(0);
+            let from = self.run.engine.replay_from(k);
+            if t < self.now() || from > self.cursor() {
+                self.engine_ok(|m| m.run.engine.jump_to_step(from));
+            }
         }
+        let mut left = budget.max(1);
+        let mut done = false;
+        self.engine_ok(|m| {
+            let r = m.forward_to_time(t, &mut left);
+            done = *r.as_ref().unwrap_or(&true);
+            r.map(|_| ())
+        });
         self.after_move();
+        done || self.now() >= t
+    }
+
+    /// Steps the other side of a compare may take for one message: while playing, as many as
+    /// it needs (both sides move in lockstep, each a frame's slice); while seeking, a frame's
+    /// budget like this side's; after a jump this side made at once, what such a jump may take
+    /// ([`JUMP_SYNC_MS`] at this side's measured cost per step). What is left is done in the
+    /// next frames (the page stays busy until both sides are there).
+    /// Once behind, each later frame gets a seek's frame ([`SEEK_FRAME_MS`]).
+    fn follow_budget(&self, behind: bool) -> u64 {
+        let ms = if self.playing {
+            return u64::MAX;
+        } else if self.seek.is_some() {
+            return self.steps_per_frame;
+        } else if behind {
+            SEEK_FRAME_MS
+        } else {
+            JUMP_SYNC_MS
+        };
+        ((ms / self.step_cost_ms.max(1e-6)) as u64).max(MIN_STEPS_PER_FRAME)
+    }
+
+    /// Whether the other side of a compare is still on its way to this side's time.
+    pub fn compare_behind(&self) -> bool {
+        self.compare.as_ref().is_some_and(|c| c.behind)
     }
 
     /// Both sides to the first divergence (finishing the search first if need be).

@@ -16,6 +16,7 @@ pub mod samples;
 pub mod seq;
 pub mod speed;
 pub mod teach;
+pub mod timeline_fork;
 
 use clusterscope_core::engine::action::{Action, RecordedAction};
 use clusterscope_core::engine::NodeId;
@@ -278,7 +279,10 @@ impl Model {
 
     /// A model showing `run` (at time zero), its checkpoints spread for the browser's budget.
     fn from_run(catalog: Rc<Vec<CatalogEntry>>, r: ScenarioRef, mut run: Run) -> Model {
-        runs::spread_checkpoints(&mut run, run_options().limits.max_checkpoint_bytes);
+        // A run computed before (a kept run compare takes) keeps the checkpoints it has.
+        if run.engine.frontier() == 0 {
+            runs::spread_checkpoints(&mut run, run_options().limits.max_checkpoint_bytes);
+        }
         let mut m = Model {
             catalog,
             scenario_ref: r,
@@ -348,7 +352,7 @@ impl Model {
         self.now() >= self.end()
     }
     pub fn busy(&self) -> bool {
-        self.playing || self.seek.is_some()
+        self.playing || self.seek.is_some() || self.compare_behind()
     }
     /// The caption in effect at the cursor.
     pub fn caption_now(&self) -> Option<(usize, &(Micros, String))> {
@@ -620,8 +624,13 @@ impl Model {
             Msg::Compare(v) => self.set_compare(v),
             Msg::JumpToDivergence => self.jump_to_divergence(),
             Msg::SwitchBranch(i) => self.switch_branch(i),
-            Msg::EvaluateBranches => self.evaluate_branches(),
+            Msg::EvaluateBranches => self.branches.requested = true,
             Msg::ForkAt { at, action } => self.fork_at(at, action),
+            Msg::BranchEvaluated {
+                index,
+                actions,
+                outcome,
+            } => self.branch_evaluated(index, actions, outcome),
         }
         true
     }
@@ -775,6 +784,10 @@ impl Model {
         if !self.busy() {
             return false;
         }
+        if !self.playing && self.seek.is_none() {
+            // Only the other side of a compare is still moving (`sync_compare` moves it).
+            return false;
+        }
         if self.teach.msg_mode && self.playing && self.seek.is_none() {
             return self.msg_tick(dt_ms);
         }
@@ -816,7 +829,9 @@ impl Model {
             // always); a replay within the computed trace (a long jump) renders every frame.
             self.seek_quiet_ms += dt_ms.max(0.0);
             let computing = self.cursor() >= self.frontier();
-            if self.seek.is_some() && computing && self.seek_quiet_ms < SEEK_RENDER_MS {
+            // In compare mode a jump's replay is quiet too: every render draws both sides.
+            let quiet = computing || self.compare.is_some();
+            if self.seek.is_some() && quiet && self.seek_quiet_ms < SEEK_RENDER_MS {
                 return false;
             }
             self.seek_quiet_ms = 0.0;

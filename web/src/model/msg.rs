@@ -93,4 +93,11 @@ pub enum Msg {
         at: Micros,
         action: Action,
     },
+    /// A worker's answer for branch `index`'s expectations, evaluated with `actions`
+    /// ([`Model::branch_jobs`]).
+    BranchEvaluated {
+        index: usize,
+        actions: Vec<RecordedAction>,
+        outcome: branches::Outcome,
+    },
 }

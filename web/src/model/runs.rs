@@ -5,8 +5,9 @@
 //! which stays the same across variants where the step numbers do not).
 //!
 //! Bounded by [`KEPT_RUNS_BYTES`] (trace + checkpoints + state, estimated) and [`MAX_KEPT`]
-//! entries; the least recently parked goes first. A compare mode can hold two runs side by side
-//! through the same holder ([`Runs::get`] reads one without taking it).
+//! entries; the least recently parked goes first. Compare mode (`model/compare.rs`) takes its
+//! other side's run from here when it was kept, and while compare is open that run counts
+//! against the same budget (the kept runs shrink to make room for it).
 
 use super::nav::Marks;
 use super::samples::Samples;
@@ -101,6 +102,11 @@ impl Runs {
             marks,
             bytes,
         });
+        self.trim();
+    }
+
+    /// Drop the oldest kept runs until within [`MAX_KEPT`] and the budget.
+    pub fn trim(&mut self) {
         while self.kept.len() > MAX_KEPT || self.bytes() > self.budget {
             self.kept.remove(0);
         }

@@ -4,8 +4,11 @@
 //! result says per expectation whether it held, why, when it is checked and when it failed: the
 //! panel (`crate::ui::checks`) places that against the replay's cursor.
 
+use clusterscope_core::engine::action::RecordedAction;
 use clusterscope_core::limits::Limits;
 use clusterscope_core::runner::{ExpectResult, Run, RunOptions};
+use clusterscope_core::scenario::Scenario;
+use clusterscope_core::session::ScenarioRef;
 use clusterscope_core::time::Micros;
 use serde::{Deserialize, Serialize};
 
@@ -40,6 +43,33 @@ pub fn check_session(
         expectations: rep.expectations,
     })
     .map_err(|e| e.to_string())
+}
+
+/// What a worker needs to check a session: the built-in's name (no recorded actions), else a
+/// scenario file's text (an imported scenario, or one with the recorded actions as
+/// `[[recorded]]`). The Expectations list and the branch list (`model/branches.rs`) both go
+/// through this and [`check_session`] in a worker.
+pub fn session_job(
+    scenario_ref: &ScenarioRef,
+    scenario: &Scenario,
+    seed: u64,
+    actions: &[RecordedAction],
+) -> Result<(String, String), String> {
+    match (scenario_ref, actions.is_empty()) {
+        (ScenarioRef::Builtin(n), true) => Ok((n.clone(), String::new())),
+        (ScenarioRef::Custom(text), true) => Ok((String::new(), text.clone())),
+        _ => clusterscope_core::session::export_scenario(scenario, seed, actions)
+            .map(|text| (String::new(), text))
+            .map_err(|e| e.to_string()),
+    }
+}
+
+/// The expectations in a worker's answer to [`check_session`].
+pub fn expectations_of(out: Result<String, String>) -> Result<Vec<ExpectResult>, String> {
+    out.and_then(|o| {
+        serde_json::from_str::<Checked>(&o).map_err(|e| format!("the check's answer: {e}"))
+    })
+    .map(|c| c.expectations)
 }
 
 #[cfg(test)]

@@ -13,7 +13,6 @@ use super::{t, Handle};
 use crate::model::Msg;
 use crate::sweep::check::Checked;
 use crate::sweep::workers::{Pool, Reply};
-use clusterscope_core::session::{self, ScenarioRef};
 use clusterscope_core::time::Micros;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -62,14 +61,8 @@ impl Checks {
         let job = {
             let m = ctx.props().s.model.borrow();
             let actions = m.run.engine.user_actions();
-            let scenario: Result<(String, String), String> =
-                match (&m.scenario_ref, actions.is_empty()) {
-                    (ScenarioRef::Builtin(n), true) => Ok((n.clone(), String::new())),
-                    (ScenarioRef::Custom(text), true) => Ok((String::new(), text.clone())),
-                    _ => session::export_scenario(&m.run.scenario, m.run.seed, actions)
-                        .map(|text| (String::new(), text)),
-                };
-            scenario.map(|(b, text)| (b, text, m.run.variant.clone(), m.run.seed))
+            crate::sweep::check::session_job(&m.scenario_ref, &m.run.scenario, m.run.seed, actions)
+                .map(|(b, text)| (b, text, m.run.variant.clone(), m.run.seed))
         };
         // A new check replaces (terminates) any earlier one.
         self.pool = None;

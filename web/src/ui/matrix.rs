@@ -56,6 +56,9 @@ pub fn matrix_card(p: &PanelProps) -> Html {
     let drag = use_state(|| None::<((usize, usize), (usize, usize))>);
     // What the canvas shows (large clusters): redrawn only when it would change.
     let shown = use_mut_ref(|| None::<Shown>);
+    // Whether the list of notable cells is open: its rows (up to MAX_LIST_ROWS, each with a
+    // listener) are rendered only then — closed, they cost a reconcile on every frame.
+    let list_open = use_state(|| false);
 
     let m = p.m().borrow();
     let n = m.n();
@@ -267,7 +270,8 @@ pub fn matrix_card(p: &PanelProps) -> Html {
             })
         };
         let legend = spec.legend;
-        let rows = sum_all.notable.iter().take(MAX_LIST_ROWS).map(|(o, q)| {
+        let shown_rows = if *list_open { MAX_LIST_ROWS } else { 0 };
+        let rows = sum_all.notable.iter().take(shown_rows).map(|(o, q)| {
             let c = m.run.engine.matrix_cell(*o, *q);
             let state = legend.get(c.class as usize).map_or("", |l| l.1);
             let s2 = s.clone();
@@ -281,8 +285,19 @@ pub fn matrix_card(p: &PanelProps) -> Html {
                 </tr>
             }
         });
+        let ontoggle = {
+            let list_open = list_open.clone();
+            Callback::from(move |e: Event| {
+                let open = e
+                    .target_dyn_into::<web_sys::Element>()
+                    .is_some_and(|d| d.has_attribute("open"));
+                if *list_open != open {
+                    list_open.set(open);
+                }
+            })
+        };
         html! {
-            <details class="notable" id="matrix-list">
+            <details class="notable" id="matrix-list" open={*list_open} {ontoggle}>
                 <summary>{ format!("All {count} listed") }</summary>
                 <div class="notable-tools">
                     <button id="matrix-csv" class="btn small-btn" onclick={on_csv}>{ "Download CSV" }</button>

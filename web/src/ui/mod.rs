@@ -19,6 +19,7 @@ pub mod sequence;
 pub mod sweep;
 pub mod sweep_grid;
 pub mod timeline;
+pub mod timeline_fork;
 pub mod topology;
 pub mod transport;
 

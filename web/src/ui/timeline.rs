@@ -7,6 +7,7 @@
 use super::{t, Handle, PanelProps};
 use crate::draw::{palette, timeline};
 use crate::model::teach::{TeachMsg, ZOOM_STEP};
+use crate::model::timeline_fork::TimelinePick;
 use crate::model::Msg;
 use crate::platform;
 use clusterscope_core::time::Micros;
@@ -27,6 +28,8 @@ enum Drag {
 const DRAG_PX: f64 = 5.0;
 /// A press this close to the cursor's line scrubs.
 const CURSOR_GRAB_PX: f64 = 6.0;
+/// A click this close to a mark (pixels either side) offers to fork there.
+const MARK_PICK_PX: f64 = 4.0;
 
 fn width(c: &NodeRef) -> f64 {
     c.cast::<HtmlCanvasElement>()
@@ -49,6 +52,10 @@ pub fn timeline_view(p: &PanelProps) -> Html {
     let drag = use_state(|| Drag::Idle);
     let ov_drag = use_mut_ref(|| None::<Micros>);
     let wheel = use_mut_ref(|| None::<(HtmlCanvasElement, gloo::events::EventListener)>);
+    // Fork from the timeline (issue 18): where the last press began, and what a click near a
+    // mark can fork (`ui/timeline_fork.rs`).
+    let press_x = use_mut_ref(|| None::<f64>);
+    let pick = use_state(|| None::<TimelinePick>);
     let m = s.model.borrow();
     let view = m.view();
     let end = m.end();
@@ -120,6 +127,7 @@ pub fn timeline_view(p: &PanelProps) -> Html {
     let cursor_x = |w: f64| timeline::x_in(m.now(), view, w);
     let on_down = {
         let (s, c, drag) = (s.clone(), canvas.clone(), drag.clone());
+        let press = press_x.clone();
         let now = m.now();
         Callback::from(move |e: MouseEvent| {
             if e.button() != 0 {
@@ -127,6 +135,7 @@ pub fn timeline_view(p: &PanelProps) -> Html {
             }
             let x = e.offset_x() as f64;
             let w = width(&c);
+            *press.borrow_mut() = Some(x);
             if (timeline::x_in(now, view, w) - x).abs() <= CURSOR_GRAB_PX {
                 drag.set(Drag::Scrub);
                 // The heavy panels follow a drag at most every SLOW_PANEL_MS (issue 20).
@@ -162,10 +171,26 @@ pub fn timeline_view(p: &PanelProps) -> Html {
     };
     let on_up = {
         let (s, c, drag) = (s.clone(), canvas.clone(), drag.clone());
+        let (press, pick) = (press_x.clone(), pick.clone());
         Callback::from(move |e: MouseEvent| {
             let w = width(&c);
+            let x = e.offset_x() as f64;
+            // A click (not a drag) near a mark offers what can be forked there.
+            let click = press
+                .borrow_mut()
+                .take()
+                .is_some_and(|x0| (x - x0).abs() <= DRAG_PX);
+            if click && matches!(*drag, Drag::Pressed(_) | Drag::Scrub) {
+                let near = |dx: f64| timeline::t_in(x + dx, view, w);
+                let p = s.model.borrow().timeline_pick(
+                    near(-MARK_PICK_PX),
+                    near(MARK_PICK_PX),
+                    near(0.0),
+                );
+                pick.set(p);
+            }
             match *drag {
-                Drag::Pressed(_) => scrub(&s, view, w, e.offset_x() as f64),
+                Drag::Pressed(_) => scrub(&s, view, w, x),
                 Drag::Range(a, b) => {
                     let (lo, hi) = (
                         timeline::t_in(a.min(b), view, w),
@@ -314,16 +339,28 @@ pub fn timeline_view(p: &PanelProps) -> Html {
             s.dispatch(Msg::Teach(TeachMsg::SetPresent(!present)));
         })
     };
+    // A pick of another session (a fork, another variant) is stale: nothing shown.
+    let fork_bar = (*pick)
+        .as_ref()
+        .filter(|p| p.session_rev == m.session_rev)
+        .map(|p| {
+            let pick = pick.clone();
+            let close = Callback::from(move |_| pick.set(None));
+            super::timeline_fork::bar(&m, s, p, close)
+        });
+    let drops_listed = (!m.busy()).then(|| super::timeline_fork::listed_drops(&m));
+    let marks_listed = (!m.busy()).then(|| super::timeline_fork::listed_marks(&m));
     html! {
         <>
         <div class="timeline-wrap">
             <canvas id="timeline" ref={canvas} class="timeline" role="slider"
                 aria-label="Timeline: click to move the cursor, drag a range to zoom into it, wheel to zoom"
                 aria-valuemin={view.0.to_string()} aria-valuemax={view.1.to_string()} aria-valuenow={m.now().to_string()}
-                data-view-lo={view.0.to_string()} data-view-hi={view.1.to_string()}
+                data-view-lo={view.0.to_string()} data-view-hi={view.1.to_string()} data-drops={drops_listed} data-marks={marks_listed}
                 onmousedown={on_down} onmousemove={on_move} onmouseup={on_up} onmouseleave={on_leave}></canvas>
             { for tip }
         </div>
+        { for fork_bar }
         if zoomed {
             <canvas id="overview" ref={overview} class="overview" title="The whole run: drag the box to move the window"
                 onmousedown={ov_down} onmousemove={ov_move} onmouseup={ov_end.clone()} onmouseleave={ov_end}></canvas>

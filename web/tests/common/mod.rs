@@ -29,3 +29,33 @@ pub fn settle(mut s: Rc<Store>) -> Rc<Store> {
     }
     panic!("the model never settled");
 }
+
+/// Evaluate the branches due as the page's worker does (`sweep::check::check_session`, the
+/// Expectations list's path) and answer with `Msg::BranchEvaluated`.
+#[allow(dead_code)]
+pub fn evaluate(mut s: Rc<Store>) -> Rc<Store> {
+    use clusterscope_web::sweep::check::{check_session, expectations_of};
+    let jobs = {
+        let m = s.model.borrow();
+        if m.branches_auto() {
+            m.branch_jobs()
+        } else {
+            Vec::new()
+        }
+    };
+    for j in jobs {
+        let out = j
+            .scenario
+            .clone()
+            .and_then(|(b, t)| check_session(&b, &t, &j.variant, j.seed));
+        s = send(
+            s,
+            Msg::BranchEvaluated {
+                index: j.index,
+                actions: j.actions,
+                outcome: expectations_of(out),
+            },
+        );
+    }
+    s
+}
