@@ -357,6 +357,9 @@ pub trait Driver {
     fn now(&self) -> Micros;
     fn steps(&self) -> u64;
     fn hash(&self) -> TraceHash;
+    /// `Sim::set_tracing`: off for a run whose outcome alone matters (no trace, no hash).
+    fn set_tracing(&mut self, on: bool);
+    fn tracing(&self) -> bool;
     fn topo(&self) -> &Topology;
     fn net(&self) -> &Network;
     fn schedule(&self) -> &[(Micros, Action)];
@@ -456,6 +459,12 @@ impl<M: Model> Driver for Engine<M> {
     }
     fn hash(&self) -> TraceHash {
         self.sim.hash
+    }
+    fn set_tracing(&mut self, on: bool) {
+        self.sim.set_tracing(on)
+    }
+    fn tracing(&self) -> bool {
+        self.sim.tracing()
     }
     fn topo(&self) -> &Topology {
         &self.sim.topo

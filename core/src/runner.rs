@@ -326,6 +326,12 @@ impl Run {
         })
     }
 
+    /// Whether this variant's expectations read the trace (the `log` view counts log lines):
+    /// a run without them can go untraced (`Driver::set_tracing`) with the same outcome.
+    pub fn needs_trace(&self) -> bool {
+        self.expectations().iter().any(|e| e.view == "log")
+    }
+
     fn expectations(&self) -> Vec<ExpectSpec> {
         let v = self.scenario.variant(&self.variant).expect("validated").1;
         self.scenario
@@ -539,7 +545,11 @@ impl Run {
             seed: self.seed,
             end_time_us: e.now(),
             events: e.steps(),
-            trace_hash: format!("{:016x}", e.hash().0),
+            trace_hash: if e.tracing() {
+                format!("{:016x}", e.hash().0)
+            } else {
+                "not traced".into()
+            },
             passed: expectations.iter().all(|e| e.passed),
             expectations,
             metrics: self.metrics(),

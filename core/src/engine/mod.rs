@@ -211,6 +211,8 @@ pub struct Ctx<'a, P: Protocol> {
     /// Texts of the handler's log lines (see `Effect::Log`), written in place: no `String` per
     /// line.
     log_buf: &'a mut String,
+    /// `Sim::tracing`: when off, log lines are not even formatted.
+    tracing: bool,
 }
 
 impl<P: Protocol> Ctx<'_, P> {
@@ -234,6 +236,9 @@ impl<P: Protocol> Ctx<'_, P> {
     /// trace's buffer) or a `&str`.
     pub fn log(&mut self, level: LogLevel, text: impl fmt::Display) {
         use fmt::Write;
+        if !self.tracing {
+            return;
+        }
         let start = self.log_buf.len() as u32;
         write!(self.log_buf, "{text}").expect("a String takes any text");
         let end = self.log_buf.len() as u32;
@@ -411,6 +416,10 @@ pub struct Sim<P: Protocol> {
     pub violations: u64,
     /// Whether the state after the last step broke one.
     violated: bool,
+    /// Records, log lines and the trace hash are kept (the default). Off for runs whose only
+    /// product is their outcome (a sweep's seed, `Sim::set_tracing`): no record is written,
+    /// hashed or formatted, and `hash` stays at its start.
+    tracing: bool,
 }
 
 /// Where records go during a step: into the trace when the step is new, nowhere on a replay.
@@ -490,6 +499,7 @@ impl<P: Protocol> Clone for Sim<P> {
             log_buf: _,
             violations,
             violated,
+            tracing,
         } = self;
         Sim {
             proto: proto.clone(),
@@ -511,6 +521,7 @@ impl<P: Protocol> Clone for Sim<P> {
             log_buf: String::new(),
             violations: *violations,
             violated: *violated,
+            tracing: *tracing,
         }
     }
 
@@ -535,6 +546,7 @@ impl<P: Protocol> Clone for Sim<P> {
             log_buf: _,
             violations,
             violated,
+            tracing,
         } = src;
         self.proto.clone_from(proto);
         self.topo.clone_from(topo);
@@ -554,6 +566,7 @@ impl<P: Protocol> Clone for Sim<P> {
         self.effects.clone_from(effects);
         self.violations = *violations;
         self.violated = *violated;
+        self.tracing = *tracing;
     }
 }
 
@@ -644,6 +657,7 @@ impl<P: Protocol> Sim<P> {
             log_buf: String::new(),
             violations: 0,
             violated: false,
+            tracing: true,
         };
         for i in 0..n {
             sim.push(0, Ev::Start(i));
@@ -704,6 +718,9 @@ impl<P: Protocol> Sim<P> {
     }
 
     fn emit(&mut self, out: &mut Out, node: NodeId, kind: RecKind, text: Option<&str>) {
+        if !self.tracing {
+            return;
+        }
         let rec = Rec {
             step: self.steps,
             time: self.now,
@@ -717,6 +734,9 @@ impl<P: Protocol> Sim<P> {
     }
 
     fn log(&mut self, out: &mut Out, node: NodeId, level: LogLevel, text: &str) {
+        if !self.tracing {
+            return;
+        }
         let line = out.trace.logs.len() as u32;
         self.emit(out, node, RecKind::Log { line }, Some(text));
         if out.record {
@@ -879,6 +899,7 @@ impl<P: Protocol> Sim<P> {
             execs: &slot.exec_stats,
             effects: &mut self.effects,
             log_buf: &mut self.log_buf,
+            tracing: self.tracing,
         };
         f(&mut slot.state, &mut ctx)
     }
@@ -1043,6 +1064,17 @@ impl<P: Protocol> Sim<P> {
         });
         self.push(deliver_at, Ev::Deliver(id));
         Ok(())
+    }
+
+    /// Keep records, log lines and the trace hash (`true`, the default) or not. Set before the
+    /// first step: a run traced in part would have a trace with holes.
+    pub fn set_tracing(&mut self, on: bool) {
+        debug_assert_eq!(self.steps, 0, "tracing is chosen before the run starts");
+        self.tracing = on;
+    }
+
+    pub fn tracing(&self) -> bool {
+        self.tracing
     }
 
     /// True when every node is running and every link is healthy.
