@@ -3,7 +3,7 @@
 // each fork is a new branch and the original stays; the branch list shows every branch's
 // expectations, the shown branch's failing ones and why; one click switches back.
 import assert from 'node:assert/strict';
-import { app, open, settled } from './lib/app.mjs';
+import { app, branchList, chapterBefore, open, settled } from './lib/app.mjs';
 
 export const timeoutMs = 150_000;
 
@@ -24,27 +24,16 @@ async function forkLost(page, label) {
   return { msg, presses };
 }
 
-/** The branches, once every one is evaluated (in a Web Worker: the answers come later). */
-async function branches(page) {
-  await page.waitForFunction(() => !document.querySelector('#branches .branch[data-passed="unknown"]'), null, {
-    timeout: 60_000,
-  });
-  return page.$$eval('#branches .branch', (bs) => bs.map((b) => ({ ...b.dataset, text: b.textContent })));
-}
 
 export async function run({ page, baseUrl, screenshot, log }) {
   await open(page, baseUrl);
   assert.equal(await page.$('#branches'), null, 'one branch: no list');
-  const chapters = await page.$$eval('#chapters .chapter', (bs) => bs.map((b) => Number(b.dataset.atUs)));
-  const near = Math.max(...chapters.filter((c) => c <= 60_000_000));
-  await page.click('#chapters summary');
-  await page.click(`#chapters .chapter[data-at-us="${near}"]`);
-  await settled(page);
+  await chapterBefore(page, 60_000_000);
 
   const req = await forkLost(page, 'ECHO_REQ');
   log(`forked ECHO_REQ #${req.msg} after ${req.presses} drops`);
   await page.waitForSelector('#branches');
-  let bs = await branches(page);
+  let bs = await branchList(page);
   assert.equal(bs.length, 2, JSON.stringify(bs));
   assert.equal(bs[1].current, 'true');
   assert.equal(bs[0].passed, 'true', `the original's expectations hold: ${bs[0].text}`);
@@ -52,7 +41,7 @@ export async function run({ page, baseUrl, screenshot, log }) {
 
   const rsp = await forkLost(page, 'ECHO_RSP');
   log(`forked ECHO_RSP #${rsp.msg} after ${rsp.presses} drops`);
-  bs = await branches(page);
+  bs = await branchList(page);
   assert.equal(bs.length, 3, JSON.stringify(bs));
   assert.equal(bs[2].current, 'true');
   assert.equal(bs[2].passed, 'false', `A and B end UP: the buggy expectations fail (${bs[2].text})`);
@@ -67,7 +56,7 @@ export async function run({ page, baseUrl, screenshot, log }) {
   await page.click('#branches .branch[data-branch="0"]');
   await settled(page);
   assert.equal((await app(page)).userActions, '0');
-  bs = await branches(page);
+  bs = await branchList(page);
   assert.equal(bs[0].current, 'true');
   assert.equal(bs.length, 3, 'every branch stays');
 
@@ -75,7 +64,7 @@ export async function run({ page, baseUrl, screenshot, log }) {
   await page.reload();
   await page.waitForSelector('#app[data-ready="1"]');
   await settled(page);
-  bs = await branches(page);
+  bs = await branchList(page);
   assert.equal(bs.length, 3);
   assert.equal(bs[0].current, 'true');
 

@@ -5,7 +5,7 @@
 // mark (a node marked DOWN) offers kill / restart / stall for that node at the mark's time.
 // Zoom and drag on the timeline keep working (a drag still zooms, no fork bar).
 import assert from 'node:assert/strict';
-import { app, open, settled } from './lib/app.mjs';
+import { app, branchList, chapterBefore, open, settled } from './lib/app.mjs';
 
 export const timeoutMs = 150_000;
 
@@ -60,21 +60,10 @@ async function deliverFromTimeline(page, msg, label) {
   return t;
 }
 
-/** The branches, once every one is evaluated (in a Web Worker: the answers come later). */
-async function branches(page) {
-  await page.waitForFunction(() => !document.querySelector('#branches .branch[data-passed="unknown"]'), null, {
-    timeout: 60_000,
-  });
-  return page.$$eval('#branches .branch', (bs) => bs.map((b) => ({ ...b.dataset, text: b.textContent })));
-}
 
 export async function run({ page, baseUrl, screenshot, log }) {
   await open(page, baseUrl);
-  const chapters = await page.$$eval('#chapters .chapter', (bs) => bs.map((b) => Number(b.dataset.atUs)));
-  const near = Math.max(...chapters.filter((c) => c <= 60_000_000));
-  await page.click('#chapters summary');
-  await page.click(`#chapters .chapter[data-at-us="${near}"]`);
-  await settled(page);
+  const near = await chapterBefore(page, 60_000_000);
 
   // A drag on the timeline still zooms (and offers no fork).
   const before = await xyOf(page, near);
@@ -93,7 +82,7 @@ export async function run({ page, baseUrl, screenshot, log }) {
   const tReq = await deliverFromTimeline(page, req, 'ECHO_REQ');
   log(`delivered ECHO_REQ #${req} (lost at ${tReq} us) from the timeline`);
   await page.waitForSelector('#branches');
-  let bs = await branches(page);
+  let bs = await branchList(page);
   assert.equal(bs.length, 2, JSON.stringify(bs));
   assert.equal(bs[1].current, 'true');
   assert.equal((await app(page)).userActions, '1');
@@ -104,7 +93,7 @@ export async function run({ page, baseUrl, screenshot, log }) {
   const rsp = await nextLost(page, 'ECHO_RSP');
   const tRsp = await deliverFromTimeline(page, rsp, 'ECHO_RSP');
   log(`delivered ECHO_RSP #${rsp} (lost at ${tRsp} us) from the timeline`);
-  bs = await branches(page);
+  bs = await branchList(page);
   assert.equal(bs.length, 3, JSON.stringify(bs));
   assert.equal(bs[2].current, 'true');
   assert.equal(bs[2].passed, 'false', `A and B end UP: the buggy expectations fail (${bs[2].text})`);
@@ -136,7 +125,7 @@ export async function run({ page, baseUrl, screenshot, log }) {
   assert.equal(a.userActions, '1', 'the kill is recorded');
   assert.equal(a.timeUs, tm, "at the mark's time");
   assert.match(await page.textContent('#status-line'), new RegExp(`kill.*${node}|${node}.*kill`, 'i'));
-  bs = await branches(page);
+  bs = await branchList(page);
   assert.equal(bs.length, 4, 'a fourth branch');
   assert.equal(await page.$('#tl-fork'), null, 'the bar closes with the fork');
 }

@@ -101,3 +101,22 @@ export async function bannerText(page, kind) {
   await page.waitForSelector(sel, { timeout: 10_000 });
   return page.textContent(`${sel} .banner-text`);
 }
+
+/** The session's branches (`#branches .branch` data and text), once every one is evaluated
+ * (in a Web Worker: the answers come later). */
+export async function branchList(page) {
+  await page.waitForFunction(() => !document.querySelector('#branches .branch[data-passed="unknown"]'), null, {
+    timeout: 60_000,
+  });
+  return page.$$eval('#branches .branch', (bs) => bs.map((b) => ({ ...b.dataset, text: b.textContent })));
+}
+
+/** Open the chapter list and go to the last chapter at or before `limitUs`; returns its time. */
+export async function chapterBefore(page, limitUs) {
+  const chapters = await page.$$eval('#chapters .chapter', (bs) => bs.map((b) => Number(b.dataset.atUs)));
+  const near = Math.max(...chapters.filter((c) => c <= limitUs));
+  await page.click('#chapters summary');
+  await page.click(`#chapters .chapter[data-at-us="${near}"]`);
+  await settled(page);
+  return near;
+}
