@@ -3,19 +3,12 @@
 // each fork is a new branch and the original stays; the branch list shows every branch's
 // expectations, the shown branch's failing ones and why; one click switches back.
 import assert from 'node:assert/strict';
-import { app, branchList, chapterBefore, open, settled } from './lib/app.mjs';
+import { app, branchList, chapterBefore, nextLost, open, settled } from './lib/app.mjs';
 
 export const timeoutMs = 150_000;
 
 async function forkLost(page, label) {
-  const sel = `#sequence g.sq-msg[data-label="${label}"][data-dropped="true"]`;
-  let presses = 0;
-  while (!(await page.$(sel)) && presses < 80) {
-    await page.click('#next-drop');
-    await settled(page);
-    presses += 1;
-  }
-  assert.ok(await page.$(sel), `a lost ${label} in the sequence diagram after ${presses} drops`);
+  const { sel, presses } = await nextLost(page, label);
   await page.click(`${sel} >> nth=-1`);
   await page.waitForSelector('#msg-body[data-dropped="true"]');
   const msg = await page.getAttribute('#msg-body', 'data-msg');

@@ -5,7 +5,7 @@
 // mark (a node marked DOWN) offers kill / restart / stall for that node at the mark's time.
 // Zoom and drag on the timeline keep working (a drag still zooms, no fork bar).
 import assert from 'node:assert/strict';
-import { app, branchList, chapterBefore, open, settled } from './lib/app.mjs';
+import { app, branchList, chapterBefore, nextLost, open, settled } from './lib/app.mjs';
 
 export const timeoutMs = 150_000;
 
@@ -28,15 +28,8 @@ async function click(page, t) {
 }
 
 /** Step with "next drop" until the sequence diagram shows a lost `label`; its message id. */
-async function nextLost(page, label) {
-  const sel = `#sequence g.sq-msg[data-label="${label}"][data-dropped="true"]`;
-  let presses = 0;
-  while (!(await page.$(sel)) && presses < 80) {
-    await page.click('#next-drop');
-    await settled(page);
-    presses += 1;
-  }
-  assert.ok(await page.$(sel), `a lost ${label} after ${presses} drops`);
+async function lostMsg(page, label) {
+  const { sel } = await nextLost(page, label);
   return page.getAttribute(`${sel} >> nth=-1`, 'data-msg');
 }
 
@@ -78,7 +71,7 @@ export async function run({ page, baseUrl, screenshot, log }) {
   await page.click('#zoom-reset');
   await settled(page);
 
-  const req = await nextLost(page, 'ECHO_REQ');
+  const req = await lostMsg(page, 'ECHO_REQ');
   const tReq = await deliverFromTimeline(page, req, 'ECHO_REQ');
   log(`delivered ECHO_REQ #${req} (lost at ${tReq} us) from the timeline`);
   await page.waitForSelector('#branches');
@@ -90,7 +83,7 @@ export async function run({ page, baseUrl, screenshot, log }) {
   const stillLost = await page.$(`#sequence g.sq-msg[data-msg="${req}"][data-dropped="true"]`);
   assert.equal(stillLost, null, 'the ECHO_REQ is delivered in the branch');
 
-  const rsp = await nextLost(page, 'ECHO_RSP');
+  const rsp = await lostMsg(page, 'ECHO_RSP');
   const tRsp = await deliverFromTimeline(page, rsp, 'ECHO_RSP');
   log(`delivered ECHO_RSP #${rsp} (lost at ${tRsp} us) from the timeline`);
   bs = await branchList(page);

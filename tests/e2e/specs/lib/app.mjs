@@ -120,3 +120,17 @@ export async function chapterBefore(page, limitUs) {
   await settled(page);
   return near;
 }
+
+/** Press "next drop" until the sequence diagram shows a lost `label` (at most 80 presses);
+ * returns the selector of such messages and the presses it took. */
+export async function nextLost(page, label) {
+  const sel = `#sequence g.sq-msg[data-label="${label}"][data-dropped="true"]`;
+  let presses = 0;
+  while (!(await page.$(sel)) && presses < 80) {
+    await page.click('#next-drop');
+    await settled(page);
+    presses += 1;
+  }
+  if (!(await page.$(sel))) throw new Error(`no lost ${label} in the sequence diagram after ${presses} drops`);
+  return { sel, presses };
+}
