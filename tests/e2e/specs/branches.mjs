@@ -3,7 +3,7 @@
 // each fork is a new branch and the original stays; the branch list shows every branch's
 // expectations, the shown branch's failing ones and why; one click switches back.
 import assert from 'node:assert/strict';
-import { app, branchList, chapterBefore, nextLost, open, settled } from './lib/app.mjs';
+import { app, assertDeliveredEchoBranchFails, branchList, chapterBefore, nextLost, open, settled } from './lib/app.mjs';
 
 export const timeoutMs = 150_000;
 
@@ -34,12 +34,7 @@ export async function run({ page, baseUrl, screenshot, log }) {
 
   const rsp = await forkLost(page, 'ECHO_RSP');
   log(`forked ECHO_RSP #${rsp.msg} after ${rsp.presses} drops`);
-  bs = await branchList(page);
-  assert.equal(bs.length, 3, JSON.stringify(bs));
-  assert.equal(bs[2].current, 'true');
-  assert.equal(bs[2].passed, 'false', `A and B end UP: the buggy expectations fail (${bs[2].text})`);
-  const why = await page.textContent('#branch-failing');
-  assert.match(why, /DOWN from 5 s after the heal to the end/, why);
+  const why = await assertDeliveredEchoBranchFails(page);
   assert.match(why, / — \S/, 'each failing expectation says why');
   log(`branch 3 fails: ${why.slice(0, 200)}`);
   assert.equal((await app(page)).userActions, '2');

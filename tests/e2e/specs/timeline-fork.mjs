@@ -5,7 +5,7 @@
 // mark (a node marked DOWN) offers kill / restart / stall for that node at the mark's time.
 // Zoom and drag on the timeline keep working (a drag still zooms, no fork bar).
 import assert from 'node:assert/strict';
-import { app, branchList, chapterBefore, nextLost, open, settled } from './lib/app.mjs';
+import { app, assertDeliveredEchoBranchFails, branchList, chapterBefore, nextLost, open, settled } from './lib/app.mjs';
 
 export const timeoutMs = 150_000;
 
@@ -86,12 +86,7 @@ export async function run({ page, baseUrl, screenshot, log }) {
   const rsp = await lostMsg(page, 'ECHO_RSP');
   const tRsp = await deliverFromTimeline(page, rsp, 'ECHO_RSP');
   log(`delivered ECHO_RSP #${rsp} (lost at ${tRsp} us) from the timeline`);
-  bs = await branchList(page);
-  assert.equal(bs.length, 3, JSON.stringify(bs));
-  assert.equal(bs[2].current, 'true');
-  assert.equal(bs[2].passed, 'false', `A and B end UP: the buggy expectations fail (${bs[2].text})`);
-  const why = await page.textContent('#branch-failing');
-  assert.match(why, /DOWN from 5 s after the heal to the end/, why);
+  await assertDeliveredEchoBranchFails(page);
   assert.equal((await app(page)).userActions, '2');
   await screenshot('delivered');
 

@@ -134,3 +134,17 @@ export async function nextLost(page, label) {
   if (!(await page.$(sel))) throw new Error(`no lost ${label} in the sequence diagram after ${presses} drops`);
   return { sel, presses };
 }
+
+/** The issue-18 counterfactual of cassandra-21636-packet-loss (buggy): once the lost ECHO_REQ
+ * and ECHO_RSP are delivered in a fork, A and B end UP, so the third branch (the current one)
+ * fails the buggy variant's "... DOWN from 5 s after the heal ..." expectations. Returns the
+ * failing expectations' text. */
+export async function assertDeliveredEchoBranchFails(page) {
+  const bs = await branchList(page);
+  assert.equal(bs.length, 3, JSON.stringify(bs));
+  assert.equal(bs[2].current, 'true');
+  assert.equal(bs[2].passed, 'false', `A and B end UP: the buggy expectations fail (${bs[2].text})`);
+  const why = await page.textContent('#branch-failing');
+  assert.match(why, /DOWN from 5 s after the heal to the end/, why);
+  return why;
+}
