@@ -285,6 +285,33 @@ fn the_other_side_follows_a_long_jump_over_frames() {
     assert!(!s.model.borrow().compare_behind());
 }
 
+/// A jump to the end moves the other side through its last checkpoint, like this side, not step
+/// by step from where it stood (the end is past the last record: it had no step to aim at, and
+/// from 3/4 of the way it replayed a quarter of the run).
+#[test]
+fn the_other_side_reaches_the_end_through_a_checkpoint() {
+    let s = open(PACKET_LOSS, "buggy", "fixed");
+    let s = settle(send(s, Msg::JumpToEnd));
+    let end = s.model.borrow().end();
+    let s = settle(send(s, Msg::ScrubTo(end * 3 / 4)));
+    assert_eq!(times(&s), (end * 3 / 4, end * 3 / 4));
+    // A step looks expensive: the other side's budget for the jump is a few steps.
+    s.model.borrow_mut().step_cost_ms = 10.0;
+    let s = send(s, Msg::JumpToEnd);
+    {
+        let m = s.model.borrow();
+        let o = m.compare.as_ref().unwrap().other.borrow();
+        let last_ckpt = o.run.engine.replay_from(o.frontier());
+        assert!(
+            last_ckpt > 0 && o.cursor() >= last_ckpt,
+            "the other side is at or past its last checkpoint (step {} >= {last_ckpt})",
+            o.cursor()
+        );
+    }
+    let s = settle(s);
+    assert_eq!(times(&s), (end, end));
+}
+
 /// Compare takes the other variant's run from the kept runs (issue 20's holder) when a variant
 /// switch left it there: no second copy, nothing recomputed; while compare is open that run
 /// counts against the kept runs' budget, and the whole budget comes back when it closes.

@@ -440,12 +440,17 @@ impl Model {
         let t = t.min(self.end());
         self.snapshot();
         let trace = self.run.engine.trace();
-        if t <= nav::frontier_time(trace) {
-            let k = nav::step_at_time(trace, t).unwrap_or(0);
-            let from = self.run.engine.replay_from(k);
-            if t < self.now() || from > self.cursor() {
-                self.engine_ok(|m| m.run.engine.jump_to_step(from));
-            }
+        // The step to reach: the first after `t`, or the furthest computed when `t` is at or
+        // beyond the last record (the end: `step_at_time` has no step after it, and this side
+        // used to replay step by step from where it stood instead of from a checkpoint).
+        let k = if t <= nav::frontier_time(trace) {
+            nav::step_at_time(trace, t).unwrap_or(self.frontier())
+        } else {
+            self.frontier()
+        };
+        let from = self.run.engine.replay_from(k);
+        if t < self.now() || from > self.cursor() {
+            self.engine_ok(|m| m.run.engine.jump_to_step(from));
         }
         let mut left = budget.max(1);
         let mut done = false;
