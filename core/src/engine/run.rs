@@ -298,6 +298,28 @@ impl<P: Protocol> Engine<P> {
         }
     }
 
+    /// Leaving the furthest state computed for an earlier one: keep it as a checkpoint when the
+    /// budget has room for one more (never by thinning the others), so that going back to the
+    /// end ("End" after looking back) restores it instead of replaying up to a checkpoint span.
+    /// It goes after every checkpoint at or before the jump's target, so `i` above stays valid.
+    fn keep_frontier(&mut self) {
+        let at_frontier = self.checkpointing
+            && self.sim.steps == self.trace.steps
+            && self
+                .checkpoints
+                .last()
+                .is_some_and(|c| c.steps < self.sim.steps);
+        if !at_frontier || self.checkpoints.len() >= self.max_checkpoints {
+            return;
+        }
+        let bytes = self.sim.approx_bytes();
+        if self.ckpt_bytes.iter().sum::<usize>() + bytes > self.sim.limits.max_checkpoint_bytes {
+            return;
+        }
+        self.checkpoints.push(self.sim.clone());
+        self.ckpt_bytes.push(bytes);
+    }
+
     /// Run events with time <= `t`, then advance the clock to `t`. Returns steps taken; stops early
     /// (without advancing the clock) after `max_steps`.
     pub fn run_until(&mut self, t: Micros, max_steps: u64) -> Result<u64, SimError> {
@@ -368,6 +390,9 @@ impl<P: Protocol> Engine<P> {
     /// going back, or going forward past a checkpoint; else by stepping from the current state.
     pub fn jump_to_step(&mut self, step: u64) -> Result<(), SimError> {
         if let Some(i) = self.checkpoint_index_for(step) {
+            if step < self.sim.steps {
+                self.keep_frontier();
+            }
             // Into the current state's allocations (see `Sim`).
             self.sim.clone_from(&self.checkpoints[i]);
         }

@@ -371,6 +371,64 @@ fn jump_back_then_forward_equals_a_straight_run() {
     assert_eq!(e.trace.recs, straight.trace.recs);
 }
 
+/// Jumping back from the furthest state computed keeps that state as a checkpoint when the
+/// budget has room: going back to the end restores it instead of replaying.
+#[test]
+fn the_furthest_state_is_kept_when_jumping_back() {
+    let mut straight = busy_engine(5);
+    straight.run_until(30_000_000, 10_000_000).unwrap();
+    let total = straight.sim.steps;
+
+    let mut e = busy_engine(5);
+    e.set_checkpoint_span(3_000_000);
+    e.run_until(30_000_000, 10_000_000).unwrap();
+    assert_eq!(e.sim.steps, total);
+    let before = e.checkpoint_count();
+    let last_kept = e.replay_from(total - 1);
+    assert!(
+        last_kept < total - 1,
+        "the end is a span's replay away: {last_kept}"
+    );
+    e.jump_to_step(total / 2).unwrap();
+    assert_eq!(
+        e.checkpoint_count(),
+        before + 1,
+        "the furthest state is kept"
+    );
+    assert_eq!(
+        e.replay_from(total),
+        total,
+        "back to the end without a replay"
+    );
+    e.jump_to_step(total).unwrap();
+    assert_eq!(e.sim.hash, straight.sim.hash);
+    assert_eq!(e.sim.now, straight.sim.now);
+    assert_eq!(e.trace.recs, straight.trace.recs);
+    // Leaving it again keeps no second copy; stepping on from it records as before.
+    e.jump_to_step(10).unwrap();
+    assert_eq!(e.checkpoint_count(), before + 1);
+    e.jump_to_step(total).unwrap();
+    e.run_until(31_000_000, 10_000_000).unwrap();
+    straight.run_until(31_000_000, 10_000_000).unwrap();
+    assert_eq!(e.sim.hash, straight.sim.hash);
+    assert_eq!(e.trace.recs, straight.trace.recs);
+
+    // No room in the checkpoint budget: nothing is kept, nothing thinned.
+    let mut full = busy_engine(5);
+    full.set_checkpoint_span(3_000_000);
+    full.run_until(30_000_000, 10_000_000).unwrap();
+    full.sim.limits.max_checkpoint_bytes = 0;
+    let n = full.checkpoint_count();
+    full.jump_to_step(total / 2).unwrap();
+    assert_eq!(full.checkpoint_count(), n);
+    full.jump_to_step(total).unwrap();
+    let mut to_total = busy_engine(5);
+    to_total
+        .run_until_pred(10_000_000, |m| m.sim.steps >= total)
+        .unwrap();
+    assert_eq!(full.sim.hash, to_total.sim.hash);
+}
+
 #[test]
 fn forward_jump_via_a_checkpoint_equals_a_straight_run() {
     let mut straight = busy_engine(5);
