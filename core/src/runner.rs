@@ -332,6 +332,14 @@ impl Run {
         self.expectations().iter().any(|e| e.view == "log")
     }
 
+    /// For a run whose only product is its outcome (a sweep's seed, a worker's check of the
+    /// expectations): no trace unless an expectation reads it. Before the first step.
+    pub fn trace_only_if_needed(&mut self) {
+        if !self.needs_trace() {
+            self.engine.set_tracing(false);
+        }
+    }
+
     fn expectations(&self) -> Vec<ExpectSpec> {
         let v = self.scenario.variant(&self.variant).expect("validated").1;
         self.scenario

@@ -256,11 +256,9 @@ pub fn run_job(scenario: &Scenario, plan: &Plan, j: u64, limits: &Limits) -> Out
         &opts,
     )
     .and_then(|mut r| {
-        // A seed's outcome is its expectations and metrics: no trace unless one reads it
-        // (records, log lines and the hash were ~7% of a 251-node seed).
-        if !r.needs_trace() {
-            r.engine.set_tracing(false);
-        }
+        // A seed's outcome is its expectations and metrics (records, log lines and the hash
+        // were ~7% of a 251-node seed).
+        r.trace_only_if_needed();
         r.run(plan.until).map_err(|e| e.to_string())
     });
     match res {

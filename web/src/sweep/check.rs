@@ -36,10 +36,7 @@ pub fn check_session(
         limits: Limits::browser(),
     };
     let mut run = Run::new(s, variant, Some(seed), &toml::Table::new(), &opts)?;
-    // Only the expectations are wanted: untraced unless one reads the trace (as sweeps run).
-    if !run.needs_trace() {
-        run.engine.set_tracing(false);
-    }
+    run.trace_only_if_needed();
     let rep = run.run(None).map_err(|e| e.to_string())?;
     serde_json::to_string(&Checked {
         end_us: rep.end_time_us,
