@@ -174,7 +174,7 @@ impl Model {
             ));
             return;
         }
-        let k = nav::step_at_time(trace, at).unwrap_or_else(|| self.frontier());
+        let k = nav::step_at_time(trace, at);
         self.stop();
         self.snapshot();
         if self.engine_ok(|m| m.run.engine.jump_to_step(k))

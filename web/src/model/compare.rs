@@ -440,14 +440,9 @@ impl Model {
         let t = t.min(self.end());
         self.snapshot();
         let trace = self.run.engine.trace();
-        // The step to reach: the first after `t`, or the furthest computed when `t` is at or
-        // beyond the last record (the end: `step_at_time` has no step after it, and this side
-        // used to replay step by step from where it stood instead of from a checkpoint).
-        let k = if t <= nav::frontier_time(trace) {
-            nav::step_at_time(trace, t).unwrap_or(self.frontier())
-        } else {
-            self.frontier()
-        };
+        // At or beyond the last record (the end) that is the furthest step computed: this side
+        // then goes through its last checkpoint too, not step by step from where it stood.
+        let k = nav::step_at_time(trace, t);
         let from = self.run.engine.replay_from(k);
         if t < self.now() || from > self.cursor() {
             self.engine_ok(|m| m.run.engine.jump_to_step(from));

@@ -729,23 +729,17 @@ impl Model {
         self.snapshot();
         let trace = self.run.engine.trace();
         let frontier_t = nav::frontier_time(trace);
-        let k = if t <= frontier_t {
-            nav::step_at_time(trace, t)
-        } else {
-            Some(self.frontier())
-        };
-        if let Some(k) = k {
-            let from = self.run.engine.replay_from(k);
-            if t <= frontier_t && (k - from) as f64 * self.step_cost_ms <= JUMP_SYNC_MS {
-                self.jump_to_step(k);
-                // Settle the clock at exactly `t` (no event is due before it).
-                self.engine_ok(|m| m.run.engine.run_until(t, 1).map(|_| ()));
-                self.after_move();
-                return;
-            }
-            if from != self.cursor() {
-                self.jump_to_step(from);
-            }
+        let k = nav::step_at_time(trace, t);
+        let from = self.run.engine.replay_from(k);
+        if t <= frontier_t && (k - from) as f64 * self.step_cost_ms <= JUMP_SYNC_MS {
+            self.jump_to_step(k);
+            // Settle the clock at exactly `t` (no event is due before it).
+            self.engine_ok(|m| m.run.engine.run_until(t, 1).map(|_| ()));
+            self.after_move();
+            return;
+        }
+        if from != self.cursor() {
+            self.jump_to_step(from);
         }
         self.start_seek(Seek::Time(t));
     }

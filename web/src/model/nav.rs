@@ -64,10 +64,11 @@ pub fn recs_of_step(trace: &Trace, step: u64) -> trace::Iter<'_> {
 }
 
 /// The step count to jump to so that the state is at virtual time `t`: every step with time
-/// `<= t` is processed. `None` when `t` lies beyond the computed trace.
-pub fn step_at_time(trace: &Trace, t: Micros) -> Option<u64> {
+/// `<= t` is processed; the furthest computed (`trace.steps`) when no computed step comes after
+/// `t` (the end, or beyond the computed trace).
+pub fn step_at_time(trace: &Trace, t: Micros) -> u64 {
     let i = trace.recs.partition_point(|r| r.time <= t);
-    trace.recs.get(i).map(|r| r.step)
+    trace.recs.get(i).map_or(trace.steps, |r| r.step)
 }
 
 /// Time of the last computed record (0 for an empty trace).
