@@ -8,16 +8,14 @@
 // with SHOTS_COMPARE=VARIANT in compare mode with VARIANT at the first divergence, plus
 // LABEL-<width>-full.png (the whole page). Needs dist/ (trunk build --release) and /usr/bin/chromium.
 import { chromium } from 'playwright-core';
-import { createServer } from 'node:http';
-import { readFileSync, existsSync, mkdirSync } from 'node:fs';
-import { join, extname } from 'node:path';
+import { serveDir } from './load.mjs';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 const HERE = new URL('.', import.meta.url).pathname;
 const DIST = process.env.E2E_DIST || join(HERE, '..', '..', 'dist');
 const SHOTS = join(HERE, 'screenshots');
 mkdirSync(SHOTS, { recursive: true });
-const T = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css' };
-const srv = createServer((q, r) => { let p = join(DIST, new URL(q.url, 'http://x').pathname); if (!existsSync(p) || p.endsWith('/')) p = join(DIST, 'index.html'); r.writeHead(200, { 'content-type': T[extname(p)] || 'application/octet-stream' }); r.end(readFileSync(p)); });
-await new Promise((ok) => srv.listen(0, '127.0.0.1', ok));
+const srv = await serveDir(resolve(DIST));
 const base = `http://127.0.0.1:${srv.address().port}/`;
 const [scenario, variant, caps, node, label, theme] = process.argv.slice(2);
 const b = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });

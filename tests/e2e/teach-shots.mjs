@@ -9,16 +9,14 @@
 // the page: oncall-scroll1..8), the student's gossip sandbox.
 // Needs dist/ (trunk build --release) and /usr/bin/chromium.
 import { chromium } from 'playwright-core';
-import { createServer } from 'node:http';
-import { readFileSync, existsSync, mkdirSync } from 'node:fs';
-import { join, extname } from 'node:path';
+import { serveDir } from './load.mjs';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 const HERE = new URL('.', import.meta.url).pathname;
 const DIST = process.env.E2E_DIST || join(HERE, '..', '..', 'dist');
 const SHOTS = join(HERE, 'screenshots');
 mkdirSync(SHOTS, { recursive: true });
-const T = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css' };
-const srv = createServer((q, r) => { let p = join(DIST, new URL(q.url, 'http://x').pathname); if (!existsSync(p) || p.endsWith('/')) p = join(DIST, 'index.html'); r.writeHead(200, { 'content-type': T[extname(p)] || 'application/octet-stream' }); r.end(readFileSync(p)); });
-await new Promise((ok) => srv.listen(0, '127.0.0.1', ok));
+const srv = await serveDir(resolve(DIST));
 const base = `http://127.0.0.1:${srv.address().port}/`;
 const dark = process.argv[2] === 'dark';
 const only = process.env.SHOTS_ONLY ? process.env.SHOTS_ONLY.split(',') : null;
