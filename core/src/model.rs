@@ -346,6 +346,8 @@ pub trait Driver {
     fn set_checkpoint_span(&mut self, span: Micros);
     fn max_checkpoints(&self) -> usize;
     fn checkpoint_count(&self) -> usize;
+    /// What the checkpoints take (`Limits::max_checkpoint_bytes`).
+    fn checkpoint_bytes(&self) -> usize;
 
     // -- the record
     fn trace(&self) -> &Trace;
@@ -438,6 +440,9 @@ impl<M: Model> Driver for Engine<M> {
     }
     fn checkpoint_count(&self) -> usize {
         Engine::checkpoint_count(self)
+    }
+    fn checkpoint_bytes(&self) -> usize {
+        Engine::checkpoint_bytes(self)
     }
     fn trace(&self) -> &Trace {
         &self.trace

@@ -30,7 +30,6 @@ impl Model {
             ..run_options()
         };
         let mut run = Run::new(scenario, &variant, seed, &toml::Table::new(), &opts)?;
-        runs::spread_checkpoints(&mut run, opts.limits.max_checkpoint_bytes);
         if let Some(a) = actions {
             // Every action checked against this scenario and variant before anything is
             // replaced: the current session (and its autosave) stay as they were on failure.

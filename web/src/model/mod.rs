@@ -277,12 +277,8 @@ impl Model {
         Model::from_run(catalog, r, run)
     }
 
-    /// A model showing `run` (at time zero), its checkpoints spread for the browser's budget.
-    fn from_run(catalog: Rc<Vec<CatalogEntry>>, r: ScenarioRef, mut run: Run) -> Model {
-        // A run computed before (a kept run compare takes) keeps the checkpoints it has.
-        if run.engine.frontier() == 0 {
-            runs::spread_checkpoints(&mut run, run_options().limits.max_checkpoint_bytes);
-        }
+    /// A model showing `run` (at time zero, or where a kept run compare takes stands).
+    fn from_run(catalog: Rc<Vec<CatalogEntry>>, r: ScenarioRef, run: Run) -> Model {
         let mut m = Model {
             catalog,
             scenario_ref: r,

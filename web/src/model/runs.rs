@@ -152,33 +152,3 @@ impl Runs {
         self.kept.iter().map(|k| &k.key)
     }
 }
-
-/// How much larger than at time zero a big cluster's checkpoint is assumed to grow (queues and
-/// messages in flight; the 251-node rolling restart: 8.5 MB of state at time zero, ~13 MB later).
-pub const CHECKPOINT_GROWTH: f64 = 1.5;
-/// Below this much state at time zero checkpoints are left to the engine's own plan: small
-/// states grow by more than [`CHECKPOINT_GROWTH`] (their queues are most of them), and their
-/// replays are short anyway.
-pub const SPREAD_ABOVE_BYTES: usize = 1 << 20;
-
-/// Spread a big run's checkpoints so that they fit its budget (`Limits::max_checkpoint_bytes`)
-/// without being halved. The engine plans their count from the state at time zero; when the
-/// state grows as the run goes, the budget is passed mid-run and every other checkpoint goes (the
-/// 251-node rolling restart planned 19 in 160 MiB and kept 9, after a high-water mark of 17).
-/// Call right after `Run::new`.
-pub fn spread_checkpoints(run: &mut Run, budget: usize) {
-    let e = &mut run.engine;
-    let state = e.approx_bytes();
-    if e.checkpoint_count() == 0 || state < SPREAD_ABOVE_BYTES {
-        return;
-    }
-    let per = state as f64 * CHECKPOINT_GROWTH;
-    let n = ((budget as f64 / per) as usize).clamp(
-        clusterscope_core::engine::MIN_CHECKPOINTS,
-        e.max_checkpoints(),
-    );
-    e.set_checkpoint_span(clusterscope_core::registry::checkpoint_span(
-        run.scenario.duration(),
-        n,
-    ));
-}
