@@ -97,6 +97,14 @@ pub fn copy(text: &str) {
     }
 }
 
+/// [`now_ms`] in the browser; `None` natively, where the model's tests run without a clock.
+pub fn clock_ms() -> Option<f64> {
+    #[cfg(target_arch = "wasm32")]
+    return Some(now_ms());
+    #[cfg(not(target_arch = "wasm32"))]
+    None
+}
+
 /// Milliseconds from a monotonic clock (for frame budgets only, never for the simulation).
 pub fn now_ms() -> f64 {
     window()

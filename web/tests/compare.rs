@@ -343,3 +343,35 @@ fn compare_takes_a_kept_run_and_counts_it_against_the_budget() {
     let s = settle(send(s, Msg::Compare(None)));
     assert_eq!(s.model.borrow().runs.budget, KEPT_RUNS_BYTES);
 }
+
+/// A jump back within the computed run is made at once on both sides when its replay fits the
+/// jump budget at the cost of a replayed step: until a jump has been timed, a quarter of the
+/// frames' measured cost per step in compare (computing a step, which also records it, costs
+/// about twice a replay, and the frames' cost covers both sides). Charged at the cost of
+/// computing, such a jump went frame by frame, rendering both sides each time.
+#[test]
+fn a_replay_that_fits_at_the_replay_cost_is_one_jump() {
+    let s = open(PACKET_LOSS, "buggy", "fixed");
+    let s = settle(send(s, Msg::JumpToEnd));
+    let end = s.model.borrow().end();
+    let t = end / 2 + 1;
+    let replay = {
+        let m = s.model.borrow();
+        let trace = m.run.engine.trace();
+        let k = trace.recs.partition_point(|r| r.time <= t) as u64;
+        let k = trace.recs.get(k as usize).map_or(m.frontier(), |r| r.step);
+        k - m.run.engine.replay_from(k)
+    };
+    assert!(replay >= 100, "a replay to time: {replay} steps");
+    {
+        let mut m = s.model.borrow_mut();
+        // Twice the jump budget at the frames' cost, half of it at the replay cost.
+        m.step_cost_ms = 2.0 * 150.0 / replay as f64;
+        m.steps_per_frame = 10;
+        assert!(m.replay_cost_ms.is_none(), "no clock natively");
+    }
+    let s = send(s, Msg::ScrubTo(t));
+    let m = s.model.borrow();
+    assert!(!m.busy(), "no seek, and the other side is there too");
+    assert_eq!(times(&s), (t, t));
+}

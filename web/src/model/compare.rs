@@ -385,7 +385,8 @@ impl Model {
             }
             if o.now() != self.now() || o.cursor() == 0 {
                 let was_behind = c.behind;
-                c.behind = !o.follow(self.now(), self.follow_budget(was_behind));
+                let replays = o.frontier_time() >= self.now();
+                c.behind = !o.follow(self.now(), self.follow_budget(was_behind, replays));
                 // Caught up after this side stopped: show where it arrived.
                 changed |= was_behind && !c.behind;
             } else {
@@ -461,20 +462,24 @@ impl Model {
     /// Steps the other side of a compare may take for one message: while playing, as many as
     /// it needs (both sides move in lockstep, each a frame's slice); while seeking, a frame's
     /// budget like this side's; after a jump this side made at once, what such a jump may take
-    /// ([`JUMP_SYNC_MS`] at this side's measured cost per step). What is left is done in the
+    /// ([`JUMP_SYNC_MS`] at this side's measured cost per replayed step). What is left is done in the
     /// next frames (the page stays busy until both sides are there).
     /// Once behind, each later frame gets a seek's frame ([`SEEK_FRAME_MS`]).
-    fn follow_budget(&self, behind: bool) -> u64 {
-        let ms = if self.playing {
+    /// `other_replays`: the other side has computed up to this side's time (its move is a replay,
+    /// not new steps).
+    fn follow_budget(&self, behind: bool, other_replays: bool) -> u64 {
+        let (ms, per_step) = if self.playing {
             return u64::MAX;
         } else if self.seek.is_some() {
             return self.steps_per_frame;
         } else if behind {
-            SEEK_FRAME_MS
+            (SEEK_FRAME_MS, self.step_cost_ms)
+        } else if other_replays {
+            (JUMP_SYNC_MS, self.replay_cost_est())
         } else {
-            JUMP_SYNC_MS
+            (JUMP_SYNC_MS, self.step_cost_ms)
         };
-        ((ms / self.step_cost_ms.max(1e-6)) as u64).max(MIN_STEPS_PER_FRAME)
+        ((ms / per_step.max(1e-6)) as u64).max(MIN_STEPS_PER_FRAME)
     }
 
     /// Whether the other side of a compare is still on its way to this side's time.

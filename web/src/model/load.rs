@@ -79,6 +79,7 @@ impl Model {
         self.seek = None;
         self.frac_us = 0.0;
         self.step_cost_ms = STEP_COST_MS_GUESS;
+        self.replay_cost_ms = None;
         self.pending_timed.clear();
         self.prev_node = None;
         self.selected_msg = None;
@@ -142,9 +143,10 @@ impl Model {
             if parkable {
                 self.runs.park(old_key, kept.run, kept.samples, kept.marks);
             }
-            let cost = self.step_cost_ms;
+            let (cost, replay) = (self.step_cost_ms, self.replay_cost_ms);
             self.reset_view_state(false);
             self.step_cost_ms = cost;
+            self.replay_cost_ms = replay;
             self.marks.update(self.run.engine.trace());
             self.session_rev += 1;
             self.scrub_to(t.min(self.end()));

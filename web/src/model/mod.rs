@@ -54,9 +54,10 @@ pub const PLAY_FRAME_MAX_MS: f64 = 40.0;
 pub const SEEK_RENDER_MS: f64 = 500.0;
 /// A jump whose replay is estimated to fit in this many ms happens at once; a longer one shows
 /// the restored checkpoint at once and replays the rest in frames (each frame also renders, so
-/// that costs more time in all). The estimate comes from computing new steps, which also records
-/// them, and is about twice what a replay costs: at 150 a replay of one checkpoint span of the
-/// 251-node rolling upgrade (~20k events, ~35 ms in Chromium) happens at once.
+/// that costs more time in all). The estimate is the measured cost of a replayed step
+/// (`Model::replay_cost_est`; until a jump has been timed, half the cost of computing one, which
+/// also records it): a replay of one checkpoint span of the 251-node rolling upgrade (~55k
+/// events, ~110-150 ms in Chromium) mostly happens at once, in compare on both sides.
 pub const JUMP_SYNC_MS: f64 = 150.0;
 /// Cost of one simulation step assumed until one is measured (251 nodes in Chromium: ~6 µs).
 pub const STEP_COST_MS_GUESS: f64 = 0.01;
@@ -148,8 +149,12 @@ pub struct Model {
     pub steps_per_frame: u64,
     budget_used_up: bool,
     last_tick_steps: u64,
-    /// Measured cost of one simulation step (smoothed), for sizing jumps.
+    /// Measured cost of one simulation step (smoothed), for sizing frames: computing new
+    /// steps, which also records them (about twice a replay's cost per step).
     pub step_cost_ms: f64,
+    /// Measured cost of one replayed step (smoothed over jumps that replayed enough steps to
+    /// time), for deciding whether a jump's replay fits [`JUMP_SYNC_MS`]; `None` until measured.
+    pub replay_cost_ms: Option<f64>,
     pub selected: Option<NodeId>,
     pub seq_nodes: Vec<NodeId>,
     /// The sequence diagram's nodes follow the selection and its partners ([`SEQ_AUTO_ABOVE`]).
@@ -293,6 +298,7 @@ impl Model {
             budget_used_up: false,
             last_tick_steps: 0,
             step_cost_ms: STEP_COST_MS_GUESS,
+            replay_cost_ms: None,
             selected: None,
             seq_nodes: Vec::new(),
             seq_auto: false,
@@ -717,27 +723,72 @@ impl Model {
         self.samples.maybe_sample(&*self.run.engine, self.selected);
     }
 
-    /// Move to virtual time `t`. Within the computed trace, a jump restores the nearest state held
-    /// at or before `t` (a checkpoint, or the current state) and replays from there: at once when
-    /// that replay fits [`JUMP_SYNC_MS`], else the rest is replayed in time-boxed frames (a seek)
-    /// so the page keeps answering. Beyond the computed trace, a seek from the latest state held.
+    /// Move to virtual time `t`. A jump restores the nearest state held at or before `t` (a
+    /// checkpoint, or the current state) and replays from there: at once when that replay fits
+    /// [`JUMP_SYNC_MS`] (at the measured cost of a replayed step), else the rest is replayed in
+    /// time-boxed frames (a seek) so the page keeps answering. Past the last record (the end of a
+    /// run computed to its end, or beyond what is computed), what is left of that budget goes on
+    /// at once too, and a seek computes the rest.
     fn scrub_to(&mut self, t: Micros) {
         self.snapshot();
         let trace = self.run.engine.trace();
         let frontier_t = nav::frontier_time(trace);
         let k = nav::step_at_time(trace, t);
         let from = self.run.engine.replay_from(k);
-        if t <= frontier_t && (k - from) as f64 * self.step_cost_ms <= JUMP_SYNC_MS {
+        let replay = k - from;
+        let per_step = self.replay_cost_est();
+        if replay as f64 * per_step <= JUMP_SYNC_MS {
+            let t0 = crate::platform::clock_ms();
             self.jump_to_step(k);
-            // Settle the clock at exactly `t` (no event is due before it).
-            self.engine_ok(|m| m.run.engine.run_until(t, 1).map(|_| ()));
+            self.note_replay(replay, t0);
+            if t <= frontier_t {
+                // Settle the clock at exactly `t` (no event is due before it).
+                self.engine_ok(|m| m.run.engine.run_until(t, 1).map(|_| ()));
+                self.after_move();
+                return;
+            }
+            let left_ms = JUMP_SYNC_MS - replay as f64 * per_step;
+            let mut left = ((left_ms / self.step_cost_ms.max(1e-6)) as u64).max(1);
+            let mut done = false;
+            self.engine_ok(|m| {
+                let r = m.forward_to_time(t, &mut left);
+                done = *r.as_ref().unwrap_or(&true);
+                r.map(|_| ())
+            });
             self.after_move();
+            if done || self.now() >= t {
+                return;
+            }
+            self.start_seek(Seek::Time(t));
             return;
         }
         if from != self.cursor() {
             self.jump_to_step(from);
         }
         self.start_seek(Seek::Time(t));
+    }
+
+    /// What one replayed step is expected to cost: as measured by earlier jumps, or until a jump
+    /// has been timed, half the measured cost of computing one (which also records it), itself
+    /// measured over both sides' work in compare mode.
+    pub(crate) fn replay_cost_est(&self) -> f64 {
+        let sides = if self.compare.is_some() { 2.0 } else { 1.0 };
+        self.replay_cost_ms
+            .unwrap_or(self.step_cost_ms / (2.0 * sides))
+    }
+
+    /// Time a jump's replay of `steps` steps that started at `t0` (when there is a clock: the
+    /// browser's; the model's native tests have none), if it replayed enough to time.
+    fn note_replay(&mut self, steps: u64, t0: Option<f64>) {
+        /// Fewer replayed steps are mostly the restore and the bookkeeping.
+        const MIN_TIMED_STEPS: u64 = 5_000;
+        if steps < MIN_TIMED_STEPS {
+            return;
+        }
+        if let (Some(a), Some(b)) = (t0, crate::platform::clock_ms()) {
+            let per = (b - a).max(0.0) / steps as f64;
+            self.replay_cost_ms = Some(self.replay_cost_ms.map_or(per, |c| 0.7 * c + 0.3 * per));
+        }
     }
 
     fn start_seek(&mut self, s: Seek) {
