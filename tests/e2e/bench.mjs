@@ -404,8 +404,9 @@ async function main() {
     result.frontier = Number(end.frontier);
     console.log(`WEBBENCH computed_to_end s=${result.compute_to_end_s.toFixed(2)} engine_alone_s=${result.engine_alone_runs_s.map((x) => x.toFixed(2)).join(',')} ratio=${result.compute_ratio.toFixed(2)} max_gap_ms=${f1(result.compute_max_gap_ms)} steps=${end.frontier} wasm_memory_mib=${f1(result.wasm_memory_mib)}`);
     const rnd = lcg(42);
-    const points = [0.5, 0, 0.25, 0.75, 1, 0.5];
-    for (let i = 0; i < RANDOM_JUMPS; i++) points.push(Math.round(rnd() * 1000) / 1000);
+    // BENCH_JUMP_POINTS=0,1,0,1: jump to these fractions instead (e.g. restores alone, no replay).
+    const points = process.env.BENCH_JUMP_POINTS ? process.env.BENCH_JUMP_POINTS.split(',').map(Number) : [0.5, 0, 0.25, 0.75, 1, 0.5];
+    for (let i = 0; i < (process.env.BENCH_JUMP_POINTS ? 0 : RANDOM_JUMPS); i++) points.push(Math.round(rnd() * 1000) / 1000);
     result.jumps = [];
     let prev = Number(end.step);
     let jcdp;
