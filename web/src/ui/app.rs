@@ -379,7 +379,7 @@ pub fn app() -> Html {
             html! {
                 <div id="banner" class={cls} role={role} title={b.text.clone()} data-kind={if b.kind == BannerKind::Error { "error" } else { "info" }}>
                     <span class="banner-text">{ b.text }</span>
-                    { for undo_btn }
+                    { super::slot(undo_btn) }
                     <button class="icon" title="Dismiss" aria-label="Dismiss" onclick={close}>{ "×" }</button>
                 </div>
             }
@@ -444,7 +444,7 @@ pub fn app() -> Html {
                 <LogPanel s={s.clone()} dark={dark} resize={*resize} rev={log_rev} />
             </div>
             <super::sweep::SweepPanel s={s.clone()} dark={dark} session={s.model.borrow().session_rev} />
-            { for help }
+            { super::slot(help) }
             <ConfirmDiscard s={s.clone()} dark={dark} resize={*resize} rev={rev} />
         </main>
     }

@@ -121,7 +121,7 @@ pub fn compare_bar(p: &PanelProps) -> Html {
             <span class="cmp-key" aria-hidden="true"></span>
             <b>{ format!("{} vs {}", m.run.variant, c.variant) }</b>
             <span id="compare-status">{ c.status() }</span>
-            { for c.divergence().map(|_| html! { <span class="muted small">{ note }</span> }) }
+            { super::slot(c.divergence().map(|_| html! { <span class="muted small">{ note }</span> })) }
             <button id="jump-divergence" class="btn small-btn" onclick={jump}
                 disabled={matches!(c.div, DivState::Same | DivState::Failed(_))}
                 title="Move both sides to the first divergence">{ "Jump to divergence" }</button>

@@ -143,7 +143,7 @@ pub fn log_panel(p: &PanelProps) -> Html {
                     <span class="muted small">{ format!("Fork at {} on {name}:", stamp(at)) }</span>
                     { btn("log-fork-kill".into(), "kill here".into(), Action::Kill { node: name.clone() }) }
                     { btn("log-fork-restart".into(), "restart here".into(), Action::Restart { node: name.clone(), kill: false, down_for: None }) }
-                    { for stalls }
+                    <>{ for stalls }</>
                 </div>
             }
         });
@@ -171,7 +171,7 @@ pub fn log_panel(p: &PanelProps) -> Html {
             // Reversed flex: the box opens scrolled to its newest line and stays anchored to the
             // bottom as lines arrive, with no scrolling from script (setting scrollTop from the
             // height would force a layout of the page in the middle of every render).
-            { for fork_bar }
+            { super::slot(fork_bar) }
             <div class="log" id="log">
                 <div class="log-lines">
                     { if lines.is_empty() { html!{ <p class="muted">{ "No log lines yet." }</p> } } else { html!{ <>{ for rows }</> } } }

@@ -30,6 +30,15 @@ use yew::prelude::*;
 
 pub type Handle = UseReducerHandle<Store>;
 
+/// An optional child as exactly one node, present or not. `{ for option }` and `{ option }` add
+/// zero or one node to the parent's children, and Yew pairs unkeyed children from the end: when
+/// such a child comes or goes, every sibling before it is patched against the wrong old node (a
+/// canvas before a hover tooltip was replaced, sized and drawn from scratch on every tooltip and
+/// every jump that changed the matrix's list). An empty `Html` keeps the count fixed.
+pub fn slot(h: Option<Html>) -> Html {
+    h.unwrap_or_default()
+}
+
 /// Props of every panel: the store and the effective theme.
 ///
 /// A panel re-renders when `rev`, `dark` or `resize` change, not when the store does: the root

@@ -170,8 +170,8 @@ pub fn node_panel(p: &NodePanelProps) -> Html {
             <div class="panel-head">
                 <h3>{ format!("Node {name}") }</h3>
                 <span class={classes!("pill", status.as_str())}>{ status.as_str() }</span>
-                { for (!badge.is_empty() && !stopped).then(|| html!{ <span class="pill">{ badge.clone() }</span> }) }
-                { for stalled_pills }
+                { super::slot((!badge.is_empty() && !stopped).then(|| html!{ <span class="pill">{ badge.clone() }</span> })) }
+                <>{ for stalled_pills }</>
                 <span class="muted small">{ format!("DC {}", e.topo().dcs[id as usize]) }</span>
             </div>
             <div class="actions">
@@ -188,13 +188,13 @@ pub fn node_panel(p: &NodePanelProps) -> Html {
                     <button id="act-kill" class="btn" disabled={stopped} onclick={act(s, Action::Kill { node: name.clone() })}>{ "Kill -9" }</button>
                     <button id="act-start" class="btn" disabled={!stopped} onclick={act(s, Action::Start { node: name.clone() })}>{ "Start" }</button>
                 </div>
-                { for (!commands.is_empty()).then(|| html! {
+                { super::slot((!commands.is_empty()).then(|| html! {
                     <div class="group">
                         <span class="glabel">{ "commands" }</span>
                         { for commands }
                     </div>
-                }) }
-                { for (!execs.is_empty()).then(|| html! {
+                })) }
+                { super::slot((!execs.is_empty()).then(|| html! {
                 <div class="group">
                     { if execs.len() == 1 {
                         html! { <span class="glabel">{ exec_name }</span> }
@@ -214,7 +214,7 @@ pub fn node_panel(p: &NodePanelProps) -> Html {
                     </label>
                     <button id="act-release" class="btn" disabled={!stage.stalled && stage.delay_us == 0} onclick={act(s, Action::Release { node: name.clone(), executor: exec_name.into() })}>{ "Release" }</button>
                 </div>
-                }) }
+                })) }
                 <div class="group">
                     <span class="glabel">{ "links" }</span>
                     <select id="link-select" onchange={on_link} aria-label="Select a link of this node">

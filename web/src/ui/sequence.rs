@@ -163,9 +163,9 @@ pub fn sequence(p: &PanelProps) -> Html {
                         html! { <polygon points={head} fill={color} /> }
                     }
                 }
-                { for label_at.map(|b| html! {
+                { super::slot(label_at.map(|b| html! {
                     <text x={b.x.to_string()} y={b.y.to_string()} class="sq-label" text-anchor="middle" fill={color}>{ a.label }</text>
-                }) }
+                })) }
             </g>
         }
     });
@@ -263,13 +263,13 @@ pub fn sequence(p: &PanelProps) -> Html {
         <section class="card seq-card" aria-label="Sequence diagram">
             <div class="card-head">
                 <h2>{ "Sequence" }</h2>
-                { for next_msg }
-                { for (topo.len() > 8 && m.selected.is_some() && !d.arrows.is_empty()).then(|| {
+                { super::slot(next_msg) }
+                { super::slot((topo.len() > 8 && m.selected.is_some() && !d.arrows.is_empty()).then(|| {
                     let s2 = s.clone();
                     let onclick = Callback::from(move |_| s2.dispatch(Msg::SeqRecentPartners));
                     html! { <button class="btn ghost small-btn" {onclick} title="The selected node and the peers it last exchanged messages with">{ "recent partners" }</button> }
-                }) }
-                <div class="chips">{ for chips }
+                })) }
+                <div class="chips"><>{ for chips }</>
                     {
                         if nodes.len() < MAX_SEQ_NODES && nodes.len() < topo.len() as usize {
                             html! { <select class="add" onchange={on_add} aria-label="Add a node to the diagram">
@@ -294,12 +294,12 @@ pub fn sequence(p: &PanelProps) -> Html {
                     html! {
                         <div class="seq-scroll"><svg id="sequence" class="seq" viewBox={format!("0 0 {W} {height:.0}")} preserveAspectRatio="xMidYMin meet"
                             role="img" aria-label="Messages among the chosen nodes up to the cursor">
-                            { for lifelines }
-                            { for time_labels }
+                            <>{ for lifelines }</>
+                            <>{ for time_labels }</>
                             <line x1="0" y1={cursor_y.to_string()} x2={W.to_string()} y2={cursor_y.to_string()} class="sq-cursor" />
                             <text x={(W - 4.0).to_string()} y={(cursor_y - 3.0).to_string()} class="sq-cursor-label" text-anchor="end">{ format!("cursor {}", t(now)) }</text>
-                            { for events }
-                            { for arrows }
+                            <>{ for events }</>
+                            <>{ for arrows }</>
                         </svg></div>
                     }
                 }

@@ -259,8 +259,8 @@ pub fn timeline_view(p: &PanelProps) -> Html {
         Some(html! {
             <div class="tl-tip" style={left}>
                 <b>{ t(at) }</b>
-                { for near_cursor.then(|| html!{ <span class="muted">{ " · drag to scrub" }</span> }) }
-                { for txt.map(|x| html!{ <div class="pre">{ x }</div> }) }
+                { super::slot(near_cursor.then(|| html!{ <span class="muted">{ " · drag to scrub" }</span> })) }
+                { super::slot(txt.map(|x| html!{ <div class="pre">{ x }</div> })) }
             </div>
         })
     });
@@ -358,9 +358,9 @@ pub fn timeline_view(p: &PanelProps) -> Html {
                 aria-valuemin={view.0.to_string()} aria-valuemax={view.1.to_string()} aria-valuenow={m.now().to_string()}
                 data-view-lo={view.0.to_string()} data-view-hi={view.1.to_string()} data-drops={drops_listed} data-marks={marks_listed}
                 onmousedown={on_down} onmousemove={on_move} onmouseup={on_up} onmouseleave={on_leave}></canvas>
-            { for tip }
+            { super::slot(tip) }
         </div>
-        { for fork_bar }
+        { super::slot(fork_bar) }
         if zoomed {
             <canvas id="overview" ref={overview} class="overview" title="The whole run: drag the box to move the window"
                 onmousedown={ov_down} onmousemove={ov_move} onmouseup={ov_end.clone()} onmouseleave={ov_end}></canvas>

@@ -269,10 +269,10 @@ pub fn topology_view(p: &PanelProps) -> Html {
                         format!("{n} nodes · click a node or a link; shift+click adds a node to the sequence diagram")
                     }
                 }</span>
-                { for explain_btn }
+                { super::slot(explain_btn) }
             </div>
             <div class="canvas-wrap">
-            { for hover_name.map(|h| html!{ <span class="chip hover-label" id="hover-label">{ h }</span> }) }
+            { super::slot(hover_name.map(|h| html!{ <span class="chip hover-label" id="hover-label">{ h }</span> })) }
             <canvas id={if p.side.is_some() { "topology-b" } else { "topology" }} ref={canvas} class="topology" style={format!("cursor:{cursor}")}
                 onclick={on_click} onmousemove={on_move} onmouseleave={on_leave}
                 aria-label="Cluster topology: nodes and links; use the panel below for keyboard access"></canvas>
@@ -287,13 +287,13 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 <span class="lg"><i class="bar slow"></i>{ "latency" }</span>
                 <span class="lg muted">{ format!("(each half of a link is the direction leaving its node; {baseline})") }</span>
             </div>
-            { for explain }
+            { super::slot(explain) }
             <div class="legend" id="topo-legend-msgs">
                 <span class="lg muted">{ "messages:" }</span>
-                { for legend_msgs }
+                <>{ for legend_msgs }</>
                 <span class="lg" title="A message just delivered: a short fading stroke into its receiver"><i class="trail"></i>{ "just delivered (trail)" }</span>
                 <span class="lg"><b class="x">{ "✕" }</b>{ "dropped (its kind beside it)" }</span>
-                { for legend_overlay }
+                <>{ for legend_overlay }</>
             </div>
             { panel }
         </section>
