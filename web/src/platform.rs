@@ -177,6 +177,44 @@ pub fn on_canvas_resize(f: impl Fn() + 'static) {
     sizes::set_hook(Box::new(f));
 }
 
+/// Watches whether an element is on screen (or within 200 px of it); see [`watch_on_screen`].
+/// Dropping it stops the watch.
+pub struct OnScreenWatch {
+    observer: web_sys::IntersectionObserver,
+    _callback: wasm_bindgen::closure::Closure<dyn FnMut(js_sys::Array)>,
+}
+
+impl Drop for OnScreenWatch {
+    fn drop(&mut self) {
+        self.observer.disconnect();
+    }
+}
+
+/// Call `f` with whether `el` is on screen (within 200 px), now and each time that changes, from an
+/// `IntersectionObserver` (after layout: no forced layout). `None` where there is none.
+pub fn watch_on_screen(el: &web_sys::Element, f: impl Fn(bool) + 'static) -> Option<OnScreenWatch> {
+    use wasm_bindgen::{closure::Closure, JsCast};
+    let cb = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+        // The last entry is the latest state.
+        let last = entries
+            .iter()
+            .filter_map(|e| e.dyn_into::<web_sys::IntersectionObserverEntry>().ok())
+            .next_back();
+        if let Some(e) = last {
+            f(e.is_intersecting());
+        }
+    });
+    let opts = web_sys::IntersectionObserverInit::new();
+    opts.set_root_margin("200px");
+    let observer =
+        web_sys::IntersectionObserver::new_with_options(cb.as_ref().unchecked_ref(), &opts).ok()?;
+    observer.observe(el);
+    Some(OnScreenWatch {
+        observer,
+        _callback: cb,
+    })
+}
+
 mod sizes {
     use std::cell::RefCell;
     use wasm_bindgen::prelude::*;

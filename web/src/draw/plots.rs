@@ -162,16 +162,63 @@ pub struct Drawn {
     pub ymax: f64,
 }
 
+/// A plot's axes at the cursor, for a canvas `w` CSS pixels wide: the time window (seconds), the
+/// y range, and the x ticks.
+pub struct Axes {
+    pub x0: f64,
+    pub x1: f64,
+    pub ymax: f64,
+    /// Values above the y axis are clipped at its top.
+    pub clipped: bool,
+    pub threshold: Option<f64>,
+    pub ticks: Vec<(f64, String)>,
+}
+
+impl Axes {
+    pub fn of(m: &Model, plot: Plot, series: &[Series], w: u32) -> Axes {
+        let (x0, x1) = axis::time_window(m.now() as f64 / 1e6, m.end() as f64 / 1e6);
+        let threshold = match plot {
+            Plot::Pair => m.run.engine.pair_series().and_then(|p| p.threshold),
+            Plot::Series(_) => None,
+        };
+        let peak = series
+            .iter()
+            .flat_map(|s| s.points.iter().filter(|p| p.0 <= x1).map(|p| p.1))
+            .fold(0.0f64, f64::max);
+        let (ymax, clipped) = axis::y_max(peak, threshold);
+        let ticks = axis::time_ticks(x0, x1, ((w as f64 / 90.0) as usize).clamp(3, 8));
+        Axes {
+            x0,
+            x1,
+            ymax,
+            clipped,
+            threshold,
+            ticks,
+        }
+    }
+
+    /// What the drawn plot shows (the same without drawing it).
+    pub fn drawn(&self) -> Drawn {
+        Drawn {
+            ticks: self.ticks.iter().map(|t| t.1.clone()).collect(),
+            clipped: self.clipped,
+            ymax: self.ymax,
+        }
+    }
+}
+
 /// Draw on `canvas` (sized for the device pixel ratio: `prepare_canvas` set its backing store
-/// and the context's scale; plotters draws in CSS pixels inside a `w` x `h` area).
+/// and the context's scale; plotters draws in CSS pixels inside a `w` x `h` area) with `axes`
+/// (`Axes::of` for this width).
 pub fn draw(
     canvas: web_sys::HtmlCanvasElement,
     (w, h): (u32, u32),
     m: &Model,
     plot: Plot,
     series: &[Series],
+    axes: &Axes,
     pal: &Palette,
-) -> Option<Drawn> {
+) -> Option<()> {
     let backend = CanvasBackend::with_canvas_object(canvas)?;
     let root = backend.into_drawing_area().shrink((0, 0), (w, h));
     let bg = rgb(pal.bg);
@@ -179,16 +226,14 @@ pub fn draw(
     let muted = rgb(pal.muted);
     let grid = rgb(pal.grid);
     root.fill(&bg).ok()?;
-    let (x0, x1) = axis::time_window(m.now() as f64 / 1e6, m.end() as f64 / 1e6);
-    let threshold = match plot {
-        Plot::Pair => m.run.engine.pair_series().and_then(|p| p.threshold),
-        Plot::Series(_) => None,
-    };
-    let peak = series
-        .iter()
-        .flat_map(|s| s.points.iter().filter(|p| p.0 <= x1).map(|p| p.1))
-        .fold(0.0f64, f64::max);
-    let (ymax, clipped) = axis::y_max(peak, threshold);
+    let Axes {
+        x0,
+        x1,
+        ymax,
+        threshold,
+        ref ticks,
+        ..
+    } = *axes;
     let mut chart = ChartBuilder::on(&root)
         .margin_top(6)
         .margin_right(12)
@@ -198,7 +243,6 @@ pub fn draw(
         .build_cartesian_2d(x0..x1, 0f64..ymax)
         .ok()?;
     let font = ("system-ui, sans-serif", 11).into_font().color(&muted);
-    let ticks = axis::time_ticks(x0, x1, ((w as f64 / 90.0) as usize).clamp(3, 8));
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -218,7 +262,7 @@ pub fn draw(
         .draw()
         .ok()?;
     // Regular time ticks (plotters would pick round numbers of seconds: "0m 3m 7m 10m").
-    for (x, _) in &ticks {
+    for (x, _) in ticks {
         chart
             .draw_series(std::iter::once(PathElement::new(
                 vec![(*x, 0.0), (*x, ymax)],
@@ -230,7 +274,7 @@ pub fn draw(
     let (px, py) = plot_area.get_pixel_range();
     let x_to_px =
         |x: f64| px.start as f64 + (x - x0) / (x1 - x0).max(1e-9) * (px.end - px.start) as f64;
-    for (x, label) in &ticks {
+    for (x, label) in ticks {
         let style = font.clone().pos(plotters::style::text_anchor::Pos::new(
             plotters::style::text_anchor::HPos::Center,
             plotters::style::text_anchor::VPos::Top,
@@ -271,11 +315,7 @@ pub fn draw(
         )))
         .ok()?;
     root.present().ok()?;
-    Some(Drawn {
-        ticks: ticks.into_iter().map(|t| t.1).collect(),
-        clipped,
-        ymax,
-    })
+    Some(())
 }
 
 /// Colour of series `i` as CSS, for the HTML legend.

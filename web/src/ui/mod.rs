@@ -39,6 +39,25 @@ pub fn slot(h: Option<Html>) -> Html {
     h.unwrap_or_default()
 }
 
+/// Whether the element behind `node` is on screen (within 200 px): the component re-renders when
+/// that changes. `true` until the first report, so that a first render draws. For panels whose
+/// canvases need not be drawn while nobody can see them (`content-visibility: auto` already skips
+/// their style, layout and paint; this skips the drawing calls too).
+#[hook]
+pub fn use_on_screen(node: &NodeRef) -> bool {
+    let on = use_state_eq(|| true);
+    {
+        let on = on.clone();
+        use_effect_with(node.clone(), move |node| {
+            let watch = node
+                .cast::<web_sys::Element>()
+                .and_then(|el| crate::platform::watch_on_screen(&el, move |v| on.set(v)));
+            move || drop(watch)
+        });
+    }
+    *on
+}
+
 /// Props of every panel: the store and the effective theme.
 ///
 /// A panel re-renders when `rev`, `dark` or `resize` change, not when the store does: the root

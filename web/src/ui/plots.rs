@@ -56,6 +56,12 @@ pub fn plots_card(p: &PanelProps) -> Html {
             }
         }
     };
+    // Off screen (below the fold, or a compare's second column) the charts are not drawn: a
+    // jump's cursor moves the time window of every chart, so each would be drawn in full for
+    // nobody (~9 ms a compare jump at 251 nodes, mostly plotters' text). They are drawn when
+    // the card comes into view; their axes' data attributes stay current either way.
+    let card = use_node_ref();
+    let on_screen = super::use_on_screen(&card);
     {
         let (refs, s, dark, series) = (refs.clone(), s.clone(), p.dark, series.clone());
         use_effect(move || {
@@ -63,17 +69,22 @@ pub fn plots_card(p: &PanelProps) -> Html {
             let pal = palette(dark);
             for (r, (plot, sr)) in refs.iter().zip(series.iter()) {
                 let plot = *plot;
-                if let Some(c) = r.cast::<HtmlCanvasElement>() {
-                    // Backing store at the device pixel ratio (sharp on HiDPI screens).
-                    let Some((_, w, h)) = crate::platform::prepare_canvas(&c, true) else {
-                        continue;
-                    };
-                    let drawn = plots::draw(c.clone(), (w as u32, h as u32), &m, plot, sr, &pal);
-                    if let Some(d) = drawn {
-                        let _ = c.set_attribute("data-x-ticks", &d.ticks.join(","));
-                        let _ = c.set_attribute("data-clipped", if d.clipped { "1" } else { "0" });
-                    }
+                let Some(c) = r.cast::<HtmlCanvasElement>() else {
+                    continue;
+                };
+                let w = crate::platform::canvas_size(&c).0.max(1) as u32;
+                let axes = plots::Axes::of(&m, plot, sr, w);
+                let d = axes.drawn();
+                set_if_changed(&c, "data-x-ticks", &d.ticks.join(","));
+                set_if_changed(&c, "data-clipped", if d.clipped { "1" } else { "0" });
+                if !on_screen {
+                    continue;
                 }
+                // Backing store at the device pixel ratio (sharp on HiDPI screens).
+                let Some((_, w, h)) = crate::platform::prepare_canvas(&c, true) else {
+                    continue;
+                };
+                plots::draw(c.clone(), (w as u32, h as u32), &m, plot, sr, &axes, &pal);
             }
         });
     }
@@ -114,12 +125,20 @@ pub fn plots_card(p: &PanelProps) -> Html {
         ""
     };
     html! {
-        <section class="card plots-card" aria-label="Plots">
+        <section class="card plots-card" aria-label="Plots" ref={card}>
             <div class="card-head">
                 <h2>{ "Over time" }</h2>
                 <span class="muted small">{ format!("{} samples, one every {}{note}", m.samples.len(), super::age(m.samples.interval_us)) }</span>
             </div>
             <div class="plots">{ for charts }</div>
         </section>
+    }
+}
+
+/// Set an attribute only when its value changes: no DOM write (and no style invalidation for the
+/// next chart's font to force) when a move keeps a chart's axis.
+fn set_if_changed(el: &web_sys::Element, name: &str, value: &str) {
+    if el.get_attribute(name).as_deref() != Some(value) {
+        let _ = el.set_attribute(name, value);
     }
 }
