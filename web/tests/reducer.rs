@@ -756,3 +756,41 @@ fn next_message_of_a_kind_stops_at_each_echo() {
     let s = settle(send(s, Msg::Next(NavKind::Message("ECHO_REQ"))));
     assert_eq!(s.model.borrow().cursor(), steps[1] + 1, "after the second");
 }
+
+/// The memoised matrix summary (`Model::matrix_summary`) is always the state's own: across
+/// jumps back and forth, a variant switch that keeps the time (another run at the same step
+/// count), and a user action at the cursor.
+#[test]
+fn the_memoised_matrix_summary_follows_the_state() {
+    let check = |s: &Store, what: &str| {
+        let m = s.model.borrow();
+        for limit in [0, 4, 40] {
+            let memo = m.matrix_summary(limit);
+            let fresh = m.run.engine.matrix_summary(limit);
+            assert_eq!(memo.notable, fresh.notable, "{what}, limit {limit}");
+            assert_eq!(memo.text, fresh.text, "{what}, limit {limit}");
+            // Asked again: the same answer (from the memo).
+            assert!(Rc::ptr_eq(&memo, &m.matrix_summary(limit)), "{what}");
+        }
+    };
+    let s = open("buggy");
+    check(&s, "start");
+    let s = settle(send(s, Msg::ScrubTo(600_000_000)));
+    check(&s, "buggy at 10 min");
+    let down_buggy = s.model.borrow().matrix_summary(0).notable.len();
+    assert!(down_buggy > 0, "A and B DOWN in buggy");
+    let s = settle(send(s, Msg::ScrubTo(20_000_000)));
+    check(&s, "back at 20 s");
+    let s = settle(send(s, Msg::ScrubTo(600_000_000)));
+    check(&s, "at 10 min again");
+    let s = settle(send(s, Msg::SetVariant("fixed".into())));
+    assert_eq!(s.model.borrow().now(), 600_000_000);
+    check(&s, "fixed at 10 min");
+    assert_eq!(
+        s.model.borrow().matrix_summary(0).notable.len(),
+        0,
+        "nobody DOWN in fixed"
+    );
+    let s = settle(send(s, Msg::UserAction(Action::Kill { node: "C".into() })));
+    check(&s, "C killed");
+}

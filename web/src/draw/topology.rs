@@ -320,7 +320,7 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
     // observers see it DOWN).
     let mut seen_down = vec![0u32; n];
     if e.matrix().is_some() {
-        for (_, q) in e.matrix_summary(0).notable {
+        for &(_, q) in &m.matrix_summary(0).notable {
             seen_down[q as usize] += 1;
         }
     }

@@ -93,7 +93,7 @@ pub fn notable_csv(m: &Model) -> String {
     let topo = &m.run.scenario.topo;
     let legend = e.matrix().map(|s| s.legend).unwrap_or(&[]);
     let mut out = String::from("observer,observer_dc,peer,peer_dc,state,text\n");
-    for (o, q) in e.matrix_summary(0).notable {
+    for &(o, q) in &m.matrix_summary(0).notable {
         let c = e.matrix_cell(o, q);
         let state = legend.get(c.class as usize).map_or("", |l| l.1);
         let row = [

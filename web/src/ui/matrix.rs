@@ -66,7 +66,7 @@ pub fn matrix_card(p: &PanelProps) -> Html {
     let differs = crate::ui::compare::differing(&s.model.borrow());
     let has_matrix = m.run.engine.matrix().is_some();
     let sum_all = if has_matrix {
-        m.run.engine.matrix_summary(0)
+        m.matrix_summary(0)
     } else {
         Default::default()
     };
@@ -236,8 +236,8 @@ pub fn matrix_card(p: &PanelProps) -> Html {
         return html! {};
     };
     let topo = &m.run.scenario.topo;
-    let sum = m.run.engine.matrix_summary(4);
-    let aria = m.run.engine.matrix_summary(40).text;
+    let sum = m.matrix_summary(4);
+    let aria = m.matrix_summary(40).text.clone();
     let listed: Vec<String> = sum_all
         .notable
         .iter()
