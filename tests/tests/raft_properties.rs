@@ -5,9 +5,11 @@
 //! - Safety: the model's invariant check (Election Safety, Leader Append-Only, Log Matching,
 //!   Leader Completeness, State Machine Safety) never fires: `Sim::violations == 0`.
 //! - Liveness: once every fault is healed, every node started and every thread released, after
-//!   `LIVENESS_BOUND` (20 s of virtual time at Ratis' default 150-300 ms timeouts) exactly one
-//!   leader runs, and every write any client saw acknowledged up to 1 s before is applied on
-//!   every node (the client load continues meanwhile).
+//!   `LIVENESS_BOUND` (20 s of virtual time at Ratis' default 150-300 ms timeouts, plus one
+//!   probe round trip per entry a node holds beyond its commitIndex: a divergent suffix is
+//!   walked back one entry per INCONSISTENCY reply) exactly one leader runs, and every write any
+//!   client saw acknowledged up to 1 s before is applied on every node (the client load
+//!   continues meanwhile).
 //!
 //! Cases: 64 per property by default (~15 s of CPU for both); `CLUSTERSCOPE_PROPTEST_CASES=N` runs N each.
 
@@ -24,6 +26,9 @@ use proptest::prelude::*;
 const MS: u64 = 1_000;
 const S: u64 = 1_000_000;
 const LIVENESS_BOUND: u64 = 20 * S;
+/// A probe's round trip at most: two network legs of the test's links (0.5-5 ms) and the
+/// LogAppender's cost, with room to spare.
+const PROBE_US: u64 = 11 * MS;
 
 fn cases(default: u32) -> u32 {
     ["CLUSTERSCOPE_PROPTEST_CASES", "PROPTEST_CASES"]
@@ -171,8 +176,19 @@ fn drive(n: u32, seed: u64, rate: u32, ops: &[(u32, Op)]) -> Result<(), String> 
         }
     }
     // Every write acknowledged by `LIVENESS_BOUND - 1 s` must be applied everywhere at
-    // `LIVENESS_BOUND` (the load goes on: later writes may still be on their way).
-    let deadline = e.sim.now + LIVENESS_BOUND;
+    // `LIVENESS_BOUND` (the load goes on: later writes may still be on their way), plus one
+    // probe per entry a node holds beyond its commitIndex: a node that led with a stalled
+    // LogAppender keeps appending its clients' writes, term after term, and the next leader
+    // walks back through that divergent suffix one AppendEntries round trip per entry (Ratis'
+    // INCONSISTENCY reply: nextIndex = min(its nextIndex, previous.index); docs/MODEL.md).
+    let suffix = e
+        .sim
+        .nodes
+        .iter()
+        .map(|s| s.state.last().saturating_sub(s.state.commit))
+        .max()
+        .unwrap_or(0);
+    let deadline = e.sim.now + LIVENESS_BOUND + suffix * PROBE_US;
     e.run_until(deadline - S, 20_000_000)
         .map_err(|e| e.to_string())?;
     let acked: Vec<usize> = e
@@ -284,6 +300,32 @@ fn stale_inconsistency_replies_do_not_undo_the_search() {
         (2956, Op::Restart(1)),
     ];
     if let Err(e) = drive(3, 0, 3, &ops) {
+        panic!("{e}");
+    }
+}
+
+/// Regression: a follower that had led with a stalled LogAppender. n0 won every other election
+/// for 17 s (its log, full of its own uncommitted entries, was the most up to date) and appended
+/// its co-located client's writes each time: 3,552 entries beyond its commitIndex. After the
+/// faults stopped, the leader walked back through them one INCONSISTENCY round trip per entry
+/// (~5.5 ms each, 19.6 s in all), as Ratis does, and the property's fixed 20 s bound failed.
+/// The bound now grows by one probe per such entry.
+#[test]
+fn a_long_divergent_suffix_is_walked_back_within_its_bound() {
+    let ops = vec![
+        (1424, Op::Stall(1, 1)),
+        (1336, Op::Stall(0, 1)),
+        (450, Op::Start(0)),
+        (1881, Op::Start(0)),
+        (1865, Op::Loss(1, 1, 1)),
+        (801, Op::Start(0)),
+        (2494, Op::Partition(vec![1, 1, 1])),
+        (2714, Op::Timeout(1)),
+        (1999, Op::Loss(1, 1, 1)),
+        (2207, Op::Start(0)),
+        (2194, Op::Stall(0, 0)),
+    ];
+    if let Err(e) = drive(3, 644009, 12, &ops) {
         panic!("{e}");
     }
 }
