@@ -57,16 +57,16 @@ pub fn render(v: &Value, depth: usize) -> Html {
             }
             html! {
                 <ol class="gv-list">
-                    { for a.iter().take(MAX_ITEMS).map(|x| html! { <li>{ render(x, depth + 1) }</li> }) }
-                    { for (a.len() > MAX_ITEMS).then(|| html! { <li class="muted">{ format!("… {} more", a.len() - MAX_ITEMS) }</li> }) }
+                    <>{ for a.iter().take(MAX_ITEMS).map(|x| html! { <li>{ render(x, depth + 1) }</li> }) }</>
+                    <>{ for (a.len() > MAX_ITEMS).then(|| html! { <li class="muted">{ format!("… {} more", a.len() - MAX_ITEMS) }</li> }) }</>
                 </ol>
             }
         }
         Value::Object(o) => html! {
             <table class="gv-table">
-                { for o.iter().take(MAX_ITEMS).map(|(k, x)| html! {
+                <>{ for o.iter().take(MAX_ITEMS).map(|(k, x)| html! {
                     <tr><th>{ k }</th><td>{ render(x, depth + 1) }</td></tr>
-                }) }
+                }) }</>
             </table>
         },
         _ => html! {},

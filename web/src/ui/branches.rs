@@ -147,9 +147,9 @@ pub fn branch_list(p: &PanelProps) -> Html {
             } else {
                 html! {
                     <ul class="branch-fail" id="branch-failing">
-                        { for bad.iter().map(|x| html! {
+                        <>{ for bad.iter().map(|x| html! {
                             <li data-expectation={x.name.clone()}><b>{ format!("✗ {}", x.name) }</b>{ format!(" — {}", x.detail) }</li>
-                        }) }
+                        }) }</>
                     </ul>
                 }
             }
@@ -167,8 +167,8 @@ pub fn branch_list(p: &PanelProps) -> Html {
     html! {
         <div class="branches" id="branches" data-count={b.list.len().to_string()} data-current={b.current.to_string()}>
             <span class="muted small">{ "Branches" }</span>
-            { for items }
-            { for eval }
+            <>{ for items }</>
+            <>{ for eval }</>
             { failing }
         </div>
     }

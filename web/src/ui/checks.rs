@@ -205,7 +205,7 @@ impl Component for Checks {
                             data-failed-at-us={e.failed_at_us.map(|a| a.to_string()).unwrap_or_default()}>
                             <span class="check-icon" aria-hidden="true">{ icon }</span>
                             <span class="check-name">{ e.name.clone() }</span>
-                            { for go }
+                            <>{ for go }</>
                             <span class="check-detail">{ detail }</span>
                         </li>
                     }

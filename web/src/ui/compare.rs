@@ -69,7 +69,7 @@ pub fn picker(m: &Model, s: &Handle) -> Html {
         <select id="compare-select" class="compare-select" {onchange} aria-label="Compare with another variant"
             title="Compare: another variant beside this one, on the same cursor, with the first divergence marked">
             <option value="" selected={current.is_none()}>{ if current.is_some() { "compare: off" } else { "compare…" } }</option>
-            { for options }
+            <>{ for options }</>
         </select>
     }
 }
@@ -126,7 +126,7 @@ pub fn compare_bar(p: &PanelProps) -> Html {
                 disabled={matches!(c.div, DivState::Same | DivState::Failed(_))}
                 title="Move both sides to the first divergence">{ "Jump to divergence" }</button>
             <button id="compare-close" class="btn small-btn ghost" onclick={close} title="Close compare">{ "Close" }</button>
-            { for recs }
+            <>{ for recs }</>
         </div>
     }
 }

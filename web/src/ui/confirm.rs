@@ -28,8 +28,8 @@ pub fn confirm_discard(p: &PanelProps) -> Html {
                 <h2 id="confirm-title">{ format!("Discard {n} later recorded action{}?", if n == 1 { "" } else { "s" }) }</h2>
                 <p>{ format!("“{}” at {} starts a new future from here. These actions you recorded after the cursor would be discarded:", q.action.describe(), crate::ui::t(m.now())) }</p>
                 <ul class="discard-list">
-                    { for lines.into_iter().take(12).map(|l| html! { <li class="mono small">{ l }</li> }) }
-                    { for (n > 12).then(|| html! { <li class="muted small">{ format!("… and {} more", n - 12) }</li> }) }
+                    <>{ for lines.into_iter().take(12).map(|l| html! { <li class="mono small">{ l }</li> }) }</>
+                    <>{ for (n > 12).then(|| html! { <li class="muted small">{ format!("… and {} more", n - 12) }</li> }) }</>
                 </ul>
                 <p class="muted small">{ "After acting, Undo (in the status line) brings them back." }</p>
                 <div class="dialog-buttons">

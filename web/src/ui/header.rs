@@ -273,13 +273,13 @@ pub fn header(p: &PanelProps) -> Html {
             <label class="field">
                 <span class="sr">{ "Incident" }</span>
                 <select id="scenario-select" onchange={on_pick} title="Built-in incidents">
-                    { for custom_opt }
-                    { for options }
+                    <>{ for custom_opt }</>
+                    <>{ for options }</>
                 </select>
             </label>
             <select id="new-scenario" class="new-scenario" onchange={on_new} title="Start a sandbox: a few nodes of one model, nothing scripted; act on it, then export it as your own scenario" aria-label="New scenario">
                 <option value="" selected=true>{ "New…" }</option>
-                { for sandboxes }
+                <>{ for sandboxes }</>
             </select>
             <div class="segmented" role="group" aria-label="Variant" id="variants">{ for variants }</div>
             { super::compare::picker(&m, s) }
@@ -302,12 +302,12 @@ pub fn header(p: &PanelProps) -> Html {
             </label>
             <button class="btn icon" onclick={on_theme} title={theme_label} aria-label={theme_label}>{ "◐" }</button>
             <button class="btn icon" onclick={on_help} title="Keyboard shortcuts (?)" aria-label="Help">{ "?" }</button>
-            { for export_status }
+            <>{ for export_status }</>
         </header>
         <section class="incident">
             <div class="incident-head">
                 <h1 id="title">{ &raw.title }</h1>
-                { for ticket }
+                <>{ for ticket }</>
             </div>
             <p class={classes!("desc", (!*desc_open).then_some("clamped"))} onclick={toggle_desc.clone()} title="Click to expand">
                 { &raw.description }
@@ -315,7 +315,7 @@ pub fn header(p: &PanelProps) -> Html {
             <p class="variant-desc"><b>{ format!("{}: ", m.run.variant) }</b>{ variant_desc }</p>
             { caption }
             <div class="caption-tools">
-                { for chapters }
+                <>{ for chapters }</>
                 <super::checks::Checks s={s.clone()} session={m.session_rev} now={m.now()} />
             </div>
         </section>

@@ -48,7 +48,7 @@ pub fn help(p: &PanelProps) -> Html {
                     <button class="btn icon ghost" onclick={close} aria-label="Close">{ "×" }</button>
                 </div>
                 <table class="keys">
-                    { for KEYS.iter().map(|(k, v)| html!{ <tr><td><kbd>{ *k }</kbd></td><td>{ *v }</td></tr> }) }
+                    <>{ for KEYS.iter().map(|(k, v)| html!{ <tr><td><kbd>{ *k }</kbd></td><td>{ *v }</td></tr> }) }</>
                 </table>
                 <p class="muted small">
                     { "Click a node or a link in the topology to act on it; your actions are recorded on the timeline (purple) and in the permalink. Acting at an earlier point starts a new future from there: when that would discard actions you recorded later, the app asks first, and Undo (in the status line) brings them back. Click a log line or a chapter (under the caption) to move the cursor there; “pause at captions” stops playing at each caption. The session is saved in this browser and in the URL." }

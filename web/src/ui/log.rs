@@ -90,7 +90,7 @@ pub fn log_panel(p: &PanelProps) -> Html {
                 // Each field ends with a space: "TRACE" fills its five columns, and the node name
                 // must not run into it ("TRACEn9").
                 <span class="lvl">{ format!("{lvl:<5} ") }</span>
-                { for show_all.then(|| html!{ <span class="lnode">{ format!("{:<6} ", topo.name(l.node)) }</span> }) }
+                <>{ for show_all.then(|| html!{ <span class="lnode">{ format!("{:<6} ", topo.name(l.node)) }</span> }) }</>
                 <span class="lts">{ format!("{} ", stamp(l.time)) }</span>
                 <span class="ltext">{ trace.text(l) }</span>
             </div>

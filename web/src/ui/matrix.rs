@@ -338,10 +338,10 @@ pub fn matrix_card(p: &PanelProps) -> Html {
                 { super::slot(tip) }
             </div>
             <div class="legend">
-                { for spec.legend.iter().map(|(c, what)| html! {
+                <>{ for spec.legend.iter().map(|(c, what)| html! {
                     <span class="lg"><i class="sq" style={format!("background:{}", model_color(&pal, c))}></i>{ *what }</span>
-                }) }
-                { for spec.mark.map(|what| html! { <span class="lg"><i class="sq dotted"></i>{ what }</span> }) }
+                }) }</>
+                <>{ for spec.mark.map(|what| html! { <span class="lg"><i class="sq dotted"></i>{ what }</span> }) }</>
             </div>
             <p id="matrix-summary" class={classes!("summary", sum.bad.then_some("bad"))}>{ sum.text.clone() }</p>
             { super::slot(list) }

@@ -191,7 +191,7 @@ pub fn node_panel(p: &NodePanelProps) -> Html {
                 { super::slot((!commands.is_empty()).then(|| html! {
                     <div class="group">
                         <span class="glabel">{ "commands" }</span>
-                        { for commands }
+                        <>{ for commands }</>
                     </div>
                 })) }
                 { super::slot((!execs.is_empty()).then(|| html! {
@@ -201,7 +201,7 @@ pub fn node_panel(p: &NodePanelProps) -> Html {
                     } else {
                         html! {
                             <select id="exec-select" onchange={on_exec} aria-label="Thread to act on">
-                                { for execs.iter().enumerate().map(|(i, x)| html! { <option value={i.to_string()} selected={i == xi}>{ *x }</option> }) }
+                                <>{ for execs.iter().enumerate().map(|(i, x)| html! { <option value={i.to_string()} selected={i == xi}>{ *x }</option> }) }</>
                             </select>
                         }
                     } }
@@ -219,7 +219,7 @@ pub fn node_panel(p: &NodePanelProps) -> Html {
                     <span class="glabel">{ "links" }</span>
                     <select id="link-select" onchange={on_link} aria-label="Select a link of this node">
                         <option value="" selected=true>{ "Select a link…" }</option>
-                        { for peers }
+                        <>{ for peers }</>
                     </select>
                 </div>
             </div>

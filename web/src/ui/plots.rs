@@ -115,7 +115,7 @@ pub fn plots_card(p: &PanelProps) -> Html {
             <figure class="plot">
                 <figcaption>{ title }</figcaption>
                 <canvas ref={r.clone()} class="plot-canvas" data-plot={plot.key(&m)}></canvas>
-                <div class="legend">{ for legend }{ for extra }{ for no_history }</div>
+                <div class="legend"><>{ for legend }</><>{ for extra }</><>{ for no_history }</></div>
             </figure>
         }
     });

@@ -234,7 +234,7 @@ pub fn sequence(p: &PanelProps) -> Html {
         let onclick = Callback::from(move |_| s2.dispatch(Msg::Next(NavKind::Message(l))));
         html! { <span class="next-kind">
             <select id="next-kind" onchange={on_kind} aria-label="Message kind to jump to">
-                { for kinds.iter().map(|k| html!{ <option value={k.label} selected={Some(k.label) == next_kind}>{ k.label }</option> }) }
+                <>{ for kinds.iter().map(|k| html!{ <option value={k.label} selected={Some(k.label) == next_kind}>{ k.label }</option> }) }</>
             </select>
             <button id="next-msg" class="btn ghost small-btn" {onclick} title="Jump to the next message of this kind (sent or lost)">{ "next ▸" }</button>
         </span> }
@@ -273,7 +273,7 @@ pub fn sequence(p: &PanelProps) -> Html {
                     {
                         if nodes.len() < MAX_SEQ_NODES && nodes.len() < topo.len() as usize {
                             html! { <select class="add" onchange={on_add} aria-label="Add a node to the diagram">
-                                <option value="" selected=true>{ "+ node" }</option>{ for addable }</select> }
+                                <option value="" selected=true>{ "+ node" }</option><>{ for addable }</></select> }
                         } else { html!{} }
                     }
                 </div>
@@ -284,11 +284,11 @@ pub fn sequence(p: &PanelProps) -> Html {
                 } else if d.arrows.is_empty() {
                     html! { <p class="muted">
                         { "No messages among these nodes just before the cursor. " }
-                        { for m.selected.map(|sel| {
+                        <>{ for m.selected.map(|sel| {
                             let s2 = s.clone();
                             let onclick = Callback::from(move |_| s2.dispatch(Msg::SeqRecentPartners));
                             html! { <button id="seq-partners" class="btn" {onclick}>{ format!("Show {} and its recent partners", topo.name(sel)) }</button> }
-                        }) }
+                        }) }</>
                     </p> }
                 } else {
                     html! {
@@ -304,7 +304,7 @@ pub fn sequence(p: &PanelProps) -> Html {
                     }
                 }
             }
-            { for body }
+            <>{ for body }</>
         </section>
     }
 }

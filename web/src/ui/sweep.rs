@@ -454,7 +454,7 @@ impl Component for SweepPanel {
                     } else {
                         <button id="sweep-start" class="primary" onclick={link.callback(|_| SMsg::Start)}>{ "Run sweep" }</button>
                     }
-                    { for with_box }
+                    <>{ for with_box }</>
                 </div>
                 { sweep_grid::rows(&self.grid, &keys, running, link) }
                 if let Some(n) = &self.note {
@@ -578,7 +578,7 @@ fn results(a: &Active, link: &html::Scope<SweepPanel>, dark: bool) -> Html {
     let failing = all.runs - all.count;
     html! {
         <div id="sweep-results" class="sweep-results">
-            { for grid }
+            <>{ for grid }</>
             <p id="sweep-all" class="sweep-all" data-count={all.count.to_string()} data-runs={all.runs.to_string()}>
                 { format!("Every expectation held in {} of {} seeds: {} (95% CI {} to {}).",
                     all.count, all.runs, pct(all.fraction), pct(all.ci95_low), pct(all.ci95_high)) }

@@ -76,7 +76,7 @@ pub fn rows(
     html! {
         <div class="sweep-grid-rows">
             <datalist id="sweep-grid-keys">
-                { for keys.iter().map(|(k, v)| html! { <option value={k.clone()}>{ format!("now {v}") }</option> }) }
+                <>{ for keys.iter().map(|(k, v)| html! { <option value={k.clone()}>{ format!("now {v}") }</option> }) }</>
             </datalist>
             { row(0) }
             if !rows[0].0.trim().is_empty() || !rows[1].0.trim().is_empty() { { row(1) } }
@@ -132,9 +132,9 @@ pub fn view(
         <label class="sweep-measure">{ "Show: fraction of seeds where " }
             <select id="sweep-measure" onchange={onmeasure}>
                 <option value="all" selected={measure == Measure::All}>{ "every expectation held" }</option>
-                { for expectations.iter().enumerate().map(|(i, n)| html! {
+                <>{ for expectations.iter().enumerate().map(|(i, n)| html! {
                     <option value={i.to_string()} selected={measure == Measure::Exp(i)}>{ format!("held: {n}") }</option>
-                }) }
+                }) }</>
             </select>
         </label>
     };
@@ -177,10 +177,10 @@ pub fn view(
             <table id="sweep-grid" class="sweep-grid axes-1" data-axes="1">
                 <thead><tr><th>{ a.key.clone() }</th><th></th><th class="sweep-grid-bar">{ "fraction, 95% interval" }</th></tr></thead>
                 <tbody>
-                    { for a.values.iter().enumerate().map(|(i, v)| html! {
+                    <>{ for a.values.iter().enumerate().map(|(i, v)| html! {
                         <tr><th scope="row">{ show(v) }</th>{ cell(i) }
                             <td class="sweep-grid-bar">{ for summary.cells.get(i).and_then(|c| measure.of(c)).map(super::sweep::frac_bar) }</td></tr>
-                    }) }
+                    }) }</>
                 </tbody>
             </table>
         },
@@ -188,13 +188,13 @@ pub fn view(
             <table id="sweep-grid" class="sweep-grid axes-2" data-axes="2">
                 <thead>
                     <tr><th class="sweep-grid-corner">{ format!("{} \u{2193} / {} \u{2192}", a.key, b.key) }</th>
-                        { for b.values.iter().map(|v| html! { <th scope="col">{ show(v) }</th> }) }</tr>
+                        <>{ for b.values.iter().map(|v| html! { <th scope="col">{ show(v) }</th> }) }</></tr>
                 </thead>
                 <tbody>
-                    { for a.values.iter().enumerate().map(|(i, v)| html! {
+                    <>{ for a.values.iter().enumerate().map(|(i, v)| html! {
                         <tr><th scope="row">{ show(v) }</th>
                             { for (0..b.values.len()).map(|k| cell(i * b.values.len() + k)) }</tr>
-                    }) }
+                    }) }</>
                 </tbody>
             </table>
         },

@@ -116,7 +116,7 @@ pub fn bar(m: &Model, s: &Handle, pick: &TimelinePick, close: Callback<MouseEven
                     <b>{ format!("{name}:") }</b>
                     { btn("tl-fork-kill", "kill".into(), Action::Kill { node: name.clone() }, None) }
                     { btn("tl-fork-restart", "restart".into(), Action::Restart { node: name.clone(), kill: false, down_for: None }, None) }
-                    { for stalls }
+                    <>{ for stalls }</>
                 </span>
             }
         });
@@ -124,8 +124,8 @@ pub fn bar(m: &Model, s: &Handle, pick: &TimelinePick, close: Callback<MouseEven
         <div class="log-fork tl-fork" id="tl-fork" data-time-us={at.to_string()}
             data-drops={pick.drops.len().to_string()} data-nodes={pick.nodes.len().to_string()}>
             <span class="muted small">{ format!("Fork at {}:", stamp(at)) }</span>
-            { for delivers }
-            { for nodes }
+            <>{ for delivers }</>
+            <>{ for nodes }</>
             <button id="tl-fork-close" class="icon" title="Close" aria-label="Close the fork bar" onclick={close}>{ "×" }</button>
         </div>
     }

@@ -248,7 +248,7 @@ pub fn topology_view(p: &PanelProps) -> Html {
         html! {
             <div id="explain" class={classes!("explain", stale.then_some("stale"))} data-node={m.name(*id).to_string()}
                 data-stale={stale.to_string()} role="status">
-                { for lines.iter().map(|l| html!{ <p>{ l.clone() }</p> }) }
+                <>{ for lines.iter().map(|l| html!{ <p>{ l.clone() }</p> }) }</>
                 if stale { <p class="muted small">{ "(of an earlier moment: updated when the replay stops)" }</p> }
             </div>
         }

@@ -157,13 +157,13 @@ pub fn gossip_inspector(p: &PanelProps) -> Html {
             <tr data-peer={name.to_string()} data-liveness={live} data-generation={st.hb.generation.to_string()}
                 data-heartbeat={st.hb.version.to_string()}
                 class={classes!(ch.row_new.then_some("hot"), (ep == id).then_some("self"))}>
-                <td class="ep">{ format!("/{name}") }{ for (ep == id).then(|| html!{ <span class="muted"> { " (self)" }</span> }) }</td>
+                <td class="ep">{ format!("/{name}") }<>{ for (ep == id).then(|| html!{ <span class="muted"> { " (self)" }</span> }) }</></td>
                 <td class={classes!("live", if live == "UP" { "up" } else { "down" }, ch.liveness.then_some("hot"))}>
-                    { live }{ for stuck.then(|| html!{ <span class="stuck-tag" title="inflightEcho entry is stuck: no echo will be sent for this generation">{ " ⚠" }</span> }) }
+                    { live }<>{ for stuck.then(|| html!{ <span class="stuck-tag" title="inflightEcho entry is stuck: no echo will be sent for this generation">{ " ⚠" }</span> }) }</>
                 </td>
                 <td class={classes!("num", ch.generation.then_some("hot"))}>{ st.hb.generation }</td>
                 <td class={classes!("num", ch.heartbeat.then_some("hot"))}>{ st.hb.version }</td>
-                <td class="states">{ for states }{ for (hidden > 0).then(|| html!{ <span class="as more" title="Tick 'all app states' to see them">{ format!("+{hidden}") }</span> }) }</td>
+                <td class="states"><>{ for states }</><>{ for (hidden > 0).then(|| html!{ <span class="as more" title="Tick 'all app states' to see them">{ format!("+{hidden}") }</span> }) }</></td>
             </tr>
         })
     });
@@ -245,7 +245,7 @@ pub fn gossip_inspector(p: &PanelProps) -> Html {
                 <h4>{ "Endpoint state map" }</h4>
                 <span class="muted small">{ "highlighted: changed by the last move" }</span>
                 <label class="check"><input type="checkbox" checked={*all_states} onchange={toggle_states} />{ "all app states" }</label>
-                { for (n > 8).then(|| html!{ <input class="filter" type="search" placeholder="filter peers" value={(*filter).clone()} oninput={on_filter} aria-label="Filter peers" /> }) }
+                <>{ for (n > 8).then(|| html!{ <input class="filter" type="search" placeholder="filter peers" value={(*filter).clone()} oninput={on_filter} aria-label="Filter peers" /> }) }</>
             </div>
             <div class="table-wrap eps">
                 <table id="endpoint-states" class="tbl">
@@ -347,7 +347,7 @@ fn connections(sim: &clusterscope_core::engine::Sim<Gossip>, id: NodeId) -> Html
                 <td>{ format!("/{}", c.peer) }</td>
                 <td>{ c.channel }</td>
                 <td class={classes!(if c.this_side == "established" { "ok" } else { "muted" })}>{ c.this_side }</td>
-                <td>{ c.other_side }{ for half.then(|| html!{ <b class="half-tag" title="This node believes the connection is established, but the peer has no such connection: writes into it vanish until the kernel gives up."> { " · half-open" }</b> }) }</td>
+                <td>{ c.other_side }<>{ for half.then(|| html!{ <b class="half-tag" title="This node believes the connection is established, but the peer has no such connection: writes into it vanish until the kernel gives up."> { " · half-open" }</b> }) }</></td>
                 <td class={classes!("num", (c.swallowed > 0).then_some("bad"))}>{ c.swallowed }</td>
                 <td class="small">{ timer.unwrap_or_else(|| "—".into()) }</td>
             </tr>

@@ -58,9 +58,9 @@ fn read_html(r: &ReadView, selected: &str) -> Html {
         <svg class="mt-spark" viewBox="0 0 160 36" preserveAspectRatio="none" role="img"
             aria-label={format!("counter history, {} changes", r.history.len())}>
             <line class="zero" x1="0" x2="160" y1={format!("{zero:.1}")} y2={format!("{zero:.1}")} />
-            { for lines.iter().enumerate().rev().map(|(k, pts)| html!{
+            <>{ for lines.iter().enumerate().rev().map(|(k, pts)| html!{
                 <polyline class={COMPONENTS[k].2} points={pts.clone()} />
-            }) }
+            }) }</>
         </svg>
     };
     let requested = if r.requested.is_empty() {
@@ -71,12 +71,12 @@ fn read_html(r: &ReadView, selected: &str) -> Html {
     let summaries = r.summaries_received.iter().map(|s| {
         html! {
             <tr>
-                <td>{ &s.from }{ for s.local.then(|| html!{ <span class="muted">{ " (local)" }</span> }) }</td>
-                <td class="mono">{ for s.logs.is_empty().then(|| html!{ <span class="muted">{ "—" }</span> }) }{ for s.logs.iter().map(|(log, rec, unrec)| html!{
+                <td>{ &s.from }<>{ for s.local.then(|| html!{ <span class="muted">{ " (local)" }</span> }) }</></td>
+                <td class="mono"><>{ for s.logs.is_empty().then(|| html!{ <span class="muted">{ "—" }</span> }) }</><>{ for s.logs.iter().map(|(log, rec, unrec)| html!{
                     <span class="mt-log" title={format!("log {log}: reconciled {rec}, unreconciled {unrec}")}>
                         <b>{ log }</b>{ " " }<span class="rec">{ rec }</span>{ " / " }<span class="unrec">{ unrec }</span>
                     </span>
-                }) }</td>
+                }) }</></td>
             </tr>
         }
     });
@@ -113,16 +113,16 @@ fn read_html(r: &ReadView, selected: &str) -> Html {
                     if r.summary_nodes.is_empty() { "—".to_string() } else { r.summary_nodes.join(", ") }) }</span>
                 <span class="muted small">{ format!("rows {} · {times}", r.rows) }</span>
             </div>
-            { for missing.as_ref().map(|id| html!{ <p class="mt-missing">{ format!("Missing mutation {id}") }</p> }) }
+            <>{ for missing.as_ref().map(|id| html!{ <p class="mt-missing">{ format!("Missing mutation {id}") }</p> }) }</>
             <div class="mt-counters">
-                { for counters }
+                <>{ for counters }</>
                 { spark }
             </div>
             <div class="mt-detail">
                 <div><span class="glabel">{ "requested" }</span><span class="chips">{ requested }</span></div>
-                { for (!r.augment.is_empty()).then(|| html!{
+                <>{ for (!r.augment.is_empty()).then(|| html!{
                     <div><span class="glabel">{ "augment" }</span><span class="chips">{ for augment }</span></div>
-                }) }
+                }) }</>
                 { if r.summaries_received.is_empty() {
                     html!{ <div><span class="glabel">{ "summaries" }</span><span class="muted small">{ "none received" }</span></div> }
                 } else {
@@ -169,10 +169,10 @@ pub fn mutation_inspector(p: &PanelProps) -> Html {
         html! {
             <tr data-log={l.log.clone()}>
                 <td class="mono">{ &l.log }</td>
-                { for participants.iter().map(|p| {
+                <>{ for participants.iter().map(|p| {
                     let v = l.witnessed.iter().find(|w| &w.0 == p).map(|w| w.1.clone()).unwrap_or_else(|| "—".into());
                     html!{ <td class={classes!("mono", (*p == name).then_some("self"))}>{ v }</td> }
-                }) }
+                }) }</>
                 <td class="mono rec">{ &l.reconciled }</td>
                 <td class={classes!("mono", (l.unreconciled != "{}" && l.unreconciled != "—").then_some("unrec"))}>{ &l.unreconciled }</td>
                 <td class="mono">{ &l.pending }</td>
@@ -238,7 +238,7 @@ pub fn mutation_inspector(p: &PanelProps) -> Html {
             </div>
             <div id="mt-reads" class="mt-reads" data-count={rds.len().to_string()}>
                 { if rds.is_empty() { html!{ <p class="muted small">{ "no reads yet" }</p> } } else { html!{ <>{ for rds.iter().map(|r| read_html(r, &name)) }</> } } }
-                { for (more_reads > 0).then(|| html!{ <p class="muted small">{ format!("{more_reads} older reads on other nodes not shown") }</p> }) }
+                <>{ for (more_reads > 0).then(|| html!{ <p class="muted small">{ format!("{more_reads} older reads on other nodes not shown") }</p> }) }</>
             </div>
             <div id="mt-node" data-duplicates={text(&node, "duplicates")} data-listeners-expired={text(&node, "listeners_expired")}>
                 <dl class="kv">
@@ -254,14 +254,14 @@ pub fn mutation_inspector(p: &PanelProps) -> Html {
             { if logs.is_empty() { html!{ <p class="muted small">{ "no logs" }</p> } } else { html!{
                 <div class="table-wrap small-tbl">
                     <table class="tbl" id="mt-logs">
-                        <thead><tr><th>{ "log" }</th>{ for participants.iter().map(|p| html!{ <th>{ format!("@{p}") }</th> }) }<th>{ "reconciled" }</th><th>{ "unreconciled" }</th><th>{ "pending" }</th></tr></thead>
+                        <thead><tr><th>{ "log" }</th><>{ for participants.iter().map(|p| html!{ <th>{ format!("@{p}") }</th> }) }</><th>{ "reconciled" }</th><th>{ "unreconciled" }</th><th>{ "pending" }</th></tr></thead>
                         <tbody>{ for log_rows }</tbody>
                     </table>
                 </div>
             } } }
             <div class="subhead">
                 <h4>{ "IncomingMutations listeners" }</h4>
-                { for (orphans > 0).then(|| html!{ <span class="small bad">{ format!("{orphans} orphaned: witnessed, nothing pending, nobody will call them") }</span> }) }
+                <>{ for (orphans > 0).then(|| html!{ <span class="small bad">{ format!("{orphans} orphaned: witnessed, nothing pending, nobody will call them") }</span> }) }</>
             </div>
             { if ls.is_empty() { html!{ <p class="muted small" id="mt-listeners">{ "none" }</p> } } else { html!{
                 <div class="table-wrap small-tbl">
@@ -289,7 +289,7 @@ pub fn mutation_inspector(p: &PanelProps) -> Html {
                     </table>
                 </div>
             } } }
-            { for (more_dels > 0).then(|| html!{ <p class="muted small">{ format!("{more_dels} older not shown") }</p> }) }
+            <>{ for (more_dels > 0).then(|| html!{ <p class="muted small">{ format!("{more_dels} older not shown") }</p> }) }</>
             { threads(&m, id) }
         </section>
     }

@@ -165,7 +165,7 @@ pub fn ozone_inspector(p: &PanelProps) -> Html {
                 }
             }
         });
-        html! { <tr data-node={n.clone()}><th>{ n }</th>{ for cells }</tr> }
+        html! { <tr data-node={n.clone()}><th>{ n }</th><>{ for cells }</></tr> }
     });
     // Container table: every container any replica or SCM knows.
     let cstate = |v: &Value| -> Value {
@@ -194,7 +194,7 @@ pub fn ozone_inspector(p: &PanelProps) -> Html {
         html! {
             <tr>
                 <th>{ format!("c{cid}") }</th>
-                { for dns.iter().map(|n| { let v = cstate(&get(n)); cell(n, v.get(&k).and_then(Value::as_str)) }) }
+                <>{ for dns.iter().map(|n| { let v = cstate(&get(n)); cell(n, v.get(&k).and_then(Value::as_str)) }) }</>
                 { cell(&scm_col, scm.pointer(&format!("/containers/{k}")).and_then(Value::as_str)) }
             </tr>
         }
@@ -247,9 +247,9 @@ pub fn ozone_inspector(p: &PanelProps) -> Html {
             <li class="oz-sent" data-follower={f.clone()} data-failed={failed.to_string()}
                 data-sent={rows.iter().map(|(i, w)| format!("{i}:{w}")).collect::<Vec<_>>().join(",")}>
                 { format!("to {f}: ") }
-                { for rows.iter().map(|(i, w)| html!{
+                <>{ for rows.iter().map(|(i, w)| html!{
                     <span class={classes!("mono", (w == "read failed").then_some("oz-bad"))}>{ format!("#{i} {w} ") }</span>
-                }) }
+                }) }</>
             </li>
         }
     });
@@ -278,7 +278,7 @@ pub fn ozone_inspector(p: &PanelProps) -> Html {
             </div>
             <div class="table-wrap oz-wrap">
                 <table class="tbl oz-data" id="oz-data" data-lo={lo.to_string()} data-hi={hi.to_string()}>
-                    <thead><tr><th>{ "index" }</th>{ for (lo..=hi).map(|i| html!{ <th class="num">{ i }</th> }) }</tr></thead>
+                    <thead><tr><th>{ "index" }</th><>{ for (lo..=hi).map(|i| html!{ <th class="num">{ i }</th> }) }</></tr></thead>
                     <tbody>{ for data_rows }</tbody>
                 </table>
             </div>
@@ -287,7 +287,7 @@ pub fn ozone_inspector(p: &PanelProps) -> Html {
                     <h4>{ "Containers" }</h4>
                     <div class="table-wrap small-tbl">
                         <table class="tbl" id="oz-containers">
-                            <thead><tr><th></th>{ for dns.iter().map(|n| html!{ <th>{ n }</th> }) }<th>{ "SCM" }</th></tr></thead>
+                            <thead><tr><th></th><>{ for dns.iter().map(|n| html!{ <th>{ n }</th> }) }</><th>{ "SCM" }</th></tr></thead>
                             <tbody>{ for crow }</tbody>
                         </table>
                     </div>
@@ -307,7 +307,7 @@ pub fn ozone_inspector(p: &PanelProps) -> Html {
                                     if leaked > 0 { format!(", {leaked} leaked") } else { String::new() }) }
                             </span>
                         </li>
-                        { for sent_html }
+                        <>{ for sent_html }</>
                         <li>{ "held at the hold point: " }
                             <span id="oz-held" data-count={held.len().to_string()} class="mono">{ if held.is_empty() { "—".to_string() } else { held.join(", ") } }</span>
                         </li>

@@ -86,7 +86,7 @@ fn strip_html(s: &Strip, c: &Cluster) -> Html {
         });
         html! {
             <div class={classes!("rs-band", if above { "above" } else { "below" })} style={format!("height:{}px", lanes * 12)}>
-                { for marks }
+                <>{ for marks }</>
             </div>
         }
     };
@@ -104,26 +104,26 @@ fn strip_html(s: &Strip, c: &Cluster) -> Html {
                 <b>{ &s.name }</b>
                 <span class={classes!("rs-role", role_class(&s.role))} title={s.role.clone()}>{ format!("{} · t{}", s.role, term) }</span>
                 <span class="rs-legend" title="commitIndex · lastApplied · flushIndex">{ legend }</span>
-                { for has_progress.then(|| html!{
+                <>{ for has_progress.then(|| html!{
                     <span class="rs-legend lead" title="the leader's nextIndex · matchIndex for this node">
                         { format!("n {} · m {}", opt(s.next_index), opt(s.match_index)) }
                     </span>
-                }) }
+                }) }</>
             </div>
             <div class="rs-strip" data-node={s.name.clone()} data-role={s.role.clone()} data-term={term.clone()}
                 data-last={s.last_index.to_string()} data-commit={opt(s.commit)} data-applied={opt(s.applied)}
                 data-flush={opt(s.flush)} data-next={s.next_index.map(|x| x.to_string())}
                 data-match={s.match_index.map(|x| x.to_string())}>
-                { for has_progress.then(|| band(true)) }
+                <>{ for has_progress.then(|| band(true)) }</>
                 <div class="rs-boxes" style={format!("grid-template-columns:repeat({WINDOW},minmax(0,1fr))")}>
-                    { for s.commit.filter(|ci| *ci >= c.lo).map(|ci| html!{
+                    <>{ for s.commit.filter(|ci| *ci >= c.lo).map(|ci| html!{
                         <span class="rs-committed" style={format!("grid-column:1 / {}", (ci.min(c.hi) - c.lo) + 2)}></span>
-                    }) }
-                    { for cells }
-                    { for (s.entries.is_empty()).then(|| html!{ <span class="rs-empty muted small" style="grid-column:1 / -1">{ if s.last_index == 0 { "empty log" } else { "" } }</span> }) }
+                    }) }</>
+                    <>{ for cells }</>
+                    <>{ for (s.entries.is_empty()).then(|| html!{ <span class="rs-empty muted small" style="grid-column:1 / -1">{ if s.last_index == 0 { "empty log" } else { "" } }</span> }) }</>
                 </div>
                 { band(false) }
-                { for (s.hidden_before > 0).then(|| html!{ <span class="rs-hidden muted small" title="entries left of the window">{ format!("+{} earlier", s.hidden_before) }</span> }) }
+                <>{ for (s.hidden_before > 0).then(|| html!{ <span class="rs-hidden muted small" title="entries left of the window">{ format!("+{} earlier", s.hidden_before) }</span> }) }</>
             </div>
         </div>
     }
@@ -140,10 +140,10 @@ pub(crate) fn strips_html(c: &Cluster) -> Html {
                 <div class="rs-name muted small">{ "index" }</div>
                 <div class="rs-ruler">{ for ticks }</div>
             </div>
-            { for c.strips.iter().map(|s| strip_html(s, c)) }
-            { for (c.not_shown > 0).then(|| html!{
+            <>{ for c.strips.iter().map(|s| strip_html(s, c)) }</>
+            <>{ for (c.not_shown > 0).then(|| html!{
                 <p class="muted small">{ format!("{} more nodes not shown: the selected node and the leader only.", c.not_shown) }</p>
-            }) }
+            }) }</>
             <div class="rs-key muted small">
                 <span><i class="rs-m mk-commit">{ "C" }</i>{ " commitIndex" }</span>
                 <span><i class="rs-m mk-applied">{ "A" }</i>{ " lastApplied" }</span>
