@@ -448,15 +448,7 @@ impl Model {
         if t < self.now() || from > self.cursor() {
             self.engine_ok(|m| m.run.engine.jump_to_step(from));
         }
-        let mut left = budget.max(1);
-        let mut done = false;
-        self.engine_ok(|m| {
-            let r = m.forward_to_time(t, &mut left);
-            done = *r.as_ref().unwrap_or(&true);
-            r.map(|_| ())
-        });
-        self.after_move();
-        done || self.now() >= t
+        self.forward_within(t, budget)
     }
 
     /// Steps the other side of a compare may take for one message: while playing, as many as

@@ -48,15 +48,7 @@ impl Model {
                 return;
             }
             let left_ms = JUMP_SYNC_MS - replay as f64 * per_step;
-            let mut left = ((left_ms / self.step_cost_ms.max(1e-6)) as u64).max(1);
-            let mut done = false;
-            self.engine_ok(|m| {
-                let r = m.forward_to_time(t, &mut left);
-                done = *r.as_ref().unwrap_or(&true);
-                r.map(|_| ())
-            });
-            self.after_move();
-            if done || self.now() >= t {
+            if self.forward_within(t, (left_ms / self.step_cost_ms.max(1e-6)) as u64) {
                 return;
             }
             self.start_seek(Seek::Time(t));
@@ -66,6 +58,20 @@ impl Model {
             self.jump_to_step(from);
         }
         self.start_seek(Seek::Time(t));
+    }
+
+    /// Go forward towards time `t` taking at most `budget` steps (at least one), then show
+    /// where that arrived; whether `t` was reached (or the run ended).
+    pub(super) fn forward_within(&mut self, t: Micros, budget: u64) -> bool {
+        let mut left = budget.max(1);
+        let mut done = false;
+        self.engine_ok(|m| {
+            let r = m.forward_to_time(t, &mut left);
+            done = *r.as_ref().unwrap_or(&true);
+            r.map(|_| ())
+        });
+        self.after_move();
+        done || self.now() >= t
     }
 
     /// What one replayed step is expected to cost: as measured by earlier jumps, or until a jump
