@@ -2,16 +2,14 @@
 // to node2 is established on node1's side but gone on node2's (half-open). The inspector's
 // Connections section shows it; scenarios without the connection model say it is not modelled.
 import assert from 'node:assert/strict';
-import { app, clickNode, open, pickVariant, settled, shotOf } from './lib/app.mjs';
+import { app, clickNode, clickTimeline, open, pickVariant, settled, shotOf } from './lib/app.mjs';
 
 export const timeoutMs = 120_000;
 
-/** Click the timeline at virtual time `us` (the track is inset 10 px on both sides). */
+/** Click the timeline at virtual time `us`. */
 async function scrubTo(page, us) {
   const end = Number(await page.getAttribute('#timeline', 'aria-valuemax'));
-  const box = await page.locator('#timeline').boundingBox();
-  await page.mouse.click(box.x + 10 + (us / end) * (box.width - 20), box.y + box.height / 2);
-  await settled(page);
+  await clickTimeline(page, us / end);
 }
 
 export async function run({ page, baseUrl, screenshot, log }) {

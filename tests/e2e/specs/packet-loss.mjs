@@ -1,15 +1,12 @@
 // CASSANDRA-21636, packet-loss scenario: play to the end and read A's view of B from the inspector
 // and the liveness matrix: DOWN forever in `buggy`, UP again in `fixed` and `legacy`.
 import assert from 'node:assert/strict';
-import { app, downPairs, liveness, open, pickVariant, settled, shotOf } from './lib/app.mjs';
+import { app, downPairs, liveness, openScenario, pickVariant, settled, shotOf } from './lib/app.mjs';
 
 export const timeoutMs = 120_000;
 
 export async function run({ page, baseUrl, screenshot, log }) {
-  await open(page, baseUrl);
-  await page.selectOption('#scenario-select', 'cassandra-21636-packet-loss');
-  await settled(page);
-  await pickVariant(page, 'buggy');
+  await openScenario(page, baseUrl, 'cassandra-21636-packet-loss', 'buggy');
 
   await page.click('#to-end');
   await settled(page);

@@ -6,22 +6,12 @@
 // drawn from scratch (a forced layout and a full matrix redraw on every such jump at 251 nodes).
 // `ui::slot` keeps such children at one node each.
 import assert from 'node:assert/strict';
-import { app, open, pickVariant, settled } from './lib/app.mjs';
+import { app, clickTimeline, openScenario, settled } from './lib/app.mjs';
 
 export const timeoutMs = 120_000;
 
-/** Click the timeline's track at fraction `f` of the run (the track is 10 px in from each side). */
-async function jump(page, f) {
-  const box = await page.locator('#timeline').boundingBox();
-  await page.mouse.click(box.x + 10 + f * (box.width - 20), box.y + box.height / 2);
-  await settled(page);
-}
-
 export async function run({ page, baseUrl, log }) {
-  await open(page, baseUrl);
-  await page.selectOption('#scenario-select', 'cassandra-21636-packet-loss');
-  await settled(page);
-  await pickVariant(page, 'buggy');
+  await openScenario(page, baseUrl, 'cassandra-21636-packet-loss', 'buggy');
   await page.click('#to-end');
   await settled(page);
   assert.notEqual(await page.getAttribute('#matrix', 'data-down-count'), '0', 'A and B DOWN at the end');
@@ -41,10 +31,10 @@ export async function run({ page, baseUrl, log }) {
   await page.mouse.move(box.x + box.width / 2, box.y - 40);
   await page.waitForSelector('.tl-tip', { state: 'detached' });
 
-  await jump(page, 0);
+  await clickTimeline(page, 0);
   assert.equal(await page.getAttribute('#matrix', 'data-down-count'), '0', 'nobody DOWN at the start');
   assert.equal(await page.$('#matrix-list'), null, 'no list of notable cells at the start');
-  await jump(page, 1);
+  await clickTimeline(page, 1);
   assert.ok(await page.$('#matrix-list'), 'the list is back at the end');
   assert.equal((await app(page)).timeUs, String(12 * 60 * 1_000_000));
 

@@ -88,6 +88,22 @@ export async function pickVariant(page, v) {
   assert.equal((await app(page)).variant, v);
 }
 
+/** Open the built-in scenario `name` in `variant` (its default when none is given). */
+export async function openScenario(page, url, name, variant) {
+  await open(page, url);
+  await page.selectOption('#scenario-select', name);
+  await settled(page);
+  if (variant) await pickVariant(page, variant);
+}
+
+/** Click the timeline at fraction `f` of its visible window (the track is inset 10 px on both
+ * sides) and wait for the app to settle. */
+export async function clickTimeline(page, f) {
+  const box = await page.locator('#timeline').boundingBox();
+  await page.mouse.click(box.x + 10 + f * (box.width - 20), box.y + box.height / 2);
+  await settled(page);
+}
+
 /** Screenshot of one element into tests/e2e/screenshots/<name>.png. */
 export async function shotOf(page, selector, name) {
   mkdirSync(SHOTS, { recursive: true });
