@@ -8,7 +8,7 @@ use clusterscope_core::runner::{Run, RunOptions};
 use clusterscope_core::scenario::builtin;
 use clusterscope_core::session::Session;
 use clusterscope_web::model::compare::DivState;
-use clusterscope_web::model::{Msg, Store};
+use clusterscope_web::model::{nav, Msg, Store, JUMP_SYNC_MS};
 use std::rc::Rc;
 
 #[cfg(target_arch = "wasm32")]
@@ -357,16 +357,14 @@ fn a_replay_that_fits_at_the_replay_cost_is_one_jump() {
     let t = end / 2 + 1;
     let replay = {
         let m = s.model.borrow();
-        let trace = m.run.engine.trace();
-        let k = trace.recs.partition_point(|r| r.time <= t) as u64;
-        let k = trace.recs.get(k as usize).map_or(m.frontier(), |r| r.step);
+        let k = nav::step_at_time(m.run.engine.trace(), t);
         k - m.run.engine.replay_from(k)
     };
     assert!(replay >= 100, "a replay to time: {replay} steps");
     {
         let mut m = s.model.borrow_mut();
         // Twice the jump budget at the frames' cost, half of it at the replay cost.
-        m.step_cost_ms = 2.0 * 150.0 / replay as f64;
+        m.step_cost_ms = 2.0 * JUMP_SYNC_MS / replay as f64;
         m.steps_per_frame = 10;
         assert!(m.replay_cost_ms.is_none(), "no clock natively");
     }
