@@ -60,6 +60,32 @@ pub fn shuffle<T>(slice: &mut [T], rng: &mut SimRng) {
     }
 }
 
+/// Leave `rng` where [`shuffle`] of `len` elements would, without permuting anything: the same
+/// draws in the same order (one per group of indices that fits a `u32`), none of the index
+/// arithmetic or swaps. A gossip round draws its SYN's wire order this way and keeps a copy of
+/// the generator from before, so the order can be made again when someone looks at the message
+/// ([`shuffle`] with that copy); the model itself takes the digests in endpoint order.
+pub fn skip_shuffle(len: usize, rng: &mut SimRng) {
+    use rand::Rng;
+    if len <= 1 {
+        return;
+    }
+    if len >= u32::MAX as usize {
+        use rand::seq::SliceRandom;
+        // Not reachable for a cluster (the limits keep it to hundreds of nodes); exact anyway.
+        let mut scratch: Vec<()> = vec![(); len];
+        scratch.shuffle(rng);
+        return;
+    }
+    // As in `shuffle`: index 0 needs no draw; a draw at n yields the indices for n, n+1, ...
+    let mut n = 2u32;
+    while (n as usize) <= len {
+        let (bound, count) = bound_u32(n);
+        let _: u32 = rng.random_range(..bound);
+        n += count as u32;
+    }
+}
+
 /// rand's `calculate_bound_u32`: the largest product m(m+1)...(m+k-1) that fits a `u32`, and k.
 fn bound_u32(m: u32) -> (u32, u8) {
     let mut product = m;
@@ -123,6 +149,20 @@ mod tests {
                 assert_eq!(a, b, "seed {seed} len {len}");
                 // ...and the generator is left in the same state.
                 assert_eq!(ra.random::<u64>(), rb.random::<u64>());
+            }
+        }
+    }
+
+    #[test]
+    fn skip_shuffle_draws_what_shuffle_draws() {
+        for seed in 0..20u64 {
+            for len in (0..300).chain([511, 512, 1023, 1024, 1025, 1500, 3000]) {
+                let mut v: Vec<u32> = (0..len).collect();
+                let (mut ra, mut rb) = (child(seed, 9), child(seed, 9));
+                shuffle(&mut v, &mut ra);
+                skip_shuffle(len as usize, &mut rb);
+                // The generator's stream position: what every later draw depends on.
+                assert_eq!(ra, rb, "seed {seed} len {len}");
             }
         }
     }

@@ -904,6 +904,31 @@ impl<P: Protocol> Sim<P> {
         f(&mut slot.state, &mut ctx)
     }
 
+    /// Run `f` as a handler of `node` and hand back the effects it asked for instead of applying
+    /// them: a model's unit tests call one of its handlers on a node of a real run this way.
+    #[cfg(test)]
+    pub(crate) fn effects_of<R>(
+        &mut self,
+        node: NodeId,
+        f: impl FnOnce(&P, &mut P::Node, &mut Ctx<P>) -> R,
+    ) -> (R, Vec<Effect<P>>) {
+        let slot = &mut self.nodes[node as usize];
+        let mut ctx = Ctx {
+            now: self.now,
+            me: node,
+            status: slot.status,
+            topo: &self.topo,
+            rng: &mut slot.rng,
+            execs: &slot.exec_stats,
+            effects: &mut self.effects,
+            log_buf: &mut self.log_buf,
+            tracing: self.tracing,
+        };
+        let r = f(&self.proto, &mut slot.state, &mut ctx);
+        self.log_buf.clear();
+        (r, std::mem::take(&mut self.effects))
+    }
+
     /// Apply the effects `run_handler` left, then empty the buffers (kept for the next handler).
     fn apply_pending(&mut self, out: &mut Out, node: NodeId) -> Result<(), SimError> {
         // Taken out while applying: an effect may run another handler.

@@ -132,13 +132,22 @@ impl Gossip {
     /// `notifyFailureDetector(remoteEpStateMap)` then `applyStateLocally(remoteEpStateMap)`, done
     /// in one pass: notifying entry j only reads and writes j's own endpoint state and window,
     /// which applying an entry i != j never touches, so the interleaving changes nothing.
+    ///
+    /// `applyStateLocally` sorts the map it gets (`stateOrderMap`: bootstrapping states last,
+    /// then by generation, then by address); the model has no bootstrapping and its addresses
+    /// ascend with the node id, so entries apply by (generation, node). The common entries (a
+    /// live peer's newer heartbeat) touch nothing but that peer's summary and window and make no
+    /// log line or message, so they are taken in the order they come (the endpoint order of an
+    /// ACK or ACK2 here) and only the others are sorted.
     pub(super) fn receive_states(&self, node: &mut GNode, ctx: &mut Ctx<Self>, states: &Deltas) {
-        // Entries come in shuffled order (see `state::warm`); the common ones only need the
-        // summary column and the failure detector.
+        // An ACK's or ACK2's entries are most of the node's peers, spread over the arrays below.
         if state::warm_for(&node.summaries, states.len()) {
             node.fd.warm();
         }
-        for remote in states.iter() {
+        // Indices of the entries that need the whole of `applyStateLocally`; few (a restart, a
+        // STATUS change, a peer coming back), so a small sort.
+        let mut rest: Vec<u32> = Vec::new();
+        for (i, remote) in states.iter().enumerate() {
             if remote.ep == node.id {
                 continue;
             }
@@ -156,6 +165,16 @@ impl Gossip {
                     }
                 }
             }
+            rest.push(i as u32);
+        }
+        if rest.len() > 1 {
+            rest.sort_by_key(|&i| {
+                let d = states.get(i as usize);
+                (d.hb.generation, d.ep)
+            });
+        }
+        for i in rest {
+            let remote = states.get(i as usize);
             node.flush(remote.ep);
             self.notify_fd(node, ctx.now, &remote);
             self.apply_state_locally(node, ctx, remote);

@@ -187,12 +187,16 @@ impl Messaging {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gossip::Syn;
 
     #[test]
     fn routing_by_verb_and_size() {
         use MessagingVersion::*;
         let t = 64 * 1024;
-        assert_eq!(route(&Verb::Syn(Vec::new().into()), V3, t), Chan::Gossip);
+        assert_eq!(
+            route(&Verb::Syn(Syn::in_order(Vec::new().into())), V3, t),
+            Chan::Gossip
+        );
         assert_eq!(route(&Verb::EchoReq { id: 1 }, V3, t), Chan::Gossip);
         // The 15138 detail: in 3.x the echo reply is a REQUEST_RESPONSE on `small`.
         assert_eq!(route(&Verb::EchoRsp { id: 1 }, V3, t), Chan::Small);

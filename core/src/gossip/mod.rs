@@ -19,7 +19,7 @@ pub mod view;
 mod wire;
 
 pub use init::{GossipInit, InitEntry, InitState};
-pub use wire::{GMsg, GTimer, Task, Verb};
+pub use wire::{GMsg, GTimer, Syn, Task, Verb};
 
 use crate::engine::trace::LogLevel;
 use crate::engine::{Ctx, NodeId, NodeStatus, Protocol, Topology};
@@ -330,8 +330,9 @@ impl std::fmt::Display for Addr<'_> {
 impl Gossip {
     // ---- the gossip task ----
 
-    /// A SYN's digests: one per known endpoint, shuffled (`makeRandomGossipDigest`).
-    fn digests(&self, node: &GNode, ctx: &mut Ctx<Self>) -> Arc<[Digest]> {
+    /// A SYN's digests: one per known endpoint, shuffled on the wire (`makeRandomGossipDigest`;
+    /// see [`Syn`] for why the model keeps them in endpoint order).
+    fn digests(&self, node: &GNode, ctx: &mut Ctx<Self>) -> Syn {
         debug_assert!(node.summaries_in_sync(), "summary column out of date");
         let n = node.summaries.iter().filter(|s| s.is_some()).count();
         let mut known = node.summaries.iter().enumerate().filter_map(|(i, s)| {
@@ -342,12 +343,12 @@ impl Gossip {
             })
         });
         // Collected from a counted range, so written straight into the one allocation.
-        let mut d: Arc<[Digest]> = (0..n).map(|_| known.next().expect("counted")).collect();
+        let d: Arc<[Digest]> = (0..n).map(|_| known.next().expect("counted")).collect();
         if self.p.shuffle_digests {
-            let d = Arc::get_mut(&mut d).expect("not shared yet");
-            crate::rng::shuffle(d, ctx.rng);
+            Syn::shuffled(d, ctx.rng)
+        } else {
+            Syn::in_order(d)
         }
-        d
     }
 
     fn pick(ctx: &mut Ctx<Self>, from: &[NodeId]) -> Option<NodeId> {
@@ -438,7 +439,8 @@ impl Gossip {
     }
 
     fn cost_of_states(&self, node: &GNode, states: &Deltas) -> Micros {
-        // Entries in shuffled order, each looked up in the summary column (see `state::warm`).
+        // Entries spread over the node's peers, each looked up in the summary column (see
+        // `state::warm`).
         state::warm_for(&node.summaries, states.len());
         states
             .iter()
@@ -475,7 +477,7 @@ impl Gossip {
                 if !node.enabled {
                     return;
                 }
-                let ex = examine(&node.map, &node.summaries, &digests);
+                let ex = examine(&node.map, &node.summaries, &digests.digests);
                 let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
                 self.send(
                     node,
@@ -484,11 +486,14 @@ impl Gossip {
                     Verb::Ack {
                         requests: ex.requests,
                         sends: ex.sends,
+                        syn: digests,
                     },
                     t,
                 );
             }
-            Verb::Ack { requests, sends } => {
+            Verb::Ack {
+                requests, sends, ..
+            } => {
                 if !node.enabled {
                     return;
                 }
@@ -496,8 +501,7 @@ impl Gossip {
                     self.receive_states(node, ctx, &sends);
                 }
                 let mut reply = Deltas::with_capacity(requests.len());
-                // The requested states, in shuffled order: warm the summary column unless
-                // applying the (larger) `sends` just did.
+                // Warm the summary column unless applying the (larger) `sends` just did.
                 if sends.len() < requests.len() {
                     state::warm_for(&node.summaries, requests.len());
                 }
@@ -1103,10 +1107,15 @@ impl Protocol for Gossip {
         };
         match &msg.verb {
             Verb::Syn(d) => {
-                let lines: Vec<String> = d.iter().map(|x| x.render(topo)).collect();
+                let lines: Vec<String> = d.wire_order().iter().map(|x| x.render(topo)).collect();
                 format!("GossipDigestSyn\n{}", lines.join("\n"))
             }
-            Verb::Ack { requests, sends } => {
+            Verb::Ack {
+                requests,
+                sends,
+                syn,
+            } => {
+                let requests = syn.in_wire_order(requests, |d| d.ep);
                 let mut lines: Vec<String> = requests.iter().map(|x| x.render(topo)).collect();
                 lines.extend(deltas(sends));
                 format!("GossipDigestAck\n{}", lines.join("\n"))

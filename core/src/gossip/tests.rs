@@ -160,3 +160,120 @@ fn mark_dead_clears_the_entry_in_buggy() {
         .clone();
     assert!(c.map[B as usize].as_ref().unwrap().is_shutdown());
 }
+
+/// `applyStateLocally` sorts the map it is given (`Gossiper.stateOrderMap`: by generation, then
+/// by address; the model's addresses ascend with the node id), whatever order the entries came
+/// in. Three peers of n1 restart with new generations and reach it in one ACK2 in endpoint
+/// order; the one with the newest generation is applied last. A live peer's newer heartbeat in
+/// the same message takes the common path (no generation mark) and is applied all the same.
+#[test]
+fn apply_state_locally_takes_entries_by_generation_then_address() {
+    use super::state::{Deltas, EndpointState, HeartBeat, Summary};
+    use crate::engine::Effect;
+    let s = builtin::get("cassandra-21636-restart").unwrap();
+    let mut r = Run::new(
+        s,
+        "buggy",
+        None,
+        &toml::Table::new(),
+        &RunOptions::default(),
+    )
+    .unwrap();
+    r.engine.run_until(20 * US_PER_S, u64::MAX).unwrap();
+    let engine = r.engine_of_mut::<crate::gossip::Gossip>().unwrap();
+    let observer = 0;
+    let n1 = &engine.sim.nodes[observer as usize].state;
+    let generation = n1.map[3].as_ref().unwrap().hb.generation;
+    // Heartbeats live in the summary column (the map's copy is brought up to date lazily).
+    let heartbeat = n1.summaries[9].unwrap().hb();
+    assert!(n1.summaries[9].unwrap().alive, "n10 is a live peer of n1");
+    // (peer, generation): endpoint order, not generation order.
+    let restarted = [
+        (3, generation + 30),
+        (5, generation + 10),
+        (7, generation + 10),
+    ];
+    let mut map: Vec<Option<EndpointState>> = vec![None; n1.map.len()];
+    for (ep, g) in restarted {
+        map[ep] = Some(EndpointState::new(
+            0,
+            HeartBeat {
+                generation: g,
+                version: 2,
+            },
+            Vec::new(),
+            true,
+        ));
+    }
+    map[9] = Some(EndpointState::new(
+        0,
+        HeartBeat {
+            generation: heartbeat.generation,
+            version: heartbeat.version + 5,
+        },
+        Vec::new(),
+        true,
+    ));
+    let mut deltas = Deltas::with_capacity(4);
+    for ep in [3, 5, 7, 9] {
+        let l = Summary::of(map[ep].as_ref()).unwrap();
+        assert!(deltas.push_newer(l, &map[..], ep as u32, 0));
+    }
+    let ((), effects) = engine.sim.effects_of(observer, |g, node, ctx| {
+        g.receive_states(node, ctx, &deltas)
+    });
+    let applied: Vec<u32> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Mark {
+                label: "generation",
+                peer,
+            } => Some(*peer),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(applied, [5, 7, 3], "by generation, then by address");
+    let n1 = &engine.sim.nodes[observer as usize].state;
+    assert_eq!(n1.summaries[9].unwrap().hb_version, heartbeat.version + 5);
+    for (ep, g) in restarted {
+        assert_eq!(n1.map[ep].as_ref().unwrap().hb.generation, g);
+    }
+}
+
+/// A SYN keeps its digests in endpoint order and shows them in Cassandra's shuffled wire
+/// order; the node's generator moves on exactly as if it had shuffled them, and the ACK lists
+/// its requests in the SYN's wire order.
+#[test]
+fn a_syn_shows_the_wire_order_its_generator_drew() {
+    use super::state::Digest;
+    use super::Syn;
+    let digests: std::sync::Arc<[Digest]> = (0..40)
+        .map(|ep| Digest {
+            ep,
+            generation: 7,
+            max_version: ep * 3,
+        })
+        .collect();
+    let (mut a, mut b) = (crate::rng::child(5, 1_003), crate::rng::child(5, 1_003));
+    let syn = Syn::shuffled(digests.clone(), &mut a);
+    let mut shuffled = digests.to_vec();
+    crate::rng::shuffle(&mut shuffled, &mut b);
+    assert_eq!(a, b, "the generator is where a shuffle leaves it");
+    assert_eq!(syn.wire_order(), shuffled);
+    assert_ne!(
+        syn.wire_order(),
+        digests.to_vec(),
+        "40 digests do not stay in order"
+    );
+    let requests = [digests[30], digests[2], digests[17]];
+    let listed = syn.in_wire_order(&requests, |d| d.ep);
+    let pos = |d: &Digest| shuffled.iter().position(|x| x == d).unwrap();
+    assert!(
+        listed.windows(2).all(|w| pos(&w[0]) < pos(&w[1])),
+        "{listed:?}"
+    );
+    assert_eq!(
+        Syn::in_order(digests.clone()).wire_order(),
+        digests.to_vec()
+    );
+}

@@ -7,10 +7,14 @@ use super::*;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verb {
     /// The digests are shared by the SYNs of one round (up to three targets).
-    Syn(Arc<[Digest]>),
+    Syn(Syn),
     Ack {
+        /// In endpoint order (Cassandra's list follows the SYN's order: see `wire_order`).
         requests: Vec<Digest>,
+        /// In endpoint order (a map in Cassandra).
         sends: Deltas,
+        /// The SYN this answers, for the list's order on the wire.
+        syn: Syn,
     },
     Ack2(Deltas),
     EchoReq {
@@ -36,12 +40,20 @@ pub enum Verb {
 
 impl Verb {
     /// Heap bytes the verb owns (digest lists and state deltas; a SYN's digests are shared by
-    /// the round's targets and counted for each, an overestimate).
+    /// the round's targets and the ACKs that answer them, and counted for each: an
+    /// overestimate).
     pub fn heap_bytes(&self) -> usize {
         match self {
-            Verb::Syn(d) => d.len() * std::mem::size_of::<Digest>(),
-            Verb::Ack { requests, sends } => {
-                requests.capacity() * std::mem::size_of::<Digest>() + sends.heap_bytes()
+            Verb::Syn(d) => d.heap_bytes(),
+            // The SYN it answers is kept alive by it: counted again, like a round's SYNs.
+            Verb::Ack {
+                requests,
+                sends,
+                syn,
+            } => {
+                requests.capacity() * std::mem::size_of::<Digest>()
+                    + sends.heap_bytes()
+                    + syn.heap_bytes()
             }
             Verb::Ack2(d) => d.heap_bytes(),
             _ => 0,
@@ -62,6 +74,79 @@ impl Verb {
             Verb::TcpAck => "TCP_ACK",
             Verb::TcpRst => "TCP_RST",
         }
+    }
+}
+
+/// A SYN's digests (`makeRandomGossipDigest`): one per known endpoint, held in endpoint order,
+/// which is how the receiver compares them with its own and the order in which everything they
+/// lead to is applied (see [`Syn::wire_order`]).
+///
+/// Cassandra shuffles the list before sending it. Which order the receiver walks it in changes
+/// nothing it does: `examineGossiper` fills a list and a `HashMap`, the list only names what to put
+/// in the ACK2's `HashMap`, and `applyStateLocally` sorts whatever map it gets (by generation,
+/// then address). So the model draws the shuffle (the node's generator moves on exactly as
+/// if it had shuffled) but keeps a copy of the generator from before the draws instead of the
+/// shuffled list, and makes the wire order again only when a message is shown.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Syn {
+    pub digests: Arc<[Digest]>,
+    /// The generator as it was before the shuffle's draws; `None`: not shuffled.
+    shuffle: Option<Arc<crate::rng::SimRng>>,
+}
+
+impl Syn {
+    /// Digests that go out in endpoint order (`shuffle_digests = false`).
+    pub fn in_order(digests: Arc<[Digest]>) -> Syn {
+        Syn {
+            digests,
+            shuffle: None,
+        }
+    }
+
+    /// Digests that go out shuffled: `rng` makes the draws a shuffle would.
+    pub fn shuffled(digests: Arc<[Digest]>, rng: &mut crate::rng::SimRng) -> Syn {
+        let before = Arc::new(rng.clone());
+        crate::rng::skip_shuffle(digests.len(), rng);
+        Syn {
+            digests,
+            shuffle: Some(before),
+        }
+    }
+
+    /// The digests in the order they have on the wire.
+    pub fn wire_order(&self) -> Vec<Digest> {
+        let mut d = self.digests.to_vec();
+        if let Some(rng) = &self.shuffle {
+            crate::rng::shuffle(&mut d, &mut (**rng).clone());
+        }
+        d
+    }
+
+    /// `list` (entries for some of this SYN's endpoints) in the SYN's wire order: how
+    /// `examineGossiper` lists an ACK's requests.
+    pub fn in_wire_order<T: Clone>(&self, list: &[T], ep: impl Fn(&T) -> NodeId) -> Vec<T> {
+        let mut rank = vec![
+            usize::MAX;
+            self.digests
+                .iter()
+                .map(|d| d.ep as usize + 1)
+                .max()
+                .unwrap_or(0)
+        ];
+        for (i, d) in self.wire_order().iter().enumerate() {
+            rank[d.ep as usize] = i;
+        }
+        let mut out = list.to_vec();
+        out.sort_by_key(|x| rank.get(ep(x) as usize).copied().unwrap_or(usize::MAX));
+        out
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.digests.len() * std::mem::size_of::<Digest>()
+            + self
+                .shuffle
+                .as_ref()
+                .map_or(0, |_| std::mem::size_of::<crate::rng::SimRng>())
     }
 }
 
