@@ -168,7 +168,7 @@ impl Gossip {
             rest.push(i as u32);
         }
         if rest.len() > 1 {
-            rest.sort_by_key(|&i| {
+            crate::small_sort::sort_by_key(&mut rest, |&i| {
                 let d = states.get(i as usize);
                 (d.hb.generation, d.ep)
             });

@@ -137,7 +137,9 @@ impl Syn {
             rank[d.ep as usize] = i;
         }
         let mut out = list.to_vec();
-        out.sort_by_key(|x| rank.get(ep(x) as usize).copied().unwrap_or(usize::MAX));
+        crate::small_sort::sort_by_key(&mut out, |x| {
+            rank.get(ep(x) as usize).copied().unwrap_or(usize::MAX)
+        });
         out
     }
 
