@@ -322,9 +322,20 @@ impl<P: Protocol> Engine<P> {
         if !at_frontier || self.checkpoints.len() >= self.max_checkpoints {
             return;
         }
+        // The live state counts its queues' spare capacity, so only a copy tells the copy's size;
+        // the newest checkpoint's size stands for it first, so that a full budget costs no copy.
+        let used = self.ckpt_bytes.iter().sum::<usize>();
+        let max = self.sim.limits.max_checkpoint_bytes;
+        if self
+            .ckpt_bytes
+            .last()
+            .is_some_and(|&last| used + last > max)
+        {
+            return;
+        }
         let copy = self.sim.clone();
         let bytes = copy.approx_bytes();
-        if self.ckpt_bytes.iter().sum::<usize>() + bytes > self.sim.limits.max_checkpoint_bytes {
+        if used + bytes > max {
             return;
         }
         self.checkpoints.push(copy);
