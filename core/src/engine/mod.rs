@@ -889,8 +889,14 @@ impl<P: Protocol> Sim<P> {
         f: impl FnOnce(&mut P::Node, &mut Ctx<P>) -> R,
     ) -> R {
         debug_assert!(self.effects.is_empty() && self.log_buf.is_empty());
+        let (_, state, mut ctx) = self.handler(node);
+        f(state, &mut ctx)
+    }
+
+    /// What a handler of `node` works with: the protocol, the node's state and its context.
+    fn handler(&mut self, node: NodeId) -> (&P, &mut P::Node, Ctx<'_, P>) {
         let slot = &mut self.nodes[node as usize];
-        let mut ctx = Ctx {
+        let ctx = Ctx {
             now: self.now,
             me: node,
             status: slot.status,
@@ -901,7 +907,7 @@ impl<P: Protocol> Sim<P> {
             log_buf: &mut self.log_buf,
             tracing: self.tracing,
         };
-        f(&mut slot.state, &mut ctx)
+        (&self.proto, &mut slot.state, ctx)
     }
 
     /// Run `f` as a handler of `node` and hand back the effects it asked for instead of applying
@@ -912,19 +918,8 @@ impl<P: Protocol> Sim<P> {
         node: NodeId,
         f: impl FnOnce(&P, &mut P::Node, &mut Ctx<P>) -> R,
     ) -> (R, Vec<Effect<P>>) {
-        let slot = &mut self.nodes[node as usize];
-        let mut ctx = Ctx {
-            now: self.now,
-            me: node,
-            status: slot.status,
-            topo: &self.topo,
-            rng: &mut slot.rng,
-            execs: &slot.exec_stats,
-            effects: &mut self.effects,
-            log_buf: &mut self.log_buf,
-            tracing: self.tracing,
-        };
-        let r = f(&self.proto, &mut slot.state, &mut ctx);
+        let (proto, state, mut ctx) = self.handler(node);
+        let r = f(proto, state, &mut ctx);
         self.log_buf.clear();
         (r, std::mem::take(&mut self.effects))
     }
