@@ -11,7 +11,11 @@ const A: u32 = 0;
 const B: u32 = 1;
 
 fn run(variant: &str) -> Run {
-    let s = builtin::get("cassandra-21636-packet-loss").unwrap();
+    run_of("cassandra-21636-packet-loss", variant)
+}
+
+fn run_of(scenario: &str, variant: &str) -> Run {
+    let s = builtin::get(scenario).unwrap();
     Run::new(
         s,
         variant,
@@ -170,15 +174,7 @@ fn mark_dead_clears_the_entry_in_buggy() {
 fn apply_state_locally_takes_entries_by_generation_then_address() {
     use super::state::{Deltas, EndpointState, HeartBeat, Summary};
     use crate::engine::Effect;
-    let s = builtin::get("cassandra-21636-restart").unwrap();
-    let mut r = Run::new(
-        s,
-        "buggy",
-        None,
-        &toml::Table::new(),
-        &RunOptions::default(),
-    )
-    .unwrap();
+    let mut r = run_of("cassandra-21636-restart", "buggy");
     r.engine.run_until(20 * US_PER_S, u64::MAX).unwrap();
     let engine = r.engine_of_mut::<crate::gossip::Gossip>().unwrap();
     let observer = 0;
