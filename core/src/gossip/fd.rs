@@ -127,8 +127,8 @@ fn quiet_factor(threshold: f64) -> f64 {
 const NONE: Micros = Micros::MAX;
 
 /// Everything about one peer's small window in one cache line: with hundreds of peers per node
-/// and every node's windows touched about once a second, scattered over the node's peers, the detector's
-/// footprint decides how often a heartbeat waits for memory.
+/// and every node's windows touched about once a second, scattered over the node's peers, the
+/// detector's footprint decides how often a heartbeat waits for memory.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 struct Line {
