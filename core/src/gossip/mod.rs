@@ -94,6 +94,11 @@ pub struct GNode {
     /// `Summary::of(map[ep])` for every endpoint once flushed (checked in debug builds every
     /// gossip round, see `summaries_in_sync`).
     summaries: Vec<Option<Summary>>,
+    /// Bit `ep` (64 to a word) is set when this node does not see peer `ep` UP: the peer is
+    /// unknown or its state is not alive (never set for the node itself). Kept with the summary
+    /// column (`sync`, `set_map`), so that "who sees whom DOWN" over a whole cluster, which the
+    /// app asks for every sample and frame, reads a few words a node instead of every summary.
+    not_up: Vec<u64>,
     pub live: NodeSet,
     pub unreachable: BTreeMap<NodeId, Micros>,
     pub inflight: BTreeMap<NodeId, Inflight>,
@@ -126,6 +131,7 @@ impl Clone for GNode {
             exiting,
             map,
             summaries,
+            not_up,
             live,
             unreachable,
             inflight,
@@ -150,6 +156,7 @@ impl Clone for GNode {
             exiting: *exiting,
             map: map.clone(),
             summaries: summaries.clone(),
+            not_up: not_up.clone(),
             live: live.clone(),
             unreachable: unreachable.clone(),
             inflight: inflight.clone(),
@@ -177,6 +184,7 @@ impl Clone for GNode {
             exiting,
             map,
             summaries,
+            not_up,
             live,
             unreachable,
             inflight,
@@ -200,6 +208,7 @@ impl Clone for GNode {
         self.exiting.clone_from(exiting);
         self.map.clone_from(map);
         self.summaries.clone_from(summaries);
+        self.not_up.clone_from(not_up);
         self.live.clone_from(live);
         self.unreachable.clone_from(unreachable);
         self.inflight.clone_from(inflight);
@@ -275,15 +284,29 @@ impl GNode {
     }
     /// After a change of `map[ep]` (flushed): its generation, versions, liveness or presence.
     fn sync(&mut self, ep: NodeId) {
-        self.summaries[ep as usize] = Summary::of(self.map[ep as usize].as_ref());
+        let s = Summary::of(self.map[ep as usize].as_ref());
+        self.summaries[ep as usize] = s;
+        let (w, bit) = (ep as usize / 64, 1u64 << (ep % 64));
+        if ep != self.id && !s.is_some_and(|s| s.alive) {
+            self.not_up[w] |= bit;
+        } else {
+            self.not_up[w] &= !bit;
+        }
     }
     fn set_map(&mut self, map: Vec<Option<EndpointState>>) {
         self.summaries = Summary::column(&map);
+        self.not_up = not_up_bits(self.id, &self.summaries);
         self.map = cowmap::CowMap::from_vec(map);
     }
-    /// The column matches the map, but for heartbeat versions, where it may only be ahead.
+    /// The peers this node does not see UP, as bits (see `not_up`).
+    pub fn not_up_bits(&self) -> &[u64] {
+        &self.not_up
+    }
+    /// The column matches the map, but for heartbeat versions, where it may only be ahead; the
+    /// `not_up` bits match the column.
     fn summaries_in_sync(&self) -> bool {
-        self.map.len() == self.summaries.len()
+        self.not_up == not_up_bits(self.id, &self.summaries)
+            && self.map.len() == self.summaries.len()
             && self.map.iter().zip(&self.summaries).all(|(st, s)| {
                 match (Summary::of(st.as_ref()), s) {
                     (None, None) => true,
@@ -312,6 +335,17 @@ impl GNode {
     pub fn sees_up(&self, peer: NodeId) -> bool {
         peer == self.id || self.summaries[peer as usize].is_some_and(|s| s.alive)
     }
+}
+
+/// `GNode::not_up` for node `id` with summary column `summaries`.
+fn not_up_bits(id: NodeId, summaries: &[Option<Summary>]) -> Vec<u64> {
+    let mut bits = vec![0u64; summaries.len().div_ceil(64)];
+    for (ep, s) in summaries.iter().enumerate() {
+        if ep != id as usize && !s.is_some_and(|s| s.alive) {
+            bits[ep / 64] |= 1 << (ep % 64);
+        }
+    }
+    bits
 }
 
 /// An endpoint's address as Cassandra logs it (`/name`).
@@ -627,6 +661,7 @@ impl Protocol for Gossip {
             enabled: true,
             exiting: false,
             summaries: Summary::column(&map),
+            not_up: not_up_bits(id, &Summary::column(&map)),
             map: cowmap::CowMap::from_vec(map),
             live,
             unreachable: BTreeMap::new(),
@@ -948,6 +983,7 @@ impl Protocol for Gossip {
         size_of::<GNode>()
             + node.map.approx_bytes()
             + node.summaries.len() * size_of::<Option<Summary>>()
+            + node.not_up.len() * size_of::<u64>()
             + node.live.len() * size_of::<NodeId>()
             + node.fd.approx_bytes()
             + entries(&node.unreachable)

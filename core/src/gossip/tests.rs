@@ -273,3 +273,39 @@ fn a_syn_shows_the_wire_order_its_generator_drew() {
         digests.to_vec()
     );
 }
+
+/// The bit-set `down_pairs` against the definition (every running observer, every running
+/// peer, `sees_up`), through restarts (stopped nodes are left out on both sides) and lost
+/// echoes that leave pairs DOWN, every second of the run.
+#[test]
+fn down_pairs_match_every_running_pair_that_is_not_seen_up() {
+    use crate::engine::NodeStatus;
+    let mut seen_stopped = false;
+    for (scenario, variant) in [
+        ("cassandra-21636-restart", "buggy"),
+        ("cassandra-21636-packet-loss", "buggy"),
+    ] {
+        let mut r = run_of(scenario, variant);
+        let end = r.scenario.duration();
+        let mut seen_down = false;
+        for t in (0..=end / US_PER_S).map(|s| s * US_PER_S) {
+            r.engine.run_until(t, u64::MAX).unwrap();
+            let sim = r.sim_of::<crate::gossip::Gossip>().unwrap();
+            let running = |i: usize| sim.nodes[i].status == NodeStatus::Running;
+            let mut want = Vec::new();
+            for o in (0..sim.nodes.len()).filter(|&o| running(o)) {
+                for p in (0..sim.nodes.len()).filter(|&p| p != o && running(p)) {
+                    if !sim.nodes[o].state.sees_up(p as u32) {
+                        want.push((o as u32, p as u32));
+                    }
+                }
+            }
+            assert_eq!(super::view::down_pairs(sim), want, "{scenario} at {t} us");
+            assert_eq!(super::view::down_pair_count(sim), want.len());
+            seen_down |= !want.is_empty();
+            seen_stopped |= (0..sim.nodes.len()).any(|i| !running(i));
+        }
+        assert!(seen_down, "{scenario}: no observer ever saw a peer DOWN");
+    }
+    assert!(seen_stopped, "no node was ever stopped");
+}
