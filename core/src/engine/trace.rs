@@ -831,6 +831,43 @@ mod tests {
     }
 
     #[test]
+    fn the_drop_index_lists_the_drop_records_through_truncates() {
+        // Every third record a drop, some of them too wide to pack.
+        let want: Vec<Rec> = reference(2 * CHUNK + 7, 3)
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| match r.kind {
+                RecKind::Send { msg, to, label, .. } if i % 3 == 0 => Rec {
+                    kind: RecKind::Drop {
+                        msg,
+                        from: r.node,
+                        to,
+                        label,
+                        reason: DropReason::Loss,
+                    },
+                    ..r
+                },
+                _ => r,
+            })
+            .collect();
+        let drops_of = |recs: &[Rec]| -> Vec<u32> {
+            (0..recs.len() as u32)
+                .filter(|&i| matches!(recs[i as usize].kind, RecKind::Drop { .. }))
+                .collect()
+        };
+        let full: Recs = want.iter().copied().collect();
+        assert_eq!(full.drops(), drops_of(&want));
+        assert_eq!(full.drops().len(), want.len().div_ceil(3));
+        for n in [0, 1, 3, 4, CHUNK, CHUNK + 1, 2 * CHUNK + 6, 2 * CHUNK + 7] {
+            let mut recs = full.clone();
+            recs.truncate(n);
+            assert_eq!(recs.drops(), drops_of(&want[..n]), "truncate({n})");
+            recs.extend(want[n..].iter().copied());
+            assert_eq!(recs.drops(), full.drops(), "regrown after truncate({n})");
+        }
+    }
+
+    #[test]
     fn index_at_step_and_iteration_match_a_slice() {
         // Steps with 3 records each, and gaps (steps without records).
         let mut want = reference(2 * CHUNK + 100, 3);

@@ -60,10 +60,16 @@ pub fn drops_in(m: &Model) -> Option<Vec<(Micros, &'static str, bool)>> {
         return None;
     }
     let e = &*m.run.engine;
+    // Through the trace's index of drops, not every record of the window.
+    let drops = trace.recs.drops();
+    let (da, db) = (
+        drops.partition_point(|&i| (i as usize) < a),
+        drops.partition_point(|&i| (i as usize) < b),
+    );
     Some(
-        trace
-            .recs
-            .range(a..b)
+        drops[da..db]
+            .iter()
+            .map(|&i| trace.recs.at(i as usize))
             .filter_map(|r| match r.kind {
                 RecKind::Drop { label, .. } => Some((r.time, label, e.is_key_msg(label))),
                 _ => None,

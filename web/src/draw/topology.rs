@@ -282,7 +282,14 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
 
     let mut drawn = 0;
     let mut labelled: Vec<(NodeId, NodeId, NodeId, &str)> = Vec::new();
-    for r in trace.recs.range(..ci).rev() {
+    // The trace's index of drops: at high speed the window holds tens of thousands of records.
+    let drops = trace.recs.drops();
+    let before = drops.partition_point(|&i| (i as usize) < ci);
+    for r in drops[..before]
+        .iter()
+        .rev()
+        .map(|&i| trace.recs.at(i as usize))
+    {
         if now.saturating_sub(r.time) > window || drawn >= MAX_DROPS {
             break;
         }

@@ -156,6 +156,9 @@ pub struct Recs {
     pub(super) labels: Labels,
     /// Records that do not fit the packed form, in trace order.
     wide: Vec<Rec>,
+    /// Indices of the `Drop` records, ascending: views that draw the messages lost near the
+    /// cursor (the topology, the timeline) find them without decoding every record around it.
+    drops: Vec<u32>,
 }
 
 impl Recs {
@@ -191,6 +194,12 @@ impl Recs {
             + self.bases.capacity() * size_of::<u64>()
             + self.labels.bytes()
             + self.wide.capacity() * size_of::<Rec>()
+            + self.drops.capacity() * size_of::<u32>()
+    }
+
+    /// Indices of the `Drop` records, ascending.
+    pub fn drops(&self) -> &[u32] {
+        &self.drops
     }
 
     /// Records kept whole in the overflow arena (values that do not fit the packed form).
@@ -201,6 +210,10 @@ impl Recs {
     /// Append a record. Not inlined: `Sim::emit` stays small enough to inline into its callers.
     #[inline(never)]
     pub fn push(&mut self, r: Rec) {
+        if matches!(r.kind, RecKind::Drop { .. }) {
+            self.drops
+                .push(u32::try_from(self.len).expect("fewer than 2^32 records"));
+        }
         if self.len & CHUNK_MASK == 0 {
             // The last chunk (if any) is full: start one, exactly one chunk big.
             self.chunks.push(Vec::with_capacity(CHUNK));
@@ -502,6 +515,8 @@ impl Recs {
         if let Some(last) = self.chunks.last_mut() {
             last.truncate(n - ((keep_chunks - 1) << CHUNK_BITS));
         }
+        let keep_drops = self.drops.partition_point(|&i| (i as usize) < n);
+        self.drops.truncate(keep_drops);
         self.len = n;
     }
 
