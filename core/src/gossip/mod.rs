@@ -283,6 +283,8 @@ impl GNode {
         }
     }
     /// After a change of `map[ep]` (flushed): its generation, versions, liveness or presence.
+    /// Out of line: the rare path of many handlers, kept small in the app's download.
+    #[inline(never)]
     fn sync(&mut self, ep: NodeId) {
         let s = Summary::of(self.map[ep as usize].as_ref());
         self.summaries[ep as usize] = s;
@@ -656,12 +658,13 @@ impl Protocol for Gossip {
                 fd.report(ep as usize, 0);
             }
         }
+        let summaries = Summary::column(&map);
         GNode {
             id,
             enabled: true,
             exiting: false,
-            summaries: Summary::column(&map),
-            not_up: not_up_bits(id, &Summary::column(&map)),
+            not_up: not_up_bits(id, &summaries),
+            summaries,
             map: cowmap::CowMap::from_vec(map),
             live,
             unreachable: BTreeMap::new(),

@@ -327,7 +327,7 @@ impl Model for Gossip {
     }
 
     fn sample(&self, sim: &Sim<Self>, out: &mut Vec<f64>) {
-        out.push(view::down_pair_count(sim) as f64);
+        out.push(view::down_pairs(sim).len() as f64);
         for slot in &sim.nodes {
             out.push(slot.exec_stats[GOSSIP_STAGE as usize].pending as f64);
         }

@@ -136,50 +136,32 @@ pub fn inflight_stuck(node: &GNode, peer: NodeId) -> bool {
 }
 
 /// (observer, peer) pairs, both running, where the observer sees the peer DOWN; in observer,
-/// then peer order.
+/// then peer order. From each node's `not_up` bits (`GNode::not_up_bits`): a few words a node
+/// rather than every summary, since the plots and the matrix summary ask for it every frame.
 pub fn down_pairs(sim: &Sim<Gossip>) -> Vec<(NodeId, NodeId)> {
-    let mut out = Vec::new();
-    for_down_pairs(sim, |o, words| {
-        for (w, &word) in words.iter().enumerate() {
-            let mut bits = word;
-            while bits != 0 {
-                out.push((o, (w * 64) as NodeId + bits.trailing_zeros() as NodeId));
-                bits &= bits - 1;
-            }
-        }
-    });
-    out
-}
-
-/// How many pairs [`down_pairs`] lists, without listing them (the plots sample it).
-pub fn down_pair_count(sim: &Sim<Gossip>) -> usize {
-    let mut n = 0;
-    for_down_pairs(sim, |_, words| {
-        n += words.iter().map(|w| w.count_ones() as usize).sum::<usize>();
-    });
-    n
-}
-
-/// `f(observer, peers)` for each running observer, `peers` the bits of the running peers it
-/// does not see UP (`GNode::not_up_bits`): a few words a node rather than every summary.
-fn for_down_pairs(sim: &Sim<Gossip>, mut f: impl FnMut(NodeId, &[u64])) {
     let mut running = vec![0u64; sim.nodes.len().div_ceil(64)];
     for (i, n) in sim.nodes.iter().enumerate() {
         if n.status == NodeStatus::Running {
             running[i / 64] |= 1 << (i % 64);
         }
     }
-    let mut words = vec![0u64; running.len()];
+    let mut out = Vec::new();
     for (o, slot) in sim.nodes.iter().enumerate() {
         if running[o / 64] & (1 << (o % 64)) == 0 {
             continue;
         }
-        let not_up = slot.state.not_up_bits();
-        for (w, x) in words.iter_mut().enumerate() {
-            *x = running[w] & not_up.get(w).copied().unwrap_or(0);
+        for (w, &not_up) in slot.state.not_up_bits().iter().enumerate() {
+            let mut bits = not_up & running.get(w).copied().unwrap_or(0);
+            while bits != 0 {
+                out.push((
+                    o as NodeId,
+                    (w * 64) as NodeId + bits.trailing_zeros() as NodeId,
+                ));
+                bits &= bits - 1;
+            }
         }
-        f(o as NodeId, &words);
     }
+    out
 }
 
 pub fn node_view(sim: &Sim<Gossip>, id: NodeId) -> NodeView {

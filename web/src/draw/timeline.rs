@@ -61,13 +61,9 @@ pub fn drops_in(m: &Model) -> Option<Vec<(Micros, &'static str, bool)>> {
     }
     let e = &*m.run.engine;
     // Through the trace's index of drops, not every record of the window.
-    let drops = trace.recs.drops();
-    let (da, db) = (
-        drops.partition_point(|&i| (i as usize) < a),
-        drops.partition_point(|&i| (i as usize) < b),
-    );
+    let drops = &trace.recs.drops()[trace.recs.drops_before(a)..trace.recs.drops_before(b)];
     Some(
-        drops[da..db]
+        drops
             .iter()
             .map(|&i| trace.recs.at(i as usize))
             .filter_map(|r| match r.kind {

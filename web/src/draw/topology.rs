@@ -283,13 +283,8 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
     let mut drawn = 0;
     let mut labelled: Vec<(NodeId, NodeId, NodeId, &str)> = Vec::new();
     // The trace's index of drops: at high speed the window holds tens of thousands of records.
-    let drops = trace.recs.drops();
-    let before = drops.partition_point(|&i| (i as usize) < ci);
-    for r in drops[..before]
-        .iter()
-        .rev()
-        .map(|&i| trace.recs.at(i as usize))
-    {
+    let drops = &trace.recs.drops()[..trace.recs.drops_before(ci)];
+    for r in drops.iter().rev().map(|&i| trace.recs.at(i as usize)) {
         if now.saturating_sub(r.time) > window || drawn >= MAX_DROPS {
             break;
         }

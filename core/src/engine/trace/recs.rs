@@ -202,6 +202,12 @@ impl Recs {
         &self.drops
     }
 
+    /// How many `Drop` records come before record `i` (the index into `drops` of the first at
+    /// or after it).
+    pub fn drops_before(&self, i: usize) -> usize {
+        self.drops.partition_point(|&d| (d as usize) < i)
+    }
+
     /// Records kept whole in the overflow arena (values that do not fit the packed form).
     pub fn overflow_len(&self) -> usize {
         self.wide.len()
@@ -515,8 +521,7 @@ impl Recs {
         if let Some(last) = self.chunks.last_mut() {
             last.truncate(n - ((keep_chunks - 1) << CHUNK_BITS));
         }
-        let keep_drops = self.drops.partition_point(|&i| (i as usize) < n);
-        self.drops.truncate(keep_drops);
+        self.drops.truncate(self.drops_before(n));
         self.len = n;
     }
 
