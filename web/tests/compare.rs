@@ -373,3 +373,50 @@ fn a_replay_that_fits_at_the_replay_cost_is_one_jump() {
     assert!(!m.busy(), "no seek, and the other side is there too");
     assert_eq!(times(&s), (t, t));
 }
+
+/// Playing faster than a cluster computes gives the simulation a larger share of each frame
+/// (issue 20's boost), but in compare mode, where each frame renders two sides, at most
+/// `PLAY_FRAME_COMPARE_MAX_MS` of it: the step budget settles at what that share holds, well
+/// under what one side alone gets from the same frames.
+#[test]
+fn a_boost_in_compare_keeps_a_frame_for_two_renders() {
+    use clusterscope_web::model::{PLAY_FRAME_COMPARE_MAX_MS, PLAY_FRAME_MAX_MS};
+    const MS_PER_STEP: f64 = 0.01;
+    const DT_MS: f64 = 50.0;
+    let play = |s: Rc<Store>| {
+        let s = send(s, Msg::SetSpeed(1000.0));
+        let mut s = send(s, Msg::TogglePlay);
+        let mut steps = 100u64;
+        for _ in 0..25 {
+            let before = s.model.borrow().cursor();
+            s = send(
+                s,
+                Msg::Tick {
+                    dt_ms: DT_MS,
+                    cost_ms: steps as f64 * MS_PER_STEP,
+                },
+            );
+            steps = s.model.borrow().cursor() - before;
+        }
+        let m = s.model.borrow();
+        assert!(m.playing && m.achieved.boosted, "falling behind, boosted");
+        m.steps_per_frame as f64
+    };
+    let scenario = "cassandra-21636-restart";
+    let compare = play(open(scenario, "buggy", "fixed"));
+    let alone = play(settle(send(
+        send(store(), Msg::LoadBuiltin(scenario.into())),
+        Msg::SetVariant("buggy".into()),
+    )));
+    // The budget converges on target / MS_PER_STEP steps.
+    let want = |target: f64| target / MS_PER_STEP;
+    let boosted = (DT_MS * 0.5).min(PLAY_FRAME_MAX_MS);
+    assert!(
+        (compare - want(PLAY_FRAME_COMPARE_MAX_MS)).abs() < 0.1 * want(PLAY_FRAME_COMPARE_MAX_MS),
+        "compare: {compare} steps a frame"
+    );
+    assert!(
+        (alone - want(boosted)).abs() < 0.1 * want(boosted),
+        "one side: {alone} steps a frame"
+    );
+}

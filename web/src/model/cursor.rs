@@ -143,7 +143,12 @@ impl Model {
         let target = if self.seek.is_some() {
             SEEK_FRAME_MS
         } else if self.achieved.boosted {
-            (dt_ms * 0.5).clamp(PLAY_FRAME_MS, PLAY_FRAME_MAX_MS)
+            let max = if self.compare.is_some() {
+                PLAY_FRAME_COMPARE_MAX_MS
+            } else {
+                PLAY_FRAME_MAX_MS
+            };
+            (dt_ms * 0.5).clamp(PLAY_FRAME_MS, max)
         } else {
             PLAY_FRAME_MS
         };

@@ -50,6 +50,11 @@ pub const SEEK_FRAME_MS: f64 = 45.0;
 /// real time (the rest renders), at most this much: the picture updates less often, and playing
 /// gets closer to the speed asked for (issue 20).
 pub const PLAY_FRAME_MAX_MS: f64 = 40.0;
+/// The same bound in compare mode, where a frame also renders the other side: both sides'
+/// simulation stays within this, so that where two large renders take most of a frame the
+/// picture keeps near 60 fps (issue 18: frames <= 16 ms while playing both sides) rather than
+/// the frame growing with the simulation's share of it.
+pub const PLAY_FRAME_COMPARE_MAX_MS: f64 = 10.0;
 /// While a seek computes (End, a link's cursor, a switch), the app renders its progress at most
 /// this often; the frames in between only compute (issue 20: rendering every frame made End
 /// several times slower than the engine).
