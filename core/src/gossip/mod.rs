@@ -289,10 +289,10 @@ impl GNode {
         let s = Summary::of(self.map[ep as usize].as_ref());
         self.summaries[ep as usize] = s;
         let (w, bit) = (ep as usize / 64, 1u64 << (ep % 64));
-        if ep != self.id && !s.is_some_and(|s| s.alive) {
-            self.not_up[w] |= bit;
-        } else {
+        if seen_up(self.id, ep, s) {
             self.not_up[w] &= !bit;
+        } else {
+            self.not_up[w] |= bit;
         }
     }
     fn set_map(&mut self, map: Vec<Option<EndpointState>>) {
@@ -335,15 +335,23 @@ impl GNode {
     }
     /// Does this node consider `peer` UP? (`FailureDetector.isAlive`: the current object's flag.)
     pub fn sees_up(&self, peer: NodeId) -> bool {
-        peer == self.id || self.summaries[peer as usize].is_some_and(|s| s.alive)
+        seen_up(self.id, peer, self.summaries[peer as usize])
     }
+}
+
+/// Whether node `id` sees peer `ep` UP, `s` being `ep`'s summary in `id`'s column: itself always,
+/// a peer when it is known and its state alive. One rule for `GNode::sees_up` and the `not_up`
+/// bits.
+#[inline]
+fn seen_up(id: NodeId, ep: NodeId, s: Option<Summary>) -> bool {
+    ep == id || s.is_some_and(|s| s.alive)
 }
 
 /// `GNode::not_up` for node `id` with summary column `summaries`.
 fn not_up_bits(id: NodeId, summaries: &[Option<Summary>]) -> Vec<u64> {
     let mut bits = vec![0u64; summaries.len().div_ceil(64)];
-    for (ep, s) in summaries.iter().enumerate() {
-        if ep != id as usize && !s.is_some_and(|s| s.alive) {
+    for (ep, &s) in summaries.iter().enumerate() {
+        if !seen_up(id, ep as NodeId, s) {
             bits[ep / 64] |= 1 << (ep % 64);
         }
     }
