@@ -261,6 +261,23 @@ pub trait Model: Protocol {
     fn matrix_class(&self, sim: &Sim<Self>, observer: NodeId, peer: NodeId) -> u8 {
         self.matrix_cell(sim, observer, peer).class
     }
+    /// The classes of a block of cells, row-major (`observers` x `peers`), appended to `out`:
+    /// what the large matrix draws and compare compares, 63,000 cells per side and frame at 251
+    /// nodes. By default `matrix_class` cell by cell; a model that can answer a whole row more
+    /// cheaply does so here.
+    fn matrix_classes(
+        &self,
+        sim: &Sim<Self>,
+        observers: &[NodeId],
+        peers: &[NodeId],
+        out: &mut Vec<u8>,
+    ) {
+        for &o in observers {
+            for &q in peers {
+                out.push(self.matrix_class(sim, o, q));
+            }
+        }
+    }
     /// The notable cells and a sentence naming at most `limit` of them.
     fn matrix_summary(&self, _sim: &Sim<Self>, _limit: usize) -> MatrixSummary {
         MatrixSummary::default()
@@ -383,7 +400,8 @@ pub trait Driver {
     fn commands(&self) -> &'static [CommandSpec];
     fn matrix(&self) -> Option<MatrixSpec>;
     fn matrix_cell(&self, observer: NodeId, peer: NodeId) -> Cell;
-    fn matrix_class(&self, observer: NodeId, peer: NodeId) -> u8;
+    /// `Model::matrix_classes`: the classes of `observers` x `peers`, row-major, into `out`.
+    fn matrix_classes(&self, observers: &[NodeId], peers: &[NodeId], out: &mut Vec<u8>);
     fn matrix_summary(&self, limit: usize) -> MatrixSummary;
     fn series(&self) -> &'static [SeriesSpec];
     fn sample(&self, out: &mut Vec<f64>);
@@ -534,8 +552,10 @@ impl<M: Model> Driver for Engine<M> {
     fn matrix_cell(&self, observer: NodeId, peer: NodeId) -> Cell {
         self.sim.proto.matrix_cell(&self.sim, observer, peer)
     }
-    fn matrix_class(&self, observer: NodeId, peer: NodeId) -> u8 {
-        self.sim.proto.matrix_class(&self.sim, observer, peer)
+    fn matrix_classes(&self, observers: &[NodeId], peers: &[NodeId], out: &mut Vec<u8>) {
+        self.sim
+            .proto
+            .matrix_classes(&self.sim, observers, peers, out)
     }
     fn matrix_summary(&self, limit: usize) -> MatrixSummary {
         self.sim.proto.matrix_summary(&self.sim, limit)

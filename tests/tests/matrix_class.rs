@@ -1,6 +1,8 @@
-//! The large matrix draws each cell's class alone (`Driver::matrix_class`, every cell every frame);
-//! the tooltip and the small matrix use the whole cell (`matrix_cell`). The two must agree on
-//! every cell, for every model, whatever the cluster's state; and gossip's class must say what
+//! The large matrix draws each cell's class alone, a block of cells at a time
+//! (`Driver::matrix_classes`, every cell every frame; gossip answers from its `not_up` bits); the
+//! tooltip and the small matrix use the whole cell (`matrix_cell`). The two must agree on every
+//! cell, for every model, whatever the cluster's state, for the whole square and for any rows
+//! and columns in any order (the matrix's DC order, a filter); and gossip's class must say what
 //! the liveness view says (UP exactly where the observer sees the peer UP).
 
 use clusterscope_core::runner::{Run, RunOptions};
@@ -17,12 +19,30 @@ fn agree(name: &str, times_us: &[u64]) -> usize {
         let n = run.scenario.topo.len() as u32;
         // The liveness view (small clusters only: at 251 nodes it is tens of MB of JSON).
         let views = (n <= 10 && run.scenario.raw.protocol == "gossip").then(|| run.views_json());
+        let all: Vec<u32> = (0..n).collect();
+        let mut block = Vec::new();
+        run.engine.matrix_classes(&all, &all, &mut block);
+        assert_eq!(block.len(), (n * n) as usize);
+        // Some rows and columns, reordered (every third node, backwards, and the first).
+        let some: Vec<u32> = (0..n).rev().step_by(3).chain([0]).collect();
+        let mut part = vec![7u8];
+        run.engine.matrix_classes(&some, &some, &mut part);
+        assert_eq!(part.len(), 1 + some.len() * some.len(), "appended to `out`");
+        for (i, &o) in some.iter().enumerate() {
+            for (j, &q) in some.iter().enumerate() {
+                assert_eq!(
+                    part[1 + i * some.len() + j],
+                    block[(o * n + q) as usize],
+                    "{name} at {t} us: cell ({o}, {q}) of a reordered block"
+                );
+            }
+        }
         let mut classes = std::collections::BTreeSet::new();
         for o in 0..n {
             for q in 0..n {
                 let (c, k) = (
                     run.engine.matrix_cell(o, q).class,
-                    run.engine.matrix_class(o, q),
+                    block[(o * n + q) as usize],
                 );
                 assert_eq!(c, k, "{name} at {t} us: cell ({o}, {q})");
                 classes.insert(k);

@@ -248,15 +248,17 @@ fn class_only_cells_are_the_visibly_differing_subset() {
     for (x, y) in &classes {
         assert!(whole.contains(&(*x, *y)));
         assert_ne!(
-            m.run.engine.matrix_class(*x, *y),
-            o.run.engine.matrix_class(*x, *y)
+            m.run.engine.matrix_cell(*x, *y).class,
+            o.run.engine.matrix_cell(*x, *y).class
         );
     }
     // Every cell of differing class is found.
     let n = m.n() as u32;
     let expected = (0..n)
         .flat_map(|x| (0..n).map(move |y| (x, y)))
-        .filter(|(x, y)| m.run.engine.matrix_class(*x, *y) != o.run.engine.matrix_class(*x, *y))
+        .filter(|(x, y)| {
+            m.run.engine.matrix_cell(*x, *y).class != o.run.engine.matrix_cell(*x, *y).class
+        })
         .count();
     assert_eq!(classes.len(), expected);
 }

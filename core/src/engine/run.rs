@@ -175,7 +175,7 @@ impl<P: Protocol> Engine<P> {
             ),
             (m.nodes, format!("node state {}", mb(m.nodes))),
         ];
-        parts.sort_by_key(|p| std::cmp::Reverse(p.0));
+        crate::small_sort::sort_by_key(&mut parts, |p| std::cmp::Reverse(p.0));
         let list: Vec<&str> = parts
             .iter()
             .filter(|p| p.0 > 0)

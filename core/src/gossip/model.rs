@@ -223,6 +223,7 @@ impl Model for Gossip {
         })
     }
 
+    #[inline(never)]
     fn matrix_class(&self, sim: &Sim<Self>, o: NodeId, q: NodeId) -> u8 {
         let running = |i: NodeId| sim.nodes[i as usize].status == NodeStatus::Running;
         let g = &sim.nodes[o as usize].state;
@@ -238,6 +239,31 @@ impl Model for Gossip {
             CELL_DOWN_ONE_SIDED
         } else {
             CELL_DOWN
+        }
+    }
+
+    /// Row by row from the observer's `not_up` bits: a running observer's cell of another peer
+    /// is UP unless its bit is set, and only the other cells need `matrix_class`'s questions
+    /// (is the observer running, the peer, does the peer see the observer UP).
+    fn matrix_classes(
+        &self,
+        sim: &Sim<Self>,
+        observers: &[NodeId],
+        peers: &[NodeId],
+        out: &mut Vec<u8>,
+    ) {
+        for &o in observers {
+            let running = sim.nodes[o as usize].status == NodeStatus::Running;
+            let bits = sim.nodes[o as usize].state.not_up_bits();
+            for &q in peers {
+                out.push(
+                    if running && q != o && bits[q as usize / 64] >> (q % 64) & 1 == 0 {
+                        CELL_UP
+                    } else {
+                        self.matrix_class(sim, o, q)
+                    },
+                );
+            }
         }
     }
 

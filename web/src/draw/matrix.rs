@@ -124,13 +124,17 @@ pub const IMAGE_ABOVE: usize = 40;
 /// RGBA pixels of the view, one per cell (row-major, observer rows).
 pub fn pixels(m: &Model, view: &MatrixView, p: &Palette) -> Vec<u8> {
     let colors: Vec<[u8; 4]> = colors(m, p).into_iter().map(rgba).collect();
-    let mut out = Vec::with_capacity(view.rows.len() * view.cols.len() * 4);
-    for &o in &view.rows {
-        for &q in &view.cols {
-            // The class alone: a cell's tooltip strings cost far more, 63,000 times a frame.
-            let class = m.run.engine.matrix_class(o, q);
-            out.extend_from_slice(colors.get(class as usize).unwrap_or(&[128, 128, 128, 255]));
-        }
+    // The classes alone, a block at a time: a cell's tooltip strings cost far more, 63,000
+    // times a frame.
+    let mut classes = Vec::new();
+    m.run
+        .engine
+        .matrix_classes(&view.rows, &view.cols, &mut classes);
+    // Each pixel written in one store (extending a Vec by 4 bytes at a time cost more than the
+    // classes themselves).
+    let mut out = vec![0u8; classes.len() * 4];
+    for (px, class) in out.chunks_exact_mut(4).zip(classes) {
+        px.copy_from_slice(colors.get(class as usize).unwrap_or(&[128, 128, 128, 255]));
     }
     out
 }

@@ -213,11 +213,19 @@ pub fn differing_cells_by(a: &Model, b: &Model, classes_only: bool) -> Vec<(Node
         return Vec::new();
     }
     let n = a.n() as NodeId;
+    // Classes only: a block per side, all n x n cells row-major, compared below.
+    let (mut ca, mut cb) = (Vec::new(), Vec::new());
+    if classes_only {
+        let all: Vec<NodeId> = (0..n).collect();
+        ea.matrix_classes(&all, &all, &mut ca);
+        eb.matrix_classes(&all, &all, &mut cb);
+    }
     let mut out = Vec::new();
     for o in 0..n {
         for p in 0..n {
             let differs = if classes_only {
-                ea.matrix_class(o, p) != eb.matrix_class(o, p)
+                let i = (o * n + p) as usize;
+                ca[i] != cb[i]
             } else {
                 let (x, y) = (ea.matrix_cell(o, p), eb.matrix_cell(o, p));
                 x.class != y.class || x.text != y.text || x.mark != y.mark
@@ -274,7 +282,8 @@ impl Model {
         let mine = self.run.engine.user_actions().to_vec();
         let mut timed = mine.clone();
         timed.extend(self.pending_timed.iter().cloned());
-        timed.sort_by_key(|a| a.at.0);
+        // Nearly in order already (the recorded actions are): the small insertion sort.
+        clusterscope_core::small_sort::sort_by_key(&mut timed, |a| a.at.0);
 
         // A run of that variant kept from a variant switch (issue 20) is taken as it is, computed
         // as far as it was: no second copy, no recomputation (only without recorded actions,

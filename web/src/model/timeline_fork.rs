@@ -70,7 +70,9 @@ impl Model {
                 }
             }
             // Nearest first; the same message once.
-            drops.sort_by_key(|d| (dist(d.time), d.msg));
+            // (With the time, a total order on the records: the unstable sort gives the stable
+            // one's result, in less code.)
+            drops.sort_unstable_by_key(|d| (dist(d.time), d.msg, d.time));
             drops.dedup_by_key(|d| d.msg);
             drops.truncate(MAX_PICKED_DROPS);
         }
@@ -81,7 +83,7 @@ impl Model {
             .iter()
             .filter(|k| matches!(k.kind, MarkKind::Down | MarkKind::Up))
             .collect();
-        near.sort_by_key(|k| (dist(k.time), k.node));
+        clusterscope_core::small_sort::sort_by_key(&mut near, |k| (dist(k.time), k.node));
         let mut nodes: Vec<NodeId> = Vec::new();
         for k in &near {
             if !nodes.contains(&k.node) && nodes.len() < MAX_PICKED_NODES {
