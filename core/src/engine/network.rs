@@ -176,11 +176,14 @@ impl Network {
         self.kinds = Arc::new(vec![self.default_link.clone()]);
     }
 
-    /// True when every link is as the scenario's defaults made it.
+    /// True when every link is as the scenario's defaults made it. At once when every kind in
+    /// the list is the default (no fault, or healed): the topology asks on every frame.
     pub fn is_healthy(&self) -> bool {
-        self.links
-            .iter()
-            .all(|&i| self.kinds[i as usize] == self.default_link)
+        self.kinds.iter().all(|k| *k == self.default_link)
+            || self
+                .links
+                .iter()
+                .all(|&i| self.kinds[i as usize] == self.default_link)
     }
 }
 

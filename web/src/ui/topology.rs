@@ -63,8 +63,10 @@ pub fn topology_view(p: &PanelProps) -> Html {
             let net = &m.run.engine.net();
             // "Healthy" is the scenario's default link (which may carry a baseline loss).
             let default = net.default_link();
+            // Without a link fault (the usual case) nothing needs the n x n scan.
+            let healthy = net.is_healthy();
             let links = layout::visible_links(topo.names.len(), m.selected, |a, b| {
-                net.link(a, b) == default
+                healthy || net.link(a, b) == default
             });
             let inp = topology::TopologyInput {
                 model: &m,
