@@ -288,11 +288,11 @@ impl GNode {
     fn sync(&mut self, ep: NodeId) {
         let s = Summary::of(self.map[ep as usize].as_ref());
         self.summaries[ep as usize] = s;
-        let (w, bit) = (ep as usize / 64, 1u64 << (ep % 64));
+        let (w, m) = bit(ep as usize);
         if seen_up(self.id, ep, s) {
-            self.not_up[w] &= !bit;
+            self.not_up[w] &= !m;
         } else {
-            self.not_up[w] |= bit;
+            self.not_up[w] |= m;
         }
     }
     fn set_map(&mut self, map: Vec<Option<EndpointState>>) {
@@ -303,6 +303,11 @@ impl GNode {
     /// The peers this node does not see UP, as bits (see `not_up`).
     pub fn not_up_bits(&self) -> &[u64] {
         &self.not_up
+    }
+    /// `!sees_up(peer)` from the bits alone (a word, not the peer's summary).
+    pub fn not_seen_up(&self, peer: NodeId) -> bool {
+        let (w, m) = bit(peer as usize);
+        self.not_up[w] & m != 0
     }
     /// The column matches the map, but for heartbeat versions, where it may only be ahead; the
     /// `not_up` bits match the column.
@@ -352,10 +357,18 @@ fn not_up_bits(id: NodeId, summaries: &[Option<Summary>]) -> Vec<u64> {
     let mut bits = vec![0u64; summaries.len().div_ceil(64)];
     for (ep, &s) in summaries.iter().enumerate() {
         if !seen_up(id, ep as NodeId, s) {
-            bits[ep / 64] |= 1 << (ep % 64);
+            let (w, m) = bit(ep);
+            bits[w] |= m;
         }
     }
     bits
+}
+
+/// Word index and mask of bit `i` in a bit set kept as `u64` words (`GNode::not_up`, the
+/// running mask of `view::down_pairs`).
+#[inline]
+pub(crate) fn bit(i: usize) -> (usize, u64) {
+    (i / 64, 1 << (i % 64))
 }
 
 /// An endpoint's address as Cassandra logs it (`/name`).

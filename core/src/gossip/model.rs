@@ -223,6 +223,8 @@ impl Model for Gossip {
         })
     }
 
+    // Out of line: `matrix_classes` calls it only for the few cells its bits cannot answer, and
+    // one copy keeps the download smaller.
     #[inline(never)]
     fn matrix_class(&self, sim: &Sim<Self>, o: NodeId, q: NodeId) -> u8 {
         let running = |i: NodeId| sim.nodes[i as usize].status == NodeStatus::Running;
@@ -254,15 +256,13 @@ impl Model for Gossip {
     ) {
         for &o in observers {
             let running = sim.nodes[o as usize].status == NodeStatus::Running;
-            let bits = sim.nodes[o as usize].state.not_up_bits();
+            let g = &sim.nodes[o as usize].state;
             for &q in peers {
-                out.push(
-                    if running && q != o && bits[q as usize / 64] >> (q % 64) & 1 == 0 {
-                        CELL_UP
-                    } else {
-                        self.matrix_class(sim, o, q)
-                    },
-                );
+                out.push(if running && q != o && !g.not_seen_up(q) {
+                    CELL_UP
+                } else {
+                    self.matrix_class(sim, o, q)
+                });
             }
         }
     }

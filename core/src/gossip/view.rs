@@ -142,12 +142,13 @@ pub fn down_pairs(sim: &Sim<Gossip>) -> Vec<(NodeId, NodeId)> {
     let mut running = vec![0u64; sim.nodes.len().div_ceil(64)];
     for (i, n) in sim.nodes.iter().enumerate() {
         if n.status == NodeStatus::Running {
-            running[i / 64] |= 1 << (i % 64);
+            let (w, m) = super::bit(i);
+            running[w] |= m;
         }
     }
     let mut out = Vec::new();
     for (o, slot) in sim.nodes.iter().enumerate() {
-        if running[o / 64] & (1 << (o % 64)) == 0 {
+        if slot.status != NodeStatus::Running {
             continue;
         }
         for (w, &not_up) in slot.state.not_up_bits().iter().enumerate() {
