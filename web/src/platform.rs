@@ -336,6 +336,17 @@ pub mod perf {
     thread_local! {
         static FRAME: Cell<bool> = const { Cell::new(false) };
         static JUMP: Cell<bool> = const { Cell::new(false) };
+        /// When the open frame's simulation ended (`None`: no frame open).
+        static COMPUTED_AT: Cell<Option<f64>> = const { Cell::new(None) };
+        /// How long the last frame's render took, until taken (`take_render_ms`).
+        static RENDER_MS: Cell<f64> = const { Cell::new(0.0) };
+    }
+
+    /// The time from the end of the last frame's simulation to the end of the render it caused
+    /// (0 when no frame rendered since the last call): measured on every frame, whether or not
+    /// the performance marks are on, for the compare frame budget (`Msg::Tick::render_ms`).
+    pub fn take_render_ms() -> f64 {
+        RENDER_MS.with(|r| r.replace(0.0))
     }
 
     fn performance() -> Option<web_sys::Performance> {
@@ -352,6 +363,8 @@ pub mod perf {
 
     /// An animation frame starts (before the simulation slice).
     pub fn frame_start() {
+        // A frame that rendered nothing leaves its time behind: not this frame's.
+        COMPUTED_AT.with(|c| c.set(None));
         if let Some(p) = performance() {
             let _ = p.mark("cs-f0");
             FRAME.with(|f| f.set(true));
@@ -360,6 +373,7 @@ pub mod perf {
 
     /// The simulation slice of the frame is done; rendering follows.
     pub fn frame_computed() {
+        COMPUTED_AT.with(|c| c.set(Some(super::now_ms())));
         if FRAME.with(Cell::get) {
             if let Some(p) = performance() {
                 let _ = p.mark("cs-f1");
@@ -393,6 +407,9 @@ pub mod perf {
     /// Called after every render of the root component (its effects run after the children's,
     /// which draw the canvases): closes the open frame, and the open jump once the app is idle.
     pub fn rendered(busy: bool) {
+        if let Some(t) = COMPUTED_AT.with(|c| c.take()) {
+            RENDER_MS.with(|r| r.set((super::now_ms() - t).max(0.0)));
+        }
         let frame = FRAME.with(|f| f.replace(false));
         let jump = !busy && JUMP.with(|f| f.replace(false));
         if !frame && !jump {

@@ -81,6 +81,7 @@ fn both_sides_move_together_on_step_scrub_play_and_jumps() {
             Msg::Tick {
                 dt_ms: 16.0,
                 cost_ms: 1.0,
+                render_ms: 0.0,
             },
         );
         let (a, b) = times(&s);
@@ -378,14 +379,17 @@ fn a_replay_that_fits_at_the_replay_cost_is_one_jump() {
 
 /// Playing faster than a cluster computes gives the simulation a larger share of each frame
 /// (issue 20's boost), but in compare mode, where each frame renders two sides, at most
-/// `PLAY_FRAME_COMPARE_MAX_MS` of it: the step budget settles at what that share holds, well
-/// under what one side alone gets from the same frames.
+/// `PLAY_FRAME_COMPARE_MAX_MS` of it, and at most what `COMPARE_FRAME_MS` leaves beside the
+/// measured render (never under `PLAY_FRAME_MS`): the step budget settles at what that share
+/// holds, well under what one side alone gets from the same frames.
 #[test]
 fn a_boost_in_compare_keeps_a_frame_for_two_renders() {
-    use clusterscope_web::model::{PLAY_FRAME_COMPARE_MAX_MS, PLAY_FRAME_MAX_MS};
+    use clusterscope_web::model::{
+        COMPARE_FRAME_MS, PLAY_FRAME_COMPARE_MAX_MS, PLAY_FRAME_MAX_MS, PLAY_FRAME_MS,
+    };
     const MS_PER_STEP: f64 = 0.01;
     const DT_MS: f64 = 50.0;
-    let play = |s: Rc<Store>| {
+    let play = |s: Rc<Store>, render_ms: f64| {
         let s = send(s, Msg::SetSpeed(1000.0));
         let mut s = send(s, Msg::TogglePlay);
         let mut steps = 100u64;
@@ -396,6 +400,7 @@ fn a_boost_in_compare_keeps_a_frame_for_two_renders() {
                 Msg::Tick {
                     dt_ms: DT_MS,
                     cost_ms: steps as f64 * MS_PER_STEP,
+                    render_ms,
                 },
             );
             steps = s.model.borrow().cursor() - before;
@@ -405,20 +410,35 @@ fn a_boost_in_compare_keeps_a_frame_for_two_renders() {
         m.steps_per_frame as f64
     };
     let scenario = "cassandra-21636-restart";
-    let compare = play(open(scenario, "buggy", "fixed"));
-    let alone = play(settle(send(
-        send(store(), Msg::LoadBuiltin(scenario.into())),
-        Msg::SetVariant("buggy".into()),
-    )));
+    let one_side = || {
+        settle(send(
+            send(store(), Msg::LoadBuiltin(scenario.into())),
+            Msg::SetVariant("buggy".into()),
+        ))
+    };
     // The budget converges on target / MS_PER_STEP steps.
     let want = |target: f64| target / MS_PER_STEP;
+    let near = |got: f64, target: f64| (got - want(target)).abs() < 0.1 * want(target);
     let boosted = (DT_MS * 0.5).min(PLAY_FRAME_MAX_MS);
-    assert!(
-        (compare - want(PLAY_FRAME_COMPARE_MAX_MS)).abs() < 0.1 * want(PLAY_FRAME_COMPARE_MAX_MS),
-        "compare: {compare} steps a frame"
-    );
-    assert!(
-        (alone - want(boosted)).abs() < 0.1 * want(boosted),
-        "one side: {alone} steps a frame"
-    );
+    // Renders that leave the whole compare share, one that leaves part of it, one that leaves
+    // less than the unboosted share.
+    for (render_ms, target) in [
+        (0.0, PLAY_FRAME_COMPARE_MAX_MS),
+        (2.0, PLAY_FRAME_COMPARE_MAX_MS),
+        (8.0, COMPARE_FRAME_MS - 8.0),
+        (12.0, PLAY_FRAME_MS),
+    ] {
+        assert!(target < boosted);
+        let compare = play(open(scenario, "buggy", "fixed"), render_ms);
+        assert!(
+            near(compare, target),
+            "compare, renders of {render_ms} ms: {compare} steps a frame, want {}",
+            want(target)
+        );
+    }
+    // One side alone keeps issue 20's boost whatever its render costs.
+    for render_ms in [0.0, 8.0] {
+        let alone = play(one_side(), render_ms);
+        assert!(near(alone, boosted), "one side: {alone} steps a frame");
+    }
 }

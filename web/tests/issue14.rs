@@ -260,6 +260,7 @@ fn playing_pauses_at_each_caption() {
             Msg::Tick {
                 dt_ms: 16.0,
                 cost_ms: 1.0,
+                render_ms: 0.0,
             },
         )
     });

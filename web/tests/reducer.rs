@@ -88,6 +88,7 @@ fn play_advances_by_speed_times_elapsed_and_pause_stops() {
         Msg::Tick {
             dt_ms: 100.0,
             cost_ms: 1.0,
+            render_ms: 0.0,
         },
     );
     // 100 ms of real time at 2x is 200 ms of virtual time.
@@ -100,6 +101,7 @@ fn play_advances_by_speed_times_elapsed_and_pause_stops() {
         Msg::Tick {
             dt_ms: 100.0,
             cost_ms: 1.0,
+            render_ms: 0.0,
         },
     );
     assert_eq!(s.rev, before, "a tick while paused changes nothing");
@@ -116,6 +118,7 @@ fn per_frame_step_budget_bounds_work_and_adapts() {
         Msg::Tick {
             dt_ms: 100.0,
             cost_ms: 1.0,
+            render_ms: 0.0,
         },
     );
     assert!(s.model.borrow().cursor() <= budget);
@@ -125,6 +128,7 @@ fn per_frame_step_budget_bounds_work_and_adapts() {
         Msg::Tick {
             dt_ms: 16.0,
             cost_ms: 40.0,
+            render_ms: 0.0,
         },
     );
     assert!(s.model.borrow().steps_per_frame < budget);

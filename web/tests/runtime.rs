@@ -158,6 +158,7 @@ fn playing_faster_than_it_computes_shows_falling_behind() {
             Msg::Tick {
                 dt_ms: 16.0,
                 cost_ms: 400.0,
+                render_ms: 0.0,
             },
         );
     }
@@ -181,6 +182,7 @@ fn playing_slowly_keeps_up() {
             Msg::Tick {
                 dt_ms: 16.0,
                 cost_ms: 0.5,
+                render_ms: 0.0,
             },
         );
     }

@@ -25,6 +25,7 @@ fn tick(s: Rc<Store>, dt_ms: f64) -> Rc<Store> {
         Msg::Tick {
             dt_ms,
             cost_ms: 1.0,
+            render_ms: 0.0,
         },
     )
 }

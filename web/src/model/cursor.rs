@@ -127,6 +127,18 @@ impl Model {
         }
     }
 
+    /// The previous frame's render took `render_ms` (0: it rendered nothing, which says nothing
+    /// about what a render costs).
+    pub(super) fn note_render(&mut self, render_ms: f64) {
+        if render_ms > 0.0 && render_ms.is_finite() {
+            self.render_ms_est = if self.render_ms_est == 0.0 {
+                render_ms
+            } else {
+                0.7 * self.render_ms_est + 0.3 * render_ms
+            };
+        }
+    }
+
     pub(super) fn tick(&mut self, dt_ms: f64, cost_ms: f64) -> bool {
         if !self.busy() {
             return false;
@@ -144,7 +156,8 @@ impl Model {
             SEEK_FRAME_MS
         } else if self.achieved.boosted {
             let max = if self.compare.is_some() {
-                PLAY_FRAME_COMPARE_MAX_MS
+                (COMPARE_FRAME_MS - self.render_ms_est)
+                    .clamp(PLAY_FRAME_MS, PLAY_FRAME_COMPARE_MAX_MS)
             } else {
                 PLAY_FRAME_MAX_MS
             };

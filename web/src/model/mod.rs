@@ -55,6 +55,11 @@ pub const PLAY_FRAME_MAX_MS: f64 = 40.0;
 /// picture keeps near 60 fps (issue 18: frames <= 16 ms while playing both sides) rather than
 /// the frame growing with the simulation's share of it.
 pub const PLAY_FRAME_COMPARE_MAX_MS: f64 = 10.0;
+/// A boosted compare frame's simulation share is also at most this less the measured time of a
+/// render of both sides (smoothed, `Model::render_ms_est`), and at least [`PLAY_FRAME_MS`]: a
+/// machine that renders two 251-node sides in 7-8 ms keeps the frame near 60 fps instead of
+/// giving the simulation a fixed 10 ms on top.
+pub const COMPARE_FRAME_MS: f64 = 15.0;
 /// While a seek computes (End, a link's cursor, a switch), the app renders its progress at most
 /// this often; the frames in between only compute (issue 20: rendering every frame made End
 /// several times slower than the engine).
@@ -179,6 +184,10 @@ pub struct Model {
     /// Measured cost of one replayed step (smoothed over jumps that replayed enough steps to
     /// time), for deciding whether a jump's replay fits [`JUMP_SYNC_MS`]; `None` until measured.
     pub replay_cost_ms: Option<f64>,
+    /// Measured time of the app's render after a frame's simulation (smoothed over frames that
+    /// rendered; 0 until one is measured): a boosted compare frame leaves it room
+    /// ([`COMPARE_FRAME_MS`]).
+    pub render_ms_est: f64,
     pub selected: Option<NodeId>,
     pub seq_nodes: Vec<NodeId>,
     /// The sequence diagram's nodes follow the selection and its partners ([`SEQ_AUTO_ABOVE`]).
@@ -325,6 +334,7 @@ impl Model {
             last_tick_steps: 0,
             step_cost_ms: STEP_COST_MS_GUESS,
             replay_cost_ms: None,
+            render_ms_est: 0.0,
             selected: None,
             seq_nodes: Vec::new(),
             seq_auto: false,
@@ -540,7 +550,12 @@ impl Model {
                 self.playing = false;
                 self.seek = None;
             }
-            Msg::Tick { dt_ms, cost_ms } => {
+            Msg::Tick {
+                dt_ms,
+                cost_ms,
+                render_ms,
+            } => {
+                self.note_render(render_ms);
                 let changed = self.tick(dt_ms, cost_ms);
                 self.follow_view();
                 return changed;

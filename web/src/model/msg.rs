@@ -32,10 +32,12 @@ pub enum Msg {
     RestoreSaved(String),
     TogglePlay,
     Pause,
-    /// An animation frame: `dt_ms` of real time passed; the previous tick took `cost_ms`.
+    /// An animation frame: `dt_ms` of real time passed; the previous tick took `cost_ms`, and
+    /// the render it caused `render_ms` (0 when it rendered nothing).
     Tick {
         dt_ms: f64,
         cost_ms: f64,
+        render_ms: f64,
     },
     StepEvent,
     StepBack,

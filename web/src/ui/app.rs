@@ -52,6 +52,7 @@ impl FrameLoop {
             s.dispatch(Msg::Tick {
                 dt_ms: dt,
                 cost_ms: c,
+                render_ms: platform::perf::take_render_ms(),
             });
             platform::perf::frame_computed();
             cost.set(platform::now_ms() - t0);

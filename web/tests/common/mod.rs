@@ -24,6 +24,7 @@ pub fn settle(mut s: Rc<Store>) -> Rc<Store> {
             Msg::Tick {
                 dt_ms: 16.0,
                 cost_ms: 1.0,
+                render_ms: 0.0,
             },
         );
     }
