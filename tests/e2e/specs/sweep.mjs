@@ -34,10 +34,18 @@ export async function run({ page, baseUrl, screenshot, log }) {
   await page.fill('#sweep-seeds', '20');
   await page.click('#sweep-start');
   const seen = new Set();
+  const animated = new Set();
   const t0 = Date.now();
   for (;;) {
     const p = await panel(page);
     seen.add(p.done);
+    // Nothing on the page animates meanwhile: a CSS transition per progress update kept the page
+    // painting every frame of a sweep, on the cores the workers need (docs/PERFORMANCE.md).
+    for (const a of await page.evaluate(() =>
+      document.getAnimations().map((a) => `${a.constructor.name} on ${a.effect && a.effect.target ? a.effect.target.className : '?'}`),
+    )) {
+      animated.add(a);
+    }
     if (p.state !== 'running') break;
     assert.ok(Date.now() - t0 < 240_000, 'the sweep finishes');
     await page.waitForTimeout(50);
@@ -46,6 +54,7 @@ export async function run({ page, baseUrl, screenshot, log }) {
   assert.equal(p.state, 'done');
   assert.equal(p.done, '20');
   assert.ok(Number(p.workers) >= 1 && Number(p.workers) <= 8, `workers ${p.workers}`);
+  assert.deepEqual([...animated], [], 'no animation runs on the page during a sweep');
   const moved = [...seen].map(Number).filter((d) => d > 0 && d < 20);
   assert.ok(moved.length > 0, `progress seen between 0 and 20: ${[...seen]}`);
   log(`20 seeds done in ${((Date.now() - t0) / 1000).toFixed(1)} s with ${p.workers} workers; progress seen at ${[...seen].join(',')}`);
