@@ -555,6 +555,18 @@ async function main() {
     if (process.env.BENCH_SWEEP !== '0') {
       await page.selectOption('#scenario-select', SWEEP_SCENARIO);
       await settled(page);
+      // This machine's speed at this moment, for reading the sweep: one run of the scenario's
+      // engine on the page's thread (`bench_engine`: the default variant and seed, traced, so a
+      // little slower than a sweep's untraced seed), median of three. A sweep in W workers cannot
+      // beat seeds x that / W.
+      const engineSeed = [];
+      for (let i = 0; i < 3; i++) {
+        engineSeed.push(await page.evaluate((sc) => {
+          const t0 = performance.now();
+          window.wasmBindings.bench_engine(sc);
+          return (performance.now() - t0) / 1000;
+        }, SWEEP_SCENARIO));
+      }
       await page.click('#sweep-open');
       await page.fill('#sweep-seeds', String(SWEEP_SEEDS));
       await page.click('#sweep-start');
@@ -568,6 +580,9 @@ async function main() {
         s: Number(d.elapsedMs) / 1000,
       };
       result.sweep.seeds_per_s = result.sweep.seeds / result.sweep.s;
+      result.sweep.engine_seed_s = med(engineSeed);
+      result.sweep.floor_s = (result.sweep.seeds * result.sweep.engine_seed_s) / result.sweep.workers;
+      console.log(`WEBBENCH sweep s=${result.sweep.s.toFixed(2)} engine_seed_s=${engineSeed.map((x) => x.toFixed(3)).join(',')} floor_s=${result.sweep.floor_s.toFixed(2)}`);
     }
   } finally {
     await browser.close().catch(() => {});
@@ -608,6 +623,7 @@ async function main() {
   if (result.sweep) {
     const w = result.sweep;
     lines.push(`| sweep ${w.seeds} seeds of ${w.scenario} in ${w.workers} Web Workers (${w.cores} cores reported): wall; seeds/s | ${w.s.toFixed(1)} s; ${w.seeds_per_s.toFixed(2)} | 100 seeds <= 15 s | ${w.seeds === 100 && w.s <= 15 ? 'yes' : '**NO**'} |`);
+    lines.push(`| ... one seed's engine alone on the page (traced, median of 3); seeds x that / workers | ${w.engine_seed_s.toFixed(3)} s; ${w.floor_s.toFixed(1)} s (the sweep took ${(w.s / w.floor_s).toFixed(2)}x that) | - | - |`);
   }
   if (result.load_to_usable) {
     const l = result.load_to_usable;
