@@ -99,6 +99,7 @@ impl Gossip {
             init: Arc::new(maps),
             warm: Arc::new(Vec::new()),
             coordinator,
+            pool: Default::default(),
         };
         g.warm = Arc::new((0..topo.len()).map(|ep| g.warm_state(ep, topo)).collect());
         Ok(g)

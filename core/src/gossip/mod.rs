@@ -31,7 +31,7 @@ use params::{EchoVariant, GossipParams};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use state::{
-    examine, AppState, Delta, Deltas, Digest, EndpointState, HeartBeat, Summary, MAX_VERSION,
+    examine_into, AppState, Delta, Deltas, Digest, EndpointState, HeartBeat, Summary, MAX_VERSION,
 };
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -51,6 +51,8 @@ pub struct Gossip {
     warm: Arc<Vec<EndpointState>>,
     /// The node that coordinates client writes, when there is client load.
     pub coordinator: Option<NodeId>,
+    /// Spare message buffers (a performance measure only: see `state::Pool`).
+    pool: std::cell::RefCell<state::Pool>,
 }
 
 /// `inflightEcho[peer]`: the EndpointState object an echo was sent for.
@@ -534,7 +536,8 @@ impl Gossip {
                 if !node.enabled {
                     return;
                 }
-                let ex = examine(&node.map, &node.summaries, &digests.digests);
+                let buffers = self.pool.borrow_mut().examined();
+                let ex = examine_into(&node.map, &node.summaries, &digests.digests, buffers);
                 let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
                 self.send(
                     node,
@@ -557,7 +560,7 @@ impl Gossip {
                 if !sends.is_empty() {
                     self.receive_states(node, ctx, &sends);
                 }
-                let mut reply = Deltas::with_capacity(requests.len());
+                let mut reply = self.pool.borrow_mut().deltas(requests.len());
                 // Warm the summary column unless applying the (larger) `sends` just did.
                 if sends.len() < requests.len() {
                     state::warm_for(&node.summaries, requests.len());
@@ -569,12 +572,16 @@ impl Gossip {
                 }
                 let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
                 self.send(node, ctx, from, Verb::Ack2(reply), t);
+                let mut pool = self.pool.borrow_mut();
+                pool.give_requests(requests);
+                pool.give_deltas(sends);
             }
             Verb::Ack2(states) => {
                 if !node.enabled {
                     return;
                 }
                 self.receive_states(node, ctx, &states);
+                self.pool.borrow_mut().give_deltas(states);
             }
             Verb::EchoReq { id } => {
                 if ctx.status == NodeStatus::Running {
