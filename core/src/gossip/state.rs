@@ -219,10 +219,11 @@ impl Deltas {
         }
     }
 
-    /// Empty, keeping the allocations.
-    pub fn clear(&mut self) {
+    /// Empty, with room for `n` entries, keeping the allocations.
+    pub fn reset(&mut self, n: usize) {
         self.entries.clear();
         self.states.clear();
+        self.entries.reserve(n);
     }
 
     /// `newer_than` for endpoint `ep` of a node's `map` whose summary is `l`: the state itself
@@ -402,14 +403,9 @@ impl Pool {
 
     /// An empty `Deltas` with room for `n` entries.
     pub fn deltas(&mut self, n: usize) -> Deltas {
-        match self.deltas.pop() {
-            Some(mut d) => {
-                d.clear();
-                d.entries.reserve(n);
-                d
-            }
-            None => Deltas::with_capacity(n),
-        }
+        let mut d = self.deltas.pop().unwrap_or_default();
+        d.reset(n);
+        d
     }
 
     pub fn give_requests(&mut self, v: Vec<Digest>) {
@@ -494,8 +490,7 @@ pub fn examine_into(
     // Sized up front: an ACK in a big cluster carries hundreds of entries.
     out.requests.clear();
     out.requests.reserve(digests.len());
-    out.sends.clear();
-    out.sends.entries.reserve(digests.len());
+    out.sends.reset(digests.len());
     // When the digests cover much of the map, one sequential sweep brings the summaries into the
     // cache first.
     warm_for(summaries, digests.len());
