@@ -78,12 +78,46 @@ pub fn skip_shuffle(len: usize, rng: &mut SimRng) {
         return;
     }
     // As in `shuffle`: index 0 needs no draw; a draw at n yields the indices for n, n+1, ...
+    // The draws' bounds for n = 2, 3, ... come from `chain()` (each `bound_u32` is a loop of
+    // checked multiplications: it was most of this function), and each draw is rand's
+    // `random_range(..bound)` for a `u32` reduced to the words it takes: one, and a second when
+    // the first lands in the biased zone (`UniformInt::sample_single_inclusive`, rand 0.9.5,
+    // without the `unbiased` feature; pinned by `skip_shuffle_draws_what_shuffle_draws`).
+    use rand::RngCore;
     let mut n = 2u32;
+    for &(bound, count) in chain() {
+        if n as usize > len {
+            return;
+        }
+        let lo = (rng.next_u32() as u64 * bound as u64) as u32;
+        if lo > bound.wrapping_neg() {
+            rng.next_u32();
+        }
+        n += count as u32;
+    }
     while (n as usize) <= len {
         let (bound, count) = bound_u32(n);
         let _: u32 = rng.random_range(..bound);
         n += count as u32;
     }
+}
+
+/// `(bound_u32(n), its count)` for the draws of a shuffle, n = 2, 2 + count, ... while n is at
+/// most `CHAIN_MAX_N` (clusters are no larger: `Limits::max_nodes`), made once (at run time:
+/// as static data it cost the web app's download ~1.5 KB).
+const CHAIN_MAX_N: u32 = 512;
+
+fn chain() -> &'static [(u32, u8)] {
+    static CHAIN: std::sync::OnceLock<Vec<(u32, u8)>> = std::sync::OnceLock::new();
+    CHAIN.get_or_init(|| {
+        let (mut n, mut t) = (2u32, Vec::new());
+        while n <= CHAIN_MAX_N {
+            let b = bound_u32(n);
+            t.push(b);
+            n += b.1 as u32;
+        }
+        t
+    })
 }
 
 /// rand's `calculate_bound_u32`: the largest product m(m+1)...(m+k-1) that fits a `u32`, and k.

@@ -147,14 +147,14 @@ impl Gossip {
         // Indices of the entries that need the whole of `applyStateLocally`; few (a restart, a
         // STATUS change, a peer coming back), so a small sort.
         let mut rest: Vec<u32> = Vec::new();
-        for (i, remote) in states.iter().enumerate() {
+        for (i, remote) in states.entries().iter().enumerate() {
             if remote.ep == node.id {
                 continue;
             }
             // The common case: a heartbeat (no application state) of a live peer in the same
             // generation. `notify_fd` + `apply_state_locally` reduce to: if newer, report it to
             // the detector and take its version; recorded in the summary column alone.
-            if remote.states.is_empty() {
+            if !remote.has_states() {
                 if let Some(l) = node.summaries[remote.ep as usize].as_mut() {
                     if l.alive && l.generation == remote.hb.generation {
                         if remote.hb.version > l.max_version() {

@@ -79,16 +79,7 @@ impl Gossip {
     /// see [`Syn`] for why the model keeps them in endpoint order).
     fn digests(&self, node: &GNode, ctx: &mut Ctx<Self>) -> Syn {
         debug_assert!(node.summaries_in_sync(), "summary column out of date");
-        let n = node.summaries.iter().filter(|s| s.is_some()).count();
-        let mut known = node.summaries.iter().enumerate().filter_map(|(i, s)| {
-            s.map(|s| Digest {
-                ep: i as NodeId,
-                generation: s.generation,
-                max_version: s.max_version(),
-            })
-        });
-        // Collected from a counted range, so written straight into the one allocation.
-        let d: Arc<[Digest]> = (0..n).map(|_| known.next().expect("counted")).collect();
+        let d = state::digests_of(&node.summaries);
         if self.p.shuffle_digests {
             Syn::shuffled(d, ctx.rng)
         } else {
@@ -187,22 +178,7 @@ impl Gossip {
         // Entries spread over the node's peers, each looked up in the summary column (see
         // `state::warm`).
         state::warm_for(&node.summaries, states.len());
-        states
-            .iter()
-            .filter(|d| d.ep != node.id)
-            .map(|d| match node.summaries[d.ep as usize] {
-                None => (d.states.len() as Micros + 1) * self.p.apply_state_cost.0,
-                Some(l) if d.hb.generation > l.generation => {
-                    (d.states.len() as Micros + 1) * self.p.apply_state_cost.0
-                }
-                Some(l) if d.hb.generation == l.generation => {
-                    let lm = l.max_version();
-                    d.states.iter().filter(|s| s.version > lm).count() as Micros
-                        * self.p.apply_state_cost.0
-                }
-                Some(_) => 0,
-            })
-            .sum()
+        states.new_state_count(node.id, &node.summaries) as Micros * self.p.apply_state_cost.0
     }
 
     fn handle(
