@@ -280,9 +280,8 @@ impl Deltas {
                 let new = l.is_none_or(|l| e.hb.generation > l.generation);
                 count += (new && e.ep != me) as u64;
             } else if e.ep != me {
-                let l = *l;
                 let states = &self.states[e.start as usize..(e.start + e.len) as usize];
-                count += match l {
+                count += match *l {
                     Some(l) if e.hb.generation == l.generation => {
                         let lm = l.max_version();
                         states.iter().filter(|s| s.version > lm).count() as u64
@@ -740,8 +739,6 @@ mod tests {
         assert_eq!(e.sends.get(0).hb.version, 5);
     }
 
-    /// `examine` (summary column, branch-free heartbeat path) against the comparison written
-    /// out plainly on the states, over random maps and digests.
     #[test]
     fn new_state_count_matches_the_plain_rule() {
         use rand::{Rng, SeedableRng};
@@ -797,6 +794,8 @@ mod tests {
         assert!(nonzero > 100, "the cases exercise the counting ({nonzero})");
     }
 
+    /// `examine` (summary column, branch-free heartbeat path) against the comparison written
+    /// out plainly on the states, over random maps and digests.
     #[test]
     fn examine_matches_the_plain_comparison() {
         use rand::{Rng, SeedableRng};
