@@ -194,7 +194,11 @@ mod tests {
         use MessagingVersion::*;
         let t = 64 * 1024;
         assert_eq!(
-            route(&Verb::Syn(Syn::in_order(Vec::new().into())), V3, t),
+            route(
+                &Verb::Syn(Syn::in_order(crate::gossip::Digests::from_list(&[]))),
+                V3,
+                t
+            ),
             Chan::Gossip
         );
         assert_eq!(route(&Verb::EchoReq { id: 1 }, V3, t), Chan::Gossip);

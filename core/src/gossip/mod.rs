@@ -35,7 +35,8 @@ use params::{EchoVariant, GossipParams};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use state::{
-    examine_into, AppState, Delta, Deltas, Digest, EndpointState, HeartBeat, Summary, MAX_VERSION,
+    examine_into, AppState, Delta, Deltas, Digest, Digests, EndpointState, HeartBeat, Summary,
+    MAX_VERSION,
 };
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -79,7 +80,7 @@ impl Gossip {
     /// see [`Syn`] for why the model keeps them in endpoint order).
     fn digests(&self, node: &GNode, ctx: &mut Ctx<Self>) -> Syn {
         debug_assert!(node.summaries_in_sync(), "summary column out of date");
-        let d = state::digests_of(&node.summaries);
+        let d = Digests::of(&node.summaries, node.known);
         if self.p.shuffle_digests {
             Syn::shuffled(d, ctx.rng)
         } else {
@@ -354,6 +355,7 @@ impl Protocol for Gossip {
             enabled: true,
             exiting: false,
             not_up: not_up_bits(id, &summaries),
+            known: summaries.iter().filter(|s| s.is_some()).count(),
             summaries,
             map: cowmap::CowMap::from_vec(map),
             live,

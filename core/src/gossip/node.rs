@@ -45,6 +45,9 @@ pub struct GNode {
     /// `Summary::of(map[ep])` for every endpoint once flushed (checked in debug builds every
     /// gossip round, see `summaries_in_sync`).
     pub(super) summaries: Vec<Option<Summary>>,
+    /// How many entries of `summaries` are `Some`: the endpoints this node knows, and so the
+    /// number of digests in its SYNs (kept by `sync` and `set_map`).
+    pub(super) known: usize,
     /// Bit `ep` (64 to a word) is set when this node does not see peer `ep` UP: the peer is
     /// unknown or its state is not alive (never set for the node itself). Kept with the summary
     /// column (`sync`, `set_map`), so that "who sees whom DOWN" over a whole cluster, which the
@@ -82,6 +85,7 @@ impl Clone for GNode {
             exiting,
             map,
             summaries,
+            known,
             not_up,
             live,
             unreachable,
@@ -107,6 +111,7 @@ impl Clone for GNode {
             exiting: *exiting,
             map: map.clone(),
             summaries: summaries.clone(),
+            known: *known,
             not_up: not_up.clone(),
             live: live.clone(),
             unreachable: unreachable.clone(),
@@ -135,6 +140,7 @@ impl Clone for GNode {
             exiting,
             map,
             summaries,
+            known,
             not_up,
             live,
             unreachable,
@@ -159,6 +165,7 @@ impl Clone for GNode {
         self.exiting.clone_from(exiting);
         self.map.clone_from(map);
         self.summaries.clone_from(summaries);
+        self.known = *known;
         self.not_up.clone_from(not_up);
         self.live.clone_from(live);
         self.unreachable.clone_from(unreachable);
@@ -242,7 +249,8 @@ impl GNode {
     #[inline(never)]
     pub(super) fn sync(&mut self, ep: NodeId) {
         let s = Summary::of(self.map[ep as usize].as_ref());
-        self.summaries[ep as usize] = s;
+        let was = std::mem::replace(&mut self.summaries[ep as usize], s);
+        self.known = self.known + s.is_some() as usize - was.is_some() as usize;
         let (w, m) = bit(ep as usize);
         if seen_up(self.id, ep, s) {
             self.not_up[w] &= !m;
@@ -252,6 +260,7 @@ impl GNode {
     }
     pub(super) fn set_map(&mut self, map: Vec<Option<EndpointState>>) {
         self.summaries = Summary::column(&map);
+        self.known = self.summaries.iter().filter(|s| s.is_some()).count();
         self.not_up = not_up_bits(self.id, &self.summaries);
         self.map = cowmap::CowMap::from_vec(map);
     }
@@ -268,6 +277,7 @@ impl GNode {
     /// `not_up` bits match the column.
     pub(super) fn summaries_in_sync(&self) -> bool {
         self.not_up == not_up_bits(self.id, &self.summaries)
+            && self.known == self.summaries.iter().filter(|s| s.is_some()).count()
             && self.map.len() == self.summaries.len()
             && self.map.iter().zip(&self.summaries).all(|(st, s)| {
                 match (Summary::of(st.as_ref()), s) {

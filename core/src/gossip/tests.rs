@@ -243,7 +243,7 @@ fn apply_state_locally_takes_entries_by_generation_then_address() {
 fn a_syn_shows_the_wire_order_its_generator_drew() {
     use super::state::Digest;
     use super::Syn;
-    let digests: std::sync::Arc<[Digest]> = (0..40)
+    let digests: Vec<Digest> = (0..40)
         .map(|ep| Digest {
             ep,
             generation: 7,
@@ -251,7 +251,7 @@ fn a_syn_shows_the_wire_order_its_generator_drew() {
         })
         .collect();
     let (mut a, mut b) = (crate::rng::child(5, 1_003), crate::rng::child(5, 1_003));
-    let syn = Syn::shuffled(digests.clone(), &mut a);
+    let syn = Syn::shuffled(super::state::Digests::from_list(&digests), &mut a);
     let mut shuffled = digests.to_vec();
     crate::rng::shuffle(&mut shuffled, &mut b);
     assert_eq!(a, b, "the generator is where a shuffle leaves it");
@@ -269,7 +269,7 @@ fn a_syn_shows_the_wire_order_its_generator_drew() {
         "{listed:?}"
     );
     assert_eq!(
-        Syn::in_order(digests.clone()).wire_order(),
+        Syn::in_order(super::state::Digests::from_list(&digests)).wire_order(),
         digests.to_vec()
     );
 }

@@ -89,14 +89,14 @@ impl Verb {
 /// shuffled list, and makes the wire order again only when a message is shown.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Syn {
-    pub digests: Arc<[Digest]>,
+    pub digests: Digests,
     /// The generator as it was before the shuffle's draws; `None`: not shuffled.
     shuffle: Option<Arc<crate::rng::SimRng>>,
 }
 
 impl Syn {
     /// Digests that go out in endpoint order (`shuffle_digests = false`).
-    pub fn in_order(digests: Arc<[Digest]>) -> Syn {
+    pub fn in_order(digests: Digests) -> Syn {
         Syn {
             digests,
             shuffle: None,
@@ -104,7 +104,7 @@ impl Syn {
     }
 
     /// Digests that go out shuffled: `rng` makes the draws a shuffle would.
-    pub fn shuffled(digests: Arc<[Digest]>, rng: &mut crate::rng::SimRng) -> Syn {
+    pub fn shuffled(digests: Digests, rng: &mut crate::rng::SimRng) -> Syn {
         let before = Arc::new(rng.clone());
         crate::rng::skip_shuffle(digests.len(), rng);
         Syn {
@@ -125,14 +125,8 @@ impl Syn {
     /// `list` (entries for some of this SYN's endpoints) in the SYN's wire order: how
     /// `examineGossiper` lists an ACK's requests.
     pub fn in_wire_order<T: Clone>(&self, list: &[T], ep: impl Fn(&T) -> NodeId) -> Vec<T> {
-        let mut rank = vec![
-            usize::MAX;
-            self.digests
-                .iter()
-                .map(|d| d.ep as usize + 1)
-                .max()
-                .unwrap_or(0)
-        ];
+        let mut rank =
+            vec![usize::MAX; self.digests.iter().last().map_or(0, |d| d.ep as usize + 1)];
         for (i, d) in self.wire_order().iter().enumerate() {
             rank[d.ep as usize] = i;
         }
@@ -144,7 +138,7 @@ impl Syn {
     }
 
     pub fn heap_bytes(&self) -> usize {
-        self.digests.len() * std::mem::size_of::<Digest>()
+        self.digests.heap_bytes()
             + self
                 .shuffle
                 .as_ref()
