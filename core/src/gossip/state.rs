@@ -949,6 +949,42 @@ mod tests {
         }
     }
 
+    /// A SYN's digests are its sender's column: for every known endpoint, in endpoint order,
+    /// the generation and the larger of the heartbeat and application-state versions; the same
+    /// digests given one by one compare equal.
+    #[test]
+    fn digests_are_the_known_entries_of_a_column() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..100 {
+            let map: Vec<Option<EndpointState>> = (0..rng.random_range(0..40))
+                .map(|_| rng.random_bool(0.7).then(|| random_state(&mut rng)))
+                .collect();
+            let want: Vec<Digest> = map
+                .iter()
+                .enumerate()
+                .filter_map(|(ep, s)| {
+                    s.as_ref().map(|s| Digest {
+                        ep: ep as NodeId,
+                        generation: s.hb.generation,
+                        max_version: s.max_version(),
+                    })
+                })
+                .collect();
+            let d = Digests::of(&Summary::column(&map), want.len());
+            assert_eq!(d.to_vec(), want);
+            assert_eq!(d.len(), want.len());
+            let mut listed = want.clone();
+            listed.reverse();
+            assert_eq!(Digests::from_list(&listed), d);
+            if let Some(first) = want.first() {
+                let mut other = want.clone();
+                other[0].max_version = first.max_version + 1;
+                assert_ne!(Digests::from_list(&other), d);
+            }
+        }
+    }
+
     /// `Deltas::push_newer` (summary first, the state only for application states) answers as
     /// `newer_than` on the up-to-date state, also when the map entry's heartbeat lags.
     #[test]
