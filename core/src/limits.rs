@@ -22,7 +22,8 @@ pub struct Limits {
     pub max_checkpoint_bytes: usize,
     /// Memory for a whole run: the trace, the checkpoints and the simulated state (messages in
     /// flight, queued events and tasks, per-node tables), as the run grows. Checked every
-    /// `engine::MEMORY_CHECK_STEPS` steps and at every checkpoint; a run that would use more stops
+    /// `engine::MEMORY_CHECK_STEPS` steps and at every checkpoint, on new ground only (a replay
+    /// of steps already run revisits states the run held); a run that would use more stops
     /// with `SimError::Limit` naming what grew. The accounting is approximate: the real heap stays
     /// within `MEMORY_MARGIN` of it (`tests/tests/memory.rs` checks that with random scenarios).
     pub max_memory_bytes: usize,

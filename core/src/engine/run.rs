@@ -107,7 +107,11 @@ impl<P: Protocol> Engine<P> {
                 self.what_fits(self.trace.recs.len() as f64 / l.max_trace_records as f64)
             )));
         }
-        if self.sim.steps.is_multiple_of(MEMORY_CHECK_STEPS) {
+        // Only on new ground: a replay of steps already run (a jump back, a step back after a
+        // stop) revisits states the run already held, and counting the checkpoints and trace of
+        // later times against an earlier state stopped such a replay short of where the run had
+        // been (a step back from a stop over the budget landed thousands of steps earlier).
+        if self.sim.steps.is_multiple_of(MEMORY_CHECK_STEPS) && self.sim.steps >= self.trace.steps {
             self.check_memory()?;
         }
         Ok(())
