@@ -8,6 +8,8 @@ pub struct Limits {
     pub max_nodes: u32,
     pub max_duration_us: Micros,
     pub max_events: u64,
+    /// Records a run may keep; checked on new ground only (a replay of steps already run
+    /// records nothing), so a run stopped at the limit still steps back and jumps.
     pub max_trace_records: usize,
     pub max_in_flight: usize,
     pub max_queue: usize,

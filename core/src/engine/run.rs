@@ -99,7 +99,11 @@ impl<P: Protocol> Engine<P> {
                 l.max_events
             )));
         }
-        if self.trace.recs.len() >= l.max_trace_records {
+        // New ground only (here and for the memory budget below): a replay of steps already
+        // run records nothing, and refusing it left a run stopped at the limit unable to step
+        // back or jump.
+        let new_ground = self.sim.steps >= self.trace.steps;
+        if new_ground && self.trace.recs.len() >= l.max_trace_records {
             return Err(SimError::Limit(format!(
                 "the trace reached {} records (the memory limit) at {}; {}",
                 l.max_trace_records,
@@ -107,11 +111,11 @@ impl<P: Protocol> Engine<P> {
                 self.what_fits(self.trace.recs.len() as f64 / l.max_trace_records as f64)
             )));
         }
-        // Only on new ground: a replay of steps already run (a jump back, a step back after a
-        // stop) revisits states the run already held, and counting the checkpoints and trace of
-        // later times against an earlier state stopped such a replay short of where the run had
-        // been (a step back from a stop over the budget landed thousands of steps earlier).
-        if self.sim.steps.is_multiple_of(MEMORY_CHECK_STEPS) && self.sim.steps >= self.trace.steps {
+        // A replay (a jump back, a step back after a stop) revisits states the run already
+        // held, and counting the checkpoints and trace of later times against an earlier state
+        // stopped such a replay short of where the run had been (a step back from a stop over
+        // the budget landed thousands of steps earlier).
+        if new_ground && self.sim.steps.is_multiple_of(MEMORY_CHECK_STEPS) {
             self.check_memory()?;
         }
         Ok(())

@@ -691,3 +691,28 @@ fn checkpoints_are_counted_as_the_copies_they_are() {
     let last = e.checkpoints.last().expect("checkpoints");
     assert!(last.steps > 0 && *e.ckpt_bytes.last().unwrap() < e.sim.approx_bytes());
 }
+
+/// A run stopped by the trace limit still steps back and jumps within what it ran: a replay
+/// records nothing, so the limit (like the memory budget) is checked on new ground only.
+#[test]
+fn a_run_stopped_by_the_trace_limit_still_replays() {
+    let limits = Limits {
+        max_trace_records: 2_000,
+        ..Limits::default()
+    };
+    let mut e = Engine::new(
+        Sim::new(pp(false), topology(3), lan(), 1, vec![], limits),
+        true,
+        1 << 20,
+    );
+    e.set_checkpoint_span(10_000);
+    let err = e.run_until(100_000_000, u64::MAX).unwrap_err().to_string();
+    assert!(err.contains("2000 records"), "{err}");
+    let end = e.sim.steps;
+    let hash = e.sim.hash;
+    e.jump_to_step(end / 2).unwrap();
+    assert_eq!(e.sim.steps, end / 2);
+    e.jump_to_step(end).unwrap();
+    assert_eq!((e.sim.steps, e.sim.hash), (end, hash));
+    assert!(e.step().is_err(), "new ground is still refused");
+}
