@@ -355,7 +355,7 @@ impl Protocol for Gossip {
             enabled: true,
             exiting: false,
             not_up: not_up_bits(id, &summaries),
-            known: summaries.iter().filter(|s| s.is_some()).count(),
+            known: Summary::known(&summaries),
             summaries,
             map: cowmap::CowMap::from_vec(map),
             live,

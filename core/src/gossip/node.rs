@@ -260,7 +260,7 @@ impl GNode {
     }
     pub(super) fn set_map(&mut self, map: Vec<Option<EndpointState>>) {
         self.summaries = Summary::column(&map);
-        self.known = self.summaries.iter().filter(|s| s.is_some()).count();
+        self.known = Summary::known(&self.summaries);
         self.not_up = not_up_bits(self.id, &self.summaries);
         self.map = cowmap::CowMap::from_vec(map);
     }
@@ -277,7 +277,7 @@ impl GNode {
     /// `not_up` bits match the column.
     pub(super) fn summaries_in_sync(&self) -> bool {
         self.not_up == not_up_bits(self.id, &self.summaries)
-            && self.known == self.summaries.iter().filter(|s| s.is_some()).count()
+            && self.known == Summary::known(&self.summaries)
             && self.map.len() == self.summaries.len()
             && self.map.iter().zip(&self.summaries).all(|(st, s)| {
                 match (Summary::of(st.as_ref()), s) {

@@ -388,6 +388,12 @@ impl Summary {
     pub fn column(map: &[Option<EndpointState>]) -> Vec<Option<Summary>> {
         map.iter().map(|s| Summary::of(s.as_ref())).collect()
     }
+
+    /// How many endpoints a column knows (its `Some` entries): the number of digests a SYN
+    /// made from it carries (`GNode::known` keeps it as the column changes).
+    pub fn known(column: &[Option<Summary>]) -> usize {
+        column.iter().filter(|s| s.is_some()).count()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -527,7 +533,7 @@ impl Digests {
     /// The digests of every known endpoint of a summary column, `known` of them (a node keeps
     /// the count: `GNode::known`).
     pub fn of(column: &[Option<Summary>], known: usize) -> Digests {
-        debug_assert_eq!(known, column.iter().filter(|s| s.is_some()).count());
+        debug_assert_eq!(known, Summary::known(column));
         Digests {
             len: known,
             column: column.into(),
