@@ -187,7 +187,12 @@ pub fn view(
         [a, b] => html! {
             <table id="sweep-grid" class="sweep-grid axes-2" data-axes="2">
                 <thead>
-                    <tr><th class="sweep-grid-corner">{ format!("{} \u{2193} / {} \u{2192}", a.key, b.key) }</th>
+                    <tr><th class="sweep-grid-corner" title={ format!("rows: {}, columns: {}", a.key, b.key) }>
+                            // Two short lines instead of one long one, so that the columns keep
+                            // the room on a phone.
+                            <span class="sweep-grid-axis">{ breakable(&b.key) }{ "\u{a0}\u{2192}" }</span>
+                            <span class="sweep-grid-axis">{ breakable(&a.key) }{ "\u{a0}\u{2193}" }</span>
+                        </th>
                         <>{ for b.values.iter().map(|v| html! { <th scope="col">{ show(v) }</th> }) }</></tr>
                 </thead>
                 <tbody>
@@ -207,4 +212,17 @@ pub fn view(
             <p class="sweep-hint">{ "Each cell: the fraction of its seeds and its 95% Wilson interval. Click a cell for its expectations, histograms and failing seeds." }</p>
         </div>
     }
+}
+
+/// A parameter name that may break after its underscores (`phi_convict_threshold` on a phone).
+fn breakable(key: &str) -> Html {
+    let mut parts = key.split_inclusive('_').peekable();
+    let mut out = Vec::new();
+    while let Some(p) = parts.next() {
+        out.push(html! { <>{ p }</> });
+        if parts.peek().is_some() {
+            out.push(html! { <wbr/> });
+        }
+    }
+    out.into_iter().collect()
 }
