@@ -329,6 +329,7 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
             until,
             output,
         } => {
+            sweep_flags(shard.is_some(), out.as_deref(), &output)?;
             let s = load(&scenario)?;
             let variant = variant.unwrap_or_else(|| Run::default_variant(&s));
             let ov = overrides(&set)?;
@@ -349,8 +350,9 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
             )
             .map_err(Bad)?;
             // Fail fast on bad parameters (of any cell) before spawning workers.
+            let mut metrics = Vec::new();
             for c in 0..plan.cells() {
-                Run::new(
+                let run = Run::new(
                     s.clone(),
                     &variant,
                     Some(first_seed),
@@ -364,12 +366,25 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
                     l if l.is_empty() => Bad(e),
                     l => Bad(format!("--grid cell {l}: {e}")),
                 })?;
+                metrics.extend(run.metrics().into_keys());
+            }
+            metrics.sort_unstable();
+            metrics.dedup();
+            let names = sweep::expectation_names(&s, &variant).map_err(Bad)?;
+            // ...and on a plot that could not be drawn: a long sweep should not end in one.
+            if let Some(path) = &output.plot {
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                let metrics: Vec<&str> = metrics.iter().map(String::as_str).collect();
+                plot::precheck(path, plan.grid.len(), &output.plot_of, &names, &metrics)
+                    .map_err(Bad)?;
             }
             let threads = jobs
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
                 .clamp(1, 256);
-            let names = sweep::expectation_names(&s, &variant).map_err(Bad)?;
             let shard = shard.as_deref().map(parse_shard).transpose()?;
+            if let Some(path) = &out {
+                check_folder("--out", path).map_err(Bad)?;
+            }
             let ids: Vec<u64> = match shard {
                 Some((i, n)) => plan.shard(i, n).collect(),
                 None => (0..plan.jobs()).collect(),
@@ -530,6 +545,45 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
 }
 
 /// `I/N` with 0 <= I < N.
+/// Flags that mean nothing together, refused before anything runs: a shard writes a part for
+/// `clusterscope merge` (the merge formats and plots the result), and only a shard writes to
+/// `--out`.
+fn sweep_flags(shard: bool, out: Option<&str>, output: &Output) -> Result<(), Bad> {
+    if shard {
+        if let Some(plot) = &output.plot {
+            return Err(Bad(format!(
+                "--plot {plot} with --shard: a shard writes a part, not a result; plot the merged \
+                 parts instead: clusterscope merge part-*.json --plot {plot}"
+            )));
+        }
+        if output.format != SweepFormat::Text {
+            return Err(Bad(
+                "--format with --shard: a shard always writes its part as JSON; give --format to \
+                 the merge instead: clusterscope merge part-*.json --format ..."
+                    .into(),
+            ));
+        }
+    } else if let Some(path) = out {
+        return Err(Bad(format!(
+            "--out {path} without --shard: only a shard writes a part; a whole sweep prints its \
+             result (redirect it: --format json > result.json)"
+        )));
+    }
+    Ok(())
+}
+
+/// `flag PATH` names a file in a folder that exists, checked before a sweep runs so that its
+/// result is not lost at the end.
+fn check_folder(flag: &str, path: &str) -> Result<(), String> {
+    match Path::new(path).parent() {
+        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => Err(format!(
+            "{flag} {path}: there is no folder {}; create it or name another",
+            dir.display()
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn parse_shard(v: &str) -> Result<(u64, u64), Bad> {
     let bad = || {
         Bad(format!(

@@ -18,7 +18,14 @@ const FONTS: &[&str] = &[
     "C:\\Windows\\Fonts\\arial.ttf",
 ];
 
+/// Registers the first font found, once per process (a sweep's plot is checked before it runs
+/// and drawn after).
 fn register_font() -> Result<(), String> {
+    static DONE: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    DONE.get_or_init(find_font).clone()
+}
+
+fn find_font() -> Result<(), String> {
     let env = std::env::var("CLUSTERSCOPE_FONT").ok();
     let tried: Vec<String> = env
         .iter()
@@ -52,21 +59,34 @@ impl Measure {
     /// `all`, a metric's name, or (part of) one expectation's name.
     pub fn parse(s: &Summary, what: &str) -> Result<Measure, String> {
         let c = &s.cells[0];
+        let names: Vec<&str> = c.expectations.iter().map(|e| e.name.as_str()).collect();
+        let mut metrics: Vec<&str> = s
+            .cells
+            .iter()
+            .flat_map(|c| c.metrics.keys().map(String::as_str))
+            .collect();
+        metrics.sort_unstable();
+        metrics.dedup();
+        Measure::pick(what, &names, &metrics)
+    }
+
+    /// [`Measure::parse`] from the names alone: what a sweep's expectations and metrics are
+    /// called is known before it runs.
+    pub fn pick(what: &str, expectations: &[&str], metrics: &[&str]) -> Result<Measure, String> {
         if what == "all" {
             return Ok(Measure::All);
         }
-        if s.cells.iter().any(|c| c.metrics.contains_key(what)) {
+        if metrics.contains(&what) {
             return Ok(Measure::Metric(what.to_string()));
         }
-        let hits: Vec<usize> = c
-            .expectations
+        let hits: Vec<usize> = expectations
             .iter()
             .enumerate()
-            .filter(|(_, e)| e.name.contains(what))
+            .filter(|(_, e)| e.contains(what))
             .map(|(i, _)| i)
             .collect();
         match hits[..] {
-            [i] => Ok(Measure::Expectation(i, c.expectations[i].name.clone())),
+            [i] => Ok(Measure::Expectation(i, expectations[i].to_string())),
             _ => Err(format!(
                 "--plot-of \"{what}\": {}; use `all`, a metric ({}) or part of one \
                  expectation's name",
@@ -75,7 +95,7 @@ impl Measure {
                 } else {
                     format!("matches {} expectations", hits.len())
                 },
-                c.metrics.keys().cloned().collect::<Vec<_>>().join(", ")
+                metrics.join(", ")
             )),
         }
     }
@@ -105,19 +125,41 @@ static NONE: Fraction = Fraction {
     ci95_high: 1.0,
 };
 
-/// Write the plot of `s` to `path` (.svg or .png).
-pub fn write(s: &Summary, path: &str, what: &Measure) -> Result<(), String> {
+/// What can be checked before a sweep runs, so that a long sweep does not end in a refused
+/// plot: the file's type and folder, the number of grid parameters, a font for the text, and
+/// what `--plot-of` names (the sweep's expectations and metrics).
+pub fn precheck(
+    path: &str,
+    axes: usize,
+    what: &str,
+    expectations: &[&str],
+    metrics: &[&str],
+) -> Result<(), String> {
+    check(path, axes)?;
+    register_font()?;
+    Measure::pick(what, expectations, metrics).map(|_| ())
+}
+
+/// The file's type and folder, and the number of grid parameters.
+fn check(path: &str, axes: usize) -> Result<(), String> {
     let lower = path.to_ascii_lowercase();
     if !(lower.ends_with(".svg") || lower.ends_with(".png")) {
         return Err(format!("--plot {path}: the file must end in .svg or .png"));
     }
-    if s.grid.len() > 2 {
+    crate::check_folder("--plot", path)?;
+    if axes > 2 {
         return Err(format!(
-            "--plot: a sweep over {} parameters has no plot; plots show one parameter (bars) or \
-             two (a heatmap)",
-            s.grid.len()
+            "--plot: a sweep over {axes} parameters has no plot; plots show one parameter (bars) \
+             or two (a heatmap)"
         ));
     }
+    Ok(())
+}
+
+/// Write the plot of `s` to `path` (.svg or .png).
+pub fn write(s: &Summary, path: &str, what: &Measure) -> Result<(), String> {
+    check(path, s.grid.len())?;
+    let lower = path.to_ascii_lowercase();
     register_font()?;
     let size = if s.grid.len() == 2 {
         (

@@ -353,10 +353,17 @@ fn plots_are_written_as_svg_and_png() {
     cs().args(GRID).arg("--plot").arg(&png).assert().success();
     let bytes = std::fs::read(&png).unwrap();
     assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    // A plot that could not be drawn is refused before any run (stdout stays empty), so that a
+    // long sweep does not end in one: the type, the folder, and what --plot-of names.
     let a = cs().args(GRID).args(["--plot", "out.pdf"]).assert().code(2);
     assert!(String::from_utf8_lossy(&a.get_output().stderr).contains(".svg or .png"));
-    // --plot-of: a metric or one expectation; anything else is named with the choices, after
-    // the result was printed (the runs are not lost).
+    assert!(a.get_output().stdout.is_empty());
+    let missing = dir.join("no-such-folder").join("x.svg");
+    let a = cs().args(GRID).arg("--plot").arg(&missing).assert().code(2);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(err.contains("there is no folder"), "{err}");
+    assert!(a.get_output().stdout.is_empty());
+    // --plot-of: a metric or one expectation; anything else is named with the choices.
     let m = dir.join("metric.svg");
     cs().args(GRID)
         .args(["--plot-of", "down_pairs", "--plot"])
@@ -377,7 +384,17 @@ fn plots_are_written_as_svg_and_png() {
         err.contains("matches no metric") && err.contains("down_pairs"),
         "{err}"
     );
-    assert!(String::from_utf8_lossy(&a.get_output().stdout).contains("all expectations held"));
+    assert!(a.get_output().stdout.is_empty());
+    // Part of one expectation's name picks it.
+    let e = dir.join("expectation.svg");
+    cs().args(GRID)
+        .args(["--plot-of", "convict each other", "--plot"])
+        .arg(&e)
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(&e)
+        .unwrap()
+        .contains("convict each other"));
 }
 
 #[test]
@@ -391,6 +408,20 @@ fn bad_shards_and_grids_exit_2_naming_the_fix() {
             vec!["--grid", "echo=a,b", "--set", "echo=fixed"],
             "fixed or swept",
         ),
+        // Flags a shard cannot honour, and a part that could not be written, before any run.
+        (
+            vec!["--shard", "0/2", "--plot", "x.svg"],
+            "plot the merged parts instead",
+        ),
+        (
+            vec!["--shard", "0/2", "--format", "csv"],
+            "give --format to the merge",
+        ),
+        (vec!["--out", "part.json"], "without --shard"),
+        (
+            vec!["--shard", "0/2", "--out", "/no/such/folder/part.json"],
+            "there is no folder /no/such/folder",
+        ),
     ] {
         let a = cs()
             .args(["sweep", "cassandra-21636-packet-loss", "--seeds", "2"])
@@ -399,6 +430,7 @@ fn bad_shards_and_grids_exit_2_naming_the_fix() {
             .code(2);
         let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
         assert!(err.contains(want), "{args:?}: {err}");
+        assert!(a.get_output().stdout.is_empty(), "{args:?}");
     }
     let dir = tmp_dir("badpart");
     let p = dir.join("not-a-part.json");
