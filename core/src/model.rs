@@ -389,6 +389,8 @@ pub trait Driver {
     fn approx_bytes(&self) -> usize;
     /// Invariant violations found so far (models that check invariants after each event).
     fn violations(&self) -> u64;
+    /// Does the model check invariants after each event (`Protocol::CHECKS`)?
+    fn checks_invariants(&self) -> bool;
 
     // -- the model's data
     fn views(&self) -> &'static [&'static str];
@@ -524,6 +526,9 @@ impl<M: Model> Driver for Engine<M> {
     }
     fn violations(&self) -> u64 {
         self.sim.violations
+    }
+    fn checks_invariants(&self) -> bool {
+        M::CHECKS
     }
     fn views(&self) -> &'static [&'static str] {
         M::VIEWS

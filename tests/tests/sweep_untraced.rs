@@ -2,7 +2,8 @@
 //! unless one of the variant's expectations reads the trace (the `log` view). What a seed
 //! reports must not depend on it: for every built-in scenario and variant, two seeds of the
 //! sweep's job are compared with the same seeds run traced, expectation by expectation and
-//! metric by metric. Large scenarios are cut at 30 s of virtual time to keep this quick.
+//! metric by metric. Large scenarios are cut at 30 s of virtual time to keep this quick. The same
+//! runs check that a run names all its metrics from its start.
 
 use clusterscope_core::engine::action::{Action, Dur, RecordedAction};
 use clusterscope_core::limits::Limits;
@@ -29,8 +30,16 @@ fn untraced_seeds_give_the_traced_outcome() {
                     .unwrap_or_else(|e| panic!("{} {v}: {e}", s.raw.name));
                 let needs = r.needs_trace();
                 assert!(r.engine.tracing(), "a run is traced unless told otherwise");
+                // A run names its metrics from the start (`clusterscope sweep --plot-of` checks
+                // a metric's name against a fresh run's before the sweep runs).
+                let named: Vec<String> = r.metrics().into_keys().collect();
                 let rep = r.run(until).unwrap();
                 let at = format!("{} [{v}] seed {}", s.raw.name, o.seed);
+                assert_eq!(
+                    named,
+                    rep.metrics.keys().cloned().collect::<Vec<_>>(),
+                    "{at}: metric names at the start and at the end"
+                );
                 assert_eq!(o.error, None, "{at}");
                 assert_eq!(o.passed, rep.passed, "{at}");
                 let held: Vec<bool> = rep.expectations.iter().map(|e| e.passed).collect();
