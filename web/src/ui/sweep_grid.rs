@@ -187,12 +187,7 @@ pub fn view(
         [a, b] => html! {
             <table id="sweep-grid" class="sweep-grid axes-2" data-axes="2">
                 <thead>
-                    <tr><th class="sweep-grid-corner" title={ format!("rows: {}, columns: {}", a.key, b.key) }>
-                            // Two short lines instead of one long one, so that the columns keep
-                            // the room on a phone.
-                            <span class="sweep-grid-axis">{ breakable(&b.key) }{ "\u{a0}\u{2192}" }</span>
-                            <span class="sweep-grid-axis">{ breakable(&a.key) }{ "\u{a0}\u{2193}" }</span>
-                        </th>
+                    <tr><th class="sweep-grid-corner">{ corner(&a.key, &b.key) }</th>
                         <>{ for b.values.iter().map(|v| html! { <th scope="col">{ show(v) }</th> }) }</></tr>
                 </thead>
                 <tbody>
@@ -214,15 +209,8 @@ pub fn view(
     }
 }
 
-/// A parameter name that may break after its underscores (`phi_convict_threshold` on a phone).
-fn breakable(key: &str) -> Html {
-    let mut parts = key.split_inclusive('_').peekable();
-    let mut out = Vec::new();
-    while let Some(p) = parts.next() {
-        out.push(html! { <>{ p }</> });
-        if parts.peek().is_some() {
-            out.push(html! { <wbr/> });
-        }
-    }
-    out.into_iter().collect()
+/// The heatmap's corner: the columns' parameter over the rows', on two lines that may also break
+/// after an underscore (a zero-width space), so that a phone keeps its width for the columns.
+fn corner(rows: &str, cols: &str) -> String {
+    format!("{cols}\u{a0}\u{2192}\n{rows}\u{a0}\u{2193}").replace('_', "_\u{200b}")
 }
