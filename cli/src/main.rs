@@ -420,15 +420,22 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
             let s = load(&scenario)?;
             let vs: Vec<&str> = variants.split(',').map(str::trim).collect();
             let [va, vb] = vs[..] else {
-                return Err(Bad(format!(
-                    "--variants {variants}: name two variants, e.g. --variants {}",
-                    s.variant_names()
-                        .iter()
-                        .take(2)
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join(",")
-                )));
+                let names = s.variant_names();
+                return Err(Bad(match &names[..] {
+                    [a, b, ..] => {
+                        format!("--variants {variants}: name two variants, e.g. --variants {a},{b}")
+                    }
+                    [one] => format!(
+                        "--variants {variants}: {} has one variant ({one}), so there is no other \
+                         to compare it with; `clusterscope run --set key=value` runs it with other \
+                         parameters",
+                        s.raw.name
+                    ),
+                    [] => format!(
+                        "--variants {variants}: {} has no variants to compare",
+                        s.raw.name
+                    ),
+                }));
             };
             let ov = overrides(&set)?;
             let opts = RunOptions {

@@ -637,4 +637,20 @@ fn diff_of_a_variant_with_itself_is_exit_0_and_bad_variants_exit_2() {
         let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
         assert!(err.contains(want), "{v}: {err}");
     }
+    // The example names two of the scenario's variants; a scenario with one says so.
+    let a = cs()
+        .args(["diff", "cassandra-21636-packet-loss", "--variants", "buggy"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(err.contains("e.g. --variants buggy,legacy"), "{err}");
+    let a = cs()
+        .args(["diff", "gossip-digest-exchange", "--variants", "notes"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(
+        err.contains("has one variant (notes)") && err.contains("--set key=value"),
+        "{err}"
+    );
 }
