@@ -507,6 +507,16 @@ fn pct(f: f64) -> String {
     format!("{:.0}%", f * 100.0)
 }
 
+/// A metric's statistic: whole numbers as such, others to two decimals (a latency's min was
+/// shown with all seventeen digits of its float).
+fn stat(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
 pub(super) fn frac_bar(f: &Fraction) -> Html {
     let style_fill = format!("width:{:.2}%", f.fraction * 100.0);
     let style_ci = format!(
@@ -554,7 +564,7 @@ fn results(a: &Active, link: &html::Scope<SweepPanel>, dark: bool) -> Html {
         let vals = shown.values.get(k).cloned().unwrap_or_default();
         html! {
             <figure class="sweep-metric">
-                <figcaption><b>{ k.clone() }</b>{ format!(" mean {:.2}, min {}, max {}; > 0 in {}", st.mean, st.min, st.max, pct(st.nonzero.fraction)) }</figcaption>
+                <figcaption><b>{ k.clone() }</b>{ format!(" mean {}, min {}, max {}; > 0 in {}", stat(st.mean), stat(st.min), stat(st.max), pct(st.nonzero.fraction)) }</figcaption>
                 <Histogram metric={k.clone()} values={vals} dark={dark} min={st.min} max={st.max} />
             </figure>
         }
