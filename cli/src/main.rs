@@ -108,6 +108,8 @@ enum Cmd {
         /// Where a shard writes its part (default: standard output).
         #[arg(long, value_name = "PART.json")]
         out: Option<String>,
+        /// Stop each seed early at this virtual time (e.g. 30s); expectations due later are
+        /// reported as not reached.
         #[arg(long)]
         until: Option<String>,
         #[command(flatten)]

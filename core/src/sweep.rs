@@ -363,7 +363,7 @@ pub fn merge(parts: Vec<(String, Partial)>, complete: bool) -> Result<Partial, S
             let (cell, seed) = acc.plan.job(missing);
             return Err(format!(
                 "merge: {} of {jobs} runs are missing (the first: job {missing}, seed {seed}{}); \
-                 is a shard's part missing?",
+                 is a shard's part missing? (`merge --partial` merges the parts there are)",
                 jobs - acc.outcomes.len() as u64,
                 match acc.plan.cell_label(cell) {
                     l if l.is_empty() => String::new(),
