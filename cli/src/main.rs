@@ -92,7 +92,7 @@ enum Cmd {
         seeds: u64,
         #[arg(long, default_value_t = 1)]
         first_seed: u64,
-        /// Worker threads (default: all cores).
+        /// Worker threads, 1 to 256 (default: one per core).
         #[arg(long)]
         jobs: Option<usize>,
         #[arg(long)]
@@ -380,9 +380,17 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
                 plot::precheck(path, plan.grid.len(), &output.plot_of, &names, &metrics)
                     .map_err(Bad)?;
             }
-            let threads = jobs
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-                .clamp(1, 256);
+            let threads = match jobs {
+                Some(j) if !(1..=MAX_JOBS).contains(&j) => {
+                    return Err(Bad(format!(
+                        "--jobs {j}: use 1 to {MAX_JOBS} (without --jobs: one per core)"
+                    )))
+                }
+                Some(j) => j,
+                None => std::thread::available_parallelism()
+                    .map_or(1, |n| n.get())
+                    .min(MAX_JOBS),
+            };
             let shard = shard.as_deref().map(parse_shard).transpose()?;
             if let Some(path) = &out {
                 check_folder("--out", path).map_err(Bad)?;
@@ -554,6 +562,9 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
 }
 
 /// `I/N` with 0 <= I < N.
+/// Most worker threads of one sweep.
+const MAX_JOBS: usize = 256;
+
 /// Flags that mean nothing together, refused before anything runs: a shard writes a part for
 /// `clusterscope merge` (the merge formats and plots the result), and only a shard writes to
 /// `--out`.

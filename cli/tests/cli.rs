@@ -418,6 +418,7 @@ fn bad_shards_and_grids_exit_2_naming_the_fix() {
             "give --format to the merge",
         ),
         (vec!["--out", "part.json"], "without --shard"),
+        (vec!["--jobs", "0"], "--jobs 0: use 1 to 256"),
         (
             vec!["--shard", "0/2", "--out", "/no/such/folder/part.json"],
             "there is no folder /no/such/folder",
