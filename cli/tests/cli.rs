@@ -6,6 +6,16 @@ fn cs() -> Command {
     Command::cargo_bin("clusterscope").unwrap()
 }
 
+/// Runs `cs` with `args`, which must be refused (exit 2) before printing anything; its stderr.
+fn refused<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> String {
+    let a = cs().args(args).assert().code(2);
+    assert!(
+        a.get_output().stdout.is_empty(),
+        "something ran before the refusal"
+    );
+    String::from_utf8_lossy(&a.get_output().stderr).to_string()
+}
+
 #[test]
 fn list_shows_builtins_with_variants() {
     let out = cs()
@@ -355,14 +365,16 @@ fn plots_are_written_as_svg_and_png() {
     assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
     // A plot that could not be drawn is refused before any run (stdout stays empty), so that a
     // long sweep does not end in one: the type, the folder, and what --plot-of names.
-    let a = cs().args(GRID).args(["--plot", "out.pdf"]).assert().code(2);
-    assert!(String::from_utf8_lossy(&a.get_output().stderr).contains(".svg or .png"));
-    assert!(a.get_output().stdout.is_empty());
+    let with = |extra: &[&str]| {
+        GRID.iter()
+            .chain(extra)
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()
+    };
+    assert!(refused(with(&["--plot", "out.pdf"])).contains(".svg or .png"));
     let missing = dir.join("no-such-folder").join("x.svg");
-    let a = cs().args(GRID).arg("--plot").arg(&missing).assert().code(2);
-    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    let err = refused(with(&["--plot", missing.to_str().unwrap()]));
     assert!(err.contains("there is no folder"), "{err}");
-    assert!(a.get_output().stdout.is_empty());
     // --plot-of: a metric or one expectation; anything else is named with the choices.
     let m = dir.join("metric.svg");
     cs().args(GRID)
@@ -373,18 +385,17 @@ fn plots_are_written_as_svg_and_png() {
     assert!(std::fs::read_to_string(&m)
         .unwrap()
         .contains("down_pairs &gt; 0"));
-    let a = cs()
-        .args(GRID)
-        .args(["--plot-of", "nothing-like-this", "--plot"])
-        .arg(dir.join("x.svg"))
-        .assert()
-        .code(2);
-    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    let x = dir.join("x.svg");
+    let err = refused(with(&[
+        "--plot-of",
+        "nothing-like-this",
+        "--plot",
+        x.to_str().unwrap(),
+    ]));
     assert!(
         err.contains("matches no metric") && err.contains("down_pairs"),
         "{err}"
     );
-    assert!(a.get_output().stdout.is_empty());
     // Part of one expectation's name picks it.
     let e = dir.join("expectation.svg");
     cs().args(GRID)
@@ -424,14 +435,12 @@ fn bad_shards_and_grids_exit_2_naming_the_fix() {
             "there is no folder /no/such/folder",
         ),
     ] {
-        let a = cs()
-            .args(["sweep", "cassandra-21636-packet-loss", "--seeds", "2"])
-            .args(&args)
-            .assert()
-            .code(2);
-        let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+        let err = refused(
+            ["sweep", "cassandra-21636-packet-loss", "--seeds", "2"]
+                .iter()
+                .chain(&args),
+        );
         assert!(err.contains(want), "{args:?}: {err}");
-        assert!(a.get_output().stdout.is_empty(), "{args:?}");
     }
     let dir = tmp_dir("badpart");
     let p = dir.join("not-a-part.json");
@@ -639,17 +648,9 @@ fn diff_of_a_variant_with_itself_is_exit_0_and_bad_variants_exit_2() {
         assert!(err.contains(want), "{v}: {err}");
     }
     // The example names two of the scenario's variants; a scenario with one says so.
-    let a = cs()
-        .args(["diff", "cassandra-21636-packet-loss", "--variants", "buggy"])
-        .assert()
-        .code(2);
-    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    let err = refused(["diff", "cassandra-21636-packet-loss", "--variants", "buggy"]);
     assert!(err.contains("e.g. --variants buggy,legacy"), "{err}");
-    let a = cs()
-        .args(["diff", "gossip-digest-exchange", "--variants", "notes"])
-        .assert()
-        .code(2);
-    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    let err = refused(["diff", "gossip-digest-exchange", "--variants", "notes"]);
     assert!(
         err.contains("has one variant (notes)") && err.contains("--set key=value"),
         "{err}"
