@@ -561,7 +561,6 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
     }
 }
 
-/// `I/N` with 0 <= I < N.
 /// Most worker threads of one sweep.
 const MAX_JOBS: usize = 256;
 
@@ -604,6 +603,7 @@ fn check_folder(flag: &str, path: &str) -> Result<(), String> {
     }
 }
 
+/// `I/N` with 0 <= I < N.
 fn parse_shard(v: &str) -> Result<(u64, u64), Bad> {
     let bad = || {
         Bad(format!(
