@@ -241,6 +241,11 @@ impl Clone for Windows {
 pub struct Detector {
     windows: Windows,
     quiet_until: Vec<Micros>,
+    /// At most every `quiet_until` (`Micros::MAX` when none was set since the last scan):
+    /// lowered by each report, made exact by each scan (`maybe_convicting`). A status check
+    /// before it has no peer to test, so a second's check of a quiet cluster reads one number
+    /// instead of the whole column.
+    floor: Micros,
     present: usize,
     cap: u16,
     initial: Micros,
@@ -259,6 +264,7 @@ impl Clone for Detector {
         let Detector {
             windows,
             quiet_until,
+            floor,
             present,
             cap,
             initial,
@@ -269,6 +275,7 @@ impl Clone for Detector {
         Detector {
             windows: windows.clone(),
             quiet_until: quiet_until.clone(),
+            floor: *floor,
             present: *present,
             cap: *cap,
             initial: *initial,
@@ -282,6 +289,7 @@ impl Clone for Detector {
         let Detector {
             windows,
             quiet_until,
+            floor,
             present,
             cap,
             initial,
@@ -291,6 +299,7 @@ impl Clone for Detector {
         } = src;
         self.windows.clone_from(windows);
         self.quiet_until.clone_from(quiet_until);
+        self.floor = *floor;
         self.present = *present;
         self.cap = *cap;
         self.initial = *initial;
@@ -326,6 +335,7 @@ impl Detector {
                 Windows::Big(vec![Head::EMPTY; n], vec![Vec::new(); n])
             },
             quiet_until: vec![Micros::MAX; n],
+            floor: Micros::MAX,
             present: 0,
             cap,
             initial,
@@ -428,7 +438,7 @@ impl Detector {
             }
         }
         l.last = now;
-        self.quiet_until[ep] = if l.sum == 0 {
+        let quiet = if l.sum == 0 {
             Micros::MAX
         } else {
             // sum < 2^28 and per_len <= PER_LEN_MAX < 2^35: no overflow.
@@ -436,6 +446,8 @@ impl Detector {
                 (l.sum as u64 * self.per_len[l.len as usize & INLINE_MASK]) >> PER_LEN_SHIFT,
             )
         };
+        self.quiet_until[ep] = quiet;
+        self.floor = self.floor.min(quiet);
     }
 
     /// [`Self::report`] for large windows (`Windows::Big`).
@@ -464,7 +476,9 @@ impl Detector {
             }
         }
         h.last = now;
-        self.quiet_until[ep] = quiet_until_of(h.last, h.sum, h.len, self.factor);
+        let quiet = quiet_until_of(h.last, h.sum, h.len, self.factor);
+        self.quiet_until[ep] = quiet;
+        self.floor = self.floor.min(quiet);
     }
 
     /// About how many bytes a copy of the detector takes.
@@ -514,13 +528,22 @@ impl Detector {
         self.present = 0;
     }
 
-    /// Peers whose phi may convict at `now` (all others certainly do not), in id order.
-    pub fn maybe_convicting(&self, now: Micros) -> impl Iterator<Item = usize> + '_ {
-        self.quiet_until
-            .iter()
-            .enumerate()
-            .filter(move |(_, t)| **t <= now)
-            .map(|(i, _)| i)
+    /// Peers whose phi may convict at `now` (all others certainly do not), in id order. Before
+    /// the floor, none (no allocation); otherwise one pass that also makes the floor exact.
+    pub fn maybe_convicting(&mut self, now: Micros) -> Vec<usize> {
+        if now < self.floor {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        let mut floor = Micros::MAX;
+        for (i, &t) in self.quiet_until.iter().enumerate() {
+            if t <= now {
+                out.push(i);
+            }
+            floor = floor.min(t);
+        }
+        self.floor = floor;
+        out
     }
 }
 
@@ -642,18 +665,18 @@ mod tests {
     fn detector_tracks_present_windows() {
         let mut d = Detector::new(4, 16, 8.0, S, 2 * S);
         assert_eq!(d.present(), 0);
-        assert_eq!(d.maybe_convicting(u64::MAX - 1).count(), 0);
+        assert!(d.maybe_convicting(u64::MAX - 1).is_empty());
         d.report(1, 0);
         d.report(1, S);
         d.report(3, 0);
         assert_eq!(d.present(), 2);
-        assert_eq!(d.maybe_convicting(S).count(), 0);
+        assert!(d.maybe_convicting(S).is_empty());
         // Long after: both may convict, in id order.
-        assert_eq!(d.maybe_convicting(100 * S).collect::<Vec<_>>(), vec![1, 3]);
+        assert_eq!(d.maybe_convicting(100 * S), vec![1, 3]);
         d.remove(1);
         d.remove(1);
         assert_eq!(d.present(), 1);
-        assert_eq!(d.maybe_convicting(100 * S).collect::<Vec<_>>(), vec![3]);
+        assert_eq!(d.maybe_convicting(100 * S), vec![3]);
         d.clear();
         assert_eq!(d.present(), 0);
         assert!(d.last(3).is_none());
@@ -670,6 +693,7 @@ mod tests {
             last: Option<Micros>,
             all: Vec<u32>,
         }
+        let (mut scanned, mut found) = (0u32, 0u32);
         // (window, max interval, largest step between reports, inline layout?)
         for (window, max_interval, step, small) in [
             (1usize, 5_000u64, 1_500u64, true),
@@ -738,7 +762,27 @@ mod tests {
                     assert!(q == Micros::MAX || !convicts(d.phi(p, q - 1).expect("window"), 8.0));
                 }
                 assert_eq!(d.present(), m.iter().filter(|q| q.is_some()).count());
+                // The floor bounds every conviction time from below, and a status check's scan
+                // (at or after it) finds exactly the peers a full filter finds.
+                let min = d.quiet_until.iter().copied().min().unwrap_or(Micros::MAX);
+                assert!(d.floor <= min, "floor {} above a bound {min}", d.floor);
+                if (x >> 45).is_multiple_of(5) {
+                    let at = now + (x >> 12) % (40 * step);
+                    let plain: Vec<usize> = (0..n).filter(|&p| d.quiet_until[p] <= at).collect();
+                    let scans = at >= d.floor;
+                    scanned += scans as u32;
+                    found += !plain.is_empty() as u32;
+                    assert_eq!(d.maybe_convicting(at), plain);
+                    if scans {
+                        assert_eq!(d.floor, min, "a scan makes the floor exact");
+                    }
+                }
             }
         }
+        // Both ways through the check, and peers found.
+        assert!(
+            scanned > 100 && found > 50,
+            "{scanned} scans, {found} with suspects"
+        );
     }
 }

@@ -321,12 +321,8 @@ impl Gossip {
         if node.fd_last_pause.is_some_and(|t| now - t < pause) {
             return;
         }
-        let suspects: Vec<NodeId> = node
-            .fd
-            .maybe_convicting(now)
-            .map(|ep| ep as NodeId)
-            .collect();
-        for ep in suspects {
+        for ep in node.fd.maybe_convicting(now) {
+            let ep = ep as NodeId;
             let Some(phi) = node.fd.phi(ep as usize, now) else {
                 continue;
             };

@@ -80,7 +80,8 @@ impl Gossip {
     /// see [`Syn`] for why the model keeps them in endpoint order).
     fn digests(&self, node: &GNode, ctx: &mut Ctx<Self>) -> Syn {
         debug_assert!(node.summaries_in_sync(), "summary column out of date");
-        let d = Digests::of(&node.summaries, node.known);
+        let mut d = Digests::of(&node.summaries, node.known);
+        d.epoch = node.epoch;
         if self.p.shuffle_digests {
             Syn::shuffled(d, ctx.rng)
         } else {
@@ -176,10 +177,23 @@ impl Gossip {
     }
 
     fn cost_of_states(&self, node: &GNode, states: &Deltas) -> Micros {
-        // Entries spread over the node's peers, each looked up in the summary column (see
-        // `state::warm`).
-        state::warm_for(&node.summaries, states.len());
-        states.new_state_count(node.id, &node.summaries) as Micros * self.p.apply_state_cost.0
+        let count = match states.hinted_count(node.epoch) {
+            Some(count) => {
+                debug_assert_eq!(
+                    count,
+                    states.new_state_count(node.id, &node.summaries),
+                    "a cost count worked out by the message's maker no longer holds"
+                );
+                count
+            }
+            None => {
+                // Entries spread over the node's peers, each looked up in the summary column
+                // (see `state::warm`).
+                state::warm_for(&node.summaries, states.len());
+                states.new_state_count(node.id, &node.summaries)
+            }
+        };
+        count as Micros * self.p.apply_state_cost.0
     }
 
     fn handle(
@@ -200,7 +214,10 @@ impl Gossip {
                     return;
                 }
                 let buffers = self.pool.borrow_mut().examined();
-                let ex = examine_into(&node.map, &node.summaries, &digests.digests, buffers);
+                let mut ex = examine_into(&node.map, &node.summaries, &digests.digests, buffers);
+                // What this ACK and its ACK2 promise of their cost counts (`CountHint`).
+                let hint = ex.ack_hint(&digests.digests, &node.summaries, from, node.epoch);
+                ex.sends.set_hint(hint);
                 let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
                 self.send(
                     node,
@@ -215,7 +232,9 @@ impl Gossip {
                 );
             }
             Verb::Ack {
-                requests, sends, ..
+                requests,
+                sends,
+                syn,
             } => {
                 if !node.enabled {
                     return;
@@ -233,6 +252,7 @@ impl Gossip {
                         reply.push_newer(*l, &node.map, d.ep, d.max_version);
                     }
                 }
+                reply.set_hint(sends.hint().for_reply(syn.digests.epoch, node.epoch));
                 let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
                 self.send(node, ctx, from, Verb::Ack2(reply), t);
                 let mut pool = self.pool.borrow_mut();
@@ -355,6 +375,7 @@ impl Protocol for Gossip {
             enabled: true,
             exiting: false,
             not_up: not_up_bits(id, &summaries),
+            epoch: 0,
             known: Summary::known(&summaries),
             summaries,
             map: cowmap::CowMap::from_vec(map),
@@ -845,6 +866,7 @@ impl Protocol for Gossip {
                 requests,
                 sends,
                 syn,
+                ..
             } => {
                 let requests = syn.in_wire_order(requests, |d| d.ep);
                 let mut lines: Vec<String> = requests.iter().map(|x| x.render(topo)).collect();

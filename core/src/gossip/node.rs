@@ -53,6 +53,10 @@ pub struct GNode {
     /// column (`sync`, `set_map`), so that "who sees whom DOWN" over a whole cluster, which the
     /// app asks for every sample and frame, reads a few words a node instead of every summary.
     pub(super) not_up: Vec<u64>,
+    /// Moves with every change of a known endpoint's generation or presence in the summary
+    /// column (`sync`, `set_map`), and never back: a cost count worked out elsewhere from this
+    /// node's column at one epoch holds at the same epoch (`state::CountHint`).
+    pub(super) epoch: u32,
     pub live: NodeSet,
     pub unreachable: BTreeMap<NodeId, Micros>,
     pub inflight: BTreeMap<NodeId, Inflight>,
@@ -87,6 +91,7 @@ impl Clone for GNode {
             summaries,
             known,
             not_up,
+            epoch,
             live,
             unreachable,
             inflight,
@@ -113,6 +118,7 @@ impl Clone for GNode {
             summaries: summaries.clone(),
             known: *known,
             not_up: not_up.clone(),
+            epoch: *epoch,
             live: live.clone(),
             unreachable: unreachable.clone(),
             inflight: inflight.clone(),
@@ -142,6 +148,7 @@ impl Clone for GNode {
             summaries,
             known,
             not_up,
+            epoch,
             live,
             unreachable,
             inflight,
@@ -167,6 +174,7 @@ impl Clone for GNode {
         self.summaries.clone_from(summaries);
         self.known = *known;
         self.not_up.clone_from(not_up);
+        self.epoch = *epoch;
         self.live.clone_from(live);
         self.unreachable.clone_from(unreachable);
         self.inflight.clone_from(inflight);
@@ -250,6 +258,7 @@ impl GNode {
     pub(super) fn sync(&mut self, ep: NodeId) {
         let s = Summary::of(self.map[ep as usize].as_ref());
         let was = std::mem::replace(&mut self.summaries[ep as usize], s);
+        self.epoch += state::moves_epoch(was, s) as u32;
         self.known = self.known + s.is_some() as usize - was.is_some() as usize;
         let (w, m) = bit(ep as usize);
         if seen_up(self.id, ep, s) {
@@ -259,6 +268,7 @@ impl GNode {
         }
     }
     pub(super) fn set_map(&mut self, map: Vec<Option<EndpointState>>) {
+        self.epoch += 1;
         self.summaries = Summary::column(&map);
         self.known = Summary::known(&self.summaries);
         self.not_up = not_up_bits(self.id, &self.summaries);

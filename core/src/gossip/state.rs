@@ -183,10 +183,76 @@ impl EndpointState {
 /// Endpoint states carried in an ACK or ACK2 (each a fresh object on the receiver): per
 /// endpoint its heartbeat and a range of application states in one shared list. Most entries
 /// are heartbeat-only, so an entry is a small `Copy` value and the list needs no per-entry drop.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct Deltas {
     entries: Vec<DeltaEntry>,
     states: Vec<AppState>,
+    /// Not on the wire: the receiver's cost count worked out where the message was made.
+    hint: CountHint,
+}
+
+/// Equal when they carry the same entries and states (the hint is not part of the message).
+impl PartialEq for Deltas {
+    fn eq(&self, other: &Self) -> bool {
+        self.entries == other.entries && self.states == other.states
+    }
+}
+
+/// What the maker of an ACK or ACK2 knows of its receiver's GossipStage cost count
+/// ([`Deltas::new_state_count`]), so that the receiver need not look every entry up again.
+///
+/// The count of heartbeat-only entries reads, per entry, only whether the receiver knows the
+/// endpoint and in which generation; a node's `GNode::epoch` moves with every change of either,
+/// and never back. An ACK's entries are the SYN receiver's newer states for the SYN sender's
+/// digests, which were the sender's summary column at the SYN's epoch: when none is of a newer
+/// generation than its digest (but the sender's own, which is not counted), the count is 0
+/// while the sender is still at that epoch. An ACK2 answers the ACK's requests, which were made
+/// against the answering node's column at its epoch then: when none asked for an endpoint in
+/// full (unknown there, or of an older generation) and the SYN sender's own column is still as
+/// it was when it sent the SYN (so every entry is of the generation asked for), the count is 0
+/// while the answering node is still at that epoch. Messages with application states, and every
+/// other case, are counted in full.
+#[derive(Clone, Copy, Debug)]
+pub struct CountHint {
+    /// The receiver's count is 0 while its epoch is this (`NO_EPOCH`: count in full).
+    pub zero_at: u32,
+    /// An ACK's: its maker's epoch when it examined the SYN, if it asked for nothing in full
+    /// (what the ACK2 that answers it may promise); `NO_EPOCH` otherwise.
+    pub reply_zero_at: u32,
+}
+
+/// No epoch: `Digests` made by hand, or no shortcut.
+pub const NO_EPOCH: u32 = u32::MAX;
+
+impl Default for CountHint {
+    fn default() -> Self {
+        CountHint {
+            zero_at: NO_EPOCH,
+            reply_zero_at: NO_EPOCH,
+        }
+    }
+}
+
+impl CountHint {
+    /// The hint of an ACK2 made at `epoch` by a node whose SYN (taken at `syn_epoch`) was
+    /// answered by an ACK carrying `self`: the answering node's promise holds when this node's
+    /// column is as it was when the SYN left (every entry of the generation asked for).
+    pub fn for_reply(self, syn_epoch: u32, epoch: u32) -> CountHint {
+        CountHint {
+            zero_at: if syn_epoch == epoch {
+                self.reply_zero_at
+            } else {
+                NO_EPOCH
+            },
+            reply_zero_at: NO_EPOCH,
+        }
+    }
+}
+
+/// Does a change of an endpoint's summary from `was` to `now` move its node's epoch (see
+/// [`CountHint`])? A change of generation or of presence does.
+pub fn moves_epoch(was: Option<Summary>, now: Option<Summary>) -> bool {
+    was.map(|w| w.generation) != now.map(|s| s.generation)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -223,6 +289,7 @@ impl Deltas {
         Deltas {
             entries: Vec::with_capacity(n),
             states: Vec::new(),
+            hint: CountHint::default(),
         }
     }
 
@@ -231,6 +298,22 @@ impl Deltas {
         self.entries.clear();
         self.states.clear();
         self.entries.reserve(n);
+        self.hint = CountHint::default();
+    }
+
+    /// The hint its maker worked out (see [`CountHint`]).
+    pub fn hint(&self) -> CountHint {
+        self.hint
+    }
+
+    pub(crate) fn set_hint(&mut self, hint: CountHint) {
+        self.hint = hint;
+    }
+
+    /// [`Self::new_state_count`] from the hint, when it holds at `epoch` (the receiver's
+    /// `GNode::epoch`) and every entry is a heartbeat alone; `None`: count in full.
+    pub fn hinted_count(&self, epoch: u32) -> Option<u64> {
+        (self.states.is_empty() && self.hint.zero_at == epoch && epoch != NO_EPOCH).then_some(0)
     }
 
     /// `newer_than` for endpoint `ep` of a node's `map` whose summary is `l`: the state itself
@@ -415,10 +498,56 @@ impl Digest {
 }
 
 /// What B answers to A's SYN digests: digests it requests, and states it sends.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct Examined {
     pub requests: Vec<Digest>,
     pub sends: Deltas,
+    /// How many of `sends` are of a newer generation than their digest.
+    pub newer: u32,
+    /// How many of `requests` ask for an endpoint in full (unknown here, or of an older
+    /// generation).
+    pub asked_all: u32,
+}
+
+/// Equal when they answer the same (the counts follow from the lists).
+impl PartialEq for Examined {
+    fn eq(&self, other: &Self) -> bool {
+        self.requests == other.requests && self.sends == other.sends
+    }
+}
+
+impl Examined {
+    /// The hint of the ACK that carries this answer to `digests` (from node `from`), made by
+    /// a node at `epoch` whose summary column is `summaries`: the ACK's count is 0 at the
+    /// SYN's epoch when no entry but `from`'s own is of a newer generation than its digest;
+    /// the ACK2 may promise 0 at `epoch` when nothing was asked for in full.
+    pub fn ack_hint(
+        &self,
+        digests: &Digests,
+        summaries: &[Option<Summary>],
+        from: NodeId,
+        epoch: u32,
+    ) -> CountHint {
+        // `from`'s own entry is not counted there; made (if at all) in the case of a newer
+        // generation here, where the entries are in endpoint order.
+        let own = digests
+            .get(from)
+            .zip(summaries.get(from as usize).copied().flatten());
+        let own_newer = own.is_some_and(|(r, l)| r.generation < l.generation)
+            && self
+                .sends
+                .entries
+                .binary_search_by_key(&from, |e| e.ep)
+                .is_ok();
+        CountHint {
+            zero_at: if self.newer == own_newer as u32 {
+                digests.epoch
+            } else {
+                NO_EPOCH
+            },
+            reply_zero_at: if self.asked_all == 0 { epoch } else { NO_EPOCH },
+        }
+    }
 }
 
 /// Spare buffers of consumed ACKs and ACK2s, for the next SYN's examination and ACK2 (a
@@ -446,6 +575,8 @@ impl Pool {
         Examined {
             requests: self.requests.pop().unwrap_or_default(),
             sends: self.deltas.pop().unwrap_or_default(),
+            newer: 0,
+            asked_all: 0,
         }
     }
 
@@ -526,7 +657,10 @@ fn push_if<T: Copy>(v: &mut Vec<T>, x: T, keep: bool) {
 pub struct Digests {
     column: Arc<[Option<Summary>]>,
     /// How many entries are known: the number of digests.
-    len: usize,
+    len: u32,
+    /// The sender's `GNode::epoch` when it took them (`NO_EPOCH` when made by hand): see
+    /// [`CountHint`].
+    pub epoch: u32,
 }
 
 impl Digests {
@@ -535,8 +669,9 @@ impl Digests {
     pub fn of(column: &[Option<Summary>], known: usize) -> Digests {
         debug_assert_eq!(known, Summary::known(column));
         Digests {
-            len: known,
+            len: known as u32,
             column: column.into(),
+            epoch: NO_EPOCH,
         }
     }
 
@@ -555,18 +690,24 @@ impl Digests {
             });
         }
         Digests {
-            len: list.len(),
+            len: list.len() as u32,
             column: column.into(),
+            epoch: NO_EPOCH,
         }
     }
 
     /// How many digests.
     pub fn len(&self) -> usize {
-        self.len
+        self.len as usize
     }
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// The digest of endpoint `ep` as its summary (`None` when not among them).
+    pub fn get(&self, ep: NodeId) -> Option<Summary> {
+        self.column.get(ep as usize).copied().flatten()
     }
 
     /// The digests in endpoint order.
@@ -618,6 +759,8 @@ pub fn examine_into(
     out.requests.clear();
     out.requests.reserve(digests.len());
     out.sends.reset(digests.len());
+    out.newer = 0;
+    out.asked_all = 0;
     // When the digests cover much of the map, one sequential sweep brings the summaries into the
     // cache first.
     warm_for(summaries, digests.len());
@@ -662,27 +805,42 @@ pub fn examine_into(
                 }
             }
             // Ours is newer: send everything.
-            Some(l) if r.generation < l.generation => {
-                out.sends.push_newer(l, map, ep, 0);
-            }
+            Some(l) if r.generation < l.generation => send_all(&mut out, l, map, ep),
             // Unknown here, or the remote has a newer generation (a restart): request everything.
-            _ => out.requests.push(Digest {
-                ep,
-                generation: r.generation,
-                max_version: 0,
-            }),
+            _ => ask_all(&mut out, ep, r.generation),
         }
     }
     for (i, r) in beyond.iter().enumerate() {
         if let Some(r) = r {
-            out.requests.push(Digest {
-                ep: (paired.len() + i) as NodeId,
-                generation: r.generation,
-                max_version: 0,
-            });
+            ask_all(&mut out, (paired.len() + i) as NodeId, r.generation);
         }
     }
     out
+}
+
+/// `examine_into`'s rare case of a newer generation here (out of line: the common loop keeps
+/// its registers).
+#[cold]
+#[inline(never)]
+fn send_all(
+    out: &mut Examined,
+    l: Summary,
+    map: &(impl Index<usize, Output = Option<EndpointState>> + ?Sized),
+    ep: NodeId,
+) {
+    out.newer += out.sends.push_newer(l, map, ep, 0) as u32;
+}
+
+/// `examine_into`'s rare case of an endpoint unknown here or of an older generation.
+#[cold]
+#[inline(never)]
+fn ask_all(out: &mut Examined, ep: NodeId, generation: u32) {
+    out.asked_all += 1;
+    out.requests.push(Digest {
+        ep,
+        generation,
+        max_version: 0,
+    });
 }
 
 #[cfg(test)]
@@ -817,6 +975,92 @@ mod tests {
         assert!(e.requests.is_empty());
         assert_eq!(e.sends.get(0).states.len(), 1);
         assert_eq!(e.sends.get(0).hb.version, 5);
+    }
+
+    /// An ACK's and its ACK2's cost-count hints against the full count, over random columns
+    /// that change between the SYN, the ACK and the ACK2 (endpoints learned, forgotten or of a
+    /// new generation, heartbeats advanced), each change moving its node's epoch by the rule
+    /// `GNode::sync` follows. A hint gives the full count or stands aside; without the epochs,
+    /// the hints would be wrong in some of these exchanges (counted, so the check can fail).
+    #[test]
+    fn count_hints_hold_or_stand_aside() {
+        use rand::{Rng, SeedableRng};
+        type Rng8 = rand_chacha::ChaCha8Rng;
+        // Most states without application states: the messages the hints are for.
+        fn some_state(rng: &mut Rng8) -> EndpointState {
+            if rng.random_bool(0.8) {
+                st(rng.random_range(5..8), rng.random_range(0..30), &[])
+            } else {
+                random_state(rng)
+            }
+        }
+        fn change(rng: &mut Rng8, map: &mut [Option<EndpointState>], epoch: &mut u32) {
+            for _ in 0..rng.random_range(0..3) {
+                let ep = rng.random_range(0..map.len());
+                let was = Summary::of(map[ep].as_ref());
+                match rng.random_range(0..4) {
+                    0 => map[ep] = None,
+                    1 => map[ep] = Some(some_state(rng)),
+                    _ => {
+                        if let Some(st) = map[ep].as_mut() {
+                            st.set_hb_version(st.hb.version + 1);
+                        }
+                    }
+                }
+                *epoch += moves_epoch(was, Summary::of(map[ep].as_ref())) as u32;
+            }
+        }
+        let mut rng = Rng8::seed_from_u64(23);
+        let (mut acks, mut ack2s, mut wrong_without) = (0, 0, 0);
+        for case in 0..10_000 {
+            let n = rng.random_range(2..10usize);
+            // S (node 0) sends the SYN, R (node 1) answers; each knows itself.
+            let mut s_map: Vec<Option<EndpointState>> = (0..n)
+                .map(|ep| (ep == 0 || rng.random_bool(0.85)).then(|| some_state(&mut rng)))
+                .collect();
+            let mut r_map: Vec<Option<EndpointState>> = (0..n)
+                .map(|ep| (ep == 1 || rng.random_bool(0.85)).then(|| some_state(&mut rng)))
+                .collect();
+            let (mut s_epoch, mut r_epoch) = (rng.random_range(0..9), rng.random_range(0..9));
+            let column = Summary::column(&s_map);
+            let mut digests = Digests::of(&column, Summary::known(&column));
+            digests.epoch = s_epoch;
+            let column = Summary::column(&r_map);
+            let mut ex = examine(&r_map, &column, &digests);
+            let hint = ex.ack_hint(&digests, &column, 0, r_epoch);
+            ex.sends.set_hint(hint);
+            // The ACK reaches S, whose column may have changed since the SYN.
+            change(&mut rng, &mut s_map, &mut s_epoch);
+            let column = Summary::column(&s_map);
+            let full = ex.sends.new_state_count(0, &column);
+            if let Some(count) = ex.sends.hinted_count(s_epoch) {
+                assert_eq!(count, full, "case {case}: the ACK's hint");
+                acks += 1;
+            }
+            wrong_without +=
+                (ex.sends.states.is_empty() && hint.zero_at != NO_EPOCH && full != 0) as u32;
+            // S answers R's requests; the ACK2 reaches R, whose column may have changed too.
+            let mut reply = Deltas::default();
+            for d in &ex.requests {
+                if let Some(Some(l)) = column.get(d.ep as usize) {
+                    reply.push_newer(*l, &s_map, d.ep, d.max_version);
+                }
+            }
+            reply.set_hint(hint.for_reply(digests.epoch, s_epoch));
+            change(&mut rng, &mut r_map, &mut r_epoch);
+            let column = Summary::column(&r_map);
+            let full = reply.new_state_count(1, &column);
+            if let Some(count) = reply.hinted_count(r_epoch) {
+                assert_eq!(count, full, "case {case}: the ACK2's hint");
+                ack2s += 1;
+            }
+            wrong_without +=
+                (reply.states.is_empty() && hint.reply_zero_at != NO_EPOCH && full != 0) as u32;
+        }
+        assert!(
+            acks > 1000 && ack2s > 200 && wrong_without > 50,
+            "{acks} ACK and {ack2s} ACK2 hints used; {wrong_without} wrong without the epochs"
+        );
     }
 
     #[test]

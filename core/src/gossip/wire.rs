@@ -50,6 +50,7 @@ impl Verb {
                 requests,
                 sends,
                 syn,
+                ..
             } => {
                 requests.capacity() * std::mem::size_of::<Digest>()
                     + sends.heap_bytes()
