@@ -223,9 +223,11 @@ impl<P: Protocol> Engine<P> {
             .map(|a| (i, a))
     }
 
-    /// Replace the recorded user actions (kept in step order).
+    /// Replace the recorded user actions (kept in step order). They come recorded in order, so
+    /// the small sort (no driftsort instantiated for them in the app's download) costs one
+    /// comparison each; a session holds at most `Limits::max_schedule` of them.
     pub fn set_user_actions(&mut self, mut actions: Vec<RecordedAction>) {
-        actions.sort_by_key(|a| a.step);
+        crate::small_sort::sort_by_key(&mut actions, |a| a.step);
         self.user_actions = actions;
     }
 

@@ -318,6 +318,9 @@ impl Deltas {
 
     /// `newer_than` for endpoint `ep` of a node's `map` whose summary is `l`: the state itself
     /// is read only when it has application states newer than `version`.
+    /// Inline for the common heartbeat-only entry (an ACK2 answers ~60 requests: a call each was
+    /// most of its cost); the case with application states out of line.
+    #[inline]
     pub fn push_newer(
         &mut self,
         l: Summary,
@@ -326,10 +329,7 @@ impl Deltas {
         version: u32,
     ) -> bool {
         if l.max_state_version > version {
-            map[ep as usize]
-                .as_ref()
-                .expect("a summary has a state")
-                .newer_than_with(l.hb(), ep, version, self)
+            self.push_with_states(l, map, ep, version)
         } else if l.hb_version > version {
             let start = self.states.len() as u32;
             self.entries.push(DeltaEntry {
@@ -342,6 +342,21 @@ impl Deltas {
         } else {
             false
         }
+    }
+
+    /// [`Self::push_newer`] when `ep` has application states newer than `version`.
+    #[inline(never)]
+    fn push_with_states(
+        &mut self,
+        l: Summary,
+        map: &(impl Index<usize, Output = Option<EndpointState>> + ?Sized),
+        ep: NodeId,
+        version: u32,
+    ) -> bool {
+        map[ep as usize]
+            .as_ref()
+            .expect("a summary has a state")
+            .newer_than_with(l.hb(), ep, version, self)
     }
 
     pub fn len(&self) -> usize {
@@ -625,8 +640,13 @@ pub(crate) fn warm_for<T>(slice: &[T], visits: usize) -> bool {
 /// (wasm has no prefetch instruction). A performance measure only: it never changes a result.
 #[inline]
 pub(crate) fn warm<T>(slice: &[T]) {
-    let p = slice.as_ptr().cast::<std::mem::MaybeUninit<u8>>();
-    let len = std::mem::size_of_val(slice);
+    warm_bytes(slice.as_ptr().cast(), std::mem::size_of_val(slice));
+}
+
+/// [`warm`] over `len` bytes from `p`, out of line: one copy in the app's download, not one per
+/// call site, for a call that reads hundreds of lines.
+#[inline(never)]
+fn warm_bytes(p: *const std::mem::MaybeUninit<u8>, len: usize) {
     let mut off = 0;
     // A volatile read is never left out, though nothing uses it. Four lines a step: a sweep of
     // a node's detector lines is 250 reads, and the loop's own instructions were most of its cost
