@@ -25,6 +25,9 @@ pub(crate) struct EventQueue<T> {
     last: Micros,
     now: VecDeque<T>,
     buckets: Vec<Vec<T>>,
+    /// Bit `i - 1` is set when bucket `i` (1..=64) holds items: the lowest non-empty bucket in
+    /// one instruction instead of a search through up to 64.
+    full: u64,
     len: usize,
 }
 
@@ -34,6 +37,7 @@ impl<T> Default for EventQueue<T> {
             last: 0,
             now: VecDeque::new(),
             buckets: (0..=64).map(|_| Vec::new()).collect(),
+            full: 0,
             len: 0,
         }
     }
@@ -66,6 +70,7 @@ impl<T: Keyed> EventQueue<T> {
             self.now.push_back(item);
         } else {
             self.buckets[b].push(item);
+            self.full |= 1 << (b - 1);
         }
         self.len += 1;
     }
@@ -93,10 +98,11 @@ impl<T: Keyed> EventQueue<T> {
         if !self.now.is_empty() || self.len == 0 {
             return;
         }
-        let i = (1..self.buckets.len())
-            .find(|&i| !self.buckets[i].is_empty())
-            .expect("items somewhere");
+        debug_assert_ne!(self.full, 0, "items somewhere");
+        let i = self.full.trailing_zeros() as usize + 1;
+        self.full &= !(1 << (i - 1));
         let mut items = std::mem::take(&mut self.buckets[i]);
+        debug_assert!(!items.is_empty(), "bucket {i} marked full");
         self.last = items.iter().map(|x| x.time()).min().expect("non-empty");
         for item in items.drain(..) {
             let b = bucket(self.last, item.time());
@@ -105,6 +111,7 @@ impl<T: Keyed> EventQueue<T> {
                 self.now.push_back(item);
             } else {
                 self.buckets[b].push(item);
+                self.full |= 1 << (b - 1);
             }
         }
         // Keep the bucket's allocation for later.
@@ -121,10 +128,12 @@ impl<T: Keyed> EventQueue<T> {
         for b in &mut self.buckets {
             all.append(b);
         }
+        self.full = 0;
         for item in all {
             let b = bucket(t, item.time());
             debug_assert!(b > 0, "every queued item is later than {t}");
             self.buckets[b].push(item);
+            self.full |= 1 << (b - 1);
         }
     }
 }
@@ -191,6 +200,14 @@ mod tests {
                     assert_eq!(q.peek().map(|i| (i.0, i.1)), h.peek().map(|Reverse(k)| *k));
                 }
                 assert_eq!(q.len(), h.len());
+                // The bits name exactly the non-empty buckets.
+                for i in 1..q.buckets.len() {
+                    assert_eq!(
+                        q.full >> (i - 1) & 1 == 1,
+                        !q.buckets[i].is_empty(),
+                        "bucket {i}"
+                    );
+                }
                 if step == 2500 {
                     saved = Some((q.clone(), h.clone()));
                 }

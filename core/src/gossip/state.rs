@@ -318,6 +318,7 @@ impl Deltas {
 
     /// `newer_than` for endpoint `ep` of a node's `map` whose summary is `l`: the state itself
     /// is read only when it has application states newer than `version`.
+    ///
     /// Inline for the common heartbeat-only entry (an ACK2 answers ~60 requests: a call each was
     /// most of its cost); the case with application states out of line.
     #[inline]
