@@ -205,7 +205,21 @@ pub fn header(p: &PanelProps) -> Html {
         .variants
         .iter()
         .find(|v| v.name == m.run.variant)
-        .map(|v| v.description.clone())
+        .map(|v| {
+            if v.description.trim().is_empty() {
+                // No prose: what the variant sets says what it is.
+                v.params
+                    .iter()
+                    .map(|(k, val)| match val {
+                        toml::Value::String(t) => format!("{k} = {t}"),
+                        other => format!("{k} = {other}"),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            } else {
+                v.description.clone()
+            }
+        })
         .unwrap_or_default();
     let toggle_desc = {
         let d = desc_open.clone();
@@ -312,7 +326,9 @@ pub fn header(p: &PanelProps) -> Html {
             <p class={classes!("desc", (!*desc_open).then_some("clamped"))} onclick={toggle_desc.clone()} title="Click to expand">
                 { &raw.description }
             </p>
-            <p class="variant-desc"><b>{ format!("{}: ", m.run.variant) }</b>{ variant_desc }</p>
+            if !variant_desc.is_empty() {
+                <p class="variant-desc"><b>{ format!("{}: ", m.run.variant) }</b>{ variant_desc }</p>
+            }
             { caption }
             <div class="caption-tools">
                 <>{ for chapters }</>

@@ -494,7 +494,7 @@ fn progress(a: &Active) -> Html {
                 <div class="sweep-bar-fill" style={format!("width:{pct}")}></div>
             </div>
             <p class="sweep-stats">
-                { format!("{} of {} seeds · {:.2} seeds/s · {} workers · {status}", p.done, p.total, p.rate(), a.workers) }
+                { format!("{} of {} seeds · {:.2} seeds/s · {} worker{} · {status}", p.done, p.total, p.rate(), a.workers, if a.workers == 1 { "" } else { "s" }) }
             </p>
             if let Some(e) = &a.error {
                 <p class="sweep-note" role="alert">{ e.clone() }</p>
@@ -682,6 +682,8 @@ fn draw_hist(
         .color(&css(pal.muted));
     let mut chart = ChartBuilder::on(&root)
         .margin((4.0 * dpr) as i32)
+        // Room above the plot for the top y label, drawn centred on the top edge.
+        .margin_top((8.0 * dpr) as i32)
         .x_label_area_size((14.0 * dpr) as i32)
         .y_label_area_size((22.0 * dpr) as i32)
         .build_cartesian_2d(lo..hi, 0u64..ymax)
