@@ -2,7 +2,7 @@
 // request from the leader's node panel, and watch the entry commit on the log strips: the
 // leader's data-commit passes the new entry's index, then every follower's does.
 import assert from 'node:assert/strict';
-import { app, clickNode, open, settled, shotOf } from './lib/app.mjs';
+import { app, clickNode, open, overflowingCards, settled, shotOf } from './lib/app.mjs';
 
 export const timeoutMs = 120_000;
 
@@ -126,4 +126,16 @@ export async function run({ page, baseUrl, screenshot, log }) {
   assert.ok(Number((await page.getAttribute('#raft-client', 'data-acked')) ?? 0) >= 0);
   await shotOf(page, '.insp-card', 'raft-inspector');
   await screenshot('committed');
+
+  // On a phone every card keeps to its width (the Threads table, six columns with executor
+  // names like StateMachineUpdater, spilled 46-62 px out of the Raft and Ozone inspectors).
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const name of ['raft-slow-apply', 'ozone-write-pipeline', 'mutation-tracking-basics', 'cassandra-21636-restart']) {
+    await page.selectOption('#scenario-select', name);
+    await settled(page);
+    await page.click('#next-caption');
+    await settled(page);
+    assert.deepEqual(await overflowingCards(page), [], `${name} at 390x844: cards wider than their box`);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
 }

@@ -136,10 +136,13 @@ pub fn threads(m: &crate::model::Model, id: NodeId) -> Html {
     html! {
         <>
             <h3>{ "Threads" }</h3>
-            <table class="tbl" id="threads">
-                <thead><tr><th>{ "executor" }</th><th>{ "state" }</th><th>{ "queued" }</th><th>{ "oldest" }</th><th>{ "done" }</th><th>{ "expired" }</th></tr></thead>
-                <tbody>{ for rows }</tbody>
-            </table>
+            // Scrolls sideways on its own on a phone rather than widening the card.
+            <div class="tbl-scroll">
+                <table class="tbl" id="threads">
+                    <thead><tr><th>{ "executor" }</th><th>{ "state" }</th><th>{ "queued" }</th><th>{ "oldest" }</th><th>{ "done" }</th><th>{ "expired" }</th></tr></thead>
+                    <tbody>{ for rows }</tbody>
+                </table>
+            </div>
         </>
     }
 }

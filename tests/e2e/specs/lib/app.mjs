@@ -164,3 +164,28 @@ export async function assertDeliveredEchoBranchFails(page) {
   assert.match(why, /DOWN from 5 s after the heal to the end/, why);
   return why;
 }
+
+/** The cards wider than their own box (content spilling out sideways, not scrolled inside a
+ *  container of their own): "CARD +Npx by ELEMENT" for each. */
+export async function overflowingCards(page) {
+  return page.evaluate(() => {
+    const out = [];
+    const scrolls = (el) => ['auto', 'scroll', 'hidden'].includes(getComputedStyle(el).overflowX);
+    const name = (el) => el.tagName.toLowerCase() + (el.id ? `#${el.id}` : '') + [...el.classList].map((c) => `.${c}`).join('');
+    for (const card of document.querySelectorAll('.card')) {
+      if (scrolls(card) || card.scrollWidth <= card.clientWidth + 1) continue;
+      const right = card.getBoundingClientRect().right;
+      let worst = null;
+      let by = 0;
+      for (const el of card.querySelectorAll('*')) {
+        let p = el.parentElement;
+        while (p && p !== card && !scrolls(p)) p = p.parentElement;
+        if (p !== card) continue;
+        const d = el.getBoundingClientRect().right - right;
+        if (d > by) [worst, by] = [el, d];
+      }
+      if (worst) out.push(`${name(card)} +${Math.round(by)}px by ${name(worst)}`);
+    }
+    return out;
+  });
+}
