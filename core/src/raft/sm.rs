@@ -260,7 +260,9 @@ impl StateMachine for Kv {
         }
     }
     fn load_request(&self, seq: u64) -> KvCmd {
-        KvCmd::Put(format!("k{}", seq % 16), format!("{seq}"))
+        // The value is the request's number within this client incarnation (the low 32 bits of
+        // `seq`; the incarnation sits above them): "k3 = 19", not "k3 = 4294967315".
+        KvCmd::Put(format!("k{}", seq % 16), format!("{}", seq & 0xffff_ffff))
     }
     fn describe(&self, c: &KvCmd) -> String {
         match c {

@@ -111,6 +111,22 @@ fn leader_crash_reelects_and_log_survives_kill() {
 }
 
 #[test]
+fn generated_puts_store_the_request_number() {
+    let mut e = engine(3, "client_rate = 50", 1);
+    e.run_until(3 * US_PER_S, u64::MAX).unwrap();
+    let (l, _) = leaders(&e)[0];
+    let kv = &e.sim.nodes[l as usize].state.sm;
+    assert!(kv.applied_puts > 16, "applied {}", kv.applied_puts);
+    assert_eq!(kv.map.len(), 16, "keys k0..k15: {:?}", kv.map.keys());
+    for (k, v) in &kv.map {
+        // k{n % 16} = n, n counting this client incarnation's requests from 1.
+        let n: u64 = v.parse().unwrap_or_else(|_| panic!("{k} = {v}"));
+        assert!((1..=kv.applied_puts * 3).contains(&n), "{k} = {v}");
+        assert_eq!(k, &format!("k{}", n % 16), "{k} = {v}");
+    }
+}
+
+#[test]
 fn stalled_apply_thread_lets_commit_run_ahead() {
     let mut e = engine(3, "client_rate = 50", 1);
     e.run_until(2 * US_PER_S, u64::MAX).unwrap();
