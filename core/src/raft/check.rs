@@ -26,7 +26,7 @@ pub fn check<S: StateMachine>(sim: &Sim<Raft<S>>) -> Option<String> {
         .enumerate()
         .flat_map(|(k, n)| n.ghost.led.iter().map(move |&t| (t, k)))
         .collect();
-    led.sort_unstable();
+    crate::small_sort::sort_by(&mut led, |a, b| a.cmp(b));
     for w in led.windows(2) {
         if w[0].0 == w[1].0 && w[0].1 != w[1].1 {
             return Some(format!(

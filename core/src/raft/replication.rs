@@ -466,7 +466,9 @@ impl<S: StateMachine> Raft<S> {
                 }
             })
             .collect();
-        idx.sort_unstable_by(|a, b| b.cmp(a));
+        // A handful of indexes: the small sort (equal indexes are alike, so stable or not gives
+        // the same list), not another copy of the standard one in the app.
+        crate::small_sort::sort_by(&mut idx, |a, b| b.cmp(a));
         // RaftLogBase.updateCommitIndex: min(majorityIndex, getFlushIndex()) — never past what
         // this server flushed (its state-machine data included), even if followers are ahead.
         let m = idx[self.majority() - 1].min(node.flush);

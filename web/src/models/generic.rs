@@ -38,6 +38,29 @@ fn scalar(v: &Value) -> Option<String> {
     }
 }
 
+/// `a` and `b` compared with runs of digits as numbers ("k2" < "k10"; a longer run is the larger
+/// number, so leading zeros count), otherwise byte by byte.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let run = |s: &[u8], i: usize| i + s[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (ei, ej) = (run(a, i), run(b, j));
+        let o = if ei > i && ej > j {
+            let (x, y) = (&a[i..ei], &b[j..ej]);
+            (i, j) = (ei, ej);
+            x.len().cmp(&y.len()).then(x.cmp(y))
+        } else {
+            (i, j) = (i + 1, j + 1);
+            a[i - 1].cmp(&b[j - 1])
+        };
+        if o.is_ne() {
+            return o;
+        }
+    }
+    (a.len() - i).cmp(&(b.len() - j))
+}
+
 /// A value as nested tables (scalars as text, `—` for null), cut at [`MAX_DEPTH`] and [`MAX_ITEMS`].
 pub fn render(v: &Value, depth: usize) -> Html {
     if let Some(s) = scalar(v) {
@@ -62,13 +85,20 @@ pub fn render(v: &Value, depth: usize) -> Html {
                 </ol>
             }
         }
-        Value::Object(o) => html! {
-            <table class="gv-table">
-                <>{ for o.iter().take(MAX_ITEMS).map(|(k, x)| html! {
-                    <tr><th>{ k }</th><td>{ render(x, depth + 1) }</td></tr>
-                }) }</>
-            </table>
-        },
+        Value::Object(o) => {
+            // Keys in natural order: k2 before k10.
+            let mut keys: Vec<&String> = o.keys().collect();
+            clusterscope_core::small_sort::sort_by(&mut keys, |a, b| natural_cmp(a, b));
+            let more = keys.len().saturating_sub(MAX_ITEMS);
+            html! {
+                <table class="gv-table">
+                    <>{ for keys.into_iter().take(MAX_ITEMS).map(|k| html! {
+                        <tr><th>{ k }</th><td>{ render(&o[k], depth + 1) }</td></tr>
+                    }) }</>
+                    <>{ for (more > 0).then(|| html! { <tr><td colspan="2" class="muted">{ format!("… {more} more") }</td></tr> }) }</>
+                </table>
+            }
+        }
         _ => html! {},
     }
 }
@@ -144,5 +174,28 @@ pub fn threads(m: &crate::model::Model, id: NodeId) -> Html {
                 </table>
             </div>
         </>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::natural_cmp;
+
+    #[test]
+    fn natural_order_reads_digit_runs_as_numbers() {
+        let mut keys = vec![
+            "k10", "k2", "k1", "k0", "k15", "applied", "k", "n1x10", "n1x9",
+        ];
+        keys.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            keys,
+            ["applied", "k", "k0", "k1", "k2", "k10", "k15", "n1x9", "n1x10"]
+        );
+        assert_eq!(natural_cmp("x", "x"), std::cmp::Ordering::Equal);
+        assert_eq!(natural_cmp("", "a"), std::cmp::Ordering::Less);
+        assert_eq!(
+            natural_cmp("99999999999999999999999", "100000000000000000000000"),
+            std::cmp::Ordering::Less
+        );
     }
 }

@@ -211,8 +211,12 @@ pub fn header(p: &PanelProps) -> Html {
                 v.params
                     .iter()
                     .map(|(k, val)| match val {
+                        // Not `Display`: that is the TOML writer, too much download for this.
                         toml::Value::String(t) => format!("{k} = {t}"),
-                        other => format!("{k} = {other}"),
+                        toml::Value::Integer(i) => format!("{k} = {i}"),
+                        toml::Value::Float(f) => format!("{k} = {f}"),
+                        toml::Value::Boolean(b) => format!("{k} = {b}"),
+                        _ => format!("{k} = …"),
                     })
                     .collect::<Vec<_>>()
                     .join(", ")
