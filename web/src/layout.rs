@@ -232,8 +232,17 @@ pub fn hit_test(l: &Layout, links: &[(NodeId, NodeId)], p: Pt) -> Option<Hit> {
 /// link between two nodes (centres `ends`, radius `r`): the first of right-above, left-above,
 /// right-below, left-below (below first when `below`) whose box clears both nodes, else the one
 /// that clears them most. A message just leaving a node toward the left had its label written
-/// into that node ("SYN" over "B").
-pub fn label_spot(q: Pt, w: f64, h: f64, ends: [Pt; 2], r: f64, below: bool) -> Pt {
+/// into that node ("SYN" over "B"). `above[i]`: the height of the name written above node `i`
+/// (0 when its name is inside it), which the box must clear too ("MUTATION_REQ" over "node3").
+pub fn label_spot(
+    q: Pt,
+    w: f64,
+    h: f64,
+    ends: [Pt; 2],
+    r: f64,
+    below: bool,
+    above: [f64; 2],
+) -> Pt {
     const GAP: f64 = 6.0;
     let (right, left) = (q.x + GAP, q.x - GAP - w);
     let (up, down) = (q.y - GAP + 1.0, q.y + GAP + h);
@@ -242,13 +251,33 @@ pub fn label_spot(q: Pt, w: f64, h: f64, ends: [Pt; 2], r: f64, below: bool) -> 
     } else {
         [(right, up), (left, up), (right, down), (left, down)]
     };
-    // How far the box (x..x+w, y-h..y+2) stays off the nearer node's disc (negative: inside).
+    // How far the box (x..x+w, y-h..y+2) stays off the nearer node's disc and the name above it
+    // (negative: inside).
     let clearance = |(x, y): (f64, f64)| {
         ends.iter()
-            .map(|c| {
+            .zip(above)
+            .map(|(c, up)| {
                 let dx = (x - c.x).max(0.0).max(c.x - (x + w));
                 let dy = (y - h - c.y).max(0.0).max(c.y - (y + 2.0));
-                dx.hypot(dy) - r
+                let disc = dx.hypot(dy) - r;
+                if up <= 0.0 {
+                    return disc;
+                }
+                // The name's strip: as wide as the node and a little more, `up` tall.
+                let (l, rt) = (c.x - r - 6.0, c.x + r + 6.0);
+                let (top, bottom) = (c.y - r - up, c.y - r + 2.0);
+                let sx = (l - (x + w)).max(x - rt).max(0.0);
+                let sy = (top - (y + 2.0)).max(y - h - bottom).max(0.0);
+                let strip = if sx == 0.0 && sy == 0.0 {
+                    // Overlapping: how deep, as a negative distance.
+                    -((x + w - l)
+                        .min(rt - x)
+                        .min(y + 2.0 - top)
+                        .min(bottom - (y - h)))
+                } else {
+                    sx.hypot(sy)
+                };
+                disc.min(strip)
             })
             .fold(f64::INFINITY, f64::min)
     };
@@ -355,7 +384,7 @@ mod tests {
                 y: 100.0,
             };
             for below in [false, true] {
-                let s = label_spot(q, w, h, [a, b], r, below);
+                let s = label_spot(q, w, h, [a, b], r, below, [0.0; 2]);
                 assert!(!inside(s), "t={t} below={below}: {s:?}");
             }
         }
@@ -363,16 +392,40 @@ mod tests {
         let far = [Pt { x: 0.0, y: 0.0 }, Pt { x: 1000.0, y: 0.0 }];
         let q = Pt { x: 500.0, y: 300.0 };
         assert_eq!(
-            label_spot(q, w, h, far, r, false),
+            label_spot(q, w, h, far, r, false, [0.0; 2]),
             Pt { x: 506.0, y: 295.0 }
         );
-        assert_eq!(label_spot(q, w, h, far, r, true), Pt { x: 506.0, y: 315.0 });
+        assert_eq!(
+            label_spot(q, w, h, far, r, true, [0.0; 2]),
+            Pt { x: 506.0, y: 315.0 }
+        );
         // The old placement (right, above) of a message leaving B to the left lands inside B.
         let q = Pt { x: 270.0, y: 100.0 };
         assert!(inside(Pt {
             x: q.x + 6.0,
             y: q.y - 5.0
         }));
-        assert!(!inside(label_spot(q, w, h, [a, b], r, false)));
+        assert!(!inside(label_spot(q, w, h, [a, b], r, false, [0.0; 2])));
+    }
+
+    #[test]
+    fn labels_stay_off_the_names_above_nodes() {
+        // A message arriving at B from above-left, its mark beside B's name: the preferred spot
+        // (right, above) clears B's disc but writes over the name ("node3") drawn above B.
+        let (a, b) = (Pt { x: 100.0, y: 100.0 }, Pt { x: 200.0, y: 300.0 });
+        let (r, up) = (20.0, 17.0);
+        let (w, h) = (70.0, 8.0);
+        let q = Pt { x: 188.0, y: 276.0 };
+        let on_name = |p: Pt| {
+            let (l, rt, top, bottom) = (b.x - r - 6.0, b.x + r + 6.0, b.y - r - up, b.y - r + 2.0);
+            p.x < rt && p.x + w > l && p.y - h < bottom && p.y + 2.0 > top
+        };
+        let blind = label_spot(q, w, h, [a, b], r, false, [0.0; 2]);
+        assert!(
+            on_name(blind),
+            "without the name the label goes over it: {blind:?}"
+        );
+        let seen = label_spot(q, w, h, [a, b], r, false, [0.0, up]);
+        assert!(!on_name(seen), "{seen:?}");
     }
 }

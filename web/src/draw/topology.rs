@@ -199,6 +199,26 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
         drawn_overlay.edges = draw_edges(ctx, inp);
     }
 
+    // The height of each node's name where it is written above the node (message labels keep
+    // off it); 0 where the name is inside the node or not written.
+    let name_above = |id: NodeId| -> f64 {
+        let shown = l.labels || m.selected == Some(id) || inp.hover == Some(id);
+        if !shown {
+            return 0.0;
+        }
+        if l.r < 12.0 {
+            return 15.0;
+        }
+        ctx.set_font("600 13px system-ui, sans-serif");
+        let fits = text_width(ctx, topo.name(id)) <= 2.0 * l.r - 6.0;
+        ctx.set_font("10px ui-monospace, monospace");
+        if fits {
+            0.0
+        } else {
+            17.0
+        }
+    };
+
     // Messages in flight.
     let now = e.now();
     let mut flights = Vec::new();
@@ -229,9 +249,10 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
         let rim = (l.r / (b.x - a.x).hypot(b.y - a.y).max(1.0)).min(0.45);
         let q = lerp(a, b, rim + (1.0 - 2.0 * rim) * t);
         let label = f.label;
+        let ends = ([a, b], [f.from, f.to]);
         match dots.iter_mut().find(|(k, _)| *k == label) {
-            Some((_, v)) => v.push((q, [a, b])),
-            None => dots.push((label, vec![(q, [a, b])])),
+            Some((_, v)) => v.push((q, ends)),
+            None => dots.push((label, vec![(q, ends)])),
         }
     }
     for (label, pts) in &dots {
@@ -243,8 +264,9 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
         }
         if show_labels {
             let w = text_width(ctx, label);
-            for (q, ends) in pts {
-                let at = crate::layout::label_spot(*q, w, 8.0, *ends, l.r, false);
+            for (q, (ends, ids)) in pts {
+                let above = [name_above(ids[0]), name_above(ids[1])];
+                let at = crate::layout::label_spot(*q, w, 8.0, *ends, l.r, false, above);
                 texts.push((label, msg_color(kinds, label), at));
             }
         }
@@ -309,7 +331,8 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
             if l.labels && !labelled.contains(&(from, to, r.node, label)) {
                 labelled.push((from, to, r.node, label));
                 let w = text_width(ctx, label);
-                let at = crate::layout::label_spot(c, w, 8.0, [a, b], l.r, true);
+                let above = [name_above(from), name_above(to)];
+                let at = crate::layout::label_spot(c, w, 8.0, [a, b], l.r, true, above);
                 texts.push((label, p.down, at));
             }
             dropped.push(label);
@@ -452,8 +475,8 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
     drawn_overlay
 }
 
-/// A message's place and its link's two ends.
-type OnLink = (Pt, [Pt; 2]);
+/// A message's place, its link's two ends and their nodes.
+type OnLink = (Pt, ([Pt; 2], [NodeId; 2]));
 
 /// Width of `text` in the context's current font (0 if the canvas cannot say).
 fn text_width(ctx: &Ctx, text: &str) -> f64 {
