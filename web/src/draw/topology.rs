@@ -115,10 +115,6 @@ pub fn draw_static(ctx: &Ctx, inp: &TopologyInput) {
             2.0 * PI,
         );
         ctx.stroke();
-        ctx.set_fill_style_str(p.muted);
-        ctx.set_font("600 11px system-ui, sans-serif");
-        ctx.set_text_align("center");
-        let _ = ctx.fill_text(&dc.name, dc.center.x, dc.center.y + 4.0);
     }
 
     // Links: each half is one direction, drawn from its sender to the midpoint. Segments are
@@ -168,6 +164,16 @@ pub fn draw_static(ctx: &Ctx, inp: &TopologyInput) {
         cross(ctx, c, 5.0, p.down, 2.5);
     }
     dash(ctx, &[]);
+    // DC names over the links, on a halo (the selected node's links run through its DC's centre).
+    ctx.set_font("600 11px system-ui, sans-serif");
+    ctx.set_text_align("center");
+    ctx.set_line_width(3.0);
+    ctx.set_stroke_style_str(p.panel);
+    ctx.set_fill_style_str(p.muted);
+    for dc in &l.dcs {
+        let _ = ctx.stroke_text(&dc.name, dc.center.x, dc.center.y + 4.0);
+        let _ = ctx.fill_text(&dc.name, dc.center.x, dc.center.y + 4.0);
+    }
 }
 
 /// What [`draw_dynamic`] drew of the model's overlay: (node, fraction) per arc and (from, to,
