@@ -28,6 +28,25 @@ export async function run({ page, baseUrl, screenshot }) {
   assert.match(ack2, /^GossipDigestAck2\n/);
   await shotOf(page, '.seq-card', 'teaching-sequence');
 
+  // 10.0.0.2 notes two new generations in one microsecond (the ACK2's 10.0.0.3 and 10.0.0.4):
+  // each on its own row, between the ACK2's arrival and the ECHO_REQs it sends (they were
+  // written on one spot, the second hiding the first, with the echoes drawn across them).
+  const ev = await page.$$eval('#sequence g.sq-ev', (gs) =>
+    gs.map((g) => ({ text: g.textContent, y: Number(g.querySelector('circle').getAttribute('cy')) })),
+  );
+  const gens = ev.filter((e) => e.text.startsWith('generation '));
+  assert.deepEqual(gens.map((e) => e.text).sort(), ['generation 10.0.0.3', 'generation 10.0.0.4']);
+  assert.equal(new Set(ev.map((e) => e.y)).size, ev.length, `events on distinct rows: ${JSON.stringify(ev)}`);
+  const ys = await page.$$eval('#sequence g.sq-msg', (gs) =>
+    gs.map((g) => {
+      const l = g.querySelector('line:not(.sq-hit)');
+      return { label: g.dataset.label, y1: Number(l.getAttribute('y1')), y2: Number(l.getAttribute('y2')) };
+    }),
+  );
+  const ack2y = ys.find((a) => a.label === 'ACK2').y2;
+  const echoY = Math.min(...ys.filter((a) => a.label === 'ECHO_REQ').map((a) => a.y1));
+  for (const g of gens) assert.ok(ack2y < g.y && g.y < echoY, `${g.text} at ${g.y}: after the ACK2 (${ack2y}), before the echoes (${echoY})`);
+
   await clickNode(page, '10.0.0.1');
   await page.waitForSelector('#inspector[data-node="10.0.0.1"]');
   assert.equal(

@@ -19,6 +19,12 @@ const MAX_ARROWS: usize = 18;
 /// State changes drawn on the lifelines at most (the newest).
 const MAX_EVENTS: usize = 40;
 
+/// Row phases within one microsecond (see the rows in [`sequence`]): arrivals, then a node's
+/// events (the k-th event of a node in that microsecond at `EVENT + k`), then departures.
+const ARRIVE: u8 = 0;
+const EVENT: u8 = 1;
+const DEPART: u8 = u8::MAX;
+
 #[function_component(Sequence)]
 pub fn sequence(p: &PanelProps) -> Html {
     let chosen_kind = use_state(|| None::<&'static str>);
@@ -38,23 +44,45 @@ pub fn sequence(p: &PanelProps) -> Html {
         60_000,
     );
 
-    // Rows: every distinct time, in order; the cursor sits after the last past time.
-    let mut times: Vec<Micros> = Vec::new();
-    for a in &d.arrows {
-        times.push(a.sent_at);
-        times.push(match a.fate {
+    // Rows: every distinct (time, phase), in order; the cursor sits after the last past time.
+    // Within one microsecond, arrivals come first, then what a node noted (its events), then
+    // what it sent: "B applies the ACK2: new generation" gets a row of its own between the ACK2's
+    // arrival and the ECHO_REQs it sends, instead of being written across them.
+    let end_of = |a: &seq::Arrow| -> (Micros, u8) {
+        let tt = match a.fate {
             Fate::Delivered(t) | Fate::Dropped(t, _) | Fate::InFlight(t) => t,
-        });
+        };
+        // A message that ends when it starts stays on its sending row (drawn level).
+        (tt, if tt == a.sent_at { DEPART } else { ARRIVE })
+    };
+    let mut times: Vec<(Micros, u8)> = Vec::new();
+    for a in &d.arrows {
+        times.push((a.sent_at, DEPART));
+        times.push(end_of(a));
     }
-    times.extend(d.events.iter().map(|e| e.time));
-    times.sort_unstable();
+    // Two events of one node in one microsecond ("generation 10.0.0.3", "generation 10.0.0.4")
+    // were written on one spot, the second hiding the first: each gets its own row.
+    let event_rows: Vec<(Micros, u8)> = d
+        .events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let k = d.events[..i]
+                .iter()
+                .filter(|o| o.node == e.node && o.time == e.time)
+                .count();
+            (e.time, EVENT + k.min((DEPART - EVENT - 1) as usize) as u8)
+        })
+        .collect();
+    times.extend(event_rows.iter().copied());
+    clusterscope_core::small_sort::sort_by(&mut times, |a, b| a.cmp(b));
     times.dedup();
     let now = m.now();
-    let past = times.partition_point(|x| *x <= now);
+    let past = times.partition_point(|x| x.0 <= now);
     let rows = times.len().max(1) + 1;
     let row_h = (330.0 / rows as f64).clamp(11.0, 24.0);
     let height = HEAD + row_h * (rows as f64 + 0.5) + 8.0;
-    let row_of = |x: Micros| -> f64 {
+    let row_of = |x: (Micros, u8)| -> f64 {
         let i = times.partition_point(|y| *y < x);
         // Future rows sit below the cursor line.
         let i = if i >= past { i + 1 } else { i };
@@ -85,7 +113,7 @@ pub fn sequence(p: &PanelProps) -> Html {
             .enumerate()
             .filter(|(i, _)| i % every == 0)
             .filter_map(|(_, x)| {
-                let label = t(*x);
+                let label = t(x.0);
                 if label == last_label {
                     return None;
                 }
@@ -103,13 +131,14 @@ pub fn sequence(p: &PanelProps) -> Html {
         .arrows
         .iter()
         .map(|a| {
-            let (x1, y1) = (x_of(a.from), row_of(a.sent_at));
-            let (x2, y2) = match &a.fate {
-                Fate::Delivered(tt) | Fate::InFlight(tt) => (x_of(a.to), row_of(*tt)),
+            let (x1, y1) = (x_of(a.from), row_of((a.sent_at, DEPART)));
+            let y2 = row_of(end_of(a));
+            let x2 = match &a.fate {
+                Fate::Delivered(_) | Fate::InFlight(_) => x_of(a.to),
                 Fate::Dropped(tt, _) => {
                     let xe = x_of(a.to);
                     let frac = if *tt == a.sent_at { 0.3 } else { 0.8 };
-                    (x1 + (xe - x1) * frac, row_of(*tt))
+                    x1 + (xe - x1) * frac
                 }
             };
             (
@@ -121,7 +150,8 @@ pub fn sequence(p: &PanelProps) -> Html {
         .collect();
     let label_at = seq::place_labels(&ends);
     let arrows = d.arrows.iter().zip(label_at).map(|(a, label_at)| {
-        let (x1, y1) = (x_of(a.from), row_of(a.sent_at));
+        let (x1, y1) = (x_of(a.from), row_of((a.sent_at, DEPART)));
+        let y2 = row_of(end_of(a));
         let color = msg_color(m.run.engine.msg_kinds(), a.label);
         let s2 = s.clone();
         let id = a.msg;
@@ -129,13 +159,13 @@ pub fn sequence(p: &PanelProps) -> Html {
         let chosen = sel == Some(a.msg);
         let width = if chosen { "3.5" } else { "1.6" };
         let (x2, y2, dashed, dropped, title) = match &a.fate {
-            Fate::Delivered(tt) => (x_of(a.to), row_of(*tt), false, false, format!("{} {}→{} delivered at {}", a.label, topo.name(a.from), topo.name(a.to), t(*tt))),
+            Fate::Delivered(tt) => (x_of(a.to), y2, false, false, format!("{} {}→{} delivered at {}", a.label, topo.name(a.from), topo.name(a.to), t(*tt))),
             Fate::Dropped(tt, r) => {
                 let xe = x_of(a.to);
                 let frac = if *tt == a.sent_at { 0.3 } else { 0.8 };
-                (x1 + (xe - x1) * frac, row_of(*tt), false, true, format!("{} {}→{} dropped ({}) at {}", a.label, topo.name(a.from), topo.name(a.to), r.as_str(), t(*tt)))
+                (x1 + (xe - x1) * frac, y2, false, true, format!("{} {}→{} dropped ({}) at {}", a.label, topo.name(a.from), topo.name(a.to), r.as_str(), t(*tt)))
             }
-            Fate::InFlight(tt) => (x_of(a.to), row_of(*tt), true, false, format!("{} {}→{} in flight, due {}", a.label, topo.name(a.from), topo.name(a.to), t(*tt))),
+            Fate::InFlight(tt) => (x_of(a.to), y2, true, false, format!("{} {}→{} in flight, due {}", a.label, topo.name(a.from), topo.name(a.to), t(*tt))),
         };
         // Arrowhead.
         let (dx, dy) = (x2 - x1, y2 - y1);
@@ -169,8 +199,8 @@ pub fn sequence(p: &PanelProps) -> Html {
             </g>
         }
     });
-    let events = d.events.iter().map(|e| {
-        let (x, y) = (x_of(e.node), row_of(e.time));
+    let events = d.events.iter().zip(&event_rows).map(|(e, row)| {
+        let (x, y) = (x_of(e.node), row_of(*row));
         let text = match e.peer {
             Some(q) => format!("{} {}", e.label, topo.name(q)),
             None => e.label.to_string(),
