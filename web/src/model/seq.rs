@@ -225,9 +225,10 @@ pub type LabelArrow = ((f64, f64), (f64, f64), f64);
 
 /// Where each arrow's label goes: arrows are (from, to, label width); each label tries the
 /// arrow's middle, then points nearer its ends, and takes the first place no earlier label
-/// holds. `None`: no free place (the arrow keeps its tooltip). Labels never overprint.
-pub fn place_labels(arrows: &[LabelArrow]) -> Vec<Option<LabelBox>> {
-    let mut placed: Vec<LabelBox> = Vec::new();
+/// and none of `taken` (text already on the diagram: the nodes' events) holds. `None`: no free
+/// place (the arrow keeps its tooltip). Labels never overprint.
+pub fn place_labels(arrows: &[LabelArrow], taken: &[LabelBox]) -> Vec<Option<LabelBox>> {
+    let mut placed: Vec<LabelBox> = taken.to_vec();
     arrows
         .iter()
         .map(|&((x1, y1), (x2, y2), w)| {
@@ -273,7 +274,7 @@ mod label_tests {
         let a = ((200.0, 100.0), (500.0, 112.0), label_width(12));
         let b = ((200.0, 100.0), (500.0, 112.0), label_width(7));
         let c = ((500.0, 100.0), (200.0, 112.0), label_width(8));
-        let placed = place_labels(&[a, b, c]);
+        let placed = place_labels(&[a, b, c], &[]);
         let boxes: Vec<LabelBox> = placed.iter().flatten().copied().collect();
         assert_eq!(boxes.len(), 3, "{placed:?}");
         for i in 0..boxes.len() {
@@ -288,5 +289,20 @@ mod label_tests {
         }
         // The first label keeps the middle of its arrow.
         assert_eq!(boxes[0].x, 350.0);
+    }
+
+    #[test]
+    fn labels_keep_off_text_already_there() {
+        // An event's text ("DOWN C") right where the arrow's middle is.
+        let a = ((200.0, 100.0), (500.0, 112.0), label_width(3));
+        let alone = place_labels(&[a], &[])[0].expect("a place");
+        let event = LabelBox {
+            x: alone.x,
+            y: alone.y,
+            w: label_width(6),
+        };
+        let moved = place_labels(&[a], &[event])[0].expect("another place");
+        assert_ne!(moved, alone);
+        assert!(!overlaps(&moved, &event), "{moved:?} {event:?}");
     }
 }

@@ -148,7 +148,27 @@ pub fn sequence(p: &PanelProps) -> Html {
             )
         })
         .collect();
-    let label_at = seq::place_labels(&ends);
+    // The nodes' events are written right of their dots; arrow labels keep off them.
+    let event_text = |e: &seq::Event| match e.peer {
+        Some(q) => format!("{} {}", e.label, topo.name(q)),
+        None => e.label.to_string(),
+    };
+    let event_texts: Vec<String> = d.events.iter().map(event_text).collect();
+    let event_boxes: Vec<seq::LabelBox> = d
+        .events
+        .iter()
+        .zip(&event_rows)
+        .zip(&event_texts)
+        .map(|((e, row), text)| {
+            let w = seq::label_width(text.chars().count());
+            seq::LabelBox {
+                x: x_of(e.node) + 7.0 + w / 2.0,
+                y: row_of(*row) + 3.5,
+                w,
+            }
+        })
+        .collect();
+    let label_at = seq::place_labels(&ends, &event_boxes);
     let arrows = d.arrows.iter().zip(label_at).map(|(a, label_at)| {
         let (x1, y1) = (x_of(a.from), row_of((a.sent_at, DEPART)));
         let y2 = row_of(end_of(a));
@@ -199,19 +219,20 @@ pub fn sequence(p: &PanelProps) -> Html {
             </g>
         }
     });
-    let events = d.events.iter().zip(&event_rows).map(|(e, row)| {
-        let (x, y) = (x_of(e.node), row_of(*row));
-        let text = match e.peer {
-            Some(q) => format!("{} {}", e.label, topo.name(q)),
-            None => e.label.to_string(),
-        };
-        html! {
-            <g class={classes!("sq-ev", if e.bad { "bad" } else { "good" })}>
-                <circle cx={x.to_string()} cy={y.to_string()} r="4" />
-                <text x={(x + 7.0).to_string()} y={(y + 3.5).to_string()}>{ text }</text>
-            </g>
-        }
-    });
+    let events = d
+        .events
+        .iter()
+        .zip(&event_rows)
+        .zip(event_texts)
+        .map(|((e, row), text)| {
+            let (x, y) = (x_of(e.node), row_of(*row));
+            html! {
+                <g class={classes!("sq-ev", if e.bad { "bad" } else { "good" })}>
+                    <circle cx={x.to_string()} cy={y.to_string()} r="4" />
+                    <text x={(x + 7.0).to_string()} y={(y + 3.5).to_string()}>{ text }</text>
+                </g>
+            }
+        });
     let body = sel.map(|id| {
         let text = trace
             .body(id)
@@ -326,8 +347,10 @@ pub fn sequence(p: &PanelProps) -> Html {
                             role="img" aria-label="Messages among the chosen nodes up to the cursor">
                             <>{ for lifelines }</>
                             <>{ for time_labels }</>
-                            <line x1="0" y1={cursor_y.to_string()} x2={W.to_string()} y2={cursor_y.to_string()} class="sq-cursor" />
-                            <text x={(W - 4.0).to_string()} y={(cursor_y - 3.0).to_string()} class="sq-cursor-label" text-anchor="end">{ format!("cursor {}", t(now)) }</text>
+                            // The cursor's time in the gutter, on its own row: at the right end it was
+                            // written over the labels and events near it.
+                            <line x1={(GUTTER - 6.0).to_string()} y1={cursor_y.to_string()} x2={W.to_string()} y2={cursor_y.to_string()} class="sq-cursor" />
+                            <text x="4" y={(cursor_y + 3.5).to_string()} class="sq-cursor-label"><title>{ format!("cursor {}", t(now)) }</title>{ t(now) }</text>
                             <>{ for events }</>
                             <>{ for arrows }</>
                         </svg></div>
