@@ -208,20 +208,16 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
     // The height of each node's name where it is written above the node (message labels keep
     // off it); 0 where the name is inside the node or not written.
     let name_above = |id: NodeId| -> f64 {
-        let shown = l.labels || m.selected == Some(id) || inp.hover == Some(id);
-        if !shown {
+        if !name_written(inp, id) {
             return 0.0;
         }
-        if l.r < 12.0 {
-            return 15.0;
-        }
-        ctx.set_font("600 13px system-ui, sans-serif");
-        let fits = text_width(ctx, topo.name(id)) <= 2.0 * l.r - 6.0;
+        let inside = name_font(ctx, l.r, topo.name(id));
         ctx.set_font("10px ui-monospace, monospace");
-        if fits {
-            0.0
-        } else {
-            17.0
+        match (inside, l.r >= 12.0) {
+            (true, _) => 0.0,
+            // The name's font size and the 5 px between it and the node, less a little.
+            (false, true) => 17.0,
+            (false, false) => 15.0,
         }
     };
 
@@ -414,17 +410,9 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
             drawn_overlay.arcs.push((id, a.fraction));
             arc_drawn = true;
         }
-        if l.labels || selected || inp.hover == Some(id) {
+        if name_written(inp, id) {
             let name = topo.name(id);
-            ctx.set_font(if l.r >= 12.0 {
-                "600 13px system-ui, sans-serif"
-            } else {
-                "11px system-ui, sans-serif"
-            });
-            let fits = ctx
-                .measure_text(name)
-                .is_ok_and(|t| t.width() <= 2.0 * l.r - 6.0);
-            if l.r >= 12.0 && fits {
+            if name_font(ctx, l.r, name) {
                 ctx.set_fill_style_str("#ffffff");
                 ctx.set_text_align("center");
                 let _ = ctx.fill_text(name, pt.x, pt.y + 4.5);
@@ -479,6 +467,26 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
     drawn_overlay.drops = dropped;
     drawn_overlay.anim = draw_anim(ctx, inp);
     drawn_overlay
+}
+
+/// Whether node `id`'s name is written: every name in a small cluster, else the selected or
+/// hovered node's.
+fn name_written(inp: &TopologyInput, id: NodeId) -> bool {
+    inp.layout.labels || inp.model.selected == Some(id) || inp.hover == Some(id)
+}
+
+/// Sets the font a node's name is written in (nodes of radius `r`) and says whether `name` fits
+/// inside the node; otherwise it is written above it.
+fn name_font(ctx: &Ctx, r: f64, name: &str) -> bool {
+    ctx.set_font(if r >= 12.0 {
+        "600 13px system-ui, sans-serif"
+    } else {
+        "11px system-ui, sans-serif"
+    });
+    r >= 12.0
+        && ctx
+            .measure_text(name)
+            .is_ok_and(|t| t.width() <= 2.0 * r - 6.0)
 }
 
 /// A message's place, its link's two ends and their nodes.

@@ -25,6 +25,10 @@ const ARRIVE: u8 = 0;
 const EVENT: u8 = 1;
 const DEPART: u8 = u8::MAX;
 
+/// Where an event's text starts (left end of its baseline) from its dot.
+const EVENT_TEXT_DX: f64 = 7.0;
+const EVENT_TEXT_DY: f64 = 3.5;
+
 #[function_component(Sequence)]
 pub fn sequence(p: &PanelProps) -> Html {
     let chosen_kind = use_state(|| None::<&'static str>);
@@ -162,30 +166,26 @@ pub fn sequence(p: &PanelProps) -> Html {
         .map(|((e, row), text)| {
             let w = seq::label_width(text.chars().count());
             seq::LabelBox {
-                x: x_of(e.node) + 7.0 + w / 2.0,
-                y: row_of(*row) + 3.5,
+                x: x_of(e.node) + EVENT_TEXT_DX + w / 2.0,
+                y: row_of(*row) + EVENT_TEXT_DY,
                 w,
             }
         })
         .collect();
     let label_at = seq::place_labels(&ends, &event_boxes);
-    let arrows = d.arrows.iter().zip(label_at).map(|(a, label_at)| {
-        let (x1, y1) = (x_of(a.from), row_of((a.sent_at, DEPART)));
-        let y2 = row_of(end_of(a));
+    let arrows = d.arrows.iter().zip(&ends).zip(label_at).map(|((a, end), label_at)| {
+        // The geometry the labels were placed against.
+        let ((x1, y1), (x2, y2), _) = *end;
         let color = msg_color(m.run.engine.msg_kinds(), a.label);
         let s2 = s.clone();
         let id = a.msg;
         let onclick = Callback::from(move |_| s2.dispatch(Msg::SelectMsg(Some(id))));
         let chosen = sel == Some(a.msg);
         let width = if chosen { "3.5" } else { "1.6" };
-        let (x2, y2, dashed, dropped, title) = match &a.fate {
-            Fate::Delivered(tt) => (x_of(a.to), y2, false, false, format!("{} {}→{} delivered at {}", a.label, topo.name(a.from), topo.name(a.to), t(*tt))),
-            Fate::Dropped(tt, r) => {
-                let xe = x_of(a.to);
-                let frac = if *tt == a.sent_at { 0.3 } else { 0.8 };
-                (x1 + (xe - x1) * frac, y2, false, true, format!("{} {}→{} dropped ({}) at {}", a.label, topo.name(a.from), topo.name(a.to), r.as_str(), t(*tt)))
-            }
-            Fate::InFlight(tt) => (x_of(a.to), y2, true, false, format!("{} {}→{} in flight, due {}", a.label, topo.name(a.from), topo.name(a.to), t(*tt))),
+        let (dashed, dropped, title) = match &a.fate {
+            Fate::Delivered(tt) => (false, false, format!("{} {}→{} delivered at {}", a.label, topo.name(a.from), topo.name(a.to), t(*tt))),
+            Fate::Dropped(tt, r) => (false, true, format!("{} {}→{} dropped ({}) at {}", a.label, topo.name(a.from), topo.name(a.to), r.as_str(), t(*tt))),
+            Fate::InFlight(tt) => (true, false, format!("{} {}→{} in flight, due {}", a.label, topo.name(a.from), topo.name(a.to), t(*tt))),
         };
         // Arrowhead.
         let (dx, dy) = (x2 - x1, y2 - y1);
@@ -229,7 +229,7 @@ pub fn sequence(p: &PanelProps) -> Html {
             html! {
                 <g class={classes!("sq-ev", if e.bad { "bad" } else { "good" })}>
                     <circle cx={x.to_string()} cy={y.to_string()} r="4" />
-                    <text x={(x + 7.0).to_string()} y={(y + 3.5).to_string()}>{ text }</text>
+                    <text x={(x + EVENT_TEXT_DX).to_string()} y={(y + EVENT_TEXT_DY).to_string()}>{ text }</text>
                 </g>
             }
         });
