@@ -228,73 +228,153 @@ pub fn hit_test(l: &Layout, links: &[(NodeId, NodeId)], p: Pt) -> Option<Hit> {
         .map(|((a, b), _)| Hit::Link(a, b))
 }
 
-/// Where to write a label `w` x `h` px (its left end on the baseline) beside a mark at `q` on the
-/// link between two nodes (centres `ends`, radius `r`): the first of right-above, left-above,
-/// right-below, left-below (below first when `below`) whose box clears both nodes, else the one
-/// that clears them most. A message just leaving a node toward the left had its label written
-/// into that node ("SYN" over "B"). `above[i]`: the height of the name written above node `i`
-/// (0 when its name is inside it), which the box must clear too ("MUTATION_REQ" over "node3").
-pub fn label_spot(
-    q: Pt,
-    w: f64,
-    h: f64,
-    ends: [Pt; 2],
-    r: f64,
-    below: bool,
-    above: [f64; 2],
-) -> Pt {
-    const GAP: f64 = 6.0;
-    let (right, left) = (q.x + GAP, q.x - GAP - w);
-    let (up, down) = (q.y - GAP + 1.0, q.y + GAP + h);
-    let spots = if below {
-        [(right, down), (left, down), (right, up), (left, up)]
-    } else {
-        [(right, up), (left, up), (right, down), (left, down)]
-    };
-    // How far the box (x..x+w, y-h..y+2) stays off the nearer node's disc and the name above it
-    // (negative: inside).
-    let clearance = |(x, y): (f64, f64)| {
-        ends.iter()
-            .zip(above)
-            .map(|(c, up)| {
-                let dx = (x - c.x).max(0.0).max(c.x - (x + w));
-                let dy = (y - h - c.y).max(0.0).max(c.y - (y + 2.0));
-                let disc = dx.hypot(dy) - r;
-                if up <= 0.0 {
-                    return disc;
-                }
-                // The name's strip: as wide as the node and a little more, `up` tall.
-                let (l, rt) = (c.x - r - 6.0, c.x + r + 6.0);
-                let (top, bottom) = (c.y - r - up, c.y - r + 2.0);
-                let sx = (l - (x + w)).max(x - rt).max(0.0);
-                let sy = (top - (y + 2.0)).max(y - h - bottom).max(0.0);
-                let strip = if sx == 0.0 && sy == 0.0 {
-                    // Overlapping: how deep, as a negative distance.
-                    -((x + w - l)
-                        .min(rt - x)
-                        .min(y + 2.0 - top)
-                        .min(bottom - (y - h)))
-                } else {
-                    sx.hypot(sy)
-                };
-                disc.min(strip)
-            })
-            .fold(f64::INFINITY, f64::min)
-    };
-    let best = spots
-        .iter()
-        .copied()
-        .find(|s| clearance(*s) >= 1.0)
-        .unwrap_or_else(|| {
+/// A text already written on the canvas, as `Labels::place` places them: its left end at `x` on the
+/// baseline `y`, `w` wide, `h` tall above the baseline (and 2 px below it for descenders).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TextBox {
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+}
+
+impl TextBox {
+    /// How far apart two boxes are (0 when touching), or how deep they overlap, as a negative
+    /// distance.
+    fn clearance(&self, o: &TextBox) -> f64 {
+        let sx = (o.x - (self.x + self.w)).max(self.x - (o.x + o.w));
+        let sy = (o.y - o.h - (self.y + 2.0)).max(self.y - self.h - (o.y + 2.0));
+        if sx < 0.0 && sy < 0.0 {
+            sx.max(sy)
+        } else {
+            sx.max(0.0).hypot(sy.max(0.0))
+        }
+    }
+}
+
+/// The link a label belongs to: its two nodes' centres, their radius, and the height of the name
+/// written above each (0 when the name is inside the node or not written).
+#[derive(Clone, Copy, Debug)]
+pub struct LinkEnds {
+    pub c: [Pt; 2],
+    pub r: f64,
+    pub above: [f64; 2],
+}
+
+/// The labels written on a canvas so far, so that each new one finds a spot of its own inside
+/// the canvas.
+#[derive(Clone, Debug, Default)]
+pub struct Labels {
+    /// The canvas's width and height.
+    area: (f64, f64),
+    pub boxes: Vec<TextBox>,
+}
+
+impl Labels {
+    pub fn new(w: f64, h: f64) -> Labels {
+        Labels {
+            area: (w, h),
+            boxes: Vec::new(),
+        }
+    }
+
+    /// Where to write a label `w` x `h` px (its left end on the baseline) beside a mark at `q` on
+    /// a link, which is then taken: the first of right-above, left-above, right-below,
+    /// left-below (below first when `below`), then the same one line further out, whose box
+    /// clears both nodes, the names above them, the labels already placed and the canvas's
+    /// edges; else, of those clear of labels and edges, the one that clears the nodes most;
+    /// `None` (the label is not written) when every spot is taken or cut off. A message just leaving a node toward the left
+    /// had its label written into that node ("SYN" over "B"), a label over a name
+    /// ("MUTATION_REQ" over "node3"), two drops beside each other wrote their kinds on one spot
+    /// ("REQUEST_VOTE" over "APPEND_ENTRIES"), and a label went past the left edge ("QUEST_VOTE").
+    pub fn place(&mut self, q: Pt, w: f64, h: f64, ends: &LinkEnds, below: bool) -> Option<Pt> {
+        const GAP: f64 = 6.0;
+        let (right, left) = (q.x + GAP, q.x - GAP - w);
+        let (up, down) = (q.y - GAP + 1.0, q.y + GAP + h);
+        let (up2, down2) = (up - h - 4.0, down + h + 4.0);
+        let spots = if below {
+            [
+                (right, down),
+                (left, down),
+                (right, up),
+                (left, up),
+                (right, down2),
+                (left, down2),
+                (right, up2),
+                (left, up2),
+            ]
+        } else {
+            [
+                (right, up),
+                (left, up),
+                (right, down),
+                (left, down),
+                (right, up2),
+                (left, up2),
+                (right, down2),
+                (left, down2),
+            ]
+        };
+        let r = ends.r;
+        // How far the box (x..x+w, y-h..y+2) stays off the nearer node's disc, the name above it and
+        // the texts already there (negative: inside).
+        let clearance = |(x, y): (f64, f64)| {
+            let nodes = ends
+                .c
+                .iter()
+                .zip(ends.above)
+                .map(|(c, up)| {
+                    let dx = (x - c.x).max(0.0).max(c.x - (x + w));
+                    let dy = (y - h - c.y).max(0.0).max(c.y - (y + 2.0));
+                    let disc = dx.hypot(dy) - r;
+                    if up <= 0.0 {
+                        return disc;
+                    }
+                    // The name's strip: as wide as the node and a little more, `up` tall.
+                    let name = TextBox {
+                        x: c.x - r - 6.0,
+                        y: c.y - r,
+                        w: 2.0 * (r + 6.0),
+                        h: up,
+                    };
+                    disc.min(name.clearance(&TextBox { x, y, w, h }))
+                })
+                .fold(f64::INFINITY, f64::min);
+            let me = TextBox { x, y, w, h };
+            // Inside the canvas: how far from its nearest edge (negative: cut off).
+            let (aw, ah) = self.area;
+            let inside = x.min(aw - (x + w)).min(y - h).min(ah - (y + 2.0));
+            let free = self
+                .boxes
+                .iter()
+                .map(|t| t.clearance(&me))
+                .fold(inside, f64::min);
+            (nodes, free)
+        };
+        let ok = |s: &(f64, f64)| {
+            let (nodes, free) = clearance(*s);
+            nodes >= 1.0 && free >= 1.0
+        };
+        // Over a node is legible (labels are written last, on a halo); over another label or
+        // past an edge is not.
+        let best = spots.iter().copied().find(ok).or_else(|| {
             spots
                 .iter()
-                .copied()
-                .max_by(|a, b| clearance(*a).total_cmp(&clearance(*b)))
-                .expect("four spots")
+                .map(|&s| (s, clearance(s)))
+                .filter(|(_, (_, free))| *free >= 0.0)
+                .max_by(|a, b| a.1 .0.total_cmp(&b.1 .0))
+                .map(|(s, _)| s)
+        })?;
+        self.boxes.push(TextBox {
+            x: best.0,
+            y: best.1,
+            w,
+            h,
         });
-    Pt {
-        x: best.0,
-        y: best.1,
+        Some(Pt {
+            x: best.0,
+            y: best.1,
+        })
     }
 }
 
@@ -364,6 +444,15 @@ mod tests {
         assert!(links.contains(&(7, 9)));
     }
 
+    /// A canvas large enough that its edges are never in the way.
+    fn fresh() -> Labels {
+        Labels::new(2000.0, 2000.0)
+    }
+
+    fn ends(c: [Pt; 2], r: f64, above: [f64; 2]) -> LinkEnds {
+        LinkEnds { c, r, above }
+    }
+
     #[test]
     fn labels_stay_off_the_nodes() {
         let (a, b) = (Pt { x: 100.0, y: 100.0 }, Pt { x: 300.0, y: 100.0 });
@@ -384,7 +473,9 @@ mod tests {
                 y: 100.0,
             };
             for below in [false, true] {
-                let s = label_spot(q, w, h, [a, b], r, below, [0.0; 2]);
+                let s = fresh()
+                    .place(q, w, h, &ends([a, b], r, [0.0; 2]), below)
+                    .expect("a spot");
                 assert!(!inside(s), "t={t} below={below}: {s:?}");
             }
         }
@@ -392,11 +483,15 @@ mod tests {
         let far = [Pt { x: 0.0, y: 0.0 }, Pt { x: 1000.0, y: 0.0 }];
         let q = Pt { x: 500.0, y: 300.0 };
         assert_eq!(
-            label_spot(q, w, h, far, r, false, [0.0; 2]),
+            fresh()
+                .place(q, w, h, &ends(far, r, [0.0; 2]), false)
+                .expect("a spot"),
             Pt { x: 506.0, y: 295.0 }
         );
         assert_eq!(
-            label_spot(q, w, h, far, r, true, [0.0; 2]),
+            fresh()
+                .place(q, w, h, &ends(far, r, [0.0; 2]), true)
+                .expect("a spot"),
             Pt { x: 506.0, y: 315.0 }
         );
         // The old placement (right, above) of a message leaving B to the left lands inside B.
@@ -405,7 +500,11 @@ mod tests {
             x: q.x + 6.0,
             y: q.y - 5.0
         }));
-        assert!(!inside(label_spot(q, w, h, [a, b], r, false, [0.0; 2])));
+        assert!(!inside(
+            fresh()
+                .place(q, w, h, &ends([a, b], r, [0.0; 2]), false)
+                .expect("a spot")
+        ));
     }
 
     #[test]
@@ -420,12 +519,88 @@ mod tests {
             let (l, rt, top, bottom) = (b.x - r - 6.0, b.x + r + 6.0, b.y - r - up, b.y - r + 2.0);
             p.x < rt && p.x + w > l && p.y - h < bottom && p.y + 2.0 > top
         };
-        let blind = label_spot(q, w, h, [a, b], r, false, [0.0; 2]);
+        let blind = fresh()
+            .place(q, w, h, &ends([a, b], r, [0.0; 2]), false)
+            .expect("a spot");
         assert!(
             on_name(blind),
             "without the name the label goes over it: {blind:?}"
         );
-        let seen = label_spot(q, w, h, [a, b], r, false, [0.0, up]);
+        let seen = fresh()
+            .place(q, w, h, &ends([a, b], r, [0.0, up]), false)
+            .expect("a spot");
         assert!(!on_name(seen), "{seen:?}");
+    }
+
+    #[test]
+    fn labels_keep_off_each_other_and_the_edges() {
+        // Raft Figure 8 at 9 s: a lost REQUEST_VOTE and a lost APPEND_ENTRIES marked 10 px
+        // apart on crossing links, both preferring right-below: the second was written over the
+        // first.
+        let e = ends(
+            [Pt { x: 0.0, y: 0.0 }, Pt { x: 1000.0, y: 0.0 }],
+            20.0,
+            [0.0; 2],
+        );
+        let (h, w1, w2) = (8.0, 66.0, 84.0);
+        let q1 = Pt { x: 300.0, y: 300.0 };
+        let q2 = Pt { x: 310.0, y: 304.0 };
+        let mut labels = fresh();
+        labels.place(q1, w1, h, &e, true).expect("a spot");
+        let mut blind = fresh();
+        blind.place(q2, w2, h, &e, true).expect("a spot");
+        let a = labels.boxes[0];
+        assert!(a.clearance(&blind.boxes[0]) < 0.0, "they used to overlap");
+        labels.place(q2, w2, h, &e, true).expect("a spot");
+        assert_eq!(labels.boxes.len(), 2);
+        let b = labels.boxes[1];
+        assert!(a.clearance(&b) >= 1.0, "{a:?} {b:?}");
+        // Packed in: eight labels around one mark all find a spot of their own.
+        let mut labels = fresh();
+        for i in 0..8 {
+            labels.place(q1, 30.0, h, &e, false).expect("a spot");
+            let b = labels.boxes[i];
+            assert!(
+                labels.boxes[..i].iter().all(|t| t.clearance(&b) >= 1.0),
+                "{:?}",
+                labels.boxes
+            );
+        }
+        // A ninth has none left: it is not written rather than written over another.
+        assert_eq!(labels.place(q1, 30.0, h, &e, false), None);
+        assert_eq!(labels.boxes.len(), 8);
+        // Two drops at one mark near the left edge: the first takes right-below; the second's
+        // next choice, left-below, would start at x = -16 ("QUEST_VOTE"): it goes right-above.
+        let q = Pt { x: 60.0, y: 150.0 };
+        let mut edge = Labels::new(400.0, 300.0);
+        let first = edge.place(q, 70.0, h, &e, true).expect("a spot");
+        assert_eq!(first, Pt { x: 66.0, y: 164.0 });
+        let second = edge.place(q, 70.0, h, &e, true).expect("a spot");
+        assert_eq!(second, Pt { x: 66.0, y: 145.0 });
+        // Near the right edge the first choice (right) is cut off: left.
+        let mut edge = Labels::new(140.0, 300.0);
+        let at = edge
+            .place(Pt { x: 110.0, y: 150.0 }, 70.0, h, &e, true)
+            .expect("a spot");
+        assert_eq!(at, Pt { x: 34.0, y: 164.0 });
+    }
+
+    #[test]
+    fn text_boxes_measure_gaps_and_overlaps() {
+        let a = TextBox {
+            x: 0.0,
+            y: 10.0,
+            w: 10.0,
+            h: 8.0,
+        };
+        // Side by side, 5 px apart; one line below, 3 px apart (2 px descender + 8 px cap).
+        let right = TextBox { x: 15.0, ..a };
+        let below = TextBox { y: 23.0, ..a };
+        assert_eq!(a.clearance(&right), 5.0);
+        assert_eq!(right.clearance(&a), 5.0);
+        assert_eq!(a.clearance(&below), 3.0);
+        // Overlapping by 4 px across and 10 px down: 4 deep.
+        let over = TextBox { x: 6.0, ..a };
+        assert_eq!(a.clearance(&over), -4.0);
     }
 }

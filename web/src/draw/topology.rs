@@ -2,7 +2,7 @@
 //! nodes coloured by status with a badge for how many peers see them DOWN.
 
 use super::{model_color, msg_color, Palette};
-use crate::layout::{Layout, Pt};
+use crate::layout::{Labels, Layout, LinkEnds, Pt, TextBox};
 use crate::model::Model;
 use clusterscope_core::engine::network::Link;
 use clusterscope_core::engine::trace::{Fnv, RecKind};
@@ -16,6 +16,8 @@ const MAX_DOTS: usize = 4000;
 const MAX_DROPS: usize = 400;
 /// Most delivery trails drawn.
 const MAX_TRAILS: usize = 300;
+/// Height of a message or drop label above its baseline (the 10 px font's capitals).
+const LABEL_H: f64 = 8.0;
 
 fn lerp(a: Pt, b: Pt, t: f64) -> Pt {
     Pt {
@@ -186,6 +188,8 @@ pub struct Drawn {
     pub drops: Vec<&'static str>,
     /// The message-by-message mode's message: `id:LABEL:progress` (`:lost` when dropped).
     pub anim: Option<String>,
+    /// The message and drop labels written, and where, for `data-texts`.
+    pub texts: Vec<(&'static str, TextBox)>,
 }
 
 /// Messages in flight, recent drops and nodes: redrawn every frame over the static layer.
@@ -238,6 +242,8 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
     // Message texts (in-flight kinds, what a drop lost), drawn after the nodes so no node covers
     // them ("O_REQ" under a node).
     let mut texts: Vec<(&'static str, &str, Pt)> = Vec::new();
+    // Their boxes, so that no text is written over another.
+    let mut labels = Labels::new(l.w, l.h);
     let mut dropped: Vec<&'static str> = Vec::new();
     let anim = m.msg_anim();
     for f in &flights {
@@ -266,10 +272,16 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
         }
         if show_labels {
             let w = text_width(ctx, label);
-            for (q, (ends, ids)) in pts {
-                let above = [name_above(ids[0]), name_above(ids[1])];
-                let at = crate::layout::label_spot(*q, w, 8.0, *ends, l.r, false, above);
-                texts.push((label, msg_color(kinds, label), at));
+            for (q, (c, ids)) in pts {
+                let ends = LinkEnds {
+                    c: *c,
+                    r: l.r,
+                    above: [name_above(ids[0]), name_above(ids[1])],
+                };
+                // Not written where every spot is taken (the dot's colour still tells its kind).
+                if let Some(at) = labels.place(*q, w, LABEL_H, &ends, false) {
+                    texts.push((label, msg_color(kinds, label), at));
+                }
             }
         }
     }
@@ -333,9 +345,14 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
             if l.labels && !labelled.contains(&(from, to, r.node, label)) {
                 labelled.push((from, to, r.node, label));
                 let w = text_width(ctx, label);
-                let above = [name_above(from), name_above(to)];
-                let at = crate::layout::label_spot(c, w, 8.0, [a, b], l.r, true, above);
-                texts.push((label, p.down, at));
+                let ends = LinkEnds {
+                    c: [a, b],
+                    r: l.r,
+                    above: [name_above(from), name_above(to)],
+                };
+                if let Some(at) = labels.place(c, w, LABEL_H, &ends, true) {
+                    texts.push((label, p.down, at));
+                }
             }
             dropped.push(label);
             drawn += 1;
@@ -464,6 +481,7 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
         ctx.set_fill_style_str(color);
         let _ = ctx.fill_text(text, at.x, at.y);
     }
+    drawn_overlay.texts = texts.iter().map(|t| t.0).zip(labels.boxes).collect();
     drawn_overlay.drops = dropped;
     drawn_overlay.anim = draw_anim(ctx, inp);
     drawn_overlay

@@ -112,6 +112,14 @@ pub fn topology_view(p: &PanelProps) -> Html {
             // What the recent drop marks lost, for tests and assistive tooling.
             let _ = c.set_attribute("data-drops", &drawn.drops.join(","));
             let _ = c.set_attribute("data-anim", drawn.anim.as_deref().unwrap_or(""));
+            // The labels written and their boxes (`LABEL@x,y,w,h`, CSS pixels, baseline y).
+            let texts = drawn
+                .texts
+                .iter()
+                .map(|(t, b)| format!("{t}@{:.1},{:.1},{:.1},{:.1}", b.x, b.y, b.w, b.h))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let _ = c.set_attribute("data-texts", &texts);
             drop(cache);
             *geo.borrow_mut() = Some((lay, links));
         });
