@@ -44,6 +44,9 @@ export async function run({ page, baseUrl, screenshot, log }) {
   assert.deepEqual(Object.keys(s), ['n1', 'n2', 'n3', 'n4', 'n5'], 'the selected node first, then the others');
   assert.ok(Object.values(s).every((x) => x.role === 'follower'), 'everybody starts as a follower');
   assert.ok(await page.$('#election-left[data-left-us]'), 'a follower shows its election timer');
+  // The state machine before any put: its map is said to be empty, not left blank.
+  const sm = await page.$eval('#raft-sm', (e) => [...e.querySelectorAll('tr')].map((r) => r.innerText.replace(/\s+/g, ' ').trim()));
+  assert.ok(sm.includes('kv empty'), `the empty kv map is shown: ${JSON.stringify(sm)}`);
 
   // The topology: an election-timer arc around every node, which runs down as time passes;
   // no vote arrows before anyone asked.

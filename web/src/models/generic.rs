@@ -85,6 +85,8 @@ pub fn render(v: &Value, depth: usize) -> Html {
                 </ol>
             }
         }
+        // Said, not left blank (a Raft state machine before its first put showed "kv" alone).
+        Value::Object(o) if o.is_empty() => html! { <span class="muted">{ "empty" }</span> },
         Value::Object(o) => {
             // Keys in natural order: k2 before k10.
             let mut keys: Vec<&String> = o.keys().collect();
