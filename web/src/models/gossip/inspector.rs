@@ -258,7 +258,7 @@ pub fn gossip_inspector(p: &PanelProps) -> Html {
             })) }
             <div class="two">
                 <div>
-                    <h4>{ "inflightEcho" }</h4>
+                    <h4><span class="ident">{ "inflightEcho" }</span></h4>
                     {
                         if g.inflight.is_empty() {
                             html! { <p class="muted small" id="inflight-empty">{ "empty" }</p> }
@@ -273,7 +273,7 @@ pub fn gossip_inspector(p: &PanelProps) -> Html {
                             }
                         }
                     }
-                    <h4>{ "GossipStage" }</h4>
+                    <h4><span class="ident">{ "GossipStage" }</span></h4>
                     <dl class="kv" id="stage">
                         <dt>{ "queue" }</dt><dd data-pending={st.pending.to_string()}>{ st.pending }</dd>
                         <dt>{ "oldest" }</dt><dd>{ st.oldest_age_us.map(age).unwrap_or_else(|| "—".into()) }</dd>

@@ -57,6 +57,8 @@ fn read_html(r: &ReadView, selected: &str) -> Html {
     let spark = html! {
         <svg class="mt-spark" viewBox="0 0 160 36" preserveAspectRatio="none" role="img"
             aria-label={format!("counter history, {} changes", r.history.len())}>
+            // What the lines are (they take the colours of the counters' bars beside them).
+            <title>{ format!("counter history since the read began, {} changes: mutations, summaries and sync acks (the bars' colours); dashed: 0", r.history.len()) }</title>
             <line class="zero" x1="0" x2="160" y1={format!("{zero:.1}")} y2={format!("{zero:.1}")} />
             <>{ for lines.iter().enumerate().rev().map(|(k, pts)| html!{
                 <polyline class={COMPONENTS[k].2} points={pts.clone()} />
@@ -260,7 +262,7 @@ pub fn mutation_inspector(p: &PanelProps) -> Html {
                 </div>
             } } }
             <div class="subhead">
-                <h4>{ "IncomingMutations listeners" }</h4>
+                <h4><span class="ident">{ "IncomingMutations" }</span>{ " listeners" }</h4>
                 <>{ for (orphans > 0).then(|| html!{ <span class="small bad">{ format!("{orphans} orphaned: witnessed, nothing pending, nobody will call them") }</span> }) }</>
             </div>
             { if ls.is_empty() { html!{ <p class="muted small" id="mt-listeners">{ "none" }</p> } } else { html!{
