@@ -241,8 +241,8 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
     let mut dots: Vec<(&'static str, Vec<OnLink>)> = Vec::new();
     // Message texts (in-flight kinds, what a drop lost), drawn after the nodes so no node covers
     // them ("O_REQ" under a node).
-    let mut texts: Vec<(&'static str, &str, Pt)> = Vec::new();
-    // Their boxes, so that no text is written over another.
+    let mut texts: Vec<(&'static str, &str)> = Vec::new();
+    // Where each is written (`labels.boxes[i]` for `texts[i]`), so that none goes over another.
     let mut labels = Labels::new(l.w, l.h);
     let mut dropped: Vec<&'static str> = Vec::new();
     let anim = m.msg_anim();
@@ -279,8 +279,8 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
                     above: [name_above(ids[0]), name_above(ids[1])],
                 };
                 // Not written where every spot is taken (the dot's colour still tells its kind).
-                if let Some(at) = labels.place(*q, w, LABEL_H, &ends, false) {
-                    texts.push((label, msg_color(kinds, label), at));
+                if labels.place(*q, w, LABEL_H, &ends, false).is_some() {
+                    texts.push((label, msg_color(kinds, label)));
                 }
             }
         }
@@ -350,8 +350,8 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
                     r: l.r,
                     above: [name_above(from), name_above(to)],
                 };
-                if let Some(at) = labels.place(c, w, LABEL_H, &ends, true) {
-                    texts.push((label, p.down, at));
+                if labels.place(c, w, LABEL_H, &ends, true).is_some() {
+                    texts.push((label, p.down));
                 }
             }
             dropped.push(label);
@@ -476,7 +476,7 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
     ctx.set_text_align("left");
     ctx.set_line_width(3.0);
     ctx.set_stroke_style_str(p.panel);
-    for (text, color, at) in &texts {
+    for ((text, color), at) in texts.iter().zip(&labels.boxes) {
         ctx.stroke_text(text, at.x, at.y).ok();
         ctx.set_fill_style_str(color);
         let _ = ctx.fill_text(text, at.x, at.y);

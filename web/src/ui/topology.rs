@@ -104,14 +104,6 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 .map(|(a, b, k)| format!("{}>{}:{k}", topo.name(*a), topo.name(*b)))
                 .collect::<Vec<_>>()
                 .join(" ");
-            for (k, v) in [("data-arcs", arcs), ("data-edges", edges)] {
-                if c.get_attribute(k).as_deref() != Some(v.as_str()) {
-                    let _ = c.set_attribute(k, &v);
-                }
-            }
-            // What the recent drop marks lost, for tests and assistive tooling.
-            let _ = c.set_attribute("data-drops", &drawn.drops.join(","));
-            let _ = c.set_attribute("data-anim", drawn.anim.as_deref().unwrap_or(""));
             // The labels written and their boxes (`LABEL@x,y,w,h`, CSS pixels, baseline y).
             let texts = drawn
                 .texts
@@ -119,7 +111,18 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 .map(|(t, b)| format!("{t}@{:.1},{:.1},{:.1},{:.1}", b.x, b.y, b.w, b.h))
                 .collect::<Vec<_>>()
                 .join(" ");
-            let _ = c.set_attribute("data-texts", &texts);
+            for (k, v) in [
+                ("data-arcs", arcs),
+                ("data-edges", edges),
+                ("data-texts", texts),
+            ] {
+                if c.get_attribute(k).as_deref() != Some(v.as_str()) {
+                    let _ = c.set_attribute(k, &v);
+                }
+            }
+            // What the recent drop marks lost, for tests and assistive tooling.
+            let _ = c.set_attribute("data-drops", &drawn.drops.join(","));
+            let _ = c.set_attribute("data-anim", drawn.anim.as_deref().unwrap_or(""));
             drop(cache);
             *geo.borrow_mut() = Some((lay, links));
         });
