@@ -147,19 +147,24 @@ impl Gossip {
         // Indices of the entries that need the whole of `applyStateLocally`; few (a restart, a
         // STATUS change, a peer coming back), so a small sort.
         let mut rest: Vec<u32> = Vec::new();
+        // The column to itself (a copy only if a SYN still shares it), and the detector beside
+        // it: the loop below writes both without a check per entry.
+        let (me, fd) = (node.id, &mut node.fd);
+        let summaries = Arc::make_mut(&mut node.summaries);
         for (i, remote) in states.entries().iter().enumerate() {
-            if remote.ep == node.id {
+            if remote.ep == me {
                 continue;
             }
             // The common case: a heartbeat (no application state) of a live peer in the same
             // generation. `notify_fd` + `apply_state_locally` reduce to: if newer, report it to
-            // the detector and take its version; recorded in the summary column alone.
+            // the detector (`fd_report`) and take its version; recorded in the summary column
+            // alone.
             if !remote.has_states() {
-                if let Some(l) = node.summaries[remote.ep as usize].as_mut() {
+                if let Some(l) = summaries[remote.ep as usize].as_mut() {
                     if l.alive && l.generation == remote.hb.generation {
                         if remote.hb.version > l.max_version() {
                             l.hb_version = remote.hb.version;
-                            self.fd_report(node, ctx.now, remote.ep);
+                            fd.report(remote.ep as usize, ctx.now);
                         }
                         continue;
                     }

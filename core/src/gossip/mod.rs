@@ -80,7 +80,7 @@ impl Gossip {
     /// see [`Syn`] for why the model keeps them in endpoint order).
     fn digests(&self, node: &GNode, ctx: &mut Ctx<Self>) -> Syn {
         debug_assert!(node.summaries_in_sync(), "summary column out of date");
-        let mut d = Digests::of(&node.summaries, node.known);
+        let mut d = Digests::of_shared(&node.summaries, node.known);
         d.epoch = node.epoch;
         if self.p.shuffle_digests {
             Syn::shuffled(d, ctx.rng)
@@ -239,6 +239,10 @@ impl Gossip {
                 if !node.enabled {
                     return;
                 }
+                // Let go of the SYN first: its digests are most likely this node's own column,
+                // which `receive_states` would otherwise have to copy before changing it.
+                let syn_epoch = syn.digests.epoch;
+                drop(syn);
                 if !sends.is_empty() {
                     self.receive_states(node, ctx, &sends);
                 }
@@ -252,7 +256,7 @@ impl Gossip {
                         reply.push_newer(*l, &node.map, d.ep, d.max_version);
                     }
                 }
-                reply.set_hint(sends.hint().for_reply(syn.digests.epoch, node.epoch));
+                reply.set_hint(sends.hint().for_reply(syn_epoch, node.epoch));
                 let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
                 self.send(node, ctx, from, Verb::Ack2(reply), t);
                 let mut pool = self.pool.borrow_mut();
@@ -377,7 +381,7 @@ impl Protocol for Gossip {
             not_up: not_up_bits(id, &summaries),
             epoch: 0,
             known: Summary::known(&summaries),
-            summaries,
+            summaries: summaries.into(),
             map: cowmap::CowMap::from_vec(map),
             live,
             unreachable: BTreeMap::new(),

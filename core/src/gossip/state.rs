@@ -709,6 +709,17 @@ impl Digests {
         }
     }
 
+    /// [`Digests::of`] sharing the column instead of copying it (a node's own column: see
+    /// `GNode::summaries`).
+    pub fn of_shared(column: &Arc<[Option<Summary>]>, known: usize) -> Digests {
+        debug_assert_eq!(known, Summary::known(column));
+        Digests {
+            len: known as u32,
+            column: column.clone(),
+            epoch: NO_EPOCH,
+        }
+    }
+
     /// Digests given one by one (tests, hand-made messages), in any order; one per endpoint.
     pub fn from_list(list: &[Digest]) -> Digests {
         let n = list.iter().map(|d| d.ep as usize + 1).max().unwrap_or(0);
