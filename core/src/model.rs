@@ -286,13 +286,15 @@ pub trait Model: Protocol {
     fn series(&self) -> &'static [SeriesSpec] {
         &[]
     }
-    /// Push one sample: per series in order, one value (or `n` values for `per_node`).
+    /// Push one sample: per series in order, one value (or `n` values for `per_node`). NaN where
+    /// there is no value (a stopped node's volatile state, such as Raft's commitIndex): the plot
+    /// leaves a gap there rather than draw a 0 that never happened.
     fn sample(&self, _sim: &Sim<Self>, _out: &mut Vec<f64>) {}
     /// The per-pair series, if the model has one.
     fn pair_series(&self) -> Option<PairSeries> {
         None
     }
-    /// Its value for (observer, peer) now.
+    /// Its value for (observer, peer) now; NaN where there is none (a gap in the line).
     fn pair_value(&self, _sim: &Sim<Self>, _observer: NodeId, _peer: NodeId) -> f64 {
         0.0
     }

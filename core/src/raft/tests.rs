@@ -72,6 +72,39 @@ fn elects_one_leader_and_replicates_writes() {
     }
 }
 
+/// The plots' samples: a stopped node has no commitIndex or lastApplied (NaN: a gap in the
+/// line), a running one its own.
+#[test]
+fn a_stopped_node_samples_no_commit_index() {
+    let mut e = engine(3, "client_rate = 20", 3);
+    e.run_until(3 * US_PER_S, u64::MAX).unwrap();
+    let (old, _) = leaders(&e)[0];
+    let sample = |e: &Engine<RaftKv>| {
+        let mut out = Vec::new();
+        e.sim.proto.sample(&e.sim, &mut out);
+        out
+    };
+    let s = sample(&e);
+    assert_eq!(s.len(), 3 + 3 + 2);
+    assert_eq!(
+        s[old as usize],
+        e.sim.nodes[old as usize].state.commit as f64
+    );
+    assert!(s[old as usize] > 0.0);
+    let name = e.sim.topo.name(old).to_string();
+    act(&mut e, Action::Kill { node: name });
+    let s = sample(&e);
+    assert!(
+        s[old as usize].is_nan() && s[3 + old as usize].is_nan(),
+        "{s:?}"
+    );
+    let other = (old as usize + 1) % 3;
+    assert_eq!(s[other], e.sim.nodes[other].state.commit as f64);
+    // Its matchIndex row ("while it leads") has no values either.
+    assert!(e.sim.proto.pair_value(&e.sim, old, other as u32).is_nan());
+    assert_eq!(s[3 + other], e.sim.nodes[other].state.applied as f64);
+}
+
 #[test]
 fn leader_crash_reelects_and_log_survives_kill() {
     let mut e = engine(3, "client_rate = 20", 3);

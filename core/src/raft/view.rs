@@ -637,8 +637,16 @@ impl Model for Raft<Kv> {
         SERIES
     }
     fn sample(&self, sim: &Sim<Self>, out: &mut Vec<f64>) {
-        out.extend(sim.nodes.iter().map(|s| s.state.commit as f64));
-        out.extend(sim.nodes.iter().map(|s| s.state.applied as f64));
+        // A stopped node has no commitIndex or lastApplied (volatile state): a gap, not a 0.
+        let up = |s: &crate::engine::NodeSlot<_>, v: u64| {
+            if s.status == NodeStatus::Stopped {
+                f64::NAN
+            } else {
+                v as f64
+            }
+        };
+        out.extend(sim.nodes.iter().map(|s| up(s, s.state.commit)));
+        out.extend(sim.nodes.iter().map(|s| up(s, s.state.applied)));
         out.push(ms(Self::last_latency(sim)));
         out.push(ms(Self::oldest_pending(sim)));
     }
@@ -650,8 +658,9 @@ impl Model for Raft<Kv> {
     }
     fn pair_value(&self, sim: &Sim<Self>, observer: NodeId, peer: NodeId) -> f64 {
         let n = &sim.nodes[observer as usize].state;
+        // Only a running leader tracks its followers: elsewhere a gap, not a 0.
         if !Self::up(sim, observer) || !n.is_leader() {
-            return 0.0;
+            return f64::NAN;
         }
         if observer == peer {
             return n.flush as f64;

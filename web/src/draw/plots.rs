@@ -137,7 +137,8 @@ pub fn series(m: &Model, plot: Plot) -> Vec<Series> {
             sort_by(&mut peers, |a, b| a.1.cmp(&b.1));
             // Large clusters keep one observer's row per sample: a node selected after the
             // replay computed a stretch has no history there, and its legend must not list
-            // peers without a line.
+            // peers without a line (nor those with no value at all: Raft's matchIndex row of a
+            // node that never led).
             peers
                 .into_iter()
                 .map(|(_, p)| Series {
@@ -146,10 +147,20 @@ pub fn series(m: &Model, plot: Plot) -> Vec<Series> {
                         .filter_map(|i| s.pair_at(i, o, p).map(|v| (secs(i), v as f64)))
                         .collect(),
                 })
-                .filter(|sr| !sr.points.is_empty())
+                .filter(|sr| sr.points.iter().any(|p| p.1.is_finite()))
                 .collect()
         }
     }
+}
+
+/// The stretches of `points` up to `x1` with a value: a NaN (no value, e.g. a stopped node's
+/// commitIndex) ends one, so the line leaves a gap instead of dropping to 0 or to the top.
+fn runs(points: &[(f64, f64)], x1: f64) -> Vec<&[(f64, f64)]> {
+    let end = points.partition_point(|p| p.0 <= x1);
+    points[..end]
+        .split(|p| !p.1.is_finite())
+        .filter(|r| !r.is_empty())
+        .collect()
 }
 
 /// What a drawn plot shows, for tests and the card's notes.
@@ -297,15 +308,14 @@ pub fn draw(
         } else {
             RGBColor(r, g, b)
         };
-        chart
-            .draw_series(LineSeries::new(
-                s.points
-                    .iter()
-                    .filter(|p| p.0 <= x1)
-                    .map(|p| (p.0, p.1.min(ymax))),
-                color.stroke_width(2),
-            ))
-            .ok()?;
+        for run in runs(&s.points, x1) {
+            chart
+                .draw_series(LineSeries::new(
+                    run.iter().map(|p| (p.0, p.1.min(ymax))),
+                    color.stroke_width(2),
+                ))
+                .ok()?;
+        }
     }
     let x = (m.now() as f64 / 1e6).min(x1);
     chart
@@ -325,4 +335,31 @@ pub fn series_css(m: &Model, plot: Plot, i: usize, pal: &Palette) -> String {
     }
     let (r, g, b) = SERIES[i % SERIES.len()];
     format!("rgb({r},{g},{b})")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::runs;
+
+    #[test]
+    fn lines_leave_a_gap_where_there_is_no_value() {
+        let nan = f64::NAN;
+        let pts = [
+            (0.0, 1.0),
+            (1.0, 2.0),
+            (2.0, nan),
+            (3.0, nan),
+            (4.0, 5.0),
+            (5.0, 6.0),
+            (6.0, 7.0),
+        ];
+        let r = runs(&pts, 5.0);
+        assert_eq!(r, vec![&pts[0..2], &pts[4..6]]);
+        // Nothing with a value: nothing drawn; a lone value is a run of one.
+        assert!(runs(&[(0.0, nan)], 9.0).is_empty());
+        assert_eq!(
+            runs(&[(0.0, nan), (1.0, 3.0)], 9.0),
+            vec![&[(1.0, 3.0)][..]]
+        );
+    }
 }
