@@ -401,16 +401,7 @@ impl Model for Ozone {
         SERIES
     }
     fn sample(&self, sim: &Sim<Self>, out: &mut Vec<f64>) {
-        // A stopped node has no commitIndex or lastApplied (volatile state): a gap, not a 0.
-        let up = |s: &crate::engine::NodeSlot<_>, v: u64| {
-            if s.status == NodeStatus::Stopped {
-                f64::NAN
-            } else {
-                v as f64
-            }
-        };
-        out.extend(sim.nodes.iter().map(|s| up(s, s.state.commit)));
-        out.extend(sim.nodes.iter().map(|s| up(s, s.state.applied)));
+        Self::sample_indexes(sim, out);
         out.extend(sim.nodes.iter().map(|s| s.state.sm.cache.len() as f64));
     }
     /// The Raft group's election timers and votes (SCM, outside the group, has neither).

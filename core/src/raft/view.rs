@@ -226,6 +226,20 @@ impl<S: StateMachine> Raft<S> {
 
     /// The election timer of a running follower or candidate of the group: the part of
     /// `timeout_max` still to run before it times out.
+    /// The commitIndex, then the lastApplied, of every node, for the plots: NaN for a stopped
+    /// node, which has neither (volatile state), so its line has a gap rather than a 0.
+    pub fn sample_indexes(sim: &Sim<Self>, out: &mut Vec<f64>) {
+        let value = |status: NodeStatus, v: u64| {
+            if status == NodeStatus::Stopped {
+                f64::NAN
+            } else {
+                v as f64
+            }
+        };
+        out.extend(sim.nodes.iter().map(|s| value(s.status, s.state.commit)));
+        out.extend(sim.nodes.iter().map(|s| value(s.status, s.state.applied)));
+    }
+
     pub fn election_arc(&self, sim: &Sim<Self>, id: NodeId) -> Option<NodeArc> {
         if !Self::up(sim, id) || self.outside(id) {
             return None;
@@ -637,16 +651,7 @@ impl Model for Raft<Kv> {
         SERIES
     }
     fn sample(&self, sim: &Sim<Self>, out: &mut Vec<f64>) {
-        // A stopped node has no commitIndex or lastApplied (volatile state): a gap, not a 0.
-        let up = |s: &crate::engine::NodeSlot<_>, v: u64| {
-            if s.status == NodeStatus::Stopped {
-                f64::NAN
-            } else {
-                v as f64
-            }
-        };
-        out.extend(sim.nodes.iter().map(|s| up(s, s.state.commit)));
-        out.extend(sim.nodes.iter().map(|s| up(s, s.state.applied)));
+        Self::sample_indexes(sim, out);
         out.push(ms(Self::last_latency(sim)));
         out.push(ms(Self::oldest_pending(sim)));
     }
