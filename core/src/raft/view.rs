@@ -224,22 +224,23 @@ impl<S: StateMachine> Raft<S> {
         ],
     };
 
-    /// The election timer of a running follower or candidate of the group: the part of
-    /// `timeout_max` still to run before it times out.
     /// The commitIndex, then the lastApplied, of every node, for the plots: NaN for a stopped
     /// node, which has neither (volatile state), so its line has a gap rather than a 0.
     pub fn sample_indexes(sim: &Sim<Self>, out: &mut Vec<f64>) {
-        let value = |status: NodeStatus, v: u64| {
-            if status == NodeStatus::Stopped {
-                f64::NAN
-            } else {
+        let value = |i: usize, v: u64| {
+            if Self::up(sim, i as NodeId) {
                 v as f64
+            } else {
+                f64::NAN
             }
         };
-        out.extend(sim.nodes.iter().map(|s| value(s.status, s.state.commit)));
-        out.extend(sim.nodes.iter().map(|s| value(s.status, s.state.applied)));
+        let nodes = sim.nodes.iter().enumerate();
+        out.extend(nodes.clone().map(|(i, s)| value(i, s.state.commit)));
+        out.extend(nodes.map(|(i, s)| value(i, s.state.applied)));
     }
 
+    /// The election timer of a running follower or candidate of the group: the part of
+    /// `timeout_max` still to run before it times out.
     pub fn election_arc(&self, sim: &Sim<Self>, id: NodeId) -> Option<NodeArc> {
         if !Self::up(sim, id) || self.outside(id) {
             return None;
