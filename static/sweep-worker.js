@@ -4,13 +4,16 @@
 // or { kind: "check", variant, seed } (one whole run of a session, its expectations checked). The
 // first message imports the JS and instantiates the module (no second download: the module is
 // the page's, already compiled); the app's start function sees no window and renders nothing.
-// Answers { out: JSON } or { error }.
+// Answers { out: JSON } or { error }. After a panic or a trap the module's instance is unusable
+// (web/src/crash.rs): the answer names the panic, and the next message runs on a fresh instance
+// (the JS module imported again under another URL, the compiled module instantiated anew).
 let app = null;
+let fresh = 0;
 self.onmessage = async (e) => {
   const d = e.data;
   try {
     if (!app) {
-      const m = await import(d.js);
+      const m = await import(fresh ? `${d.js}${d.js.includes('?') ? '&' : '?'}fresh=${fresh}` : d.js);
       await m.default({ module_or_path: d.module });
       app = m;
     }
@@ -21,6 +24,15 @@ self.onmessage = async (e) => {
     const jobs = new BigUint64Array(d.jobs.map((j) => BigInt(j)));
     self.postMessage({ out: app.sweep_jobs(d.builtin, d.text, d.plan, jobs) });
   } catch (err) {
+    // A panic left its message here (web/src/crash.rs).
+    const panic = self.__csPanic;
+    if (panic || err instanceof WebAssembly.RuntimeError) {
+      self.__csPanic = undefined;
+      app = null;
+      fresh += 1;
+      self.postMessage({ error: `the simulator stopped: ${panic || err.message || err}` });
+      return;
+    }
     self.postMessage({ error: String((err && err.message) || err) });
   }
 };

@@ -2,6 +2,9 @@
 //!
 //! Exit codes: 0 all expectations hold, 1 an expectation failed, 2 bad input (message on stderr).
 
+mod claims;
+mod diff_out;
+mod out_file;
 mod plot;
 mod sweep_out;
 mod trace_out;
@@ -33,6 +36,12 @@ enum Format {
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
+enum ClaimsFormat {
+    Text,
+    Md,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
 enum SweepFormat {
     Text,
     Json,
@@ -55,6 +64,14 @@ struct Output {
     /// Where the app is served, for the links to failing seeds.
     #[arg(long, default_value = "http://127.0.0.1:8080/")]
     base_url: String,
+    /// Exit 1 when an expectation's observed fraction contradicts its claim: its 95% interval
+    /// misses the declared `chance`, or, without one, 99%-100% (the scenario says "always").
+    #[arg(long)]
+    check: bool,
+    /// Replace output files that exist (--plot, a shard's --out); a file the command reads
+    /// is never replaced.
+    #[arg(long)]
+    force: bool,
 }
 
 #[derive(Subcommand)]
@@ -81,6 +98,9 @@ enum Cmd {
         /// Write every trace event as one JSON object per line.
         #[arg(long, value_name = "FILE.jsonl")]
         trace: Option<String>,
+        /// Replace the --trace file if it exists (the scenario file is never replaced).
+        #[arg(long)]
+        force: bool,
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
@@ -134,6 +154,23 @@ enum Cmd {
         views: usize,
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
+    },
+    /// Sweep every built-in scenario x variant (or the named ones) over seeds 1..N and check
+    /// each expectation's claim: its `chance`, or "always" (99-100%) without one. One line per
+    /// variant; `--format md` prints the table of docs/SCENARIOS.md.
+    Claims {
+        /// Built-in scenario names (default: all).
+        scenarios: Vec<String>,
+        #[arg(long, default_value_t = 20)]
+        seeds: u64,
+        /// Worker threads (default: one per core).
+        #[arg(long)]
+        jobs: Option<usize>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: ClaimsFormat,
+        /// Exit 1 when a claim is contradicted or a run errors.
+        #[arg(long)]
+        check: bool,
     },
     /// Combine the parts of a sharded sweep into the result one unsharded sweep prints.
     Merge {
@@ -228,13 +265,14 @@ fn print_text(r: &Report) -> String {
         r.trace_hash
     );
     for e in &r.expectations {
-        let _ = writeln!(
-            o,
-            "  {} {} -- {}",
-            if e.passed { "PASS" } else { "FAIL" },
-            e.name,
-            e.detail
-        );
+        let _ = match (e.passed, &e.chance) {
+            (true, _) => writeln!(o, "  PASS {} -- {}", e.name, e.detail),
+            (false, None) => writeln!(o, "  FAIL {} -- {}", e.name, e.detail),
+            (false, Some(_)) => writeln!(o, "  ---- {} -- {}: {}", e.name, e.verdict(), e.detail),
+        };
+    }
+    for f in &r.skipped {
+        let _ = writeln!(o, "  FAIL {f}");
     }
     let metrics: Vec<String> = r.metrics.iter().map(|(k, v)| format!("{k} {v}")).collect();
     let _ = writeln!(o, "  metrics: {}", metrics.join(", "));
@@ -292,8 +330,20 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
             set,
             until,
             trace,
+            force,
             format,
         } => {
+            let inputs = input_files(&[&scenario]);
+            let inputs: Vec<&str> = inputs.iter().map(String::as_str).collect();
+            let trace = trace.as_deref().map(|path| out_file::Target {
+                flag: "--trace",
+                path,
+                force,
+                inputs: &inputs,
+            });
+            if let Some(t) = &trace {
+                t.check().map_err(Bad)?;
+            }
             let s = load(&scenario)?;
             let variant = variant.unwrap_or_else(|| Run::default_variant(&s));
             let opts = RunOptions {
@@ -306,8 +356,8 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
             if matches!(format, Format::Json) {
                 report.views = run.views_json();
             }
-            if let Some(path) = trace {
-                trace_out::write(&run, &path).map_err(|e| Bad(format!("--trace {path}: {e}")))?;
+            if let Some(t) = &trace {
+                trace_out::write(&run, t).map_err(Bad)?;
             }
             match format {
                 Format::Json => emit(&format!(
@@ -332,6 +382,20 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
             output,
         } => {
             sweep_flags(shard.is_some(), out.as_deref(), &output)?;
+            // Outputs first: a sweep does not end in a file it may not write.
+            let inputs = input_files(&[&scenario]);
+            let inputs: Vec<&str> = inputs.iter().map(String::as_str).collect();
+            let target = |flag, path| out_file::Target {
+                flag,
+                path,
+                force: output.force,
+                inputs: &inputs,
+            };
+            let out = out.as_deref().map(|p| target("--out", p));
+            let plot_to = output.plot.as_deref().map(|p| target("--plot", p));
+            for t in out.iter().chain(&plot_to) {
+                t.check().map_err(Bad)?;
+            }
             let s = load(&scenario)?;
             let variant = variant.unwrap_or_else(|| Run::default_variant(&s));
             let ov = overrides(&set)?;
@@ -392,20 +456,17 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
                     .min(MAX_JOBS),
             };
             let shard = shard.as_deref().map(parse_shard).transpose()?;
-            if let Some(path) = &out {
-                check_folder("--out", path).map_err(Bad)?;
-            }
             let ids: Vec<u64> = match shard {
                 Some((i, n)) => plan.shard(i, n).collect(),
                 None => (0..plan.jobs()).collect(),
             };
             let outcomes = sweep_out::run_jobs(&s, &plan, &ids, threads, &limits);
-            let part = sweep::Partial::new(plan, names, outcomes);
+            let mut part = sweep::Partial::new(plan, names, outcomes);
+            part.chances = sweep::expectation_chances(&s, &variant).map_err(Bad)?;
             if shard.is_some() {
                 let json = serde_json::to_string(&part).expect("json") + "\n";
                 match out {
-                    Some(path) => std::fs::write(&path, json)
-                        .map_err(|e| Bad(format!("--out {path}: cannot write: {e}")))?,
+                    Some(t) => t.write(json.as_bytes()).map_err(Bad)?,
                     None => emit(&json)?,
                 }
                 return Ok(true);
@@ -416,7 +477,7 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
                 base_url: &output.base_url,
                 spec: &scenario,
             };
-            show_sweep(&part, &output, &links)
+            show_sweep(&part, &output, plot_to.as_ref(), &links)
         }
         Cmd::Diff {
             scenario,
@@ -456,15 +517,14 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
             let mut a = Run::new(s.clone(), va, seed, &ov, &opts).map_err(Bad)?;
             let mut b = Run::new(s.clone(), vb, seed, &ov, &opts).map_err(Bad)?;
             let end = until_of(&until)?.unwrap_or(s.duration()).min(s.duration());
-            let first = clusterscope_core::diff::first_divergence(
-                &mut *a.engine,
-                &mut *b.engine,
-                end,
-                1_000_000,
-            )
-            .map_err(|e| Bad(e.to_string()))?;
-            let ra = a.run(Some(end)).map_err(|e| Bad(e.to_string()))?;
-            let rb = b.run(Some(end)).map_err(|e| Bad(e.to_string()))?;
+            // Each side's expectations as `run` checks them; the first divergence found in
+            // lockstep on two fresh runs of the same inputs.
+            let fresh = (
+                Run::new(s.clone(), va, seed, &ov, &opts).map_err(Bad)?,
+                Run::new(s.clone(), vb, seed, &ov, &opts).map_err(Bad)?,
+            );
+            let (first, ra, rb) = clusterscope_core::diff::compare(&mut a, &mut b, fresh, end)
+                .map_err(|e| Bad(e.to_string()))?;
             let (diffs, total) =
                 clusterscope_core::diff::view_diffs(&a.views_json(), &b.views_json(), 6, views);
             let held = |r: &Report| {
@@ -497,22 +557,7 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
                                 fmt_time(end)
                             );
                         }
-                        Some(d) => {
-                            let _ = writeln!(
-                                o,
-                                "  first divergence at {} on {} (record {}; everything before \
-                                 it is the same)",
-                                fmt_time(d.time_us),
-                                d.node,
-                                d.index
-                            );
-                            let show = |v: &Option<serde_json::Value>| {
-                                v.as_ref()
-                                    .map_or("(no record)".to_string(), |v| v.to_string())
-                            };
-                            let _ = writeln!(o, "    {va}: {}", show(&d.a));
-                            let _ = writeln!(o, "    {vb}: {}", show(&d.b));
-                        }
+                        Some(d) => diff_out::diff_text(&mut o, d, va, vb),
                     }
                     let _ = writeln!(
                         o,
@@ -533,15 +578,68 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
             }
             Ok(first.is_none())
         }
+        Cmd::Claims {
+            scenarios,
+            seeds,
+            jobs,
+            format,
+            check,
+        } => {
+            let threads = match jobs {
+                Some(j) if !(1..=MAX_JOBS).contains(&j) => {
+                    return Err(Bad(format!(
+                        "--jobs {j}: use 1 to {MAX_JOBS} (without --jobs: one per core)"
+                    )))
+                }
+                Some(j) => j,
+                None => std::thread::available_parallelism()
+                    .map_or(1, |n| n.get())
+                    .min(MAX_JOBS),
+            };
+            let limits = Limits::default();
+            let mut rows = Vec::new();
+            for s in claims::scenarios(&scenarios).map_err(Bad)? {
+                for v in s.variant_names() {
+                    let row = claims::check(&s, v, seeds, threads, &limits).map_err(Bad)?;
+                    if format == ClaimsFormat::Text {
+                        emit(&claims::text(std::slice::from_ref(&row)))?;
+                    }
+                    rows.push(row);
+                }
+            }
+            if format == ClaimsFormat::Md {
+                emit(&claims::markdown(&rows, seeds))?;
+            }
+            let bad = rows
+                .iter()
+                .filter(|r| r.contradicted() > 0 || r.errored() > 0)
+                .count();
+            if bad > 0 {
+                eprintln!(
+                    "{bad} of {} variants contradict a claim or errored",
+                    rows.len()
+                );
+            }
+            Ok(!check || bad == 0)
+        }
         Cmd::Merge {
             parts,
             partial,
             output,
         } => {
+            let inputs: Vec<&str> = parts.iter().map(String::as_str).collect();
+            let plot_to = output.plot.as_deref().map(|path| out_file::Target {
+                flag: "--plot",
+                path,
+                force: output.force,
+                inputs: &inputs,
+            });
+            if let Some(t) = &plot_to {
+                t.check().map_err(Bad)?;
+            }
             let mut read = Vec::new();
             for f in &parts {
-                let text = std::fs::read_to_string(f)
-                    .map_err(|e| Bad(format!("{f}: cannot read: {e}")))?;
+                let text = read_part(f)?;
                 read.push((f.clone(), sweep::Partial::from_json(f, &text).map_err(Bad)?));
             }
             let part = sweep::merge(read, !partial).map_err(Bad)?;
@@ -556,9 +654,50 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
                 base_url: &output.base_url,
                 spec: &spec,
             };
-            show_sweep(&part, &output, &links)
+            show_sweep(&part, &output, plot_to.as_ref(), &links)
         }
     }
+}
+
+/// The files among `specs` (a scenario may be a built-in's name): what a command reads, never
+/// to be overwritten by its outputs.
+fn input_files(specs: &[&str]) -> Vec<String> {
+    specs
+        .iter()
+        .filter(|s| Path::new(s).exists())
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// A part's text, refused by its size before it is read, and read through a limit (a pipe or a
+/// growing file cannot pass it either).
+fn read_part(f: &str) -> Result<String, Bad> {
+    use clusterscope_core::limits::MAX_PART_BYTES as MAX;
+    use std::io::Read;
+    let too_big = |size: String| {
+        Bad(format!(
+            "{f}: {size} bytes; a sweep part is at most {MAX} bytes (limits::MAX_PART_BYTES): \
+             split the sweep into more shards (--shard I/N with a larger N)"
+        ))
+    };
+    let file = std::fs::File::open(f).map_err(|e| Bad(format!("{f}: cannot read: {e}")))?;
+    if let Some(len) = file.metadata().ok().map(|m| m.len()).filter(|&n| n > MAX) {
+        return Err(too_big(len.to_string()));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Bad(format!("{f}: cannot read: {e}")))?;
+    if bytes.len() as u64 > MAX {
+        return Err(too_big(format!("more than {MAX}")));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        Bad(format!(
+            "{f}: not a sweep part (written by `clusterscope sweep --shard i/n`): not UTF-8 at \
+             byte {}",
+            e.utf8_error().valid_up_to()
+        ))
+    })
 }
 
 /// Most worker threads of one sweep.
@@ -627,6 +766,7 @@ fn parse_shard(v: &str) -> Result<(u64, u64), Bad> {
 fn show_sweep(
     part: &sweep::Partial,
     output: &Output,
+    plot_to: Option<&out_file::Target>,
     links: &sweep_out::Links,
 ) -> Result<bool, Bad> {
     let summary = sweep::summarize(part);
@@ -636,12 +776,36 @@ fn show_sweep(
             serde_json::to_string_pretty(&summary).expect("json")
         ))?,
         SweepFormat::Csv => emit(&sweep_out::print_csv(&summary))?,
-        SweepFormat::Text => emit(&sweep_out::print_text(&summary, &part.plan, links))?,
+        SweepFormat::Text => emit(&sweep_out::print_text(&summary, part, links))?,
     }
     // After the result is out: a plot that cannot be drawn does not cost the runs.
-    if let Some(path) = &output.plot {
+    if let Some(t) = plot_to {
         let what = plot::Measure::parse(&summary, &output.plot_of).map_err(Bad)?;
-        plot::write(&summary, path, &what).map_err(Bad)?;
+        let bytes = plot::render(&summary, t.path, &what).map_err(Bad)?;
+        t.write(&bytes).map_err(Bad)?;
+    }
+    let wrong = summary.contradictions();
+    if !wrong.is_empty() {
+        eprintln!(
+            "{} expectation(s) contradict their claim (--check makes this exit 1):",
+            wrong.len()
+        );
+        for (cell, e) in &wrong {
+            eprintln!(
+                "  {}{}: held in {}/{} (95% CI {:.1}-{:.1}%), claims {}",
+                if cell.is_empty() {
+                    String::new()
+                } else {
+                    format!("[{cell}] ")
+                },
+                e.name,
+                e.held.count,
+                e.held.runs,
+                e.held.ci95_low * 100.0,
+                e.held.ci95_high * 100.0,
+                e.chance.map_or("99-100% (always)".into(), |c| c.short()),
+            );
+        }
     }
     if summary.completed() == 0 {
         let first = summary
@@ -655,7 +819,7 @@ fn show_sweep(
             part.outcomes.len()
         )));
     }
-    Ok(true)
+    Ok(!output.check || wrong.is_empty())
 }
 
 fn main() -> ExitCode {

@@ -156,8 +156,10 @@ fn check(path: &str, axes: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// Write the plot of `s` to `path` (.svg or .png).
-pub fn write(s: &Summary, path: &str, what: &Measure) -> Result<(), String> {
+/// The plot of `s` as the bytes of an .svg or .png file (by `path`'s extension), drawn in
+/// memory: the caller writes the file and reports its every error (plotters' own file output
+/// drops the error of its last write: a full disk gave a cut picture and exit 0).
+pub fn render(s: &Summary, path: &str, what: &Measure) -> Result<Vec<u8>, String> {
     check(path, s.grid.len())?;
     let lower = path.to_ascii_lowercase();
     register_font()?;
@@ -169,12 +171,32 @@ pub fn write(s: &Summary, path: &str, what: &Measure) -> Result<(), String> {
     } else {
         (1000, 600)
     };
-    let res = if lower.ends_with(".svg") {
-        draw(SVGBackend::new(path, size).into_drawing_area(), s, what)
+    let failed = |e: Box<dyn std::error::Error>| format!("--plot {path}: {e}");
+    if lower.ends_with(".svg") {
+        let mut text = String::new();
+        draw(
+            SVGBackend::with_string(&mut text, size).into_drawing_area(),
+            s,
+            what,
+        )
+        .map_err(failed)?;
+        Ok(text.into_bytes())
     } else {
-        draw(BitMapBackend::new(path, size).into_drawing_area(), s, what)
-    };
-    res.map_err(|e| format!("--plot {path}: {e}"))
+        use image::ImageEncoder;
+        let (w, h) = size;
+        let mut pixels = vec![0u8; w as usize * h as usize * 3];
+        draw(
+            BitMapBackend::with_buffer(&mut pixels, size).into_drawing_area(),
+            s,
+            what,
+        )
+        .map_err(failed)?;
+        let mut png = Vec::new();
+        image::codecs::png::PngEncoder::new(&mut png)
+            .write_image(&pixels, w, h, image::ColorType::Rgb8)
+            .map_err(|e| format!("--plot {path}: {e}"))?;
+        Ok(png)
+    }
 }
 
 type Res = Result<(), Box<dyn std::error::Error>>;

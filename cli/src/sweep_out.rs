@@ -18,6 +18,21 @@ pub fn run_jobs(
     threads: usize,
     limits: &Limits,
 ) -> Vec<Outcome> {
+    run_each(plan, jobs, threads, |j| {
+        sweep::run_job(scenario, plan, j, limits)
+    })
+}
+
+/// `run` each of `jobs` on `threads` threads; the outcomes in the order of `jobs`. A run that
+/// panics (a bug) is its job's error, with the panic's message and place, and the others go on
+/// (issue 39: one panic used to end a whole sweep with exit 101, and a shard wrote no part).
+fn run_each(
+    plan: &Plan,
+    jobs: &[u64],
+    threads: usize,
+    run: impl Fn(u64) -> Outcome + Sync,
+) -> Vec<Outcome> {
+    quiet_worker_panics();
     let n = jobs.len();
     let next = AtomicU64::new(0);
     let results: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; n]);
@@ -31,24 +46,79 @@ pub fn run_jobs(
     );
     std::thread::scope(|scope| {
         for _ in 0..threads.min(n).max(1) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed) as usize;
-                if i >= n {
-                    break;
+            scope.spawn(|| {
+                WORKER.set(true);
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+                    if i >= n {
+                        break;
+                    }
+                    let one = caught(plan, jobs[i], &run);
+                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(one);
+                    bar.inc(1);
                 }
-                let one = sweep::run_job(scenario, plan, jobs[i], limits);
-                results.lock().expect("lock")[i] = Some(one);
-                bar.inc(1);
             });
         }
     });
     bar.finish_and_clear();
     results
         .into_inner()
-        .expect("lock")
+        .unwrap_or_else(|e| e.into_inner())
         .into_iter()
         .map(|o| o.expect("every job ran"))
         .collect()
+}
+
+std::thread_local! {
+    /// This thread is a sweep's worker: its panics are caught and reported as its run's error.
+    static WORKER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The last panic of this worker: its message and place.
+    static PANIC: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Run job `j`; a panic becomes the job's error.
+fn caught(plan: &Plan, j: u64, run: &(impl Fn(u64) -> Outcome + Sync)) -> Outcome {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(j))) {
+        Ok(o) => o,
+        Err(payload) => {
+            let what = PANIC.take().unwrap_or_else(|| {
+                payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "(no message)".into())
+            });
+            Outcome {
+                job: j,
+                seed: plan.job(j).1,
+                passed: false,
+                held: Vec::new(),
+                metrics: Default::default(),
+                error: Some(format!(
+                    "the run panicked (a bug in clusterscope: please report it with this seed): \
+                     {what}"
+                )),
+            }
+        }
+    }
+}
+
+/// Once per process: a panic on a sweep's worker is kept for its run's error instead of printed
+/// (the progress bar is on stderr, and the error names it); other threads' panics print as
+/// before.
+fn quiet_worker_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let before = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if WORKER.get() {
+                let text = info.to_string().replace('\n', " ");
+                PANIC.set(Some(text));
+            } else {
+                before(info);
+            }
+        }));
+    });
 }
 
 /// Where a failing seed opens: a permalink into the app (a built-in scenario by name, a file
@@ -121,8 +191,17 @@ fn pct(f: &Fraction) -> String {
 /// How many failing seeds the text output lists with a link, per cell.
 const LINKED_SEEDS: usize = 3;
 
-pub fn print_text(s: &Summary, plan: &Plan, links: &Links) -> String {
+pub fn print_text(s: &Summary, part: &sweep::Partial, links: &Links) -> String {
     use std::fmt::Write;
+    let plan = &part.plan;
+    // The first errored seeds of each cell, linked as failing ones are.
+    let mut errored: Vec<Vec<u64>> = vec![Vec::new(); s.cells.len()];
+    for o in part.outcomes.iter().filter(|o| o.error.is_some()) {
+        let seeds = &mut errored[plan.job(o.job).0];
+        if seeds.len() < linked(plan) {
+            seeds.push(o.seed);
+        }
+    }
     let mut o = String::new();
     let _ = writeln!(
         o,
@@ -146,7 +225,7 @@ pub fn print_text(s: &Summary, plan: &Plan, links: &Links) -> String {
         if s.cells.len() > 1 {
             let _ = writeln!(o, "\n  -- {} --", label(c));
         }
-        cell_text(&mut o, c, plan, i, links);
+        cell_text(&mut o, c, plan, i, links, &errored[i]);
     }
     o
 }
@@ -159,11 +238,44 @@ fn label(c: &CellSummary) -> String {
         .join(" ")
 }
 
-fn cell_text(o: &mut String, c: &CellSummary, plan: &Plan, cell: usize, links: &Links) {
+/// How many seeds (failing, errored) are linked per cell: links of a grid cell carry the whole
+/// scenario, so one per cell is enough to read.
+fn linked(plan: &Plan) -> usize {
+    if plan.grid.is_empty() {
+        LINKED_SEEDS
+    } else {
+        1
+    }
+}
+
+fn cell_text(
+    o: &mut String,
+    c: &CellSummary,
+    plan: &Plan,
+    cell: usize,
+    links: &Links,
+    errored: &[u64],
+) {
     use std::fmt::Write;
-    let _ = writeln!(o, "  all expectations held: {}", pct(&c.all_passed));
+    let chances = c.expectations.iter().any(|e| e.chance.is_some());
+    let _ = writeln!(
+        o,
+        "  all expectations held{}: {}",
+        if chances {
+            " (but those with a chance)"
+        } else {
+            ""
+        },
+        pct(&c.all_passed)
+    );
     for e in &c.expectations {
-        let _ = writeln!(o, "  {}  {}", pct(&e.held), e.name);
+        let claim = match (&e.chance, e.contradicted) {
+            (Some(ch), false) => format!("  [chance {}: consistent]", ch.short()),
+            (Some(ch), true) => format!("  [chance {}: CONTRADICTED]", ch.short()),
+            (None, true) => "  [claims always: CONTRADICTED]".into(),
+            (None, false) => String::new(),
+        };
+        let _ = writeln!(o, "  {}  {}{claim}", pct(&e.held), e.name);
     }
     if !c.metrics.is_empty() {
         let _ = writeln!(
@@ -198,18 +310,15 @@ fn cell_text(o: &mut String, c: &CellSummary, plan: &Plan, cell: usize, links: &
                 ""
             }
         );
-        // Links of a grid cell carry the whole scenario: one per cell is enough to read.
-        let linked = if plan.grid.is_empty() {
-            LINKED_SEEDS
-        } else {
-            1
-        };
-        for &seed in c.failed_seeds.iter().take(linked) {
+        for &seed in c.failed_seeds.iter().take(linked(plan)) {
             let _ = writeln!(o, "    seed {seed}: {}", links.seed(plan, cell, seed));
         }
     }
     for e in &c.errors {
         let _ = writeln!(o, "  error: {e}");
+    }
+    for &seed in errored {
+        let _ = writeln!(o, "    seed {seed}: {}", links.seed(plan, cell, seed));
     }
 }
 
@@ -255,4 +364,52 @@ pub fn print_csv(s: &Summary) -> String {
         }
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run that panics is its seed's error (issue 39): the other runs go on, and the sweep
+    /// (or the shard's part) has every job.
+    #[test]
+    fn a_panicking_run_is_its_seeds_error_and_the_sweep_goes_on() {
+        let s = clusterscope_core::scenario::builtin::get("pingpong").unwrap();
+        let plan = Plan::new(&s, "ring", 1, 6, &toml::Table::new(), vec![], None).unwrap();
+        let jobs: Vec<u64> = (0..6).collect();
+        let outs = run_each(&plan, &jobs, 2, |j| {
+            if j == 3 {
+                let v: Vec<u32> = Vec::new();
+                let _ = v[j as usize]; // a planted bug: index out of bounds
+            }
+            Outcome {
+                job: j,
+                seed: plan.job(j).1,
+                passed: true,
+                held: Vec::new(),
+                metrics: Default::default(),
+                error: None,
+            }
+        });
+        assert_eq!(
+            outs.iter().map(|o| o.job).collect::<Vec<_>>(),
+            jobs,
+            "{outs:?}"
+        );
+        for o in &outs {
+            match o.job {
+                3 => {
+                    let e = o.error.as_deref().unwrap_or_default();
+                    assert_eq!((o.seed, o.passed), (4, false));
+                    assert!(
+                        e.contains("the run panicked")
+                            && e.contains("index out of bounds")
+                            && e.contains("sweep_out.rs"),
+                        "{e}"
+                    );
+                }
+                _ => assert_eq!(o.error, None, "{o:?}"),
+            }
+        }
+    }
 }

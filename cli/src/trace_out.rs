@@ -1,16 +1,17 @@
 //! `--trace FILE.jsonl`: one JSON object per trace record (`engine::trace::rec_json`).
 
+use crate::out_file::Target;
 use clusterscope_core::engine::trace::rec_json;
 use clusterscope_core::runner::Run;
 use std::io::Write;
 
-pub fn write(run: &Run, path: &str) -> std::io::Result<()> {
-    let f = std::fs::File::create(path)?;
-    let mut w = std::io::BufWriter::new(f);
+/// Write the trace to `to`; every error (a write, the last flush) names the file.
+pub fn write(run: &Run, to: &Target) -> Result<(), String> {
+    let mut w = to.create()?;
     for line in lines(run) {
-        writeln!(w, "{line}")?;
+        writeln!(w, "{line}").map_err(|e| w.error(e))?;
     }
-    w.flush()
+    w.finish()
 }
 
 /// The JSON objects, in trace order.

@@ -137,3 +137,28 @@ pub fn generic<M: Model>(
     }
     out
 }
+
+/// The node's stalled or delayed threads (executors), for its badge on the topology: " · ⏸
+/// StateMachineUpdater" (stalled), " · ⏱ StateMachineUpdater +300ms" (each task delayed);
+/// empty when none is. The lesson of a slow apply thread (raft-slow-apply) on its node.
+pub fn thread_flags<M: Model>(sim: &Sim<M>, id: NodeId) -> String {
+    flags_of(sim.proto.executors(), &sim.nodes[id as usize].exec_stats)
+}
+
+/// [`thread_flags`] without the model's type (one copy in the wasm, not one per model).
+fn flags_of(names: &[&str], stats: &[crate::engine::ExecStats]) -> String {
+    let mut out = String::new();
+    for (i, st) in stats.iter().enumerate() {
+        let name = names.get(i).copied().unwrap_or("thread");
+        if st.stalled {
+            out.push_str(" · ⏸ ");
+            out.push_str(name);
+        } else if st.delay_us > 0 {
+            out.push_str(" · ⏱ ");
+            out.push_str(name);
+            out.push_str(" +");
+            out.push_str(&crate::time::fmt_duration(st.delay_us));
+        }
+    }
+    out
+}

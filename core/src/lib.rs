@@ -10,6 +10,7 @@ pub mod explain;
 pub mod gossip;
 pub mod limits;
 pub mod model;
+pub mod moments;
 pub mod mutation;
 pub mod ozone;
 pub mod pingpong;

@@ -31,6 +31,11 @@ pub struct Limits {
     pub max_memory_bytes: usize,
 }
 
+/// The largest sweep part (`clusterscope sweep --shard I/N --out PART`) `clusterscope merge`
+/// reads: 1 GiB (a run's outcome takes 100 to 400 bytes: millions of runs). A bigger file is
+/// refused by its size before it is read; more shards make smaller parts.
+pub const MAX_PART_BYTES: u64 = 1 << 30;
+
 /// How far the allocated heap may exceed `Limits::max_memory_bytes`: a quarter of it plus 64 MiB
 /// (allocator slack, growth between two checks, what the accounting leaves out).
 pub const fn memory_margin(budget: usize) -> usize {

@@ -14,8 +14,9 @@
 
 use crate::engine::action::{Action, RecordedAction};
 use crate::engine::network::Network;
-use crate::engine::trace::{Trace, TraceHash};
+use crate::engine::trace::{Rec, Trace, TraceHash};
 use crate::engine::{Engine, ExecStats, NodeId, NodeStatus, Protocol, Sim, SimError, Topology};
+use crate::moments::{Moment, MomentKind};
 use crate::scenario::Scenario;
 use crate::time::Micros;
 use serde::Serialize;
@@ -68,15 +69,49 @@ impl Query<'_> {
     }
 }
 
-/// What a view's query needs besides its name: checked when a scenario is loaded, so an
-/// expectation that could never be evaluated is bad input, not a failed check.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What a view's query needs besides its name, and what it answers: checked when a scenario is
+/// loaded, so an expectation that could never be evaluated, or never hold, is bad input, not a
+/// failed check.
+#[derive(Clone, Copy, Debug)]
 pub struct ViewNeeds {
     /// `observer = "..."` (alias `node`).
     pub node: bool,
     pub peer: bool,
     pub key: bool,
     pub contains: bool,
+    /// The form of `key` when one is given (required or not).
+    pub key_form: KeyForm,
+    /// What the view answers.
+    pub value: ViewValue,
+}
+
+/// The form of a view's `key`.
+#[derive(Clone, Copy, Debug)]
+pub enum KeyForm {
+    /// Any text (a state machine's key, a request's tag).
+    Any,
+    /// A whole number (0, 1, ...); says what it is, e.g. "a log index".
+    Number(&'static str),
+    /// Checked by this function: `Err` says what is wrong and what is valid.
+    Check(fn(&str, &Topology) -> Result<(), String>),
+}
+
+/// What a view answers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ViewValue {
+    /// Not declared: nothing is checked. Every view of a registered model declares one of the
+    /// others (`registry`'s tests check it).
+    Undeclared,
+    /// A number: `equals = 3`, `at_least`/`at_most`, `increases`.
+    Num,
+    /// One of these words.
+    Text(&'static [&'static str]),
+    /// A node's name, or `""` for none.
+    NodeName,
+    /// Any text; says what it is.
+    AnyText(&'static str),
+    /// A number, or one of these words when there is none (Raft's `lag`: "no leader").
+    NumOr(&'static [&'static str]),
 }
 
 impl ViewNeeds {
@@ -85,6 +120,8 @@ impl ViewNeeds {
         peer: false,
         key: false,
         contains: false,
+        key_form: KeyForm::Any,
+        value: ViewValue::Undeclared,
     };
     pub const NODE: ViewNeeds = ViewNeeds {
         node: true,
@@ -95,6 +132,124 @@ impl ViewNeeds {
         peer: true,
         ..ViewNeeds::NONE
     };
+    /// The view answers a number.
+    pub const fn num(self) -> ViewNeeds {
+        ViewNeeds {
+            value: ViewValue::Num,
+            ..self
+        }
+    }
+    /// The view answers one of these words.
+    pub const fn text(self, values: &'static [&'static str]) -> ViewNeeds {
+        ViewNeeds {
+            value: ViewValue::Text(values),
+            ..self
+        }
+    }
+    /// The view answers a node's name, or `""`.
+    pub const fn node_name(self) -> ViewNeeds {
+        ViewNeeds {
+            value: ViewValue::NodeName,
+            ..self
+        }
+    }
+    /// The view answers a number, or one of these words when it has none.
+    pub const fn num_or(self, words: &'static [&'static str]) -> ViewNeeds {
+        ViewNeeds {
+            value: ViewValue::NumOr(words),
+            ..self
+        }
+    }
+    /// The view answers any text (`what` says what it is).
+    pub const fn any_text(self, what: &'static str) -> ViewNeeds {
+        ViewNeeds {
+            value: ViewValue::AnyText(what),
+            ..self
+        }
+    }
+    /// The view needs a `key` of this form.
+    pub const fn key(self, form: KeyForm) -> ViewNeeds {
+        ViewNeeds {
+            key: true,
+            key_form: form,
+            ..self
+        }
+    }
+    /// The view takes an optional `key` of this form.
+    pub const fn optional_key(self, form: KeyForm) -> ViewNeeds {
+        ViewNeeds {
+            key_form: form,
+            ..self
+        }
+    }
+}
+
+impl Default for ViewNeeds {
+    fn default() -> ViewNeeds {
+        ViewNeeds::NONE
+    }
+}
+
+impl KeyForm {
+    /// `Err`: what is wrong with `key` for `view`, and what is valid.
+    pub fn check(&self, view: &str, key: &str, topo: &Topology) -> Result<(), String> {
+        let shown = crate::text::clip(key, 40);
+        match self {
+            KeyForm::Any => Ok(()),
+            KeyForm::Number(what) => key.parse::<u64>().map(|_| ()).map_err(|_| {
+                format!(
+                    "view `{view}`: key \"{shown}\" is not a whole number; the key is {what} \
+                     (0, 1, 2, ...)"
+                )
+            }),
+            KeyForm::Check(f) => f(key, topo).map_err(|m| format!("view `{view}`: key: {m}")),
+        }
+    }
+}
+
+impl ViewValue {
+    /// For messages and the docs: "a number", "text, one of: UP, DOWN".
+    pub fn describe(&self) -> String {
+        match self {
+            ViewValue::Undeclared => "a value".into(),
+            ViewValue::Num => "a number".into(),
+            ViewValue::Text(v) => format!(
+                "text, one of: {}",
+                v.iter()
+                    .map(|w| format!("\"{w}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            ViewValue::NodeName => "text: a node's name, or \"\" for none".into(),
+            ViewValue::AnyText(what) => format!("text ({what})"),
+            ViewValue::NumOr(v) => format!(
+                "a number, or one of: {}",
+                v.iter()
+                    .map(|w| format!("\"{w}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+    pub fn is_text(&self) -> bool {
+        matches!(
+            self,
+            ViewValue::Text(_) | ViewValue::NodeName | ViewValue::AnyText(_)
+        )
+    }
+    /// Whether a view declared so may answer `v`.
+    pub fn allows(&self, v: &QValue, topo: &Topology) -> bool {
+        match (self, v) {
+            (ViewValue::Undeclared, _) | (ViewValue::Num, QValue::Num(_)) => true,
+            (ViewValue::Text(words), QValue::Text(t)) => words.contains(&t.as_str()),
+            (ViewValue::NodeName, QValue::Text(t)) => t.is_empty() || topo.id(t).is_some(),
+            (ViewValue::AnyText(_), QValue::Text(_)) | (ViewValue::NumOr(_), QValue::Num(_)) => {
+                true
+            }
+            (ViewValue::NumOr(words), QValue::Text(t)) => words.contains(&t.as_str()),
+            _ => false,
+        }
+    }
 }
 
 /// A message kind the topology and sequence diagram colour by (CSS colour, e.g. `#2b8a3e`).
@@ -290,6 +445,12 @@ pub trait Model: Protocol {
     /// there is no value (a stopped node's volatile state, such as Raft's commitIndex): the plot
     /// leaves a gap there rather than draw a 0 that never happened.
     fn sample(&self, _sim: &Sim<Self>, _out: &mut Vec<f64>) {}
+    /// Charts that overlay two per-node series of [`Model::series`] for the selected node, by
+    /// index: (title, first, second); Raft: commitIndex and lastApplied, the gap between them
+    /// being raft-slow-apply's lesson. Default: none.
+    fn series_overlays(&self) -> &'static [(&'static str, usize, usize)] {
+        &[]
+    }
     /// The per-pair series, if the model has one.
     fn pair_series(&self) -> Option<PairSeries> {
         None
@@ -324,6 +485,40 @@ pub trait Model: Protocol {
     fn explain(&self, sim: &Sim<Self>, trace: &Trace, upto: usize, id: NodeId) -> Vec<String> {
         crate::explain::generic(self, sim, trace, upto, id)
     }
+    /// The kinds of moment the timeline marks, for its legend (`crate::moments`). Default: none.
+    fn moment_kinds(&self) -> &'static [MomentKind] {
+        &[]
+    }
+    /// The moments among the trace's records `from..`, appended to `found` (which holds those
+    /// of the records before `from`): derived from existing records (log lines), never new
+    /// ones, so the trace hash does not move.
+    fn moments(&self, _trace: &Trace, _topo: &Topology, _from: usize, _found: &mut Vec<Moment>) {}
+    /// One-key actions for live teaching (issue 40), for the `?` help. Default: none.
+    fn quick_keys(&self) -> &'static [QuickKey] {
+        &[]
+    }
+    /// The user actions of quick key `key` in the state now (`selected`: the node the person
+    /// selected, if any); `Err`: why not now ("there is no leader now").
+    fn quick_actions(
+        &self,
+        _sim: &Sim<Self>,
+        key: char,
+        _selected: Option<NodeId>,
+    ) -> Result<Vec<Action>, String> {
+        Err(format!("no action on key {key}"))
+    }
+    /// One record in the model's words ("n2 granted its vote to n4 in term 1"), for "what just
+    /// happened"; `None`: the generic wording (`moments::generic_line`).
+    fn say(&self, _trace: &Trace, _topo: &Topology, _r: &Rec) -> Option<String> {
+        None
+    }
+}
+
+/// A one-key action of a model ([`Model::quick_keys`]): its key and what it does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QuickKey {
+    pub key: char,
+    pub label: &'static str,
 }
 
 /// The two state marks a model's timeline draws as density strips: (mark label, meaning), the
@@ -359,6 +554,8 @@ pub trait Driver {
     fn apply_user_action(&mut self, action: Action) -> Result<(), SimError>;
     /// What the model says of an action before any run: unknown executor, bad command text.
     fn check_action(&self, action: &Action) -> Result<(), String>;
+    /// `Protocol::check_view_node`: can `view` be read on `node`?
+    fn check_view_node(&self, view: &str, node: NodeId) -> Result<(), String>;
     /// `Model::records_per_sec`.
     fn records_per_sec(&self) -> Option<(f64, String)>;
     fn next_time(&mut self) -> Option<Micros>;
@@ -377,6 +574,8 @@ pub trait Driver {
     // -- the world now
     fn now(&self) -> Micros;
     fn steps(&self) -> u64;
+    /// Messages sent so far (the next message's id).
+    fn messages_sent(&self) -> u64;
     fn hash(&self) -> TraceHash;
     /// `Sim::set_tracing`: off for a run whose outcome alone matters (no trace, no hash).
     fn set_tracing(&mut self, on: bool);
@@ -391,6 +590,8 @@ pub trait Driver {
     fn approx_bytes(&self) -> usize;
     /// Invariant violations found so far (models that check invariants after each event).
     fn violations(&self) -> u64;
+    /// Scheduled faults that could not apply at their time (`Sim::skipped`).
+    fn skipped(&self) -> &crate::engine::Skipped;
     /// Does the model check invariants after each event (`Protocol::CHECKS`)?
     fn checks_invariants(&self) -> bool;
 
@@ -408,6 +609,8 @@ pub trait Driver {
     fn matrix_classes(&self, observers: &[NodeId], peers: &[NodeId], out: &mut Vec<u8>);
     fn matrix_summary(&self, limit: usize) -> MatrixSummary;
     fn series(&self) -> &'static [SeriesSpec];
+    /// `Model::series_overlays`.
+    fn series_overlays(&self) -> &'static [(&'static str, usize, usize)];
     fn sample(&self, out: &mut Vec<f64>);
     fn pair_series(&self) -> Option<PairSeries>;
     fn pair_value(&self, observer: NodeId, peer: NodeId) -> f64;
@@ -418,6 +621,16 @@ pub trait Driver {
     fn state_marks(&self) -> Option<StateMarks>;
     /// `Model::explain` for node `id` at the cursor.
     fn explain(&self, id: NodeId) -> Vec<String>;
+    /// `Model::moment_kinds`.
+    fn moment_kinds(&self) -> &'static [MomentKind];
+    /// `Model::moments` over this run's trace from record `from`.
+    fn moments(&self, from: usize, found: &mut Vec<Moment>);
+    /// "What just happened": the last step before the cursor in the model's words.
+    fn what_happened(&self) -> Option<String>;
+    /// `Model::quick_keys`.
+    fn quick_keys(&self) -> &'static [QuickKey];
+    /// `Model::quick_actions` in the state now.
+    fn quick_actions(&self, key: char, selected: Option<NodeId>) -> Result<Vec<Action>, String>;
 }
 
 impl<M: Model> Driver for Engine<M> {
@@ -447,6 +660,9 @@ impl<M: Model> Driver for Engine<M> {
     }
     fn check_action(&self, action: &Action) -> Result<(), String> {
         self.sim.check_action_static(action)
+    }
+    fn check_view_node(&self, view: &str, node: NodeId) -> Result<(), String> {
+        self.sim.proto.check_view_node(view, node)
     }
     fn records_per_sec(&self) -> Option<(f64, String)> {
         self.sim.proto.records_per_sec(&self.sim)
@@ -480,6 +696,9 @@ impl<M: Model> Driver for Engine<M> {
     }
     fn now(&self) -> Micros {
         self.sim.now
+    }
+    fn messages_sent(&self) -> u64 {
+        self.sim.messages_sent()
     }
     fn steps(&self) -> u64 {
         self.sim.steps
@@ -529,6 +748,9 @@ impl<M: Model> Driver for Engine<M> {
     fn violations(&self) -> u64 {
         self.sim.violations
     }
+    fn skipped(&self) -> &crate::engine::Skipped {
+        &self.sim.skipped
+    }
     fn checks_invariants(&self) -> bool {
         M::CHECKS
     }
@@ -573,6 +795,9 @@ impl<M: Model> Driver for Engine<M> {
     fn sample(&self, out: &mut Vec<f64>) {
         self.sim.proto.sample(&self.sim, out)
     }
+    fn series_overlays(&self) -> &'static [(&'static str, usize, usize)] {
+        self.sim.proto.series_overlays()
+    }
     fn pair_series(&self) -> Option<PairSeries> {
         self.sim.proto.pair_series()
     }
@@ -597,5 +822,23 @@ impl<M: Model> Driver for Engine<M> {
     fn explain(&self, id: NodeId) -> Vec<String> {
         let upto = self.trace.rec_index_at_step(self.sim.steps);
         self.sim.proto.explain(&self.sim, &self.trace, upto, id)
+    }
+    fn moment_kinds(&self) -> &'static [MomentKind] {
+        self.sim.proto.moment_kinds()
+    }
+    fn moments(&self, from: usize, found: &mut Vec<Moment>) {
+        self.sim
+            .proto
+            .moments(&self.trace, &self.sim.topo, from, found)
+    }
+    fn what_happened(&self) -> Option<String> {
+        let (p, t, topo) = (&self.sim.proto, &self.trace, &self.sim.topo);
+        crate::moments::what_happened(t, topo, self.sim.steps, &|r| p.say(t, topo, r))
+    }
+    fn quick_keys(&self) -> &'static [QuickKey] {
+        self.sim.proto.quick_keys()
+    }
+    fn quick_actions(&self, key: char, selected: Option<NodeId>) -> Result<Vec<Action>, String> {
+        self.sim.proto.quick_actions(&self.sim, key, selected)
     }
 }

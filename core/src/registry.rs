@@ -99,3 +99,25 @@ fn build<M: Model>(a: BuildArgs) -> Result<Box<dyn Driver>, String> {
 pub fn checkpoint_span(duration: Micros, max_checkpoints: usize) -> Micros {
     (duration / (max_checkpoints as Micros - 2)).max(crate::time::US_PER_S)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ViewValue;
+
+    /// Every view, generic or a model's, declares what it answers: the load-time checks of
+    /// `equals`, bounds and `increases` rely on it.
+    #[test]
+    fn every_view_declares_its_value() {
+        for v in crate::scenario::GENERIC_VIEWS {
+            let d = crate::scenario::generic_view_needs(v).value;
+            assert_ne!(d, ViewValue::Undeclared, "generic view `{v}`");
+        }
+        for m in MODELS {
+            for v in m.views {
+                let d = (m.view_needs)(v).value;
+                assert_ne!(d, ViewValue::Undeclared, "{}: view `{v}`", m.name);
+            }
+        }
+    }
+}

@@ -21,6 +21,32 @@ pub struct ExpectResult {
     /// The virtual time of the first sample that did not hold (or could not be taken), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_at_us: Option<Micros>,
+    /// Declared to hold on only some seeds (`chance`): when it did not hold on this one, that is
+    /// "did not happen this time", not a failure of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chance: Option<crate::scenario::Chance>,
+    /// A caption's check (`[[captions.holds]]`): the caption's index in the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caption: Option<u32>,
+}
+
+impl ExpectResult {
+    /// Whether this result makes the run fail: it did not hold and it claims to hold always.
+    pub fn fails_run(&self) -> bool {
+        !self.passed && self.chance.is_none()
+    }
+
+    /// One line for people: what held, failed, or did not happen this time.
+    pub fn verdict(&self) -> String {
+        match (self.passed, &self.chance) {
+            (true, _) => "held".into(),
+            (false, None) => "FAILED".into(),
+            (false, Some(c)) => format!(
+                "did not happen this time (expected in {} of seeds)",
+                c.short()
+            ),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -34,6 +60,10 @@ pub struct Report {
     pub passed: bool,
     pub expectations: Vec<ExpectResult>,
     pub metrics: std::collections::BTreeMap<String, f64>,
+    /// Scheduled faults that could not apply at their time (a command the node refused then):
+    /// each makes the run fail, like an expectation that did not hold.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<String>,
     /// Every node's views at the end (the model's `views_json`); `null` until filled by
     /// [`Run::views_json`]. Not built by `run`: at 251 nodes they are ~56 MB of JSON and cost more
     /// than a tenth of the run, and sweeps and benchmarks never look at them.
@@ -149,6 +179,37 @@ impl Run {
                     crate::text::clip(&a.describe(), 80)
                 )
             })?;
+        }
+        // The model's views on the nodes the expectations name, now that the parameters are
+        // known (a Raft server's view on Ozone's SCM); the generic views read any node.
+        // Only the fields a view reads are asked about: SCM's views (`pipeline`,
+        // `scm_container_state`) read no node, and a `node = "scm"` beside them is ignored.
+        let needs = registry::find(&run.scenario.raw.protocol).map(|m| m.view_needs);
+        for e in run.expectations() {
+            if crate::scenario::GENERIC_VIEWS.contains(&e.view.as_str()) {
+                continue;
+            }
+            let Some(needs) = needs.map(|f| f(&e.view)) else {
+                continue;
+            };
+            for (field, name, read) in [
+                ("node", &e.observer, needs.node),
+                ("peer", &e.peer, needs.peer),
+            ] {
+                let Some(id) = name.as_deref().and_then(|n| run.scenario.topo.id(n)) else {
+                    continue;
+                };
+                if !read {
+                    continue;
+                }
+                run.engine.check_view_node(&e.view, id).map_err(|m| {
+                    format!(
+                        "{}: expectation \"{}\", {field}: {m}",
+                        run.scenario.file,
+                        crate::text::clip(&e.name, 60)
+                    )
+                })?;
+            }
         }
         let recorded = run.scenario.raw.recorded.clone();
         run.check_actions(&recorded, "recorded", &opts.limits)
@@ -272,9 +333,19 @@ impl Run {
             from,
             key,
         };
-        Ok(match view_name {
+        let value = match view_name {
             "status" => QValue::Text(e.status(q.need_node("node")?).as_str().into()),
             "violations" => QValue::Num(e.violations() as f64),
+            "link" | "link_loss" => {
+                let (from, to) = (q.need_node("node")?, q.need_peer()?);
+                let l = e.net().link(from, to);
+                if view_name == "link" {
+                    QValue::Text(l.condition().into())
+                } else {
+                    // Percent, rounded to a hundredth so `equals = 90` holds for 0.9.
+                    QValue::Num((l.loss * 10_000.0).round() / 100.0)
+                }
+            }
             "exec_pending" | "exec_expired" | "exec_done" => {
                 let n = q.need_node("node")?;
                 let names = e.executors();
@@ -323,7 +394,30 @@ impl Run {
                     ))
                 }
             },
-        })
+        };
+        self.check_declared(view_name, value)
+    }
+
+    /// An answer outside the view's declaration (`model::ViewNeeds::value`), which the load-time
+    /// checks of expectations rely on, is a bug of the model: an error, not a silent mismatch.
+    fn check_declared(&self, view: &str, value: QValue) -> Result<QValue, String> {
+        let declared = if crate::scenario::GENERIC_VIEWS.contains(&view) {
+            crate::scenario::generic_view_needs(view).value
+        } else {
+            registry::find(&self.scenario.raw.protocol)
+                .map_or(crate::model::ViewValue::Undeclared, |m| {
+                    (m.view_needs)(view).value
+                })
+        };
+        if declared.allows(&value, &self.scenario.topo) {
+            Ok(value)
+        } else {
+            Err(format!(
+                "view `{view}` answered \"{value}\", but it is declared to answer {} (a bug of \
+                 the model: its `view_needs`)",
+                declared.describe()
+            ))
+        }
     }
 
     /// Whether this variant's expectations read the trace (the `log` view counts log lines):
@@ -340,15 +434,12 @@ impl Run {
         }
     }
 
-    fn expectations(&self) -> Vec<ExpectSpec> {
-        let v = self.scenario.variant(&self.variant).expect("validated").1;
+    /// What this run checks: the scenario's and the variant's expectations, then its
+    /// captions' checks (`Scenario::expectations`).
+    pub fn expectations(&self) -> Vec<ExpectSpec> {
         self.scenario
-            .raw
-            .expect
-            .iter()
-            .chain(v.expect.iter())
-            .cloned()
-            .collect()
+            .expectations(&self.variant)
+            .expect("the variant was validated when the run was made")
     }
 
     /// Run to the end of the scenario (or `until`), checking every expectation when it is due.
@@ -489,6 +580,7 @@ impl Run {
                     fmt_time(self.engine.now())
                 )));
             }
+            self.check_fates_applied()?;
         }
         let results: Vec<ExpectResult> = pend
             .into_iter()
@@ -502,6 +594,8 @@ impl Run {
                         detail: f,
                         window_us,
                         failed_at_us: Some(t),
+                        chance: p.spec.chance,
+                        caption: p.spec.caption,
                     },
                     (None, false) => ExpectResult {
                         name: p.spec.name,
@@ -513,6 +607,8 @@ impl Run {
                         ),
                         window_us,
                         failed_at_us: None,
+                        chance: p.spec.chance,
+                        caption: p.spec.caption,
                     },
                     (None, true) => ExpectResult {
                         detail: describe_ok(&p.spec, p.last.as_ref(), p.from, p.to),
@@ -520,11 +616,69 @@ impl Run {
                         passed: true,
                         window_us,
                         failed_at_us: None,
+                        chance: p.spec.chance,
+                        caption: p.spec.caption,
                     },
                 }
             })
             .collect();
-        Ok(self.report(results))
+        let mut rep = self.report(results);
+        rep.skipped = self.skipped_faults();
+        rep.passed &= rep.skipped.is_empty();
+        Ok(rep)
+    }
+
+    /// The scheduled faults that could not apply so far, one line each (and how many more).
+    pub fn skipped_faults(&self) -> Vec<String> {
+        let s = self.engine.skipped();
+        let mut out: Vec<String> = s
+            .first
+            .iter()
+            .map(|(t, why)| format!("at {}: {why}", fmt_time(*t)))
+            .collect();
+        let more = s.total - s.first.len() as u64;
+        if more > 0 {
+            out.push(format!("... and {more} more skipped faults"));
+        }
+        out
+    }
+
+    /// At the end of a run: a fork's fate (`Action::Message`, recorded or scheduled) whose
+    /// message was never sent was never applied; an error naming the action, instead of a fork
+    /// that silently changed nothing.
+    fn check_fates_applied(&self) -> Result<(), SimError> {
+        use crate::engine::action::Action;
+        let sent = self.engine.messages_sent();
+        let unsent = |a: &Action| matches!(a, Action::Message { msg, .. } if *msg >= sent);
+        let place = self
+            .engine
+            .user_actions()
+            .iter()
+            .enumerate()
+            .find(|(_, r)| unsent(&r.action))
+            .map(|(i, r)| (format!("recorded[{i}]"), &r.action))
+            .or_else(|| {
+                self.engine
+                    .schedule()
+                    .iter()
+                    .find(|(_, a)| unsent(a))
+                    .map(|(t, a)| (format!("the fault at {}", crate::time::fmt_duration(*t)), a))
+            });
+        let Some((place, action @ Action::Message { msg, .. })) = place else {
+            return Ok(());
+        };
+        Err(SimError::Action(format!(
+            "{}: {place} ({}): message #{msg} was never sent, so its fate was never applied: \
+             the run ended at {} after {}; a fork names a message of this scenario, variant \
+             and seed (as exported from a session)",
+            self.scenario.file,
+            action.describe(),
+            fmt_time(self.engine.now()),
+            match sent {
+                0 => "sending no message".to_string(),
+                n => format!("{n} messages (the last message sent was #{})", n - 1),
+            }
+        )))
     }
 
     /// Metrics of the state now: the generic ones and the model's.
@@ -560,9 +714,10 @@ impl Run {
             } else {
                 "not traced".into()
             },
-            passed: expectations.iter().all(|e| e.passed),
+            passed: expectations.iter().all(|e| !e.fails_run()),
             expectations,
             metrics: self.metrics(),
+            skipped: Vec::new(),
             views: serde_json::Value::Null,
         }
     }

@@ -9,7 +9,7 @@
 
 use crate::limits::Limits;
 use crate::runner::{Run, RunOptions};
-use crate::scenario::Scenario;
+use crate::scenario::{Chance, Scenario};
 use crate::time::Micros;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -155,6 +155,64 @@ impl Plan {
         })
     }
 
+    /// Everything later code relies on in a plan read from a file (a part): the seeds number
+    /// 1 to 1,000,000 and fit in u64, every grid axis has values, its keys are distinct and not
+    /// also `--set`, the cells and jobs are within their limits, the `--set` values read back.
+    /// Errors name the field (`plan.seeds`); [`Plan::new`] makes only plans that pass.
+    pub fn check(&self) -> Result<(), String> {
+        if self.seeds == 0 || self.seeds > 1_000_000 {
+            return Err(format!(
+                "plan.seeds = {} is out of range (1 to 1000000)",
+                self.seeds
+            ));
+        }
+        if self.first_seed.checked_add(self.seeds - 1).is_none() {
+            return Err(format!(
+                "plan.first_seed = {} with {} seeds: the last seed would pass 2^64-1",
+                self.first_seed, self.seeds
+            ));
+        }
+        for (k, v) in &self.set {
+            match crate::scenario::parse_override(&format!("{k}={v}")) {
+                Ok((key, _)) if key == *k => {}
+                _ => {
+                    return Err(format!(
+                        "plan.set: \"{}\" = \"{}\" is not a parameter and a value",
+                        crate::text::clip(k, 40),
+                        crate::text::clip(v, 40)
+                    ))
+                }
+            }
+        }
+        let mut cells = 1usize;
+        for (i, a) in self.grid.iter().enumerate() {
+            if a.values.is_empty() {
+                return Err(format!(
+                    "plan.grid[{i}].values: the parameter {} has no values",
+                    crate::text::clip(&a.key, 40)
+                ));
+            }
+            if self.grid[..i].iter().any(|b| b.key == a.key) || self.set.contains_key(&a.key) {
+                return Err(format!(
+                    "plan.grid[{i}].key: the parameter {} is swept twice, or also set",
+                    crate::text::clip(&a.key, 40)
+                ));
+            }
+            cells = cells
+                .checked_mul(a.values.len())
+                .filter(|&n| n <= MAX_CELLS)
+                .ok_or_else(|| format!("plan.grid: more than {MAX_CELLS} cells (the limit)"))?;
+        }
+        if cells as u64 * self.seeds > MAX_JOBS {
+            return Err(format!(
+                "plan: {cells} cells x {} seeds = {} runs; the limit is {MAX_JOBS}",
+                self.seeds,
+                cells as u64 * self.seeds
+            ));
+        }
+        Ok(())
+    }
+
     pub fn cells(&self) -> usize {
         self.grid.iter().map(|a| a.values.len()).product()
     }
@@ -262,6 +320,16 @@ pub fn run_job(scenario: &Scenario, plan: &Plan, j: u64, limits: &Limits) -> Out
         r.run(plan.until).map_err(|e| e.to_string())
     });
     match res {
+        // A scheduled fault that could not apply: this seed did not run the scenario's story,
+        // so it is counted apart with why, like a run that could not be made.
+        Ok(rep) if !rep.skipped.is_empty() => Outcome {
+            job: j,
+            seed,
+            passed: false,
+            held: Vec::new(),
+            metrics: BTreeMap::new(),
+            error: Some(rep.skipped.join("; ")),
+        },
         Ok(rep) => Outcome {
             job: j,
             seed,
@@ -289,6 +357,10 @@ pub struct Partial {
     pub plan: Plan,
     /// The expectations' names, in order.
     pub expectations: Vec<String>,
+    /// Their declared chances (`chance = "40%..70%"`), in the same order; empty when none
+    /// declares one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chances: Vec<Option<Chance>>,
     /// Sorted by job, no job twice.
     pub outcomes: Vec<Outcome>,
 }
@@ -302,6 +374,7 @@ impl Partial {
             clusterscope_sweep_part: PART_VERSION,
             plan,
             expectations,
+            chances: Vec::new(),
             outcomes,
         }
     }
@@ -317,14 +390,100 @@ impl Partial {
                 p.clusterscope_sweep_part
             ));
         }
+        p.check(file)?;
         Ok(p)
+    }
+
+    /// What a merge and a summary rely on, checked before either uses a part read from a file:
+    /// its plan ([`Plan::check`]), and each outcome: a job of the plan, listed once and in order,
+    /// with that job's seed, one `held` per expectation and `passed` exactly when all held (a
+    /// run that errored neither passed nor held any). Errors name `file` and the field.
+    pub fn check(&self, file: &str) -> Result<(), String> {
+        let bad = |m: String| {
+            format!(
+                "{file}: {m}; not a part as `clusterscope sweep --shard` writes it (edited, or \
+                 cut?): write it again"
+            )
+        };
+        self.plan.check().map_err(bad)?;
+        let jobs = self.plan.jobs();
+        let n = self.expectations.len();
+        if !self.chances.is_empty() && self.chances.len() != n {
+            return Err(bad(format!(
+                "chances has {} entries for {n} expectations",
+                self.chances.len()
+            )));
+        }
+        let mut last: Option<u64> = None;
+        for (k, o) in self.outcomes.iter().enumerate() {
+            let at = format!("outcomes[{k}]");
+            if o.job >= jobs {
+                return Err(bad(format!(
+                    "{at}.job = {} is outside the plan's {jobs} runs (0 to {})",
+                    o.job,
+                    jobs - 1
+                )));
+            }
+            match last {
+                Some(l) if l == o.job => {
+                    return Err(bad(format!("{at}.job: job {} is listed twice", o.job)))
+                }
+                Some(l) if l > o.job => {
+                    return Err(bad(format!(
+                        "{at}.job: job {} follows job {l}; a part lists its runs in order",
+                        o.job
+                    )))
+                }
+                _ => last = Some(o.job),
+            }
+            let seed = self.plan.job(o.job).1;
+            if o.seed != seed {
+                return Err(bad(format!(
+                    "{at}.seed = {} but job {} of the plan is seed {seed}",
+                    o.seed, o.job
+                )));
+            }
+            if o.error.is_some() {
+                if o.passed || !o.held.is_empty() {
+                    return Err(bad(format!(
+                        "{at}: a run that errored, yet with passed = {} and {} held entries",
+                        o.passed,
+                        o.held.len()
+                    )));
+                }
+                continue;
+            }
+            if o.held.len() != n {
+                return Err(bad(format!(
+                    "{at}.held has {} entries for {n} expectations",
+                    o.held.len()
+                )));
+            }
+            // A chance expectation that did not hold does not fail its run.
+            let always = |i: usize| self.chances.get(i).is_none_or(Option::is_none);
+            match o.held.iter().enumerate().position(|(i, h)| !h && always(i)) {
+                Some(i) if o.passed => {
+                    return Err(bad(format!("{at}.passed = true but held[{i}] is false")))
+                }
+                None if !o.passed => {
+                    return Err(bad(format!(
+                        "{at}.passed = false but every expectation held (but those with a chance)"
+                    )))
+                }
+                _ => {}
+            }
+        }
+        Ok(())
     }
 }
 
-/// Combine parts of one plan. Refuses parts of different plans (scenario, digest, variant,
-/// seeds, set, grid) and a job present twice; `complete` also refuses missing jobs, naming
-/// how many and the first.
+/// Combine parts of one plan. Refuses a part that does not hold together ([`Partial::check`]),
+/// parts of different plans (scenario, digest, variant, seeds, set, grid) and a job present
+/// twice; `complete` also refuses missing jobs, naming how many and the first.
 pub fn merge(parts: Vec<(String, Partial)>, complete: bool) -> Result<Partial, String> {
+    for (file, p) in &parts {
+        p.check(file)?;
+    }
     let mut it = parts.into_iter();
     let (first_file, mut acc) = it
         .next()
@@ -335,7 +494,7 @@ pub fn merge(parts: Vec<(String, Partial)>, complete: bool) -> Result<Partial, S
         .map(|o| (o.job, first_file.clone()))
         .collect();
     for (file, p) in it {
-        if p.plan != acc.plan || p.expectations != acc.expectations {
+        if p.plan != acc.plan || p.expectations != acc.expectations || p.chances != acc.chances {
             return Err(format!(
                 "{file}: a part of another sweep than {first_file} ({}); merge parts of one \
                  sweep only",
@@ -435,6 +594,13 @@ pub struct ExpectStat {
     pub name: String,
     #[serde(flatten)]
     pub held: Fraction,
+    /// What it declares (`chance`); `None`: it claims to hold on (nearly) every seed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chance: Option<Chance>,
+    /// The observed fraction's 95% interval does not meet the declared chance (for an
+    /// expectation without one, [`Chance::ALWAYS`]): the scenario's claim is wrong.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub contradicted: bool,
     /// Seeds where it did not hold (the first [`MAX_LISTED_SEEDS`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed_seeds: Vec<u64>,
@@ -510,13 +676,20 @@ pub fn summarize(part: &Partial) -> Summary {
                 .expectations
                 .iter()
                 .enumerate()
-                .map(|(i, name)| ExpectStat {
-                    name: name.clone(),
-                    held: wilson(
+                .map(|(i, name)| {
+                    let held = wilson(
                         ok.iter().filter(|o| o.held.get(i) == Some(&true)).count() as u64,
                         runs,
-                    ),
-                    failed_seeds: failing(&|o| o.held.get(i) != Some(&true)),
+                    );
+                    let chance = part.chances.get(i).copied().flatten();
+                    let claim = chance.unwrap_or(Chance::ALWAYS);
+                    ExpectStat {
+                        name: name.clone(),
+                        contradicted: runs > 0 && !claim.admits(held.ci95_low, held.ci95_high),
+                        held,
+                        chance,
+                        failed_seeds: failing(&|o| o.held.get(i) != Some(&true)),
+                    }
                 })
                 .collect();
             // Every metric any run reported; a run without it counts as 0.
@@ -566,16 +739,54 @@ pub fn summarize(part: &Partial) -> Summary {
     }
 }
 
-/// The expectations' names of `variant`, in the order a run reports them.
+/// The expectations' names of `variant`, in the order a run reports them (its captions'
+/// checks included: `Scenario::expectations`).
 pub fn expectation_names(scenario: &Scenario, variant: &str) -> Result<Vec<String>, String> {
-    let (_, v) = scenario.variant(variant)?;
     Ok(scenario
-        .raw
-        .expect
-        .iter()
-        .chain(v.expect.iter())
-        .map(|e| e.name.clone())
+        .expectations(variant)?
+        .into_iter()
+        .map(|e| e.name)
         .collect())
+}
+
+/// Their declared chances, in the same order; empty when none declares one (what
+/// `Partial::chances` holds).
+pub fn expectation_chances(
+    scenario: &Scenario,
+    variant: &str,
+) -> Result<Vec<Option<Chance>>, String> {
+    let c: Vec<Option<Chance>> = scenario
+        .expectations(variant)?
+        .into_iter()
+        .map(|e| e.chance)
+        .collect();
+    Ok(if c.iter().all(Option::is_none) {
+        Vec::new()
+    } else {
+        c
+    })
+}
+
+impl Summary {
+    /// The expectations whose observed fraction contradicts what they declare, over all
+    /// cells: `(cell label, expectation)`.
+    pub fn contradictions(&self) -> Vec<(String, &ExpectStat)> {
+        self.cells
+            .iter()
+            .flat_map(|c| {
+                let label = c
+                    .values
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                c.expectations
+                    .iter()
+                    .filter(|e| e.contradicted)
+                    .map(move |e| (label.clone(), e))
+            })
+            .collect()
+    }
 }
 
 /// The parameter keys a grid can vary for `variant`: the scenario's `[params]` and the
@@ -610,293 +821,4 @@ pub fn cell_scenario(scenario: &Scenario, plan: &Plan, cell: usize) -> Result<St
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn scenario() -> Scenario {
-        crate::scenario::builtin::get("cassandra-21636-packet-loss").unwrap()
-    }
-
-    /// A cell's scenario replays that job exactly, also for a parameter the variant sets
-    /// itself (its value would otherwise win over `[params]`).
-    #[test]
-    fn a_cell_scenario_replays_its_job() {
-        let s = crate::scenario::builtin::get("cassandra-15138-shutdown-race").unwrap();
-        let keys: Vec<String> = parameters(&s, "cassandra-4.0")
-            .unwrap()
-            .into_iter()
-            .map(|(k, _)| k)
-            .collect();
-        assert!(keys.contains(&"client_rate".to_string()), "{keys:?}");
-        let grid = vec![
-            Axis::parse("messaging=3.x,4.0").unwrap(),
-            Axis::parse("client_rate=10,400").unwrap(),
-        ];
-        let plan = Plan::new(
-            &s,
-            "cassandra-4.0",
-            3,
-            2,
-            &toml::Table::new(),
-            grid,
-            Some(60_000_000),
-        )
-        .unwrap();
-        let limits = Limits::default();
-        for j in 0..plan.jobs() {
-            let (cell, seed) = plan.job(j);
-            let text = cell_scenario(&s, &plan, cell).unwrap();
-            let c = Scenario::parse("cell.toml", &text, &limits).unwrap();
-            let alone = Plan::new(
-                &c,
-                &plan.variant,
-                seed,
-                1,
-                &toml::Table::new(),
-                vec![],
-                plan.until,
-            )
-            .unwrap();
-            let mut want = run_job(&s, &plan, j, &limits);
-            let got = run_job(&c, &alone, 0, &limits);
-            want.job = 0;
-            assert_eq!(got, want, "job {j}: {}", plan.cell_label(cell));
-        }
-        // messaging=3.x in the variant that sets 4.0: the variant's table carries the cell's value.
-        let text = cell_scenario(&s, &plan, 0).unwrap();
-        let c = Scenario::parse("cell.toml", &text, &limits).unwrap();
-        let (_, v) = c.variant("cassandra-4.0").unwrap();
-        assert_eq!(
-            v.params.get("messaging").and_then(|v| v.as_str()),
-            Some("3.x")
-        );
-    }
-
-    #[test]
-    fn wilson_interval_known_values() {
-        // 50/100: 95% Wilson interval [0.4038, 0.5962].
-        let f = wilson(50, 100);
-        assert!((f.ci95_low - 0.4038).abs() < 1e-3 && (f.ci95_high - 0.5962).abs() < 1e-3);
-        let f = wilson(0, 10);
-        assert_eq!(f.ci95_low, 0.0);
-        assert!((f.ci95_high - 0.2775).abs() < 1e-3);
-    }
-
-    #[test]
-    fn axes_parse_like_set() {
-        let a = Axis::parse("loss=0.01,0.05, 0.1").unwrap();
-        assert_eq!(a.key, "loss");
-        assert_eq!(
-            a.values,
-            vec![
-                toml::Value::Float(0.01),
-                toml::Value::Float(0.05),
-                toml::Value::Float(0.1)
-            ]
-        );
-        let a = Axis::parse("client_delay=5ms,\"10ms\"").unwrap();
-        assert_eq!(
-            a.values,
-            vec![
-                toml::Value::String("5ms".into()),
-                toml::Value::String("10ms".into())
-            ]
-        );
-        for (bad, want) in [
-            ("loss", "expected key=v1,v2"),
-            ("=1,2", "the key is empty"),
-            ("x=1,,2", "an empty value"),
-            ("x=1,2,1", "given twice"),
-        ] {
-            let e = Axis::parse(bad).unwrap_err();
-            assert!(e.contains(want), "{bad}: {e}");
-        }
-    }
-
-    /// The product of the axes, first axis slowest, each cell's values and overrides.
-    #[test]
-    fn grid_expands_to_the_product() {
-        let s = scenario();
-        let grid = vec![
-            Axis::parse("a=1,2,3").unwrap(),
-            Axis::parse("b=x,y").unwrap(),
-        ];
-        let mut set = toml::Table::new();
-        set.insert("c".into(), toml::Value::Integer(7));
-        let p = Plan::new(&s, "fixed", 10, 4, &set, grid, None).unwrap();
-        assert_eq!(p.cells(), 6);
-        assert_eq!(p.jobs(), 24);
-        let labels: Vec<String> = (0..6).map(|c| p.cell_label(c)).collect();
-        assert_eq!(
-            labels,
-            ["a=1 b=x", "a=1 b=y", "a=2 b=x", "a=2 b=y", "a=3 b=x", "a=3 b=y"]
-        );
-        assert_eq!(p.job(0), (0, 10));
-        assert_eq!(p.job(5), (1, 11));
-        assert_eq!(p.job(23), (5, 13));
-        let o = p.overrides(3);
-        assert_eq!(o["a"], toml::Value::Integer(2));
-        assert_eq!(o["b"], toml::Value::String("y".into()));
-        assert_eq!(o["c"], toml::Value::Integer(7));
-        // No grid: one cell, no values.
-        let p = Plan::new(&s, "fixed", 1, 3, &toml::Table::new(), vec![], None).unwrap();
-        assert_eq!(
-            (p.cells(), p.jobs(), p.cell_label(0)),
-            (1, 3, String::new())
-        );
-    }
-
-    #[test]
-    fn plans_refuse_what_cannot_run() {
-        let s = scenario();
-        let t = toml::Table::new();
-        let ax = |s: &str| Axis::parse(s).unwrap();
-        let e = |r: Result<Plan, String>| r.unwrap_err();
-        assert!(e(Plan::new(&s, "nope", 1, 1, &t, vec![], None)).contains("nope"));
-        assert!(e(Plan::new(&s, "fixed", 1, 0, &t, vec![], None)).contains("use 1 to"));
-        assert!(e(Plan::new(&s, "fixed", u64::MAX, 2, &t, vec![], None)).contains("2^64-1"));
-        assert!(e(Plan::new(
-            &s,
-            "fixed",
-            1,
-            1,
-            &t,
-            vec![ax("a=1"), ax("a=2")],
-            None
-        ))
-        .contains("given twice"));
-        let mut set = toml::Table::new();
-        set.insert("a".into(), toml::Value::Integer(1));
-        assert!(
-            e(Plan::new(&s, "fixed", 1, 1, &set, vec![ax("a=1,2")], None))
-                .contains("fixed or swept")
-        );
-        let big: Vec<Axis> = ["a", "b", "c"]
-            .iter()
-            .map(|k| {
-                ax(&format!(
-                    "{k}={}",
-                    (0..10).map(|i| i.to_string()).collect::<Vec<_>>().join(",")
-                ))
-            })
-            .collect();
-        assert!(e(Plan::new(&s, "fixed", 1, 1, &t, big, None)).contains("1000 cells"));
-    }
-
-    /// Shards partition the jobs: every job in exactly one shard, for any n.
-    #[test]
-    fn shards_partition_the_jobs() {
-        let s = scenario();
-        let p = Plan::new(
-            &s,
-            "fixed",
-            1,
-            7,
-            &toml::Table::new(),
-            vec![Axis::parse("a=1,2,3").unwrap()],
-            None,
-        )
-        .unwrap();
-        for n in 1..=25 {
-            let mut seen = vec![0u32; p.jobs() as usize];
-            for i in 0..n {
-                for j in p.shard(i, n) {
-                    seen[j as usize] += 1;
-                }
-            }
-            assert!(seen.iter().all(|&c| c == 1), "n={n}: {seen:?}");
-        }
-    }
-
-    fn outcome(job: u64, passed: bool) -> Outcome {
-        Outcome {
-            job,
-            seed: 1 + job,
-            passed,
-            held: vec![passed, true],
-            metrics: BTreeMap::from([("m".to_string(), job as f64)]),
-            error: None,
-        }
-    }
-
-    /// Merging shards in any order gives the unsharded partial; overlaps, foreign parts and
-    /// missing jobs are refused by name.
-    #[test]
-    fn merge_checks_what_it_combines() {
-        let s = scenario();
-        let p = Plan::new(&s, "fixed", 1, 10, &toml::Table::new(), vec![], None).unwrap();
-        let names = vec!["x".to_string(), "y".to_string()];
-        let all: Vec<Outcome> = (0..10).map(|j| outcome(j, j % 3 != 0)).collect();
-        let whole = Partial::new(p.clone(), names.clone(), all.clone());
-        let part = |i: u64| {
-            let outs = p.shard(i, 3).map(|j| all[j as usize].clone()).collect();
-            (
-                format!("part-{i}.json"),
-                Partial::new(p.clone(), names.clone(), outs),
-            )
-        };
-        let merged = merge(vec![part(2), part(0), part(1)], true).unwrap();
-        assert_eq!(merged, whole);
-        assert_eq!(summarize(&merged), summarize(&whole));
-        let s0 = summarize(&whole);
-        assert_eq!(s0.cells[0].all_passed.count, 6);
-        assert_eq!(s0.cells[0].failed_seeds, vec![1, 4, 7, 10]);
-        assert_eq!(s0.cells[0].metrics["m"].max, 9.0);
-
-        let e = merge(vec![part(0), part(1), part(0)], true).unwrap_err();
-        assert!(
-            e.contains("part-0.json") && e.contains("given twice"),
-            "{e}"
-        );
-        let e = merge(vec![part(0), part(2)], true).unwrap_err();
-        assert!(
-            e.contains("3 of 10 runs are missing") && e.contains("job 1, seed 2"),
-            "{e}"
-        );
-        assert!(merge(vec![part(0), part(2)], false).is_ok());
-        let mut other = part(1);
-        other.1.plan.variant = "buggy".into();
-        let e = merge(vec![part(0), other, part(2)], true).unwrap_err();
-        assert!(e.contains("variant fixed vs buggy"), "{e}");
-    }
-
-    /// A job's outcome depends on the plan and the job alone: the same job run twice, or in a
-    /// different order, gives the same outcome; cells really change the parameters.
-    #[test]
-    fn jobs_are_deterministic_and_cells_apply() {
-        let s = scenario();
-        let p = Plan::new(
-            &s,
-            "buggy",
-            3,
-            2,
-            &toml::Table::new(),
-            vec![Axis::parse("echo=buggy,fixed").unwrap()],
-            Some(200_000_000),
-        )
-        .unwrap();
-        let l = Limits::default();
-        let a: Vec<Outcome> = (0..4).map(|j| run_job(&s, &p, j, &l)).collect();
-        let b: Vec<Outcome> = (0..4).rev().map(|j| run_job(&s, &p, j, &l)).collect();
-        assert_eq!(a, b.into_iter().rev().collect::<Vec<_>>());
-        assert!(a.iter().all(|o| o.error.is_none()));
-        // The cells really differ: echo=buggy leaves phantom-DOWN pairs, echo=fixed none.
-        assert!(a[0].metrics["down_pairs"] > 0.0, "{a:?}");
-        assert_eq!(a[2].metrics["down_pairs"], 0.0, "{a:?}");
-        let bad = Plan::new(
-            &s,
-            "buggy",
-            1,
-            1,
-            &toml::Table::new(),
-            vec![Axis::parse("fd_window=0").unwrap()],
-            None,
-        )
-        .unwrap();
-        let o = run_job(&s, &bad, 0, &l);
-        assert!(
-            o.error.as_deref().unwrap_or("").contains("fd_window"),
-            "{o:?}"
-        );
-    }
-}
+mod tests;

@@ -5,7 +5,9 @@
 //! - no read ever ends with "Missing mutation";
 //! - every read completes unless a message was lost (then it completes or times out);
 //! - no read coordinator's remaining-mutations counter is negative at the end (it may dip
-//!   below zero between a pull and acceptRemoteSummary's count, as in the code).
+//!   below zero between a pull and acceptRemoteSummary's count, as in the code);
+//! - every write ends reconciled at its coordinator with no write callback left (a lost
+//!   message is retried when its callback expires).
 //!
 //! Default 400 cases (a few seconds in `cargo test`); more with
 //! `CLUSTERSCOPE_PROPTEST_CASES=10000 cargo test --release -p clusterscope-tests --test mutation_properties`.
@@ -204,6 +206,29 @@ fn run_with(seed: u64, ops: &[(u64, Op)], p: MtParams) -> Result<(), String> {
             if c.outcome == Outcome::Timeout && !lossy {
                 return Err(format!("client read {id:?} timed out with no message lost"));
             }
+        }
+    }
+    // every write is retried until answered (a callback per message, pushed again when it
+    // expires): by the end each is witnessed by every replica and no callback is left
+    for slot in &e.sim.nodes {
+        let n = &slot.state;
+        if !n.callbacks.is_empty() {
+            return Err(format!(
+                "node {}: {} write callback(s) still waiting",
+                n.me,
+                n.callbacks.len()
+            ));
+        }
+        let reconciled = n
+            .logs
+            .get(&n.me)
+            .map(|l| l.reconciled())
+            .unwrap_or_default();
+        if let Some(off) = (0..n.next_offset).find(|o| !reconciled.contains(*o)) {
+            return Err(format!(
+                "node {}: its write {off} is not reconciled (reconciled {reconciled})",
+                n.me
+            ));
         }
     }
     let issued: usize = e.sim.nodes.iter().map(|s| s.state.client_reads.len()).sum();

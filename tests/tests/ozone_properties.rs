@@ -130,6 +130,9 @@ fn run(seed: u64, ops: &[(u64, Op)], fixed: bool) -> Result<(), String> {
         p: OzoneParams {
             containers: CONTAINERS,
             recheck_in_pre_append: fixed,
+            // SCM's close commands go out at once (Ozone waits 150 s by default, its
+            // integration tests 1 s): the closes interleave with the other operations as drawn.
+            close_container_wait: Dur(0),
             ..OzoneParams::default()
         },
         dns: 3,

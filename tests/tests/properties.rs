@@ -438,8 +438,10 @@ fn must_refuse(run: &Run, a: &Action) -> Option<&'static str> {
         Action::Stall { node, executor } | Action::Release { node, executor } => {
             if id(node).is_none() {
                 Some("unknown node")
+            } else if !exec_ok(executor) {
+                Some("unknown executor")
             } else {
-                (!exec_ok(executor)).then_some("unknown executor")
+                (status(node) == Some(NodeStatus::Stopped)).then_some("thread of a stopped node")
             }
         }
         Action::Delay {
@@ -451,6 +453,8 @@ fn must_refuse(run: &Run, a: &Action) -> Option<&'static str> {
                 Some("unknown node")
             } else if !exec_ok(executor) {
                 Some("unknown executor")
+            } else if status(node) == Some(NodeStatus::Stopped) {
+                Some("thread of a stopped node")
             } else {
                 (extra.0 > limits.max_latency_us).then_some("delay above the latency limit")
             }
@@ -839,7 +843,11 @@ fn heal_everything(run: &mut Run, checker: &mut Checker) -> Result<(), String> {
         }
     };
     must(run, Action::HealAll {})?;
-    for n in &names {
+    for (i, n) in names.iter().enumerate() {
+        // A stopped node's threads start afresh (not stalled) when it starts.
+        if run.sim_of::<Gossip>().unwrap().nodes[i].status == NodeStatus::Stopped {
+            continue;
+        }
         for e in &execs {
             must(
                 run,

@@ -100,3 +100,27 @@ fn buggy_and_fixed_differ_in_the_observable_outcome() {
     // fixed lost echoes during the cut too, and still healed.
     assert!(fixed.metrics["echo_failed"] >= 2.0);
 }
+
+/// Issue 38: seeds on which a gossip story did not hold, though it held on the scenario's own
+/// seed. Each failed for a reason the scenario, not the model, had wrong (see the scenario files):
+/// - rolling-upgrade/fixed seed 2: the run ended 18 s after the last node's start, with one pair
+///   still between a lost echo and its retry (the run now goes on a minute longer);
+/// - workarounds/buggy seed 8: n1's single echo got through the 60% residual loss (a 16% shot;
+///   now 90% loss, a 1% shot each for n1 and n2, and the check is that one of them re-wedges);
+/// - restart/buggy seed 38: n9's echo into n7's ~16 s backlog came back in 9.9 s (now a ~22 s
+///   backlog).
+#[test]
+fn issue_38_seeds_hold() {
+    let mut failures = String::new();
+    for (name, variant, seed) in [
+        ("cassandra-21636-rolling-upgrade", "fixed", 2),
+        ("cassandra-21636-workarounds", "buggy", 8),
+        ("cassandra-21636-restart", "buggy", 38),
+    ] {
+        let r = run_builtin(name, variant, Some(seed));
+        if !r.passed {
+            failures += &explain(&r);
+        }
+    }
+    assert!(failures.is_empty(), "\n{failures}");
+}

@@ -64,7 +64,7 @@ fn untraced_seeds_give_the_traced_outcome() {
 /// An untraced run keeps no trace and says so instead of showing a hash.
 #[test]
 fn an_untraced_run_says_so() {
-    let s = builtin::get("cassandra-21636-workarounds").unwrap();
+    let s = builtin::get("sandbox-gossip").unwrap();
     let mut r = Run::new(
         s.clone(),
         &Run::default_variant(&s),
@@ -77,7 +77,7 @@ fn an_untraced_run_says_so() {
     r.engine.set_tracing(false);
     let rep = r.run(Some(20_000_000)).unwrap();
     assert_eq!(rep.trace_hash, "not traced");
-    assert!(rep.events > 1_000, "it ran: {} events", rep.events);
+    assert!(rep.events > 300, "it ran: {} events", rep.events);
     assert_eq!(r.trace().recs.len(), 0);
     assert_eq!(r.trace().logs.len(), 0);
 }
@@ -87,25 +87,25 @@ fn an_untraced_run_says_so() {
 /// untraced as traced, time windows and failure times included.
 #[test]
 fn recorded_actions_replay_the_same_untraced() {
-    let s = builtin::get("cassandra-21636-workarounds").unwrap();
+    let s = builtin::get("sandbox-gossip").unwrap();
     let v = Run::default_variant(&s);
     let actions = vec![
         RecordedAction {
             step: 400,
             at: Dur(2_000_000),
-            action: Action::Kill { node: "n3".into() },
+            action: Action::Kill { node: "C".into() },
         },
         RecordedAction {
             step: 900,
             at: Dur(5_000_000),
-            action: Action::Start { node: "n3".into() },
+            action: Action::Start { node: "C".into() },
         },
         RecordedAction {
             step: 1_500,
             at: Dur(8_000_000),
             action: Action::DropLink {
-                from: "n1".into(),
-                to: "n2".into(),
+                from: "A".into(),
+                to: "B".into(),
                 one_way: false,
             },
         },

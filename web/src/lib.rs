@@ -8,6 +8,8 @@
 //! - [`ui`]: Yew components that render the model and dispatch messages.
 //! - [`sweep`]: "How often?": the open scenario over many seeds in Web Workers (the panel is
 //!   `ui::sweep`).
+//! - [`crash`]: when the simulator stops for good (a panic, out of memory): the panic hook, the
+//!   counting allocator, and what the page does instead of calling into a stopped module.
 //! - [`platform`]: browser side effects (storage, URL, downloads, clipboard, clock, canvas sizes
 //!   from a `ResizeObserver`, performance marks for the benchmark).
 //!
@@ -15,6 +17,7 @@
 //! scenario and applied any saved session or permalink; `data-busy="0"` when it is not playing or
 //! seeking.
 
+pub mod crash;
 pub mod draw;
 pub mod layout;
 pub mod model;
@@ -28,6 +31,7 @@ pub use ui::app::App;
 /// Mounts [`App`] into `<body>`; in a Web Worker (a sweep's, which imports this module to run
 /// jobs) there is no window and nothing to render.
 pub fn start() {
+    crash::install();
     if web_sys::window().is_none() {
         return;
     }

@@ -50,3 +50,24 @@ pub fn bench_engine(builtin: &str) -> Result<f64, JsValue> {
     let report = run.run(None).map_err(|e| err(e.to_string()))?;
     Ok(report.events as f64)
 }
+
+/// For `static/crash.js`: the size of the allocation the browser refused, if one was (0: none).
+#[wasm_bindgen]
+pub fn failed_allocation() -> f64 {
+    clusterscope_web::crash::failed_allocation() as f64
+}
+
+/// For `static/crash.js`: the module trapped without a panic; nothing may call into it now.
+#[wasm_bindgen]
+pub fn mark_stopped() {
+    clusterscope_web::crash::mark_stopped();
+}
+
+/// A test hook (`tests/e2e/specs/crash.mjs`): the next message the app's reducer handles
+/// fails, with a panic saying `what` or, for `"out of memory"`, with allocations the browser
+/// refuses. Reachable only from JavaScript running in the page: no URL, control or input leads
+/// here (see `clusterscope_web::crash::fail_next_update`).
+#[wasm_bindgen]
+pub fn test_fail_next_update(what: String) {
+    clusterscope_web::crash::fail_next_update(what);
+}

@@ -6,6 +6,9 @@ use wasm_bindgen::JsCast;
 
 /// localStorage key of the autosaved session (a permalink payload).
 pub const SESSION_KEY: &str = "clusterscope.session";
+/// localStorage key of the autosaved session in a few words (`static/crash.js` names it on its
+/// reload button: after a stop it cannot ask the module).
+pub const SESSION_LABEL_KEY: &str = "clusterscope.session.label";
 /// localStorage key of the theme choice.
 pub const THEME_KEY: &str = "clusterscope.theme";
 
@@ -195,6 +198,9 @@ impl Drop for OnScreenWatch {
 pub fn watch_on_screen(el: &web_sys::Element, f: impl Fn(bool) + 'static) -> Option<OnScreenWatch> {
     use wasm_bindgen::{closure::Closure, JsCast};
     let cb = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+        if crate::crash::stopped() {
+            return;
+        }
         // The last entry is the latest state.
         let last = entries
             .iter()
@@ -250,6 +256,9 @@ mod sizes {
         OBSERVER.with(|o| {
             if o.borrow().is_none() {
                 let cb = Closure::<dyn FnMut(js_sys::Array)>::new(|entries: js_sys::Array| {
+                    if crate::crash::stopped() {
+                        return;
+                    }
                     let mut changed = false;
                     for e in entries.iter() {
                         let Ok(e) = e.dyn_into::<web_sys::ResizeObserverEntry>() else {

@@ -36,8 +36,11 @@ fn times(s: &Store) -> (u64, u64) {
     (m.now(), o.now())
 }
 
-/// The first differing record of the two variants by a brute-force walk of both finished runs.
-fn brute_force(scenario: &str, a: &str, b: &str, seed: u64) -> Option<(usize, u64)> {
+/// The first divergence of the two variants as core finds it on fresh runs, in one go to the
+/// end (`diff::first_divergence`, whose rule `tests/tests/diff.rs` checks against a brute-force
+/// walk of both finished traces): the app's search, made over frames on its own runs, must
+/// find the same records at the same time.
+fn reference(scenario: &str, a: &str, b: &str, seed: u64) -> Option<(usize, usize, u64)> {
     let sc = builtin::get(scenario).unwrap();
     let end = sc.duration();
     let opts = RunOptions {
@@ -47,12 +50,9 @@ fn brute_force(scenario: &str, a: &str, b: &str, seed: u64) -> Option<(usize, u6
     };
     let mut ra = Run::new(sc.clone(), a, Some(seed), &toml::Table::new(), &opts).unwrap();
     let mut rb = Run::new(sc, b, Some(seed), &toml::Table::new(), &opts).unwrap();
-    ra.engine.run_until(end, u64::MAX).unwrap();
-    rb.engine.run_until(end, u64::MAX).unwrap();
-    diff::first_difference(ra.engine.trace(), rb.engine.trace()).map(|i| {
-        let d = diff::divergence(&*ra.engine, &*rb.engine, i);
-        (d.index, d.time_us)
-    })
+    diff::first_divergence(&mut *ra.engine, &mut *rb.engine, end)
+        .unwrap()
+        .map(|d| (d.index_a, d.index_b, d.time_us))
 }
 
 #[test]
@@ -96,18 +96,18 @@ fn both_sides_move_together_on_step_scrub_play_and_jumps() {
 }
 
 #[test]
-fn the_divergence_is_the_first_differing_record_and_cells_differ_after_it() {
+fn the_divergence_is_cores_first_divergence_and_cells_differ_after_it() {
     let s = open(PACKET_LOSS, "buggy", "fixed");
     let s = settle(send(s, Msg::JumpToDivergence));
-    let (index, time) = {
+    let (ia, ib, time) = {
         let m = s.model.borrow();
         let c = m.compare.as_ref().unwrap();
         let d = c.divergence().expect("buggy and fixed diverge");
-        (d.index, d.time_us)
+        (d.index_a, d.index_b, d.time_us)
     };
     assert_eq!(
-        Some((index, time)),
-        brute_force(PACKET_LOSS, "buggy", "fixed", s.model.borrow().run.seed)
+        Some((ia, ib, time)),
+        reference(PACKET_LOSS, "buggy", "fixed", s.model.borrow().run.seed)
     );
     assert_eq!(times(&s), (time, time), "the jump moves both sides there");
     // Before the divergence nothing is marked.
@@ -131,7 +131,7 @@ fn the_divergence_is_the_first_differing_record_and_cells_differ_after_it() {
 }
 
 /// Every model with two variants: compare opens, both sides follow the cursor, and the
-/// divergence found matches a brute-force walk of both finished traces.
+/// divergence found is core's (`reference`).
 #[test]
 fn compare_works_for_every_model() {
     for (scenario, a, b) in [
@@ -149,12 +149,12 @@ fn compare_works_for_every_model() {
         let m = s.model.borrow();
         let c = m.compare.as_ref().unwrap();
         let found = match &c.div {
-            DivState::Found(d) => Some((d.index, d.time_us)),
+            DivState::Found(d) => Some((d.index_a, d.index_b, d.time_us)),
             DivState::Same => None,
             DivState::Searching(_) => panic!("{scenario}: the jump finishes the search"),
             DivState::Failed(e) => panic!("{scenario}: {e}"),
         };
-        assert_eq!(found, brute_force(scenario, a, b, seed), "{scenario}");
+        assert_eq!(found, reference(scenario, a, b, seed), "{scenario}");
         assert_eq!(m.now(), c.other.borrow().now(), "{scenario}");
     }
 }

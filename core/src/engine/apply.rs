@@ -179,12 +179,9 @@ impl<P: Protocol> Sim<P> {
             }
             Action::Stall { node, executor } => {
                 let id = self.topo.resolve(node).map_err(err)?;
-                Change::Exec(
-                    id,
-                    self.exec_index(executor).map_err(err)?,
-                    Some(true),
-                    None,
-                )
+                let exec = self.exec_index(executor).map_err(err)?;
+                self.require_threads(id, "stall", executor)?;
+                Change::Exec(id, exec, Some(true), None)
             }
             Action::Delay {
                 node,
@@ -192,6 +189,8 @@ impl<P: Protocol> Sim<P> {
                 extra,
             } => {
                 let id = self.topo.resolve(node).map_err(err)?;
+                self.exec_index(executor).map_err(err)?;
+                self.require_threads(id, "delay", executor)?;
                 if extra.0 > self.limits.max_latency_us {
                     return Err(err(format!(
                         "delay {} is above the limit of {}",
@@ -208,12 +207,9 @@ impl<P: Protocol> Sim<P> {
             }
             Action::Release { node, executor } => {
                 let id = self.topo.resolve(node).map_err(err)?;
-                Change::Exec(
-                    id,
-                    self.exec_index(executor).map_err(err)?,
-                    Some(false),
-                    Some(0),
-                )
+                let exec = self.exec_index(executor).map_err(err)?;
+                self.require_threads(id, "release", executor)?;
+                Change::Exec(id, exec, Some(false), Some(0))
             }
             Action::Command { node, command } => {
                 let id = self.topo.resolve(node).map_err(err)?;
@@ -339,6 +335,25 @@ impl<P: Protocol> Sim<P> {
         }
     }
 
+    /// A thread action (stall, delay, release) needs the node's threads: a stopped node has
+    /// none (they start afresh, neither stalled nor delayed, when it starts), so it is refused
+    /// as a command on it is. A node stopping gracefully still runs its threads.
+    fn require_threads(&self, id: NodeId, verb: &str, executor: &str) -> Result<(), SimError> {
+        if self.nodes[id as usize].status == NodeStatus::Stopped {
+            return Err(SimError::Action(format!(
+                "cannot {verb} {executor} on {}: it is stopped (its threads start afresh, \
+                 neither stalled nor delayed, when it starts)",
+                self.topo.name(id)
+            )));
+        }
+        Ok(())
+    }
+
+    /// Messages sent so far: the id the next one gets.
+    pub fn messages_sent(&self) -> u64 {
+        self.next_msg
+    }
+
     pub(super) fn stop_node(&mut self, out: &mut Out, node: NodeId) -> Result<(), SimError> {
         self.set_status(out, node, NodeStatus::Stopping);
         let proto = self.proto.clone();
@@ -352,7 +367,11 @@ impl<P: Protocol> Sim<P> {
             Action::Stall { executor, .. }
             | Action::Delay { executor, .. }
             | Action::Release { executor, .. } => self.exec_index(executor).map(|_| ()),
-            Action::Command { command, .. } => self.proto.check_command(command),
+            Action::Command { node, command } => match self.topo.id(node) {
+                Some(id) => self.proto.check_command(id, command),
+                // Unknown nodes are the scenario's checks' to name.
+                None => Ok(()),
+            },
             _ => Ok(()),
         }
     }

@@ -134,9 +134,19 @@ pub trait Protocol: Sized + Clone + 'static {
         0
     }
     /// A command's static check, before any run (a scenario's `[[faults]]`, a permalink's
-    /// actions): what is wrong with it whatever the node's state. The state-dependent rules stay
-    /// in [`Protocol::on_command`].
-    fn check_command(&self, _cmd: &str) -> Result<(), String> {
+    /// actions): what is wrong with it on this node whatever the node's state — an unknown
+    /// command, a missing or malformed argument, a number out of range, a node whose role
+    /// cannot take it (a datanode command on SCM). The state-dependent rules stay in
+    /// [`Protocol::on_command`], which refuses before changing anything.
+    fn check_command(&self, _node: NodeId, _cmd: &str) -> Result<(), String> {
+        Ok(())
+    }
+    /// Whether the model's view `view` can be read on `node` (an expectation's `node` or
+    /// `peer`), once the run's parameters are known: `Err` names the node and why not (a Raft
+    /// server's view on a node outside the Raft group, such as Ozone's SCM). Checked by
+    /// `Run::new` before the run, so such an expectation is refused instead of failing, or
+    /// worse holding, at its time.
+    fn check_view_node(&self, _view: &str, _node: NodeId) -> Result<(), String> {
         Ok(())
     }
     /// Whether the engine calls [`Protocol::check`] after every step (a constant, so models
@@ -144,10 +154,31 @@ pub trait Protocol: Sized + Clone + 'static {
     const CHECKS: bool = false;
     /// Safety invariants over the whole world after a step: `Some(what is broken)` while a
     /// checked property does not hold. The engine counts each entry into a violating state
-    /// (`Sim::violations`) and logs it as an ERROR line of that step; it never panics, so a
-    /// deliberately unsafe variant can show the violation.
-    fn check(&self, _sim: &Sim<Self>) -> Option<String> {
+    /// (`Sim::violations`), logs it as an ERROR line of that step and keeps it, with its step
+    /// and time, in `Trace::violations` (the app marks it on the timeline and the topology); it
+    /// never panics, so a deliberately unsafe variant can show the violation.
+    fn check(&self, _sim: &Sim<Self>) -> Option<Violation> {
         None
+    }
+}
+
+/// A broken invariant, as `Protocol::check` reports it: which property, the nodes involved and
+/// a sentence. Logged as `invariant violated: {invariant}: {detail}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// The property's name, e.g. "Leader Completeness".
+    pub invariant: &'static str,
+    /// The nodes involved (e.g. the leader lacking the entry and the node that committed it),
+    /// in the order the sentence names them.
+    pub nodes: Vec<NodeId>,
+    /// What is broken, naming the nodes, e.g. "leader S5 of term 5 lacks entry 2 that S1
+    /// committed".
+    pub detail: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{}: {}", self.invariant, self.detail)
     }
 }
 
@@ -388,6 +419,25 @@ pub fn mb(bytes: usize) -> String {
 /// a run grows by at most what this many events allocate.
 pub const MEMORY_CHECK_STEPS: u64 = 1 << 12;
 
+/// Scheduled faults that did not apply (`Sim::skipped`): the first few with why, and how many.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Skipped {
+    pub first: Vec<(Micros, String)>,
+    pub total: u64,
+}
+
+impl Skipped {
+    /// How many a run lists; the rest are counted.
+    pub const LISTED: usize = 16;
+
+    fn add(&mut self, at: Micros, why: String) {
+        if self.first.len() < Self::LISTED {
+            self.first.push((at, why));
+        }
+        self.total += 1;
+    }
+}
+
 /// The whole simulated world at one instant. `Clone` is a checkpoint; `clone_from` restores one
 /// into an existing state (a jump) reusing its allocations: at 251 nodes the per-node tables
 /// (~12 MB) are copied in place instead of freed and allocated again.
@@ -416,6 +466,10 @@ pub struct Sim<P: Protocol> {
     pub violations: u64,
     /// Whether the state after the last step broke one.
     violated: bool,
+    /// Scheduled faults that could not apply when their time came (a command the node refused,
+    /// starting a node a user had already started): when, and why. A run reports each like a
+    /// failed expectation (`Run::run`); never silently.
+    pub skipped: Skipped,
     /// Records, log lines and the trace hash are kept (the default). Off for runs whose only
     /// product is their outcome (a sweep's seed, `Sim::set_tracing`): no record is written,
     /// hashed or formatted, and `hash` stays at its start.
@@ -499,6 +553,7 @@ impl<P: Protocol> Clone for Sim<P> {
             log_buf: _,
             violations,
             violated,
+            skipped,
             tracing,
         } = self;
         Sim {
@@ -521,6 +576,7 @@ impl<P: Protocol> Clone for Sim<P> {
             log_buf: String::new(),
             violations: *violations,
             violated: *violated,
+            skipped: skipped.clone(),
             tracing: *tracing,
         }
     }
@@ -546,6 +602,7 @@ impl<P: Protocol> Clone for Sim<P> {
             log_buf: _,
             violations,
             violated,
+            skipped,
             tracing,
         } = src;
         self.proto.clone_from(proto);
@@ -566,6 +623,7 @@ impl<P: Protocol> Clone for Sim<P> {
         self.effects.clone_from(effects);
         self.violations = *violations;
         self.violated = *violated;
+        self.skipped.clone_from(skipped);
         self.tracing = *tracing;
     }
 }
@@ -657,6 +715,7 @@ impl<P: Protocol> Sim<P> {
             log_buf: String::new(),
             violations: 0,
             violated: false,
+            skipped: Skipped::default(),
             tracing: true,
         };
         for i in 0..n {
@@ -767,12 +826,14 @@ impl<P: Protocol> Sim<P> {
                 // A scheduled action that no longer applies (e.g. starting a running node because a
                 // user already started it) is traced as a log line instead of failing the run.
                 if let Err(e) = self.apply_action(out, &action, ActionSource::Schedule) {
-                    self.log(
-                        out,
-                        0,
-                        LogLevel::Warn,
-                        &format!("scheduled action skipped: {e}"),
+                    let at = self.schedule[i as usize].0;
+                    let why = format!(
+                        "the fault at {} ({}) was skipped: {e}",
+                        crate::time::fmt_duration(at),
+                        crate::text::clip(&action.describe(), 80)
                     );
+                    self.log(out, 0, LogLevel::Warn, &why);
+                    self.skipped.add(self.now, why);
                 }
                 Ok(())
             }
@@ -805,6 +866,13 @@ impl<P: Protocol> Sim<P> {
                         LogLevel::Error,
                         &format!("invariant violated: {what}"),
                     );
+                    if self.tracing && out.record {
+                        out.trace.violations.push(trace::ViolationRec {
+                            step: self.steps,
+                            time: self.now,
+                            violation: what,
+                        });
+                    }
                 }
             }
             None => self.violated = false,

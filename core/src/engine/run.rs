@@ -191,6 +191,15 @@ impl<P: Protocol> Engine<P> {
             .collect();
         let hint = if parts[0].0 == trace {
             self.what_fits(total as f64 / budget as f64)
+        } else if parts[0].0 == m.nodes {
+            format!(
+                "{} grew; the state at {} no longer fits: the nodes' own tables (what the model \
+                 keeps per node, peer, write or read) outgrew the budget. Shorten the duration to \
+                 before {}, or use fewer nodes or less load",
+                parts[0].1,
+                fmt_time(self.sim.now),
+                fmt_time(self.sim.now)
+            )
         } else {
             format!(
                 "{} grew; the state at {} no longer fits: a backlog that never drains (a \

@@ -311,6 +311,10 @@ pub struct Trace {
     pub bodies_truncated: bool,
     /// Faults and user actions as they were applied (`RecKind::Action` points here).
     pub actions: Vec<crate::engine::action::AppliedAction>,
+    /// Each entry into a state that breaks one of the model's invariants, in order: which
+    /// invariant, the nodes, when. Beside the records, not in them (nor in the hash): the ERROR
+    /// line logged at the same step says the same, and is hashed.
+    pub violations: Vec<ViolationRec>,
     /// Number of engine steps covered by `recs`.
     pub steps: u64,
 }
@@ -381,6 +385,7 @@ impl Trace {
             self.body_bytes -= b.len();
         }
         self.actions.retain(|a| a.step < step);
+        self.violations.retain(|v| v.step < step);
         self.steps = self.steps.min(step);
     }
 
@@ -395,7 +400,21 @@ impl Trace {
             + self.bodies.capacity() * size_of::<(u64, String)>()
             + self.body_bytes
             + self.actions.capacity() * size_of::<crate::engine::action::AppliedAction>()
+            + self.violations.capacity() * size_of::<ViolationRec>()
     }
+
+    /// The violations recorded by steps before `step` (those a cursor at `step` has passed).
+    pub fn violations_before(&self, step: u64) -> &[ViolationRec] {
+        &self.violations[..self.violations.partition_point(|v| v.step < step)]
+    }
+}
+
+/// An invariant violation the engine found (`Protocol::check`), at the step and time it began.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ViolationRec {
+    pub step: u64,
+    pub time: Micros,
+    pub violation: crate::engine::Violation,
 }
 
 /// One record as a JSON object with node names, message bodies (when retained), log text and

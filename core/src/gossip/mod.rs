@@ -730,7 +730,7 @@ impl Protocol for Gossip {
         }
     }
 
-    fn check_command(&self, cmd: &str) -> Result<(), String> {
+    fn check_command(&self, _node: NodeId, cmd: &str) -> Result<(), String> {
         match cmd.split_whitespace().collect::<Vec<_>>().as_slice() {
             ["disablegossip"] | ["enablegossip"] | ["send-syn", _] => Ok(()),
             ["settimeout", "misc", ms] => parse_timeout_ms(ms).map(|_| ()),

@@ -140,10 +140,14 @@ impl Model for Gossip {
 
     fn view_needs(view: &str) -> ViewNeeds {
         match view {
-            "liveness" | "heartbeat" | "generation" | "inflight" | "phi" | "map_diff"
-            | "mutation_timeouts" | "mutations_acked" | "mutations_sent" => ViewNeeds::PAIR,
+            // `view::liveness_word`.
+            "liveness" => ViewNeeds::PAIR.text(&["UP", "DOWN"]),
+            "inflight" => ViewNeeds::PAIR.text(&["yes", "no"]),
+            "heartbeat" | "generation" | "phi" | "map_diff" | "mutation_timeouts"
+            | "mutations_acked" | "mutations_sent" => ViewNeeds::PAIR.num(),
             "down_seen_by" | "down_seen_of" | "stage_expired" | "stage_pending" | "echo_sent"
-            | "echo_skipped" | "echo_failed" => ViewNeeds::NODE,
+            | "echo_skipped" | "echo_failed" => ViewNeeds::NODE.num(),
+            "down_pairs" | "down_observers" | "down_targets" => ViewNeeds::NONE.num(),
             _ => ViewNeeds::NONE,
         }
     }

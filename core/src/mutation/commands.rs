@@ -115,6 +115,11 @@ impl MutationTracking {
         let node_id = |w: &str| -> Result<NodeId, String> {
             ctx.topo.resolve(w).map_err(|e| format!("`{verb}`: {e}"))
         };
+        // the shard's replicas, named, for the messages that refuse another node
+        let replicas = || -> String {
+            let names: Vec<String> = (0..node.participants).map(|i| self.nm(ctx, i)).collect();
+            format!("rf = {}: {}", node.participants, names.join(", "))
+        };
         let extra = |n: usize| -> Result<(), String> {
             if rest.len() > n {
                 Err(format!("`{verb}`: unexpected \"{}\"", rest[n..].join(" ")))
@@ -127,10 +132,9 @@ impl MutationTracking {
                 extra(1)?;
                 if !node.is_participant(ctx.me) {
                     return Err(format!(
-                        "`write`: {} is not a replica of the shard (rf = {}); write from one of the first {} nodes",
+                        "`write`: {} is not a replica of the shard ({}); write from one of them",
                         self.nm(ctx, ctx.me),
-                        node.participants,
-                        node.participants
+                        replicas()
                     ));
                 }
                 Cmd::Write(rest.first().map(|s| s.to_string()))
@@ -141,10 +145,9 @@ impl MutationTracking {
                         Ok(id)
                     } else {
                         Err(format!(
-                            "`read`: {} is not a replica (rf = {}); pick data and summary nodes among the first {}",
+                            "`read`: {} is not a replica of the shard ({}); pick the data and summary nodes among them",
                             self.nm(ctx, id),
-                            node.participants,
-                            node.participants
+                            replicas()
                         ))
                     }
                 };
@@ -199,7 +202,7 @@ impl MutationTracking {
                 let skip = match rest.get(1) {
                     None => 0,
                     Some(n) => n.parse::<u32>().map_err(|_| {
-                        format!("`park {step} {n}`: N must be a whole number (how many {step} steps to let through first)")
+                        format!("`park {step} {n}`: N must be a whole number in 0..={} (how many {step} steps to let through first)", u32::MAX)
                     })?,
                 };
                 if node.park.stage.is_some() || node.park.at.is_some() {
@@ -219,10 +222,40 @@ impl MutationTracking {
                 let (Some(l), Some(o)) = (rest.first(), rest.get(1)) else {
                     return Err("`reconciled-snapshot` needs LOG_NODE OFFSET, e.g. `reconciled-snapshot node3 0`".into());
                 };
+                // a node records reconciled offsets of the shard it replicates, for a log of that
+                // shard (one per replica), offsets the log has: anything else has no log to go
+                // into (a non-replica indexed its own witnessed offsets out of bounds)
+                if !node.is_participant(ctx.me) {
+                    return Err(format!(
+                        "`reconciled-snapshot` on {}: this node is not a replica of the shard ({}); run it on one of them",
+                        self.nm(ctx, ctx.me),
+                        replicas()
+                    ));
+                }
                 let log = node_id(l)?;
-                let offset: u32 = o
-                    .parse()
-                    .map_err(|_| format!("`reconciled-snapshot`: offset \"{o}\" is not a whole number"))?;
+                if !node.is_participant(log) {
+                    return Err(format!(
+                        "`reconciled-snapshot`: LOG_NODE {} is not a replica of the shard, so it has no coordinator log here ({}); name one of them",
+                        self.nm(ctx, log),
+                        replicas()
+                    ));
+                }
+                let offset: u32 = o.parse().map_err(|_| {
+                    format!("`reconciled-snapshot`: OFFSET \"{o}\" is not a whole number in 0..={}", u32::MAX)
+                })?;
+                let known = node.known_offsets(log);
+                if offset >= known {
+                    return Err(format!(
+                        "`reconciled-snapshot`: {}'s log has {} as far as {} knows; OFFSET {offset} was never written, name one below {known}",
+                        self.nm(ctx, log),
+                        if known == 0 {
+                            "no offset yet".to_string()
+                        } else {
+                            format!("offsets 0..={}", known - 1)
+                        },
+                        self.nm(ctx, ctx.me)
+                    ));
+                }
                 Cmd::Snapshot(MutId::new(log, offset))
             }
             "" => return Err("empty command; try `write`, `read`, `hold KIND`, `park pull`".into()),

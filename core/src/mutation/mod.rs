@@ -1,10 +1,11 @@
 //! Cassandra mutation tracking (5.x/6.0) and the CASSANDRA-21181 read-reconciliation races.
 //!
-//! Tracked writes (`TrackedWriteRequest`): the coordinator takes the next offset of its own
-//! coordinator log, applies locally and sends MUTATION_REQ to the other replicas; MUTATION_RSP
-//! marks the replica as having witnessed the offset; replicas still silent after
-//! `write_timeout` get a PUSH_MUTATION_REQ (`ActiveLogReconciler`); BROADCAST_LOG_OFFSETS
-//! tells peers what a node has witnessed. Every arriving mutation goes through
+//! Tracked writes (`TrackedWriteRequest`, `write.rs`): the coordinator takes the next offset of
+//! its own coordinator log, applies locally and sends MUTATION_REQ with a callback to the other
+//! replicas; MUTATION_RSP marks the replica as having witnessed the offset; a callback that
+//! expires after `write_timeout` gets its replica a PUSH_MUTATION_REQ (`ActiveLogReconciler`),
+//! whatever the coordinator has heard since; BROADCAST_LOG_OFFSETS tells peers what a node has
+//! witnessed. Every arriving mutation goes through
 //! `Keyspace.applyInternalTracked` as two MutationStage steps: journal + `startWriting` + apply,
 //! then `finishWriting` (witness + `IncomingMutations.invokeListeners`).
 //!
@@ -12,6 +13,7 @@
 //! Every step a race lives between is its own engine step on an executor, so a scenario can
 //! park a node there (`park <step>`), hold a message kind (`hold`), and release it.
 
+mod bytes;
 mod commands;
 mod node;
 pub mod offsets;
@@ -20,9 +22,11 @@ mod recon;
 #[cfg(test)]
 mod tests;
 mod view;
+mod write;
 
 pub use node::{
-    ClientRead, Delivery, LogState, LogSummary, MtNode, Mutation, Outcome, ReadId, Recon, Summary,
+    ClientRead, Delivery, LogState, LogSummary, MtNode, Mutation, Outcome, ReadId, Recon, Rows,
+    Summary,
 };
 pub use params::{CountMode, MtParams};
 
@@ -44,10 +48,12 @@ pub struct MutationTracking {
 
 #[derive(Clone, Debug)]
 pub enum Msg {
-    MutationReq(Mutation),
-    MutationRsp(MutId),
-    /// A write retry, or the answer to a pull.
-    PushMutationReq(Mutation),
+    /// A write to a replica, with the number of the sender's callback for it.
+    MutationReq(Mutation, u64),
+    /// The response to a MUTATION_REQ or PUSH_MUTATION_REQ, naming the sender's callback.
+    MutationRsp(MutId, u64),
+    /// A write retry, or the answer to a pull (with the sender's callback number).
+    PushMutationReq(Mutation, u64),
     /// The sender's witnessed offsets per log.
     BroadcastLogOffsets(Vec<(NodeId, Offsets)>),
     TrackedDataReadReq {
@@ -76,7 +82,7 @@ pub enum Msg {
     TrackedReadRsp {
         read: ReadId,
         outcome: Outcome,
-        rows: Vec<String>,
+        rows: Rows,
     },
 }
 
@@ -96,9 +102,18 @@ pub const MSG_KINDS: &[&str] = &[
 #[derive(Clone, Debug)]
 pub enum Task {
     /// MutationStage: journal, `startWriting`, apply (applyInternalTracked, first half).
-    Apply { m: Mutation, via: &'static str },
+    /// `reply`: the sender and its callback, answered with MUTATION_RSP (none for a local write).
+    Apply {
+        m: Mutation,
+        via: &'static str,
+        reply: Option<(NodeId, u64)>,
+    },
     /// MutationStage: `finishWriting` (witness) and `invokeListeners`.
-    Finish { m: Mutation, via: &'static str },
+    Finish {
+        m: Mutation,
+        via: &'static str,
+        reply: Option<(NodeId, u64)>,
+    },
     /// ReadStage, data node: the local read, its summary, `acceptLocalSummary`.
     LocalRead {
         read: ReadId,
@@ -134,8 +149,9 @@ pub enum Timer {
     /// ExpiredStatePurger: listeners and read coordinators.
     Purge,
     Broadcast,
-    /// Retry a write of this node's log that some replica has not acknowledged.
-    WriteRetry(u32),
+    /// A write callback expires (`write_timeout` after its MUTATION_REQ or PUSH_MUTATION_REQ):
+    /// `onFailure`, a retry.
+    WriteRetry(u64),
     /// The next random operation (`load_interval`).
     Load,
 }
@@ -163,7 +179,7 @@ impl MutationTracking {
         }
         let kind = self.msg_label(&msg);
         if self.p.duplicate > 0.0
-            && matches!(msg, Msg::MutationReq(_) | Msg::PushMutationReq(_))
+            && matches!(msg, Msg::MutationReq(..) | Msg::PushMutationReq(..))
             && ctx.rng.random::<f64>() < self.p.duplicate
         {
             ctx.log(
@@ -217,157 +233,6 @@ impl MutationTracking {
         format!("{}:{}", self.nm(ctx, id.log), id.offset)
     }
 
-    /// `TrackedWriteRequest`: a write coordinated by this node.
-    fn write(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, row: Option<&str>) {
-        let offset = node.next_offset;
-        node.next_offset += 1;
-        let id = MutId::new(ctx.me, offset);
-        let row = row
-            .map(str::to_string)
-            .unwrap_or_else(|| format!("{}:{offset}", self.nm(ctx, ctx.me)));
-        let m = Mutation { id, row };
-        node.writes.insert(
-            offset,
-            node::PendingWrite {
-                mutation: m.clone(),
-                started_at: ctx.now,
-                retries: 0,
-            },
-        );
-        ctx.log(
-            LogLevel::Info,
-            format_args!(
-                "TrackedWriteRequest: {} ({}) applied locally and sent as MUTATION_REQ",
-                self.fmt_id(ctx, id),
-                m.row
-            ),
-        );
-        ctx.submit(
-            MUTATION_STAGE,
-            Task::Apply {
-                m: m.clone(),
-                via: "local",
-            },
-            None,
-        );
-        for p in 0..node.participants {
-            if p != ctx.me {
-                self.send(node, ctx, p, Msg::MutationReq(m.clone()));
-            }
-        }
-        if self.p.write_retry {
-            ctx.set_timer(Timer::WriteRetry(offset), ctx.now + self.p.write_timeout.0);
-        }
-    }
-
-    /// `receivedWriteResponse` / `updateReplicatedOffsets`: `from` witnessed these.
-    fn witnessed_by(&self, node: &mut MtNode, from: NodeId, log: NodeId, o: &Offsets) {
-        if !node.is_participant(from) {
-            return;
-        }
-        node.log_mut(log).witnessed[from as usize].union_with(o);
-        if log == node.me {
-            let l = &node.logs[&log];
-            let rec = l.reconciled();
-            node.writes.retain(|off, _| !rec.contains(*off));
-        }
-    }
-
-    /// applyInternalTracked, first half: journal, startWriting, apply.
-    fn apply(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, m: Mutation, via: &'static str) {
-        let id = m.id;
-        let sid = self.fmt_id(ctx, id);
-        node.journal.insert(id, m.clone());
-        let started = !node.has_locally(id);
-        if started {
-            node.log_mut(id.log).pending.add(id.offset);
-            node.data.insert(id, m.row.clone());
-            ctx.log(
-                LogLevel::Debug,
-                format_args!(
-                    "applyInternalTracked {sid} via {via}: journaled, startWriting = true, applied"
-                ),
-            );
-            ctx.submit(MUTATION_STAGE, Task::Finish { m, via }, None);
-            return;
-        }
-        // a duplicate: the `if (started)` block is skipped
-        let fired = if self.p.fix_duplicate_notify {
-            self.invoke_listeners(node, ctx, id)
-        } else {
-            0
-        };
-        ctx.log(
-            LogLevel::Info,
-            format_args!(
-                "applyInternalTracked {sid} via {via}: journaled, startWriting = false (duplicate){}",
-                if self.p.fix_duplicate_notify {
-                    format!(", notifyIncomingMutationListeners fired {fired}")
-                } else {
-                    format!(
-                        ", finishWriting skipped: {} listener(s) not notified",
-                        node.listeners.get(&id).map_or(0, |l| l.callbacks.len())
-                    )
-                }
-            ),
-        );
-        node.record_delivery(Delivery {
-            at: ctx.now,
-            id,
-            via,
-            new: false,
-            fired,
-        });
-        self.ack(node, ctx, id);
-    }
-
-    /// applyInternalTracked, second half: finishWriting (witness) + invokeListeners.
-    fn finish(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, m: Mutation, via: &'static str) {
-        let id = m.id;
-        let me = ctx.me as usize;
-        let l = node.log_mut(id.log);
-        l.pending.remove(id.offset);
-        l.witnessed[me].add(id.offset);
-        let fired = self.invoke_listeners(node, ctx, id);
-        ctx.log(
-            LogLevel::Debug,
-            format_args!(
-                "finishWriting {}: witnessed, invokeListeners fired {fired}",
-                self.fmt_id(ctx, id)
-            ),
-        );
-        node.record_delivery(Delivery {
-            at: ctx.now,
-            id,
-            via,
-            new: true,
-            fired,
-        });
-        if id.log == ctx.me {
-            let mut o = Offsets::new();
-            o.add(id.offset);
-            self.witnessed_by(node, ctx.me, id.log, &o);
-        }
-        self.ack(node, ctx, id);
-    }
-
-    fn ack(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, id: MutId) {
-        if id.log != ctx.me && node.is_participant(ctx.me) {
-            self.send(node, ctx, id.log, Msg::MutationRsp(id));
-        }
-    }
-
-    /// IncomingMutations.invokeListeners: remove the entry, call every callback.
-    fn invoke_listeners(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, id: MutId) -> u32 {
-        let Some(l) = node.listeners.remove(&id) else {
-            return 0;
-        };
-        for read in &l.callbacks {
-            self.accept_mutation(node, ctx, *read, id);
-        }
-        l.callbacks.len() as u32
-    }
-
     fn purge(&self, node: &mut MtNode, ctx: &mut Ctx<Self>) {
         let now = ctx.now;
         let wt = self.p.write_timeout.0;
@@ -390,48 +255,6 @@ impl MutationTracking {
             );
         }
         self.expire_reads(node, ctx);
-    }
-
-    fn retry_write(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, offset: u32) {
-        let Some(w) = node.writes.get_mut(&offset) else {
-            return;
-        };
-        w.retries += 1;
-        let m = w.mutation.clone();
-        let l = &node.logs[&ctx.me];
-        let missing: Vec<NodeId> = (0..node.participants)
-            .filter(|p| !l.witnessed[*p as usize].contains(offset))
-            .collect();
-        for p in missing {
-            ctx.log(
-                LogLevel::Info,
-                format_args!(
-                    "ActiveLogReconciler: {} unacknowledged by {}, PUSH_MUTATION_REQ",
-                    self.fmt_id(ctx, m.id),
-                    self.nm(ctx, p)
-                ),
-            );
-            self.send(node, ctx, p, Msg::PushMutationReq(m.clone()));
-        }
-        ctx.set_timer(Timer::WriteRetry(offset), ctx.now + self.p.write_timeout.0);
-    }
-
-    fn broadcast(&self, node: &mut MtNode, ctx: &mut Ctx<Self>) {
-        let me = ctx.me as usize;
-        let offsets: Vec<(NodeId, Offsets)> = node
-            .logs
-            .iter()
-            .filter(|(_, l)| !l.witnessed[me].is_empty())
-            .map(|(log, l)| (*log, l.witnessed[me].clone()))
-            .collect();
-        if !offsets.is_empty() {
-            for p in 0..node.participants {
-                if p != ctx.me {
-                    self.send(node, ctx, p, Msg::BroadcastLogOffsets(offsets.clone()));
-                }
-            }
-        }
-        ctx.set_timer(Timer::Broadcast, ctx.now + self.p.broadcast_interval.0);
     }
 
     /// The executor and step label of a task.
@@ -479,6 +302,7 @@ impl Protocol for MutationTracking {
         // volatile: listeners, read coordinators, held/parked work; the journal, the logs and
         // the table survive (durable).
         node.listeners.clear();
+        node.callbacks.clear();
         node.recons.clear();
         node.held.clear();
         node.park = Default::default();
@@ -519,7 +343,7 @@ impl Protocol for MutationTracking {
                 ctx.set_timer(Timer::Purge, ctx.now + self.p.purge_interval.0);
             }
             Timer::Broadcast => self.broadcast(node, ctx),
-            Timer::WriteRetry(offset) => self.retry_write(node, ctx, offset),
+            Timer::WriteRetry(cb) => self.callback_expired(node, ctx, cb),
             Timer::Load => self.random_op(node, ctx),
         }
     }
@@ -549,8 +373,8 @@ impl Protocol for MutationTracking {
             }
         }
         match task {
-            Task::Apply { m, via } => self.apply(node, ctx, m, via),
-            Task::Finish { m, via } => self.finish(node, ctx, m, via),
+            Task::Apply { m, via, reply } => self.apply(node, ctx, m, via, reply),
+            Task::Finish { m, via, reply } => self.finish(node, ctx, m, via, reply),
             Task::LocalRead {
                 read,
                 summary_nodes,
@@ -605,7 +429,7 @@ impl Protocol for MutationTracking {
         match t {
             Timer::Purge => "purge",
             Timer::Broadcast => "broadcast",
-            Timer::WriteRetry(_) => "write-retry",
+            Timer::WriteRetry(..) => "write-retry",
             Timer::Load => "load",
         }
     }
@@ -633,8 +457,10 @@ impl Protocol for MutationTracking {
             out
         };
         match msg {
-            Msg::MutationReq(m) | Msg::PushMutationReq(m) => format!("{} row {}", id(m.id), m.row),
-            Msg::MutationRsp(m) => format!("ack {}", id(*m)),
+            Msg::MutationReq(m, _) | Msg::PushMutationReq(m, _) => {
+                format!("{} row {}", id(m.id), m.row)
+            }
+            Msg::MutationRsp(m, _) => format!("ack {}", id(*m)),
             Msg::BroadcastLogOffsets(v) => v
                 .iter()
                 .map(|(l, o)| format!("log {}: {o}", topo.name(*l)))
@@ -667,32 +493,29 @@ impl Protocol for MutationTracking {
                 read,
                 outcome,
                 rows,
-            } => format!(
-                "{} {} rows [{}]",
-                rid(*read),
-                outcome.as_str(),
-                rows.join(",")
-            ),
+            } => format!("{} {} rows [{}]", rid(*read), outcome.as_str(), rows.list()),
         }
     }
 
     fn node_bytes(&self, node: &MtNode) -> usize {
-        std::mem::size_of::<MtNode>()
-            + node.journal.len() * 64
-            + node.data.len() * 48
-            + node.logs.len() * (64 + node.participants as usize * 32)
-            + node.recons.len() * 512
-            + node.listeners.len() * 64
-            + node.deliveries.len() * 48
+        bytes::node(node)
+    }
+
+    fn msg_bytes(&self, msg: &Msg) -> usize {
+        bytes::msg(msg)
+    }
+
+    fn task_bytes(&self, task: &Task) -> usize {
+        bytes::task(task)
     }
 }
 
 /// A message's kind label (`Protocol::msg_label`).
 pub fn msg_kind(msg: &Msg) -> &'static str {
     match msg {
-        Msg::MutationReq(_) => MSG_KINDS[0],
-        Msg::MutationRsp(_) => MSG_KINDS[1],
-        Msg::PushMutationReq(_) => MSG_KINDS[2],
+        Msg::MutationReq(..) => MSG_KINDS[0],
+        Msg::MutationRsp(..) => MSG_KINDS[1],
+        Msg::PushMutationReq(..) => MSG_KINDS[2],
         Msg::BroadcastLogOffsets(_) => MSG_KINDS[3],
         Msg::TrackedDataReadReq { .. } => MSG_KINDS[4],
         Msg::TrackedSummaryReq { .. } => MSG_KINDS[5],

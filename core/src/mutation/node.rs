@@ -87,6 +87,14 @@ pub struct PendingWrite {
     pub retries: u32,
 }
 
+/// A write callback: the mutation sent, to whom, and when the callback expires (`onFailure`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriteCallback {
+    pub id: MutId,
+    pub to: NodeId,
+    pub expires_at: Micros,
+}
+
 /// One entry of the `IncomingMutations` map: the read callbacks waiting for a mutation id.
 #[derive(Clone, Debug)]
 pub struct Listeners {
@@ -117,6 +125,48 @@ impl Outcome {
     }
 }
 
+/// The rows a read returns: how many, and the first `ROWS_SHOWN` of them. The model's table is
+/// one partition that every read returns whole; a copy of it in every read, its answer and the
+/// client's record made memory grow with reads x rows, quadratically in a run's duration under
+/// load (issue 39).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rows {
+    pub count: u32,
+    pub shown: Vec<String>,
+}
+
+/// Rows a read keeps by value (for the trace and the panels); the rest are counted.
+pub const ROWS_SHOWN: usize = 8;
+
+impl Rows {
+    /// The table's rows as a read returns them: all counted, the first `ROWS_SHOWN` kept.
+    pub fn of_table(data: &BTreeMap<MutId, String>) -> Rows {
+        Rows {
+            count: data.len() as u32,
+            shown: data.values().take(ROWS_SHOWN).cloned().collect(),
+        }
+    }
+    pub fn push(&mut self, row: &str) {
+        self.count += 1;
+        if self.shown.len() < ROWS_SHOWN {
+            self.shown.push(row.to_string());
+        }
+    }
+    /// "a,b,c", or "a,b,...,h, +N more" past `ROWS_SHOWN`.
+    pub fn list(&self) -> String {
+        let mut s = self.shown.join(",");
+        let more = self.count as usize - self.shown.len();
+        if more > 0 {
+            s += &format!(", +{more} more");
+        }
+        s
+    }
+    pub fn heap_bytes(&self) -> usize {
+        self.shown.capacity() * std::mem::size_of::<String>()
+            + self.shown.iter().map(String::capacity).sum::<usize>()
+    }
+}
+
 /// `ReadReconciliations.Coordinator`: one read's reconciliation on this node.
 #[derive(Clone, Debug)]
 pub struct Recon {
@@ -139,7 +189,7 @@ pub struct Recon {
     /// Data node: the augment trace (id, found in the journal).
     pub augment: Vec<(MutId, bool)>,
     /// Data node: rows read locally, then the augmenting rows.
-    pub rows: Vec<String>,
+    pub rows: Rows,
 }
 
 pub const HISTORY_MAX: usize = 256;
@@ -165,7 +215,7 @@ pub struct ClientRead {
     pub summary_nodes: Vec<NodeId>,
     pub issued_at: Micros,
     pub outcome: Outcome,
-    pub rows: Vec<String>,
+    pub rows: Rows,
 }
 
 /// One delivery of a mutation to `applyInternalTracked`.
@@ -200,6 +250,10 @@ pub struct MtNode {
     pub logs: BTreeMap<NodeId, LogState>,
     pub next_offset: u32,
     pub writes: BTreeMap<u32, PendingWrite>,
+    /// Write callbacks (`RequestCallbacks` of the MUTATION_REQs and PUSH_MUTATION_REQs this node
+    /// sent), by number (the message id's part): the mutation is pushed again when one expires.
+    pub callbacks: BTreeMap<u64, WriteCallback>,
+    pub next_callback: u64,
     /// MutationJournal: every mutation this node journaled.
     pub journal: BTreeMap<MutId, Mutation>,
     /// The table (memtable): applied rows.
@@ -229,6 +283,23 @@ impl MtNode {
     pub fn log_mut(&mut self, log: NodeId) -> &mut LogState {
         let n = self.participants as usize;
         self.logs.entry(log).or_insert_with(|| LogState::new(n))
+    }
+
+    /// How many offsets of `log` this node knows were written: its own log's next offset, else
+    /// one past the highest offset any replica is known to have witnessed or this node is
+    /// writing (a reconciled snapshot can only name offsets below it).
+    pub fn known_offsets(&self, log: NodeId) -> u32 {
+        if log == self.me {
+            return self.next_offset;
+        }
+        self.logs.get(&log).map_or(0, |l| {
+            l.witnessed
+                .iter()
+                .chain([&l.pending, &l.snapshot_reconciled])
+                .filter_map(|o| o.ranges().last().map(|r| r.1.saturating_add(1)))
+                .max()
+                .unwrap_or(0)
+        })
     }
 
     /// Witnessed locally (finished) or being written (pending).

@@ -93,10 +93,39 @@ impl Offsets {
         out.union_with(b);
         out
     }
+    /// Remove every offset of `other`: one merge over both range lists (linear in the ranges,
+    /// not in the offsets: a read's summary subtracts a log's whole reconciled prefix).
     pub fn subtract(&mut self, other: &Offsets) {
-        for o in other.iter() {
-            self.remove(o);
+        if self.ranges.is_empty() || other.ranges.is_empty() {
+            return;
         }
+        let mut out = Vec::with_capacity(self.ranges.len() + 1);
+        let mut j = 0;
+        for &(a, b) in &self.ranges {
+            let mut lo = a as u64;
+            let hi = b as u64;
+            while j < other.ranges.len() && (other.ranges[j].1 as u64) < lo {
+                j += 1;
+            }
+            let mut k = j;
+            while lo <= hi && k < other.ranges.len() && (other.ranges[k].0 as u64) <= hi {
+                let (c, d) = (other.ranges[k].0 as u64, other.ranges[k].1 as u64);
+                if c > lo {
+                    out.push((lo as u32, (c - 1) as u32));
+                }
+                lo = lo.max(d + 1);
+                if d <= hi {
+                    k += 1;
+                } else {
+                    break;
+                }
+            }
+            if lo <= hi {
+                out.push((lo as u32, hi as u32));
+            }
+            j = k;
+        }
+        self.ranges = out;
     }
     pub fn intersect(a: &Offsets, b: &Offsets) -> Offsets {
         let mut out = Offsets::new();

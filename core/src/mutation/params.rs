@@ -22,10 +22,12 @@ pub struct MtParams {
     /// Bug 3 fix: `collectLocallyMissingMutations` iterates `MutationSummary.allOffsets()`
     /// (reconciled and unreconciled) instead of `onlyUnreconciled()`.
     pub fix_collect_all_offsets: bool,
-    /// write_request_timeout: a write's replicas without a response by then get a
-    /// PUSH_MUTATION_REQ (ActiveLogReconciler); IncomingMutations listeners expire after it.
+    /// write_request_timeout: a MUTATION_REQ's or PUSH_MUTATION_REQ's callback without a
+    /// response by then fails, and its node gets a PUSH_MUTATION_REQ (ActiveLogReconciler);
+    /// IncomingMutations listeners expire after it.
     pub write_timeout: Dur,
-    /// Retry unacknowledged writes with PUSH_MUTATION_REQ after `write_timeout`.
+    /// Retry a write whose callback failed with PUSH_MUTATION_REQ (`retryFailedWrite`); off: the
+    /// callback just expires.
     pub write_retry: bool,
     /// read_request_timeout and range_request_timeout: a ReadReconciliations.Coordinator
     /// expires after the larger of the two.
@@ -156,6 +158,42 @@ impl MtParams {
             (true, false) => CountMode::FirstListener,
             (true, true) => CountMode::Callbacks,
         }
+    }
+
+    /// About how many trace records a second of virtual time makes (`Model::records_per_sec`),
+    /// and why, for `nodes` nodes of which `rf` are replicas. While the random load runs, each
+    /// replica issues an operation every `load_interval`: a write takes ~8 records at the
+    /// coordinator and ~12 per other replica (MUTATION_REQ, two MutationStage steps, their log
+    /// lines, MUTATION_RSP); a read with k summary nodes ~10 plus ~10 per summary exchanged
+    /// between its k + 1 nodes, k(k + 1) of them (k is 1, or every other replica, half the
+    /// time each: random load reads grow with rf squared). Broadcasts: 2 per peer and interval;
+    /// timers: 2 per node and second. Measured on sandbox-mutation-tracking (rf 3, load 10 ms,
+    /// reads 40%): ~38 records per operation; this gives 39. The load's rate is counted for the
+    /// whole run (it stops at `load_for`), so the estimate is high when `load_for` is shorter.
+    pub fn records_per_sec(&self, nodes: u32, rf: u32) -> (f64, String) {
+        let (n, rf) = (nodes as f64, rf as f64);
+        let per_s = |d: Dur| US_PER_S as f64 / d.0 as f64;
+        let mut rate = 2.0 * n;
+        let mut why = format!("{nodes} nodes");
+        if self.broadcast_interval.0 > 0 {
+            rate += 2.0 * rf * (rf - 1.0) * per_s(self.broadcast_interval);
+        }
+        if self.load_interval.0 > 0 {
+            let ops = rf * per_s(self.load_interval);
+            // k(k + 1) summaries exchanged, k = 1 or rf - 1 with even odds
+            let exchanged = 0.5 * 2.0 + 0.5 * (rf - 1.0) * rf;
+            let read = 10.0 + 10.0 * exchanged;
+            let write = 8.0 + 12.0 * (rf - 1.0);
+            let share = self.load_read_share;
+            rate += ops * (share * read + (1.0 - share) * write);
+            why = format!(
+                "{rf} replicas x {} operations/s of random load (load_interval {}; {:.0}% reads)",
+                per_s(self.load_interval).round(),
+                crate::time::fmt_duration(self.load_interval.0),
+                share * 100.0
+            );
+        }
+        (rate, why)
     }
 
     /// The read coordinator's expiry (`max(read, range)` as in `ReadReconciliations.Coordinator`).

@@ -14,7 +14,7 @@
 //! augmentingOffsets (remote summaries minus the local one, reconciled and unreconciled) and
 //! reads each from its journal: a miss ends the read with "Missing mutation <id>".
 
-use super::node::{pack, ClientRead, Outcome, ReadId, Recon, HISTORY_MAX};
+use super::node::{pack, ClientRead, Outcome, ReadId, Recon, Rows, HISTORY_MAX};
 use super::offsets::{LogOffsets, MutId, Offsets};
 use super::params::CountMode;
 use super::{Msg, MtNode, MutationTracking, Summary, Task, MUTATION_STAGE, READ_STAGE};
@@ -27,28 +27,41 @@ impl MutationTracking {
     }
 
     pub(super) fn dispatch(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, from: NodeId, msg: Msg) {
+        // a node outside the shard has no logs and takes part in no reconciliation: only the
+        // answer to a read it coordinates is for it (nothing sends it the rest; refused, should
+        // anything, rather than indexing its witnessed offsets out of bounds)
+        if !node.is_participant(ctx.me) && !matches!(msg, Msg::TrackedReadRsp { .. }) {
+            ctx.log(
+                LogLevel::Warn,
+                format_args!(
+                    "{} from {}: {} is not a replica of the shard, ignored",
+                    super::msg_kind(&msg),
+                    self.nm(ctx, from),
+                    self.nm(ctx, ctx.me)
+                ),
+            );
+            return;
+        }
         match msg {
-            Msg::MutationReq(m) => ctx.submit(
+            Msg::MutationReq(m, cb) => ctx.submit(
                 MUTATION_STAGE,
                 Task::Apply {
                     m,
                     via: "MUTATION_REQ",
+                    reply: Some((from, cb)),
                 },
                 None,
             ),
-            Msg::PushMutationReq(m) => ctx.submit(
+            Msg::PushMutationReq(m, cb) => ctx.submit(
                 MUTATION_STAGE,
                 Task::Apply {
                     m,
                     via: "PUSH_MUTATION_REQ",
+                    reply: Some((from, cb)),
                 },
                 None,
             ),
-            Msg::MutationRsp(id) => {
-                let mut o = Offsets::new();
-                o.add(id.offset);
-                self.witnessed_by(node, from, id.log, &o);
-            }
+            Msg::MutationRsp(id, cb) => self.write_response(node, ctx, from, id, cb),
             Msg::BroadcastLogOffsets(v) => {
                 for (log, o) in v {
                     self.witnessed_by(node, from, log, &o);
@@ -95,20 +108,10 @@ impl MutationTracking {
                 None,
             ),
             Msg::PullMutationsReq { log, offsets } => {
-                // served from the journal (PullMutationsRequest handler)
+                // requestMissingMutations: the ActiveLogReconciler pushes each from the journal,
+                // with a callback (retried like a write when it fails)
                 for off in offsets.iter() {
-                    let id = MutId::new(log, off);
-                    if let Some(m) = node.journal.get(&id).cloned() {
-                        self.send(node, ctx, from, Msg::PushMutationReq(m));
-                    } else {
-                        ctx.log(
-                            LogLevel::Warn,
-                            format_args!(
-                                "PULL_MUTATIONS_REQ: {} not in the journal",
-                                self.fmt_id(ctx, id)
-                            ),
-                        );
-                    }
+                    self.push(node, ctx, MutId::new(log, off), from);
                 }
             }
             Msg::ReadReconcileAck { read } => self.accept_sync_ack(node, ctx, read, from),
@@ -147,7 +150,7 @@ impl MutationTracking {
                 summary_nodes: summary_nodes.clone(),
                 issued_at: ctx.now,
                 outcome: Outcome::Pending,
-                rows: Vec::new(),
+                rows: Rows::default(),
             },
         );
         ctx.log(
@@ -218,7 +221,7 @@ impl MutationTracking {
                 finished_at: None,
                 history: vec![(now, 0, summaries, acks)],
                 augment: Vec::new(),
-                rows: Vec::new(),
+                rows: Rows::default(),
             }
         })
     }
@@ -231,7 +234,7 @@ impl MutationTracking {
         read: ReadId,
         summary_nodes: Vec<NodeId>,
     ) {
-        let rows: Vec<String> = node.data.values().cloned().collect();
+        let rows = Rows::of_table(&node.data);
         let summary = node.summary();
         let r = self.get_or_create(node, ctx, read, ctx.me, &summary_nodes);
         r.rows = rows;
@@ -556,7 +559,9 @@ impl MutationTracking {
         r.outcome = outcome;
         r.finished_at = Some(ctx.now);
         if outcome == Outcome::Completed {
-            r.rows.extend(rows);
+            for row in &rows {
+                r.rows.push(row);
+            }
         }
         let (coord, rows) = (read.coord, r.rows.clone());
         match outcome {
@@ -574,7 +579,7 @@ impl MutationTracking {
                     "{} complete: augmentingOffsets {} id(s), rows [{}]",
                     self.rid(ctx, read),
                     aug.id_count(),
-                    rows.join(",")
+                    rows.list()
                 ),
             ),
         }

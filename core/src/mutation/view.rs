@@ -6,7 +6,9 @@ use super::node::{MtNode, Outcome, ReadId};
 use super::offsets::{MutId, Offsets};
 use super::{MtParams, MutationTracking};
 use crate::engine::{NodeId, Sim, Topology};
-use crate::model::{Cell, CommandSpec, MatrixSpec, Model, MsgKind, QValue, Query, SeriesSpec};
+use crate::model::{
+    Cell, CommandSpec, KeyForm, MatrixSpec, Model, MsgKind, QValue, Query, SeriesSpec, ViewNeeds,
+};
 use crate::scenario::Scenario;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -30,6 +32,7 @@ pub const VIEWS: &[&str] = &[
     "reads_completed",
     "reads_timeout",
     "reads_missing",
+    "reads_pending",
 ];
 
 const KINDS: &[MsgKind] = &[
@@ -171,7 +174,7 @@ impl MutationTracking {
                 if q.view == "read_rows" {
                     if let Some(c) = node.client_reads.get(&id) {
                         if recon.is_none() {
-                            return num(c.rows.len());
+                            return num(c.rows.count as usize);
                         }
                     }
                 }
@@ -189,12 +192,13 @@ impl MutationTracking {
                     "read_summaries" => s as f64,
                     "read_sync_acks" => a as f64,
                     "read_requested" => r.requested.len() as f64,
-                    "read_rows" => r.rows.len() as f64,
+                    "read_rows" => r.rows.count as f64,
                     _ => r.history.iter().map(|h| h.1).min().unwrap_or(0) as f64,
                 }))
             }
             "listeners" | "listener_callbacks" | "orphaned_listeners" | "listeners_expired"
-            | "journal" | "duplicates" | "reads_completed" | "reads_timeout" | "reads_missing" => {
+            | "journal" | "duplicates" | "reads_completed" | "reads_timeout" | "reads_missing"
+            | "reads_pending" => {
                 let n = q.need_node("node")?;
                 let node = &sim.nodes[n as usize].state;
                 let count_outcome = |f: fn(Outcome) -> bool| {
@@ -232,6 +236,7 @@ impl MutationTracking {
                     "duplicates" => num(node.duplicates as usize),
                     "reads_completed" => num(count_outcome(|o| o == Outcome::Completed)),
                     "reads_timeout" => num(count_outcome(|o| o == Outcome::Timeout)),
+                    "reads_pending" => num(count_outcome(|o| o == Outcome::Pending)),
                     _ => num(count_outcome(|o| matches!(o, Outcome::Missing(_)))),
                 }
             }
@@ -257,6 +262,51 @@ impl MutationTracking {
             }
             other => Err(format!("unknown view `{other}`")),
         }
+    }
+}
+
+/// A read id as a view's key: "r1", or "node1/r1" (its coordinator's name first), as
+/// `MtNode::find_read` matches it.
+fn check_read_key(k: &str, topo: &Topology) -> Result<(), String> {
+    let seq = match k.split_once('/') {
+        Some((coord, seq)) => {
+            topo.resolve(coord)?;
+            seq
+        }
+        None => k,
+    };
+    let n = seq.strip_prefix('r').and_then(|d| d.parse::<u32>().ok());
+    match n {
+        Some(n) if format!("r{n}") == seq => Ok(()),
+        _ => Err(format!(
+            "\"{k}\" is not a read id; write r<N> or COORDINATOR/r<N>, e.g. \"r1\" or \"node1/r1\""
+        )),
+    }
+}
+
+const READ_KEY: KeyForm = KeyForm::Check(check_read_key);
+const MUTATION_KEY: KeyForm = KeyForm::Check(|k, topo| parse_id(topo, k).map(|_| ()));
+const LOG_KEY: KeyForm = KeyForm::Check(|k, topo| topo.resolve(k).map(|_| ()));
+
+/// What each view needs and answers, read off `query_inner`.
+fn view_needs(view: &str) -> ViewNeeds {
+    let n = ViewNeeds::NODE;
+    match view {
+        // `Outcome::as_str`.
+        "read_outcome" => {
+            n.key(READ_KEY)
+                .text(&["pending", "completed", "timeout", "missing-mutation"])
+        }
+        "read_mutations" | "read_summaries" | "read_sync_acks" | "read_requested" | "read_rows"
+        | "read_min_mutations" => n.key(READ_KEY).num(),
+        "listeners" | "journal" => n.optional_key(MUTATION_KEY).num(),
+        "listener_callbacks" | "orphaned_listeners" | "listeners_expired" | "duplicates"
+        | "reads_completed" | "reads_timeout" | "reads_missing" | "reads_pending" => n.num(),
+        // `Offsets`' Display.
+        "witnessed" | "reconciled" => n
+            .key(LOG_KEY)
+            .any_text("a set of offsets such as \"{0-3,5}\"; \"{}\" when none"),
+        _ => ViewNeeds::NONE,
     }
 }
 
@@ -346,7 +396,8 @@ pub fn node_json(topo: &Topology, node: &MtNode) -> Value {
                 "summaries_received": summaries,
                 "history": r.history.iter().map(|h| json!([h.0, h.1, h.2, h.3])).collect::<Vec<_>>(),
                 "augment": r.augment.iter().map(|(i, hit)| json!({"id": fmt_id(topo, *i), "hit": hit})).collect::<Vec<_>>(),
-                "rows": r.rows,
+                "rows": r.rows.count,
+                "rows_shown": r.rows.shown,
                 "created_at": r.created_at,
                 "expires_at": r.expires_at,
                 "finished_at": r.finished_at,
@@ -366,7 +417,8 @@ pub fn node_json(topo: &Topology, node: &MtNode) -> Value {
                 m.insert("id".into(), json!(fmt_read(topo, *id)));
                 m.insert("data_node".into(), json!(name(c.data_node)));
                 m.insert("issued_at".into(), json!(c.issued_at));
-                m.insert("rows".into(), json!(c.rows));
+                m.insert("rows".into(), json!(c.rows.count));
+                m.insert("rows_shown".into(), json!(c.rows.shown));
             }
             o
         })
@@ -414,6 +466,17 @@ impl Model for MutationTracking {
         let p = MtParams::from_table(params)?;
         p.check_nodes(sc.topo.len())?;
         MutationTracking::new(p)
+    }
+
+    fn records_per_sec(&self, sim: &Sim<Self>) -> Option<(f64, String)> {
+        Some(
+            self.p
+                .records_per_sec(sim.topo.len(), self.participants(&sim.topo)),
+        )
+    }
+
+    fn view_needs(view: &str) -> ViewNeeds {
+        view_needs(view)
     }
 
     fn query(&self, sim: &Sim<Self>, q: &Query) -> Option<Result<QValue, String>> {
@@ -568,6 +631,37 @@ impl Model for MutationTracking {
         b
     }
 
+    fn moment_kinds(&self) -> &'static [crate::moments::MomentKind] {
+        MUTATION_MOMENTS
+    }
+    fn moments(
+        &self,
+        trace: &crate::engine::trace::Trace,
+        topo: &crate::engine::Topology,
+        from: usize,
+        found: &mut Vec<crate::moments::Moment>,
+    ) {
+        use crate::moments::{log_of, name, Moment, MAX_MOMENTS};
+        for r in trace.recs.range(from..) {
+            if found.len() >= MAX_MOMENTS {
+                return;
+            }
+            let Some((_, text)) = log_of(trace, &r) else {
+                continue;
+            };
+            if let Some((kind, text)) = mutation_moment(name(topo, r.node), text) {
+                found.push(Moment {
+                    time: r.time,
+                    step: r.step,
+                    node: r.node,
+                    kind,
+                    value: 0,
+                    text,
+                });
+            }
+        }
+    }
+
     /// The generic explanation plus the reconciliations this node takes part in (its role and
     /// outcome, a missing mutation named), its listeners and the duplicates it delivered.
     fn explain(
@@ -623,4 +717,38 @@ impl Model for MutationTracking {
         ));
         out
     }
+}
+
+/// Mutation tracking's moments: a read's reconciliation completed, expired, or found a missing
+/// mutation (the lines `recon.rs` logs).
+const MUTATION_MOMENTS: &[crate::moments::MomentKind] = &[
+    crate::moments::MomentKind {
+        name: "read completed",
+        color: "@up",
+        about: "a tracked read's reconciliation completed on its data node",
+    },
+    crate::moments::MomentKind {
+        name: "read timed out",
+        color: "#b45309",
+        about: "a tracked read's reconciliation expired before it completed",
+    },
+    crate::moments::MomentKind {
+        name: "Missing mutation",
+        color: "@down",
+        about: "augment found no journal entry for a mutation the summaries name (CASSANDRA-21181)",
+    },
+];
+
+/// The moment in a log line of node `me`: (kind, text).
+fn mutation_moment(me: &str, text: &str) -> Option<(u8, String)> {
+    if let Some((rid, id)) = text.split_once(": augment: Missing mutation ") {
+        return Some((2, format!("read {rid} on {me}: Missing mutation {id}")));
+    }
+    if let Some((rid, _)) = text.split_once(" complete: augmentingOffsets") {
+        return Some((0, format!("read {rid} completed on {me}")));
+    }
+    if let Some((rid, _)) = text.split_once(" expired: remaining mutations") {
+        return Some((1, format!("read {rid} timed out on {me}")));
+    }
+    None
 }

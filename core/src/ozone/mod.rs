@@ -4,22 +4,30 @@
 //!
 //! Modelled after apache/ozone `ContainerStateMachine` (startTransaction, preAppendTransaction,
 //! writeStateMachineData on a chunk-writer executor with the leader's `stateMachineDataCache`,
-//! readStateMachineData, applyTransaction, handleCommandResult), `HddsDispatcher`
-//! (validateContainerCommand), `KeyValueHandler` (checkContainerOpen), `ChunkUtils` (the read-back
-//! length check), `CloseContainerCommandHandler`, and SCM's `PipelineActionHandler` /
-//! `CloseContainerEventHandler`. See docs/MODEL.md, "Ozone".
+//! readStateMachineData, applyTransaction, handleCommandResult, notifyGroupRemove),
+//! `HddsDispatcher` (validateContainerCommand), `KeyValueHandler` (checkContainerOpen,
+//! markContainerForClose, quasiCloseContainer, closeContainer), `ChunkUtils` (the read-back length
+//! check), `CloseContainerCommandHandler`, `ClosePipelineCommandHandler`, and SCM's
+//! `PipelineActionHandler` / `PipelineManagerImpl`, `CloseContainerEventHandler`,
+//! `AbstractContainerReportHandler` and the ReplicationManager's `ClosingContainerHandler`,
+//! `QuasiClosedContainerHandler`, `MismatchedReplicasHandler`. See docs/MODEL.md, "Ozone".
 //!
-//! Files: this one (commands, results, per-node state, the state machine), `view` (the `Model`
-//! impl).
+//! Files: this one (commands, results, per-node state, the state machine), `dn` (a datanode's
+//! container close and pipeline removal), `scm` (SCM: container states, replica reports, pipeline
+//! close and destroy, the ReplicationManager), `view` (the `Model` impl).
 
+mod dn;
+pub mod scm;
 pub mod view;
+
+pub use scm::{Replica, Scm};
 
 use crate::engine::action::Dur;
 use crate::engine::trace::LogLevel;
 use crate::engine::NodeId;
 use crate::raft::sm::{SmCtx, Stage, Start, StateMachine};
 use crate::raft::{Index, Term, RAFT_EXECUTORS};
-use crate::time::{Micros, US_PER_MS};
+use crate::time::{Micros, US_PER_MS, US_PER_S};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -52,7 +60,23 @@ pub struct OzoneParams {
     /// Raft server's lock under load (not FIFO, so a later CloseContainer can overtake it).
     /// "0s" (the default): appendTransaction follows at once.
     pub append_wait: Dur,
+    /// `ozone.scm.close.container.wait.duration`: SCM's `CloseContainerEventHandler` holds a
+    /// close command for this long (a lease, for clients to finish their allocated blocks)
+    /// before it goes to the datanodes. Ozone's default 150 s; its integration tests use 1 s.
+    pub close_container_wait: Dur,
+    /// `ozone.scm.pipeline.destroy.timeout`: how long a CLOSED pipeline stays before SCM
+    /// destroys it and sends the `ClosePipelineCommand` (Ozone's default 66 s; the scrubber's
+    /// period is not modelled).
+    pub pipeline_destroy_timeout: Dur,
+    /// `hdds.scm.replication.thread.interval`: the ReplicationManager runs at every multiple of
+    /// it (Ozone's default 300 s).
+    pub replication_interval: Dur,
 }
+
+/// `OzoneConsts.OZONE_SCM_CHUNK_MAX_SIZE`: the largest chunk (the gRPC message limit), 32 MiB.
+pub const MAX_CHUNK_LEN: u64 = 32 * 1024 * 1024;
+/// `ozone.scm.block.size` (default 256 MiB): a chunk ends within its block.
+pub const MAX_BLOCK_LEN: u64 = 256 * 1024 * 1024;
 
 pub const OZONE_KEYS: &[&str] = &[
     "containers",
@@ -60,6 +84,9 @@ pub const OZONE_KEYS: &[&str] = &[
     "recheck_in_pre_append",
     "chunk_write_cost",
     "append_wait",
+    "close_container_wait",
+    "pipeline_destroy_timeout",
+    "replication_interval",
 ];
 
 impl Default for OzoneParams {
@@ -70,11 +97,15 @@ impl Default for OzoneParams {
             recheck_in_pre_append: false,
             chunk_write_cost: Dur(US_PER_MS),
             append_wait: Dur(0),
+            close_container_wait: Dur(150 * US_PER_S),
+            pipeline_destroy_timeout: Dur(66 * US_PER_S),
+            replication_interval: Dur(300 * US_PER_S),
         }
     }
 }
 
-/// Container states (`ContainerProtos.ContainerDataProto.State`).
+/// Container states (`ContainerProtos.ContainerDataProto.State`; at SCM the
+/// `HddsProtos.LifeCycleState` of the same names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum CState {
     Open,
@@ -181,17 +212,31 @@ impl OzCmd {
     }
 }
 
-/// Datanode <-> SCM (heartbeats and the commands they carry).
+/// Datanode <-> SCM (heartbeats and the commands they carry), and the Raft group removal between
+/// datanodes.
 #[derive(Clone, Debug, PartialEq)]
 pub enum OzMsg {
     /// Datanode heartbeat: `PipelineAction` CLOSE (`XceiverServerRatis.triggerPipelineClose`).
     PipelineActionClose { reason: String },
-    /// SCM -> datanode: `CloseContainerCommand`.
-    CloseContainer { c: u32 },
-    /// SCM -> datanode: `ClosePipelineCommand` (the datanode removes the Raft group).
+    /// SCM -> datanode: `CloseContainerCommand`; `force` closes a QUASI_CLOSED replica (or one
+    /// without a pipeline) CLOSED without Raft.
+    CloseContainer { c: u32, force: bool },
+    /// SCM -> datanode: `ClosePipelineCommand` (the datanode removes the Raft group, on its
+    /// peers first).
     ClosePipeline,
-    /// Datanode -> SCM: a container report (here only a container that closed).
-    ContainerReport { c: u32, state: CState },
+    /// Datanode -> datanode: `ClosePipelineCommandHandler` removes the group on a peer
+    /// (`GroupManagementApi.remove`).
+    GroupRemove,
+    /// Datanode -> SCM: an incremental container report (ICR) of one replica: its state and
+    /// block commit sequence id (BCSID); the replica's origin is the datanode. `n` numbers the
+    /// datanode's reports: they travel in order on its heartbeats, where the model's links may
+    /// reorder two messages, so SCM drops a report older than one it has for the replica.
+    ContainerReport {
+        c: u32,
+        state: CState,
+        bcsid: u64,
+        n: u64,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -210,14 +255,13 @@ pub enum OzTask {
 pub enum OzTimer {
     /// A WriteChunk's wait between startTransaction and appendTransaction (`append_wait`).
     Append(u64),
-}
-
-/// SCM's view (on the SCM node only).
-#[derive(Clone, Debug, Default)]
-pub struct Scm {
-    pub pipeline_open: bool,
-    pub containers: BTreeMap<u32, CState>,
-    pub pipeline_actions: u64,
+    /// SCM: the `close_container_wait` lease of close `k` of container `c` ends: the
+    /// CloseContainerCommand goes out.
+    CloseLease { c: u32, k: u64 },
+    /// SCM: the CLOSED pipeline is destroyed (`pipeline_destroy_timeout`).
+    DestroyPipeline,
+    /// SCM: a ReplicationManager run.
+    ReplicationMonitor,
 }
 
 /// One node: a datanode's containers and state machine, or SCM.
@@ -230,8 +274,13 @@ pub struct OzNode {
     pub files: BTreeMap<(u32, u32), u64>,
     /// Committed block lengths (PutBlock applied), by (container, block).
     pub blocks: BTreeMap<(u32, u32), u64>,
-    /// The pipeline's Raft group was removed (ClosePipelineCommand).
+    /// Block commit sequence id per container: the log index of the last PutBlock applied
+    /// (`BlockManagerImpl.putBlock`), 0 before any.
+    pub bcsid: BTreeMap<u32, u64>,
+    /// The pipeline's Raft group was removed (ClosePipelineCommand, or a peer's).
     pub pipeline_removed: bool,
+    /// Container reports sent (numbers them; kept across restarts).
+    pub reports: u64,
     // -- volatile
     /// `stateMachineHealthy`.
     pub healthy: bool,
@@ -278,6 +327,10 @@ impl OzNode {
     pub fn state(&self, c: u32) -> Option<CState> {
         self.containers.get(&c).copied()
     }
+
+    pub fn bcsid(&self, c: u32) -> u64 {
+        self.bcsid.get(&c).copied().unwrap_or(0)
+    }
 }
 
 /// `ContainerStateMachine` plus the SCM node.
@@ -292,6 +345,23 @@ pub struct Csm {
 fn parse_num<T: std::str::FromStr>(w: &str, what: &str) -> Result<T, String> {
     w.parse()
         .map_err(|_| format!("{what} \"{w}\" is not a number"))
+}
+
+/// A WriteChunk's length and offset: 1 to [`MAX_CHUNK_LEN`] bytes, ending within a block of
+/// [`MAX_BLOCK_LEN`] (no u64 wrap-around).
+pub fn check_chunk(len: u64, off: u64) -> Result<(), String> {
+    if !(1..=MAX_CHUNK_LEN).contains(&len) {
+        return Err(format!(
+            "client-write-chunk: LEN {len} is out of range: a chunk is 1 to {MAX_CHUNK_LEN} bytes (32 MiB, OZONE_SCM_CHUNK_MAX_SIZE)"
+        ));
+    }
+    match off.checked_add(len) {
+        Some(end) if end <= MAX_BLOCK_LEN => Ok(()),
+        _ => Err(format!(
+            "client-write-chunk: OFFSET {off} is out of range: the chunk must end within its block, so OFFSET is 0 to {} for LEN {len} (OFFSET + LEN at most {MAX_BLOCK_LEN}, 256 MiB, ozone.scm.block.size)",
+            MAX_BLOCK_LEN - len
+        )),
+    }
 }
 
 impl Csm {
@@ -319,11 +389,6 @@ impl Csm {
         }
         n.healthy = false;
     }
-    fn report_close(&self, n: &OzNode, c: &mut SmCtx<Self>, cid: u32) {
-        if let Some(state) = n.state(cid) {
-            c.send(self.scm, OzMsg::ContainerReport { c: cid, state });
-        }
-    }
 }
 
 impl StateMachine for Csm {
@@ -340,11 +405,7 @@ impl StateMachine for Csm {
             (1..=self.p.containers).map(|c| (c, CState::Open)).collect();
         if id == self.scm {
             return OzNode {
-                scm: Some(Scm {
-                    pipeline_open: true,
-                    containers,
-                    pipeline_actions: 0,
-                }),
+                scm: Some(Scm::new(&containers, self.dns)),
                 healthy: true,
                 ..OzNode::default()
             };
@@ -366,26 +427,37 @@ impl StateMachine for Csm {
     fn parse_request(&self, w: &[&str]) -> Option<Result<OzCmd, String>> {
         let r = match w {
             ["client-write-chunk", tag, c, b, len, rest @ ..] if rest.len() <= 1 => (|| {
+                let cmd = "client-write-chunk";
+                let len = parse_num(len, "LEN").map_err(|e| format!("{cmd}: {e}"))?;
+                let off = match rest {
+                    [o] => parse_num(o, "OFFSET").map_err(|e| format!("{cmd}: {e}"))?,
+                    _ => 0,
+                };
+                check_chunk(len, off)?;
                 Ok(OzCmd::WriteChunk {
                     tag: tag.to_string(),
-                    c: parse_num(c, "container")?,
-                    block: parse_num(b, "block")?,
-                    len: parse_num(len, "length")?,
-                    off: match rest {
-                        [o] => parse_num(o, "offset")?,
-                        _ => 0,
-                    },
+                    c: parse_num(c, "CONTAINER").map_err(|e| format!("{cmd}: {e}"))?,
+                    block: parse_num(b, "BLOCK").map_err(|e| format!("{cmd}: {e}"))?,
+                    len,
+                    off,
                 })
             })(),
             ["client-write-chunk", ..] => Err(
                 "client-write-chunk TAG CONTAINER BLOCK LEN [OFFSET], e.g. \"client-write-chunk W1 1 1 1024\"".into(),
             ),
             ["client-put-block", tag, c, b, len] => (|| {
+                let cmd = "client-put-block";
+                let len = parse_num(len, "LEN").map_err(|e| format!("{cmd}: {e}"))?;
+                if len > MAX_BLOCK_LEN {
+                    return Err(format!(
+                        "{cmd}: LEN {len} is out of range: a block is 0 to {MAX_BLOCK_LEN} bytes (256 MiB, ozone.scm.block.size)"
+                    ));
+                }
                 Ok(OzCmd::PutBlock {
                     tag: tag.to_string(),
-                    c: parse_num(c, "container")?,
-                    block: parse_num(b, "block")?,
-                    len: parse_num(len, "length")?,
+                    c: parse_num(c, "CONTAINER").map_err(|e| format!("{cmd}: {e}"))?,
+                    block: parse_num(b, "BLOCK").map_err(|e| format!("{cmd}: {e}"))?,
+                    len,
                 })
             })(),
             ["client-put-block", ..] => Err(
@@ -560,6 +632,11 @@ impl StateMachine for Csm {
         else {
             return Stage::Done;
         };
+        if n.pipeline_removed {
+            // The division is closed: its appender reads nothing more (the model's Raft node
+            // goes on trying; docs/MODEL.md).
+            return Stage::Failed("the pipeline's Raft group was removed".into());
+        }
         if n.cache.contains_key(&i) {
             n.data.insert(i, "read from cache");
             n.sent(to, i, "cache");
@@ -600,6 +677,19 @@ impl StateMachine for Csm {
 
     /// applyTransaction on the StateMachineUpdater.
     fn apply(&self, n: &mut OzNode, c: &mut SmCtx<Self>, i: Index, cmd: &OzCmd) -> Res {
+        if n.pipeline_removed {
+            // The group's division is closed: Ratis applies nothing more. The model's Raft node
+            // goes on (docs/MODEL.md); its state machine leaves the containers alone.
+            Self::record(n, cmd, "GroupMismatchException");
+            c.log(
+                LogLevel::Info,
+                format_args!(
+                    "index {i} ({}) not applied: the pipeline's Raft group was removed",
+                    self.describe(cmd)
+                ),
+            );
+            return Res::ContainerNotOpen;
+        }
         if c.is_leader {
             // hdds.datanode.wait.on.all.followers=false: drop what is applied.
             let keep = n.cache.split_off(&(i + 1));
@@ -624,24 +714,26 @@ impl StateMachine for Csm {
                 let r = Self::check_open(n, cid);
                 if r == Res::Success {
                     n.blocks.insert((cid, *block), *len);
+                    let b = n.bcsid.entry(cid).or_insert(0);
+                    *b = (*b).max(i);
                 }
                 r
             }
+            // KeyValueHandler.handleCloseContainer: markContainerForClose, then closeContainer.
             OzCmd::CloseContainer { .. } => match n.state(cid) {
-                Some(CState::Open | CState::Closing | CState::QuasiClosed) => {
-                    n.containers.insert(cid, CState::Closed);
-                    c.log(
-                        LogLevel::Info,
-                        format_args!(
-                            "container {cid} CLOSED (CloseContainer applied at index {i})"
-                        ),
-                    );
-                    self.report_close(n, c, cid);
-                    Res::Success
-                }
-                Some(CState::Closed) => Res::Success,
-                Some(CState::Unhealthy) => Res::ContainerUnhealthy,
                 None => Res::ContainerInternalError,
+                Some(_) => {
+                    self.mark_for_close(n, c, cid);
+                    match self.close_container(
+                        n,
+                        c,
+                        cid,
+                        format_args!("CloseContainer applied at index {i}"),
+                    ) {
+                        Ok(()) => Res::Success,
+                        Err(r) => r,
+                    }
+                }
             },
         };
         Self::record(n, cmd, r.as_str());
@@ -707,93 +799,18 @@ impl StateMachine for Csm {
 
     fn on_message(&self, n: &mut OzNode, c: &mut SmCtx<Self>, from: NodeId, m: OzMsg) {
         if let Some(scm) = n.scm.as_mut() {
-            match m {
-                OzMsg::PipelineActionClose { reason } => {
-                    scm.pipeline_actions += 1;
-                    if !scm.pipeline_open {
-                        return;
-                    }
-                    scm.pipeline_open = false;
-                    c.log(
-                        LogLevel::Warn,
-                        format_args!(
-                            "PipelineActionHandler: CLOSE from {} (Reason : {reason}); pipeline moved to CLOSED state",
-                            c.ctx.topo.name(from)
-                        ),
-                    );
-                    let open: Vec<u32> = scm
-                        .containers
-                        .iter()
-                        .filter(|(_, s)| **s == CState::Open)
-                        .map(|(k, _)| *k)
-                        .collect();
-                    for cid in open {
-                        scm.containers.insert(cid, CState::Closing);
-                        for d in 0..self.dns {
-                            c.send(d, OzMsg::CloseContainer { c: cid });
-                        }
-                    }
-                    for d in 0..self.dns {
-                        c.send(d, OzMsg::ClosePipeline);
-                    }
-                }
-                OzMsg::ContainerReport {
-                    c: cid,
-                    state: CState::Closed,
-                } => {
-                    scm.containers.insert(cid, CState::Closed);
-                }
-                _ => {}
-            }
+            self.scm_message(scm, c, from, m);
             return;
         }
         match m {
-            OzMsg::CloseContainer { c: cid } => {
-                // CloseContainerCommandHandler.
-                match n.state(cid) {
-                    Some(CState::Open) => {
-                        n.containers.insert(cid, CState::Closing);
-                        c.log(
-                            LogLevel::Info,
-                            format_args!(
-                                "CloseContainerCommandHandler: container {cid} OPEN -> CLOSING"
-                            ),
-                        );
-                    }
-                    Some(CState::Closing) => {}
-                    _ => return,
-                }
-                if n.pipeline_removed {
-                    n.containers.insert(cid, CState::QuasiClosed);
-                    c.log(
-                        LogLevel::Info,
-                        format_args!(
-                            "container {cid} QUASI_CLOSED (no pipeline to close it through)"
-                        ),
-                    );
-                    return;
-                }
-                c.log(
-                    LogLevel::Info,
-                    format_args!(
-                        "submitting CloseContainer c{cid} to the local Raft server{}",
-                        if c.is_leader {
-                            ""
-                        } else {
-                            " (a follower answers NotLeaderException, which the handler ignores)"
-                        }
-                    ),
-                );
-                c.submit_request(OzCmd::CloseContainer { c: cid });
+            OzMsg::CloseContainer { c: cid, force } => {
+                self.close_container_command(n, c, cid, force)
             }
-            OzMsg::ClosePipeline if !n.pipeline_removed => {
-                n.pipeline_removed = true;
-                c.log(
-                    LogLevel::Warn,
-                    "ClosePipelineCommand: the Raft group is removed",
-                );
+            OzMsg::ClosePipeline => self.close_pipeline_command(n, c),
+            OzMsg::GroupRemove => {
+                self.remove_group(n, c, format_args!("removed by {}", c.ctx.topo.name(from)))
             }
-            _ => {}
+            OzMsg::PipelineActionClose { .. } | OzMsg::ContainerReport { .. } => {}
         }
     }
     fn msg_label(&self, m: &OzMsg) -> &'static str {
@@ -801,17 +818,46 @@ impl StateMachine for Csm {
             OzMsg::PipelineActionClose { .. } => "PIPELINE_ACTION",
             OzMsg::CloseContainer { .. } => "CLOSE_CONTAINER_CMD",
             OzMsg::ClosePipeline => "CLOSE_PIPELINE_CMD",
+            OzMsg::GroupRemove => "GROUP_REMOVE",
             OzMsg::ContainerReport { .. } => "CONTAINER_REPORT",
         }
     }
     fn render_msg(&self, m: &OzMsg) -> String {
         match m {
             OzMsg::PipelineActionClose { reason } => format!("PipelineAction CLOSE: {reason}"),
-            OzMsg::CloseContainer { c } => format!("CloseContainerCommand c{c}"),
-            OzMsg::ClosePipeline => "ClosePipelineCommand".into(),
-            OzMsg::ContainerReport { c, state } => {
-                format!("container report c{c} {}", state.as_str())
+            OzMsg::CloseContainer { c, force } => {
+                format!(
+                    "CloseContainerCommand c{c}{}",
+                    if *force { " force" } else { "" }
+                )
             }
+            OzMsg::ClosePipeline => "ClosePipelineCommand".into(),
+            OzMsg::GroupRemove => "groupRemove (the pipeline's Raft group)".into(),
+            OzMsg::ContainerReport { c, state, bcsid, n } => {
+                format!(
+                    "container report #{n}: c{c} {} bcsid={bcsid}",
+                    state.as_str()
+                )
+            }
+        }
+    }
+    fn request_forms(&self) -> &'static [&'static str] {
+        &[
+            "client-write-chunk TAG CONTAINER BLOCK LEN [OFFSET]",
+            "client-put-block TAG CONTAINER BLOCK LEN",
+        ]
+    }
+    fn command_forms(&self, scm: bool) -> &'static [&'static str] {
+        if scm {
+            &["close-container CONTAINER"]
+        } else {
+            &["hold-writes", "release-writes"]
+        }
+    }
+    fn check_command(&self, w: &[&str]) -> Result<(), String> {
+        match w {
+            ["close-container", k] => parse_num::<u32>(k, "container").map(|_| ()),
+            _ => Ok(()),
         }
     }
     fn is_command(&self, w: &[&str]) -> bool {
@@ -824,20 +870,7 @@ impl StateMachine for Csm {
         match (w, n.scm.as_mut()) {
             (["close-container", k], Some(scm)) => {
                 let cid: u32 = parse_num(k, "container")?;
-                if scm.containers.get(&cid) != Some(&CState::Open) {
-                    return Err(format!("container {cid} is not OPEN at SCM"));
-                }
-                scm.containers.insert(cid, CState::Closing);
-                c.log(
-                    LogLevel::Info,
-                    format_args!(
-                        "SCM: container {cid} CLOSING; CloseContainerCommand to every datanode"
-                    ),
-                );
-                for d in 0..self.dns {
-                    c.send(d, OzMsg::CloseContainer { c: cid });
-                }
-                Ok(())
+                self.scm_close_container(scm, c, cid)
             }
             (["close-container", ..], Some(_)) => {
                 Err("close-container needs a container id, e.g. \"close-container 1\"".into())
@@ -864,12 +897,20 @@ impl StateMachine for Csm {
             _ => Err(format!("unknown command \"{}\"", w.join(" "))),
         }
     }
-    fn on_timer(&self, _n: &mut OzNode, c: &mut SmCtx<Self>, t: OzTimer) {
-        let OzTimer::Append(token) = t;
-        c.resume(token, Ok(()));
+    fn on_timer(&self, n: &mut OzNode, c: &mut SmCtx<Self>, t: OzTimer) {
+        match (t, n.scm.as_mut()) {
+            (OzTimer::Append(token), _) => c.resume(token, Ok(())),
+            (t, Some(scm)) => self.scm_timer(scm, c, t),
+            (_, None) => {}
+        }
     }
-    fn timer_label(&self, _t: &OzTimer) -> &'static str {
-        "append-wait"
+    fn timer_label(&self, t: &OzTimer) -> &'static str {
+        match t {
+            OzTimer::Append(_) => "append-wait",
+            OzTimer::CloseLease { .. } => "close-container-lease",
+            OzTimer::DestroyPipeline => "pipeline-destroy",
+            OzTimer::ReplicationMonitor => "replication-monitor",
+        }
     }
     fn service_us(&self, _n: &OzNode, t: &OzTask) -> Micros {
         match t {
@@ -881,13 +922,7 @@ impl StateMachine for Csm {
     }
     fn views_json(&self, n: &OzNode) -> serde_json::Value {
         if let Some(scm) = &n.scm {
-            return serde_json::json!({
-                "scm": {
-                    "pipeline": if scm.pipeline_open { "OPEN" } else { "CLOSED" },
-                    "containers": scm.containers.iter().map(|(k, v)| (k.to_string(), v.as_str())).collect::<BTreeMap<_, _>>(),
-                    "pipeline_actions": scm.pipeline_actions,
-                }
-            });
+            return scm.json();
         }
         serde_json::json!({
             "healthy": n.healthy,
@@ -900,6 +935,7 @@ impl StateMachine for Csm {
             "read_failures": n.read_failures,
             "zero_byte_writes": n.zero_byte_writes,
             "pipeline_removed": n.pipeline_removed,
+            "bcsid": n.bcsid.iter().map(|(c, b)| (c.to_string(), *b)).collect::<BTreeMap<_, _>>(),
             "results": n.results,
         })
     }

@@ -1,10 +1,11 @@
 //! What a person can observe of the Ozone model: Raft's views plus the container state machine's
 //! and SCM's (the `Model` impl).
 
-use super::{CState, Csm, OzoneParams, OZONE_KEYS};
+use super::{CState, Csm, OzoneParams, MAX_CHUNK_LEN, OZONE_KEYS};
 use crate::engine::{NodeId, NodeStatus, Sim};
 use crate::model::{
-    CommandSpec, Edge, Model, MsgKind, NodeArc, Overlay, QValue, Query, SeriesSpec,
+    CommandSpec, Edge, KeyForm, Model, MsgKind, NodeArc, Overlay, QValue, Query, SeriesSpec,
+    ViewNeeds,
 };
 use crate::raft::node::Role;
 use crate::raft::params::RaftParams;
@@ -43,9 +44,13 @@ pub const VIEWS: &[&str] = &[
     "cache_entries",
     "held_requests",
     "leaked_permits",
+    "bcsid",
+    "pipeline_removed",
     // SCM's
     "pipeline",
     "scm_container_state",
+    "scm_replica_state",
+    "scm_sequence_id",
     "pipeline_actions",
 ];
 
@@ -111,9 +116,15 @@ pub const MSG_KINDS: &[MsgKind] = &[
         about: "SCM -> datanode: remove the pipeline's Raft group",
     },
     MsgKind {
+        label: "GROUP_REMOVE",
+        color: "#5c5f66",
+        about:
+            "datanode -> datanode: remove the pipeline's Raft group (ClosePipelineCommandHandler)",
+    },
+    MsgKind {
         label: "CONTAINER_REPORT",
         color: "#adb5bd",
-        about: "datanode -> SCM: a container closed",
+        about: "datanode -> SCM: a replica's new state and BCSID (incremental container report)",
     },
 ];
 
@@ -141,7 +152,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         command: "close-container 1",
         label: "Close container",
-        help: "on SCM: close container 1 (CloseContainerCommand to every datanode)",
+        help: "on SCM: close container 1 (CLOSING; the CloseContainerCommand goes to every datanode after params.close_container_wait)",
     },
     CommandSpec {
         command: "timeout",
@@ -206,15 +217,79 @@ fn ozone_json(o: &Ozone, sim: &Sim<Ozone>, id: NodeId) -> serde_json::Value {
 
 fn container_key(q: &Query) -> Result<u32, String> {
     let k = q.need_key("the container id")?;
-    k.parse()
-        .map_err(|_| format!("view `{}`: key \"{k}\" is not a container id", q.view))
+    parse_container(k).map_err(|m| format!("view `{}`: key: {m}", q.view))
 }
 
 fn block_key(q: &Query) -> Result<(u32, u32), String> {
     let k = q.need_key("CONTAINER/BLOCK, e.g. \"1/1\"")?;
-    let bad = || format!("view `{}`: key \"{k}\" is not CONTAINER/BLOCK", q.view);
+    parse_block(k).map_err(|m| format!("view `{}`: key: {m}", q.view))
+}
+
+fn parse_container(k: &str) -> Result<u32, String> {
+    k.parse()
+        .map_err(|_| format!("\"{k}\" is not a container id (a whole number: 1, 2, ...)"))
+}
+
+fn parse_block(k: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("\"{k}\" is not CONTAINER/BLOCK (two whole numbers, e.g. \"1/1\")");
     let (c, b) = k.split_once('/').ok_or_else(bad)?;
     Ok((c.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?))
+}
+
+const CONTAINER_KEY: KeyForm = KeyForm::Check(|k, _| parse_container(k).map(|_| ()));
+const BLOCK_KEY: KeyForm = KeyForm::Check(|k, _| parse_block(k).map(|_| ()));
+/// `CState::as_str`, or "missing" for a container the node does not have.
+const CONTAINER_STATES: &[&str] = &[
+    "OPEN",
+    "CLOSING",
+    "QUASI_CLOSED",
+    "CLOSED",
+    "UNHEALTHY",
+    "missing",
+];
+
+/// What each view needs and answers, read off `query` below (Raft's views: Raft's).
+fn view_needs(view: &str) -> ViewNeeds {
+    let dn = ViewNeeds::NODE;
+    match view {
+        "container_state" => dn.key(CONTAINER_KEY).text(CONTAINER_STATES),
+        "block_length" | "block_committed" => dn.key(BLOCK_KEY).num(),
+        "healthy" | "pipeline_removed" => dn.text(&["true", "false"]),
+        "read_failures" | "zero_byte_writes" | "cache_entries" | "held_requests"
+        | "leaked_permits" => dn.num(),
+        // `Csm::record`: `Res::as_str`, GroupMismatchException, or "none" before any answer.
+        "result" => dn.key(KeyForm::Any).text(&[
+            "none",
+            "SUCCESS",
+            "CONTAINER_NOT_OPEN",
+            "CLOSED_CONTAINER_IO",
+            "CHUNK_FILE_INCONSISTENCY",
+            "CONTAINER_UNHEALTHY",
+            "CONTAINER_INTERNAL_ERROR",
+            "GroupMismatchException",
+        ]),
+        // `OzNode::data`: what the write path, the leader's eviction and a read set.
+        "data_status" => dn.key(KeyForm::Number("a log index")).text(&[
+            "none",
+            "cached",
+            "cached, written",
+            "cached, zero bytes",
+            "written",
+            "zero bytes",
+            "written, evicted",
+            "zero bytes, evicted",
+            "read from cache",
+            "read from disk",
+            "read failed",
+        ]),
+        "bcsid" => dn.key(CONTAINER_KEY).num(),
+        "pipeline" => ViewNeeds::NONE.text(&["OPEN", "CLOSED"]),
+        "scm_container_state" => ViewNeeds::NONE.key(CONTAINER_KEY).text(CONTAINER_STATES),
+        "scm_replica_state" => dn.key(CONTAINER_KEY).text(CONTAINER_STATES),
+        "scm_sequence_id" => ViewNeeds::NONE.key(CONTAINER_KEY).num(),
+        "pipeline_actions" => ViewNeeds::NONE.num(),
+        raft => <crate::raft::RaftKv as Model>::view_needs(raft),
+    }
 }
 
 impl Model for Ozone {
@@ -249,6 +324,18 @@ impl Model for Ozone {
                 op.containers
             ));
         }
+        if !(1..=MAX_CHUNK_LEN).contains(&op.chunk_len) {
+            return Err(format!(
+                "params.chunk_len {} must be between 1 and {MAX_CHUNK_LEN} bytes (32 MiB, OZONE_SCM_CHUNK_MAX_SIZE)",
+                op.chunk_len
+            ));
+        }
+        if op.replication_interval.0 < crate::time::US_PER_MS {
+            return Err(format!(
+                "params.replication_interval {} is too short: at least 1ms",
+                crate::time::fmt_duration(op.replication_interval.0)
+            ));
+        }
         let n = sc.topo.len();
         if n < 2 {
             return Err("cluster: Ozone needs the datanodes of a pipeline and, last, SCM".into());
@@ -274,6 +361,9 @@ impl Model for Ozone {
         )
     }
     const VIEWS: &'static [&'static str] = VIEWS;
+    fn view_needs(view: &str) -> ViewNeeds {
+        view_needs(view)
+    }
     fn query(&self, sim: &Sim<Self>, q: &Query) -> Option<Result<QValue, String>> {
         let node = |what: &str| -> Result<&super::OzNode, String> {
             Ok(&sim.nodes[q.need_node(what)? as usize].state.sm)
@@ -330,10 +420,21 @@ impl Model for Ozone {
             "leaked_permits" => q
                 .need_node("the datanode")
                 .and_then(|id| num(sim.nodes[id as usize].state.leaked())),
+            "bcsid" => dn("the datanode").and_then(|n| num(n.bcsid(container_key(q)?))),
+            "pipeline_removed" => dn("the datanode")
+                .and_then(|n| text(if n.pipeline_removed { "true" } else { "false" })),
             "pipeline" => scm().and_then(|s| text(if s.pipeline_open { "OPEN" } else { "CLOSED" })),
             "scm_container_state" => scm().and_then(|s| {
                 let c = container_key(q)?;
                 text(s.containers.get(&c).map_or("missing", |s| s.as_str()))
+            }),
+            "scm_replica_state" => q.need_node("the datanode whose replica").and_then(|d| {
+                let c = container_key(q)?;
+                text(scm()?.replica(c, d).map_or("missing", |r| r.state.as_str()))
+            }),
+            "scm_sequence_id" => scm().and_then(|s| {
+                let c = container_key(q)?;
+                num(s.seq.get(&c).copied().unwrap_or(0))
             }),
             "pipeline_actions" => scm().and_then(|s| num(s.pipeline_actions)),
             _ => return self.query_impl(sim, q),
@@ -387,6 +488,22 @@ impl Model for Ozone {
             if let (Some(o), false) = (v.as_object_mut(), self.outside(i)) {
                 o.insert("ozone".into(), ozone_json(self, sim, i));
             }
+            // SCM's replica table, by datanode name.
+            if let (Some(scm), Some(o)) = (
+                &sim.nodes[i as usize].state.sm.scm,
+                v.pointer_mut("/state_machine/scm")
+                    .and_then(|x| x.as_object_mut()),
+            ) {
+                let mut reps: BTreeMap<String, BTreeMap<String, serde_json::Value>> =
+                    BTreeMap::new();
+                for ((c, d), r) in &scm.replicas {
+                    reps.entry(c.to_string()).or_default().insert(
+                        sim.topo.name(*d).to_string(),
+                        serde_json::json!({"state": r.state.as_str(), "bcsid": r.bcsid}),
+                    );
+                }
+                o.insert("replicas".into(), serde_json::json!(reps));
+            }
             m.insert(sim.topo.name(i).to_string(), v);
         }
         serde_json::Value::Object(m)
@@ -431,11 +548,34 @@ impl Model for Ozone {
             Role::Candidate { .. } => "candidate".into(),
             Role::Follower => "follower".into(),
         };
+        let threads = crate::explain::thread_flags(sim, id);
         if n.sm.healthy {
-            role
+            format!("{role}{threads}")
         } else {
-            format!("{role}, unhealthy")
+            format!("{role}, unhealthy{threads}")
         }
+    }
+    fn moment_kinds(&self) -> &'static [crate::moments::MomentKind] {
+        OZONE_MOMENTS
+    }
+    fn moments(
+        &self,
+        trace: &crate::engine::trace::Trace,
+        topo: &crate::engine::Topology,
+        from: usize,
+        found: &mut Vec<crate::moments::Moment>,
+    ) {
+        crate::raft::moments::scan(trace, topo, from, found, &|me, _, text| {
+            ozone_moment(me, text)
+        })
+    }
+    fn say(
+        &self,
+        trace: &crate::engine::trace::Trace,
+        topo: &crate::engine::Topology,
+        r: &crate::engine::trace::Rec,
+    ) -> Option<String> {
+        crate::raft::moments::say(trace, topo, r)
     }
     /// Raft's explanation for a datanode, plus its container state machine's health; SCM's
     /// pipeline and container states for the SCM node.
@@ -459,7 +599,11 @@ impl Model for Ozone {
                 1,
                 format!(
                     "As SCM it sees the pipeline {} after {} pipeline action(s); containers: {}.",
-                    if scm.pipeline_open { "OPEN" } else { "CLOSED" },
+                    match (scm.pipeline_open, scm.pipeline_destroyed) {
+                        (true, _) => "OPEN",
+                        (false, false) => "CLOSED",
+                        (false, true) => "CLOSED and destroyed",
+                    },
                     scm.pipeline_actions,
                     if states.is_empty() {
                         "none".to_string()
@@ -498,4 +642,45 @@ impl Model for Ozone {
         }
         out
     }
+}
+
+/// Ozone's moments: Raft's ([`crate::raft::moments::KINDS`]), then its own.
+const OZONE_MOMENTS: &[crate::moments::MomentKind] = &[
+    crate::raft::moments::KINDS[0],
+    crate::raft::moments::KINDS[1],
+    crate::raft::moments::KINDS[2],
+    crate::moments::MomentKind {
+        name: "pipeline closed",
+        color: "@down",
+        about: "SCM moved the pipeline to CLOSED (its containers are closed next)",
+    },
+    crate::moments::MomentKind {
+        name: "unhealthy",
+        color: "#c2410c",
+        about: "a datanode's ContainerStateMachine was marked unhealthy",
+    },
+    crate::moments::MomentKind {
+        name: "container closed",
+        color: "@muted",
+        about: "a datanode closed (or quasi-closed) a container",
+    },
+];
+
+/// Ozone's own moment in a log line of node `me`: (kind, text).
+fn ozone_moment(me: &str, text: &str) -> Option<(u8, String)> {
+    if text.starts_with("SCM: pipeline moved to CLOSED") {
+        return Some((3, format!("{me}: the pipeline is CLOSED")));
+    }
+    if let Some(why) = text.strip_prefix("ContainerStateMachine marked unhealthy: ") {
+        return Some((4, format!("{me}'s state machine is unhealthy: {why}")));
+    }
+    if let Some(rest) = text.strip_prefix("container ") {
+        let cid = rest.split_whitespace().next()?;
+        for st in ["-> CLOSED", "-> QUASI_CLOSED"] {
+            if rest.contains(st) {
+                return Some((5, format!("{me}: container {cid} {}", &st[3..])));
+            }
+        }
+    }
+    None
 }

@@ -3,7 +3,7 @@
 
 use super::PingPong;
 use crate::engine::{NodeId, Sim};
-use crate::model::{CommandSpec, Model, MsgKind, QValue, Query, SeriesSpec};
+use crate::model::{CommandSpec, Model, MsgKind, QValue, Query, SeriesSpec, ViewNeeds};
 use crate::scenario::Scenario;
 use crate::time::Micros;
 use serde::{Deserialize, Serialize};
@@ -88,6 +88,14 @@ impl Model for PingPong {
             random_target: p.random_target,
             serve_on_tick: p.serve_on_tick,
         })
+    }
+
+    fn view_needs(view: &str) -> ViewNeeds {
+        if VIEWS.contains(&view) {
+            ViewNeeds::NODE.num()
+        } else {
+            ViewNeeds::NONE
+        }
     }
 
     fn query(&self, sim: &Sim<Self>, q: &Query) -> Option<Result<QValue, String>> {

@@ -103,6 +103,15 @@ impl<S: StateMachine> Raft<S> {
                     }
                 }
             }
+            Outcome::LeaderNotReady => {
+                if r.target != from || r.backoff {
+                    return; // stale: already sent elsewhere
+                }
+                // RaftClientImpl.handleLeaderException: no leader change; the request is sent
+                // again to the same server after the retry policy's sleep.
+                r.backoff = true;
+                ctx.set_timer(Timer::ClientRetry(seq), ctx.now + self.p.client_retry.0);
+            }
             Outcome::Failed(e) => {
                 node.client.outstanding.remove(&seq);
                 ctx.cancel_timer(Timer::ClientRetry(seq));
@@ -135,6 +144,17 @@ impl<S: StateMachine> Raft<S> {
             );
         }
         let key = (from, seq);
+        // RaftServerImpl.checkLeaderState: a leader that is not ready answers from the retry
+        // cache (a completed request) or with LeaderNotReadyException.
+        if !node.ready && !matches!(node.retry.get(&key), Some(Cached::Done { .. })) {
+            return ctx.send(
+                from,
+                Msg::Reply {
+                    seq,
+                    outcome: Outcome::LeaderNotReady,
+                },
+            );
+        }
         match node.retry.get(&key) {
             Some(Cached::Done {
                 index, term, reply, ..
@@ -187,6 +207,14 @@ impl<S: StateMachine> Raft<S> {
                 Msg::Reply {
                     seq,
                     outcome: Outcome::NotLeader { hint: node.leader },
+                },
+            ),
+            // appendTransaction checks the leader state again.
+            Ok(()) if !node.ready => ctx.send(
+                from,
+                Msg::Reply {
+                    seq,
+                    outcome: Outcome::LeaderNotReady,
                 },
             ),
             Ok(()) => self.append_transaction(node, ctx, from, seq, cmd),
@@ -292,6 +320,15 @@ impl<S: StateMachine> Raft<S> {
             }
         } else {
             g.applied.push(e.chain);
+            g.applied_hash = super::node::chain(g.applied_hash, i, e.chain);
+        }
+        if i == node.startup_index && node.is_leader() && !node.ready && e.term == node.term {
+            // LeaderStateImpl.checkReady: the startup entry of its term is applied.
+            node.ready = true;
+            ctx.log(
+                LogLevel::Info,
+                format_args!("leader ready: its startup entry (index {i}) is applied"),
+            );
         }
         if let Payload::Client { client, seq, cmd } = &e.payload {
             let reply = self.with_sm(node, ctx, |s, n, c| s.apply(n, c, i, cmd));

@@ -41,6 +41,7 @@ impl<S: StateMachine> Raft<S> {
             node.role_since = ctx.now;
             node.votes.clear();
             node.votes.insert(ctx.me);
+            node.rejects.clear();
             ctx.log(
                 LogLevel::Info,
                 format_args!("pre-vote for term {}", node.term + 1),
@@ -59,6 +60,7 @@ impl<S: StateMachine> Raft<S> {
         node.role_since = ctx.now;
         node.votes.clear();
         node.votes.insert(ctx.me);
+        node.rejects.clear();
         ctx.log(
             LogLevel::Info,
             format_args!("candidate for term {}, votes for itself", node.term),
@@ -104,8 +106,11 @@ impl<S: StateMachine> Raft<S> {
     ) {
         let was = node.role;
         if term > node.term {
+            // ServerState.updateCurrentTerm: a new term, no vote and no known leader in it
+            // (`setLeader(null)`); a leader of this term makes itself known by writing.
             node.term = term;
             node.voted_for = None;
+            node.leader = None;
         }
         if was != Role::Follower {
             ctx.log(
@@ -146,7 +151,14 @@ impl<S: StateMachine> Raft<S> {
             let heard = node.leader.is_some()
                 && ctx.now < node.last_leader_contact + self.p.timeout_min.0
                 || node.is_leader();
-            term >= node.term && !heard && Self::up_to_date(node, last_index, last_term)
+            let ok = term >= node.term && !heard && Self::up_to_date(node, last_index, last_term);
+            // RaftServerImpl.requestVote: a granted vote, pre-vote included, updates a
+            // follower's lastRpcTime (FollowerState.updateLastRpcTime(REQUEST_VOTE)), which
+            // puts off its own election.
+            if ok && node.role == Role::Follower {
+                self.reset_election_timer(node, ctx);
+            }
+            ok
         } else {
             if term > node.term {
                 self.step_down(node, ctx, term, "a candidate has a higher term");
@@ -191,7 +203,25 @@ impl<S: StateMachine> Raft<S> {
         if term > node.term && !(pre && granted) {
             return self.step_down(node, ctx, term, "a vote reply has a higher term");
         }
-        if node.role != (Role::Candidate { pre }) || (!pre && term != node.term) || !granted {
+        if node.role != (Role::Candidate { pre }) || (!pre && term != node.term) {
+            return;
+        }
+        if !granted {
+            // LeaderElection.waitForResults: once a majority refused (`majorityRejectVotes`:
+            // the members that did not refuse, itself included, are at most half), the round
+            // is REJECTED and askForVotes changes the server to a follower at once
+            // (`changeToFollowerAndPersistMetadata`), with a new election timeout.
+            node.rejects.insert(from);
+            if self.n as usize - node.rejects.len() <= self.n as usize / 2 {
+                let t = node.term;
+                let why = format!(
+                    "{} rejected by {} of {}",
+                    if pre { "pre-vote" } else { "election" },
+                    node.rejects.len(),
+                    self.n
+                );
+                self.step_down(node, ctx, t, &why);
+            }
             return;
         }
         node.votes.insert(from);
@@ -226,12 +256,18 @@ impl<S: StateMachine> Raft<S> {
                 matched: 0,
                 last_response: ctx.now,
                 force_heartbeat: true,
-                probing: true,
+                min_call: node.next_call,
                 ..Progress::default()
             })
             .collect();
+        // LeaderStateImpl.isReady: client requests get LeaderNotReadyException until the
+        // startup entry is applied. Without one (not Ratis: the paper's leader, Figure 8) the
+        // leader is ready at once.
+        node.ready = !self.p.leader_startup_entry;
+        node.startup_index = 0;
         if self.p.leader_startup_entry {
             let i = node.push(node.term, Payload::Startup);
+            node.startup_index = i;
             self.submit_flush(node, ctx, i, None);
         }
         self.notify_appenders(node, ctx);
@@ -260,21 +296,20 @@ impl<S: StateMachine> Raft<S> {
                 return self.step_down(node, ctx, t, "lost majority heartbeats (checkLeadership)");
             }
         }
+        // GrpcLogAppender.timeoutAppendRequest: a request without a reply after
+        // `request_timeout` leaves the pending map and counts as an error; nextIndex stays
+        // (a heartbeat with the previous entry, once nothing is pending, finds a gap).
+        let expiry = self.p.request_timeout.0;
         for p in 0..self.n {
             if p == ctx.me {
                 continue;
             }
             let pr = &mut node.progress[p as usize];
-            if pr
-                .outstanding
-                .front()
-                .is_some_and(|s| ctx.now >= s.at + self.p.request_timeout.0)
-            {
-                pr.outstanding.clear();
-                pr.heartbeats.clear();
-                pr.next = pr.matched + 1;
-                pr.probing = true;
-            }
+            let before = pr.outstanding.len() + pr.heartbeats.len();
+            pr.outstanding.retain(|s| ctx.now < s.at + expiry);
+            pr.heartbeats.retain(|s| ctx.now < s.at + expiry);
+            let timed_out = before - pr.outstanding.len() - pr.heartbeats.len();
+            pr.errors += timed_out as u32;
         }
         self.notify_appenders(node, ctx);
         ctx.set_timer(Timer::LeaderTick, ctx.now + self.tick_us());

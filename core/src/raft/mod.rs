@@ -11,8 +11,11 @@
 
 pub mod check;
 pub mod client;
+pub mod commands;
 pub mod election;
 pub mod explain;
+pub mod keys;
+pub mod moments;
 pub mod node;
 pub mod params;
 pub mod replication;
@@ -20,7 +23,13 @@ pub mod sm;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_check;
+#[cfg(test)]
+mod tests_ratis;
+#[cfg(test)]
 mod tests_rules;
+#[cfg(test)]
+mod tests_terms;
 pub mod view;
 
 use crate::engine::trace::LogLevel;
@@ -52,8 +61,16 @@ pub enum AppendResult {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome<R> {
-    Ok { index: Index, term: Term, reply: R },
-    NotLeader { hint: Option<NodeId> },
+    Ok {
+        index: Index,
+        term: Term,
+        reply: R,
+    },
+    NotLeader {
+        hint: Option<NodeId>,
+    },
+    /// `LeaderNotReadyException`: the leader has not applied its startup entry yet.
+    LeaderNotReady,
     Failed(String),
 }
 
@@ -108,6 +125,8 @@ pub enum Timer<T> {
     ClientLoad,
     /// A client request's timeout or back-off.
     ClientRetry(u64),
+    /// Leader: the LogAppender for this follower wakes from `sleepForErrors` (or its restart).
+    Appender(NodeId),
     Sm(T),
 }
 
@@ -145,6 +164,10 @@ pub struct Raft<S: StateMachine> {
     pub sm: S,
     pub n: u32,
     pub client_node: NodeId,
+    /// The nodes' names (for the commands' errors).
+    pub names: Vec<String>,
+    /// The incremental invariant check's state (`check::check`).
+    pub memo: check::Memo,
 }
 
 pub type RaftKv = Raft<sm::Kv>;
@@ -176,11 +199,21 @@ impl<S: StateMachine> Raft<S> {
                 ))
             }
         };
+        if client_node >= n {
+            return Err(format!(
+                "params.client_node \"{}\" is outside the Raft group (params.group_size = {n}: \
+                 {} form it): its client would send no load; name one of them",
+                p.client_node,
+                (0..n).map(|i| topo.name(i)).collect::<Vec<_>>().join(", ")
+            ));
+        }
         Ok(Raft {
             p,
             sm,
             n,
             client_node,
+            names: (0..topo.len()).map(|i| topo.name(i).to_string()).collect(),
+            memo: check::Memo::default(),
         })
     }
     /// A node outside the Raft group (`params.group_size`): it runs only the state machine.
@@ -343,6 +376,7 @@ impl<S: StateMachine> Protocol for Raft<S> {
                 );
             }
             Timer::ClientRetry(seq) => self.on_client_retry(node, ctx, seq),
+            Timer::Appender(_) => self.notify_appenders(node, ctx),
             Timer::Sm(t) => self.with_sm(node, ctx, |s, n, c| s.on_timer(n, c, t)),
         }
     }
@@ -362,12 +396,19 @@ impl<S: StateMachine> Protocol for Raft<S> {
             Task::Sm(t) => self.sm.service_us(&node.sm, t),
         }
     }
+    fn check_command(&self, node: NodeId, cmd: &str) -> Result<(), String> {
+        self.check_command_text(node, cmd)
+    }
+    fn check_view_node(&self, view: &str, node: NodeId) -> Result<(), String> {
+        self.check_view_node_text(view, node)
+    }
     fn on_command(
         &self,
         node: &mut RNode<S>,
         ctx: &mut Ctx<Self>,
         cmd: &str,
     ) -> Result<(), String> {
+        self.check_command_text(ctx.me, cmd)?;
         let words: Vec<&str> = cmd.split_whitespace().collect();
         match words.as_slice() {
             ["timeout"] => {
@@ -421,6 +462,7 @@ impl<S: StateMachine> Protocol for Raft<S> {
             Timer::LeaderTick => "leader-tick",
             Timer::ClientLoad => "client-load",
             Timer::ClientRetry(_) => "client-retry",
+            Timer::Appender(_) => "appender-wake",
             Timer::Sm(t) => self.sm.timer_label(t),
         }
     }
@@ -494,6 +536,9 @@ impl<S: StateMachine> Protocol for Raft<S> {
                         "client reply #{seq}: NotLeaderException, leader={}",
                         hint.map_or("unknown", |h| topo.name(h))
                     ),
+                    Outcome::LeaderNotReady => {
+                        write!(s, "client reply #{seq}: LeaderNotReadyException")
+                    }
                     Outcome::Failed(e) => write!(s, "client reply #{seq}: failed: {e}"),
                 };
             }
@@ -510,10 +555,10 @@ impl<S: StateMachine> Protocol for Raft<S> {
             + (node.retry.len() + node.pending.len() + node.client.outstanding.len()) * 64
     }
     const CHECKS: bool = true;
-    fn check(&self, sim: &Sim<Self>) -> Option<String> {
+    fn check(&self, sim: &Sim<Self>) -> Option<crate::engine::Violation> {
         if !self.p.check_invariants {
             return None;
         }
-        check::check(sim)
+        check::check(sim, &self.memo)
     }
 }

@@ -71,13 +71,16 @@ pub struct Sent {
     pub call: u64,
     /// Index of its first entry; 0 (Ratis' INVALID_LOG_INDEX) for a heartbeat.
     pub first: Index,
+    /// Its previous entry's index; 0 for none.
+    pub prev: Index,
     pub at: Micros,
 }
 
 /// Heartbeats awaiting a reply, per follower; older ones are forgotten past this many.
 pub const MAX_PENDING_HEARTBEATS: usize = 4;
 
-/// A leader's view of one follower (`FollowerInfo` + its appender's pending requests).
+/// A leader's view of one follower (`FollowerInfo` + its appender's pending requests and
+/// reply state).
 #[derive(Clone, Debug, Default)]
 pub struct Progress {
     pub next: Index,
@@ -85,12 +88,25 @@ pub struct Progress {
     /// AppendEntries with entries awaiting a reply (Ratis' `RequestMap.logRequests`).
     pub outstanding: VecDeque<Sent>,
     /// Heartbeats awaiting a reply (Ratis' `RequestMap.heartbeats`). A reply matches its request
-    /// by call id; one whose request is no longer here answers a request the leader has given
-    /// up on (cleared by an INCONSISTENCY reply or a timeout) and does not move nextIndex.
+    /// by call id; an INCONSISTENCY whose request is no longer here answers a request the
+    /// leader has given up on (cleared by an INCONSISTENCY reply or timed out) and moves nothing.
     pub heartbeats: VecDeque<Sent>,
-    /// The follower's log position is being searched for (after an INCONSISTENCY reply, and
-    /// until the first reply of a new term): one AppendEntries in flight at a time.
-    pub probing: bool,
+    /// `ReplyState.firstReplyReceived`: until the appender hears any reply, one AppendEntries
+    /// with entries is in flight at a time (`haveTooManyPendingRequests`).
+    pub first_reply: bool,
+    /// The nextIndex the last INCONSISTENCY set, until a SUCCESS with entries (0: none). An
+    /// INCONSISTENCY that names its request's own previous index above it is a conflict reply
+    /// that overtook the one that set it, and moves nothing (not Ratis, whose stream delivers
+    /// replies in order; see docs/MODEL.md).
+    pub search: Index,
+    /// `FollowerInfo.ErrorState`: INCONSISTENCY replies and timeouts since the last good reply.
+    pub errors: u32,
+    /// The error count the appender last slept for (`lastReturnedErrorCount`).
+    pub errors_slept: u32,
+    /// `sleepForErrors`: the appender sends nothing to this follower before this time.
+    pub sleep_until: Micros,
+    /// Replies to calls below this went to an appender that was restarted since: ignored.
+    pub min_call: u64,
     pub last_response: Micros,
     pub last_heartbeat: Micros,
     /// An appender task for this follower is queued on the LogAppender executor.
@@ -161,6 +177,9 @@ pub struct Ghost {
     pub committed: Vec<(u64, Term)>,
     /// Per index (from 1) the chain of the entry applied there (first application).
     pub applied: Vec<u64>,
+    /// A hash of the whole of `applied` (`chain` over it): with its length, what the
+    /// incremental check (`check::Memo`) knows it by.
+    pub applied_hash: u64,
     /// A broken rule the node noticed in itself (a leader truncating its own log, applying
     /// a different entry at an index it applied before).
     pub broken: Option<String>,
@@ -191,10 +210,16 @@ pub struct RNode<S: StateMachine> {
     /// Bumped on every truncation: a flush task of an older epoch is void.
     pub epoch: u64,
     pub role_since: Micros,
+    /// Leader: the index of its startup entry (0: none).
+    pub startup_index: Index,
+    /// Leader: `LeaderStateImpl.isReady`, its startup entry applied (at once without one).
+    pub ready: bool,
     pub last_leader_contact: Micros,
     pub election_deadline: Micros,
     /// Candidate: grants received (pre-vote or vote).
     pub votes: BTreeSet<NodeId>,
+    /// Candidate: refusals received in this round (Ratis' `rejectedPeers`).
+    pub rejects: BTreeSet<NodeId>,
     pub progress: Vec<Progress>,
     pub next_call: u64,
     pub apply_queued: bool,
@@ -239,9 +264,12 @@ impl<S: StateMachine> RNode<S> {
             log_flushed: 0,
             epoch: 0,
             role_since: 0,
+            startup_index: 0,
+            ready: false,
             last_leader_contact: 0,
             election_deadline: 0,
             votes: BTreeSet::new(),
+            rejects: BTreeSet::new(),
             progress: Vec::new(),
             next_call: 1,
             apply_queued: false,

@@ -27,7 +27,7 @@
 //! - Commit: the majority of (the leader's flush, each follower's matchIndex), if the entry
 //!   there is of the current term (`CommitRule::CurrentTerm`).
 
-use super::node::{Entry, RNode, Sent};
+use super::node::{Entry, Progress, RNode, Sent};
 use super::params::CommitRule;
 use super::sm::{Stage, StateMachine};
 use super::{
@@ -35,6 +35,10 @@ use super::{
 };
 use crate::engine::trace::LogLevel;
 use crate::engine::{Ctx, NodeId};
+use crate::time::Micros;
+
+/// `raft.server.log.appender.wait-time.min` (1 ms): a restarted appender's first request.
+const WAIT_TIME_MIN: Micros = 1_000;
 
 impl<S: StateMachine> Raft<S> {
     pub(crate) fn submit_flush(
@@ -158,17 +162,25 @@ impl<S: StateMachine> Raft<S> {
         }
     }
 
-    fn heartbeat_due(&self, node: &RNode<S>, ctx: &Ctx<Self>, p: NodeId) -> bool {
+    /// `LogAppender.getHeartbeatWaitTimeMs() <= 0`: no reply for min/2 and no heartbeat for min/4.
+    fn heartbeat_timed(&self, node: &RNode<S>, ctx: &Ctx<Self>, p: NodeId) -> bool {
         let pr = &node.progress[p as usize];
         let min = self.p.timeout_min.0;
-        pr.force_heartbeat
-            || (ctx.now >= pr.last_response + min / 2 && ctx.now >= pr.last_heartbeat + min / 4)
+        ctx.now >= pr.last_response + min / 2 && ctx.now >= pr.last_heartbeat + min / 4
     }
 
-    /// Room for another AppendEntries with entries to `p`: `max_outstanding`, or one while probing.
+    /// A heartbeat is due by time, or forced (a new commitIndex for an idle follower, sent once
+    /// no append is pending).
+    fn heartbeat_due(&self, node: &RNode<S>, ctx: &Ctx<Self>, p: NodeId) -> bool {
+        let pr = &node.progress[p as usize];
+        (pr.force_heartbeat && pr.outstanding.is_empty()) || self.heartbeat_timed(node, ctx, p)
+    }
+
+    /// Room for another AppendEntries with entries to `p` (`haveTooManyPendingRequests` is
+    /// false): fewer than `max_outstanding` pending, and none pending before the first reply.
     fn window_open(&self, node: &RNode<S>, p: NodeId) -> bool {
         let pr = &node.progress[p as usize];
-        let max = if pr.probing {
+        let max = if !pr.first_reply {
             1
         } else {
             self.p.max_outstanding as usize
@@ -178,7 +190,50 @@ impl<S: StateMachine> Raft<S> {
 
     fn appender_has_work(&self, node: &RNode<S>, ctx: &Ctx<Self>, p: NodeId) -> bool {
         let pr = &node.progress[p as usize];
-        (pr.next <= node.last() && self.window_open(node, p)) || self.heartbeat_due(node, ctx, p)
+        ctx.now >= pr.sleep_until
+            && ((pr.next <= node.last() && self.window_open(node, p))
+                || self.heartbeat_due(node, ctx, p))
+    }
+
+    /// `GrpcLogAppender.sleepForErrors` with the default `raft.server.log.appender.retry.policy`
+    /// ("1ms,10, 1s,20, 5s,1000", each sleep times a random 0.5-1.5): on a new error count, the
+    /// appender sleeps before its next request. True if it sleeps now.
+    fn sleep_for_errors(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, p: NodeId) -> bool {
+        use rand::Rng;
+        let pr = &mut node.progress[p as usize];
+        if pr.errors == pr.errors_slept || pr.errors == 0 {
+            return false;
+        }
+        pr.errors_slept = pr.errors;
+        let base = match pr.errors {
+            1..=10 => 1_000,
+            11..=30 => 1_000_000,
+            31..=1030 => 5_000_000,
+            _ => return false,
+        };
+        let d = base / 2 + ctx.rng.random_range(0..base);
+        let pr = &mut node.progress[p as usize];
+        pr.sleep_until = ctx.now + d;
+        ctx.set_timer(super::Timer::Appender(p), ctx.now + d);
+        true
+    }
+
+    /// `LeaderStateImpl.restart(LogAppender)`: a new appender and a new `FollowerInfo` for `p`
+    /// (nextIndex at the start of the log, matchIndex none, the last RPC times `timeout_max`
+    /// ago, no pending requests, no reply yet); replies to the old appender's calls are
+    /// ignored. The new appender starts `raft.server.log.appender.wait-time.min` (1 ms) later.
+    fn restart_appender(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, p: NodeId) {
+        let old = ctx.now.saturating_sub(self.p.timeout_max.0);
+        let at = ctx.now + WAIT_TIME_MIN;
+        node.progress[p as usize] = Progress {
+            next: 1,
+            last_response: old,
+            last_heartbeat: old,
+            min_call: node.next_call,
+            sleep_until: at,
+            ..Progress::default()
+        };
+        ctx.set_timer(super::Timer::Appender(p), at);
     }
 
     /// The LogAppender serves follower `p`.
@@ -187,11 +242,17 @@ impl<S: StateMachine> Raft<S> {
             return;
         }
         node.progress[p as usize].queued = false;
+        if ctx.now < node.progress[p as usize].sleep_until || self.sleep_for_errors(node, ctx, p) {
+            return; // woken by Timer::Appender
+        }
         let last = node.last();
-        let open = self.window_open(node, p);
         let pr = &node.progress[p as usize];
         let mut entries: Vec<(Index, Entry<S::Cmd>)> = Vec::new();
-        if pr.next <= last && open {
+        // LogAppenderBase.newAppendEntriesRequest: a heartbeat when one is due by time, else
+        // entries from nextIndex if the window has room (they carry the commitIndex too), else
+        // a forced heartbeat.
+        let timed = self.heartbeat_timed(node, ctx, p);
+        if !timed && pr.next <= last && self.window_open(node, p) {
             let to = last.min(pr.next + self.p.append_batch as u64 - 1);
             for i in pr.next..=to {
                 if node.reads_pending.contains(&i) {
@@ -201,30 +262,43 @@ impl<S: StateMachine> Raft<S> {
                 if let super::node::Payload::Client { cmd, .. } = &e.payload {
                     match self.with_sm(node, ctx, |s, n, c| s.read_data(n, c, i, cmd, p)) {
                         Stage::Done => {}
+                        // DataQueue.pollList: a read not done in time ends the batch there.
                         Stage::Pending => {
                             node.reads_pending.insert(i);
                             break;
                         }
+                        // EntryWithData.getEntry throws RaftLogIOException: the whole batch
+                        // is discarded, the appender fails and LogAppenderDaemon restarts it.
                         Stage::Failed(err) => {
                             ctx.log(
                                 LogLevel::Warn,
-                                format_args!("readStateMachineData({i}) failed: {err}"),
+                                format_args!(
+                                    "Failed readStateMachineData for (t{}, i{i}): {err}; the batch of {} entries is discarded and the LogAppender for {} restarts",
+                                    e.term,
+                                    i - node.progress[p as usize].next + 1,
+                                    ctx.topo.name(p)
+                                ),
                             );
-                            break;
+                            return self.restart_appender(node, ctx, p);
                         }
                     }
                 }
                 entries.push((i, e));
             }
-        }
-        if entries.is_empty() && !self.heartbeat_due(node, ctx, p) {
+            if entries.is_empty() {
+                return; // waiting for a data read
+            }
+        } else if !self.heartbeat_due(node, ctx, p) {
+            // Neither due by time nor forced: a forced heartbeat is for the commitIndex, which
+            // only one with the previous entry carries, so it waits until no append is pending.
             return;
         }
         let call = node.next_call;
         node.next_call += 1;
         let pr = &mut node.progress[p as usize];
-        // A heartbeat while a probe is pending carries no previous entry (index 0).
-        let prev_index = if entries.is_empty() && pr.probing && !pr.outstanding.is_empty() {
+        // A heartbeat carries no previous entry while appends are pending
+        // (`hasPendingDataRequests() ? null : previous`).
+        let prev_index = if entries.is_empty() && !pr.outstanding.is_empty() {
             0
         } else {
             pr.next - 1
@@ -234,24 +308,23 @@ impl<S: StateMachine> Raft<S> {
         } else {
             node.log[prev_index as usize - 1].term
         };
+        let sent = Sent {
+            call,
+            first: if entries.is_empty() { 0 } else { pr.next },
+            prev: prev_index,
+            at: ctx.now,
+        };
         if entries.is_empty() {
             pr.last_heartbeat = ctx.now;
             pr.force_heartbeat = false;
             if pr.heartbeats.len() >= super::node::MAX_PENDING_HEARTBEATS {
                 pr.heartbeats.pop_front();
             }
-            pr.heartbeats.push_back(Sent {
-                call,
-                first: 0,
-                at: ctx.now,
-            });
+            pr.heartbeats.push_back(sent);
         } else {
-            pr.outstanding.push_back(Sent {
-                call,
-                first: pr.next,
-                at: ctx.now,
-            });
+            pr.outstanding.push_back(sent);
             pr.next += entries.len() as u64;
+            pr.force_heartbeat = false;
         }
         ctx.send(
             p,
@@ -314,6 +387,16 @@ impl<S: StateMachine> Raft<S> {
         // Ratis checkInconsistentAppendEntries.
         if let Some((first, _)) = entries.first() {
             if node.commit > 0 && node.commit >= *first {
+                // Refused whatever the entries' terms: a follower never truncates what it
+                // committed, even when the leader's entry there differs (Figure 8, unsafe rule).
+                ctx.log(
+                    LogLevel::Info,
+                    format_args!(
+                        "first entry (index {first}) is at or below commitIndex {}: INCONSISTENCY, nextIndex {}",
+                        node.commit,
+                        node.commit + 1
+                    ),
+                );
                 return reply(node, ctx, AppendResult::Inconsistency, node.commit + 1);
             }
         }
@@ -401,15 +484,38 @@ impl<S: StateMachine> Raft<S> {
             return;
         }
         let pr = &mut node.progress[from as usize];
+        if call < pr.min_call {
+            return; // for the appender before its restart
+        }
         pr.last_response = ctx.now;
+        // RequestMap.remove(reply): the request this reply answers, if still pending.
+        let request = match pr.outstanding.iter().position(|s| s.call == call) {
+            Some(k) => pr.outstanding.remove(k),
+            None => match pr.heartbeats.iter().position(|s| s.call == call) {
+                Some(k) => pr.heartbeats.remove(k),
+                None => None,
+            },
+        };
+        // ReplyState.process: any reply is the first reply; ErrorState counts INCONSISTENCY as
+        // an error and resets on SUCCESS or NOT_LEADER.
+        pr.first_reply = true;
+        if result == AppendResult::Inconsistency {
+            pr.errors += 1;
+        } else {
+            pr.errors = 0;
+            pr.errors_slept = 0;
+        }
         match result {
             AppendResult::Success => {
-                pr.outstanding.retain(|s| s.call != call);
-                pr.heartbeats.retain(|s| s.call != call);
+                // On Ratis' ordered stream this reply follows the replies to every earlier
+                // request; one of those still pending here lost its reply, and is answered.
+                pr.outstanding.retain(|s| s.call > call);
+                pr.heartbeats.retain(|s| s.call > call);
                 // A stale success still proves what the follower stored (same term, and a
-                // leader's entries are never truncated on its followers): matchIndex only grows.
+                // leader's entries are never truncated on its followers): matchIndex only
+                // grows (`updateMatchIndex`), and nextIndex with it (`updateNextIndex`).
                 if let Some(m) = match_index {
-                    pr.probing = false;
+                    pr.search = 0;
                     if m > pr.matched {
                         pr.matched = m;
                         pr.next = pr.next.max(m + 1);
@@ -419,14 +525,10 @@ impl<S: StateMachine> Raft<S> {
             }
             AppendResult::NotLeader => {}
             AppendResult::Inconsistency => {
-                // RequestMap.remove(reply): the request this reply answers, if still pending.
-                let request = pr
-                    .outstanding
-                    .iter()
-                    .chain(pr.heartbeats.iter())
-                    .find(|s| s.call == call)
-                    .map(|s| s.first);
-                let Some(first) = request else {
+                let Some(request) = request else {
+                    // Its request was cleared by an earlier INCONSISTENCY or timed out: on Ratis'
+                    // ordered stream such a reply trails the one that reset nextIndex; here it
+                    // may overtake later ones and undo a search, so it moves nothing.
                     ctx.log(
                         LogLevel::Debug,
                         format_args!(
@@ -436,20 +538,64 @@ impl<S: StateMachine> Raft<S> {
                     );
                     return self.notify_appenders(node, ctx);
                 };
-                // LogAppenderBase.getNextIndexForInconsistency(request.firstIndex, reply.nextIndex)
+                // LogAppenderBase.getNextIndexForInconsistency(request.firstIndex, reply.nextIndex),
+                // a heartbeat's firstIndex being INVALID_LOG_INDEX.
+                let first = (request.first > 0).then_some(request.first);
                 let mut next = next_index;
                 let m = pr.matched + 1;
-                if m > next && m != first {
+                if m > next && Some(m) != first {
                     next = m;
                 }
-                if next == first && next > 1 {
+                if Some(next) == first && next > 1 {
                     next -= 1;
                 }
-                // GrpcLogAppender.updateNextIndex: clear the pending requests, set nextIndex.
+                // A reply naming its request's own previous index (the follower holds a
+                // conflicting entry there, or lacks just that one) above the position the last
+                // INCONSISTENCY set: on an ordered stream it would have come before that one;
+                // obeyed here it would undo the walk back through a divergent suffix.
+                if pr.search > 0 && next_index == request.prev && next > pr.search {
+                    ctx.log(
+                        LogLevel::Debug,
+                        format_args!(
+                            "INCONSISTENCY from {} (call {call}, nextIndex {next_index}) above the search at {} ignored",
+                            ctx.topo.name(from),
+                            pr.search
+                        ),
+                    );
+                    return self.notify_appenders(node, ctx);
+                }
+                // A reply to an AppendEntries pipelined after one still pending, from a follower
+                // that lacks this request's previous entry, setting nextIndex above the search
+                // (to the follower's own end): on Ratis' ordered stream the earlier request's
+                // reply comes first and its INCONSISTENCY clears this request; obeyed here it
+                // would restart the walk back from the follower's end, again and again on a
+                // reordering network. Instead the appender drops the appends pipelined after
+                // the search position and sends from there again (the earlier request or its
+                // reply may be lost: its copy answers the same, the first answer wins). Once no
+                // earlier append is pending, such a reply is obeyed.
+                if pr.search > 0
+                    && next > pr.search
+                    && next_index <= request.prev
+                    && pr.outstanding.iter().any(|s| s.call < call)
+                {
+                    let s = pr.search;
+                    ctx.log(
+                        LogLevel::Debug,
+                        format_args!(
+                            "INCONSISTENCY from {} (call {call}, nextIndex {next_index}) overtook the reply to an earlier append: sending from the search at {s} again",
+                            ctx.topo.name(from)
+                        ),
+                    );
+                    pr.outstanding.retain(|r| r.first <= s);
+                    pr.next = s;
+                    return self.notify_appenders(node, ctx);
+                }
+                // GrpcLogAppender.updateNextIndex: clear the pending requests, set nextIndex;
+                // the appender pipelines again at once.
                 pr.outstanding.clear();
                 pr.heartbeats.clear();
-                pr.probing = true;
                 pr.next = next.max(1);
+                pr.search = pr.next;
             }
         }
         self.notify_appenders(node, ctx);

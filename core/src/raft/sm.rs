@@ -180,6 +180,22 @@ pub trait StateMachine: Clone + fmt::Debug + 'static {
     fn render_msg(&self, m: &Self::Msg) -> String {
         format!("{m:?}")
     }
+    /// The client requests `parse_request` takes, one usage form each: the command, then its
+    /// arguments in capitals, an optional one in brackets (`"client-put KEY VALUE"`). A Raft
+    /// server's client sends them (`Protocol::check_command` checks the count against the form).
+    fn request_forms(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// The node commands of the state machine (`is_command`) in the same form: those of a
+    /// server of the Raft group (`outside` false), or of a node outside it (true).
+    fn command_forms(&self, _outside: bool) -> &'static [&'static str] {
+        &[]
+    }
+    /// The static check of a node command whose name and argument count match a form: what is
+    /// wrong with its arguments (a malformed number) whatever the node's state.
+    fn check_command(&self, _words: &[&str]) -> Result<(), String> {
+        Ok(())
+    }
     /// Whether `words` is a node command of the state machine (not a client request).
     fn is_command(&self, _words: &[&str]) -> bool {
         false
@@ -258,6 +274,9 @@ impl StateMachine for Kv {
             ["client-get", ..] => Some(Err("client-get needs a key, e.g. \"client-get x\"".into())),
             _ => None,
         }
+    }
+    fn request_forms(&self) -> &'static [&'static str] {
+        &["client-put KEY VALUE", "client-get KEY"]
     }
     fn load_request(&self, seq: u64) -> KvCmd {
         // The value is the request's number within this client incarnation (the low 32 bits of

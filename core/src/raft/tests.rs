@@ -210,7 +210,10 @@ fn commands_and_params_are_checked() {
         })
         .unwrap_err()
         .to_string();
-    assert!(err.contains("key and a value"), "{err}");
+    assert!(
+        err.contains("client-put takes 2 arguments (client-put KEY VALUE), not 1"),
+        "{err}"
+    );
     let err = e
         .apply_user_action(Action::Command {
             node: "n0".into(),
@@ -232,6 +235,28 @@ fn commands_and_params_are_checked() {
     let p = RaftParams::from_table(t).unwrap();
     let err = Raft::new(p, Kv, &topology(3)).unwrap_err();
     assert!(err.contains("client_node") && err.contains("n0"), "{err}");
+    // A node outside the Raft group takes no Raft command, and no client of it sends load.
+    let t: toml::Table = toml::from_str("group_size = 3").unwrap();
+    let raft = Raft::new(RaftParams::from_table(t).unwrap(), Kv, &topology(4)).unwrap();
+    use crate::engine::Protocol;
+    assert_eq!(raft.check_command(0, "timeout"), Ok(()));
+    assert_eq!(raft.check_command(2, "client-get x"), Ok(()));
+    for c in ["timeout", "client-put x 1"] {
+        let err = raft.check_command(3, c).unwrap_err();
+        assert!(
+            err.contains(&format!("\"{c}\" on n3: n3 is outside the Raft group"))
+                && err.contains("n0, n1, n2 form it")
+                && err.contains("n3 takes no commands"),
+            "{err}"
+        );
+    }
+    let t: toml::Table = toml::from_str("group_size = 3\nclient_node = \"n3\"").unwrap();
+    let err = Raft::new(RaftParams::from_table(t).unwrap(), Kv, &topology(4)).unwrap_err();
+    assert!(
+        err.contains("params.client_node \"n3\" is outside the Raft group")
+            && err.contains("n0, n1, n2 form it"),
+        "{err}"
+    );
 }
 
 #[test]

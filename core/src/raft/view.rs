@@ -7,8 +7,8 @@ use super::sm::{Kv, StateMachine};
 use super::Raft;
 use crate::engine::{NodeId, NodeStatus, Sim};
 use crate::model::{
-    Cell, CommandSpec, Edge, MatrixSpec, MatrixSummary, Model, MsgKind, NodeArc, Overlay,
-    PairSeries, QValue, Query, SeriesSpec,
+    Cell, CommandSpec, Edge, KeyForm, MatrixSpec, MatrixSummary, Model, MsgKind, NodeArc, Overlay,
+    PairSeries, QValue, Query, SeriesSpec, ViewNeeds,
 };
 use crate::scenario::Scenario;
 use serde_json::json;
@@ -28,6 +28,7 @@ pub const VIEWS: &[&str] = &[
     "last_log_term",
     "next_index",
     "match_index",
+    "lag",
     "leaders",
     "leader_term",
     "elections",
@@ -224,6 +225,25 @@ impl<S: StateMachine> Raft<S> {
         ],
     };
 
+    /// How many entries of the current leader's log (the running leader of the highest term)
+    /// `id` lacks: the leader's last index minus the length of the prefix they share (equal
+    /// entry chains; a divergent suffix counts as missing). `None` without a running leader.
+    pub fn lag(sim: &Sim<Self>, id: NodeId) -> Option<u64> {
+        let (l, _) = Self::leaders(sim).into_iter().max_by_key(|&(_, t)| t)?;
+        let (ln, n) = (&sim.nodes[l as usize].state, &sim.nodes[id as usize].state);
+        // Chains agree on a prefix and nowhere after it (Log Matching): binary search its end.
+        let (mut lo, mut hi) = (0, n.last().min(ln.last()));
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if n.chain_at(mid) == ln.chain_at(mid) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        Some(ln.last() - lo)
+    }
+
     /// The commitIndex, then the lastApplied, of every node, for the plots: NaN for a stopped
     /// node, which has neither (volatile state), so its line has a gap rather than a 0.
     pub fn sample_indexes(sim: &Sim<Self>, out: &mut Vec<f64>) {
@@ -339,6 +359,14 @@ impl<S: StateMachine> Raft<S> {
                         pr.matched
                     }),
                     _ => num(0),
+                }
+            }),
+            "lag" => node("the node").map(|_| {
+                let id = q.node.unwrap();
+                match Self::lag(sim, id) {
+                    _ if !Self::up(sim, id) => QValue::Text("down".into()),
+                    Some(l) => QValue::Num(l as f64),
+                    None => QValue::Text("no leader".into()),
                 }
             }),
             "leaders" => num(Self::leaders(sim).len() as u64),
@@ -487,7 +515,47 @@ impl Model for Raft<Kv> {
         let p = RaftParams::from_table(params)?;
         Raft::new(p, Kv, &sc.topo)
     }
+    fn records_per_sec(&self, sim: &Sim<Self>) -> Option<(f64, String)> {
+        Some(super::params::records_per_sec(
+            &self.p,
+            self.n,
+            sim.topo.len(),
+        ))
+    }
     const VIEWS: &'static [&'static str] = VIEWS;
+    /// What each view needs and answers, read off `query_impl` (and `Kv::query`); Ozone's Raft
+    /// views use it too.
+    fn view_needs(view: &str) -> ViewNeeds {
+        match view {
+            // `Role::as_str`, or "down" for a stopped node.
+            "role" => {
+                ViewNeeds::NODE.text(&["follower", "pre-candidate", "candidate", "leader", "down"])
+            }
+            "leader" | "voted_for" => ViewNeeds::NODE.node_name(),
+            "term" | "commit_index" | "last_applied" | "apply_lag" | "flush_index"
+            | "log_length" | "last_log_term" | "applied_writes" | "pending_requests" => {
+                ViewNeeds::NODE.num()
+            }
+            "log_term" => ViewNeeds::NODE.key(KeyForm::Number("a log index")).num(),
+            "next_index" | "match_index" => ViewNeeds::PAIR.num(),
+            // Entries behind the current leader; "down" for a stopped node, "no leader".
+            "lag" => ViewNeeds::NODE.num_or(&["no leader", "down"]),
+            // Cluster-wide, or one node's with `node`.
+            "leaders"
+            | "leader_term"
+            | "elections"
+            | "client_acked"
+            | "client_failed"
+            | "client_pending"
+            | "client_latency_last_ms"
+            | "client_latency_max_ms"
+            | "client_latency_mean_ms" => ViewNeeds::NONE.num(),
+            "kv" => ViewNeeds::NODE
+                .key(KeyForm::Any)
+                .any_text("the value stored under the key, \"\" when unset"),
+            _ => ViewNeeds::NONE,
+        }
+    }
     fn query(&self, sim: &Sim<Self>, q: &Query) -> Option<Result<QValue, String>> {
         self.query_impl(sim, q)
     }
@@ -656,6 +724,9 @@ impl Model for Raft<Kv> {
         out.push(ms(Self::last_latency(sim)));
         out.push(ms(Self::oldest_pending(sim)));
     }
+    fn series_overlays(&self) -> &'static [(&'static str, usize, usize)] {
+        &[("commitIndex and lastApplied of the selected node", 0, 1)]
+    }
     fn pair_series(&self) -> Option<PairSeries> {
         Some(PairSeries {
             title: "matchIndex of each follower, on the selected node while it leads",
@@ -689,12 +760,14 @@ impl Model for Raft<Kv> {
             return "down".into();
         }
         let n = &sim.nodes[id as usize].state;
-        match n.role {
+        let role = match n.role {
             Role::Leader => format!("leader t{}", n.term),
             Role::Candidate { pre: true } => format!("pre-cand t{}", n.term + 1),
             Role::Candidate { pre: false } => format!("cand t{}", n.term),
             Role::Follower => "follower".into(),
-        }
+        };
+        // A stalled or delayed thread on its node (raft-slow-apply's apply thread).
+        role + &crate::explain::thread_flags(sim, id)
     }
     fn explain(
         &self,
@@ -706,5 +779,36 @@ impl Model for Raft<Kv> {
         super::explain::explain(self, sim, trace, upto, id, || {
             crate::explain::generic(self, sim, trace, upto, id)
         })
+    }
+    fn moment_kinds(&self) -> &'static [crate::moments::MomentKind] {
+        super::moments::KINDS
+    }
+    fn quick_keys(&self) -> &'static [crate::model::QuickKey] {
+        super::keys::KEYS
+    }
+    fn quick_actions(
+        &self,
+        sim: &Sim<Self>,
+        key: char,
+        selected: Option<NodeId>,
+    ) -> Result<Vec<crate::engine::action::Action>, String> {
+        super::keys::actions(self, sim, key, selected)
+    }
+    fn moments(
+        &self,
+        trace: &crate::engine::trace::Trace,
+        topo: &crate::engine::Topology,
+        from: usize,
+        found: &mut Vec<crate::moments::Moment>,
+    ) {
+        super::moments::scan(trace, topo, from, found, &|_, _, _| None)
+    }
+    fn say(
+        &self,
+        trace: &crate::engine::trace::Trace,
+        topo: &crate::engine::Topology,
+        r: &crate::engine::trace::Rec,
+    ) -> Option<String> {
+        super::moments::say(trace, topo, r)
     }
 }

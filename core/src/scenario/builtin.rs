@@ -86,6 +86,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../scenarios/raft-leader-election.toml"),
     ),
     (
+        "raft-lossy-catchup.toml",
+        include_str!("../../../scenarios/raft-lossy-catchup.toml"),
+    ),
+    (
         "raft-partition.toml",
         include_str!("../../../scenarios/raft-partition.toml"),
     ),

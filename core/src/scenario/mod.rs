@@ -9,6 +9,10 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 pub mod builtin;
+mod nesting;
+mod views;
+
+pub use views::generic_view_needs;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScenarioError {
@@ -163,6 +167,181 @@ pub struct ExpectSpec {
     /// The value at the end of `during` is larger than at its start.
     #[serde(default)]
     pub increases: Option<bool>,
+    /// How often this holds across seeds, when it is not (nearly) always: `"40%..70%"`. A run
+    /// where it did not hold is not a failure ("did not happen this time"); a sweep checks the
+    /// observed fraction's 95% interval against it. Without it an expectation claims to hold
+    /// on (nearly) every seed: [`Chance::ALWAYS`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chance: Option<Chance>,
+    /// Where the chance comes from (the ticket's words, arithmetic, a measured sweep): required
+    /// with `chance`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Set for the checks a caption makes (`[[captions.holds]]`): the caption's index in the
+    /// file. Never written in a file.
+    #[serde(skip)]
+    pub caption: Option<u32>,
+}
+
+/// A declared range of the fraction of seeds on which an expectation holds, in percent.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Chance {
+    pub lo_pct: f64,
+    pub hi_pct: f64,
+}
+
+impl Chance {
+    /// What an expectation without `chance` claims: it holds on every seed, allowing the odd
+    /// exception (1%) a sweep of a few hundred seeds cannot tell from "always".
+    pub const ALWAYS: Chance = Chance {
+        lo_pct: 99.0,
+        hi_pct: 100.0,
+    };
+
+    /// `"40%..70%"`, `"40..70%"`, or one value `"50%"` (a point claim).
+    pub fn parse(s: &str) -> Result<Chance, String> {
+        let bad = || {
+            format!(
+                "chance \"{}\": write a range of percentages such as \"40%..70%\" (0% to 100%, \
+                 the low end first)",
+                crate::text::clip(s, 40)
+            )
+        };
+        let pct = |t: &str| -> Result<f64, String> {
+            let t = t.trim();
+            let t = t.strip_suffix('%').unwrap_or(t).trim();
+            let v: f64 = t.parse().map_err(|_| bad())?;
+            if !(0.0..=100.0).contains(&v) {
+                return Err(bad());
+            }
+            Ok(v)
+        };
+        let (lo, hi) = match s.split_once("..") {
+            Some((a, b)) => (pct(a)?, pct(b)?),
+            None => {
+                let v = pct(s)?;
+                (v, v)
+            }
+        };
+        if lo > hi {
+            return Err(bad());
+        }
+        Ok(Chance {
+            lo_pct: lo,
+            hi_pct: hi,
+        })
+    }
+
+    /// As written: `"40%..70%"`.
+    pub fn text(&self) -> String {
+        if self.lo_pct == self.hi_pct {
+            format!("{}%", self.lo_pct)
+        } else {
+            format!("{}%..{}%", self.lo_pct, self.hi_pct)
+        }
+    }
+
+    /// For people: `40-70%`.
+    pub fn short(&self) -> String {
+        if self.lo_pct == self.hi_pct {
+            format!("{}%", self.lo_pct)
+        } else {
+            format!("{}-{}%", self.lo_pct, self.hi_pct)
+        }
+    }
+
+    /// Whether an observed 95% interval `[lo, hi]` (fractions) is consistent with this claim:
+    /// the two ranges overlap.
+    pub fn admits(&self, lo: f64, hi: f64) -> bool {
+        hi * 100.0 >= self.lo_pct - 1e-9 && lo * 100.0 <= self.hi_pct + 1e-9
+    }
+}
+
+impl Serialize for Chance {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text())
+    }
+}
+
+impl<'de> Deserialize<'de> for Chance {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Chance::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+/// A check a caption makes of the state it describes, at the moment it shows: a view and one
+/// comparison, as in an expectation (no name or time of its own).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HoldSpec {
+    pub view: String,
+    #[serde(default, alias = "node", skip_serializing_if = "Option::is_none")]
+    pub observer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contains: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    /// For `log` (and `increases`): the window's start; the caption's time is its end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<Dur>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub equals: Option<toml::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_least: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_most: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub increases: Option<bool>,
+}
+
+impl HoldSpec {
+    /// The expectation this check is, for caption `index` showing at `at`.
+    pub fn to_expect(&self, index: usize, c: &Caption) -> ExpectSpec {
+        let what = match (&self.observer, &self.peer, &self.key) {
+            (Some(o), Some(p), _) => format!("{} {o}->{p}", self.view),
+            (Some(o), None, Some(k)) => format!("{} {o} [{k}]", self.view),
+            (Some(o), None, None) => format!("{} {o}", self.view),
+            (None, _, Some(k)) => format!("{} [{k}]", self.view),
+            (None, _, None) => self.view.clone(),
+        };
+        let cmp = match (&self.equals, self.at_least, self.at_most, self.increases) {
+            (Some(v), ..) => format!(" = {}", crate::sweep::show(v)),
+            (None, Some(lo), Some(hi), _) => format!(" in {lo}..{hi}"),
+            (None, Some(lo), None, _) => format!(" >= {lo}"),
+            (None, None, Some(hi), _) => format!(" <= {hi}"),
+            (None, None, None, Some(true)) => " increases".into(),
+            _ => String::new(),
+        };
+        let contains = self
+            .contains
+            .as_ref()
+            .map(|c| format!(" \"{}\"", crate::text::clip(c, 30)))
+            .unwrap_or_default();
+        let (at, during) = match self.since {
+            Some(s) => (None, Some([TimeRef::At(s.0), TimeRef::At(c.at.0)])),
+            None => (Some(TimeRef::At(c.at.0)), None),
+        };
+        ExpectSpec {
+            name: format!("caption at {}: {what}{contains}{cmp}", fmt_duration(c.at.0)),
+            view: self.view.clone(),
+            observer: self.observer.clone(),
+            peer: self.peer.clone(),
+            contains: self.contains.clone(),
+            key: self.key.clone(),
+            at,
+            during,
+            equals: self.equals.clone(),
+            at_least: self.at_least,
+            at_most: self.at_most,
+            increases: self.increases,
+            chance: None,
+            source: None,
+            caption: Some(index as u32),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -173,6 +352,10 @@ pub struct Caption {
     /// Only in these variants (all when empty).
     #[serde(default)]
     pub variants: Vec<String>,
+    /// What the caption says of the state, checked when it shows (on every run: a sweep and the
+    /// app's Expectations list report a caption that is not true at its moment).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub holds: Vec<HoldSpec>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -232,6 +415,8 @@ pub const GENERIC_VIEWS: &[&str] = &[
     "exec_pending",
     "exec_expired",
     "exec_done",
+    "link",
+    "link_loss",
 ];
 
 /// A validated scenario.
@@ -280,6 +465,45 @@ impl Scenario {
         crate::small_sort::sort_by_key(&mut s, |(t, _)| *t);
         s
     }
+    /// Everything a run of `variant` checks, in the order it reports them: the file's
+    /// expectations, the variant's, then the checks of the captions it shows (by time).
+    pub fn expectations(&self, variant: &str) -> Result<Vec<ExpectSpec>, String> {
+        let (_, v) = self.variant(variant)?;
+        let mut out: Vec<ExpectSpec> = self
+            .raw
+            .expect
+            .iter()
+            .chain(v.expect.iter())
+            .cloned()
+            .collect();
+        let mut caps: Vec<(usize, &Caption)> = self
+            .raw
+            .captions
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.variants.is_empty() || c.variants.iter().any(|x| x == variant))
+            .collect();
+        crate::small_sort::sort_by_key(&mut caps, |(_, c)| c.at.0);
+        for (i, c) in caps {
+            out.extend(c.holds.iter().map(|h| h.to_expect(i, c)));
+        }
+        Ok(out)
+    }
+
+    /// The captions `variant` shows, by time, each with its index in the file (what a caption
+    /// check's `ExpectResult::caption` names).
+    pub fn captions_indexed(&self, variant: &str) -> Vec<(usize, &Caption)> {
+        let mut c: Vec<(usize, &Caption)> = self
+            .raw
+            .captions
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.variants.is_empty() || c.variants.iter().any(|v| v == variant))
+            .collect();
+        crate::small_sort::sort_by_key(&mut c, |(_, c)| c.at.0);
+        c
+    }
+
     pub fn captions(&self, variant: &str) -> Vec<&Caption> {
         let mut c: Vec<&Caption> = self
             .raw
@@ -306,7 +530,7 @@ impl Scenario {
         }
         let (rest, section) = split_section(text).map_err(err)?;
         let raw: ScenarioFile =
-            toml::from_str(&rest).map_err(|e| err(clean_toml_error(&e.to_string())))?;
+            toml::from_str(&rest).map_err(|e| err(clean_toml_error(&e.to_string(), &rest)))?;
         let mut sc = Self::from_raw(file, raw, limits)?;
         sc.section = section;
         Ok(sc)
@@ -461,7 +685,30 @@ impl Scenario {
                 limits.max_captions
             )));
         }
+        let holds: usize = raw.captions.iter().map(|c| c.holds.len()).sum();
+        if total_expect + holds > limits.max_expectations {
+            return Err(err(format!(
+                "expect: {total_expect} expectations and {holds} caption checks; the limit is {} \
+                 in all",
+                limits.max_expectations
+            )));
+        }
         for (i, c) in raw.captions.iter().enumerate() {
+            for (j, h) in c.holds.iter().enumerate() {
+                let e = h.to_expect(i, c);
+                if let Some(s) = h.since {
+                    if s.0 > c.at.0 {
+                        return Err(err(format!(
+                            "captions[{i}].holds[{j}].since: {} is after the caption ({}); a \
+                             window ends when its caption shows",
+                            fmt_duration(s.0),
+                            fmt_duration(c.at.0)
+                        )));
+                    }
+                }
+                check_expect(&e, &topo, model, dur)
+                    .map_err(|m| err(format!("captions[{i}].holds[{j}]: {m}")))?;
+            }
             if c.at.0 > dur {
                 return Err(err(format!(
                     "captions[{i}].at: {} is after the end ({})",
@@ -557,15 +804,14 @@ fn split_section(text: &str) -> Result<(std::borrow::Cow<'_, str>, Option<toml::
 
 /// toml's messages start with "TOML parse error at line L, column C"; keep them, they name the place.
 /// The quoted source line is cut (a 1 MB line would otherwise be echoed whole).
-fn clean_toml_error(e: &str) -> String {
+/// Nesting too deep: the place and the limit (`nesting::explain`).
+fn clean_toml_error(e: &str, text: &str) -> String {
     let mut out: Vec<String> = e
         .trim_end()
         .lines()
         .map(|l| crate::text::clip(l, 160))
         .collect();
-    if e.contains("recurs") {
-        out.push("the values are nested too deeply; flatten them".into());
-    }
+    out.extend(nesting::explain(e, text));
     out.join("\n")
 }
 
@@ -786,6 +1032,19 @@ pub fn check_process_states(topo: &Topology, items: &[Timed]) -> Result<(), Stri
                 &format!("run \"{}\" on", crate::text::clip(command, 40)),
                 "stopped",
             )),
+            // A stopped node has no threads to stall, delay or release (they start afresh).
+            (Action::Stall { executor, .. }, Known::Stopped) => Some(refuse(
+                &format!("stall {} on", crate::text::clip(executor, 40)),
+                "stopped",
+            )),
+            (Action::Delay { executor, .. }, Known::Stopped) => Some(refuse(
+                &format!("delay {} on", crate::text::clip(executor, 40)),
+                "stopped",
+            )),
+            (Action::Release { executor, .. }, Known::Stopped) => Some(refuse(
+                &format!("release {} on", crate::text::clip(executor, 40)),
+                "stopped",
+            )),
             _ => None,
         };
         match next {
@@ -888,19 +1147,6 @@ pub fn check_action_nodes(a: &Action, topo: &Topology) -> Result<(), String> {
             fmt_duration(max.0)
         )),
         _ => Ok(()),
-    }
-}
-
-/// What a generic view needs (see `model::ViewNeeds`).
-pub fn generic_view_needs(view: &str) -> crate::model::ViewNeeds {
-    use crate::model::ViewNeeds;
-    match view {
-        "status" | "exec_pending" | "exec_expired" | "exec_done" => ViewNeeds::NODE,
-        "log" => ViewNeeds {
-            contains: true,
-            ..ViewNeeds::NONE
-        },
-        _ => ViewNeeds::NONE,
     }
 }
 
@@ -1007,8 +1253,38 @@ fn check_expect(
     if let Some(p) = &e.peer {
         topo.resolve(p).map_err(|m| format!("peer: {m}"))?;
     }
+    views::check_against(e, &needs, topo)?;
     if e.view == "log" && e.contains.is_none() {
         return Err("a `log` expectation needs `contains = \"...\"`".into());
+    }
+    match (&e.chance, &e.source) {
+        (Some(_), None) => {
+            return Err(
+                "`chance` needs `source = \"...\"`: where the figure comes from (the ticket's \
+                 words, arithmetic, a sweep of N seeds)"
+                    .into(),
+            )
+        }
+        (None, Some(_)) => {
+            return Err(
+                "`source` says where a `chance` comes from; give `chance = \"40%..70%\"` too, \
+                 or remove `source`"
+                    .into(),
+            )
+        }
+        (Some(c), Some(src)) => {
+            if src.trim().is_empty() {
+                return Err("`source` is empty; say where the chance comes from".into());
+            }
+            if c.lo_pct >= Chance::ALWAYS.lo_pct {
+                return Err(format!(
+                    "`chance = \"{}\"`: an expectation that holds on (nearly) every seed needs \
+                     no `chance`; remove it (and `source`)",
+                    c.text()
+                ));
+            }
+        }
+        (None, None) => {}
     }
     Ok(())
 }

@@ -7,6 +7,7 @@ pub mod matrix;
 pub mod plots;
 pub mod timeline;
 pub mod topology;
+pub mod violation;
 
 use clusterscope_core::model::MsgKind;
 

@@ -14,12 +14,24 @@ use plotters_canvas::CanvasBackend;
 pub enum Plot {
     Series(usize),
     Pair,
+    /// Two per-node series for the selected node on one chart (`Model::series_overlays`:
+    /// Raft's commitIndex and lastApplied), by index there.
+    Overlay(usize),
 }
 
 impl Plot {
     /// The plots a model offers, at most `max`: its series in order, then the pair series.
     pub fn all(m: &Model, max: usize) -> Vec<Plot> {
-        let mut v: Vec<Plot> = (0..m.samples.specs.len()).map(Plot::Series).collect();
+        // The overlays first: they put side by side what the separate charts show apart.
+        let n = m.samples.specs.len();
+        let mut v: Vec<Plot> = (0..m.run.engine.series_overlays().len())
+            .filter(|&i| {
+                let (_, a, b) = m.run.engine.series_overlays()[i];
+                a < n && b < n
+            })
+            .map(Plot::Overlay)
+            .collect();
+        v.extend((0..n).map(Plot::Series));
         if m.samples.pairs {
             v.push(Plot::Pair);
         }
@@ -35,6 +47,7 @@ impl Plot {
                 .engine
                 .pair_series()
                 .map_or(String::new(), |p| p.title.to_string()),
+            Plot::Overlay(i) => m.run.engine.series_overlays()[i].0.to_string(),
         }
     }
 
@@ -43,6 +56,10 @@ impl Plot {
         match self {
             Plot::Series(i) => m.samples.specs[i].name.to_string(),
             Plot::Pair => "pair".into(),
+            Plot::Overlay(i) => {
+                let (_, a, b) = m.run.engine.series_overlays()[i];
+                format!("{}+{}", m.samples.specs[a].name, m.samples.specs[b].name)
+            }
         }
     }
 
@@ -121,6 +138,19 @@ pub fn series(m: &Model, plot: Plot) -> Vec<Series> {
                 })
                 .collect()
         }
+        Plot::Overlay(j) => {
+            let (_, a, b) = m.run.engine.series_overlays()[j];
+            let id = m.selected.unwrap_or(0);
+            [a, b]
+                .into_iter()
+                .map(|k| Series {
+                    name: format!("{} ({})", s.specs[k].title, topo.name(id)),
+                    points: (0..s.len())
+                        .map(|i| (secs(i), s.value(i, k, id) as f64))
+                        .collect(),
+                })
+                .collect()
+        }
         Plot::Pair => {
             let Some(o) = m.selected else { return vec![] };
             let mut peers: Vec<(f32, NodeId)> = (0..s.n as NodeId)
@@ -190,7 +220,7 @@ impl Axes {
         let (x0, x1) = axis::time_window(m.now() as f64 / 1e6, m.end() as f64 / 1e6);
         let threshold = match plot {
             Plot::Pair => m.run.engine.pair_series().and_then(|p| p.threshold),
-            Plot::Series(_) => None,
+            Plot::Series(_) | Plot::Overlay(_) => None,
         };
         let peak = series
             .iter()

@@ -1,6 +1,8 @@
 //! The timeline scrubber: captions (numbered as the chapters), faults and user actions on top,
 //! the computed region and the cursor in the middle (dropped messages on it once zoomed in),
-//! the model's state marks (gossip: DOWN/UP) as a density strip below. It shows the window
+//! the model's state marks (gossip: DOWN/UP) as a density strip below, the model's moments
+//! (Raft's elections, terms, commits: `Model::moments`) as ticks there, safety violations as red
+//! bars (`draw::violation`). It shows the window
 //! [`Model::view`] (zoom: `model/teach.rs`); [`draw_overview`] is the strip of the whole run
 //! with that window, shown while zoomed.
 
@@ -12,8 +14,8 @@ use clusterscope_core::time::Micros;
 use web_sys::CanvasRenderingContext2d as Ctx;
 
 pub const PAD: f64 = 10.0;
-const TRACK_Y: f64 = 18.0;
-const TRACK_H: f64 = 9.0;
+pub const TRACK_Y: f64 = 18.0;
+pub const TRACK_H: f64 = 9.0;
 const DENSITY_Y: f64 = 29.0;
 /// Dropped messages are drawn on the track when the window holds at most this many records.
 pub const MAX_DROP_SCAN: usize = 300_000;
@@ -207,6 +209,17 @@ pub fn draw(
         }
     }
 
+    // The model's moments (Raft's elections, terms, commits...): a tick each, one per pixel
+    // column and kind, the first kinds (the most telling) drawn last, on top and taller.
+    draw_moments(
+        ctx,
+        m,
+        &x_of_view(view, w),
+        DENSITY_Y,
+        (2.0 * band).max(8.0),
+        p,
+    );
+
     // Time ticks under the track.
     let step = tick_step(hi - lo, w);
     ctx.set_fill_style_str(p.muted);
@@ -219,6 +232,9 @@ pub fn draw(
         let _ = ctx.fill_text(&tick_label(tt), x, h - 3.0);
         tt += step;
     }
+
+    // Safety violations, under the cursor.
+    super::violation::mark_timeline(ctx, m, w, h, p);
 
     // Cursor.
     ctx.set_fill_style_str(p.fg);
@@ -243,6 +259,44 @@ pub fn draw(
     ctx.restore();
 }
 
+fn x_of_view(view: (Micros, Micros), w: f64) -> impl Fn(Micros) -> f64 {
+    move |t| x_in(t, view, w)
+}
+
+/// The moments in the window, as ticks from `y` down `h` pixels.
+fn draw_moments(ctx: &Ctx, m: &Model, x_of: &dyn Fn(Micros) -> f64, y: f64, h: f64, p: &Palette) {
+    let kinds = m.marks.kinds;
+    if kinds.is_empty() {
+        return;
+    }
+    let (lo, hi) = m.view();
+    let ms = &m.marks.moments;
+    let a = ms.partition_point(|k| k.time < lo);
+    let b = ms.partition_point(|k| k.time <= hi).max(a);
+    for kind in (0..kinds.len()).rev() {
+        ctx.set_fill_style_str(super::model_color(p, kinds[kind].color));
+        let hh = if kind == 0 { h } else { (h * 0.7).max(6.0) };
+        let mut last = f64::NEG_INFINITY;
+        for mk in ms[a..b].iter().filter(|mk| mk.kind as usize == kind) {
+            let x = x_of(mk.time).round();
+            if x == last {
+                continue;
+            }
+            last = x;
+            ctx.fill_rect(x - 1.0, y + h - hh, 2.0, hh);
+            if kind == 0 {
+                // A head on the most telling kind (Raft: an election won).
+                ctx.begin_path();
+                ctx.move_to(x - 4.0, y);
+                ctx.line_to(x + 4.0, y);
+                ctx.line_to(x, y + 5.0);
+                ctx.close_path();
+                ctx.fill();
+            }
+        }
+    }
+}
+
 /// The overview strip: the whole run (computed region, cursor, captions, faults, actions, the
 /// DOWN marks) and the visible window as a box.
 pub fn draw_overview(ctx: &Ctx, m: &Model, w: f64, h: f64, p: &Palette) {
@@ -264,10 +318,18 @@ pub fn draw_overview(ctx: &Ctx, m: &Model, w: f64, h: f64, p: &Palette) {
             }
         }
     }
+    // The most telling kind of moment (Raft: elections won) below the bar.
+    if let Some(k) = m.marks.kinds.first() {
+        ctx.set_fill_style_str(super::model_color(p, k.color));
+        for mk in m.marks.moments.iter().filter(|mk| mk.kind == 0) {
+            ctx.fill_rect(x_of(mk.time, end, w) - 1.0, mid + 3.0, 2.0, mid - 3.0);
+        }
+    }
     ctx.set_fill_style_str(p.caption);
     for (t, _) in &m.captions {
         ctx.fill_rect(x_of(*t, end, w) - 0.5, 1.0, 1.5, mid - 2.0);
     }
+    super::violation::mark_overview(ctx, m, w, h, p);
     for (t, _) in m.run.engine.schedule() {
         tri(ctx, x_of(*t, end, w), 1.0, 2.5, p.fault);
     }
@@ -294,7 +356,7 @@ pub fn draw_overview(ctx: &Ctx, m: &Model, w: f64, h: f64, p: &Palette) {
 pub fn describe_at(m: &Model, x: f64, w: f64) -> Option<String> {
     let view = m.view();
     let near = |t: Micros| (x_in(t, view, w) - x).abs() <= 4.0;
-    let mut out: Vec<String> = Vec::new();
+    let mut out: Vec<String> = super::violation::describe_at(m, x, w);
     for (t, c) in &m.captions {
         if near(*t) {
             out.push(format!("caption: {}", truncate(c, 90)));
@@ -308,6 +370,15 @@ pub fn describe_at(m: &Model, x: f64, w: f64) -> Option<String> {
     for a in m.run.engine.user_actions() {
         if near(a.at.0) {
             out.push(format!("your action: {}", a.action.describe()));
+        }
+    }
+    let kinds = m.marks.kinds;
+    let mut named = 0;
+    for mk in &m.marks.moments {
+        if near(mk.time) && named < 3 {
+            let k = kinds.get(mk.kind as usize).map_or("", |k| k.name);
+            out.push(format!("{k}: {}", mk.text));
+            named += 1;
         }
     }
     let (mut d, mut u) = (0, 0);

@@ -190,6 +190,8 @@ pub struct Drawn {
     pub anim: Option<String>,
     /// The message and drop labels written, and where, for `data-texts`.
     pub texts: Vec<(&'static str, TextBox)>,
+    /// The nodes ringed as involved in a safety violation (`draw::violation`).
+    pub violation: Vec<NodeId>,
 }
 
 /// Messages in flight, recent drops and nodes: redrawn every frame over the static layer.
@@ -370,8 +372,14 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
     }
 
     // Nodes: large clusters are drawn in batches (one path per colour); small ones in detail.
+    drawn_overlay.violation = super::violation::nodes_now(m).to_vec();
     if n > 64 {
         draw_nodes_batched(ctx, inp, &seen_down);
+        for &id in &drawn_overlay.violation {
+            if let Some(pt) = l.pos.get(id as usize) {
+                super::violation::ring(ctx, *pt, l.r, p);
+            }
+        }
         drawn_overlay.drops = dropped;
         drawn_overlay.anim = draw_anim(ctx, inp);
         return drawn_overlay;
@@ -419,6 +427,9 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
             ctx.begin_path();
             let _ = ctx.arc(pt.x, pt.y, l.r + 4.0, 0.0, 2.0 * PI);
             ctx.stroke();
+        }
+        if drawn_overlay.violation.contains(&id) {
+            super::violation::ring(ctx, *pt, l.r, p);
         }
         // Over the selection ring, which would hide it.
         let mut arc_drawn = false;

@@ -8,20 +8,19 @@
 //! scenario that has the same variant). The person's actions are recorded on this side and
 //! replayed on the other by time, as a variant switch does.
 //!
-//! The first divergence is found with two runs of its own (no checkpoints) advanced in lockstep
-//! over virtual time and compared record by record with `clusterscope_core::diff::same_rec`, a
-//! budget of steps at a time ([`SEARCH_OPEN_STEPS`] when compare opens, then a frame's budget with
-//! every message, or to the end on "jump to divergence"), so opening a compare of a large
-//! cluster never blocks the page for long.
+//! The first behavioural divergence (`clusterscope_core::diff`: events, then the state where the
+//! log lines say the paths differ, a log line's wording only when nothing else differs) is found
+//! with two runs of its own (no checkpoints) advanced in lockstep, one moment at a time, by
+//! `diff::Lockstep`, a budget of steps at a time ([`SEARCH_OPEN_STEPS`] when compare opens, then
+//! a frame's budget with every message, or to the end on "jump to divergence"), so opening a
+//! compare of a large cluster never blocks the page for long.
 
 use super::*;
-use clusterscope_core::diff::{self, Divergence};
+use clusterscope_core::diff::{self, DivKind, Divergence};
 use clusterscope_core::SimError;
 
 /// Steps (of both search runs together) spent on finding the divergence when compare opens.
 pub const SEARCH_OPEN_STEPS: u64 = 200_000;
-/// Virtual time the search runs advance between comparisons.
-const SEARCH_SLICE_US: Micros = 250_000;
 /// Above this many nodes, the differing matrix cells are recomputed only when the replay
 /// settles (not in every frame while playing): N x N cells per side cost too much per frame.
 pub const LIVE_CELLS_MAX_NODES: usize = 64;
@@ -30,7 +29,7 @@ pub const LIVE_CELLS_MAX_NODES: usize = 64;
 pub enum DivState {
     /// Not decided yet: the search runs have been compared up to [`Search::reached`].
     Searching(Box<Search>),
-    /// The first record that differs.
+    /// The first behaviour that differs.
     Found(Divergence),
     /// The two runs do not differ up to the end of the scenario.
     Same,
@@ -44,8 +43,8 @@ pub struct Search {
     /// Actions each run applies when it reaches their time (the other variant replays the
     /// recorded actions by time).
     pending: [Vec<RecordedAction>; 2],
-    /// Records compared so far (equal on both sides).
-    compared: usize,
+    /// What has been compared so far (`diff::Lockstep`).
+    lockstep: diff::Lockstep,
     /// Virtual time both runs reached.
     reached: Micros,
     end: Micros,
@@ -60,7 +59,14 @@ impl Search {
     fn advance(&mut self, budget: u64) -> Result<Option<DivState>, SimError> {
         let mut left = budget.max(1);
         while left > 0 {
-            let goal = self.reached.saturating_add(SEARCH_SLICE_US).min(self.end);
+            // The next moment: the earlier of both runs' next events and pending actions.
+            let [a, b] = &mut self.runs;
+            let mut goal = diff::Lockstep::next_goal(&mut *a.engine, &mut *b.engine, self.end);
+            for p in &self.pending {
+                if let Some(x) = p.first() {
+                    goal = goal.min(x.at.0.max(self.reached));
+                }
+            }
             for (run, pending) in self.runs.iter_mut().zip(self.pending.iter_mut()) {
                 if !reach(run, pending, goal, &mut left)? {
                     return Ok(None);
@@ -68,30 +74,12 @@ impl Search {
             }
             self.reached = goal;
             let [a, b] = &self.runs;
-            let (ta, tb) = (a.engine.trace(), b.engine.trace());
-            let (na, nb) = (ta.recs.len(), tb.recs.len());
-            let common = na.min(nb);
-            while self.compared < common {
-                let i = self.compared;
-                let (ra, rb) = (
-                    ta.recs.get(i).expect("index < len"),
-                    tb.recs.get(i).expect("index < len"),
-                );
-                if !diff::same_rec(ta, &ra, tb, &rb) {
-                    return Ok(Some(DivState::Found(diff::divergence(
-                        &*a.engine, &*b.engine, i,
-                    ))));
-                }
-                self.compared += 1;
-            }
-            if na != nb {
-                // Both reached `goal`: the longer side has a record the other does not.
-                return Ok(Some(DivState::Found(diff::divergence(
-                    &*a.engine, &*b.engine, common,
-                ))));
+            if let Some(d) = self.lockstep.compare(&*a.engine, &*b.engine) {
+                return Ok(Some(DivState::Found(d)));
             }
             if goal >= self.end {
-                return Ok(Some(DivState::Same));
+                let l = std::mem::take(&mut self.lockstep);
+                return Ok(Some(l.finish().map_or(DivState::Same, DivState::Found)));
             }
         }
         Ok(None)
@@ -161,39 +149,22 @@ impl Compare {
                 "looking for the first divergence… (compared up to {})",
                 fmt_time(s.reached())
             ),
-            DivState::Found(d) => {
-                format!("first divergence at {} on {}", fmt_time(d.time_us), d.node)
-            }
+            DivState::Found(d) => format!(
+                "first divergence at {} on {}: {}",
+                fmt_time(d.time_us),
+                d.node,
+                match d.kind {
+                    DivKind::Event => "what happens differs",
+                    DivKind::State => "the state differs",
+                    DivKind::Log => "a log line's wording only",
+                }
+            ),
             DivState::Same => {
-                "no divergence: both variants record the same events to the end".to_string()
+                "no divergence: both variants behave and log the same to the end".to_string()
             }
             DivState::Failed(e) => format!("the search for a divergence stopped: {e}"),
         }
     }
-}
-
-/// A record (`rec_json`) as one short line: its kind, verb, peers and text.
-pub fn rec_line(v: Option<&serde_json::Value>) -> String {
-    let Some(v) = v else {
-        return "nothing by then".into();
-    };
-    let mut parts = Vec::new();
-    for k in [
-        "node", "kind", "verb", "to", "from", "reason", "level", "text", "state", "action",
-    ] {
-        if let Some(x) = v.get(k) {
-            let s = match x {
-                serde_json::Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            parts.push(match k {
-                "to" => format!("→ {s}"),
-                "from" => format!("← {s}"),
-                _ => s,
-            });
-        }
-    }
-    clusterscope_core::text::clip(&parts.join(" "), 160)
 }
 
 /// The matrix cells that differ between two sides (same topology), row-major. Up to
@@ -302,7 +273,7 @@ impl Model {
         if let Some((samples, marks)) = kept {
             o.samples = samples;
             o.marks = marks;
-            o.marks.update(o.run.engine.trace());
+            o.marks.update(&*o.run.engine);
         }
         o.limits = self.limits.clone();
         o.pending_timed = timed.clone();
@@ -319,7 +290,7 @@ impl Model {
         let search = Search {
             runs: [a, b],
             pending: [self.pending_timed.clone(), timed],
-            compared: 0,
+            lockstep: diff::Lockstep::default(),
             reached: 0,
             end: self.end(),
         };
@@ -504,8 +475,19 @@ impl Model {
         let c = self.compare.as_ref().expect("compare is on");
         match &c.div {
             DivState::Found(d) => {
+                // There, and its node selected: its inspector shows what differs.
                 let t = d.time_us;
+                let node = self
+                    .run
+                    .scenario
+                    .topo
+                    .names
+                    .iter()
+                    .position(|n| *n == d.node);
                 self.scrub_to(t);
+                if let Some(i) = node {
+                    self.update(Msg::SelectNode(Some(i as NodeId)));
+                }
             }
             DivState::Same => {
                 let msg = c.status();

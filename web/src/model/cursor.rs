@@ -372,6 +372,13 @@ impl Model {
             }
             *left -= 1;
             self.sample();
+            if kind == NavKind::Moment {
+                self.marks.update(&*self.run.engine);
+                if self.marks.moment_at(s) {
+                    return Ok(Some(true));
+                }
+                continue;
+            }
             let trace = self.run.engine.trace();
             if nav::recs_of_step(trace, s).any(|r| kind.matches(&r, trace)) {
                 return Ok(Some(true));

@@ -56,12 +56,13 @@ impl Model {
                 .engine
                 .state_marks()
                 .map(|s| (s.above.0, s.below.0)),
+            kinds: self.run.engine.moment_kinds(),
             ..Marks::default()
         };
         // Start at time zero with its events (the nodes starting) processed.
         self.engine_ok(|m| m.run.engine.run_until(0, 1 << 20).map(|_| ()));
         self.sample();
-        self.marks.update(self.run.engine.trace());
+        self.marks.update(&*self.run.engine);
         self.session_rev += 1;
     }
 
@@ -69,11 +70,9 @@ impl Model {
     /// confirm and undo, and (for a new topology) the selection.
     fn reset_view_state(&mut self, new_topology: bool) {
         let sc = &self.run.scenario;
-        self.captions = sc
-            .captions(&self.run.variant)
-            .into_iter()
-            .map(|c| (c.at.0, c.text.clone()))
-            .collect();
+        let caps = sc.captions_indexed(&self.run.variant);
+        self.captions = caps.iter().map(|(_, c)| (c.at.0, c.text.clone())).collect();
+        self.caption_index = caps.iter().map(|(i, _)| *i as u32).collect();
         self.teach.reset();
         self.playing = false;
         self.seek = None;
@@ -147,7 +146,7 @@ impl Model {
             self.reset_view_state(false);
             self.step_cost_ms = cost;
             self.replay_cost_ms = replay;
-            self.marks.update(self.run.engine.trace());
+            self.marks.update(&*self.run.engine);
             self.session_rev += 1;
             self.scrub_to(t.min(self.end()));
             return;

@@ -8,8 +8,10 @@ pub mod compare;
 mod cursor;
 pub mod export;
 pub mod history;
+pub mod lecture;
 mod load;
 pub mod matrix_view;
+mod memory;
 mod msg;
 pub mod nav;
 pub mod runs;
@@ -18,6 +20,7 @@ pub mod seq;
 pub mod speed;
 pub mod teach;
 pub mod timeline_fork;
+pub mod trial;
 
 use clusterscope_core::engine::action::{Action, RecordedAction};
 use clusterscope_core::engine::NodeId;
@@ -27,6 +30,7 @@ use clusterscope_core::runner::{Run, RunOptions};
 use clusterscope_core::scenario::{builtin, Scenario};
 use clusterscope_core::session::{self, ScenarioRef, Session, PERMALINK_VERSION};
 use clusterscope_core::time::{fmt_time, Micros};
+pub use memory::PAGE_HEAP_BYTES;
 pub use msg::Msg;
 use nav::{Marks, NavKind};
 use samples::Samples;
@@ -170,6 +174,11 @@ pub struct Model {
     pub run: Run,
     /// Captions of the current variant, by time.
     pub captions: Vec<(Micros, String)>,
+    /// Each caption's index in the scenario file (what its checks name), parallel to `captions`.
+    pub caption_index: Vec<u32>,
+    /// The last finished check of the session's expectations (`ui::checks`): its session
+    /// revision and results, which the caption reads to say whether its claims held.
+    pub checked: Option<(u64, Rc<Vec<clusterscope_core::runner::ExpectResult>>)>,
     pub playing: bool,
     /// Virtual seconds per real second.
     pub speed: f64,
@@ -232,6 +241,11 @@ pub struct Model {
     pub compare: Option<compare::Compare>,
     /// The session's branches (a fork or an action at an earlier cursor keeps the old future).
     pub branches: branches::Branches,
+    /// A session opened from a link, until its recorded actions have run: the autosave keeps
+    /// the session shown before it meanwhile (`trial.rs`).
+    pub trial: Option<trial::Trial>,
+    /// The page's live heap at which the simulation stops ([`PAGE_HEAP_BYTES`]; tests lower it).
+    pub heap_limit: usize,
 }
 
 /// The longest banner text: a message quoting a huge input is cut here.
@@ -325,6 +339,8 @@ impl Model {
             samples: Samples::new(&*run.engine, run.scenario.duration()),
             run,
             captions: Vec::new(),
+            caption_index: Vec::new(),
+            checked: None,
             playing: false,
             speed: 10.0,
             frac_us: 0.0,
@@ -359,6 +375,8 @@ impl Model {
             teach: teach::Teach::default(),
             compare: None,
             branches: Default::default(),
+            trial: None,
+            heap_limit: PAGE_HEAP_BYTES,
         };
         m.after_install(true);
         m
@@ -514,14 +532,9 @@ impl Model {
                     ));
                 }
             }
-            Msg::OpenPermalink(text) => {
-                if let Err(e) = self.open_session(&text) {
-                    self.error(format!(
-                        "This link could not be opened: {} Your current session is unchanged.",
-                        sentence(&e)
-                    ));
-                }
-            }
+            Msg::OpenPermalink(text) => self.open_link(&text),
+            Msg::KeepLinkSession => self.keep_link_session(),
+            Msg::BackToSaved => self.back_to_saved(),
             Msg::RestoreSaved(text) => {
                 if let Err(e) = self.open_session(&text) {
                     self.error(format!(
@@ -687,6 +700,7 @@ impl Model {
             Msg::SetHelp(b) => self.help_open = b,
             Msg::SetTheme(t) => self.theme = t,
             Msg::SetCaptionPause(b) => self.caption_pause = b,
+            Msg::Checked(rev, results) => self.checked = Some((rev, results)),
             Msg::SetScrubbing(b) => {
                 if self.scrubbing == b {
                     return false;
@@ -704,6 +718,10 @@ impl Model {
                 actions,
                 outcome,
             } => self.branch_evaluated(index, actions, outcome),
+            Msg::NextMoment => self.next_moment(),
+            Msg::PrevMoment => self.prev_moment(),
+            Msg::QuickKey(k) => self.quick_key(k),
+            Msg::BackToScript => self.back_to_script(),
         }
         true
     }
@@ -732,11 +750,15 @@ impl Model {
         &mut self,
         f: impl FnOnce(&mut Self) -> Result<(), clusterscope_core::SimError>,
     ) -> bool {
-        match f(self) {
+        let frontier = self.frontier();
+        match f(self).and_then(|()| self.check_heap(frontier)) {
             Ok(()) => true,
             Err(e) => {
                 self.stop();
-                self.error(format!("The simulation stopped: {e}"));
+                let text = self
+                    .trial_failure(&e)
+                    .unwrap_or_else(|| format!("The simulation stopped: {e}"));
+                self.error(text);
                 self.after_move();
                 false
             }
@@ -745,7 +767,7 @@ impl Model {
 
     /// Bookkeeping after the engine moved: index new records, keep samples current.
     fn after_move(&mut self) {
-        self.marks.update(self.run.engine.trace());
+        self.marks.update(&*self.run.engine);
         if self.seq_auto && !self.busy() {
             self.follow_partners(false);
         }
@@ -906,9 +928,16 @@ impl Reducible for Store {
     fn reduce(self: Rc<Self>, msg: Msg) -> Rc<Self> {
         let changed = {
             let mut m = self.model.borrow_mut();
+            // A test's planted failure (`crash::fail_next_update`) happens here, as a bug would.
+            crate::crash::planted_failure();
+            let edits = msg.edits_session();
+            let rev = m.session_rev;
             let changed = m.update(msg);
+            // A link's session on trial passes, fails, or is kept by the person's change.
+            let kept = edits && m.session_rev != rev;
+            let trial = m.follow_trial(kept);
             // Compare mode: the other side follows this side's cursor and session.
-            m.sync_compare() || changed
+            m.sync_compare() || changed || trial
         };
         if changed {
             Rc::new(Store {

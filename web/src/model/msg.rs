@@ -30,6 +30,10 @@ pub enum Msg {
     OpenPermalink(String),
     /// A session saved in the browser (same encoding as a permalink).
     RestoreSaved(String),
+    /// Keep the session of a link on trial (`trial.rs`): it replaces the saved session.
+    KeepLinkSession,
+    /// Leave the session of a link on trial for the saved session shown before it.
+    BackToSaved,
     TogglePlay,
     Pause,
     /// An animation frame: `dt_ms` of real time passed; the previous tick took `cost_ms`, and
@@ -75,6 +79,9 @@ pub enum Msg {
     SetTheme(Theme),
     /// Playing stops at each caption ([`Model::caption_pause`]).
     SetCaptionPause(bool),
+    /// A check of the session's expectations finished (`ui::checks`): its session revision
+    /// and results.
+    Checked(u64, Rc<Vec<clusterscope_core::runner::ExpectResult>>),
     /// The person drags the timeline's scrubber (true at mouse down, false when released): the
     /// DOM-heavy panels follow at most every `ui::app::SLOW_PANEL_MS` meanwhile, as while playing.
     SetScrubbing(bool),
@@ -102,4 +109,35 @@ pub enum Msg {
         actions: Vec<RecordedAction>,
         outcome: branches::Outcome,
     },
+    /// The next / previous moment the model marks (`model/lecture.rs`: n / N).
+    NextMoment,
+    PrevMoment,
+    /// A model's one-key action (`Model::quick_keys`): recorded as user actions.
+    QuickKey(char),
+    /// Drop the person's recorded actions: the scenario's own run, at the cursor's time (Undo
+    /// brings them back).
+    BackToScript,
+}
+
+impl Msg {
+    /// Whether the person changes the session with this (acts in it, switches variant, seed or
+    /// branch, opens another scenario): a link's session on trial is then theirs (`trial.rs`).
+    pub fn edits_session(&self) -> bool {
+        matches!(
+            self,
+            Msg::LoadBuiltin(_)
+                | Msg::SetVariant(_)
+                | Msg::SetSeed(_)
+                | Msg::ImportScenario { .. }
+                | Msg::ImportFile { .. }
+                | Msg::Fork { .. }
+                | Msg::UserAction(_)
+                | Msg::ConfirmDiscard
+                | Msg::Undo
+                | Msg::SwitchBranch(_)
+                | Msg::ForkAt { .. }
+                | Msg::QuickKey(_)
+                | Msg::BackToScript
+        )
+    }
 }

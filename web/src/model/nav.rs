@@ -3,6 +3,8 @@
 
 use clusterscope_core::engine::action::ActionSource;
 use clusterscope_core::engine::trace::{self, LogLevel, Rec, RecKind, Trace};
+use clusterscope_core::model::Driver;
+use clusterscope_core::moments::{Moment, MomentKind};
 use clusterscope_core::time::Micros;
 
 /// What "step to the next ..." looks for.
@@ -17,6 +19,8 @@ pub enum NavKind {
     Drop,
     /// A message of this kind (its label) sent or lost.
     Message(&'static str),
+    /// A moment the model marks (`Marks::moments`; found by the model, not by one record).
+    Moment,
 }
 
 impl NavKind {
@@ -29,6 +33,7 @@ impl NavKind {
                 r.kind,
                 RecKind::Send { label, .. } | RecKind::Drop { label, .. } if label == l
             ),
+            NavKind::Moment => false,
         }
     }
 
@@ -38,6 +43,7 @@ impl NavKind {
             NavKind::Interesting => "interesting event",
             NavKind::Drop => "dropped message",
             NavKind::Message(_) => "message of the chosen kind",
+            NavKind::Moment => "marked moment",
         }
     }
 }
@@ -132,6 +138,11 @@ pub struct Marks {
     /// The model's state-mark labels drawn as `Down` (above) and `Up` (below):
     /// `Model::state_marks` (gossip: DOWN, UP); `None`: no density strips.
     pub labels: Option<(&'static str, &'static str)>,
+    /// The model's moments (`Model::moments`: Raft's elections, terms, commits...), in trace
+    /// order: the timeline's table of contents, stepped through with n / N.
+    pub moments: Vec<Moment>,
+    /// Their kinds (`Model::moment_kinds`), for the legend.
+    pub kinds: &'static [MomentKind],
 }
 
 /// At most this many UP/DOWN markers are kept (faults and user actions always are).
@@ -139,13 +150,18 @@ pub const MAX_STATE_MARKS: usize = 200_000;
 
 impl Marks {
     /// Index records appended since the last call.
-    pub fn update(&mut self, trace: &Trace) {
+    pub fn update(&mut self, engine: &dyn Driver) {
+        let trace = engine.trace();
         if self.scanned > trace.recs.len() {
             // The trace was truncated without `truncate` being called: rebuild.
             *self = Marks {
                 labels: self.labels,
+                kinds: self.kinds,
                 ..Marks::default()
             };
+        }
+        if !self.kinds.is_empty() {
+            engine.moments(self.scanned, &mut self.moments);
         }
         let (above, below) = self.labels.unwrap_or(("", ""));
         for r in trace.recs.range(self.scanned..) {
@@ -185,6 +201,25 @@ impl Marks {
     /// The trace was cut at `step` (a user acted in the past).
     pub fn truncate(&mut self, step: u64, trace: &Trace) {
         self.marks.retain(|m| m.step < step);
+        self.moments.retain(|m| m.step < step);
         self.scanned = trace.recs.len().min(trace.rec_index_at_step(step));
+    }
+}
+
+impl Marks {
+    /// The first moment after the cursor at `cursor` steps (one the cursor has not passed).
+    pub fn next_moment(&self, cursor: u64) -> Option<&Moment> {
+        let i = self.moments.partition_point(|m| m.step < cursor);
+        self.moments.get(i)
+    }
+    /// The latest moment before the one the cursor just passed (so repeated presses walk back).
+    pub fn prev_moment(&self, cursor: u64) -> Option<&Moment> {
+        let i = self.moments.partition_point(|m| m.step + 1 < cursor);
+        i.checked_sub(1).map(|k| &self.moments[k])
+    }
+    /// Whether a moment is at step `step`.
+    pub fn moment_at(&self, step: u64) -> bool {
+        let i = self.moments.partition_point(|m| m.step < step);
+        self.moments.get(i).is_some_and(|m| m.step == step)
     }
 }

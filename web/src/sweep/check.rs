@@ -18,6 +18,10 @@ pub struct Checked {
     pub end_us: Micros,
     pub passed: bool,
     pub expectations: Vec<ExpectResult>,
+    /// Scheduled faults that could not apply at their time (`Report::skipped`): each fails the
+    /// run like an expectation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<String>,
 }
 
 /// Run the session (`text`: a scenario file with its `[[recorded]]` actions, or `builtin`'s name
@@ -42,6 +46,7 @@ pub fn check_session(
         end_us: rep.end_time_us,
         passed: rep.passed,
         expectations: rep.expectations,
+        skipped: rep.skipped,
     })
     .map_err(|e| e.to_string())
 }

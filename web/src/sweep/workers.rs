@@ -76,6 +76,10 @@ impl Pool {
                 .map_err(|e| format!("could not start a worker: {e:?}"))?;
             let f = on_reply.clone();
             let onmsg = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+                // After a panic the page calls nothing in the module (`crate::crash`).
+                if crate::crash::stopped() {
+                    return;
+                }
                 let d = e.data();
                 let get = |k: &str| {
                     js_sys::Reflect::get(&d, &JsValue::from_str(k))
@@ -93,6 +97,9 @@ impl Pool {
             });
             let f = on_reply.clone();
             let onerr = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+                if crate::crash::stopped() {
+                    return;
+                }
                 let text = e
                     .dyn_ref::<web_sys::ErrorEvent>()
                     .map(|e| e.message())

@@ -1,6 +1,7 @@
 //! The root component: owns the reducer, restores the session (permalink, then autosave), runs
 //! the animation loop while playing or seeking, handles keyboard shortcuts, keeps the URL and
-//! localStorage in sync when the replay settles, and applies the theme.
+//! localStorage in sync when the replay settles (not while a link's session is on trial,
+//! `model::trial`, nor ever after the simulator stopped, `crate::crash`), and applies the theme.
 
 use super::{confirm::ConfirmDiscard, header::Header, help::Help, log::LogPanel, matrix::Matrix};
 use super::{plots::Plots, sequence::Sequence, topology::TopologyView, transport::Transport};
@@ -41,7 +42,7 @@ impl FrameLoop {
         let cost = Cell::new(0.0f64);
         let (a2, id2, c2) = (alive.clone(), id.clone(), closure.clone());
         *closure.borrow_mut() = Some(Closure::new(move |ts: f64| {
-            if !a2.get() {
+            if !a2.get() || crate::crash::stopped() {
                 return;
             }
             let dt = last.get().map_or(16.7, |l| ts - l);
@@ -98,6 +99,8 @@ fn key_msg(e: &KeyboardEvent, help_open: bool, speed: f64) -> Option<Msg> {
         "X" => Msg::Prev(NavKind::Drop),
         "i" => Msg::Next(NavKind::Interesting),
         "I" => Msg::Prev(NavKind::Interesting),
+        "n" => Msg::NextMoment,
+        "N" => Msg::PrevMoment,
         "c" => Msg::NextCaption,
         "C" => Msg::PrevCaption,
         "Home" => Msg::JumpToStart,
@@ -125,7 +128,8 @@ pub fn app() -> Html {
     let sys_dark = use_state(platform::prefers_dark);
 
     // Restore: the autosaved session first, then a permalink on top (so a broken link leaves the
-    // saved session in place).
+    // saved session in place; a link that is the saved session, as after a reload, is not opened
+    // twice).
     {
         let s = s.clone();
         let ready = ready.clone();
@@ -135,11 +139,14 @@ pub fn app() -> Html {
                 s.dispatch(Msg::SetTheme(Theme::parse(&t)));
             }
             let hash = platform::hash();
-            if let Some(stored) = platform::load(platform::SESSION_KEY) {
+            let stored = platform::load(platform::SESSION_KEY);
+            if let Some(stored) = &stored {
                 s.dispatch(Msg::RestoreSaved(stored.clone()));
-                *saved.borrow_mut() = stored;
+                *saved.borrow_mut() = stored.clone();
             }
-            if !hash.trim().is_empty() {
+            let link = hash.trim();
+            let payload = link.strip_prefix("s=").unwrap_or(link);
+            if !payload.is_empty() && stored.as_deref() != Some(payload) {
                 s.dispatch(Msg::OpenPermalink(hash));
             }
             ready.set(true);
@@ -161,6 +168,9 @@ pub fn app() -> Html {
                     let Some(e) = e.dyn_ref::<KeyboardEvent>() else {
                         return;
                     };
+                    if crate::crash::stopped() {
+                        return;
+                    }
                     if e.ctrl_key() || e.meta_key() || e.alt_key() {
                         return;
                     }
@@ -198,7 +208,27 @@ pub fn app() -> Html {
                         "w" => Some(Msg::Teach(TeachMsg::SetExplain(!explain))),
                         _ => None,
                     };
-                    if let Some(msg) = toggle.or_else(|| key_msg(e, help, speed)) {
+                    // The model's one-key actions (`Model::quick_keys`: Raft's r, R, K, t, s).
+                    let quick = {
+                        let k = e.key();
+                        let mut ch = k.chars();
+                        match (ch.next(), ch.next()) {
+                            (Some(c), None)
+                                if s2
+                                    .model
+                                    .borrow()
+                                    .run
+                                    .engine
+                                    .quick_keys()
+                                    .iter()
+                                    .any(|q| q.key == c) =>
+                            {
+                                Some(Msg::QuickKey(c))
+                            }
+                            _ => None,
+                        }
+                    };
+                    if let Some(msg) = toggle.or(quick).or_else(|| key_msg(e, help, speed)) {
                         e.prevent_default();
                         if matches!(msg, Msg::JumpToStart | Msg::JumpToEnd) {
                             platform::perf::jump_start();
@@ -211,6 +241,9 @@ pub fn app() -> Html {
             // A link pasted into this tab changes only the fragment: open it.
             let s3 = s.clone();
             let hashes = gloo::events::EventListener::new(&win, "hashchange", move |_| {
+                if crate::crash::stopped() {
+                    return;
+                }
                 let h = platform::hash();
                 if !h.trim().is_empty() {
                     s3.dispatch(Msg::OpenPermalink(h));
@@ -221,6 +254,9 @@ pub fn app() -> Html {
             let bump = {
                 let counter = counter.clone();
                 move || {
+                    if crate::crash::stopped() {
+                        return;
+                    }
                     counter.set(counter.get() + 1);
                     resize.set(counter.get());
                 }
@@ -230,6 +266,9 @@ pub fn app() -> Html {
             // Leaving fullscreen (Esc, the browser's own control) ends presentation mode.
             let s4 = s.clone();
             let fs = gloo::events::EventListener::new(&doc, "fullscreenchange", move |_| {
+                if crate::crash::stopped() {
+                    return;
+                }
                 if !platform::is_fullscreen() && s4.model.borrow().teach.present {
                     s4.dispatch(Msg::Teach(TeachMsg::SetPresent(false)));
                 }
@@ -251,6 +290,9 @@ pub fn app() -> Html {
                 .flatten();
             let l = mq.map(|mq| {
                 gloo::events::EventListener::new(&mq, "change", move |e| {
+                    if crate::crash::stopped() {
+                        return;
+                    }
                     if let Some(m) = e.dyn_ref::<web_sys::MediaQueryList>() {
                         sys_dark.set(m.matches());
                     }
@@ -303,18 +345,38 @@ pub fn app() -> Html {
     }
 
     // Autosave and permalink: when the replay settles and the session or cursor changed. Keyed
-    // cheaply; the encoding (JSON + deflate) happens only when the key changes.
+    // cheaply; the encoding (JSON + deflate) happens only when the key changes. A link's session
+    // on trial is in the URL only: the saved session stays the one before it until the link's
+    // recorded actions have run (or the person keeps it). Nothing is saved after the simulator
+    // stopped (a panic): the saved session is the last one that settled.
     {
-        let key = (!busy && *ready).then(|| (m.session_rev, m.cursor(), m.selected));
+        let key = (!busy && *ready).then(|| {
+            (
+                m.session_rev,
+                m.cursor(),
+                m.selected,
+                m.trial.as_ref().map(|t| t.failed.is_some()),
+            )
+        });
         let saved = saved.clone();
+        // The payload in the address bar (a link being opened is there already).
+        let hashed = use_mut_ref(|| {
+            let h = platform::hash();
+            h.strip_prefix("s=").unwrap_or(&h).to_string()
+        });
         let s = s.clone();
         use_effect_with(key, move |key| {
-            if key.is_some() {
-                let enc = s.model.borrow().session().encode();
-                if *saved.borrow() != enc {
+            if key.is_some() && !crate::crash::stopped() {
+                let m = s.model.borrow();
+                let enc = m.session().encode();
+                if m.trial.is_none() && *saved.borrow() != enc {
                     platform::save(platform::SESSION_KEY, &enc);
+                    platform::save(platform::SESSION_LABEL_KEY, &m.session_label());
+                    *saved.borrow_mut() = enc.clone();
+                }
+                if *hashed.borrow() != enc {
                     platform::replace_hash(&enc);
-                    *saved.borrow_mut() = enc;
+                    *hashed.borrow_mut() = enc;
                 }
             }
         });
@@ -344,6 +406,9 @@ pub fn app() -> Html {
         use_effect_with(info, move |info| {
             let timer = info.clone().map(|text| {
                 gloo::timers::callback::Timeout::new(6_000, move || {
+                    if crate::crash::stopped() {
+                        return;
+                    }
                     let same = s
                         .model
                         .borrow()
@@ -361,6 +426,34 @@ pub fn app() -> Html {
     // The status line: in the sticky dock under the transport, so a message never covers the
     // panels (the node panel's buttons, the inspector's tables) and never hides with a scroll.
     let undo = m.undo.as_ref().map(|u| (u.what.clone(), u.discarded));
+    let trial = m.trial.as_ref().map(|t| {
+        (
+            t.failed.is_some(),
+            t.previous_label.clone(),
+            t.actions,
+            t.last_at,
+        )
+    });
+    // A link's session on trial: back to the saved session, or keep this one.
+    let trial_btns = |failed: bool, label: &str| {
+        let back = {
+            let s = s.clone();
+            Callback::from(move |_| s.dispatch(Msg::BackToSaved))
+        };
+        let keep = {
+            let s = s.clone();
+            Callback::from(move |_| s.dispatch(Msg::KeepLinkSession))
+        };
+        let back = failed.then(|| html! {
+            <button id="trial-back" class="btn small-btn" onclick={back}
+                title={format!("Open your saved session again: {label}")}>{ "Back to saved" }</button>
+        });
+        html! { <>
+            { super::slot(back) }
+            <button id="trial-keep" class="btn small-btn" onclick={keep}
+                title="Keep this link's session: it replaces your saved session">{ "Keep this one" }</button>
+        </> }
+    };
     let banner = match m.banner.clone() {
         Some(b) => {
             let close = {
@@ -377,22 +470,43 @@ pub fn app() -> Html {
                 html! { <button id="undo" class="btn small-btn" {onclick}
                     title={format!("Undo “{what}”: bring back the {n} discarded recorded action(s)")}>{ "Undo" }</button> }
             });
+            let trial_here = trial
+                .as_ref()
+                .filter(|t| t.0 && b.kind == BannerKind::Error)
+                .map(|t| trial_btns(true, &t.1));
             html! {
                 <div id="banner" class={cls} role={role} title={b.text.clone()} data-kind={if b.kind == BannerKind::Error { "error" } else { "info" }}>
                     <span class="banner-text">{ b.text }</span>
+                    { super::slot(trial_here) }
                     { super::slot(undo_btn) }
                     <button class="icon" title="Dismiss" aria-label="Dismiss" onclick={close}>{ "×" }</button>
                 </div>
             }
         }
-        None => match undo {
-            Some((what, n)) => {
+        None => match (undo, trial) {
+            (_, Some((failed, label, n, last))) if failed || !busy => {
+                let text = if failed {
+                    "This link's session stopped at a recorded action it could not replay; your saved session is kept.".to_string()
+                } else {
+                    format!(
+                        "Opened from a link: your saved session ({label}) stays saved until this one's {n} recorded action{} {} run (the last at {}).",
+                        if n == 1 { "" } else { "s" },
+                        if n == 1 { "has" } else { "have" },
+                        clusterscope_core::time::fmt_time(last)
+                    )
+                };
+                html! { <div id="trial" class="banner idle" data-failed={if failed { "1" } else { "0" }}>
+                    <span class="banner-text muted" title={text.clone()}>{ text }</span>
+                    { trial_btns(failed, &label) }
+                </div> }
+            }
+            (Some((what, n)), _) => {
                 let s = s.clone();
                 let onclick = Callback::from(move |_| s.dispatch(Msg::Undo));
                 html! { <div class="banner idle"><span class="banner-text muted">{ format!("“{what}” discarded {n} recorded action(s).") }</span>
                 <button id="undo" class="btn small-btn" {onclick}>{ "Undo" }</button></div> }
             }
-            None => html! { <div class="banner idle" aria-hidden="true"></div> },
+            _ => html! { <div class="banner idle" aria-hidden="true"></div> },
         },
     };
     let help = m
@@ -407,6 +521,14 @@ pub fn app() -> Html {
     let present = m.teach.present;
     let user_actions = m.run.engine.user_actions().len().to_string();
     let comparing = m.compare.is_some();
+    // A link's session on trial (`model::trial`), for tests: pending or failed.
+    let trial_state = m.trial.as_ref().map(|t| {
+        if t.failed.is_some() {
+            "failed"
+        } else {
+            "pending"
+        }
+    });
     // Compare: the other side's variant and time, for tests (`ui::compare`).
     let (cmp_variant, cmp_time) = match m.compare.as_ref() {
         Some(c) => (
@@ -424,11 +546,13 @@ pub fn app() -> Html {
             data-busy={if busy { "1" } else { "0" }}
             data-scenario={scenario} data-variant={variant}
             data-step={step} data-time-us={time} data-frontier={frontier}
-            data-user-actions={user_actions} data-theme={if dark { "dark" } else { "light" }}
+            data-user-actions={user_actions} data-trial={trial_state} data-theme={if dark { "dark" } else { "light" }}
             data-compare={cmp_variant} data-compare-time-us={cmp_time}>
             <Header s={s.clone()} dark={dark} rev={header_rev} />
             <div class="dock" id="dock">
                 <Transport s={s.clone()} dark={dark} resize={*resize} rev={rev} />
+                <super::lecture::LectureLine s={s.clone()} dark={dark} rev={rev} />
+                <super::violation::ViolationBanner s={s.clone()} dark={dark} rev={rev} />
                 <div class="status-line" id="status-line">{ banner }</div>
                 <super::compare::CompareBar s={s.clone()} dark={dark} rev={rev} />
                 <super::branches::BranchList s={s.clone()} dark={dark} rev={header_rev} />

@@ -13,6 +13,7 @@ use super::{t, Handle};
 use crate::model::Msg;
 use crate::sweep::check::Checked;
 use crate::sweep::workers::{Pool, Reply};
+use clusterscope_core::runner::ExpectResult;
 use clusterscope_core::time::Micros;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -133,7 +134,13 @@ impl Component for Checks {
                     serde_json::from_str::<Checked>(&out)
                         .map_err(|e| format!("the check's answer: {e}"))
                 }) {
-                    Ok(c) => State::Done(Rc::new(c)),
+                    Ok(c) => {
+                        // The caption says whether its claims held in this session.
+                        ctx.props()
+                            .s
+                            .dispatch(Msg::Checked(self.session, Rc::new(c.expectations.clone())));
+                        State::Done(Rc::new(c))
+                    }
                     Err(e) => State::Error(e),
                 };
             }
@@ -144,10 +151,12 @@ impl Component for Checks {
     fn view(&self, ctx: &Context<Self>) -> Html {
         let now = ctx.props().now;
         let s = ctx.props().s.clone();
+        let yours = s.model.borrow().run.engine.user_actions().len();
         let (held, failed) = match &self.state {
             State::Done(c) => {
                 let h = c.expectations.iter().filter(|e| e.passed).count();
-                (h, c.expectations.len() - h)
+                let f = c.expectations.iter().filter(|e| e.fails_run()).count();
+                (h, f + c.skipped.len())
             }
             _ => (0, 0),
         };
@@ -173,8 +182,13 @@ impl Component for Checks {
                 html! { <p class="checks-note error" role="alert">{ e.clone() }</p> },
             ),
             State::Done(c) => {
-                let rows = c.expectations.iter().map(|e| {
+                let row = |e: &ExpectResult| {
                     let (status, icon, when) = match e.failed_at_us {
+                        // Declared to happen on some seeds only: not a failure of this run.
+                        Some(at) if e.chance.is_some() && at <= now => {
+                            ("not-this-time", "–", Some(at))
+                        }
+                        Some(at) if e.chance.is_some() => ("not-this-time-later", "–", Some(at)),
                         Some(at) if at <= now => ("failed", "✗", Some(at)),
                         Some(at) => ("fails-later", "✗", Some(at)),
                         None if e.passed && e.window_us[1] <= now => ("held", "✓", None),
@@ -185,8 +199,9 @@ impl Component for Checks {
                     let go = when.or(Some(e.window_us[0])).map(|at| {
                         let s = s.clone();
                         let label = match (status, e.window_us) {
-                            ("failed", _) => format!("at {}", t(at)),
+                            ("failed" | "not-this-time", _) => format!("at {}", t(at)),
                             ("fails-later", _) => format!("fails at {}", t(at)),
+                            ("not-this-time-later", _) => format!("checked at {}", t(at)),
                             (_, [a, b]) if a == b => format!("at {}", t(a)),
                             (_, [a, b]) => format!("{} – {}", t(a), t(b)),
                         };
@@ -198,22 +213,61 @@ impl Component for Checks {
                     let detail = match status {
                         "fails-later" => format!("ahead of the cursor, {}", e.detail),
                         "holds" => format!("holds in this run (checked to {})", t(e.window_us[1])),
+                        "not-this-time" | "not-this-time-later" => {
+                            format!("{}: {}", e.verdict(), e.detail)
+                        }
                         _ => e.detail.clone(),
                     };
+                    let chance = e.chance.map(|ch| {
+                        html! { <span class="check-chance" title="This scenario says how often this happens across seeds; a sweep (How often?) checks it">{ format!("in {} of seeds", ch.short()) }</span> }
+                    });
                     html! {
                         <li class={classes!("check-row", status)} data-name={e.name.clone()} data-status={status}
                             data-failed-at-us={e.failed_at_us.map(|a| a.to_string()).unwrap_or_default()}>
                             <span class="check-icon" aria-hidden="true">{ icon }</span>
                             <span class="check-name">{ e.name.clone() }</span>
+                            { super::slot(chance) }
                             <>{ for go }</>
                             <span class="check-detail">{ detail }</span>
                         </li>
                     }
+                };
+                let rows = c
+                    .expectations
+                    .iter()
+                    .filter(|e| e.caption.is_none())
+                    .map(row);
+                let caps = c.expectations.iter().any(|e| e.caption.is_some()).then(|| html! {
+                    <li class="check-group">{ "What the captions say, checked when each shows:" }</li>
+                });
+                let cap_rows = c
+                    .expectations
+                    .iter()
+                    .filter(|e| e.caption.is_some())
+                    .map(row);
+                let skipped = c.skipped.iter().map(|f| html! {
+                    <li class={classes!("check-row", "failed")} data-status="failed" data-skipped="1">
+                        <span class="check-icon" aria-hidden="true">{ "✗" }</span>
+                        <span class="check-name">{ "A scheduled fault did not apply" }</span>
+                        <span class="check-detail">{ f.clone() }</span>
+                    </li>
+                });
+                // Red after the person's actions: the expectations are the script's (issue 40).
+                let theirs = (failed > 0 && yours > 0).then(|| html! {
+                    <li class="check-group script-note" id="checks-script-note">
+                        { format!("These are the script's expectations: they describe its run, and your {yours} action{} changed this one.", if yours == 1 { "" } else { "s" }) }
+                    </li>
                 });
                 (
                     "done",
-                    format!("expectations: {held} ✓ {failed} ✗"),
-                    html! { <ul class="checks-list">{ for rows }</ul> },
+                    if failed > 0 && yours > 0 {
+                        format!(
+                            "the script's expectations: {held} ✓ {failed} ✗ (you changed the run)"
+                        )
+                    } else {
+                        format!("expectations: {held} ✓ {failed} ✗")
+                    },
+                    html! { <ul class="checks-list">{ super::slot(theirs) }{ for rows }<>{ for skipped }</>{ super::slot(caps) }<>{ for cap_rows }</></ul> },
                 )
             }
         };

@@ -7,9 +7,10 @@
 //! inspector the model has ([`mark_differing_rows`]).
 
 use super::{matrix::Matrix, topology::TopologyView, Handle, PanelProps};
-use crate::model::compare::{rec_line, DivState};
+use crate::model::compare::DivState;
 use crate::model::{Model, Msg};
 use crate::models::Inspector;
+use clusterscope_core::diff::{self, DivKind, Divergence};
 use clusterscope_core::engine::NodeId;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlSelectElement;
@@ -98,14 +99,9 @@ pub fn compare_bar(p: &PanelProps) -> Html {
         DivState::Same => ("same", String::new()),
         DivState::Failed(_) => ("failed", String::new()),
     };
-    let recs = c.divergence().map(|d| {
-        html! {
-            <div class="cmp-recs">
-                <div><span class="chip">{ &m.run.variant }</span>{ rec_line(d.a.as_ref()) }</div>
-                <div><span class="chip">{ &c.variant }</span>{ rec_line(d.b.as_ref()) }</div>
-            </div>
-        }
-    });
+    let recs = c
+        .divergence()
+        .map(|d| records(d, &m.run.variant, &c.variant));
     let after = c.divergence().is_some_and(|d| m.now() >= d.time_us);
     let cells = c.cells.as_ref().map(|v| v.len());
     let note = match (after, cells) {
@@ -117,6 +113,7 @@ pub fn compare_bar(p: &PanelProps) -> Html {
     };
     html! {
         <div class="cmp-bar" id="compare-bar" data-state={state} data-divergence-us={at}
+            data-kind={c.divergence().map(|d| d.kind.as_str())}
             data-variants={format!("{},{}", m.run.variant, c.variant)}>
             <span class="cmp-key" aria-hidden="true"></span>
             <b>{ format!("{} vs {}", m.run.variant, c.variant) }</b>
@@ -127,6 +124,109 @@ pub fn compare_bar(p: &PanelProps) -> Html {
                 title="Move both sides to the first divergence">{ "Jump to divergence" }</button>
             <button id="compare-close" class="btn small-btn ghost" onclick={close} title="Close compare">{ "Close" }</button>
             <>{ for recs }</>
+        </div>
+    }
+}
+
+/// Characters of a record line kept before the words that differ (the rest elided, from a
+/// word's start).
+const LEAD_CHARS: usize = 60;
+/// Characters kept after them.
+const TAIL_CHARS: usize = 60;
+/// View values a state divergence lists in the bar (all of them in its tooltip).
+const VIEWS_SHOWN: usize = 3;
+
+/// A record line with the words that differ marked (`mark.cmp-word`) and never cut: the text
+/// before them is elided at its start, the text after them at its end.
+fn marked(line: Option<&(String, std::ops::Range<usize>)>, none: &'static str) -> Html {
+    let Some((text, r)) = line else {
+        return html! { <span class="muted">{ none }</span> };
+    };
+    let (lead, word, tail) = (&text[..r.start], &text[r.clone()], &text[r.end..]);
+    let n = lead.chars().count();
+    let lead = if n > LEAD_CHARS {
+        let cut: String = lead.chars().skip(n - LEAD_CHARS).collect();
+        let cut = cut.split_once(' ').map_or(cut.as_str(), |(_, rest)| rest);
+        format!("…{cut}")
+    } else {
+        lead.to_string()
+    };
+    let tail = if tail.chars().count() > TAIL_CHARS {
+        let cut: String = tail.chars().take(TAIL_CHARS).collect();
+        format!("{cut}…")
+    } else {
+        tail.to_string()
+    };
+    let word = if word.is_empty() {
+        html! {}
+    } else {
+        html! { <mark class="cmp-word">{ word }</mark> }
+    };
+    html! { <span class="cmp-line" title={text.clone()}>{ lead }{ word }{ tail }</span> }
+}
+
+/// Both sides' lines of a pair of records (`rec_json`), the differing words marked.
+fn pair_rows(
+    a: Option<&serde_json::Value>,
+    b: Option<&serde_json::Value>,
+    va: &str,
+    vb: &str,
+    class: &'static str,
+    none: &'static str,
+) -> Html {
+    let [la, lb] = diff::pair_lines(a, b);
+    html! {
+        <>
+            <div class={class}><span class="chip">{ va.to_string() }</span>{ marked(la.as_ref(), none) }</div>
+            <div class={class}><span class="chip">{ vb.to_string() }</span>{ marked(lb.as_ref(), none) }</div>
+        </>
+    }
+}
+
+/// What differs at the divergence: both records (or log lines) with the differing words
+/// marked, what each side logged then (events), the views that differ (state).
+fn records(d: &Divergence, va: &str, vb: &str) -> Html {
+    let head = match d.kind {
+        DivKind::Event => "what happens differs:",
+        DivKind::State => "what each logged there (the state differs after it):",
+        DivKind::Log => "only a log line's wording differs (nothing else, to the end):",
+    };
+    let logged = d.logged.as_ref().map(|(a, b)| {
+        html! {
+            <>
+                <div class="cmp-head2">{ "what each logged then:" }</div>
+                { pair_rows(a.as_ref(), b.as_ref(), va, vb, "cmp-logged", "no such line") }
+            </>
+        }
+    });
+    let views = (d.kind == DivKind::State).then(|| {
+        let all: Vec<String> = d
+            .views
+            .iter()
+            .map(|v| format!("{}: {} → {}", v.path, v.a, v.b))
+            .collect();
+        let shown: Vec<Html> = d
+            .views
+            .iter()
+            .take(VIEWS_SHOWN)
+            .map(|v| {
+                html! { <li><code>{ &v.path }</code>{ " " }<span class="cmp-from">{ v.a.to_string() }</span>{ " → " }<span class="cmp-to">{ v.b.to_string() }</span></li> }
+            })
+            .collect();
+        let more = d.views_differing.saturating_sub(shown.len());
+        html! {
+            <div class="cmp-views" id="cmp-views" data-count={d.views_differing.to_string()} title={all.join("\n")}>
+                <span class="cmp-head2">{ format!("state just after it ({va} → {vb}):") }</span>
+                <ul><>{ for shown }</>{ super::slot((more > 0).then(|| html! { <li class="muted">{ format!("+{more} more") }</li> })) }</ul>
+            </div>
+        }
+    });
+    html! {
+        <div class="cmp-recs" data-kind={d.kind.as_str()}>
+            <div class="cmp-head2">{ head }</div>
+            { pair_rows(d.a.as_ref(), d.b.as_ref(), va, vb, "cmp-rec", "nothing by then") }
+            { super::slot(logged) }
+            { super::slot(views) }
         </div>
     }
 }

@@ -231,10 +231,28 @@ pub fn header(p: &PanelProps) -> Html {
     };
     let caption = m.caption_now().map(|(i, (at, text))| {
         let fresh = m.now().saturating_sub(*at) < 3_000_000;
+        let truth = caption_truth(&m, i);
+        let state = match &truth {
+            CaptionTruth::Unchecked => "unchecked",
+            CaptionTruth::Held(_) => "held",
+            CaptionTruth::Failed(_) => "failed",
+        };
+        let badge = match truth {
+            CaptionTruth::Unchecked => None,
+            CaptionTruth::Held(n) => Some(html! {
+                <span class="caption-truth held" title={format!("What this caption says was checked in this run when it shows: {n} check(s) held")}>{ "✓ true in this run" }</span>
+            }),
+            CaptionTruth::Failed(why) => Some(html! {
+                <span class="caption-truth failed" role="note" title="The caption describes the scenario's story; this run (its seed or your changes) differs">
+                    { format!("✗ not so in this run: {why}") }
+                </span>
+            }),
+        };
         html! {
-            <div id="caption" class={classes!("caption", fresh.then_some("fresh"))} data-index={i.to_string()} aria-live="polite">
+            <div id="caption" class={classes!("caption", fresh.then_some("fresh"))} data-index={i.to_string()} data-truth={state} aria-live="polite">
                 <span class="caption-time">{ t(*at) }</span>
                 <span class="caption-text">{ text.clone() }</span>
+                { super::slot(badge) }
             </div>
         }
     });
@@ -340,5 +358,33 @@ pub fn header(p: &PanelProps) -> Html {
             </div>
         </section>
         </>
+    }
+}
+
+/// Whether what caption `i` (of the shown variant) says held in this session's run.
+enum CaptionTruth {
+    /// No check of this session yet, or the caption states nothing checkable.
+    Unchecked,
+    /// Every one of its checks held (how many).
+    Held(usize),
+    /// The first that did not, and why.
+    Failed(String),
+}
+
+fn caption_truth(m: &crate::model::Model, i: usize) -> CaptionTruth {
+    let Some((rev, results)) = &m.checked else {
+        return CaptionTruth::Unchecked;
+    };
+    let Some(&raw) = m.caption_index.get(i) else {
+        return CaptionTruth::Unchecked;
+    };
+    if *rev != m.session_rev {
+        return CaptionTruth::Unchecked;
+    }
+    let mine: Vec<_> = results.iter().filter(|e| e.caption == Some(raw)).collect();
+    match mine.iter().find(|e| !e.passed) {
+        _ if mine.is_empty() => CaptionTruth::Unchecked,
+        Some(e) => CaptionTruth::Failed(e.detail.clone()),
+        None => CaptionTruth::Held(mine.len()),
     }
 }

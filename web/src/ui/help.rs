@@ -16,6 +16,10 @@ const KEYS: &[(&str, &str)] = &[
     ("d / D", "next / previous delivery"),
     ("x / X", "next / previous dropped message"),
     ("c / C", "next / previous caption"),
+    (
+        "n / N",
+        "next / previous moment the model marks on the timeline (Raft: elections, terms, commits)",
+    ),
     ("Home / End", "jump to start / compute to the end"),
     ("] / [", "faster / slower"),
     (
@@ -40,6 +44,10 @@ pub fn help(p: &PanelProps) -> Html {
         Callback::from(move |_| s.dispatch(Msg::SetHelp(false)))
     };
     let stop = Callback::from(|e: MouseEvent| e.stop_propagation());
+    let (quick, model) = {
+        let m = p.s.model.borrow();
+        (m.run.engine.quick_keys(), m.run.engine.model())
+    };
     html! {
         <div class="overlay" onclick={close.clone()} id="help">
             <div class="dialog" role="dialog" aria-modal="true" aria-label="Keyboard shortcuts" onclick={stop}>
@@ -50,6 +58,14 @@ pub fn help(p: &PanelProps) -> Html {
                 <table class="keys">
                     <>{ for KEYS.iter().map(|(k, v)| html!{ <tr><td><kbd>{ *k }</kbd></td><td>{ *v }</td></tr> }) }</>
                 </table>
+                { super::slot((!quick.is_empty()).then(|| html! {
+                    <>
+                    <h3 class="keys-model">{ format!("One-key actions ({}; recorded as your actions)", model) }</h3>
+                    <table class="keys" id="quick-keys">
+                        <>{ for quick.iter().map(|q| html!{ <tr><td><kbd>{ q.key.to_string() }</kbd></td><td>{ q.label }</td></tr> }) }</>
+                    </table>
+                    </>
+                })) }
                 <p class="muted small">
                     { "Click a node or a link in the topology to act on it; your actions are recorded on the timeline (purple) and in the permalink. Acting at an earlier point starts a new future from there: when that would discard actions you recorded later, the app asks first, and Undo (in the status line) brings them back. Click a log line or a chapter (under the caption) to move the cursor there; “pause at captions” stops playing at each caption. The session is saved in this browser and in the URL." }
                 </p>

@@ -11,6 +11,7 @@ pub mod export;
 pub mod header;
 pub mod help;
 pub mod icons;
+pub mod lecture;
 pub mod log;
 pub mod matrix;
 pub mod panels;
@@ -22,6 +23,7 @@ pub mod timeline;
 pub mod timeline_fork;
 pub mod topology;
 pub mod transport;
+pub mod violation;
 
 use crate::model::{Model, Store};
 use std::cell::RefCell;

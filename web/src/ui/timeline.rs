@@ -301,6 +301,15 @@ pub fn timeline_view(p: &PanelProps) -> Html {
                 "A dropped message, on the track when the window holds few enough events (zoom in); large: a kind the model calls key (gossip: the echoes)".into(),
             ),
         ];
+        // Only once a violation is computed: a run that keeps its invariants shows none of it.
+        if !m.run.engine.trace().violations.is_empty() {
+            items.push(item(
+                "violation",
+                html! { <i class="tl-vio" style={format!("background:{}", pal.down)}>{ "!" }</i> },
+                "safety violation".into(),
+                "A safety invariant of the model broke here (marked once computed, before the cursor gets there); the banner names it and the topology rings its nodes".into(),
+            ));
+        }
         if let Some(sm) = marks {
             items.push(item(
                 "above",
@@ -316,6 +325,14 @@ pub fn timeline_view(p: &PanelProps) -> Html {
                 html! { <i class="tl-bar" style={format!("background:{}", pal.up)}></i> },
                 sm.below.0.to_string(),
                 format!("Below the middle, how many times per moment {}", sm.below.1),
+            ));
+        }
+        for k in m.marks.kinds {
+            items.push(item(
+                "moment",
+                html! { <i class="tl-bar" style={format!("background:{}", crate::draw::model_color(&pal, k.color))}></i> },
+                k.name.to_string(),
+                format!("A moment the model marks: {} (n / N: next / previous)", k.about),
             ));
         }
         items.push(item(
@@ -350,13 +367,42 @@ pub fn timeline_view(p: &PanelProps) -> Html {
         });
     let drops_listed = (!m.busy()).then(|| super::timeline_fork::listed_drops(&m));
     let marks_listed = (!m.busy()).then(|| super::timeline_fork::listed_marks(&m));
+    // The moments, for tests: `time:kind:node;...` (at most 200).
+    let moments_listed = (!m.busy()).then(|| {
+        m.marks
+            .moments
+            .iter()
+            .take(200)
+            .map(|k| format!("{}:{}:{}", k.time, k.kind, m.name(k.node)))
+            .collect::<Vec<_>>()
+            .join(";")
+    });
+    // The violations computed so far, for tests: `time:invariant:node,node;...`.
+    let violations = {
+        let names = &m.run.scenario.topo.names;
+        m.run
+            .engine
+            .trace()
+            .violations
+            .iter()
+            .map(|v| {
+                format!(
+                    "{}:{}:{}",
+                    v.time,
+                    v.violation.invariant,
+                    super::violation::node_names(names, v).replace(", ", ",")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(";")
+    };
     html! {
         <>
         <div class="timeline-wrap">
             <canvas id="timeline" ref={canvas} class="timeline" role="slider"
                 aria-label="Timeline: click to move the cursor, drag a range to zoom into it, wheel to zoom"
                 aria-valuemin={view.0.to_string()} aria-valuemax={view.1.to_string()} aria-valuenow={m.now().to_string()}
-                data-view-lo={view.0.to_string()} data-view-hi={view.1.to_string()} data-drops={drops_listed} data-marks={marks_listed}
+                data-view-lo={view.0.to_string()} data-view-hi={view.1.to_string()} data-drops={drops_listed} data-marks={marks_listed} data-moments={moments_listed} data-violations={violations}
                 onmousedown={on_down} onmousemove={on_move} onmouseup={on_up} onmouseleave={on_leave}></canvas>
             { super::slot(tip) }
         </div>

@@ -111,10 +111,18 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 .map(|(t, b)| format!("{t}@{:.1},{:.1},{:.1},{:.1}", b.x, b.y, b.w, b.h))
                 .collect::<Vec<_>>()
                 .join(" ");
+            // The nodes ringed for a safety violation: `S5,S1`.
+            let violation = drawn
+                .violation
+                .iter()
+                .map(|i| topo.name(*i))
+                .collect::<Vec<_>>()
+                .join(",");
             for (k, v) in [
                 ("data-arcs", arcs),
                 ("data-edges", edges),
                 ("data-texts", texts),
+                ("data-violation-nodes", violation),
             ] {
                 if c.get_attribute(k).as_deref() != Some(v.as_str()) {
                     let _ = c.set_attribute(k, &v);
@@ -295,6 +303,10 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 <span class="lg"><i class="dot" style="background:var(--stopping)"></i>{ "stopping" }</span>
                 <span class="lg"><i class="dot" style="background:var(--stopped)"></i>{ "stopped" }</span>
                 <span class="lg"><i class="ring"></i>{ "seen DOWN by peers" }</span>
+                { super::slot((!m.run.engine.trace().violations.is_empty()).then(|| html! {
+                    <span class="lg" data-mark="violation" title="A safety invariant broke: its nodes are ringed in red with a “!” from that moment (the banner under the timeline names it)">
+                        <i class="tl-vio" style="background:var(--down)">{ "!" }</i>{ "safety violation" }</span>
+                })) }
                 <span class="lg"><i class="bar down"></i>{ "down" }</span>
                 <span class="lg"><i class="bar lossy"></i>{ "lossy" }</span>
                 <span class="lg"><i class="bar slow"></i>{ "latency" }</span>

@@ -53,16 +53,29 @@ fn pct(slot: u64) -> String {
 fn strip_html(s: &Strip, c: &Cluster) -> Html {
     let cells = s.entries.iter().map(|e| {
         let slot = e.index - c.lo;
+        // Commit vs apply (issue 40): applied, committed but not applied yet, not committed.
+        let committed = s.commit.is_some_and(|ci| e.index <= ci);
+        let applied = s.applied.is_some_and(|a| e.index <= a);
+        let stage = match (committed, applied) {
+            (_, true) => "applied",
+            (true, false) => "unapplied",
+            _ => "uncommitted",
+        };
         let title = format!(
-            "index {} · term {} · {}{}",
+            "index {} · term {} · {}{} · {}",
             e.index,
             e.term,
             if e.kind.is_empty() { "entry" } else { &e.kind },
-            if e.what.is_empty() { String::new() } else { format!(": {}", e.what) }
+            if e.what.is_empty() { String::new() } else { format!(": {}", e.what) },
+            match stage {
+                "applied" => "applied",
+                "unapplied" => "committed, not applied yet",
+                _ => "not committed",
+            }
         );
         html! {
             <span class={classes!("rs-e", format!("rt-c{}", e.colour), (e.kind == "startup").then_some("startup"),
-                    e.changed.then_some("hot"), s.commit.is_some_and(|ci| e.index <= ci).then_some("committed"))}
+                    e.changed.then_some("hot"), committed.then_some("committed"), stage)} data-stage={stage}
                 style={format!("grid-column:{}", slot + 1)} title={title}
                 data-index={e.index.to_string()} data-term={e.term.to_string()}>
                 { e.term }
@@ -149,6 +162,9 @@ pub(crate) fn strips_html(c: &Cluster) -> Html {
                 <span><i class="rs-m mk-applied">{ "A" }</i>{ " lastApplied" }</span>
                 <span><i class="rs-m mk-flush">{ "F" }</i>{ " flushIndex" }</span>
                 <span><i class="rs-m mk-next">{ "n" }</i><i class="rs-m mk-match">{ "m" }</i>{ " leader's nextIndex / matchIndex" }</span>
+                <span><i class="rs-e applied committed rt-c1 swatch"></i>{ " applied" }</span>
+                <span><i class="rs-e unapplied committed rt-c1 swatch"></i>{ " committed, not applied yet" }</span>
+                <span><i class="rs-e uncommitted rt-c1 swatch"></i>{ " not committed" }</span>
                 <span><i class="rs-e hot rt-c1 swatch"></i>{ " changed by the last move" }</span>
                 <span><i class="rs-e startup rt-c2 swatch"></i>{ " leader's startup entry" }</span>
             </div>

@@ -1,0 +1,180 @@
+//! A datanode's container close and pipeline removal: `KeyValueHandler.markContainerForClose`,
+//! `quasiCloseContainer` and `closeContainer` (each state change sends an incremental container
+//! report to SCM), `CloseContainerCommandHandler`, `ClosePipelineCommandHandler` and
+//! `ContainerStateMachine.notifyGroupRemove`.
+
+use super::{CState, Csm, OzCmd, OzMsg, OzNode, Res};
+use crate::engine::trace::LogLevel;
+use crate::raft::sm::SmCtx;
+use std::fmt;
+
+impl Csm {
+    /// An incremental container report (ICR) of one replica to SCM (`sendICR`: at once, with a
+    /// triggered heartbeat).
+    fn icr(&self, n: &mut OzNode, c: &mut SmCtx<Self>, cid: u32) {
+        if let Some(state) = n.state(cid) {
+            n.reports += 1;
+            c.send(
+                self.scm,
+                OzMsg::ContainerReport {
+                    c: cid,
+                    state,
+                    bcsid: n.bcsid(cid),
+                    n: n.reports,
+                },
+            );
+        }
+    }
+
+    /// `KeyValueHandler.markContainerForClose`: OPEN -> CLOSING (and an ICR); any other state is
+    /// left alone (its deferred ICR, which reports no change, is not modelled).
+    pub(super) fn mark_for_close(&self, n: &mut OzNode, c: &mut SmCtx<Self>, cid: u32) {
+        if n.state(cid) == Some(CState::Open) {
+            n.containers.insert(cid, CState::Closing);
+            c.log(
+                LogLevel::Info,
+                format_args!("markContainerForClose: container {cid} OPEN -> CLOSING"),
+            );
+            self.icr(n, c, cid);
+        }
+    }
+
+    /// `KeyValueHandler.quasiCloseContainer`: CLOSING -> QUASI_CLOSED (and an ICR); idempotent on
+    /// QUASI_CLOSED; any other state is an error ("Cannot quasi close container").
+    pub(super) fn quasi_close(
+        &self,
+        n: &mut OzNode,
+        c: &mut SmCtx<Self>,
+        cid: u32,
+        reason: &str,
+    ) -> Result<(), String> {
+        match n.state(cid) {
+            Some(CState::QuasiClosed) => Ok(()),
+            Some(CState::Closing) => {
+                n.containers.insert(cid, CState::QuasiClosed);
+                c.log(
+                    LogLevel::Warn,
+                    format_args!("container {cid} CLOSING -> QUASI_CLOSED ({reason})"),
+                );
+                self.icr(n, c, cid);
+                Ok(())
+            }
+            st => Err(format!(
+                "Cannot quasi close container #{cid} while in {} state.",
+                st.map_or("missing", CState::as_str)
+            )),
+        }
+    }
+
+    /// `KeyValueHandler.closeContainer`: CLOSING or QUASI_CLOSED -> CLOSED (and an ICR);
+    /// idempotent on CLOSED; UNHEALTHY answers CONTAINER_UNHEALTHY, OPEN (never marked)
+    /// CONTAINER_INTERNAL_ERROR.
+    pub(super) fn close_container(
+        &self,
+        n: &mut OzNode,
+        c: &mut SmCtx<Self>,
+        cid: u32,
+        how: fmt::Arguments,
+    ) -> Result<(), Res> {
+        match n.state(cid) {
+            Some(CState::Closed) => Ok(()),
+            Some(st @ (CState::Closing | CState::QuasiClosed)) => {
+                n.containers.insert(cid, CState::Closed);
+                c.log(
+                    LogLevel::Info,
+                    format_args!("container {cid} {} -> CLOSED ({how})", st.as_str()),
+                );
+                self.icr(n, c, cid);
+                Ok(())
+            }
+            Some(CState::Unhealthy) => Err(Res::ContainerUnhealthy),
+            Some(CState::Open) | None => Err(Res::ContainerInternalError),
+        }
+    }
+
+    /// `CloseContainerCommandHandler.handle`: mark the container CLOSING, then, while it is
+    /// OPEN or CLOSING, close it through the pipeline's Raft group (a follower's submit answers
+    /// NotLeaderException, which the handler ignores), or without the group CLOSED if forced and
+    /// QUASI_CLOSED otherwise; a QUASI_CLOSED replica closes only if forced.
+    pub(super) fn close_container_command(
+        &self,
+        n: &mut OzNode,
+        c: &mut SmCtx<Self>,
+        cid: u32,
+        force: bool,
+    ) {
+        if n.state(cid).is_none() {
+            c.log(
+                LogLevel::Info,
+                format_args!(
+                    "Container #{cid} does not exist in datanode. Container close failed."
+                ),
+            );
+            return;
+        }
+        self.mark_for_close(n, c, cid);
+        match n.state(cid) {
+            Some(CState::Open | CState::Closing) if !n.pipeline_removed => {
+                c.log(
+                    LogLevel::Info,
+                    format_args!(
+                        "CloseContainerCommandHandler: submitting CloseContainer c{cid} to the local Raft server{}",
+                        if c.is_leader {
+                            ""
+                        } else {
+                            " (a follower answers NotLeaderException, which the handler ignores)"
+                        }
+                    ),
+                );
+                c.submit_request(OzCmd::CloseContainer { c: cid });
+            }
+            Some(CState::Open | CState::Closing) if force => {
+                let _ = self.close_container(n, c, cid, format_args!("forced by SCM, no pipeline"));
+            }
+            Some(CState::Open | CState::Closing) => {
+                let _ = self.quasi_close(n, c, cid, "Ratis pipeline does not exist");
+            }
+            Some(CState::QuasiClosed) if force => {
+                let _ = self.close_container(n, c, cid, format_args!("forced by SCM"));
+            }
+            _ => {}
+        }
+    }
+
+    /// `ClosePipelineCommandHandler.handle`: remove the group on the peers first (their
+    /// `GroupMismatchException` ignored), then here.
+    pub(super) fn close_pipeline_command(&self, n: &mut OzNode, c: &mut SmCtx<Self>) {
+        if n.pipeline_removed {
+            return;
+        }
+        let me = c.ctx.me;
+        for d in (0..self.dns).filter(|d| *d != me) {
+            c.send(d, OzMsg::GroupRemove);
+        }
+        self.remove_group(n, c, format_args!("ClosePipelineCommand"));
+    }
+
+    /// The Raft group is removed here: the state machine refuses further requests
+    /// (GroupMismatchException) and `notifyGroupRemove` quasi-closes every container that is not
+    /// CLOSED or UNHEALTHY (markContainerForClose, then quasiCloseContainer; errors ignored).
+    pub(super) fn remove_group(&self, n: &mut OzNode, c: &mut SmCtx<Self>, why: fmt::Arguments) {
+        if n.pipeline_removed {
+            return;
+        }
+        n.pipeline_removed = true;
+        c.log(
+            LogLevel::Warn,
+            format_args!("the pipeline's Raft group is removed ({why})"),
+        );
+        let ids: Vec<u32> = n.containers.keys().copied().collect();
+        for cid in ids {
+            self.mark_for_close(n, c, cid);
+            if let Err(e) = self.quasi_close(n, c, cid, "Ratis group removed") {
+                c.log(
+                    LogLevel::Debug,
+                    format_args!("Failed to quasi-close container {cid}: {e}"),
+                );
+            }
+        }
+    }
+}

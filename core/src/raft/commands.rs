@@ -1,0 +1,146 @@
+//! Node commands' static check (`Protocol::check_command`), before any run: the command is
+//! one the node takes (Raft's `timeout` and the state machine's client requests on a server of
+//! the Raft group; the state machine's own commands on its kind of node), with as many
+//! arguments as its usage form has, and arguments the state machine can parse. `on_command`
+//! runs the same check first, so a user's command gets the same answer.
+
+use super::sm::StateMachine;
+use super::Raft;
+use crate::engine::NodeId;
+
+/// A usage form's command and how many arguments it takes: (name, required, optional).
+fn arity(form: &str) -> (&str, usize, usize) {
+    let mut w = form.split_whitespace();
+    let name = w.next().unwrap_or("");
+    let (mut req, mut opt) = (0, 0);
+    for a in w {
+        if a.starts_with('[') {
+            opt += 1;
+        } else {
+            req += 1;
+        }
+    }
+    (name, req, opt)
+}
+
+fn count(n: usize) -> String {
+    match n {
+        0 => "no arguments".into(),
+        1 => "1 argument".into(),
+        n => format!("{n} arguments"),
+    }
+}
+
+impl<S: StateMachine> Raft<S> {
+    /// The usage forms node `id` takes: on a server of the Raft group `timeout` and the client
+    /// requests, then the state machine's commands for its kind of node.
+    pub fn command_forms(&self, id: NodeId) -> Vec<&'static str> {
+        let outside = self.outside(id);
+        let mut v = Vec::new();
+        if !outside {
+            v.push("timeout");
+            v.extend_from_slice(self.sm.request_forms());
+        }
+        v.extend_from_slice(self.sm.command_forms(outside));
+        v
+    }
+
+    fn node_name(&self, id: NodeId) -> &str {
+        self.names.get(id as usize).map_or("?", |s| s.as_str())
+    }
+
+    /// The servers of the Raft group, by name.
+    fn group(&self) -> String {
+        self.names[..self.n as usize].join(", ")
+    }
+
+    /// Every view of Raft and of its state machine that takes a node describes a server of the
+    /// Raft group (Ozone's views of SCM take none): on a node outside it, such a view would
+    /// answer a default (a "follower" that never was one) or fail at its time.
+    pub(crate) fn check_view_node_text(&self, view: &str, id: NodeId) -> Result<(), String> {
+        if !self.outside(id) {
+            return Ok(());
+        }
+        Err(format!(
+            "view `{view}` describes a server of the Raft group, and {} is outside it \
+             (params.group_size = {}: {} form it); name one of those",
+            self.node_name(id),
+            self.n,
+            self.group()
+        ))
+    }
+
+    /// What node `id` takes, for an error: "n1 takes: timeout | client-put KEY VALUE".
+    fn takes(&self, id: NodeId) -> String {
+        let forms = self.command_forms(id);
+        let name = self.node_name(id);
+        if forms.is_empty() {
+            format!("{name} takes no commands")
+        } else {
+            format!("{name} takes: {}", forms.join(" | "))
+        }
+    }
+
+    /// `Protocol::check_command`: what is wrong with `cmd` on node `id` whatever its state.
+    pub(crate) fn check_command_text(&self, id: NodeId, cmd: &str) -> Result<(), String> {
+        let words: Vec<&str> = cmd.split_whitespace().collect();
+        let name = self.node_name(id);
+        let shown = crate::text::clip(cmd, 60);
+        let Some(&verb) = words.first() else {
+            return Err(format!("an empty command on {name}; {}", self.takes(id)));
+        };
+        let find = |forms: &[&'static str]| forms.iter().copied().find(|f| arity(f).0 == verb);
+        let Some(form) = find(&self.command_forms(id)) else {
+            let outside = self.outside(id);
+            let why = if !outside && find(self.sm.command_forms(true)).is_some() {
+                format!(
+                    "{verb} is a command of the nodes outside the Raft group ({}), and {name} is a server of the group",
+                    self.names[self.n as usize..].join(", ")
+                )
+            } else if outside
+                && (verb == "timeout"
+                    || find(self.sm.request_forms()).is_some()
+                    || find(self.sm.command_forms(false)).is_some())
+            {
+                format!(
+                    "{name} is outside the Raft group (params.group_size = {}: {} form it): it \
+                     runs no election and hosts no Raft client, so it cannot take {verb}",
+                    self.n,
+                    self.group()
+                )
+            } else {
+                "unknown command".into()
+            };
+            return Err(format!("\"{shown}\" on {name}: {why}; {}", self.takes(id)));
+        };
+        let (_, req, opt) = arity(form);
+        let got = words.len() - 1;
+        if got < req || got > req + opt {
+            let want = if opt == 0 {
+                count(req)
+            } else {
+                format!("{} to {}", req, count(req + opt))
+            };
+            return Err(format!(
+                "\"{shown}\" on {name}: {verb} takes {want} ({form}), not {got}; {}",
+                self.takes(id)
+            ));
+        }
+        let checked = if verb == "timeout" {
+            Ok(())
+        } else if self.sm.is_command(&words) {
+            self.sm.check_command(&words)
+        } else {
+            match self.sm.parse_request(&words) {
+                Some(r) => r.map(|_| ()),
+                None => Ok(()),
+            }
+        };
+        checked.map_err(|e| {
+            format!(
+                "\"{shown}\" on {name}: {e} (the form: {form}); {}",
+                self.takes(id)
+            )
+        })
+    }
+}

@@ -1,0 +1,91 @@
+//! What an expectation may ask of a view: the generic views' declarations, and the load-time
+//! check of an expectation's `key` and check (`equals`, bounds, `increases`) against the view's
+//! declared key form and value (`model::ViewNeeds`), so an expectation that could never hold is
+//! refused when the file is loaded, not failed at the end of the run.
+
+use super::ExpectSpec;
+use crate::engine::Topology;
+use crate::model::{KeyForm, ViewNeeds, ViewValue};
+
+/// What a generic view needs and answers (see `model::ViewNeeds`).
+pub fn generic_view_needs(view: &str) -> ViewNeeds {
+    match view {
+        // `NodeStatus::as_str`.
+        "status" => ViewNeeds::NODE.text(&["running", "stopping", "stopped"]),
+        // A thread's name; the model's threads are known only once it is built.
+        "exec_pending" | "exec_expired" | "exec_done" => {
+            ViewNeeds::NODE.optional_key(KeyForm::Any).num()
+        }
+        "log" => ViewNeeds {
+            contains: true,
+            ..ViewNeeds::NONE
+        }
+        .num(),
+        "violations" => ViewNeeds::NONE.num(),
+        // The link from `node` to `peer` (`Link::condition`; `link_loss` in percent).
+        "link" => ViewNeeds::PAIR.text(&["up", "lossy", "down"]),
+        "link_loss" => ViewNeeds::PAIR.num(),
+        _ => ViewNeeds::NONE,
+    }
+}
+
+/// The expectation's `key` has the view's form, and its check can hold for the view's values.
+pub fn check_against(e: &ExpectSpec, needs: &ViewNeeds, topo: &Topology) -> Result<(), String> {
+    let view = e.view.as_str();
+    if let Some(k) = &e.key {
+        needs.key_form.check(view, k, topo)?;
+    }
+    let value = needs.value;
+    let valid = || format!("view `{view}` answers {}", value.describe());
+    if value.is_text() {
+        let bound = [
+            ("at_least", e.at_least.is_some()),
+            ("at_most", e.at_most.is_some()),
+            ("increases", e.increases.is_some()),
+        ];
+        if let Some((field, _)) = bound.iter().find(|b| b.1) {
+            return Err(format!(
+                "`{field}` compares numbers, but {}; use `equals = \"...\"`",
+                valid()
+            ));
+        }
+    }
+    match &e.equals {
+        None => Ok(()),
+        Some(toml::Value::String(s)) => {
+            let shown = crate::text::clip(s, 40);
+            match value {
+                ViewValue::Num => Err(format!(
+                    "`equals = \"{shown}\"` is text, but {}; write the number without quotes",
+                    valid()
+                )),
+                ViewValue::Text(words) | ViewValue::NumOr(words)
+                    if !words.contains(&s.as_str()) =>
+                {
+                    Err(format!(
+                        "`equals = \"{shown}\"` can never hold: {}",
+                        valid()
+                    ))
+                }
+                ViewValue::NodeName if !s.is_empty() => topo.resolve(s).map(|_| ()).map_err(|m| {
+                    format!("`equals = \"{shown}\"` can never hold: {}; {m}", valid())
+                }),
+                _ => Ok(()),
+            }
+        }
+        Some(n @ (toml::Value::Integer(_) | toml::Value::Float(_))) => {
+            if value.is_text() {
+                Err(format!(
+                    "`equals = {n}` is a number, but {}; write it in quotes",
+                    valid()
+                ))
+            } else {
+                Ok(())
+            }
+        }
+        Some(other) => Err(format!(
+            "`equals` is a {}; it compares a number (`equals = 3`) or text (`equals = \"...\"`)",
+            other.type_str()
+        )),
+    }
+}
