@@ -39,7 +39,7 @@ pub fn lecture_line(p: &PanelProps) -> Html {
     html! {
         <div id="lecture-line" class="lecture-line" aria-live="polite">
             <span id="what-happened" class={classes!("what-happened", moment.is_some().then_some("moment"))}
-                title="What the step before the cursor did, in the model's words">
+                title={if line.is_empty() { "What the step before the cursor did, in the model's words".to_string() } else { line.clone() }}>
                 { super::slot((!line.is_empty()).then(|| html! { <b>{ "Just now: " }</b> })) }
                 { line }
             </span>
