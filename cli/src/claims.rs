@@ -60,8 +60,11 @@ pub fn scenarios(names: &[String]) -> Result<Vec<Scenario>, String> {
 fn pct(count: u64, runs: u64) -> String {
     if runs == 0 {
         "-".into()
-    } else {
+    } else if count == runs || count == 0 {
         format!("{:.0}%", 100.0 * count as f64 / runs as f64)
+    } else {
+        // One decimal: 199 of 200 is 99.5%, never a rounded "100%".
+        format!("{:.1}%", 100.0 * count as f64 / runs as f64)
     }
 }
 
@@ -136,4 +139,18 @@ pub fn markdown(rows: &[Row], seeds: u64) -> String {
         );
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pct;
+
+    #[test]
+    fn a_fraction_short_of_all_is_never_rounded_to_all() {
+        assert_eq!(pct(199, 200), "99.5%");
+        assert_eq!(pct(200, 200), "100%");
+        assert_eq!(pct(0, 200), "0%");
+        assert_eq!(pct(1, 200), "0.5%");
+        assert_eq!(pct(0, 0), "-");
+    }
 }
