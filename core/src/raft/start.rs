@@ -156,11 +156,13 @@ fn entry(v: &toml::Value, at: &str, index: usize) -> Result<(Term, StartPayload)
             };
             (term, payload)
         }
-        other => return Err(format!(
+        other => {
+            return Err(format!(
             "{at}: an entry is a term (a whole number) or a table {{ term, kind, key, value }}, \
                  not {}",
             other.type_str()
-        )),
+        ))
+        }
     };
     if term == 0 {
         return Err(format!(
