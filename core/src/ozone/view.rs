@@ -301,6 +301,14 @@ impl Model for Ozone {
         sc: &Scenario,
     ) -> Result<Self, String> {
         if let Some(s) = section {
+            if s.contains_key("start") {
+                return Err(
+                    "[[ozone.start]]: start states are not supported for Ozone: a \
+                     preloaded Raft log would need the containers, their replicas and SCM to \
+                     match it; preload a log with protocol = \"raft\" ([[raft.start]])"
+                        .into(),
+                );
+            }
             if let Some(k) = s.keys().next() {
                 return Err(format!(
                     "[ozone] section: unknown key `{k}`; put Ozone and Raft settings under [params]"

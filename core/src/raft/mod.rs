@@ -20,6 +20,7 @@ pub mod node;
 pub mod params;
 pub mod replication;
 pub mod sm;
+pub mod start;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -28,6 +29,8 @@ mod tests_check;
 mod tests_ratis;
 #[cfg(test)]
 mod tests_rules;
+#[cfg(test)]
+mod tests_start;
 #[cfg(test)]
 mod tests_terms;
 pub mod view;
@@ -168,6 +171,8 @@ pub struct Raft<S: StateMachine> {
     pub names: Vec<String>,
     /// The incremental invariant check's state (`check::check`).
     pub memo: check::Memo,
+    /// Per node: the persisted state preloaded before the run (`[[raft.start]]`, `start`).
+    pub start: Vec<Option<start::Preload<S::Cmd>>>,
 }
 
 pub type RaftKv = Raft<sm::Kv>;
@@ -214,6 +219,7 @@ impl<S: StateMachine> Raft<S> {
             client_node,
             names: (0..topo.len()).map(|i| topo.name(i).to_string()).collect(),
             memo: check::Memo::default(),
+            start: Vec::new(),
         })
     }
     /// A node outside the Raft group (`params.group_size`): it runs only the state machine.
@@ -277,7 +283,11 @@ impl<S: StateMachine> Protocol for Raft<S> {
         S::EXECUTORS
     }
     fn init_node(&self, id: NodeId, _topo: &Topology) -> RNode<S> {
-        RNode::new(id, self.sm.init(id))
+        let mut node = RNode::new(id, self.sm.init(id));
+        if let Some(Some(p)) = self.start.get(id as usize) {
+            start::preload(&mut node, p);
+        }
+        node
     }
     fn on_start(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, _first: bool) {
         node.role = Role::Follower;
@@ -293,6 +303,14 @@ impl<S: StateMachine> Protocol for Raft<S> {
         // The log read back from disk is flushed; the data is in the state-machine files.
         node.flush = node.last();
         node.log_flushed = node.last();
+        // RaftLog.open: the commitIndex of the log's last metadata entry; the StateMachineUpdater
+        // then applies up to it.
+        let restored = node.meta_commit.min(node.last());
+        if restored > node.commit {
+            node.commit = restored;
+            self.record_commit(node);
+        }
+        self.kick_apply(node, ctx);
         self.reset_election_timer(node, ctx);
         if self.p.client_rate > 0 && ctx.me == self.client_node {
             ctx.set_timer(
@@ -316,6 +334,7 @@ impl<S: StateMachine> Protocol for Raft<S> {
         node.voted_for = keep.voted_for;
         node.log = keep.log;
         node.runs = keep.runs;
+        node.meta_commit = keep.meta_commit;
         node.elections = keep.elections;
         node.applied_client = keep.applied_client;
         node.ghost = keep.ghost;

@@ -198,6 +198,10 @@ pub struct RNode<S: StateMachine> {
     pub log: Vec<Entry<S::Cmd>>,
     /// Derived from `log`: runs of equal term (term, first index, last index).
     pub runs: Vec<(Term, Index, Index)>,
+    /// The commitIndex of the log's last metadata entry (Ratis `RaftLogBase.appendMetadata`,
+    /// restored by `RaftLog.open`): set only by a start state (`start`); the model appends no
+    /// metadata entries during a run (docs/MODEL.md, "Start states").
+    pub meta_commit: Index,
     // -- volatile
     pub role: Role,
     pub leader: Option<NodeId>,
@@ -256,6 +260,7 @@ impl<S: StateMachine> RNode<S> {
             voted_for: None,
             log: Vec::new(),
             runs: Vec::new(),
+            meta_commit: 0,
             role: Role::Follower,
             leader: None,
             commit: 0,

@@ -506,14 +506,20 @@ impl Model for Raft<Kv> {
         sc: &Scenario,
     ) -> Result<Self, String> {
         if let Some(s) = section {
-            if let Some(k) = s.keys().next() {
+            if let Some(k) = s.keys().find(|k| *k != "start") {
                 return Err(format!(
-                    "[raft] section: unknown key `{k}`; put Raft settings under [params]"
+                    "[raft] section: unknown key `{k}`; the section holds start states \
+                     ([[raft.start]]); put Raft settings under [params]"
                 ));
             }
         }
         let p = RaftParams::from_table(params)?;
-        Raft::new(p, Kv, &sc.topo)
+        let mut raft = Raft::new(p, Kv, &sc.topo)?;
+        if let Some(v) = section.and_then(|s| s.get("start")) {
+            let starts = super::start::parse("raft", v, &sc.topo, raft.n)?;
+            raft.start = starts.iter().map(|s| s.as_ref().map(|s| s.kv())).collect();
+        }
+        Ok(raft)
     }
     fn records_per_sec(&self, sim: &Sim<Self>) -> Option<(f64, String)> {
         Some(super::params::records_per_sec(

@@ -74,6 +74,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../scenarios/pingpong.toml"),
     ),
     (
+        "raft-figure-7.toml",
+        include_str!("../../../scenarios/raft-figure-7.toml"),
+    ),
+    (
         "raft-figure-8.toml",
         include_str!("../../../scenarios/raft-figure-8.toml"),
     ),
