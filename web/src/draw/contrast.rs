@@ -137,6 +137,11 @@ mod tests {
             let v = Run::default_variant(&sc);
             let run = Run::new(sc, &v, None, &Default::default(), &RunOptions::default())
                 .expect("a built-in scenario loads");
+            // The model's glance fills carry white text (`Model::glance`).
+            for (fill, about) in run.engine.glance_legend().fills {
+                let r = ratio_of("#ffffff", fill).expect("a hex fill");
+                assert!(r >= TEXT_MIN, "{about}: white on {fill}: {r}");
+            }
             for k in run.engine.msg_kinds() {
                 for p in [LIGHT, DARK] {
                     let c = readable(k.color, p.panel, TEXT_MIN);
