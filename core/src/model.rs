@@ -348,6 +348,31 @@ pub struct Edge {
     pub label: String,
 }
 
+/// A node at a glance (issue 40, after RaftScope): how the topology fills it, the short text
+/// written inside it and a ring around it, so that the state a lesson is about reads from the
+/// back of a lecture hall (Raft: the term inside, coloured by role, the leader ringed). Colours
+/// are CSS hex or `@name` of the theme's palette, as in [`MatrixSpec::legend`]; a fill should
+/// carry white text (the app checks the contrast of the text it writes on it).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Glance {
+    /// The node's fill; `None`: by its process status (running, stopping, stopped).
+    pub fill: Option<&'static str>,
+    /// A few characters inside the node (Raft: the term); empty: the node's name.
+    pub text: String,
+    /// A ring around the node; `None`: none.
+    pub ring: Option<&'static str>,
+}
+
+/// The legend of [`Model::glance`]: each fill and ring with its meaning, and what the text
+/// inside a node is.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GlanceLegend {
+    pub fills: &'static [(&'static str, &'static str)],
+    pub rings: &'static [(&'static str, &'static str)],
+    /// What the text inside a node says ("term"); empty: none.
+    pub text: &'static str,
+}
+
 /// What a model's topology overlay means, for the legend: the colour and meaning of its node
 /// arcs (if it draws any) and of each edge class. Colours as in [`MatrixSpec::legend`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -466,6 +491,14 @@ pub trait Model: Protocol {
     /// The legend of [`Model::node_arc`] and [`Model::edges`] (default: neither is drawn).
     fn overlay(&self) -> Overlay {
         Overlay::default()
+    }
+    /// Node `id` at a glance now ([`Glance`]). Default: coloured by status, its name inside.
+    fn glance(&self, _sim: &Sim<Self>, _id: NodeId) -> Glance {
+        Glance::default()
+    }
+    /// The legend of [`Model::glance`]. Default: nothing beyond the status colours.
+    fn glance_legend(&self) -> GlanceLegend {
+        GlanceLegend::default()
     }
     /// The arc around a node now, if any.
     fn node_arc(&self, _sim: &Sim<Self>, _id: NodeId) -> Option<NodeArc> {
@@ -615,6 +648,9 @@ pub trait Driver {
     fn pair_series(&self) -> Option<PairSeries>;
     fn pair_value(&self, observer: NodeId, peer: NodeId) -> f64;
     fn node_badge(&self, id: NodeId) -> String;
+    /// `Model::glance` of node `id` now.
+    fn glance(&self, id: NodeId) -> Glance;
+    fn glance_legend(&self) -> GlanceLegend;
     fn overlay(&self) -> Overlay;
     fn node_arc(&self, id: NodeId) -> Option<NodeArc>;
     fn edges(&self, out: &mut Vec<Edge>);
@@ -809,6 +845,12 @@ impl<M: Model> Driver for Engine<M> {
     }
     fn overlay(&self) -> Overlay {
         self.sim.proto.overlay()
+    }
+    fn glance(&self, id: NodeId) -> Glance {
+        self.sim.proto.glance(&self.sim, id)
+    }
+    fn glance_legend(&self) -> GlanceLegend {
+        self.sim.proto.glance_legend()
     }
     fn node_arc(&self, id: NodeId) -> Option<NodeArc> {
         self.sim.proto.node_arc(&self.sim, id)

@@ -76,7 +76,11 @@ pub fn layout(topo: &Topology, w: f64, h: f64) -> Layout {
     let r;
     if groups.len() <= 1 {
         let rx = (w / 2.0 - margin).max(10.0);
-        let ry = (h / 2.0 - margin).max(10.0);
+        // A small ring's nodes have a line of text under them (the model's badge: "leader t2")
+        // and the name or a badge above: the top and bottom nodes keep room for it (issue 40:
+        // the bottom node's text was cut at the canvas' edge).
+        let margin_y = if n <= 24 { margin + 14.0 } else { margin };
+        let ry = (h / 2.0 - margin_y).max(10.0);
         // Keep small clusters round rather than stretched.
         let (rx, ry) = if n <= 8 {
             let m = rx.min(ry * 1.25);
@@ -268,6 +272,9 @@ pub struct Labels {
     /// The canvas's width and height.
     area: (f64, f64),
     pub boxes: Vec<TextBox>,
+    /// What no label may cover: the nodes and the texts written on and around them (issue 40:
+    /// labels sat on a node's role text).
+    blocked: Vec<TextBox>,
 }
 
 impl Labels {
@@ -275,7 +282,13 @@ impl Labels {
         Labels {
             area: (w, h),
             boxes: Vec::new(),
+            blocked: Vec::new(),
         }
+    }
+
+    /// Keeps every later label off `b` (a node, its name, the text under it).
+    pub fn block(&mut self, b: TextBox) {
+        self.blocked.push(b);
     }
 
     /// Where to write a label `w` x `h` px (its left end on the baseline) beside a mark at `q` on
@@ -347,6 +360,7 @@ impl Labels {
             let free = self
                 .boxes
                 .iter()
+                .chain(&self.blocked)
                 .map(|t| t.clearance(&me))
                 .fold(inside, f64::min);
             (nodes, free)
@@ -355,8 +369,8 @@ impl Labels {
             let (nodes, free) = clearance(*s);
             nodes >= 1.0 && free >= 1.0
         };
-        // Over a node is legible (labels are written last, on a halo); over another label or
-        // past an edge is not.
+        // Over a link's node disc is legible (labels are written last, on a halo); over
+        // another label, a blocked node or its text, or past an edge is not.
         let best = spots.iter().copied().find(ok).or_else(|| {
             spots
                 .iter()
@@ -418,6 +432,22 @@ mod tests {
                         l.r
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn a_small_ring_keeps_room_for_the_text_under_its_bottom_node() {
+        // The text under a node ends about r + 20 px below its centre (topology.rs).
+        for (w, h) in [(1250.0, 500.0), (640.0, 300.0), (900.0, 760.0)] {
+            for n in [3, 5, 7] {
+                let l = layout(&topo(n, 1), w, h);
+                let bottom = l.pos.iter().map(|p| p.y).fold(0.0, f64::max);
+                assert!(
+                    bottom + l.r + 20.0 <= h,
+                    "{n} nodes in {w}x{h}: bottom node at {bottom}, r {}",
+                    l.r
+                );
             }
         }
     }
@@ -530,6 +560,45 @@ mod tests {
             .place(q, w, h, &ends([a, b], r, [0.0, up]), false)
             .expect("a spot");
         assert!(!on_name(seen), "{seen:?}");
+    }
+
+    #[test]
+    fn labels_never_cover_a_blocked_node_text() {
+        // A node's role text under it ("leader t2"), where the preferred spot (right, below) of
+        // a drop beside it would write: the label goes elsewhere, and where every spot is over
+        // it, it is not written.
+        let e = ends(
+            [Pt { x: 0.0, y: 0.0 }, Pt { x: 1000.0, y: 0.0 }],
+            20.0,
+            [0.0; 2],
+        );
+        let q = Pt { x: 300.0, y: 300.0 };
+        let role = TextBox {
+            x: 290.0,
+            y: 320.0,
+            w: 120.0,
+            h: 10.0,
+        };
+        let blind = fresh().place(q, 60.0, 9.0, &e, true).expect("a spot");
+        let mut labels = fresh();
+        labels.block(role);
+        let seen = labels.place(q, 60.0, 9.0, &e, true).expect("a spot");
+        let b = |p: Pt| TextBox {
+            x: p.x,
+            y: p.y,
+            w: 60.0,
+            h: 9.0,
+        };
+        assert!(role.clearance(&b(blind)) < 0.0, "it used to: {blind:?}");
+        assert!(role.clearance(&b(seen)) >= 1.0, "{seen:?}");
+        let mut walled = fresh();
+        walled.block(TextBox {
+            x: 100.0,
+            y: 500.0,
+            w: 400.0,
+            h: 400.0,
+        });
+        assert_eq!(walled.place(q, 60.0, 9.0, &e, true), None);
     }
 
     #[test]

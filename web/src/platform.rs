@@ -471,3 +471,66 @@ pub fn fullscreen(on: bool) {
 pub fn is_fullscreen() -> bool {
     gloo::utils::document().fullscreen_element().is_some()
 }
+
+/// Keeps the CSS variable `--topo-top` on the root element at the topology canvas' top in the
+/// document (px, as at scroll 0), so that `style.css` sizes the canvas to end at the bottom of
+/// the viewport: the whole ring fits on screen at any size (issue 40: the bottom node of a
+/// 5-node ring was cut at 1366x768 and 1920x1080). A `ResizeObserver` on `#app` reads it after
+/// layout (no forced layout while drawing): anything above the canvas that changes height
+/// (the caption, the dock, presentation mode) changes the app's height too; the canvas' own
+/// height does not move its top, so setting it settles at once.
+pub fn watch_topology_top() -> Option<TopWatch> {
+    use wasm_bindgen::{closure::Closure, JsCast};
+    let update = || {
+        let doc = gloo::utils::document();
+        let (Some(c), Some(root)) = (doc.get_element_by_id("topology"), doc.document_element())
+        else {
+            return;
+        };
+        let scroll = window().map_or(0.0, |w| w.scroll_y().unwrap_or(0.0));
+        let top = (c.get_bounding_client_rect().top() + scroll)
+            .round()
+            .max(0.0);
+        let Ok(root) = root.dyn_into::<web_sys::HtmlElement>() else {
+            return;
+        };
+        let v = format!("{top}px");
+        let style = root.style();
+        if style.get_property_value("--topo-top").ok().as_deref() != Some(v.as_str()) {
+            let _ = style.set_property("--topo-top", &v);
+        }
+    };
+    let cb = Closure::<dyn FnMut(js_sys::Array)>::new(move |_: js_sys::Array| {
+        if !crate::crash::stopped() {
+            update();
+        }
+    });
+    let ro = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()).ok()?;
+    let app = gloo::utils::document().get_element_by_id("app")?;
+    ro.observe(&app);
+    update();
+    Some(TopWatch {
+        observer: ro,
+        _callback: cb,
+    })
+}
+
+/// The watch of [`watch_topology_top`]; dropping it stops it.
+pub struct TopWatch {
+    observer: web_sys::ResizeObserver,
+    _callback: wasm_bindgen::closure::Closure<dyn FnMut(js_sys::Array)>,
+}
+
+impl Drop for TopWatch {
+    fn drop(&mut self) {
+        self.observer.disconnect();
+    }
+}
+
+/// Whether the page is laid out for a phone (the `max-width: 560px` of `style.css`, where the
+/// present button is hidden, so `f` does nothing either).
+pub fn is_phone() -> bool {
+    window()
+        .and_then(|w| w.match_media("(max-width: 560px)").ok().flatten())
+        .is_some_and(|m| m.matches())
+}

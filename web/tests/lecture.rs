@@ -157,3 +157,22 @@ fn commit_and_apply_on_one_chart() {
     assert!(c <= node["commit_index"].as_f64().unwrap());
     assert!(a <= node["last_applied"].as_f64().unwrap());
 }
+
+/// The model's glance through the generic seam (`Driver::glance`): once raft-leader-election
+/// has its leader, that node is ringed with its term inside, and every running node shows its
+/// term.
+#[test]
+fn raft_s_glance_rings_the_leader_with_its_term() {
+    let s = send(election(), Msg::JumpToEnd);
+    let s = settle(s);
+    let leader = leader_of(&s).expect("a leader by the end");
+    let m = s.model.borrow();
+    let v = m.run.engine.views_json();
+    for i in 0..m.n() as u32 {
+        let g = m.run.engine.glance(i);
+        let name = m.name(i).to_string();
+        assert_eq!(g.text, v[&name]["term"].to_string(), "{name}");
+        assert_eq!(g.ring.is_some(), name == leader, "{name}: {g:?}");
+    }
+    assert_eq!(m.run.engine.glance_legend().text, "the term");
+}

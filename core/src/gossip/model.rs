@@ -115,6 +115,9 @@ const LEGEND: &[(&str, &str)] = &[
     ("@asym", "DOWN, one-sided"),
 ];
 
+/// The glance fill of a running node with gossip disabled.
+const GOSSIP_OFF: &str = "#8a5a00";
+
 impl Model for Gossip {
     const NAME: &'static str = "gossip";
     const ABOUT: &'static str =
@@ -379,6 +382,27 @@ impl Model for Gossip {
         view::phi_of(sim, &slot.state, q).unwrap_or(0.0) as f32 as f64 * super::fd::PHI_FACTOR
     }
 
+    /// A running node with gossip disabled (`nodetool disablegossip`) in amber, "off" inside;
+    /// otherwise by process status (peers' DOWN verdicts are the red ring and badge).
+    fn glance(&self, sim: &Sim<Self>, id: NodeId) -> crate::model::Glance {
+        let slot = &sim.nodes[id as usize];
+        if slot.status == NodeStatus::Running && !slot.state.enabled {
+            crate::model::Glance {
+                fill: Some(GOSSIP_OFF),
+                text: "off".into(),
+                ring: None,
+            }
+        } else {
+            crate::model::Glance::default()
+        }
+    }
+    fn glance_legend(&self) -> crate::model::GlanceLegend {
+        crate::model::GlanceLegend {
+            fills: &[(GOSSIP_OFF, "gossip disabled")],
+            rings: &[],
+            text: "",
+        }
+    }
     fn node_badge(&self, sim: &Sim<Self>, id: NodeId) -> String {
         let slot = &sim.nodes[id as usize];
         if slot.status == NodeStatus::Running && !slot.state.enabled {

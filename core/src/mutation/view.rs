@@ -449,6 +449,9 @@ pub fn node_json(topo: &Topology, node: &MtNode) -> Value {
     })
 }
 
+/// The glance fill of a node with pending reads (white text reads on it at 4.5:1).
+const MT_PENDING: &str = "#b45309";
+
 impl Model for MutationTracking {
     const NAME: &'static str = "mutation-tracking";
     const ABOUT: &'static str =
@@ -611,6 +614,31 @@ impl Model for MutationTracking {
         }
     }
 
+    /// The reads a node coordinates that are still pending, inside it, on an amber fill.
+    fn glance(&self, sim: &Sim<Self>, id: NodeId) -> crate::model::Glance {
+        let s = &sim.nodes[id as usize];
+        let pending = s
+            .state
+            .recons
+            .values()
+            .filter(|r| r.outcome == Outcome::Pending && r.data_node == id)
+            .count();
+        if s.status == crate::engine::NodeStatus::Stopped || pending == 0 {
+            return crate::model::Glance::default();
+        }
+        crate::model::Glance {
+            fill: Some(MT_PENDING),
+            text: pending.to_string(),
+            ring: None,
+        }
+    }
+    fn glance_legend(&self) -> crate::model::GlanceLegend {
+        crate::model::GlanceLegend {
+            fills: &[(MT_PENDING, "reads pending")],
+            rings: &[],
+            text: "how many reads it coordinates are pending",
+        }
+    }
     fn node_badge(&self, sim: &Sim<Self>, id: NodeId) -> String {
         let n = &sim.nodes[id as usize].state;
         let pending = n

@@ -292,6 +292,22 @@ fn view_needs(view: &str) -> ViewNeeds {
     }
 }
 
+/// Ozone's glance colours (`Model::glance`): white text reads on each fill at 4.5:1.
+const OZ_SCM: &str = "#6b3fa0";
+const OZ_UNHEALTHY: &str = "#b42318";
+const OZ_CLOSED: &str = "@down";
+const OZ_FILLS: &[(&str, &str)] = &[
+    (crate::raft::glance::LEADER, "leader"),
+    (crate::raft::glance::CANDIDATE, "candidate"),
+    (crate::raft::glance::FOLLOWER, "follower"),
+    (OZ_UNHEALTHY, "unhealthy state machine"),
+    (OZ_SCM, "SCM"),
+];
+const OZ_RINGS: &[(&str, &str)] = &[
+    (crate::raft::glance::LEADER_RING, "the leader"),
+    (OZ_CLOSED, "SCM closed the pipeline"),
+];
+
 impl Model for Ozone {
     const NAME: &'static str = "ozone";
     const ABOUT: &'static str = "Ozone's container state machine on Raft (a RATIS/THREE pipeline) and SCM: the write path, container close, pipeline close";
@@ -538,6 +554,33 @@ impl Model for Ozone {
     }
     fn edges(&self, sim: &Sim<Self>, out: &mut Vec<Edge>) {
         self.vote_edges(sim, out)
+    }
+    /// Datanodes as Raft servers (term inside, colour by role, the leader ringed), red when
+    /// their container state machine is unhealthy; SCM in its own colour, ringed red once it
+    /// closed the pipeline.
+    fn glance(&self, sim: &Sim<Self>, id: NodeId) -> crate::model::Glance {
+        let s = &sim.nodes[id as usize];
+        let up = s.status != NodeStatus::Stopped;
+        let n = &s.state;
+        if let Some(scm) = n.sm.scm.as_ref().filter(|_| up) {
+            return crate::model::Glance {
+                fill: Some(OZ_SCM),
+                text: "SCM".into(),
+                ring: (!scm.pipeline_open).then_some(OZ_CLOSED),
+            };
+        }
+        let mut g = crate::raft::glance::of(up, n.role, n.term);
+        if up && !n.sm.healthy {
+            g.fill = Some(OZ_UNHEALTHY);
+        }
+        g
+    }
+    fn glance_legend(&self) -> crate::model::GlanceLegend {
+        crate::model::GlanceLegend {
+            fills: OZ_FILLS,
+            rings: OZ_RINGS,
+            text: "the term (a datanode)",
+        }
     }
     fn node_badge(&self, sim: &Sim<Self>, id: NodeId) -> String {
         let s = &sim.nodes[id as usize];

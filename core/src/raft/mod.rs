@@ -14,6 +14,7 @@ pub mod client;
 pub mod commands;
 pub mod election;
 pub mod explain;
+pub mod glance;
 pub mod keys;
 pub mod moments;
 pub mod node;

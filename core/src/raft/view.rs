@@ -761,6 +761,13 @@ impl Model for Raft<Kv> {
     fn edges(&self, sim: &Sim<Self>, out: &mut Vec<Edge>) {
         self.vote_edges(sim, out)
     }
+    fn glance(&self, sim: &Sim<Self>, id: NodeId) -> crate::model::Glance {
+        let n = &sim.nodes[id as usize].state;
+        super::glance::of(Self::up(sim, id), n.role, n.term)
+    }
+    fn glance_legend(&self) -> crate::model::GlanceLegend {
+        super::glance::LEGEND
+    }
     fn node_badge(&self, sim: &Sim<Self>, id: NodeId) -> String {
         if !Self::up(sim, id) {
             return "down".into();

@@ -3,6 +3,7 @@
 
 pub mod axis;
 pub mod compare;
+pub mod contrast;
 pub mod matrix;
 pub mod plots;
 pub mod timeline;

@@ -77,6 +77,9 @@ pub fn drops_in(m: &Model) -> Option<Vec<(Micros, &'static str, bool)>> {
 }
 
 /// The timeline over the window [`Model::view`]; `range` is a range being dragged (x0, x1).
+/// The radius of the cursor's handles.
+pub const HANDLE_R: f64 = 6.0;
+
 pub fn draw(
     ctx: &Ctx,
     m: &Model,
@@ -236,9 +239,21 @@ pub fn draw(
     // Safety violations, under the cursor.
     super::violation::mark_timeline(ctx, m, w, h, p);
 
-    // Cursor.
+    // Cursor, with a handle as in a media player (issue 40): a knob at the top and at the
+    // bottom of the line, what a person grabs (a press anywhere scrubs).
     ctx.set_fill_style_str(p.fg);
     ctx.fill_rect(cx - 1.0, 0.0, 2.0, h);
+    if cx >= PAD - 1.0 && cx <= w - PAD + 1.0 {
+        ctx.set_fill_style_str(p.accent);
+        ctx.set_stroke_style_str(p.bg);
+        ctx.set_line_width(2.0);
+        for y in [HANDLE_R + 1.0, h - HANDLE_R - 1.0] {
+            ctx.begin_path();
+            let _ = ctx.arc(cx, y, HANDLE_R, 0.0, std::f64::consts::TAU);
+            ctx.fill();
+            ctx.stroke();
+        }
+    }
     if let Some(x) = hover_x {
         ctx.set_fill_style_str(p.muted);
         ctx.set_global_alpha(0.6);

@@ -1,12 +1,14 @@
 //! The topology: DC rings, links coloured per direction, messages in flight, recent drops and
 //! nodes coloured by status with a badge for how many peers see them DOWN.
 
+use super::contrast::{readable, TEXT_MIN};
 use super::{model_color, msg_color, Palette};
 use crate::layout::{Labels, Layout, LinkEnds, Pt, TextBox};
 use crate::model::Model;
 use clusterscope_core::engine::network::Link;
 use clusterscope_core::engine::trace::{Fnv, RecKind};
 use clusterscope_core::engine::{NodeId, NodeStatus};
+use clusterscope_core::model::Glance;
 use std::f64::consts::PI;
 use web_sys::CanvasRenderingContext2d as Ctx;
 
@@ -16,8 +18,17 @@ const MAX_DOTS: usize = 4000;
 const MAX_DROPS: usize = 400;
 /// Most delivery trails drawn.
 const MAX_TRAILS: usize = 300;
-/// Height of a message or drop label above its baseline (the 10 px font's capitals).
-const LABEL_H: f64 = 8.0;
+/// The font of message and drop labels and of the text under a node: 12 px, 18 px on the
+/// projected picture (presentation mode draws at 1.5x; issue 40 asks >= 18 px at 1920x1080).
+pub const LABEL_PX: f64 = 12.0;
+const LABEL_FONT: &str = "600 12px ui-monospace, monospace";
+/// Height of a message or drop label above its baseline (the 12 px font's capitals).
+const LABEL_H: f64 = 9.5;
+/// Drop labels name only the newest drops: the first part of the drop window (the crosses fade
+/// over all of it) and at most this many (issue 40: 12 red labels of earlier partitions piled
+/// up around S5 at Figure 8's violation).
+const DROP_LABELS_MAX: usize = 6;
+const DROP_LABEL_AGE: f64 = 0.3;
 
 fn lerp(a: Pt, b: Pt, t: f64) -> Pt {
     Pt {
@@ -167,11 +178,11 @@ pub fn draw_static(ctx: &Ctx, inp: &TopologyInput) {
     }
     dash(ctx, &[]);
     // DC names over the links, on a halo (the selected node's links run through its DC's centre).
-    ctx.set_font("600 11px system-ui, sans-serif");
+    ctx.set_font("600 12px system-ui, sans-serif");
     ctx.set_text_align("center");
     ctx.set_line_width(3.0);
     ctx.set_stroke_style_str(p.panel);
-    ctx.set_fill_style_str(p.muted);
+    ctx.set_fill_style_str(&readable(p.muted, p.panel, TEXT_MIN));
     for dc in &l.dcs {
         let _ = ctx.stroke_text(&dc.name, dc.center.x, dc.center.y + 4.0);
         let _ = ctx.fill_text(&dc.name, dc.center.x, dc.center.y + 4.0);
@@ -190,8 +201,15 @@ pub struct Drawn {
     pub anim: Option<String>,
     /// The message and drop labels written, and where, for `data-texts`.
     pub texts: Vec<(&'static str, TextBox)>,
+    /// The colour each of `texts` is written in (`#rrggbb`), for `data-text-colors`: the e2e
+    /// spec computes their contrast on the panel.
+    pub colors: Vec<String>,
     /// The nodes ringed as involved in a safety violation (`draw::violation`).
     pub violation: Vec<NodeId>,
+    /// The nodes the model rings (`Glance::ring`: Raft's leader).
+    pub rings: Vec<NodeId>,
+    /// The model's text inside each node that has one, its fill and the text's colour.
+    pub glance: Vec<(NodeId, String, String, String)>,
 }
 
 /// Messages in flight, recent drops and nodes: redrawn every frame over the static layer.
@@ -211,14 +229,28 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
         drawn_overlay.edges = draw_edges(ctx, inp);
     }
 
+    // Each node at a glance, as the model says (`Model::glance`: Raft's term inside, the
+    // colour of its role, the leader ringed); small clusters only.
+    let glances: Vec<Glance> = if n <= 64 {
+        (0..n as NodeId).map(|id| e.glance(id)).collect()
+    } else {
+        Vec::new()
+    };
+    // Whether node `id` has the model's text inside it (its name then goes above it).
+    let glance_text = |id: NodeId| -> Option<&str> {
+        glances
+            .get(id as usize)
+            .map(|g| g.text.as_str())
+            .filter(|t| !t.is_empty() && l.r >= 10.0)
+    };
     // The height of each node's name where it is written above the node (message labels keep
     // off it); 0 where the name is inside the node or not written.
     let name_above = |id: NodeId| -> f64 {
         if !name_written(inp, id) {
             return 0.0;
         }
-        let inside = name_font(ctx, l.r, topo.name(id));
-        ctx.set_font("10px ui-monospace, monospace");
+        let inside = glance_text(id).is_none() && name_font(ctx, l.r, topo.name(id));
+        ctx.set_font(LABEL_FONT);
         match (inside, l.r >= 12.0) {
             (true, _) => 0.0,
             // The name's font size and the 5 px between it and the node, less a little.
@@ -237,15 +269,51 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
     });
     let show_labels = flights.len() <= 24 && l.labels;
     let dot = if n > 64 { 2.2 } else { 4.0 };
-    ctx.set_font("10px ui-monospace, monospace");
+    // The texts under the nodes, worked out first: labels keep off them and off the nodes.
+    let unders: Vec<String> = if n <= 64 {
+        (0..n as NodeId).map(|id| under_text(inp, id)).collect()
+    } else {
+        Vec::new()
+    };
+    ctx.set_font(LABEL_FONT);
     ctx.set_text_align("left");
     // Per kind: each message's place and its link's two ends (where its label must not go).
     let mut dots: Vec<(&'static str, Vec<OnLink>)> = Vec::new();
     // Message texts (in-flight kinds, what a drop lost), drawn after the nodes so no node covers
     // them ("O_REQ" under a node).
-    let mut texts: Vec<(&'static str, &str)> = Vec::new();
+    let mut texts: Vec<(&'static str, String)> = Vec::new();
     // Where each is written (`labels.boxes[i]` for `texts[i]`), so that none goes over another.
     let mut labels = Labels::new(l.w, l.h);
+    if l.labels && n <= 64 {
+        for (i, pt) in l.pos.iter().enumerate() {
+            let id = i as NodeId;
+            let r = l.r + 3.0;
+            labels.block(TextBox {
+                x: pt.x - r,
+                y: pt.y + r,
+                w: 2.0 * r,
+                h: 2.0 * r,
+            });
+            let up = name_above(id);
+            if up > 0.0 {
+                labels.block(TextBox {
+                    x: pt.x - l.r - 6.0,
+                    y: pt.y - l.r - 2.0,
+                    w: 2.0 * (l.r + 6.0),
+                    h: up,
+                });
+            }
+            if let Some(u) = unders.get(i).filter(|u| !u.is_empty() && l.r >= 8.0) {
+                let w = text_width(ctx, u);
+                labels.block(TextBox {
+                    x: pt.x - w / 2.0 - 2.0,
+                    y: pt.y + l.r + under_gap(inp, id) + 2.0,
+                    w: w + 4.0,
+                    h: LABEL_H + 2.0,
+                });
+            }
+        }
+    }
     let mut dropped: Vec<&'static str> = Vec::new();
     let anim = m.msg_anim();
     for f in &flights {
@@ -282,7 +350,7 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
                 };
                 // Not written where every spot is taken (the dot's colour still tells its kind).
                 if labels.place(*q, w, LABEL_H, &ends, false).is_some() {
-                    texts.push((label, msg_color(kinds, label)));
+                    texts.push((label, readable(msg_color(kinds, label), p.panel, TEXT_MIN)));
                 }
             }
         }
@@ -320,6 +388,7 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
 
     let mut drawn = 0;
     let mut labelled: Vec<(NodeId, NodeId, NodeId, &str)> = Vec::new();
+    let drop_color = readable(p.down, p.panel, TEXT_MIN);
     // The trace's index of drops: at high speed the window holds tens of thousands of records.
     let drops = &trace.recs.drops()[..trace.recs.drops_before(ci)];
     for r in drops.iter().rev().map(|&i| trace.recs.at(i as usize)) {
@@ -344,7 +413,11 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
             cross(ctx, c, if n > 64 { 3.0 } else { 5.0 }, p.down, 2.0);
             // Say what was lost (the lost ECHO must not look like the lost SYNs around it): the
             // newest drop of each kind at each spot gets its label.
-            if l.labels && !labelled.contains(&(from, to, r.node, label)) {
+            if l.labels
+                && age <= DROP_LABEL_AGE
+                && labelled.len() < DROP_LABELS_MAX
+                && !labelled.contains(&(from, to, r.node, label))
+            {
                 labelled.push((from, to, r.node, label));
                 let w = text_width(ctx, label);
                 let ends = LinkEnds {
@@ -353,7 +426,7 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
                     above: [name_above(from), name_above(to)],
                 };
                 if labels.place(c, w, LABEL_H, &ends, true).is_some() {
-                    texts.push((label, p.down));
+                    texts.push((label, drop_color.clone()));
                 }
             }
             dropped.push(label);
@@ -385,12 +458,15 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
         return drawn_overlay;
     }
     // Nodes.
+    let under_color = readable(p.muted, p.panel, TEXT_MIN);
     for (i, pt) in l.pos.iter().enumerate() {
         let status = e.status(i as NodeId);
-        let fill = match status {
-            NodeStatus::Running => p.up,
-            NodeStatus::Stopping => p.stopping,
-            NodeStatus::Stopped => p.stopped,
+        let glance = &glances[i];
+        let fill = match (glance.fill, status) {
+            (Some(c), _) => model_color(p, c),
+            (None, NodeStatus::Running) => p.up,
+            (None, NodeStatus::Stopping) => p.stopping,
+            (None, NodeStatus::Stopped) => p.stopped,
         };
         let id = i as NodeId;
         let selected = m.selected == Some(id);
@@ -412,6 +488,15 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
         ctx.begin_path();
         let _ = ctx.arc(pt.x, pt.y, l.r, 0.0, 2.0 * PI);
         ctx.fill();
+        if let Some(ring) = glance.ring {
+            // The model's ring (Raft: the leader), bold, just off the rim.
+            ctx.set_stroke_style_str(model_color(p, ring));
+            ctx.set_line_width(if l.r >= 8.0 { 3.5 } else { 2.0 });
+            ctx.begin_path();
+            let _ = ctx.arc(pt.x, pt.y, l.r + 2.0, 0.0, 2.0 * PI);
+            ctx.stroke();
+            drawn_overlay.rings.push(id);
+        }
         let down = seen_down[i];
         if down > 0 && status == NodeStatus::Running {
             // A red ring: someone sees this running node DOWN.
@@ -438,13 +523,28 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
             drawn_overlay.arcs.push((id, a.fraction));
             arc_drawn = true;
         }
+        // Text on the node's fill: white, or dark where white would not read (WCAG 4.5:1).
+        let on_fill = readable("#ffffff", fill, TEXT_MIN);
+        if let Some(text) = glance_text(id) {
+            ctx.set_font(&format!(
+                "700 {:.0}px system-ui, sans-serif",
+                (l.r * 0.85).min(20.0)
+            ));
+            ctx.set_fill_style_str(&on_fill);
+            ctx.set_text_align("center");
+            let _ = ctx.fill_text(text, pt.x, pt.y + l.r * 0.3);
+            drawn_overlay
+                .glance
+                .push((id, text.to_string(), fill.to_string(), on_fill.clone()));
+        }
         if name_written(inp, id) {
             let name = topo.name(id);
-            if name_font(ctx, l.r, name) {
-                ctx.set_fill_style_str("#ffffff");
+            if glance_text(id).is_none() && name_font(ctx, l.r, name) {
+                ctx.set_fill_style_str(&on_fill);
                 ctx.set_text_align("center");
                 let _ = ctx.fill_text(name, pt.x, pt.y + 4.5);
             } else {
+                name_font(ctx, l.r, name);
                 ctx.set_fill_style_str(p.fg);
                 ctx.set_text_align("center");
                 let _ = ctx.fill_text(name, pt.x, pt.y - l.r - 5.0);
@@ -461,29 +561,17 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
                 p.down,
             );
         }
-        let pending = e
-            .exec_stats(id)
-            .iter()
-            .map(|x| x.pending)
-            .max()
-            .unwrap_or(0);
-        let badge_text = e.node_badge(id);
-        let under = match (pending >= 5, badge_text.is_empty()) {
-            (true, true) => format!("queue {pending}"),
-            (true, false) => format!("{badge_text} · queue {pending}"),
-            (false, _) => badge_text,
-        };
+        let _ = arc_drawn;
+        let under = &unders[i];
         if !under.is_empty() && l.r >= 8.0 {
-            ctx.set_fill_style_str(p.muted);
-            ctx.set_font("10px ui-monospace, monospace");
+            ctx.set_fill_style_str(&under_color);
+            ctx.set_font(LABEL_FONT);
             ctx.set_text_align("center");
-            // Clear of the arc's ring when there is one.
-            let below = if arc_drawn { 16.0 } else { 13.0 };
-            let _ = ctx.fill_text(&under, pt.x, pt.y + l.r + below);
+            let _ = ctx.fill_text(under, pt.x, pt.y + l.r + under_gap(inp, id));
         }
     }
     // Message texts last, on a halo in the panel colour, so they stay legible over nodes.
-    ctx.set_font("10px ui-monospace, monospace");
+    ctx.set_font(LABEL_FONT);
     ctx.set_text_align("left");
     ctx.set_line_width(3.0);
     ctx.set_stroke_style_str(p.panel);
@@ -493,9 +581,38 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
         let _ = ctx.fill_text(text, at.x, at.y);
     }
     drawn_overlay.texts = texts.iter().map(|t| t.0).zip(labels.boxes).collect();
+    drawn_overlay.colors = texts.into_iter().map(|t| t.1).collect();
     drawn_overlay.drops = dropped;
     drawn_overlay.anim = draw_anim(ctx, inp);
     drawn_overlay
+}
+
+/// What is written under node `id`: the model's badge ("leader t2") and a long queue.
+fn under_text(inp: &TopologyInput, id: NodeId) -> String {
+    let e = &*inp.model.run.engine;
+    let pending = e
+        .exec_stats(id)
+        .iter()
+        .map(|x| x.pending)
+        .max()
+        .unwrap_or(0);
+    let badge_text = e.node_badge(id);
+    match (pending >= 5, badge_text.is_empty()) {
+        (true, true) => format!("queue {pending}"),
+        (true, false) => format!("{badge_text} · queue {pending}"),
+        (false, _) => badge_text,
+    }
+}
+
+/// How far below a node's rim the text under it has its baseline: clear of the model's arc
+/// (its ring) when there is one.
+fn under_gap(inp: &TopologyInput, id: NodeId) -> f64 {
+    let e = &*inp.model.run.engine;
+    if e.overlay().arc.is_some() && e.node_arc(id).is_some() {
+        18.0
+    } else {
+        15.0
+    }
 }
 
 /// Whether node `id`'s name is written: every name in a small cluster, else the selected or

@@ -201,9 +201,16 @@ pub fn app() -> Html {
                     };
                     let toggle = match e.key().as_str() {
                         "m" => Some(Msg::Teach(TeachMsg::SetMsgMode(!msg_mode))),
-                        "f" => {
+                        // Not on a phone, where the present button is hidden too.
+                        "f" if !platform::is_phone() => {
                             platform::fullscreen(!present);
                             Some(Msg::Teach(TeachMsg::SetPresent(!present)))
+                        }
+                        // Esc leaves presentation mode (the browser's own Esc leaves
+                        // fullscreen only; and a refused fullscreen never sees it).
+                        "Escape" if present && !help => {
+                            platform::fullscreen(false);
+                            Some(Msg::Teach(TeachMsg::SetPresent(false)))
                         }
                         "w" => Some(Msg::Teach(TeachMsg::SetExplain(!explain))),
                         _ => None,
@@ -273,7 +280,22 @@ pub fn app() -> Html {
                     s4.dispatch(Msg::Teach(TeachMsg::SetPresent(false)));
                 }
             });
+            // A choice in a <select> (the scenario, a variant, the next message's kind) gives the
+            // focus back to the page, so the arrow keys drive the replay instead of changing the
+            // choice again (issue 40: → after picking a scenario switched to another one).
+            let blur = gloo::events::EventListener::new(&doc, "change", move |e| {
+                if let Some(el) = e
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+                {
+                    let _ = el.blur();
+                }
+            });
+            // The topology ends at the bottom of the viewport (`--topo-top`, style.css).
+            let top = platform::watch_topology_top();
             move || {
+                drop(top);
+                drop(blur);
                 drop(fs);
                 drop(keys);
                 drop(hashes);

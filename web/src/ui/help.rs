@@ -24,16 +24,19 @@ const KEYS: &[(&str, &str)] = &[
     ("] / [", "faster / slower"),
     (
         "z / Z / 0",
-        "zoom the timeline in / out around the cursor / whole run (also: wheel, drag a range)",
+        "zoom the timeline in / out around the cursor / whole run (also: wheel, shift+drag a range; a plain drag scrubs, a right-click offers forks)",
     ),
     (", / .", "move the zoomed timeline left / right"),
     (
         "m",
         "message by message: each message crosses its link in 600 ms",
     ),
-    ("f", "presentation mode (fullscreen, larger type)"),
+    (
+        "f",
+        "presentation mode (fullscreen, larger type; Esc leaves it; not on a phone)",
+    ),
     ("w", "explain the selected node's state"),
-    ("Esc", "pause, close this help"),
+    ("Esc", "pause, close this help, leave presentation mode"),
     ("?", "this help"),
 ];
 

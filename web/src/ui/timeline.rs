@@ -1,8 +1,10 @@
-//! The timeline under the transport bar (issue 14): click to move the cursor, drag from the
-//! cursor to scrub, drag anywhere else to zoom into that range, wheel to zoom around the
-//! pointer (shift+wheel or a sideways wheel pans); while zoomed, an overview strip of the whole
-//! run whose window box drags. Then its tools: zoom buttons, the legend of its marks (named by
-//! the model: `Model::state_marks`), the message-by-message mode and presentation mode.
+//! The timeline under the transport bar (issue 14), scrubbed as in a media player (issue 40):
+//! press anywhere on the track and drag to scrub (the cursor has a handle); shift+drag a range
+//! to zoom into it, wheel to zoom around the pointer (shift+wheel or a sideways wheel pans);
+//! while zoomed, an overview strip of the whole run whose window box drags. A click never opens
+//! a menu: what can be forked near a mark is offered by a right-click there, or by "fork
+//! here…" for the cursor's moment. Then its tools: zoom buttons, the legend of its marks (named
+//! by the model: `Model::state_marks`), the message-by-message mode and presentation mode.
 
 use super::{t, Handle, PanelProps};
 use crate::draw::{palette, timeline};
@@ -15,7 +17,8 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
-/// A press on the timeline: not moved yet, scrubbing (it began on the cursor), or a range.
+/// A press on the timeline: scrubbing (a plain press, anywhere), or a shift+press that becomes a
+/// range to zoom into once it moves.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Drag {
     Idle,
@@ -24,16 +27,26 @@ enum Drag {
     Range(f64, f64),
 }
 
-/// Pixels a press must move to become a range rather than a click.
+/// Pixels a shift+press must move to become a range.
 const DRAG_PX: f64 = 5.0;
-/// A press this close to the cursor's line scrubs.
-const CURSOR_GRAB_PX: f64 = 6.0;
-/// A click this close to a mark (pixels either side) offers to fork there.
+/// A right-click this close to a mark (pixels either side) offers to fork there.
 const MARK_PICK_PX: f64 = 4.0;
 
 fn width(c: &NodeRef) -> f64 {
     c.cast::<HtmlCanvasElement>()
         .map_or(1.0, |el| platform::canvas_size(&el).0 as f64)
+}
+
+/// A fork menu where no mark is near: the selected node's actions at `at` (none selected: the
+/// bar says to select one).
+fn empty_pick(s: &Handle, at: Micros) -> TimelinePick {
+    let m = s.model.borrow();
+    TimelinePick {
+        at,
+        drops: Vec::new(),
+        nodes: m.selected.into_iter().collect(),
+        session_rev: m.session_rev,
+    }
 }
 
 fn scrub(s: &Handle, view: (Micros, Micros), w: f64, x: f64) {
@@ -52,9 +65,8 @@ pub fn timeline_view(p: &PanelProps) -> Html {
     let drag = use_state(|| Drag::Idle);
     let ov_drag = use_mut_ref(|| None::<Micros>);
     let wheel = use_mut_ref(|| None::<(HtmlCanvasElement, gloo::events::EventListener)>);
-    // Fork from the timeline (issue 18): where the last press began, and what a click near a
-    // mark can fork (`ui/timeline_fork.rs`).
-    let press_x = use_mut_ref(|| None::<f64>);
+    // Fork from the timeline (issue 18): what a right-click near a mark, or "fork here…",
+    // can fork (`ui/timeline_fork.rs`).
     let pick = use_state(|| None::<TimelinePick>);
     let m = s.model.borrow();
     let view = m.view();
@@ -124,25 +136,24 @@ pub fn timeline_view(p: &PanelProps) -> Html {
         });
     }
 
-    let cursor_x = |w: f64| timeline::x_in(m.now(), view, w);
     let on_down = {
         let (s, c, drag) = (s.clone(), canvas.clone(), drag.clone());
-        let press = press_x.clone();
-        let now = m.now();
+        let pick = pick.clone();
         Callback::from(move |e: MouseEvent| {
             if e.button() != 0 {
                 return;
             }
             let x = e.offset_x() as f64;
             let w = width(&c);
-            *press.borrow_mut() = Some(x);
-            if (timeline::x_in(now, view, w) - x).abs() <= CURSOR_GRAB_PX {
+            // A fork menu belongs to the moment it was asked at: scrubbing closes it.
+            pick.set(None);
+            if e.shift_key() {
+                drag.set(Drag::Pressed(x));
+            } else {
                 drag.set(Drag::Scrub);
                 // The heavy panels follow a drag at most every SLOW_PANEL_MS (issue 20).
                 s.dispatch(Msg::SetScrubbing(true));
                 scrub(&s, view, w, x);
-            } else {
-                drag.set(Drag::Pressed(x));
             }
         })
     };
@@ -169,27 +180,44 @@ pub fn timeline_view(p: &PanelProps) -> Html {
             }
         })
     };
+    // A right-click near a mark offers what can be forked there (a plain click only scrubs).
+    let on_context = {
+        let (s, c, pick) = (s.clone(), canvas.clone(), pick.clone());
+        Callback::from(move |e: MouseEvent| {
+            e.prevent_default();
+            let w = width(&c);
+            let x = e.offset_x() as f64;
+            let near = |dx: f64| timeline::t_in(x + dx, view, w);
+            let p =
+                s.model
+                    .borrow()
+                    .timeline_pick(near(-MARK_PICK_PX), near(MARK_PICK_PX), near(0.0));
+            pick.set(Some(p.unwrap_or_else(|| empty_pick(&s, near(0.0)))));
+        })
+    };
+    // "fork here…": the same at the cursor.
+    let on_fork_here = {
+        let (s, c, pick) = (s.clone(), canvas.clone(), pick.clone());
+        Callback::from(move |_| {
+            let w = width(&c);
+            let m = s.model.borrow();
+            let (now, view) = (m.now(), m.view());
+            let x = timeline::x_in(now, view, w);
+            let near = |dx: f64| timeline::t_in(x + dx, view, w);
+            let p = m
+                .timeline_pick(near(-MARK_PICK_PX), near(MARK_PICK_PX), now)
+                .unwrap_or_else(|| empty_pick(&s, now));
+            drop(m);
+            pick.set(Some(p));
+        })
+    };
     let on_up = {
         let (s, c, drag) = (s.clone(), canvas.clone(), drag.clone());
-        let (press, pick) = (press_x.clone(), pick.clone());
         Callback::from(move |e: MouseEvent| {
             let w = width(&c);
             let x = e.offset_x() as f64;
-            // A click (not a drag) near a mark offers what can be forked there.
-            let click = press
-                .borrow_mut()
-                .take()
-                .is_some_and(|x0| (x - x0).abs() <= DRAG_PX);
-            if click && matches!(*drag, Drag::Pressed(_) | Drag::Scrub) {
-                let near = |dx: f64| timeline::t_in(x + dx, view, w);
-                let p = s.model.borrow().timeline_pick(
-                    near(-MARK_PICK_PX),
-                    near(MARK_PICK_PX),
-                    near(0.0),
-                );
-                pick.set(p);
-            }
             match *drag {
+                // A shift+click that did not move: a plain scrub there.
                 Drag::Pressed(_) => scrub(&s, view, w, x),
                 Drag::Range(a, b) => {
                     let (lo, hi) = (
@@ -255,11 +283,10 @@ pub fn timeline_view(p: &PanelProps) -> Html {
         let at = timeline::t_in(x, view, w);
         let txt = timeline::describe_at(&m, x, w);
         let left = format!("left:{}px", x.clamp(60.0, (w - 200.0).max(60.0)));
-        let near_cursor = (cursor_x(w) - x).abs() <= CURSOR_GRAB_PX;
         Some(html! {
             <div class="tl-tip" style={left}>
                 <b>{ t(at) }</b>
-                { super::slot(near_cursor.then(|| html!{ <span class="muted">{ " · drag to scrub" }</span> })) }
+                <span class="muted">{ " · drag to scrub, shift+drag to zoom, right-click to fork" }</span>
                 { super::slot(txt.map(|x| html!{ <div class="pre">{ x }</div> })) }
             </div>
         })
@@ -400,10 +427,10 @@ pub fn timeline_view(p: &PanelProps) -> Html {
         <>
         <div class="timeline-wrap">
             <canvas id="timeline" ref={canvas} class="timeline" role="slider"
-                aria-label="Timeline: click to move the cursor, drag a range to zoom into it, wheel to zoom"
+                aria-label="Timeline: press or drag to scrub, shift+drag a range to zoom into it, wheel to zoom, right-click to fork"
                 aria-valuemin={view.0.to_string()} aria-valuemax={view.1.to_string()} aria-valuenow={m.now().to_string()}
                 data-view-lo={view.0.to_string()} data-view-hi={view.1.to_string()} data-drops={drops_listed} data-marks={marks_listed} data-moments={moments_listed} data-violations={violations}
-                onmousedown={on_down} onmousemove={on_move} onmouseup={on_up} onmouseleave={on_leave}></canvas>
+                onmousedown={on_down} onmousemove={on_move} onmouseup={on_up} onmouseleave={on_leave} oncontextmenu={on_context}></canvas>
             { super::slot(tip) }
         </div>
         { super::slot(fork_bar) }
@@ -416,6 +443,7 @@ pub fn timeline_view(p: &PanelProps) -> Html {
                 <button id="zoom-out" class="btn small-btn" title="Zoom out (Z)" aria-label="Zoom out" onclick={teach(TeachMsg::ZoomCursor(1.0 / ZOOM_STEP))}>{ "−" }</button>
                 <button id="zoom-in" class="btn small-btn" title="Zoom in around the cursor (z); or the wheel over the timeline, or drag a range on it" aria-label="Zoom in" onclick={teach(TeachMsg::ZoomCursor(ZOOM_STEP))}>{ "+" }</button>
                 <button id="zoom-reset" class="btn small-btn" title="Show the whole run (0)" disabled={!zoomed} onclick={teach(TeachMsg::SetView(None))}>{ "whole run" }</button>
+                <button id="fork-here" class="btn small-btn" title="What can be forked at the cursor: deliver a dropped message, kill, restart or stall a node (also: right-click on the timeline)" onclick={on_fork_here}>{ "fork here…" }</button>
                 if zoomed {
                     <span class="muted small" id="zoom-window">{ format!("{} – {}", t(view.0), t(view.1)) }</span>
                 }

@@ -1,5 +1,6 @@
-//! Fork from the timeline (issue 18): a click near a dropped-message mark or a state mark opens
-//! a bar under the timeline with what can be forked there (`Model::timeline_pick`): "deliver"
+//! Fork from the timeline (issue 18): a right-click near a dropped-message mark or a state mark
+//! (or "fork here…" at the cursor; a plain click only scrubs, issue 40) opens a bar under the
+//! timeline with what can be forked there (`Model::timeline_pick`): "deliver"
 //! for each dropped message near the click, and the log's fork actions (kill, restart, stall a
 //! thread) for each node with a state mark there. Each button forks as the sequence diagram's
 //! and the log's do ([`Msg::Fork`], [`Msg::ForkAt`]): a new branch, the original stays.
@@ -123,8 +124,11 @@ pub fn bar(m: &Model, s: &Handle, pick: &TimelinePick, close: Callback<MouseEven
     html! {
         <div class="log-fork tl-fork" id="tl-fork" data-time-us={at.to_string()}
             data-drops={pick.drops.len().to_string()} data-nodes={pick.nodes.len().to_string()}>
-            <span class="muted small">{ format!("Fork at {}:", stamp(at)) }</span>
+            <span class="muted small">{ format!("Fork at {}:", super::t(at)) }</span>
             <>{ for delivers }</>
+            { super::slot((pick.drops.is_empty() && pick.nodes.is_empty()).then(|| html! {
+                <span class="muted small">{ "nothing marked here: select a node to fork its actions" }</span>
+            })) }
             <>{ for nodes }</>
             <button id="tl-fork-close" class="icon" title="Close" aria-label="Close the fork bar" onclick={close}>{ "×" }</button>
         </div>

@@ -56,6 +56,10 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 *laid_out.borrow_mut() = Some(topo.clone());
                 let l = layout::layout(topo, w, h);
                 let _ = c.set_attribute("data-nodes", &layout::describe(&l, topo));
+                // For tests: the node radius and the drawing scale (a node's CSS box is its
+                // position and radius times the scale, from the canvas' corner).
+                let _ = c.set_attribute("data-node-r", &format!("{:.1}", l.r));
+                let _ = c.set_attribute("data-scale", &format!("{k}"));
                 l
             } else {
                 geo.borrow().as_ref().map(|g| g.0.clone()).expect("checked")
@@ -118,7 +122,29 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 .map(|i| topo.name(*i))
                 .collect::<Vec<_>>()
                 .join(",");
+            let colors = drawn.colors.join(" ");
+            // The model's glance: `S1:3:#1b7a3e:#ffffff` (node, text inside, fill, text colour)
+            // and the ringed nodes (Raft: the leader).
+            let glance = drawn
+                .glance
+                .iter()
+                .map(|(i, t, f, c)| format!("{}:{t}:{f}:{c}", topo.name(*i)))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let rings = drawn
+                .rings
+                .iter()
+                .map(|i| topo.name(*i))
+                .collect::<Vec<_>>()
+                .join(",");
+            let label_px = format!("{}", topology::LABEL_PX * k);
             for (k, v) in [
+                ("data-text-colors", colors),
+                ("data-glance", glance),
+                ("data-rings", rings),
+                // The labels' font size on screen (CSS px), and the panel they are written on.
+                ("data-label-px", label_px),
+                ("data-panel", palette(dark).panel.to_string()),
                 ("data-arcs", arcs),
                 ("data-edges", edges),
                 ("data-texts", texts),
@@ -222,6 +248,21 @@ pub fn topology_view(p: &PanelProps) -> Html {
             html! { <span class="lg" title={*about}><b class="arrow" style={format!("color:{}", model_color(&pal, c))}>{ "→" }</b>{ about.split(':').next().unwrap_or(about) }</span> }
         }))
         .collect::<Vec<_>>();
+    // The model's glance (`Model::glance_legend`): its fills, rings and the text inside a node.
+    let gl = m.run.engine.glance_legend();
+    let legend_glance = gl
+        .fills
+        .iter()
+        .map(|(c, about)| {
+            html! { <span class="lg"><i class="dot big" style={format!("background:{}", model_color(&pal, c))}></i>{ *about }</span> }
+        })
+        .chain(gl.rings.iter().map(|(c, about)| {
+            html! { <span class="lg"><i class="ring bold" style={format!("border-color:{}", model_color(&pal, c))}></i>{ *about }</span> }
+        }))
+        .chain((!gl.text.is_empty()).then(|| {
+            html! { <span class="lg"><i class="in-node">{ "3" }</i>{ format!("inside: {}", gl.text) }</span> }
+        }))
+        .collect::<Vec<_>>();
     let kinds = m.run.engine.msg_kinds();
     let legend_msgs = kinds.iter().map(|k| {
         html! { <span class="lg" title={k.about}><i class="dot" style={format!("background:{}", msg_color(kinds, k.label))}></i>{ k.label }</span> }
@@ -297,6 +338,9 @@ pub fn topology_view(p: &PanelProps) -> Html {
             <canvas id={if p.side.is_some() { "topology-b" } else { "topology" }} ref={canvas} class="topology" style={format!("cursor:{cursor}")}
                 onclick={on_click} onmousemove={on_move} onmouseleave={on_leave}
                 aria-label="Cluster topology: nodes and links; use the panel below for keyboard access"></canvas>
+            </div>
+            <div class="legend" id="topo-legend-glance">
+                <>{ for legend_glance }</>
             </div>
             <div class="legend">
                 <span class="lg"><i class="dot" style="background:var(--up)"></i>{ "running" }</span>
