@@ -7,10 +7,17 @@
 // Answers { out: JSON } or { error }. After a panic or a trap the module's instance is unusable
 // (web/src/crash.rs): the answer names the panic, and the next message runs on a fresh instance
 // (the JS module imported again under another URL, the compiled module instantiated anew).
+// Messages are handled one after another, in the order they came: the first one awaits the
+// module's import, and a second arriving meanwhile must not overtake it (the branch list pairs
+// answers with what it sent by their order; two evaluations came back swapped).
 let app = null;
 let fresh = 0;
-self.onmessage = async (e) => {
+let queue = Promise.resolve();
+self.onmessage = (e) => {
   const d = e.data;
+  queue = queue.then(() => handle(d));
+};
+async function handle(d) {
   try {
     if (!app) {
       const m = await import(fresh ? `${d.js}${d.js.includes('?') ? '&' : '?'}fresh=${fresh}` : d.js);
@@ -35,4 +42,4 @@ self.onmessage = async (e) => {
     }
     self.postMessage({ error: String((err && err.message) || err) });
   }
-};
+}
