@@ -12,42 +12,12 @@ use clusterscope_core::scenario::Scenario;
 use clusterscope_core::SimError;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 
-struct Counting;
-static NOW: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(l) };
-        if !p.is_null() {
-            let now = NOW.fetch_add(l.size(), Relaxed) + l.size();
-            PEAK.fetch_max(now, Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) };
-        NOW.fetch_sub(l.size(), Relaxed);
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        let q = unsafe { System.realloc(p, l, new) };
-        if !q.is_null() {
-            if new >= l.size() {
-                let now = NOW.fetch_add(new - l.size(), Relaxed) + new - l.size();
-                PEAK.fetch_max(now, Relaxed);
-            } else {
-                NOW.fetch_sub(l.size() - new, Relaxed);
-            }
-        }
-        q
-    }
-}
-
-#[global_allocator]
-static A: Counting = Counting;
+use counting_alloc::{NOW, PEAK};
 
 const BUDGET: usize = 48 << 20;
 

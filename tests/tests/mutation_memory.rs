@@ -9,44 +9,15 @@ use clusterscope_core::mutation::MutationTracking;
 use clusterscope_core::runner::{Run, RunOptions};
 use clusterscope_core::scenario::Scenario;
 use clusterscope_core::SimError;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Mutex;
 
-struct Counting;
-static NOW: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+
+use counting_alloc::{NOW, PEAK};
+
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(l) };
-        if !p.is_null() {
-            let now = NOW.fetch_add(l.size(), Relaxed) + l.size();
-            PEAK.fetch_max(now, Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) };
-        NOW.fetch_sub(l.size(), Relaxed);
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        let q = unsafe { System.realloc(p, l, new) };
-        if !q.is_null() {
-            if new >= l.size() {
-                let now = NOW.fetch_add(new - l.size(), Relaxed) + new - l.size();
-                PEAK.fetch_max(now, Relaxed);
-            } else {
-                NOW.fetch_sub(l.size() - new, Relaxed);
-            }
-        }
-        q
-    }
-}
-
-#[global_allocator]
-static A: Counting = Counting;
 
 /// sandbox-mutation-tracking's load, denser and for `secs` seconds.
 fn scenario(nodes: u32, rf: u32, load_ms: u32, secs: u32) -> String {
