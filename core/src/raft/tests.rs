@@ -6,7 +6,7 @@ use super::sm::Kv;
 use super::{Raft, RaftKv};
 use crate::engine::action::Action;
 use crate::engine::network::Link;
-use crate::engine::{Engine, Sim};
+use crate::engine::{Engine, NodeId, Sim};
 use crate::limits::Limits;
 use crate::model::{Model, QValue, Query};
 use crate::pingpong::topology;
@@ -33,12 +33,63 @@ pub fn engine(n: u32, params: &str, seed: u64) -> Engine<RaftKv> {
     )
 }
 
-fn leaders(e: &Engine<RaftKv>) -> Vec<(u32, u64)> {
-    RaftKv::leaders(&e.sim)
+// Helpers the Raft test modules share (tests_ratis, tests_rules, tests_terms).
+
+pub(super) fn leader(e: &Engine<RaftKv>) -> NodeId {
+    let l = RaftKv::leaders(&e.sim);
+    assert_eq!(l.len(), 1, "one leader: {l:?}");
+    l[0].0
 }
 
-fn act(e: &mut Engine<RaftKv>, a: Action) {
+pub(super) fn act(e: &mut Engine<RaftKv>, a: Action) {
     e.apply_user_action(a).unwrap();
+}
+
+pub(super) fn name(e: &Engine<RaftKv>, id: NodeId) -> String {
+    e.sim.topo.name(id).to_string()
+}
+
+pub(super) fn command(e: &mut Engine<RaftKv>, node: NodeId, command: &str) {
+    let node = name(e, node);
+    act(
+        e,
+        Action::Command {
+            node,
+            command: command.into(),
+        },
+    );
+}
+
+pub(super) fn run_for(e: &mut Engine<RaftKv>, us: u64) {
+    let t = e.sim.now + us;
+    e.run_until(t, u64::MAX).unwrap();
+}
+
+/// Both ways between `a` and every other node of `n`: down or up again.
+pub(super) fn isolate(e: &mut Engine<RaftKv>, a: NodeId, n: u32, down: bool) {
+    for b in (0..n).filter(|&b| b != a) {
+        let (from, to) = (name(e, a), name(e, b));
+        act(
+            e,
+            if down {
+                Action::DropLink {
+                    from,
+                    to,
+                    one_way: false,
+                }
+            } else {
+                Action::HealLink {
+                    from,
+                    to,
+                    one_way: false,
+                }
+            },
+        );
+    }
+}
+
+fn leaders(e: &Engine<RaftKv>) -> Vec<(u32, u64)> {
+    RaftKv::leaders(&e.sim)
 }
 
 fn cmd(e: &mut Engine<RaftKv>, node: &str, c: &str) {

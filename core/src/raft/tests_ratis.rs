@@ -4,64 +4,11 @@
 //! a failed readStateMachineData discards the whole batch.
 
 use super::node::Role;
-use super::tests::engine;
+use super::tests::{act, command, engine, isolate, leader, name, run_for};
 use super::RaftKv;
 use crate::engine::action::Action;
 use crate::engine::{Engine, NodeId};
 use crate::time::{US_PER_MS, US_PER_S};
-
-fn leader(e: &Engine<RaftKv>) -> NodeId {
-    let l = RaftKv::leaders(&e.sim);
-    assert_eq!(l.len(), 1, "one leader: {l:?}");
-    l[0].0
-}
-
-fn name(e: &Engine<RaftKv>, id: NodeId) -> String {
-    e.sim.topo.name(id).to_string()
-}
-
-fn act(e: &mut Engine<RaftKv>, a: Action) {
-    e.apply_user_action(a).unwrap();
-}
-
-fn command(e: &mut Engine<RaftKv>, node: NodeId, command: &str) {
-    let node = name(e, node);
-    act(
-        e,
-        Action::Command {
-            node,
-            command: command.into(),
-        },
-    );
-}
-
-fn run_for(e: &mut Engine<RaftKv>, us: u64) {
-    let t = e.sim.now + us;
-    e.run_until(t, u64::MAX).unwrap();
-}
-
-/// Links both ways between `a` and every other node: down or up again.
-fn isolate(e: &mut Engine<RaftKv>, a: NodeId, n: u32, down: bool) {
-    for b in (0..n).filter(|&b| b != a) {
-        let (from, to) = (name(e, a), name(e, b));
-        act(
-            e,
-            if down {
-                Action::DropLink {
-                    from,
-                    to,
-                    one_way: false,
-                }
-            } else {
-                Action::HealLink {
-                    from,
-                    to,
-                    one_way: false,
-                }
-            },
-        );
-    }
-}
 
 /// Ratis `LeaderElection.askForVotes`: a pre-vote refused by a majority (the others hear from
 /// a leader) is REJECTED and the server is a follower again at once, not a pre-candidate until

@@ -4,25 +4,11 @@
 
 use super::node::{Payload, Role};
 use super::params::RaftParams;
-use super::tests::engine;
+use super::tests::{act, engine, leader, name, run_for};
 use super::RaftKv;
 use crate::engine::action::Action;
 use crate::engine::{Engine, NodeId};
 use crate::time::{US_PER_MS, US_PER_S};
-
-fn leader(e: &Engine<RaftKv>) -> NodeId {
-    let l = RaftKv::leaders(&e.sim);
-    assert_eq!(l.len(), 1, "one leader: {l:?}");
-    l[0].0
-}
-
-fn name(e: &Engine<RaftKv>, id: NodeId) -> String {
-    e.sim.topo.name(id).to_string()
-}
-
-fn act(e: &mut Engine<RaftKv>, a: Action) {
-    e.apply_user_action(a).unwrap();
-}
 
 fn put(e: &mut Engine<RaftKv>, node: NodeId, kv: &str) {
     let node = name(e, node);
@@ -46,11 +32,6 @@ fn exec(e: &mut Engine<RaftKv>, node: NodeId, executor: &str, stall: bool) {
             Action::Release { node, executor }
         },
     );
-}
-
-fn run_for(e: &mut Engine<RaftKv>, us: u64) {
-    let t = e.sim.now + us;
-    e.run_until(t, u64::MAX).unwrap();
 }
 
 /// Log entries of `client`'s request `seq` in `node`'s log.
