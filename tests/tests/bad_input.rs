@@ -1415,6 +1415,22 @@ fn rows() -> Vec<Row> {
             bug: None,
         },
         Row {
+            id: "ozone_cost_estimate_over_the_limit",
+            what: "Ozone, a pipeline of 511 datanodes with client writes for an hour: refused with the duration that fits (issue 39; it ran for minutes before)",
+            shown: s("duration = \"1h\"\n[cluster]\ngenerate = { count = 512 }\n[params]\nclient_rate = 100"),
+            input: Input::Run {
+                text: OZONE_BASE
+                    .replace("duration = \"10s\"", "duration = \"1h\"")
+                    .replace(
+                        "nodes = [{ name = \"dn1\" }, { name = \"dn2\" }, { name = \"dn3\" }, { name = \"scm\" }]",
+                        "generate = { count = 512 }\n\n[params]\nclient_rate = 100",
+                    ),
+                variant: s("ozone"),
+            },
+            want: &["in 3600s", "a pipeline of 511 datanodes", "510 followers", "100 client writes/s", "invariant check", "limit is 60.0 million", "fits", "shorten `duration`"],
+            bug: None,
+        },
+        Row {
             id: "deep_nesting",
             what: "Arrays nested 10,000 deep",
             shown: s("x = [[[[[[... (10000 levels)"),
@@ -1827,6 +1843,7 @@ row_tests!(
     raft_client_node_outside_group,
     cost_estimate_over_the_limit,
     raft_cost_estimate_over_the_limit,
+    ozone_cost_estimate_over_the_limit,
     deep_nesting,
     deep_dotted_key,
     ozone_write_chunk_offset_wraps,
