@@ -40,6 +40,7 @@ impl<S: StateMachine> Raft<S> {
         if !outside {
             v.push("timeout");
             v.extend_from_slice(self.sm.request_forms());
+            v.push("election-timer DURATION");
         }
         v.extend_from_slice(self.sm.command_forms(outside));
         v
@@ -128,6 +129,8 @@ impl<S: StateMachine> Raft<S> {
         }
         let checked = if verb == "timeout" {
             Ok(())
+        } else if verb == "election-timer" {
+            election_timer(words[1]).map(|_| ())
         } else if self.sm.is_command(&words) {
             self.sm.check_command(&words)
         } else {
@@ -143,4 +146,20 @@ impl<S: StateMachine> Raft<S> {
             )
         })
     }
+}
+
+/// Longest `election-timer` a command sets.
+pub const MAX_ELECTION_TIMER: crate::time::Micros = 3600 * crate::time::US_PER_S;
+
+/// The duration of `election-timer DURATION` (1 ms to 1 h).
+pub(crate) fn election_timer(arg: &str) -> Result<crate::time::Micros, String> {
+    let d = crate::time::parse_duration(arg)
+        .map_err(|e| format!("DURATION \"{}\": {e}", crate::text::clip(arg, 30)))?;
+    if !(crate::time::US_PER_MS..=MAX_ELECTION_TIMER).contains(&d) {
+        return Err(format!(
+            "DURATION {} is out of range; use 1ms to 1h",
+            crate::time::fmt_duration(d)
+        ));
+    }
+    Ok(d)
 }

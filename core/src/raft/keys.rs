@@ -30,6 +30,15 @@ pub const KEYS: &[QuickKey] = &[
         key: 's',
         label: "split vote: two followers time out at the same moment",
     },
+    QuickKey {
+        key: 'A',
+        label: "align the followers' election timers: all fire together (timeout_min from now)",
+    },
+    QuickKey {
+        key: 'S',
+        label:
+            "spread the followers' election timers: one fires first, the next timeout_min / n later",
+    },
 ];
 
 impl<S: super::sm::StateMachine> Raft<S> {
@@ -96,6 +105,30 @@ pub fn actions(
                 .map(|&i| Action::Command {
                     node: name(i),
                     command: "timeout".into(),
+                })
+                .collect()
+        }
+        // RaftScope's A / T: every running follower's election timer re-armed, together or
+        // spread (`election-timer`); a leader's heartbeat resets them as usual.
+        'A' | 'S' => {
+            let f = r.followers(sim, selected);
+            if f.is_empty() {
+                return Err("no running follower has an election timer".into());
+            }
+            let min = r.p.timeout_min.0.max(crate::time::US_PER_MS);
+            let gap = (min / f.len() as u64).max(crate::time::US_PER_MS);
+            f.iter()
+                .enumerate()
+                .map(|(k, &i)| Action::Command {
+                    node: name(i),
+                    command: format!(
+                        "election-timer {}",
+                        crate::time::fmt_duration(if key == 'A' {
+                            min
+                        } else {
+                            min + k as u64 * gap
+                        })
+                    ),
                 })
                 .collect()
         }

@@ -27,6 +27,8 @@ mod tests;
 #[cfg(test)]
 mod tests_check;
 #[cfg(test)]
+mod tests_keys;
+#[cfg(test)]
 mod tests_ratis;
 #[cfg(test)]
 mod tests_rules;
@@ -437,6 +439,26 @@ impl<S: StateMachine> Protocol for Raft<S> {
                 }
                 ctx.log(LogLevel::Info, "election timeout forced by command");
                 self.start_election(node, ctx);
+                Ok(())
+            }
+            // A teaching aid (RaftScope's spread / align timers): the election timer re-armed
+            // to fire `d` from now, as if the random timeout had drawn it; a heartbeat from a
+            // leader resets it as usual.
+            ["election-timer", d] => {
+                if node.is_leader() {
+                    return Err("election-timer: this node is the leader; it runs no election timer".into());
+                }
+                let d = commands::election_timer(d)?;
+                let at = ctx.now + d;
+                node.election_deadline = at;
+                ctx.set_timer(Timer::Election, at);
+                ctx.log(
+                    LogLevel::Info,
+                    &format!(
+                        "election timer set by command: fires in {}",
+                        crate::time::fmt_duration(d)
+                    ),
+                );
                 Ok(())
             }
             _ if self.sm.is_command(&words) => {
