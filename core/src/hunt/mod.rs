@@ -673,10 +673,7 @@ pub fn shrink(
         for i in 0..cur.len() {
             for step in 0..SIMPLIFY_STEPS {
                 // Each simplification repeats while it is accepted and changes something.
-                loop {
-                    let Some(f) = simplify(&cur[i], step) else {
-                        break;
-                    };
+                while let Some(f) = simplify(&cur[i], step) {
                     let mut next = cur.clone();
                     next[i] = f;
                     if fails(&next, &mut reruns) {
