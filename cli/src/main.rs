@@ -4,6 +4,7 @@
 
 mod claims;
 mod diff_out;
+mod hunt_out;
 mod out_file;
 mod plot;
 mod sweep_out;
@@ -172,7 +173,11 @@ enum Cmd {
         #[arg(long)]
         check: bool,
     },
-    /// Combine the parts of a sharded sweep into the result one unsharded sweep prints.
+    /// Search seeds and fault schedules for a run where an expectation fails or an invariant
+    /// breaks, shrink it, write it as a scenario (docs/HUNTING.md). Exit 1 when found, 0 when
+    /// the budget ran out without one.
+    Hunt(hunt_out::HuntArgs),
+    /// Combine the parts of a sharded sweep (or hunt) into the result one unsharded sweep prints.
     Merge {
         /// The parts (`clusterscope sweep ... --shard I/N --out part-I.json`).
         #[arg(required = true)]
@@ -622,11 +627,15 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
             }
             Ok(!check || bad == 0)
         }
+        Cmd::Hunt(args) => hunt_out::hunt(args),
         Cmd::Merge {
             parts,
             partial,
             output,
         } => {
+            if let Some(r) = hunt_out::try_merge(&parts, &output.base_url)? {
+                return Ok(r);
+            }
             let inputs: Vec<&str> = parts.iter().map(String::as_str).collect();
             let plot_to = output.plot.as_deref().map(|path| out_file::Target {
                 flag: "--plot",

@@ -8,6 +8,7 @@ pub mod diff;
 pub mod engine;
 pub mod explain;
 pub mod gossip;
+pub mod hunt;
 pub mod limits;
 pub mod model;
 pub mod moments;

@@ -1,0 +1,441 @@
+//! `clusterscope hunt`: the candidates of a `clusterscope_core::hunt::Plan` on this machine's
+//! cores, in chunks: every candidate of a chunk runs, and the lowest-index failing one is the
+//! result, so any `--jobs` gives the same counterexample. Then its shrink (one thread), the
+//! schedule printed, written as a scenario file (`--out`) and linked into the app. A shard
+//! (`--shard I/N`) writes a part; `clusterscope merge` of all parts gives what one hunt gives.
+
+use crate::{cli_limits, emit, input_files, load, out_file, parse_shard, Bad};
+use clusterscope_core::hunt::{self, Candidate, Found, Kind, Part, Plan, Space, Target};
+use clusterscope_core::limits::Limits;
+use clusterscope_core::scenario::Scenario;
+use clusterscope_core::session::{ScenarioRef, Session, MAX_PERMALINK_CHARS, PERMALINK_VERSION};
+use clusterscope_core::time::fmt_duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+#[derive(clap::Args)]
+pub struct HuntArgs {
+    /// A built-in scenario name, or a path to a .toml scenario file.
+    scenario: String,
+    #[arg(long)]
+    variant: Option<String>,
+    /// Override a parameter for every run (e.g. the buggy one: --set commit_rule=count-replicas).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Hunt for a run where this expectation (its exact name) fails.
+    #[arg(
+        long = "break",
+        value_name = "EXPECTATION NAME",
+        conflicts_with = "invariants"
+    )]
+    break_: Option<String>,
+    /// Hunt for a run where a safety invariant of the model breaks (Raft, Ozone).
+    #[arg(long)]
+    invariants: bool,
+    /// How many candidate runs (`10000runs`, the same result on every machine), or how long
+    /// (`60s`, `5m`: the candidates done in that time, so the result may differ by machine and
+    /// load).
+    #[arg(long, default_value = "10000runs")]
+    budget: String,
+    /// The fault kinds to draw from (each run enables a random subset of them).
+    #[arg(
+        long,
+        default_value = "drop,loss,partition,delay,restart,kill,stall,command"
+    )]
+    faults: String,
+    /// Worker threads, 1 to 256 (default: one per core). The result does not depend on it.
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Run only shard I of N (candidates I, I+N, ...) and write a part for `clusterscope merge`.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
+    /// The hunt's own seed: it draws every candidate's seed and fault schedule.
+    #[arg(long, default_value_t = 1)]
+    hunt_seed: u64,
+    /// Most re-runs the shrink may spend.
+    #[arg(long, default_value_t = hunt::SHRINK_RERUNS)]
+    shrink_reruns: u32,
+    /// Write the counterexample as a scenario file (with a shard: its part, JSON).
+    #[arg(long, value_name = "FOUND.toml")]
+    out: Option<String>,
+    /// Replace --out if it exists (the scenario file is never replaced).
+    #[arg(long)]
+    force: bool,
+    /// Where the app is served, for the permalink.
+    #[arg(long, default_value = "http://127.0.0.1:8080/")]
+    base_url: String,
+}
+
+/// `10000runs` / `10000` or a duration (`60s`).
+enum Budget {
+    Runs(u64),
+    Time(Duration),
+}
+
+fn parse_budget(s: &str) -> Result<Budget, Bad> {
+    let t = s.trim();
+    let digits = t.strip_suffix("runs").unwrap_or(t).trim();
+    if let Ok(n) = digits.parse::<u64>() {
+        return Ok(Budget::Runs(n));
+    }
+    match clusterscope_core::time::parse_duration(t) {
+        Ok(us) if us > 0 => Ok(Budget::Time(Duration::from_micros(us))),
+        _ => Err(Bad(format!(
+            "--budget {s}: expected a number of runs (10000runs) or a wall-clock time (60s, 5m)"
+        ))),
+    }
+}
+
+/// Candidates per chunk and thread: a chunk's candidates all run before the lowest failing
+/// one is taken.
+const CHUNK_PER_THREAD: usize = 4;
+
+/// Run the candidates `ids` in chunks until one fails or the deadline passes; the lowest-index
+/// failing candidate of the first chunk that has one, and the candidates run.
+fn search(
+    s: &Scenario,
+    plan: &Plan,
+    space: &Space,
+    ids: (u64, u64, u64),
+    threads: usize,
+    deadline: Option<Instant>,
+    limits: &Limits,
+) -> (u64, u64, Option<Candidate>) {
+    let bar = match deadline {
+        Some(_) => indicatif::ProgressBar::new_spinner(),
+        None => indicatif::ProgressBar::new((ids.2.saturating_sub(ids.0)).div_ceil(ids.1)),
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} hunt: runs {pos}/{len} {per_sec} {msg} eta {eta}",
+        )
+        .expect("template"),
+    );
+    let invalid = AtomicU64::new(0);
+    let mut done = 0u64;
+    let chunk = threads * CHUNK_PER_THREAD;
+    let (first, step, end) = ids;
+    let mut at = first;
+    while at < end {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+        let part: Vec<u64> = (at..end).step_by(step as usize).take(chunk).collect();
+        at = part.last().map_or(end, |l| l + step);
+        let next = AtomicU64::new(0);
+        let found: Mutex<Vec<Candidate>> = Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            for _ in 0..threads.min(part.len()) {
+                scope.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+                    if i >= part.len() {
+                        break;
+                    }
+                    let (c, v) = hunt::run_candidate(s, plan, space, part[i], limits);
+                    match v {
+                        hunt::Verdict::Found(_) => {
+                            found.lock().unwrap_or_else(|e| e.into_inner()).push(c)
+                        }
+                        hunt::Verdict::Invalid(_) => {
+                            invalid.fetch_add(1, Ordering::Relaxed);
+                        }
+                        hunt::Verdict::Held => {}
+                    }
+                    bar.inc(1);
+                });
+            }
+        });
+        done += part.len() as u64;
+        bar.set_message(format!(
+            "({} invalid schedules)",
+            invalid.load(Ordering::Relaxed)
+        ));
+        let found = found.into_inner().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = found.into_iter().min_by_key(|c| c.index) {
+            bar.finish_and_clear();
+            return (done, invalid.into_inner(), Some(c));
+        }
+    }
+    bar.finish_and_clear();
+    (done, invalid.into_inner(), None)
+}
+
+pub fn hunt(a: HuntArgs) -> Result<bool, Bad> {
+    let s = load(&a.scenario)?;
+    let limits = cli_limits()?;
+    let variant = a
+        .variant
+        .clone()
+        .unwrap_or_else(|| clusterscope_core::Run::default_variant(&s));
+    let set = crate::overrides(&a.set)?;
+    let target = match (&a.break_, a.invariants) {
+        (Some(n), false) => Target::Expectation(n.clone()),
+        (None, true) => Target::Invariants,
+        _ => {
+            let names = clusterscope_core::sweep::expectation_names(&s, &variant).map_err(Bad)?;
+            return Err(Bad(format!(
+                "hunt: say what to look for: --invariants, or --break \"NAME\" with one of {} \
+                 [{variant}]'s expectations: {}",
+                s.raw.name,
+                names
+                    .iter()
+                    .map(|n| format!("\"{n}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+    };
+    let kinds = Kind::parse_list(&a.faults).map_err(Bad)?;
+    let budget = parse_budget(&a.budget)?;
+    let runs = match budget {
+        Budget::Runs(n) => n,
+        Budget::Time(_) => hunt::MAX_RUNS,
+    };
+    let threads = match a.jobs {
+        Some(j) if !(1..=256).contains(&j) => {
+            return Err(Bad(format!(
+                "--jobs {j}: use 1 to 256 (without --jobs: one per core)"
+            )))
+        }
+        Some(j) => j,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let shard = a.shard.as_deref().map(parse_shard).transpose()?;
+    let inputs = input_files(&[a.scenario.as_str()]);
+    let inputs: Vec<&str> = inputs.iter().map(String::as_str).collect();
+    let out = a.out.as_deref().map(|path| out_file::Target {
+        flag: "--out",
+        path,
+        force: a.force,
+        inputs: &inputs,
+    });
+    if let Some(t) = &out {
+        t.check().map_err(Bad)?;
+    }
+    let mut plan = Plan::new(
+        &s,
+        &variant,
+        &set,
+        target,
+        kinds,
+        a.hunt_seed,
+        runs,
+        &limits,
+    )
+    .map_err(Bad)?;
+    plan.shrink_reruns = a.shrink_reruns;
+    let space = Space::of(&s, &plan, &limits).map_err(Bad)?;
+    // Candidates first, first + step, ... below runs (a time budget: until the deadline).
+    let ids = match shard {
+        Some((i, n)) => (i, n, runs),
+        None => (0, 1, runs),
+    };
+    let deadline = match budget {
+        Budget::Time(d) => Some(Instant::now() + d),
+        Budget::Runs(_) => None,
+    };
+    eprintln!(
+        "hunt: {} [{variant}]: {} (faults: {}; hunt seed {}{})",
+        s.raw.name,
+        plan.target.describe(),
+        plan.kinds
+            .iter()
+            .map(|k| k.name())
+            .collect::<Vec<_>>()
+            .join(","),
+        plan.hunt_seed,
+        match shard {
+            Some((i, n)) => format!("; shard {i}/{n}"),
+            None => String::new(),
+        }
+    );
+    if shard.is_some() && matches!(budget, Budget::Time(_)) {
+        return Err(Bad(
+            "--shard with a time --budget: shards of one hunt must share a number of runs \
+             (--budget 100000runs) for their merge to be one hunt's result"
+                .into(),
+        ));
+    }
+    let started = Instant::now();
+    let (done, invalid, cand) = search(&s, &plan, &space, ids, threads, deadline, &limits);
+    let secs = started.elapsed().as_secs_f64();
+    let found = cand.map(|c| {
+        eprintln!(
+            "hunt: run {} (seed {}) fails after {done} runs in {secs:.1} s; shrinking its {} \
+             actions...",
+            c.index + 1,
+            c.seed,
+            hunt::actions(&c.faults).len()
+        );
+        hunt::finish(&s, &plan, c, &limits)
+    });
+    if let Some((i, n)) = shard {
+        let part = Part {
+            clusterscope_hunt_part: hunt::PART_VERSION,
+            plan,
+            shard: (i, n),
+            runs_done: done,
+            found,
+        };
+        let json = serde_json::to_string(&part).expect("json") + "\n";
+        match &out {
+            Some(t) => t.write(json.as_bytes()).map_err(Bad)?,
+            None => emit(&json)?,
+        }
+        return Ok(true);
+    }
+    report(
+        &s,
+        &plan,
+        done,
+        invalid,
+        secs,
+        found.as_ref(),
+        out.as_ref(),
+        &a.base_url,
+        &a.scenario,
+    )
+}
+
+/// Print the result (and write `--out`): exit 1 (Ok(false)) when a counterexample was found.
+#[allow(clippy::too_many_arguments)]
+fn report(
+    s: &Scenario,
+    plan: &Plan,
+    done: u64,
+    invalid: u64,
+    secs: f64,
+    found: Option<&Found>,
+    out: Option<&out_file::Target>,
+    base_url: &str,
+    spec: &str,
+) -> Result<bool, Bad> {
+    use std::fmt::Write;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{} [{}]: {}",
+        s.raw.name,
+        plan.variant,
+        plan.target.describe()
+    );
+    let Some(f) = found else {
+        let _ = writeln!(
+            o,
+            "  not found in {done} runs ({invalid} with a schedule that could not apply), {secs:.1} s"
+        );
+        emit(&o)?;
+        return Ok(true);
+    };
+    let _ = writeln!(
+        o,
+        "  FOUND at run {} of the hunt (seed {}), after {done} runs, {secs:.1} s",
+        f.index + 1,
+        f.seed
+    );
+    let _ = writeln!(o, "  what failed: {}", f.detail);
+    let _ = writeln!(
+        o,
+        "  schedule as generated ({} actions):",
+        hunt::actions(&f.original).len()
+    );
+    for (t, act) in hunt::actions(&f.original) {
+        let _ = writeln!(o, "    {:>10}  {}", fmt_duration(t), act.describe());
+    }
+    let _ = writeln!(
+        o,
+        "  shrunk ({} actions, {} re-runs):",
+        hunt::actions(&f.shrunk).len(),
+        f.reruns
+    );
+    for (t, act) in hunt::actions(&f.shrunk) {
+        let _ = writeln!(o, "    {:>10}  {}", fmt_duration(t), act.describe());
+    }
+    let text = hunt::found_scenario(s, plan, f).map_err(Bad)?;
+    if let Some(t) = out {
+        t.write(text.as_bytes()).map_err(Bad)?;
+        let _ = writeln!(
+            o,
+            "  written to {}: clusterscope run {} --variant {}",
+            t.path, t.path, plan.variant
+        );
+    }
+    let link = Session {
+        v: PERMALINK_VERSION,
+        scenario: ScenarioRef::Custom(text),
+        variant: plan.variant.clone(),
+        seed: f.seed,
+        actions: Vec::new(),
+        cursor: 0,
+        selected: None,
+        compare: None,
+        branches: Vec::new(),
+        branch: 0,
+    }
+    .encode();
+    if link.len() <= MAX_PERMALINK_CHARS {
+        let _ = writeln!(o, "  open it in the app: {base_url}#s={link}");
+    } else {
+        let _ = writeln!(o, "  (too long for a link; run the --out file) from {spec}");
+    }
+    emit(&o)?;
+    Ok(false)
+}
+
+/// `clusterscope merge` of hunt parts: `None` when the first file is not a hunt part (a sweep's
+/// merge then reads them).
+pub fn try_merge(parts: &[String], base_url: &str) -> Result<Option<bool>, Bad> {
+    let Some(first) = parts.first() else {
+        return Ok(None);
+    };
+    let text = crate::read_part(first)?;
+    if !text.contains("\"clusterscope_hunt_part\"") {
+        return Ok(None);
+    }
+    let mut read = Vec::new();
+    for f in parts {
+        let text = crate::read_part(f)?;
+        let p: Part = serde_json::from_str(&text).map_err(|e| {
+            Bad(format!(
+                "{f}: not a hunt part (written by `clusterscope hunt --shard i/n`): {e}"
+            ))
+        })?;
+        read.push((f.clone(), p));
+    }
+    let (plan, done, found) = hunt::merge(&read).map_err(Bad)?;
+    let s = clusterscope_core::scenario::builtin::get(&plan.scenario)
+        .ok()
+        .filter(|b| clusterscope_core::sweep::digest(b) == plan.scenario_digest)
+        .ok_or_else(|| {
+            Bad(format!(
+                "merge: the hunt ran on a scenario file named {}, not the built-in one; the \
+                 parts hold the schedule: each part's `found.shrunk`",
+                plan.scenario
+            ))
+        });
+    match (s, &found) {
+        (Ok(s), _) => report(
+            &s,
+            &plan,
+            done,
+            0,
+            0.0,
+            found.as_ref(),
+            None,
+            base_url,
+            &plan.scenario,
+        )
+        .map(Some),
+        (Err(_), None) => {
+            emit(&format!(
+                "{} [{}]: {}\n  not found in {done} runs\n",
+                plan.scenario,
+                plan.variant,
+                plan.target.describe()
+            ))?;
+            Ok(Some(true))
+        }
+        (Err(e), Some(_)) => Err(e),
+    }
+}

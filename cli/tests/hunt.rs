@@ -1,0 +1,102 @@
+//! `clusterscope hunt`: exit 1 with a counterexample written as a scenario, identical for any
+//! `--jobs`; exit 0 when the budget runs out; `--out` is never overwritten without `--force`.
+
+use assert_cmd::Command;
+
+const FILE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../docs/hunting/gossip-21636.toml"
+);
+const SYMPTOM: &str = "every node sees every other UP at the end";
+
+fn hunt(variant: &str, jobs: &str, out: &std::path::Path) -> assert_cmd::assert::Assert {
+    Command::cargo_bin("clusterscope")
+        .unwrap()
+        .args(["hunt", FILE, "--variant", variant, "--break", SYMPTOM])
+        .args(["--faults", "drop,loss,partition,delay,restart,kill,stall"])
+        .args([
+            "--budget",
+            "400runs",
+            "--hunt-seed",
+            "2",
+            "--jobs",
+            jobs,
+            "--out",
+        ])
+        .arg(out)
+        .assert()
+}
+
+#[test]
+fn jobs_1_and_2_find_the_same_counterexample() {
+    let dir = std::env::temp_dir().join(format!("cs-hunt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b) = (dir.join("a.toml"), dir.join("b.toml"));
+    let out = hunt("buggy", "1", &a).code(1).get_output().stdout.clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("FOUND at run"), "{text}");
+    assert!(text.contains("#s="), "no permalink: {text}");
+    hunt("buggy", "2", &b).code(1);
+    let (fa, fb) = (
+        std::fs::read_to_string(&a).unwrap(),
+        std::fs::read_to_string(&b).unwrap(),
+    );
+    assert_eq!(fa, fb);
+    // The file replays the failure in `clusterscope run`.
+    Command::cargo_bin("clusterscope")
+        .unwrap()
+        .args(["run"])
+        .arg(&a)
+        .args(["--variant", "buggy"])
+        .assert()
+        .code(1);
+    // An existing --out is refused without --force, and the input never replaced.
+    let err = hunt("buggy", "2", &a).code(2).get_output().stderr.clone();
+    assert!(String::from_utf8_lossy(&err).contains("add --force"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_fixed_variant_survives_and_exits_0() {
+    let dir = std::env::temp_dir().join(format!("cs-hunt-fixed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = hunt("fixed", "2", &dir.join("f.toml"))
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    assert!(String::from_utf8_lossy(&out).contains("not found in 400 runs"));
+    assert!(!dir.join("f.toml").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_hunt_without_a_target_or_with_an_unknown_one_is_refused() {
+    let err = Command::cargo_bin("clusterscope")
+        .unwrap()
+        .args(["hunt", FILE, "--variant", "buggy"])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    assert!(String::from_utf8_lossy(&err).contains(SYMPTOM));
+    let err = Command::cargo_bin("clusterscope")
+        .unwrap()
+        .args(["hunt", FILE, "--break", "nope"])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    assert!(String::from_utf8_lossy(&err).contains("no expectation of that name"));
+    let err = Command::cargo_bin("clusterscope")
+        .unwrap()
+        .args(["hunt", FILE, "--invariants"])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    assert!(String::from_utf8_lossy(&err).contains("checks no safety invariants"));
+}

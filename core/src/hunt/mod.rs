@@ -1,0 +1,926 @@
+//! Hunts: search seeds *and* fault schedules for a run where a named expectation fails (or a
+//! safety invariant breaks), then shrink the schedule that did it (issue 43).
+//!
+//! Pure and deterministic like [`crate::sweep`]: a [`Plan`] numbers its candidate runs
+//! `0..runs`; candidate `i` ([`candidate`]) is a seed and a fault schedule drawn from the ChaCha8
+//! stream `i` of the hunt seed alone (swarm testing: each candidate enables a random subset of
+//! the plan's fault kinds, then draws 0 to [`MAX_FAULTS`] faults of those kinds with random
+//! targets, times, durations and rates), so who runs it (a thread, a shard on another machine)
+//! never changes it. A hunt's result is its *lowest-index* failing candidate, shrunk by
+//! [`shrink`] (delta debugging on the faults, then shorter, lower, earlier, rounder, with a
+//! bounded number of re-runs): any number of threads, or shards merged, give the same result.
+//!
+//! A found schedule is ordinary scenario faults ([`Fault::actions`] are [`Action`]s):
+//! [`found_scenario`] writes the scenario with them as `[[faults]]`, the found seed as its
+//! `seed` and the hunt's `--set` in the variant's `params`, which replays the counterexample in
+//! `clusterscope run` and in the app.
+
+use crate::engine::action::{Action, Dur};
+use crate::limits::Limits;
+use crate::runner::{Run, RunOptions};
+use crate::scenario::{check_process_states, Scenario, Timed};
+use crate::time::{fmt_duration, Micros};
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Most faults one generated candidate has (each a fault and, for most kinds, its undo).
+pub const MAX_FAULTS: usize = 6;
+/// Default bound of the re-runs one shrink may spend.
+pub const SHRINK_RERUNS: u32 = 400;
+/// Most candidate runs one hunt may have.
+pub const MAX_RUNS: u64 = 100_000_000;
+
+/// A kind of fault the generator may draw (`--faults drop,loss,...`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// A link cut (both ways or one way), healed later.
+    Drop,
+    /// A lossy link (5% to 80%), healed later.
+    Loss,
+    /// The cluster split in two groups, healed later (`heal-all`).
+    Partition,
+    /// A slow link (latency up to 2 s), healed later.
+    Delay,
+    /// A node restarted, gracefully or kill -9, down for a while.
+    Restart,
+    /// A node killed (kill -9) and started later.
+    Kill,
+    /// One of a node's threads (executors) stalled, released later.
+    Stall,
+    /// One of the model's node commands (gossip: `disablegossip`...; raft: `timeout`,
+    /// `client-put`...), where the node accepts it.
+    Command,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 8] = [
+        Kind::Drop,
+        Kind::Loss,
+        Kind::Partition,
+        Kind::Delay,
+        Kind::Restart,
+        Kind::Kill,
+        Kind::Stall,
+        Kind::Command,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Drop => "drop",
+            Kind::Loss => "loss",
+            Kind::Partition => "partition",
+            Kind::Delay => "delay",
+            Kind::Restart => "restart",
+            Kind::Kill => "kill",
+            Kind::Stall => "stall",
+            Kind::Command => "command",
+        }
+    }
+
+    /// `drop,loss,partition`: distinct known names, at least one.
+    pub fn parse_list(s: &str) -> Result<Vec<Kind>, String> {
+        let mut out = Vec::new();
+        for w in s.split(',').map(str::trim) {
+            let k = Kind::ALL.iter().find(|k| k.name() == w).ok_or_else(|| {
+                format!(
+                    "--faults {}: \"{}\" is not a fault kind; use some of: {}",
+                    crate::text::clip(s, 80),
+                    crate::text::clip(w, 40),
+                    Kind::ALL.map(Kind::name).join(",")
+                )
+            })?;
+            if out.contains(k) {
+                return Err(format!("--faults {s}: \"{w}\" is given twice"));
+            }
+            out.push(*k);
+        }
+        out.sort();
+        Ok(out)
+    }
+}
+
+/// What the hunt looks for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Target {
+    /// The expectation of this name (the file's, the variant's or a caption's) does not hold.
+    Expectation(String),
+    /// A safety invariant of the model breaks (the `violations` metric is above 0).
+    Invariants,
+}
+
+impl Target {
+    pub fn describe(&self) -> String {
+        match self {
+            Target::Expectation(n) => format!("the expectation \"{n}\" fails"),
+            Target::Invariants => "a safety invariant breaks".into(),
+        }
+    }
+}
+
+/// What a hunt runs. Two hunts with equal plans and spaces try equal candidates.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub scenario: String,
+    /// `sweep::digest` of the scenario: parts of different files do not merge.
+    pub scenario_digest: String,
+    pub variant: String,
+    /// `--set` overrides (TOML text per key), applied to every run.
+    #[serde(default)]
+    pub set: BTreeMap<String, String>,
+    pub target: Target,
+    pub kinds: Vec<Kind>,
+    pub hunt_seed: u64,
+    /// Candidates `0..runs` (with a wall-clock budget in the CLI: the upper bound).
+    pub runs: u64,
+    /// Most re-runs the shrink may spend.
+    pub shrink_reruns: u32,
+}
+
+impl Plan {
+    /// A plan, checked against the scenario: the variant exists, the target expectation is one
+    /// of its expectations (the message lists them), `--invariants` only for a model that
+    /// checks invariants, at least one fault kind, the runs within limits.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        scenario: &Scenario,
+        variant: &str,
+        set: &toml::Table,
+        target: Target,
+        kinds: Vec<Kind>,
+        hunt_seed: u64,
+        runs: u64,
+        limits: &Limits,
+    ) -> Result<Plan, String> {
+        scenario.variant(variant)?;
+        if runs == 0 || runs > MAX_RUNS {
+            return Err(format!("--budget {runs}runs: use 1 to {MAX_RUNS} runs"));
+        }
+        if kinds.is_empty() {
+            return Err("--faults: name at least one fault kind".into());
+        }
+        match &target {
+            Target::Expectation(name) => {
+                let names = crate::sweep::expectation_names(scenario, variant)?;
+                if !names.iter().any(|n| n == name) {
+                    return Err(format!(
+                        "--break \"{}\": {} [{variant}] has no expectation of that name; it has: \
+                         {}",
+                        crate::text::clip(name, 80),
+                        scenario.raw.name,
+                        names
+                            .iter()
+                            .map(|n| format!("\"{n}\""))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+            }
+            Target::Invariants => {
+                let run = Run::new(
+                    scenario.clone(),
+                    variant,
+                    None,
+                    set,
+                    &RunOptions {
+                        body_budget: 0,
+                        checkpointing: false,
+                        limits: limits.clone(),
+                    },
+                )?;
+                if !run.engine.checks_invariants() {
+                    return Err(format!(
+                        "--invariants: the {} model checks no safety invariants; name an \
+                         expectation to break instead (--break \"NAME\")",
+                        scenario.raw.protocol
+                    ));
+                }
+            }
+        }
+        Ok(Plan {
+            scenario: scenario.raw.name.clone(),
+            scenario_digest: crate::sweep::digest(scenario),
+            variant: variant.to_string(),
+            set: set
+                .iter()
+                .map(|(k, v)| (k.clone(), v.to_string()))
+                .collect(),
+            target,
+            kinds,
+            hunt_seed,
+            runs,
+            shrink_reruns: SHRINK_RERUNS,
+        })
+    }
+
+    /// The `--set` overrides as a table.
+    pub fn overrides(&self) -> toml::Table {
+        let mut t = toml::Table::new();
+        for (k, v) in &self.set {
+            if let Ok((_, value)) = crate::scenario::parse_override(&format!("{k}={v}")) {
+                t.insert(k.clone(), value);
+            }
+        }
+        t
+    }
+}
+
+/// What the generator may act on, read once from a run of the scenario: the nodes, the threads,
+/// and the commands each node accepts (`Driver::check_action`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Space {
+    pub nodes: Vec<String>,
+    pub executors: Vec<String>,
+    /// (node index, command) pairs a node accepts.
+    pub commands: Vec<(usize, String)>,
+    pub duration: Micros,
+}
+
+impl Space {
+    pub fn of(scenario: &Scenario, plan: &Plan, limits: &Limits) -> Result<Space, String> {
+        let run = Run::new(
+            scenario.clone(),
+            &plan.variant,
+            None,
+            &plan.overrides(),
+            &RunOptions {
+                body_budget: 0,
+                checkpointing: false,
+                limits: limits.clone(),
+            },
+        )?;
+        let nodes: Vec<String> = scenario.topo.names.clone();
+        let mut commands = Vec::new();
+        for (i, n) in nodes.iter().enumerate() {
+            for c in run.engine.commands() {
+                let a = Action::Command {
+                    node: n.clone(),
+                    command: c.command.to_string(),
+                };
+                if run.engine.check_action(&a).is_ok() {
+                    commands.push((i, c.command.to_string()));
+                }
+            }
+        }
+        Ok(Space {
+            nodes,
+            executors: run
+                .engine
+                .executors()
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            commands,
+            duration: scenario.duration(),
+        })
+    }
+}
+
+/// One fault of a schedule: an action at `at`, and for most kinds the action that undoes it at
+/// `undo.0` (heal the link, start the node, release the thread).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Fault {
+    pub at: Micros,
+    pub action: Action,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undo: Option<(Micros, Action)>,
+}
+
+impl Fault {
+    /// The scenario actions of this fault, in time order.
+    pub fn actions(&self) -> Vec<(Micros, Action)> {
+        let mut v = vec![(self.at, self.action.clone())];
+        if let Some(u) = &self.undo {
+            v.push(u.clone());
+        }
+        v
+    }
+
+    /// One line: `5s drop A<->B, 7.5s heal A<->B`.
+    pub fn describe(&self) -> String {
+        self.actions()
+            .iter()
+            .map(|(t, a)| format!("{} {}", fmt_duration(*t), a.describe()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Every action of a schedule, sorted by time (stable).
+pub fn actions(faults: &[Fault]) -> Vec<(Micros, Action)> {
+    let mut v: Vec<(Micros, Action)> = faults.iter().flat_map(Fault::actions).collect();
+    crate::small_sort::sort_by_key(&mut v, |(t, _)| *t);
+    v
+}
+
+/// How large a schedule is, to compare counterexamples: actions first, then the time its
+/// faults last, then how late they start.
+pub fn size(faults: &[Fault]) -> (usize, Micros, Micros) {
+    let n = faults.iter().map(|f| f.actions().len()).sum();
+    let span = faults
+        .iter()
+        .map(|f| match (&f.undo, &f.action) {
+            (Some((u, _)), _) => u - f.at,
+            (None, Action::Restart { down_for, .. }) => down_for.map_or(0, |d| d.0),
+            _ => 0,
+        })
+        .sum();
+    let at = faults.iter().map(|f| f.at).sum();
+    (n, span, at)
+}
+
+/// One candidate run: a seed and a schedule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Candidate {
+    pub index: u64,
+    pub seed: u64,
+    /// The kinds this candidate drew from (swarm testing).
+    pub kinds: Vec<Kind>,
+    pub faults: Vec<Fault>,
+}
+
+fn round_ms(t: Micros) -> Micros {
+    t / 1_000 * 1_000
+}
+
+/// Candidate `index` of `plan`: a function of the hunt seed and the index only.
+pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
+    let mut rng = crate::rng::child(plan.hunt_seed, index);
+    let seed = rng.random_range(1..=u32::MAX as u64);
+    // Swarm: a random subset of the kinds, each with probability 1/2 (never none).
+    let mut kinds: Vec<Kind> = plan
+        .kinds
+        .iter()
+        .copied()
+        .filter(|_| rng.random_bool(0.5))
+        .collect();
+    if kinds.is_empty() {
+        kinds.push(plan.kinds[rng.random_range(0..plan.kinds.len())]);
+    }
+    // Kinds this scenario cannot draw (no threads, no commands, one node) are left out.
+    let n = space.nodes.len();
+    kinds.retain(|k| match k {
+        Kind::Drop | Kind::Loss | Kind::Delay | Kind::Partition => n >= 2,
+        Kind::Stall => !space.executors.is_empty(),
+        Kind::Command => !space.commands.is_empty(),
+        Kind::Restart | Kind::Kill => true,
+    });
+    let count = if kinds.is_empty() || rng.random_range(0..10) == 0 {
+        0 // one in ten: the seed alone (a plain sweep's run)
+    } else {
+        rng.random_range(1..=MAX_FAULTS)
+    };
+    let dur = space.duration;
+    // Faults start in the first 60% of the run and are undone by 70%: the rest is the
+    // cluster's chance to recover, so that a fault left in place is not the "bug" found.
+    let last_start = dur * 6 / 10;
+    let last_undo = dur * 7 / 10;
+    let mut faults: Vec<Fault> = Vec::new();
+    for _ in 0..count {
+        let kind = kinds[rng.random_range(0..kinds.len())];
+        let at = round_ms(rng.random_range(0..=last_start));
+        // Durations from 1/200 to 1/4 of the run, spread over scales.
+        let per = [200u64, 100, 50, 25, 12, 8, 4][rng.random_range(0..7)];
+        let len = round_ms((dur / per).max(1_000));
+        let until = (at + len).min(last_undo).max(at + 1_000);
+        let mut node = || space.nodes[rng.random_range(0..n)].clone();
+        let fault = match kind {
+            Kind::Drop | Kind::Loss | Kind::Delay => {
+                let from = node();
+                let mut to = node();
+                while to == from {
+                    to = node();
+                }
+                let one_way = rng.random_range(0..4) == 0;
+                let action = match kind {
+                    Kind::Drop => Action::DropLink {
+                        from: from.clone(),
+                        to: to.clone(),
+                        one_way,
+                    },
+                    Kind::Loss => Action::SetLoss {
+                        from: from.clone(),
+                        to: to.clone(),
+                        loss: [0.05, 0.1, 0.2, 0.3, 0.5, 0.8][rng.random_range(0..6)],
+                        one_way,
+                    },
+                    _ => {
+                        let max =
+                            [5_000u64, 20_000, 100_000, 500_000, 2_000_000][rng.random_range(0..5)];
+                        Action::SetLatency {
+                            from: from.clone(),
+                            to: to.clone(),
+                            min: Dur(max / 4),
+                            max: Dur(max),
+                            one_way,
+                        }
+                    }
+                };
+                Fault {
+                    at,
+                    action,
+                    undo: Some((until, Action::HealLink { from, to, one_way })),
+                }
+            }
+            Kind::Partition => {
+                let mut names = space.nodes.clone();
+                crate::rng::shuffle(&mut names, &mut rng);
+                let cut = rng.random_range(1..n);
+                let (a, b) = names.split_at(cut);
+                let mut groups = vec![a.to_vec(), b.to_vec()];
+                for g in &mut groups {
+                    g.sort_by_key(|x| space.nodes.iter().position(|y| y == x));
+                }
+                groups.sort_by_key(|g| space.nodes.iter().position(|y| *y == g[0]));
+                Fault {
+                    at,
+                    action: Action::Partition { groups },
+                    undo: Some((until, Action::HealAll {})),
+                }
+            }
+            Kind::Restart => Fault {
+                at,
+                action: Action::Restart {
+                    node: node(),
+                    kill: rng.random_bool(0.5),
+                    down_for: Some(Dur(until - at)),
+                },
+                undo: None,
+            },
+            Kind::Kill => {
+                let x = node();
+                Fault {
+                    at,
+                    action: Action::Kill { node: x.clone() },
+                    undo: Some((until, Action::Start { node: x })),
+                }
+            }
+            Kind::Stall => {
+                let x = node();
+                let executor = space.executors[rng.random_range(0..space.executors.len())].clone();
+                Fault {
+                    at,
+                    action: Action::Stall {
+                        node: x.clone(),
+                        executor: executor.clone(),
+                    },
+                    undo: Some((until, Action::Release { node: x, executor })),
+                }
+            }
+            Kind::Command => {
+                let (i, c) = &space.commands[rng.random_range(0..space.commands.len())];
+                Fault {
+                    at,
+                    action: Action::Command {
+                        node: space.nodes[*i].clone(),
+                        command: c.clone(),
+                    },
+                    undo: None,
+                }
+            }
+        };
+        // Keep it only if the schedule stays possible (no start of a running node, no action
+        // on a killed one...): what a scenario file's load would refuse.
+        faults.push(fault);
+        if !possible(space, &faults) {
+            faults.pop();
+        }
+    }
+    Candidate {
+        index,
+        seed,
+        kinds,
+        faults,
+    }
+}
+
+/// Whether the process states of the schedule allow every action (`check_process_states`),
+/// every node running at time 0 (a sandbox's own schedule is empty; a scenario's own faults
+/// are checked again when the run is built).
+fn possible(space: &Space, faults: &[Fault]) -> bool {
+    let topo = crate::engine::Topology {
+        names: space.nodes.clone(),
+        dcs: vec!["dc1".into(); space.nodes.len()],
+        racks: vec!["rack1".into(); space.nodes.len()],
+        seeds: vec![0],
+    };
+    let acts = actions(faults);
+    let items: Vec<Timed> = acts
+        .iter()
+        .map(|(t, a)| Timed {
+            at: *t,
+            place: String::new(),
+            action: a,
+            strict: true,
+        })
+        .collect();
+    check_process_states(&topo, &items).is_ok()
+}
+
+/// The outcome of one candidate run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The target happened: why (the expectation's detail, or the violations).
+    Found(String),
+    /// It did not.
+    Held,
+    /// The run could not be made or a fault could not apply (counted apart, never found).
+    Invalid(String),
+}
+
+impl Verdict {
+    pub fn found(&self) -> bool {
+        matches!(self, Verdict::Found(_))
+    }
+}
+
+/// `scenario` with `faults` appended to its own `[[faults]]` (validated again: an impossible
+/// schedule is an error).
+pub fn with_faults(
+    scenario: &Scenario,
+    faults: &[Fault],
+    limits: &Limits,
+) -> Result<Scenario, String> {
+    let mut raw = scenario.raw.clone();
+    for (t, a) in actions(faults) {
+        let mut tab = toml::Table::try_from(&a).map_err(|e| e.to_string())?;
+        tab.insert("at".into(), toml::Value::String(fmt_duration(t)));
+        raw.faults.push(tab);
+    }
+    let mut s = Scenario::from_raw(&scenario.file, raw, limits).map_err(|e| e.to_string())?;
+    s.section = scenario.section.clone();
+    Ok(s)
+}
+
+/// Run `seed` with `faults` and say whether the plan's target happened.
+pub fn try_run(
+    scenario: &Scenario,
+    plan: &Plan,
+    seed: u64,
+    faults: &[Fault],
+    limits: &Limits,
+) -> Verdict {
+    let s = match with_faults(scenario, faults, limits) {
+        Ok(s) => s,
+        Err(e) => return Verdict::Invalid(e),
+    };
+    let opts = RunOptions {
+        body_budget: 0,
+        checkpointing: false,
+        limits: limits.clone(),
+    };
+    let rep = Run::new(s, &plan.variant, Some(seed), &plan.overrides(), &opts).and_then(|mut r| {
+        r.trace_only_if_needed();
+        r.run(None).map_err(|e| e.to_string())
+    });
+    let rep = match rep {
+        Ok(r) => r,
+        Err(e) => return Verdict::Invalid(e),
+    };
+    if !rep.skipped.is_empty() {
+        return Verdict::Invalid(rep.skipped.join("; "));
+    }
+    match &plan.target {
+        Target::Expectation(name) => match rep.expectations.iter().find(|e| &e.name == name) {
+            Some(e) if !e.passed => Verdict::Found(e.detail.clone()),
+            Some(_) => Verdict::Held,
+            None => Verdict::Invalid(format!("no expectation \"{name}\" in the report")),
+        },
+        Target::Invariants => {
+            let v = rep.metrics.get("violations").copied().unwrap_or(0.0);
+            if v > 0.0 {
+                Verdict::Found(format!("{v} safety violation(s)"))
+            } else {
+                Verdict::Held
+            }
+        }
+    }
+}
+
+/// Run candidate `index`.
+pub fn run_candidate(
+    scenario: &Scenario,
+    plan: &Plan,
+    space: &Space,
+    index: u64,
+    limits: &Limits,
+) -> (Candidate, Verdict) {
+    let c = candidate(plan, space, index);
+    let v = try_run(scenario, plan, c.seed, &c.faults, limits);
+    (c, v)
+}
+
+/// A counterexample: the first failing candidate and its shrunk schedule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Found {
+    pub index: u64,
+    pub seed: u64,
+    /// The candidate's schedule as generated.
+    pub original: Vec<Fault>,
+    /// The shrunk schedule (still failing on `seed`).
+    pub shrunk: Vec<Fault>,
+    /// The target's detail on the shrunk schedule.
+    pub detail: String,
+    /// Re-runs the shrink spent.
+    pub reruns: u32,
+}
+
+/// Shrink a failing schedule on `seed` (deterministic; at most `plan.shrink_reruns` re-runs):
+/// remove faults (halves, then one at a time: delta debugging), then per fault shorten it,
+/// lower its loss, move it earlier, round its times to 100 ms and to the second; repeat while
+/// anything changed. Every accepted step keeps the target happening.
+pub fn shrink(
+    scenario: &Scenario,
+    plan: &Plan,
+    seed: u64,
+    faults: &[Fault],
+    limits: &Limits,
+) -> (Vec<Fault>, u32) {
+    let mut cur = faults.to_vec();
+    let mut reruns = 0u32;
+    let budget = plan.shrink_reruns;
+    let fails = |f: &[Fault], reruns: &mut u32| -> bool {
+        if *reruns >= budget {
+            return false;
+        }
+        *reruns += 1;
+        try_run(scenario, plan, seed, f, limits).found()
+    };
+    loop {
+        let before = cur.clone();
+        // 1. Remove chunks, halving their size (ddmin's complement step).
+        let mut chunk = cur.len().div_ceil(2).max(1);
+        while !cur.is_empty() {
+            let mut i = 0;
+            while i < cur.len() {
+                let mut next = cur.clone();
+                next.drain(i..(i + chunk).min(cur.len()));
+                if fails(&next, &mut reruns) {
+                    cur = next;
+                } else {
+                    i += chunk;
+                }
+            }
+            if chunk == 1 {
+                break;
+            }
+            chunk = chunk.div_ceil(2);
+        }
+        // 2. Simplify each fault.
+        for i in 0..cur.len() {
+            for step in 0..SIMPLIFY_STEPS {
+                // Each simplification repeats while it is accepted and changes something.
+                while let Some(f) = simplify(&cur[i], step) {
+                    let mut next = cur.clone();
+                    next[i] = f;
+                    if fails(&next, &mut reruns) {
+                        cur = next;
+                    } else {
+                        break;
+                    }
+                }
+            }
+        }
+        if cur == before || reruns >= budget {
+            break;
+        }
+    }
+    (cur, reruns)
+}
+
+const SIMPLIFY_STEPS: usize = 5;
+
+/// One simplification of a fault, or `None` when it changes nothing: 0 halve its duration
+/// (not below 1 ms), 1 halve its loss (not below 1%), 2 move it to half its time, 3 round its
+/// times to 100 ms, 4 to the second.
+fn simplify(f: &Fault, step: usize) -> Option<Fault> {
+    let mut g = f.clone();
+    match step {
+        0 => {
+            if let Some((u, _)) = &mut g.undo {
+                let len = *u - g.at;
+                if len <= 1_000 {
+                    return None;
+                }
+                *u = g.at + round_ms(len / 2).max(1_000);
+            } else if let Action::Restart {
+                down_for: Some(d), ..
+            } = &mut g.action
+            {
+                if d.0 <= 1_000 {
+                    return None;
+                }
+                d.0 = round_ms(d.0 / 2).max(1_000);
+            } else {
+                return None;
+            }
+        }
+        1 => {
+            let Action::SetLoss { loss, .. } = &mut g.action else {
+                return None;
+            };
+            if *loss <= 0.01 {
+                return None;
+            }
+            *loss = ((*loss * 50.0).round() / 100.0).max(0.01);
+        }
+        2 => {
+            if g.at < 2_000 {
+                return None;
+            }
+            let shift = round_ms(g.at / 2);
+            g.at -= shift;
+            if let Some((u, _)) = &mut g.undo {
+                *u -= shift;
+            }
+        }
+        3 | 4 => {
+            let q = if step == 3 { 100_000 } else { 1_000_000 };
+            let r = |t: Micros| (t + q / 2) / q * q;
+            let at = r(g.at);
+            let len = g.undo.as_ref().map(|(u, _)| r(*u - g.at).max(q));
+            g.at = at;
+            if let (Some((u, _)), Some(len)) = (&mut g.undo, len) {
+                *u = at + len;
+            }
+        }
+        _ => return None,
+    }
+    (g != *f).then_some(g)
+}
+
+/// The hunt as one loop, for tests and small hunts: candidates `indices` in order until one
+/// fails, then its shrink. `progress` is called after each run with the runs done.
+pub fn search(
+    scenario: &Scenario,
+    plan: &Plan,
+    space: &Space,
+    indices: impl Iterator<Item = u64>,
+    limits: &Limits,
+    progress: &mut dyn FnMut(u64),
+) -> Option<Found> {
+    let mut done = 0;
+    for i in indices {
+        let (c, v) = run_candidate(scenario, plan, space, i, limits);
+        done += 1;
+        progress(done);
+        if v.found() {
+            return Some(finish(scenario, plan, c, limits));
+        }
+    }
+    None
+}
+
+/// Shrink a failing candidate into the [`Found`] a hunt reports.
+pub fn finish(scenario: &Scenario, plan: &Plan, c: Candidate, limits: &Limits) -> Found {
+    let (shrunk, reruns) = shrink(scenario, plan, c.seed, &c.faults, limits);
+    let detail = match try_run(scenario, plan, c.seed, &shrunk, limits) {
+        Verdict::Found(d) => d,
+        other => panic!("a shrunk schedule that no longer fails: {other:?}"),
+    };
+    Found {
+        index: c.index,
+        seed: c.seed,
+        original: c.faults,
+        shrunk,
+        detail,
+        reruns,
+    }
+}
+
+/// A whole hunt of `plan.runs` candidates on one thread.
+pub fn hunt(scenario: &Scenario, plan: &Plan, limits: &Limits) -> Result<Option<Found>, String> {
+    let space = Space::of(scenario, plan, limits)?;
+    Ok(search(
+        scenario,
+        plan,
+        &space,
+        0..plan.runs,
+        limits,
+        &mut |_| {},
+    ))
+}
+
+/// The counterexample as a scenario file: `scenario` with the shrunk faults as `[[faults]]`,
+/// the found seed as `seed`, the hunt's `--set` in the variant's `params`; the hunt and the
+/// original schedule as comments at the top. `clusterscope run FILE --variant V` replays it.
+pub fn found_scenario(scenario: &Scenario, plan: &Plan, found: &Found) -> Result<String, String> {
+    let with = with_faults(scenario, &found.shrunk, &Limits::default())?;
+    let mut raw = with.raw.clone();
+    raw.seed = found.seed;
+    let vi = scenario.variant(&plan.variant)?.0;
+    for (k, v) in plan.overrides() {
+        raw.variants[vi].params.insert(k, v);
+    }
+    let body = with.to_toml(&raw)?;
+    let mut head = String::new();
+    let line = |s: &mut String, t: String| {
+        s.push_str("# ");
+        s.push_str(&t);
+        s.push('\n');
+    };
+    line(
+        &mut head,
+        format!(
+            "Found by `clusterscope hunt` (hunt seed {}, run {} of {}): {} in variant {} on seed {}.",
+            plan.hunt_seed,
+            found.index + 1,
+            plan.runs,
+            plan.target.describe(),
+            plan.variant,
+            found.seed
+        ),
+    );
+    line(
+        &mut head,
+        format!("What failed: {}", crate::text::clip(&found.detail, 200)),
+    );
+    line(
+        &mut head,
+        format!(
+            "Shrunk from {} to {} actions in {} re-runs. The schedule as generated:",
+            actions(&found.original).len(),
+            actions(&found.shrunk).len(),
+            found.reruns
+        ),
+    );
+    for (t, a) in actions(&found.original) {
+        line(&mut head, format!("  {} {}", fmt_duration(t), a.describe()));
+    }
+    Ok(format!("{head}\n{body}"))
+}
+
+/// One shard's result (`hunt --shard I/N --out part.json`): the candidates `i, i+n, ...` below
+/// `plan.runs` up to its first failing one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Part {
+    /// A marker, so that a wrong file is named as such.
+    pub clusterscope_hunt_part: u32,
+    pub plan: Plan,
+    pub shard: (u64, u64),
+    /// Candidates this shard ran.
+    pub runs_done: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found: Option<Found>,
+}
+
+pub const PART_VERSION: u32 = 1;
+
+/// Merge the parts of one hunt: every shard `0..n` once, one plan. The result is the found
+/// counterexample of the lowest candidate index (each shard ran its candidates in order up to
+/// its first failing one, so that is the one an unsharded hunt of the same runs finds), with the
+/// runs done in all.
+pub fn merge(parts: &[(String, Part)]) -> Result<(Plan, u64, Option<Found>), String> {
+    let Some((first_file, first)) = parts.first() else {
+        return Err("merge: no part files given".into());
+    };
+    let n = first.shard.1;
+    let mut seen = vec![None::<&str>; n as usize];
+    for (file, p) in parts {
+        if p.clusterscope_hunt_part != PART_VERSION {
+            return Err(format!(
+                "{file}: a hunt part of format {}; this clusterscope reads format {PART_VERSION}",
+                p.clusterscope_hunt_part
+            ));
+        }
+        if p.plan != first.plan || p.shard.1 != n {
+            return Err(format!(
+                "{file}: a part of another hunt than {first_file} (plan or shard count differ); \
+                 merge the parts of one hunt only"
+            ));
+        }
+        let i = p.shard.0;
+        if i >= n {
+            return Err(format!("{file}: shard {i}/{n} is out of range"));
+        }
+        if let Some(other) = seen[i as usize] {
+            return Err(format!(
+                "{file}: shard {i}/{n} is also {other}: is one given twice?"
+            ));
+        }
+        seen[i as usize] = Some(file);
+        if let Some(f) = &p.found {
+            if f.index % n != i || f.index >= p.plan.runs {
+                return Err(format!(
+                    "{file}: found.index {} is not a candidate of shard {i}/{n}",
+                    f.index
+                ));
+            }
+        }
+    }
+    if let Some(missing) = seen.iter().position(Option::is_none) {
+        return Err(format!(
+            "merge: shard {missing}/{n} is missing; a hunt's result needs every shard's part"
+        ));
+    }
+    let found = parts
+        .iter()
+        .filter_map(|(_, p)| p.found.as_ref())
+        .min_by_key(|f| f.index)
+        .cloned();
+    let runs = parts.iter().map(|(_, p)| p.runs_done).sum();
+    Ok((first.plan.clone(), runs, found))
+}
