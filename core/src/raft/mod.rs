@@ -454,7 +454,7 @@ impl<S: StateMachine> Protocol for Raft<S> {
                 ctx.set_timer(Timer::Election, at);
                 ctx.log(
                     LogLevel::Info,
-                    &format!(
+                    format!(
                         "election timer set by command: fires in {}",
                         crate::time::fmt_duration(d)
                     ),

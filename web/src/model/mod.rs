@@ -607,6 +607,19 @@ impl Model {
                     None => self.info("No more captions after the cursor.".into()),
                 }
             }
+            Msg::Chapter(i) => {
+                self.stop();
+                match self.captions.get(i) {
+                    Some(c) => {
+                        let t = c.0;
+                        self.scrub_to(t);
+                    }
+                    None => self.error(format!(
+                        "chapter {i}: this replay has {} chapter(s), numbered from 0",
+                        self.captions.len()
+                    )),
+                }
+            }
             Msg::PrevCaption => {
                 self.stop();
                 let now = self.now();

@@ -49,6 +49,8 @@ pub enum Msg {
     Prev(NavKind),
     NextCaption,
     PrevCaption,
+    /// Move the cursor to chapter `i` (a caption, 0-based: the embed form's `chapter`).
+    Chapter(usize),
     JumpToStart,
     JumpToEnd,
     ScrubTo(Micros),

@@ -126,6 +126,8 @@ pub fn app() -> Html {
     let resize = use_state(|| 0u32);
     let saved = use_mut_ref(String::new);
     let sys_dark = use_state(platform::prefers_dark);
+    // The embed form (`?embed`, `embed.rs`): the lecture view of one scenario in a course page.
+    let embed = (*use_memo((), |_| super::embed::opts())).clone();
 
     // Restore: the autosaved session first, then a permalink on top (so a broken link leaves the
     // saved session in place; a link that is the saved session, as after a reload, is not opened
@@ -134,11 +136,19 @@ pub fn app() -> Html {
         let s = s.clone();
         let ready = ready.clone();
         let saved = saved.clone();
+        let embed = embed.clone();
         use_effect_with((), move |_| {
             if let Some(t) = platform::load(platform::THEME_KEY) {
                 s.dispatch(Msg::SetTheme(Theme::parse(&t)));
             }
             let hash = platform::hash();
+            // An embedded replay opens what its address names and never touches the saved
+            // session (a course page must not replace the reader's own work).
+            if let Some(e) = &embed {
+                super::embed::open(&s, e, hash.strip_prefix("s=").unwrap_or(&hash));
+                ready.set(true);
+                return;
+            }
             let stored = platform::load(platform::SESSION_KEY);
             if let Some(stored) = &stored {
                 s.dispatch(Msg::RestoreSaved(stored.clone()));
@@ -157,8 +167,11 @@ pub fn app() -> Html {
     {
         let s = s.clone();
         let resize = resize.clone();
+        let embedded = embed.is_some();
         use_effect_with((), move |_| {
             let doc = gloo::utils::document();
+            // The host page's commands (`embed.rs`).
+            let host = embedded.then(|| super::embed::listen(s.clone()));
             let s2 = s.clone();
             let keys = gloo::events::EventListener::new_with_options(
                 &doc,
@@ -201,6 +214,8 @@ pub fn app() -> Html {
                     };
                     let toggle = match e.key().as_str() {
                         "m" => Some(Msg::Teach(TeachMsg::SetMsgMode(!msg_mode))),
+                        // An embedded replay is always the lecture view.
+                        "f" | "Escape" if embedded => None,
                         // Not on a phone, where the present button is hidden too.
                         "f" if !platform::is_phone() => {
                             platform::fullscreen(!present);
@@ -294,6 +309,7 @@ pub fn app() -> Html {
             // The topology ends at the bottom of the viewport (`--topo-top`, style.css).
             let top = platform::watch_topology_top();
             move || {
+                drop(host);
                 drop(top);
                 drop(blur);
                 drop(fs);
@@ -387,8 +403,9 @@ pub fn app() -> Html {
             h.strip_prefix("s=").unwrap_or(&h).to_string()
         });
         let s = s.clone();
+        let embedded = embed.is_some();
         use_effect_with(key, move |key| {
-            if key.is_some() && !crate::crash::stopped() {
+            if key.is_some() && !crate::crash::stopped() && !embedded {
                 let m = s.model.borrow();
                 let enc = m.session().encode();
                 if m.trial.is_none() && *saved.borrow() != enc {
@@ -541,6 +558,24 @@ pub fn app() -> Html {
     let frontier = m.frontier().to_string();
     let n_nodes = m.n();
     let present = m.teach.present;
+    // What an embedded replay tells its host page (`embed.rs`): what is open, the chapter the
+    // cursor is in, playing or not, and errors.
+    let to_host = embed.as_ref().map(|_| {
+        (
+            (
+                m.run.scenario.name().to_string(),
+                m.run.variant.clone(),
+                m.session_rev,
+            ),
+            super::embed::chapter_at(&m.captions, m.now()),
+            m.playing,
+            m.banner
+                .as_ref()
+                .filter(|b| b.kind == BannerKind::Error)
+                .map(|b| b.text.clone()),
+        )
+    });
+    let now_us = m.now();
     let user_actions = m.run.engine.user_actions().len().to_string();
     let comparing = m.compare.is_some();
     // A link's session on trial (`model::trial`), for tests: pending or failed.
@@ -560,10 +595,37 @@ pub fn app() -> Html {
         None => (None, None),
     };
     drop(m);
+    {
+        let (opened, chapter, playing, error) = to_host.map_or((None, None, None, None), |h| {
+            (Some(h.0), Some(h.1), Some(h.2), h.3)
+        });
+        let s1 = s.clone();
+        use_effect_with((opened, *ready), move |(o, ready)| {
+            if o.is_some() && *ready {
+                super::embed::post_ready(&s1);
+            }
+        });
+        let s2 = s.clone();
+        use_effect_with(chapter, move |c| {
+            if let Some(Some(i)) = c {
+                super::embed::post_chapter(&s2, *i);
+            }
+        });
+        use_effect_with(playing, move |p| {
+            if let Some(p) = p {
+                super::embed::post_state(*p, now_us);
+            }
+        });
+        use_effect_with(error, move |e| {
+            if let Some(e) = e {
+                super::embed::post("error", &[("message", e.as_str().into())]);
+            }
+        });
+    }
     // Last effect of the root: the children's effects (canvas drawing) have run.
     use_effect(move || platform::perf::rendered(busy));
     html! {
-        <main id="app" class={classes!("app", present.then_some("present"))}
+        <main id="app" class={classes!("app", present.then_some("present"), embed.is_some().then_some("embed"))}
             data-ready={if *ready { "1" } else { "0" }}
             data-busy={if busy { "1" } else { "0" }}
             data-scenario={scenario} data-variant={variant}

@@ -7,6 +7,7 @@ pub mod branches;
 pub mod checks;
 pub mod compare;
 pub mod confirm;
+pub mod embed;
 pub mod export;
 pub mod header;
 pub mod help;
