@@ -1,10 +1,11 @@
 // Issue 41, the incident review: a permalink opens at the exact time shared (not the step before
 // it); named bookmarks (b) are drawn on the timeline, listed (a click jumps), and survive the
 // permalink and an export -> import, which also keeps every branch; "No more captions after the
-// cursor." goes once the cursor moves back; "explain" says readable durations.
+// cursor." goes once the cursor moves back; "explain" says readable durations and opens in view;
+// "How often?" covers nothing on a phone.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { app, bannerText, clickNode, clickTimeline, open, settled } from './lib/app.mjs';
+import { app, bannerText, clickNode, clickTimeline, nodes, open, settled } from './lib/app.mjs';
 import { decodeSession, encodeSession } from './lib/session.mjs';
 
 export const timeoutMs = 180_000;
@@ -179,4 +180,22 @@ export async function run({ page, baseUrl, context, screenshot, log }) {
   await page.evaluate(() => window.scrollTo(0, 0));
   const box = await page.locator('#explain').boundingBox();
   assert.ok(box && box.y + 20 < 768, `explain starts in view at 1366x768 (y ${box && box.y})`);
+
+  // 7. "How often?" is in the page's flow: on a phone nothing lies over node B or the node
+  // panel's buttons (it floated over both).
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.selectOption('#scenario-select', 'cassandra-21636-packet-loss');
+  await settled(page);
+  assert.notEqual(await page.$eval('#sweep-open', (e) => getComputedStyle(e).position), 'fixed');
+  const n = await nodes(page);
+  for (const name of Object.keys(n)) {
+    const hit = await page.evaluate(([x, y]) => document.elementFromPoint(x, y)?.id, [n[name].x, n[name].y]);
+    assert.equal(hit, 'topology', `node ${name} is not covered`);
+  }
+  for (const b of await page.$$('#node-panel button')) {
+    await b.scrollIntoViewIfNeeded();
+    const r = await b.boundingBox();
+    const hit = await page.evaluate(([x, y]) => document.elementFromPoint(x, y)?.closest('#node-panel') !== null, [r.x + r.width / 2, r.y + r.height / 2]);
+    assert.ok(hit, `${await b.textContent()} is not covered`);
+  }
 }
