@@ -1746,6 +1746,7 @@ row_tests!(
     permalink_unknown_field,
     permalink_too_many_actions,
     permalink_actions_out_of_order,
+    permalink_bookmark_too_long,
     action_unknown_node,
     action_self_link,
     action_start_running_node,
