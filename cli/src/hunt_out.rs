@@ -372,6 +372,8 @@ fn report(
         compare: None,
         branches: Vec::new(),
         branch: 0,
+        at_us: None,
+        bookmarks: Vec::new(),
     }
     .encode();
     if link.len() <= MAX_PERMALINK_CHARS {

@@ -158,6 +158,8 @@ impl Links<'_> {
                 compare: None,
                 branches: Vec::new(),
                 branch: 0,
+                at_us: None,
+                bookmarks: Vec::new(),
             }
             .encode()
         });

@@ -49,6 +49,32 @@ pub struct Session {
     pub branches: Vec<BranchRef>,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub branch: usize,
+    /// Virtual time (µs) the view is at. The cursor can stand between two events (a scrub to
+    /// 7.318 s with the last event at 7.200 s), which the step alone cannot say: a link opens
+    /// at this time, with the messages in flight and the timers of this time. `None`: the
+    /// time of step `cursor` (links made before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_us: Option<u64>,
+    /// Named bookmarks on the timeline, by time (a review's "here W1 gets index 4").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bookmarks: Vec<Bookmark>,
+}
+
+/// Most bookmarks a session holds.
+pub const MAX_BOOKMARKS: usize = 200;
+/// Longest bookmark name and note, in characters.
+pub const MAX_BOOKMARK_NAME: usize = 80;
+pub const MAX_BOOKMARK_NOTE: usize = 500;
+
+/// A named point on the timeline with a short note.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bookmark {
+    /// Virtual time it marks.
+    pub at_us: u64,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
 }
 
 fn is_zero(x: &usize) -> bool {
@@ -139,6 +165,23 @@ impl Session {
                 s.branches.len()
             ));
         }
+        if s.bookmarks.len() > MAX_BOOKMARKS {
+            return Err(format!(
+                "the link has {} bookmarks; the limit is {MAX_BOOKMARKS}",
+                s.bookmarks.len()
+            ));
+        }
+        for (i, b) in s.bookmarks.iter().enumerate() {
+            if b.name.chars().count() > MAX_BOOKMARK_NAME
+                || b.note.chars().count() > MAX_BOOKMARK_NOTE
+            {
+                return Err(format!(
+                    "the link's bookmark {} is too long (name at most {MAX_BOOKMARK_NAME} \
+                     characters, note at most {MAX_BOOKMARK_NOTE})",
+                    i + 1
+                ));
+            }
+        }
         for (i, b) in s.branches.iter().enumerate() {
             if b.parent.is_some_and(|p| p >= i) {
                 return Err(format!("the link's branch {} names a later parent", i + 1));
@@ -152,6 +195,46 @@ impl Session {
         }
         Ok(s)
     }
+}
+
+/// A line in exported scenario files carrying the whole session (a permalink payload whose
+/// scenario is the file itself): an import restores its branches, bookmarks, cursor time,
+/// selection and compare.
+pub const SESSION_MARKER: &str = "# clusterscope: session = ";
+
+/// The session line of an export: `s` as a permalink payload, its scenario replaced by the
+/// built-in name `name` (the file itself is the scenario; carrying its text again would double
+/// the file).
+pub fn session_line(s: &Session, name: &str) -> String {
+    let mut s = s.clone();
+    s.scenario = ScenarioRef::Builtin(name.to_string());
+    format!("{SESSION_MARKER}{}\n", s.encode())
+}
+
+/// The session an exported file carries (its [`SESSION_MARKER`] line), with the scenario set to
+/// the file (`text`, without that line) and the file's seed and recorded actions taken as they
+/// are in the file (a person may have edited them). `None`: the file has no such line.
+pub fn session_of_export(text: &str, limits: &Limits) -> Option<Result<Session, String>> {
+    let line = text.lines().find_map(|l| l.strip_prefix(SESSION_MARKER))?;
+    Some(
+        Session::decode(line, limits)
+            .map(|mut s| {
+                s.scenario = ScenarioRef::Custom(without_session_line(text));
+                s
+            })
+            .map_err(|e| format!("its session line ({SESSION_MARKER}...) cannot be read: {e}")),
+    )
+}
+
+/// `text` without its [`SESSION_MARKER`] line.
+pub fn without_session_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for l in text.split_inclusive('\n') {
+        if !l.starts_with(SESSION_MARKER) {
+            out.push_str(l);
+        }
+    }
+    out
 }
 
 /// The session as a scenario file: the scenario with this seed and the recorded actions, so that
@@ -207,7 +290,57 @@ mod tests {
                 },
             ],
             branch: 1,
+            at_us: Some(3_118_000),
+            bookmarks: vec![Bookmark {
+                at_us: 3_000_000,
+                name: "cut".into(),
+                note: "A stops hearing B here".into(),
+            }],
         }
+    }
+
+    #[test]
+    fn export_carries_the_whole_session() {
+        let sc = crate::scenario::builtin::get("cassandra-21636-packet-loss").unwrap();
+        let s = sample();
+        let body = export_scenario(&sc, s.seed, &s.actions).unwrap();
+        let text = format!("# exported\n{}{body}", session_line(&s, sc.name()));
+        let back = session_of_export(&text, &Limits::default())
+            .expect("a session line")
+            .unwrap();
+        let ScenarioRef::Custom(file) = &back.scenario else {
+            panic!("the scenario is the file")
+        };
+        assert!(!file.contains(SESSION_MARKER));
+        let parsed = crate::scenario::Scenario::parse("x.toml", file, &Limits::default()).unwrap();
+        assert_eq!(parsed.raw.recorded, s.actions);
+        assert_eq!(
+            Session {
+                scenario: s.scenario.clone(),
+                ..back
+            },
+            s
+        );
+        // No line: none; a damaged one: an error naming the line.
+        assert!(session_of_export(&body, &Limits::default()).is_none());
+        let bad = format!("{SESSION_MARKER}AAAA\n{body}");
+        let e = session_of_export(&bad, &Limits::default())
+            .unwrap()
+            .unwrap_err();
+        assert!(e.contains("session line"), "{e}");
+    }
+
+    #[test]
+    fn long_bookmarks_are_refused() {
+        let l = Limits::default();
+        let mut s = sample();
+        s.bookmarks[0].note = "x".repeat(MAX_BOOKMARK_NOTE + 1);
+        let e = Session::decode(&s.encode(), &l).unwrap_err();
+        assert!(e.contains("bookmark 1 is too long"), "{e}");
+        let mut s = sample();
+        s.bookmarks = vec![s.bookmarks[0].clone(); MAX_BOOKMARKS + 1];
+        let e = Session::decode(&s.encode(), &l).unwrap_err();
+        assert!(e.contains("bookmarks; the limit"), "{e}");
     }
 
     #[test]

@@ -95,6 +95,41 @@ pub fn fmt_duration(us: Micros) -> String {
     }
 }
 
+/// A span for a person to read (an age, how long ago): three significant digits and a unit
+/// (`340 µs`, `12.3 ms`, `1.01 s`, `42.5 s`), minutes and seconds from a minute (`5m09s`),
+/// hours and minutes from an hour (`1h05m`). Not for scenario files ([`fmt_duration`]).
+pub fn fmt_elapsed(us: Micros) -> String {
+    let ms = us as f64 / US_PER_MS as f64;
+    let s = us as f64 / US_PER_S as f64;
+    if us < US_PER_MS {
+        format!("{us} µs")
+    } else if us < US_PER_S {
+        match ms {
+            ms if ms < 10.0 => format!("{:.2} ms", trunc(ms, 100.0)),
+            ms if ms < 100.0 => format!("{:.1} ms", trunc(ms, 10.0)),
+            ms => format!("{:.0} ms", ms.floor()),
+        }
+    } else if us < 60 * US_PER_S {
+        if s < 10.0 {
+            format!("{:.2} s", trunc(s, 100.0))
+        } else {
+            format!("{:.1} s", trunc(s, 10.0))
+        }
+    } else {
+        let secs = us / US_PER_S;
+        if secs < 3600 {
+            format!("{}m{:02}s", secs / 60, secs % 60)
+        } else {
+            format!("{}h{:02}m", secs / 3600, (secs / 60) % 60)
+        }
+    }
+}
+
+/// `x` cut (not rounded) to the precision `1 / scale`: "1.01 s" never reads "1.02 s" early.
+fn trunc(x: f64, scale: f64) -> f64 {
+    (x * scale).floor() / scale
+}
+
 /// A span rounded down for a message, in the scenario notation (`1h37m`, `9m30s`, `45s`,
 /// `250ms`): "about this much fits".
 pub fn fmt_span_floor(us: Micros) -> String {
@@ -115,6 +150,18 @@ pub fn fmt_span_floor(us: Micros) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn elapsed_reads_as_a_person_would_say_it() {
+        assert_eq!(fmt_elapsed(1_013_884), "1.01 s");
+        assert_eq!(fmt_elapsed(340), "340 µs");
+        assert_eq!(fmt_elapsed(12_345), "12.3 ms");
+        assert_eq!(fmt_elapsed(2_999), "2.99 ms");
+        assert_eq!(fmt_elapsed(250_000), "250 ms");
+        assert_eq!(fmt_elapsed(42_560_000), "42.5 s");
+        assert_eq!(fmt_elapsed(309_272_000), "5m09s");
+        assert_eq!(fmt_elapsed(3_900 * US_PER_S), "1h05m");
+    }
 
     #[test]
     fn parses_units_and_compounds() {

@@ -264,6 +264,8 @@ fn session(actions: Vec<RecordedAction>) -> Session {
         compare: None,
         branches: Vec::new(),
         branch: 0,
+        at_us: None,
+        bookmarks: Vec::new(),
     }
 }
 
@@ -353,6 +355,12 @@ fn rows() -> Vec<Row> {
     let mut v2 = session(vec![]);
     v2.v = 2;
     let huge_session = session((0..10_001).map(|i| kill_at(i + 1)).collect());
+    let mut long_note = session(vec![]);
+    long_note.bookmarks = vec![clusterscope_core::session::Bookmark {
+        at_us: 1_000_000,
+        name: "W1".into(),
+        note: "x".repeat(501),
+    }];
     vec![
         // ---- scenario files ----
         sc(
@@ -713,6 +721,13 @@ fn rows() -> Vec<Row> {
             s("a valid session whose actions are at steps 120, 40"),
             session(vec![kill_at(120), kill_at(40)]).encode(),
             &["not in step order"],
+        ),
+        link(
+            "permalink_bookmark_too_long",
+            "A bookmark whose note is over 500 characters",
+            s("a valid session with a bookmark note of 501 characters"),
+            long_note.encode(),
+            &["bookmark 1 is too long", "note at most 500"],
         ),
         // ---- user actions (the web app's buttons, permalinks' recorded actions) ----
         act(
@@ -1747,6 +1762,7 @@ row_tests!(
     permalink_unknown_field,
     permalink_too_many_actions,
     permalink_actions_out_of_order,
+    permalink_bookmark_too_long,
     action_unknown_node,
     action_self_link,
     action_start_running_node,

@@ -93,6 +93,8 @@ fn permalink_action_at_ahead_of_its_step() {
         compare: None,
         branches: Vec::new(),
         branch: 0,
+        at_us: None,
+        bookmarks: Vec::new(),
     }
     .encode();
     let Ok(s) = Session::decode(&link, &Limits::default()) else {

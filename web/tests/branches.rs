@@ -6,8 +6,7 @@ use clusterscope_core::engine::action::{Action, MsgFate};
 use clusterscope_core::engine::trace::{DropReason, RecKind};
 use clusterscope_core::limits::Limits;
 use clusterscope_core::session::Session;
-use clusterscope_web::model::branches::BRANCH_MARKER;
-use clusterscope_web::model::{Msg, Store};
+use clusterscope_web::model::{BannerKind, Msg, Store};
 use std::rc::Rc;
 
 #[cfg(target_arch = "wasm32")]
@@ -131,7 +130,43 @@ fn a_fork_keeps_the_original_as_a_branch_with_its_expectations() {
     assert_eq!(back.branches.len(), 3);
     assert_eq!(back.branch, 2);
     let export = s.model.borrow().export_scenario().unwrap();
-    assert_eq!(export.matches(BRANCH_MARKER).count(), 2, "{export}");
+    assert_eq!(
+        export
+            .matches(clusterscope_core::session::SESSION_MARKER)
+            .count(),
+        1,
+        "{export}"
+    );
+    // An import of the export brings every branch back, the same one shown (issue 41: only the
+    // current branch's actions came back).
+    let imported = settle(send(
+        store(),
+        Msg::ImportScenario {
+            file: "export.toml".into(),
+            text: export,
+        },
+    ));
+    {
+        let m = imported.model.borrow();
+        assert!(
+            m.banner
+                .as_ref()
+                .is_none_or(|b| b.kind != BannerKind::Error),
+            "{:?}",
+            m.banner
+        );
+        assert_eq!(m.branches.list.len(), 3);
+        assert_eq!(m.branches.current, 2);
+        assert_eq!(m.run.engine.user_actions().len(), 2);
+        assert_eq!(m.branch_actions(1).len(), 1);
+        assert_eq!(m.branch_actions(0).len(), 0);
+        assert_eq!(m.branches.list[2].parent, Some(1));
+        assert_eq!(
+            m.now(),
+            s.model.borrow().now(),
+            "opens at the exported time"
+        );
+    }
 
     // Switch back to the original in one message: no actions, the cursor keeps its time.
     let now = s.model.borrow().now();

@@ -334,6 +334,8 @@ fn permalink_to_an_unknown_scenario_is_refused() {
         compare: None,
         branches: Vec::new(),
         branch: 0,
+        at_us: None,
+        bookmarks: Vec::new(),
     };
     let s = send(store(), Msg::OpenPermalink(bad.encode()));
     let m = s.model.borrow();
@@ -797,4 +799,84 @@ fn the_memoised_matrix_summary_follows_the_state() {
     );
     let s = settle(send(s, Msg::UserAction(Action::Kill { node: "C".into() })));
     check(&s, "C killed");
+}
+
+/// Issue 41: a link opens at the time shared (7.318 s in Figure 8, between two events), not at
+/// its step's time, and carries the bookmarks.
+#[test]
+fn permalink_restores_the_exact_time_and_the_bookmarks() {
+    const T: u64 = 7_318_000;
+    let s = settle(send(store(), Msg::LoadBuiltin("raft-figure-8".into())));
+    let s = settle(send(s, Msg::ScrubTo(T)));
+    let s = send(
+        s,
+        Msg::AddBookmark {
+            name: " W1 index 4 ".into(),
+            note: "here W1 gets index 4".into(),
+        },
+    );
+    let (session, step) = {
+        let m = s.model.borrow();
+        assert_eq!(m.now(), T);
+        assert_eq!(m.bookmarks.len(), 1);
+        assert_eq!(m.bookmarks[0].name, "W1 index 4");
+        assert_eq!(m.bookmarks[0].at_us, T);
+        (m.session(), m.cursor())
+    };
+    assert_eq!(session.at_us, Some(T));
+    let other = settle(send(store(), Msg::OpenPermalink(session.encode())));
+    {
+        let m = other.model.borrow();
+        assert_eq!(m.now(), T, "the time shared");
+        assert_eq!(m.cursor(), step);
+        assert_eq!(m.bookmarks, session.bookmarks);
+        assert_eq!(m.session(), session);
+    }
+    // Without the time (links made before it), the step's own time: earlier.
+    let old = clusterscope_core::session::Session {
+        at_us: None,
+        ..session
+    };
+    let s2 = settle(send(store(), Msg::OpenPermalink(old.encode())));
+    assert!(s2.model.borrow().now() < T);
+    // A bookmark jumps and is removed.
+    let s = settle(send(other, Msg::JumpToStart));
+    let s = settle(send(s, Msg::GoToBookmark(0)));
+    assert_eq!(s.model.borrow().now(), T);
+    let s = send(s, Msg::RemoveBookmark(0));
+    assert!(s.model.borrow().bookmarks.is_empty());
+}
+
+/// Issue 41: "No more captions after the cursor." goes once the cursor moves back.
+#[test]
+fn a_nothing_more_notice_goes_when_the_cursor_moves() {
+    let s = settle(send(open("fixed"), Msg::JumpToEnd));
+    let s = send(s, Msg::NextCaption);
+    assert!(s
+        .model
+        .borrow()
+        .banner
+        .as_ref()
+        .is_some_and(|b| b.text.contains("No more captions")));
+    let s = settle(send(s, Msg::PrevCaption));
+    assert!(
+        s.model.borrow().banner.is_none(),
+        "{:?}",
+        s.model.borrow().banner
+    );
+}
+
+/// Going back from the end of a run whose last event is before its end (Figure 8: the last at
+/// 10.008 s of 12 s) moves the cursor back: the state held at the end is a checkpoint whose
+/// clock ran on to 12 s.
+#[test]
+fn previous_caption_from_the_end_after_the_last_event_moves_back() {
+    let s = settle(send(store(), Msg::LoadBuiltin("raft-figure-8".into())));
+    let s = settle(send(s, Msg::JumpToEnd));
+    assert_eq!(s.model.borrow().now(), 12_000_000);
+    let s = send(s, Msg::NextCaption);
+    let s = settle(send(s, Msg::PrevCaption));
+    let m = s.model.borrow();
+    assert_eq!(m.now(), 10_010_000, "the last caption's time");
+    assert!(m.banner.is_none(), "{:?}", m.banner);
 }

@@ -9,7 +9,7 @@ use super::Raft;
 use crate::engine::trace::Trace;
 use crate::engine::{NodeId, NodeStatus, Sim};
 use crate::explain::last_log;
-use crate::time::{fmt_duration, fmt_time};
+use crate::time::{fmt_elapsed, fmt_time};
 
 pub fn explain<S: StateMachine>(
     r: &Raft<S>,
@@ -60,7 +60,7 @@ pub fn explain<S: StateMachine>(
                 name(l),
                 n.term,
                 fmt_time(n.last_leader_contact),
-                fmt_duration(sim.now.saturating_sub(n.last_leader_contact))
+                fmt_elapsed(sim.now.saturating_sub(n.last_leader_contact))
             ),
             None => format!("{me} is a follower in term {} and knows no leader.", n.term),
         },

@@ -17,6 +17,8 @@ pub const PAD: f64 = 10.0;
 pub const TRACK_Y: f64 = 18.0;
 pub const TRACK_H: f64 = 9.0;
 const DENSITY_Y: f64 = 29.0;
+/// The colour of bookmarks (a violet apart from the captions', faults' and actions').
+pub const BOOKMARK: &str = "#8b3fd9";
 /// Dropped messages are drawn on the track when the window holds at most this many records.
 pub const MAX_DROP_SCAN: usize = 300_000;
 
@@ -168,6 +170,19 @@ pub fn draw(
         ctx.set_global_alpha(0.5);
         tri(ctx, x_of(a.at.0, end, w), 4.0, 5.0, p.user);
         ctx.set_global_alpha(1.0);
+    }
+
+    // Bookmarks: a pennant across the track.
+    ctx.set_fill_style_str(BOOKMARK);
+    for b in &m.bookmarks {
+        let x = x_of(b.at_us, end, w).round();
+        ctx.fill_rect(x - 1.0, TRACK_Y - 4.0, 2.0, TRACK_H + 8.0);
+        ctx.begin_path();
+        ctx.move_to(x, TRACK_Y - 4.0);
+        ctx.line_to(x + 8.0, TRACK_Y + 0.5);
+        ctx.line_to(x, TRACK_Y + 5.0);
+        ctx.close_path();
+        ctx.fill();
     }
 
     // State-change density per pixel column.

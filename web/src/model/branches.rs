@@ -3,7 +3,8 @@
 //! a branch of its own (its recorded actions: the replay computes it again). Branches are listed
 //! under the timeline, switched in one click (the cursor keeps its time), each with its
 //! expectations evaluated at the end of the scenario, and travel in the permalink
-//! (`Session::branches`) and as comment lines in an exported scenario.
+//! (`Session::branches`) and in an exported scenario's session line
+//! (`clusterscope_core::session::SESSION_MARKER`), which an import restores.
 //!
 //! Branches belong to one scenario, variant and seed (actions are recorded by step): loading
 //! another session starts a single branch again.
@@ -16,8 +17,6 @@ use clusterscope_core::session::BranchRef;
 /// to the end of the scenario, in a Web Worker: [`Model::branch_jobs`]); above, on request
 /// ([`Msg::EvaluateBranches`]).
 pub const AUTO_EVAL_MAX_NODES: usize = 64;
-/// A line in exported scenario files carrying another branch of the session (a permalink payload).
-pub const BRANCH_MARKER: &str = "# clusterscope: branch ";
 
 /// A branch's expectations at the end of the scenario (`Err`: the replay stopped).
 pub type Outcome = Result<Vec<ExpectResult>, String>;
@@ -249,25 +248,5 @@ impl Model {
                 .collect(),
             requested: false,
         };
-    }
-
-    /// Comment lines for an exported scenario: every other branch as a permalink payload.
-    pub(super) fn branch_lines(&self) -> String {
-        let mut out = String::new();
-        for i in 0..self.branches.list.len() {
-            if i == self.branches.current {
-                continue;
-            }
-            let mut s = self.session();
-            s.actions = self.branch_actions(i);
-            s.branch = i;
-            out.push_str(&format!(
-                "{BRANCH_MARKER}{} ({}) = {}\n",
-                i + 1,
-                self.branches.list[i].what.replace('\n', " "),
-                s.encode()
-            ));
-        }
-        out
     }
 }

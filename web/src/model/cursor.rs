@@ -41,6 +41,14 @@ impl Model {
             let t0 = crate::platform::clock_ms();
             self.jump_to_step(k);
             self.note_replay(replay, t0);
+            if self.now() > t && k > 0 {
+                // The state held at step k is one whose clock ran on past `t` with no event
+                // (the end of a run whose last event is before its end, kept as a checkpoint):
+                // rebuild step k from the step before it, then settle at `t` (issue 41: "C" at
+                // the end of Figure 8 did not move the cursor back).
+                self.jump_to_step(k - 1);
+                self.engine_ok(|m| m.run.engine.run_until(t, 1).map(|_| ()));
+            }
             if t <= frontier_t {
                 // Settle the clock at exactly `t` (no event is due before it).
                 self.engine_ok(|m| m.run.engine.run_until(t, 1).map(|_| ()));
@@ -122,7 +130,7 @@ impl Model {
             Some(s) => self.jump_to_step(s),
             None => {
                 self.jump_to_step(0);
-                self.info(format!("No earlier {} before the cursor.", kind.label()));
+                self.notice(format!("No earlier {} before the cursor.", kind.label()));
             }
         }
     }
@@ -274,9 +282,12 @@ impl Model {
         self.budget_used_up = left == 0;
         if !ok || res.unwrap_or(true) {
             self.seek = None;
+            if ok && matches!(seek, Seek::Step(_)) {
+                self.settle_step_time();
+            }
             if !found {
                 if let Seek::Until(kind) = seek {
-                    self.info(format!(
+                    self.notice(format!(
                         "No {} before the end of the scenario.",
                         kind.label()
                     ));

@@ -52,7 +52,7 @@ impl Model {
                 self.snapshot();
                 self.jump_to_step(s);
             }
-            None => self.info("No marked moment before the cursor.".into()),
+            None => self.notice("No marked moment before the cursor.".into()),
         }
     }
 

@@ -85,6 +85,7 @@ impl Model {
         self.confirm = None;
         self.undo = None;
         self.branches = Default::default();
+        self.step_time = None;
         if new_topology {
             let n = sc.topo.len();
             self.selected = (n > 0).then_some(0);
@@ -178,14 +179,36 @@ impl Model {
                 return;
             }
         };
+        let title = scenario.raw.title.clone();
+        // An exported session: its session line restores what a permalink carries (branches,
+        // bookmarks, the exact cursor time, selection, compare); the file's seed and recorded
+        // actions are taken as the file has them (a person may have edited them).
+        let damaged = match session::session_of_export(&text, &self.limits) {
+            Some(Ok(mut s)) => {
+                s.seed = scenario.raw.seed;
+                s.actions = scenario.raw.recorded.clone();
+                if scenario.variant(&s.variant).is_err() {
+                    s.variant = Run::default_variant(&scenario);
+                    s.compare = None;
+                }
+                match self.restore(s) {
+                    Ok(()) => {
+                        self.info(format!("Imported {file}: {title}"));
+                        return;
+                    }
+                    Err(e) => Some(e),
+                }
+            }
+            Some(Err(e)) => Some(e),
+            None => None,
+        };
         let variant = marked_variant(&text)
             .filter(|v| scenario.variant(v).is_ok())
             .map(str::to_string);
-        let title = scenario.raw.title.clone();
         let cursor = marked_cursor(&text);
         if self
             .load(
-                ScenarioRef::Custom(text),
+                ScenarioRef::Custom(session::without_session_line(&text)),
                 Some(scenario),
                 variant.as_deref(),
                 None,
@@ -193,7 +216,13 @@ impl Model {
             )
             .is_some()
         {
-            self.info(format!("Imported {file}: {title}"));
+            match damaged {
+                Some(e) => self.info(format!(
+                    "Imported {file}: {title}, without its session (branches, bookmarks): {}",
+                    sentence(&e)
+                )),
+                None => self.info(format!("Imported {file}: {title}")),
+            }
             // An exported session opens where it was exported.
             if let Some(t) = cursor.filter(|t| *t > self.now()) {
                 self.start_seek(Seek::Time(t.min(self.end())));
@@ -226,10 +255,17 @@ impl Model {
             self.update(Msg::SelectNode(Some(id)));
         }
         self.restore_branches(s.branches, s.branch);
+        self.bookmarks = s.bookmarks;
+        // The exact time shared (between two events, it is after the cursor's step), applied
+        // once the step is reached.
+        self.step_time = s.at_us;
         if s.cursor < self.cursor() {
             self.jump_to_step(s.cursor);
         } else if s.cursor > self.cursor() {
             self.start_seek(Seek::Step(s.cursor));
+        }
+        if self.seek.is_none() {
+            self.settle_step_time();
         }
         if s.compare != self.compare.as_ref().map(|c| c.variant.clone()) {
             self.set_compare(s.compare);

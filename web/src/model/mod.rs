@@ -3,6 +3,7 @@
 //! [`Model`] and dispatch [`Msg`]s; side effects that need the browser (storage, URL, downloads,
 //! files, the animation frame) live in `crate::platform` and the components.
 
+pub mod bookmarks;
 pub mod branches;
 pub mod compare;
 mod cursor;
@@ -246,6 +247,16 @@ pub struct Model {
     pub trial: Option<trial::Trial>,
     /// The page's live heap at which the simulation stops ([`PAGE_HEAP_BYTES`]; tests lower it).
     pub heap_limit: usize,
+    /// Named bookmarks on the timeline, by time (`bookmarks.rs`).
+    pub bookmarks: Vec<clusterscope_core::session::Bookmark>,
+    /// A restored session's exact cursor time, applied once the seek to its step arrives
+    /// (`Session::at_us`: the cursor may stand between two events).
+    pub step_time: Option<Micros>,
+    /// The cursor's time when a "nothing more that way" notice was shown: the notice goes when
+    /// the cursor moves (`bookmarks.rs`, [`Model::drop_stale_notice`]).
+    pub notice_at: Option<(Micros, String)>,
+    /// The form naming a new bookmark at the cursor is open (`ui::bookmarks`).
+    pub bookmark_form: bool,
 }
 
 /// The longest banner text: a message quoting a huge input is cut here.
@@ -377,6 +388,10 @@ impl Model {
             branches: Default::default(),
             trial: None,
             heap_limit: PAGE_HEAP_BYTES,
+            bookmarks: Vec::new(),
+            step_time: None,
+            notice_at: None,
+            bookmark_form: false,
         };
         m.after_install(true);
         m
@@ -460,6 +475,8 @@ impl Model {
             compare: self.compare.as_ref().map(|c| c.variant.clone()),
             branches: self.branch_refs(),
             branch: self.branches.current,
+            at_us: Some(self.now()),
+            bookmarks: self.bookmarks.clone(),
         }
     }
 
@@ -470,13 +487,16 @@ impl Model {
             self.run.seed,
             self.run.engine.user_actions(),
         )?;
+        // The session line carries everything a permalink does (branches, bookmarks, the exact
+        // cursor time, selection, compare); the two markers before it say the same for a reader
+        // (and for files exported before the session line).
         Ok(format!(
             "# Exported from Clusterscope at {} (step {}).\n{VARIANT_MARKER}\"{}\"\n{CURSOR_MARKER}{}\n{}{body}",
             fmt_time(self.now()),
             self.cursor(),
             self.run.variant,
             self.now(),
-            self.branch_lines()
+            session::session_line(&self.session(), self.run.scenario.name()),
         ))
     }
 
@@ -508,7 +528,12 @@ impl Model {
             Msg::LoadBuiltin(name) => {
                 // A new scenario: the run replaced is dropped (kept runs stay within their
                 // budget and are taken back only for their own scenario).
-                let _ = self.load(ScenarioRef::Builtin(name), None, None, None, None);
+                if self
+                    .load(ScenarioRef::Builtin(name), None, None, None, None)
+                    .is_some()
+                {
+                    self.bookmarks.clear();
+                }
             }
             Msg::SetVariant(v) => self.switch(Some(v), None),
             Msg::SetSeed(s) => self.switch(None, Some(s)),
@@ -604,7 +629,7 @@ impl Model {
                         let t = c.0;
                         self.scrub_to(t);
                     }
-                    None => self.info("No more captions after the cursor.".into()),
+                    None => self.notice("No more captions after the cursor.".into()),
                 }
             }
             Msg::Chapter(i) => {
@@ -735,6 +760,13 @@ impl Model {
             Msg::PrevMoment => self.prev_moment(),
             Msg::QuickKey(k) => self.quick_key(k),
             Msg::BackToScript => self.back_to_script(),
+            Msg::AddBookmark { name, note } => self.add_bookmark(name, note),
+            Msg::RemoveBookmark(i) => self.remove_bookmark(i),
+            Msg::GoToBookmark(i) => self.go_to_bookmark(i),
+            Msg::SetBookmarkForm(b) => {
+                self.stop();
+                self.bookmark_form = b;
+            }
         }
         true
     }
@@ -756,6 +788,7 @@ impl Model {
     fn stop(&mut self) {
         self.playing = false;
         self.seek = None;
+        self.step_time = None;
     }
 
     /// Run `f`; an engine error stops playback and shows a banner. Returns whether it succeeded.
@@ -946,6 +979,8 @@ impl Reducible for Store {
             let edits = msg.edits_session();
             let rev = m.session_rev;
             let changed = m.update(msg);
+            // A "nothing more after the cursor" notice goes once the cursor moved.
+            let changed = m.drop_stale_notice() || changed;
             // A link's session on trial passes, fails, or is kept by the person's change.
             let kept = edits && m.session_rev != rev;
             let trial = m.follow_trial(kept);

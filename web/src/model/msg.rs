@@ -119,6 +119,16 @@ pub enum Msg {
     /// Drop the person's recorded actions: the scenario's own run, at the cursor's time (Undo
     /// brings them back).
     BackToScript,
+    /// A named bookmark with a note at the cursor's time (`bookmarks.rs`).
+    AddBookmark {
+        name: String,
+        note: String,
+    },
+    RemoveBookmark(usize),
+    /// The cursor goes to bookmark `i`'s time.
+    GoToBookmark(usize),
+    /// Open or close the form naming a bookmark at the cursor (`b`).
+    SetBookmarkForm(bool),
 }
 
 impl Msg {

@@ -38,6 +38,7 @@ impl Model {
         let mut s = self.session();
         if let Some(Seek::Step(k)) = self.seek {
             s.cursor = s.cursor.max(k);
+            s.at_us = self.step_time.or(s.at_us);
         }
         s
     }

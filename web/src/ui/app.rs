@@ -100,6 +100,7 @@ fn key_msg(e: &KeyboardEvent, help_open: bool, speed: f64) -> Option<Msg> {
         "i" => Msg::Next(NavKind::Interesting),
         "I" => Msg::Prev(NavKind::Interesting),
         "n" => Msg::NextMoment,
+        "b" => Msg::SetBookmarkForm(true),
         "N" => Msg::PrevMoment,
         "c" => Msg::NextCaption,
         "C" => Msg::PrevCaption,
@@ -392,7 +393,11 @@ pub fn app() -> Html {
             (
                 m.session_rev,
                 m.cursor(),
+                // A scrub between two events moves the time alone (`Session::at_us`).
+                m.now(),
                 m.selected,
+                m.bookmarks.len(),
+                m.bookmarks.first().map(|b| b.at_us),
                 m.trial.as_ref().map(|t| t.failed.is_some()),
             )
         });
@@ -640,6 +645,7 @@ pub fn app() -> Html {
                 <div class="status-line" id="status-line">{ banner }</div>
                 <super::compare::CompareBar s={s.clone()} dark={dark} rev={rev} />
                 <super::branches::BranchList s={s.clone()} dark={dark} rev={header_rev} />
+                <super::bookmarks::BookmarkBar s={s.clone()} dark={dark} rev={rev} />
             </div>
             <super::compare::CompareSides s={s.clone()} dark={dark} resize={*resize} rev={rev} insp_rev={insp_rev} />
             <div class={classes!("grid", (n_nodes > 40).then_some("large"), comparing.then_some("compare"))}>
@@ -652,7 +658,6 @@ pub fn app() -> Html {
                 <Plots s={s.clone()} dark={dark} resize={*resize} rev={plots_rev} />
                 <LogPanel s={s.clone()} dark={dark} resize={*resize} rev={log_rev} />
             </div>
-            <super::sweep::SweepPanel s={s.clone()} dark={dark} session={s.model.borrow().session_rev} />
             { super::slot(help) }
             <ConfirmDiscard s={s.clone()} dark={dark} resize={*resize} rev={rev} />
         </main>

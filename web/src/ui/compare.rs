@@ -6,6 +6,7 @@
 //! (`Compare::cells`); differing inspector rows are found in the page, row by row, whatever
 //! inspector the model has ([`mark_differing_rows`]).
 
+use super::panels::{LinkPanel, NodePanel};
 use super::{matrix::Matrix, topology::TopologyView, Handle, PanelProps};
 use crate::model::compare::DivState;
 use crate::model::{Model, Msg};
@@ -43,6 +44,19 @@ pub fn mark_differs(c: &web_sys::HtmlCanvasElement, m: &Model, cells: Option<&[(
             let _ = c.remove_attribute("data-differs-count");
         }
     }
+}
+
+/// In compare mode, the chip a card drawn for one side only (sequence diagram, log, plots)
+/// carries in its head: "side A: buggy" (`.cmp-side-label[data-side][data-variant]`); else
+/// nothing (one node either way, `super::slot`).
+pub fn side_label(m: &Model) -> Html {
+    super::slot(m.compare.as_ref().map(|c| {
+        html! {
+            <span class="chip cmp-side-label" data-side="A" data-variant={m.run.variant.clone()}
+                title={format!("Compare: this card shows side A ({}), not side B ({})", m.run.variant, c.variant)}>
+                { format!("side A: {}", m.run.variant) }</span>
+        }
+    }))
 }
 
 /// The header's "compare with" picker: the scenario's other variants, or off.
@@ -273,22 +287,44 @@ pub fn compare_sides(p: &GridProps) -> Html {
         return html! {};
     };
     let side = |id: &'static str,
+                which: &'static str,
                 variant: String,
                 model: Option<std::rc::Rc<std::cell::RefCell<Model>>>| {
         let (s, dark, resize) = (p.s.clone(), p.dark, p.resize);
+        // Each row in a wrapper of its own: the sides are grid rows shared across both columns
+        // (`style.css`, `.cmp`: subgrid), so both topologies, both matrices and both inspectors
+        // start at the same height whatever each holds.
         html! {
             <div class="cmp-side" id={id} data-variant={variant.clone()}>
-                <div class="cmp-head"><span class="chip">{ variant }</span></div>
-                <TopologyView s={s.clone()} {dark} {resize} rev={p.rev} side={model.clone()} />
-                <Matrix s={s.clone()} {dark} {resize} rev={p.rev} side={model.clone()} />
-                <Inspector s={s} {dark} {resize} rev={p.insp_rev} side={model} />
+                <div class="cmp-head"><span class="chip">{ format!("side {which}: {variant}") }</span></div>
+                <div class="cmp-row cmp-topo"><TopologyView s={s.clone()} {dark} {resize} rev={p.rev} side={model.clone()} /></div>
+                <div class="cmp-row cmp-matrix"><Matrix s={s.clone()} {dark} {resize} rev={p.rev} side={model.clone()} /></div>
+                <div class="cmp-row cmp-insp"><Inspector s={s} {dark} {resize} rev={p.insp_rev} side={model} /></div>
+            </div>
+        }
+    };
+    // The actions on the selected node or link, once for both sides (they are recorded on side
+    // A and replayed on B by time), in a row of their own across both columns: under each
+    // topology on neither side, so that the sides' rows line up.
+    let actions = {
+        let m = p.s.model.borrow();
+        let panel = match (m.selected_link, m.selected) {
+            (Some((a, b)), _) => html! { <LinkPanel s={p.s.clone()} dark={p.dark} a={a} b={b} /> },
+            (None, Some(id)) => html! { <NodePanel s={p.s.clone()} dark={p.dark} id={id} /> },
+            _ => html! { <p class="muted small">{ "Click a node or a link to act on it." }</p> },
+        };
+        html! {
+            <div class="cmp-actions" id="cmp-actions">
+                <span class="muted small">{ format!("Acts on both sides: recorded on {a_variant}, replayed on {b_variant} at the same time.") }</span>
+                { panel }
             </div>
         }
     };
     html! {
         <div class="cmp" id="compare">
-            { side("cmp-a", a_variant, None) }
-            { side("cmp-b", b_variant, Some(other)) }
+            { side("cmp-a", "A", a_variant.clone(), None) }
+            { actions }
+            { side("cmp-b", "B", b_variant.clone(), Some(other)) }
         </div>
     }
 }

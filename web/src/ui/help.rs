@@ -21,6 +21,10 @@ const KEYS: &[(&str, &str)] = &[
         "next / previous moment the model marks on the timeline (Raft: elections, terms, commits)",
     ),
     ("Home / End", "jump to start / compute to the end"),
+    (
+        "b",
+        "bookmark the cursor: a name and a short note, on the timeline and in the link",
+    ),
     ("] / [", "faster / slower"),
     (
         "z / Z / 0",

@@ -34,6 +34,9 @@ pub fn icon(name: &str) -> Html {
         "end" => html! { <>
             <path d="M4 5l7 7-7 7z" fill="currentColor" /><path d="M11 5l7 7-7 7z" fill="currentColor" /><path d="M20 5v14" />
         </> },
+        "bookmark" => html! { <>
+            <path d="M6 3h10v18l-5-4-5 4z" /><path d="M18 8h5" /><path d="M20.5 5.5v5" />
+        </> },
         _ => html! {},
     };
     html! {

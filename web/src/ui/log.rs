@@ -155,6 +155,7 @@ pub fn log_panel(p: &PanelProps) -> Html {
         <section class="card log-card" aria-label="Log">
             <div class="card-head">
                 <h2>{ title }</h2>
+                { super::compare::side_label(&m) }
                 <label class="check"><input type="checkbox" checked={*all} onchange={toggle_all} />{ "all nodes" }</label>
                 <label class="check"><input type="checkbox" checked={*trace_lines} onchange={toggle_trace} />{ "TRACE lines" }</label>
                 <input id="log-search" class="log-search" type="search" placeholder="search the log"

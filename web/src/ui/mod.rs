@@ -3,6 +3,7 @@
 //! open menus).
 
 pub mod app;
+pub mod bookmarks;
 pub mod branches;
 pub mod checks;
 pub mod compare;

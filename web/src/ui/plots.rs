@@ -128,6 +128,7 @@ pub fn plots_card(p: &PanelProps) -> Html {
         <section class="card plots-card" aria-label="Plots" ref={card}>
             <div class="card-head">
                 <h2>{ "Over time" }</h2>
+                { super::compare::side_label(&m) }
                 <span class="muted small">{ format!("{} sample{}, one every {}{note}", m.samples.len(), if m.samples.len() == 1 { "" } else { "s" }, super::age(m.samples.interval_us)) }</span>
             </div>
             <div class="plots">{ for charts }</div>

@@ -314,6 +314,7 @@ pub fn sequence(p: &PanelProps) -> Html {
         <section class="card seq-card" aria-label="Sequence diagram">
             <div class="card-head">
                 <h2>{ "Sequence" }</h2>
+                { super::compare::side_label(&m) }
                 { super::slot(next_msg) }
                 { super::slot((topo.len() > 8 && m.selected.is_some() && !d.arrows.is_empty()).then(|| {
                     let s2 = s.clone();

@@ -360,6 +360,8 @@ impl Component for SweepPanel {
                     compare: None,
                     branches: Vec::new(),
                     branch: 0,
+                    at_us: None,
+                    bookmarks: Vec::new(),
                 };
                 s.dispatch(Msg::OpenPermalink(session.encode()));
             }

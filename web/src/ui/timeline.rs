@@ -328,6 +328,14 @@ pub fn timeline_view(p: &PanelProps) -> Html {
                 "A dropped message, on the track when the window holds few enough events (zoom in); large: a kind the model calls key (gossip: the echoes)".into(),
             ),
         ];
+        if !m.bookmarks.is_empty() {
+            items.push(item(
+                "bookmark",
+                html! { <i class="tl-bm" style={format!("border-left-color:{}", crate::draw::timeline::BOOKMARK)}></i> },
+                "bookmark".into(),
+                "A bookmark of yours (b: add one at the cursor; the list under the timeline jumps)".into(),
+            ));
+        }
         // Only once a violation is computed: a run that keeps its invariants shows none of it.
         if !m.run.engine.trace().violations.is_empty() {
             items.push(item(
@@ -423,13 +431,20 @@ pub fn timeline_view(p: &PanelProps) -> Html {
             .collect::<Vec<_>>()
             .join(";")
     };
+    // The bookmarks, for tests: `time:name;...`.
+    let bookmarks = m
+        .bookmarks
+        .iter()
+        .map(|b| format!("{}:{}", b.at_us, b.name.replace(';', ",")))
+        .collect::<Vec<_>>()
+        .join(";");
     html! {
         <>
         <div class="timeline-wrap">
             <canvas id="timeline" ref={canvas} class="timeline" role="slider"
                 aria-label="Timeline: press or drag to scrub, shift+drag a range to zoom into it, wheel to zoom, right-click to fork"
                 aria-valuemin={view.0.to_string()} aria-valuemax={view.1.to_string()} aria-valuenow={m.now().to_string()}
-                data-view-lo={view.0.to_string()} data-view-hi={view.1.to_string()} data-drops={drops_listed} data-marks={marks_listed} data-moments={moments_listed} data-violations={violations}
+                data-view-lo={view.0.to_string()} data-view-hi={view.1.to_string()} data-drops={drops_listed} data-marks={marks_listed} data-moments={moments_listed} data-violations={violations} data-bookmarks={bookmarks}
                 onmousedown={on_down} onmousemove={on_move} onmouseup={on_up} onmouseleave={on_leave} oncontextmenu={on_context}></canvas>
             { super::slot(tip) }
         </div>

@@ -268,10 +268,9 @@ pub fn topology_view(p: &PanelProps) -> Html {
         html! { <span class="lg" title={k.about}><i class="dot" style={format!("background:{}", msg_color(kinds, k.label))}></i>{ k.label }</span> }
     });
     let panel = match (m.selected_link, m.selected) {
-        // Compare: actions are taken on the first side and replayed on both.
-        _ if p.side.is_some() => {
-            html! { <p class="muted small">{ "Act on the first side: its actions are replayed here by time." }</p> }
-        }
+        // Compare: the actions are in a row of their own under both sides (`ui::compare`), so
+        // that the sides line up.
+        _ if p.side.is_some() || m.compare.is_some() => html! {},
         (Some((a, b)), _) => html! { <LinkPanel s={s.clone()} dark={p.dark} a={a} b={b} /> },
         (None, Some(id)) => html! { <NodePanel s={s.clone()} dark={p.dark} id={id} /> },
         _ => html! { <p class="muted small">{ "Click a node or a link to act on it." }</p> },
@@ -333,6 +332,9 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 }</span>
                 { super::slot(explain_btn) }
             </div>
+            // Above the canvas, so it opens in view (issue 41: under the legends it was below
+            // the fold at 1366x768); the canvas ends at the viewport's bottom all the same.
+            { super::slot(explain) }
             <div class="canvas-wrap">
             { super::slot(hover_name.map(|h| html!{ <span class="chip hover-label" id="hover-label">{ h }</span> })) }
             <canvas id={if p.side.is_some() { "topology-b" } else { "topology" }} ref={canvas} class="topology" style={format!("cursor:{cursor}")}
@@ -356,7 +358,6 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 <span class="lg"><i class="bar slow"></i>{ "latency" }</span>
                 <span class="lg muted">{ format!("(each half of a link is the direction leaving its node; {baseline})") }</span>
             </div>
-            { super::slot(explain) }
             <div class="legend" id="topo-legend-msgs">
                 <span class="lg muted">{ "messages:" }</span>
                 <>{ for legend_msgs }</>

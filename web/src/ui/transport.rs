@@ -112,6 +112,7 @@ pub fn transport(p: &PanelProps) -> Html {
                 { btn("next-drop", "drop", "Next dropped message (x)", Msg::Next(NavKind::Drop)) }
                 { btn("next-caption", "caption", "Next caption (c)", Msg::NextCaption) }
                 { btn("to-end", "end", "Compute and jump to the end (End)", Msg::JumpToEnd) }
+                { btn("bookmark-add", "bookmark", "Bookmark the cursor: a name and a note (b)", Msg::SetBookmarkForm(true)) }
                 <label class="speed" title="Replay speed: virtual time per real second ([ and ])">
                     <span>{ "speed" }</span>
                     <input id="speed" type="range" min="0" max="1000" step="1"
