@@ -735,16 +735,36 @@ fn as_num(v: &QValue) -> Option<f64> {
     }
 }
 
+/// Whether `value` is `v` (text to text, numbers to numbers).
+fn same(v: &toml::Value, value: &QValue) -> bool {
+    match (v, value) {
+        (toml::Value::String(s), QValue::Text(t)) => s == t,
+        (toml::Value::Integer(i), QValue::Num(n)) => (*i as f64 - n).abs() < 1e-9,
+        (toml::Value::Float(f), QValue::Num(n)) => (f - n).abs() < 1e-9,
+        _ => false,
+    }
+}
+
 /// `None` when the expectation holds for `value`; otherwise why not.
 fn check(spec: &ExpectSpec, value: &QValue, start: Option<&QValue>) -> Option<String> {
     if let Some(eq) = &spec.equals {
-        let ok = match (eq, value) {
-            (toml::Value::String(s), QValue::Text(t)) => s == t,
-            (toml::Value::Integer(i), QValue::Num(n)) => (*i as f64 - n).abs() < 1e-9,
-            (toml::Value::Float(f), QValue::Num(n)) => (f - n).abs() < 1e-9,
-            _ => false,
-        };
+        let ok = same(eq, value);
         return (!ok).then(|| format!("{} is {value}, expected {eq}", spec.view));
+    }
+    if let Some(list) = &spec.one_of {
+        let ok = list.iter().any(|v| same(v, value));
+        return (!ok).then(|| {
+            let shown: Vec<String> = list.iter().map(|v| v.to_string()).collect();
+            format!(
+                "{} is {value}, expected one of {}",
+                spec.view,
+                shown.join(", ")
+            )
+        });
+    }
+    if let Some(ne) = &spec.not_equals {
+        let ok = !same(ne, value);
+        return (!ok).then(|| format!("{} is {value}, expected anything but {ne}", spec.view));
     }
     if spec.increases == Some(true) {
         let (a, b) = (start.and_then(as_num), as_num(value));

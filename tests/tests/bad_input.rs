@@ -884,6 +884,35 @@ fn rows() -> Vec<Row> {
             "[[expect]]\nname = \"running\"\nview = \"status\"\nequals = \"running\"\n",
             &["expect \"running\"", "view `status` needs `observer"],
         ),
+        // ---- issue 42: `one_of` and `not_equals` checked as `equals` is ----
+        sc_append_to(
+            RAFT_EXPECT_BASE,
+            "expect_one_of_empty",
+            "`one_of = []` (raft base)",
+            "[[expect]]\nname = \"some role\"\nview = \"role\"\nnode = \"n1\"\nat = \"end\"\none_of = []\n",
+            &["expect \"some role\"", "`one_of = []` can never hold", "list the values"],
+        ),
+        sc_append_to(
+            RAFT_EXPECT_BASE,
+            "expect_one_of_value_never",
+            "`one_of` with a value the view never answers (upper case; raft base)",
+            "[[expect]]\nname = \"led\"\nview = \"role\"\nnode = \"n1\"\nat = \"end\"\none_of = [\"leader\", \"LEADER\"]\n",
+            &["expect \"led\"", "`one_of = \"LEADER\"` can never hold", "follower", "leader"],
+        ),
+        sc_append_to(
+            RAFT_EXPECT_BASE,
+            "expect_one_of_with_equals",
+            "`one_of` and `equals` in one expectation (raft base)",
+            "[[expect]]\nname = \"two\"\nview = \"role\"\nnode = \"n1\"\nat = \"end\"\nequals = \"leader\"\none_of = [\"leader\"]\n",
+            &["expect \"two\"", "give exactly one check", "`one_of`", "`not_equals`"],
+        ),
+        sc_append_to(
+            RAFT_EXPECT_BASE,
+            "expect_not_equals_number_on_text",
+            "`not_equals` with a number on a text view (raft base)",
+            "[[expect]]\nname = \"not three\"\nview = \"role\"\nnode = \"n1\"\nat = \"end\"\nnot_equals = 3\n",
+            &["expect \"not three\"", "`not_equals = 3` is a number", "write it in quotes"],
+        ),
         // ---- issue 39: expectations checked against what the view needs and answers ----
         sc_append_to(
             RAFT_EXPECT_BASE,
@@ -1782,6 +1811,10 @@ row_tests!(
     expect_bounds_crossed,
     expect_liveness_without_peer,
     expect_status_without_node,
+    expect_one_of_empty,
+    expect_one_of_value_never,
+    expect_one_of_with_equals,
+    expect_not_equals_number_on_text,
     expect_raft_next_index_without_peer,
     expect_raft_log_term_without_key,
     expect_raft_log_term_key_not_a_number,

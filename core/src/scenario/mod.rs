@@ -160,6 +160,12 @@ pub struct ExpectSpec {
     pub during: Option<[TimeRef; 2]>,
     #[serde(default)]
     pub equals: Option<toml::Value>,
+    /// The value is any of these (text or numbers, as `equals`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub one_of: Option<Vec<toml::Value>>,
+    /// The value is anything but this (as `equals`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_equals: Option<toml::Value>,
     #[serde(default)]
     pub at_least: Option<f64>,
     #[serde(default)]
@@ -290,6 +296,10 @@ pub struct HoldSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub equals: Option<toml::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub one_of: Option<Vec<toml::Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_equals: Option<toml::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at_least: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at_most: Option<f64>,
@@ -309,6 +319,22 @@ impl HoldSpec {
         };
         let cmp = match (&self.equals, self.at_least, self.at_most, self.increases) {
             (Some(v), ..) => format!(" = {}", crate::sweep::show(v)),
+            _ if self.one_of.is_some() => format!(
+                " one of {}",
+                self.one_of
+                    .iter()
+                    .flatten()
+                    .map(crate::sweep::show)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            _ if self.not_equals.is_some() => format!(
+                " != {}",
+                self.not_equals
+                    .as_ref()
+                    .map(crate::sweep::show)
+                    .unwrap_or_default()
+            ),
             (None, Some(lo), Some(hi), _) => format!(" in {lo}..{hi}"),
             (None, Some(lo), None, _) => format!(" >= {lo}"),
             (None, None, Some(hi), _) => format!(" <= {hi}"),
@@ -334,6 +360,8 @@ impl HoldSpec {
             at,
             during,
             equals: self.equals.clone(),
+            one_of: self.one_of.clone(),
+            not_equals: self.not_equals.clone(),
             at_least: self.at_least,
             at_most: self.at_most,
             increases: self.increases,
@@ -1226,9 +1254,28 @@ fn check_expect(
             ));
         }
     }
-    if let Some(toml::Value::Float(f)) = &e.equals {
-        if !f.is_finite() {
-            return Err(format!("`equals` is {f}; use a finite number"));
+    let values = e
+        .equals
+        .iter()
+        .map(|v| ("equals", v))
+        .chain(e.not_equals.iter().map(|v| ("not_equals", v)))
+        .chain(e.one_of.iter().flatten().map(|v| ("one_of", v)));
+    for (field, v) in values {
+        if let toml::Value::Float(f) = v {
+            if !f.is_finite() {
+                return Err(format!("`{field}` holds {f}; use a finite number"));
+            }
+        }
+    }
+    if let Some(list) = &e.one_of {
+        if list.is_empty() {
+            return Err("`one_of = []` can never hold; list the values it may take".into());
+        }
+        if list.len() > 64 {
+            return Err(format!(
+                "`one_of` lists {} values; the limit is 64",
+                list.len()
+            ));
         }
     }
     if e.at.is_some() && e.during.is_some() {
@@ -1236,12 +1283,16 @@ fn check_expect(
     }
     let cmps = [
         e.equals.is_some(),
+        e.one_of.is_some(),
+        e.not_equals.is_some(),
         e.at_least.is_some() || e.at_most.is_some(),
         e.increases.is_some(),
     ];
     if cmps.iter().filter(|x| **x).count() != 1 {
         return Err(
-            "give exactly one check: `equals`, `at_least`/`at_most`, or `increases = true`".into(),
+            "give exactly one check: `equals`, `one_of`, `not_equals`, `at_least`/`at_most` \
+             (both: a range), or `increases = true`"
+                .into(),
         );
     }
     if e.increases.is_some() && e.during.is_none() {

@@ -50,25 +50,49 @@ pub fn check_against(e: &ExpectSpec, needs: &ViewNeeds, topo: &Topology) -> Resu
             ));
         }
     }
-    match &e.equals {
+    let mut listed: Vec<(&str, &toml::Value)> = Vec::new();
+    listed.extend(e.equals.iter().map(|v| ("equals", v)));
+    listed.extend(e.not_equals.iter().map(|v| ("not_equals", v)));
+    listed.extend(e.one_of.iter().flatten().map(|v| ("one_of", v)));
+    for (field, v) in listed {
+        check_value(field, v, value, topo, &valid)?;
+    }
+    Ok(())
+}
+
+/// One value an expectation compares the view's value with (`equals`, `not_equals` or an
+/// item of `one_of`): of the view's type and, for text, one of its values.
+fn check_value(
+    field: &str,
+    v: &toml::Value,
+    value: ViewValue,
+    topo: &Topology,
+    valid: &dyn Fn() -> String,
+) -> Result<(), String> {
+    match Some(v) {
         None => Ok(()),
         Some(toml::Value::String(s)) => {
             let shown = crate::text::clip(s, 40);
             match value {
                 ViewValue::Num => Err(format!(
-                    "`equals = \"{shown}\"` is text, but {}; write the number without quotes",
+                    "`{field} = \"{shown}\"` is text, but {}; write the number without quotes",
                     valid()
                 )),
                 ViewValue::Text(words) | ViewValue::NumOr(words)
                     if !words.contains(&s.as_str()) =>
                 {
                     Err(format!(
-                        "`equals = \"{shown}\"` can never hold: {}",
+                        "`{field} = \"{shown}\"` can never {}: {}",
+                        if field == "not_equals" {
+                            "fail"
+                        } else {
+                            "hold"
+                        },
                         valid()
                     ))
                 }
                 ViewValue::NodeName if !s.is_empty() => topo.resolve(s).map(|_| ()).map_err(|m| {
-                    format!("`equals = \"{shown}\"` can never hold: {}; {m}", valid())
+                    format!("`{field} = \"{shown}\"` can never hold: {}; {m}", valid())
                 }),
                 _ => Ok(()),
             }
@@ -76,7 +100,7 @@ pub fn check_against(e: &ExpectSpec, needs: &ViewNeeds, topo: &Topology) -> Resu
         Some(n @ (toml::Value::Integer(_) | toml::Value::Float(_))) => {
             if value.is_text() {
                 Err(format!(
-                    "`equals = {n}` is a number, but {}; write it in quotes",
+                    "`{field} = {n}` is a number, but {}; write it in quotes",
                     valid()
                 ))
             } else {
@@ -84,7 +108,7 @@ pub fn check_against(e: &ExpectSpec, needs: &ViewNeeds, topo: &Topology) -> Resu
             }
         }
         Some(other) => Err(format!(
-            "`equals` is a {}; it compares a number (`equals = 3`) or text (`equals = \"...\"`)",
+            "`{field}` is a {}; it compares a number (`{field} = 3`) or text (`{field} = \"...\"`)",
             other.type_str()
         )),
     }

@@ -112,7 +112,7 @@ export async function run({ page, baseUrl, screenshot, log }) {
   // The ? help lists the model's one-key actions.
   await key(page, '?');
   const keys = await page.locator('#quick-keys kbd').allTextContents();
-  assert.deepEqual(keys, ['r', 'R', 'K', 't', 's']);
+  assert.deepEqual(keys, ['r', 'R', 'K', 't', 's', 'A', 'S']);
   await key(page, 'Escape');
 
   // raft-slow-apply: committed but not applied entries drawn apart on n1's strip.
