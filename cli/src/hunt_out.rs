@@ -5,7 +5,7 @@
 //! (`--shard I/N`) writes a part; `clusterscope merge` of all parts gives what one hunt gives.
 
 use crate::{cli_limits, emit, input_files, load, out_file, parse_shard, Bad};
-use clusterscope_core::hunt::{self, Candidate, Found, Kind, Part, Plan, Space, Target};
+use clusterscope_core::hunt::{self, Budget, Candidate, Found, Kind, Part, Plan, Space, Target};
 use clusterscope_core::limits::Limits;
 use clusterscope_core::scenario::Scenario;
 use clusterscope_core::session::{ScenarioRef, Session, MAX_PERMALINK_CHARS, PERMALINK_VERSION};
@@ -38,12 +38,14 @@ pub struct HuntArgs {
     /// load).
     #[arg(long, default_value = "10000runs")]
     budget: String,
-    /// The fault kinds to draw from (each run enables a random subset of them).
-    #[arg(
-        long,
-        default_value = "drop,loss,partition,delay,restart,kill,stall,command"
-    )]
+    /// The fault kinds to draw from (each run enables a random subset of them), or presets:
+    /// all, recoverable (all but command), network (drop,loss,partition,delay), crash
+    /// (partition,restart,kill,command).
+    #[arg(long, default_value = "all")]
     faults: String,
+    /// Most faults one run draws (1 to 64).
+    #[arg(long, default_value_t = hunt::MAX_FAULTS)]
+    max_faults: usize,
     /// Worker threads, 1 to 256 (default: one per core). The result does not depend on it.
     #[arg(long)]
     jobs: Option<usize>,
@@ -65,26 +67,6 @@ pub struct HuntArgs {
     /// Where the app is served, for the permalink.
     #[arg(long, default_value = "http://127.0.0.1:8080/")]
     base_url: String,
-}
-
-/// `10000runs` / `10000` or a duration (`60s`).
-enum Budget {
-    Runs(u64),
-    Time(Duration),
-}
-
-fn parse_budget(s: &str) -> Result<Budget, Bad> {
-    let t = s.trim();
-    let digits = t.strip_suffix("runs").unwrap_or(t).trim();
-    if let Ok(n) = digits.parse::<u64>() {
-        return Ok(Budget::Runs(n));
-    }
-    match clusterscope_core::time::parse_duration(t) {
-        Ok(us) if us > 0 => Ok(Budget::Time(Duration::from_micros(us))),
-        _ => Err(Bad(format!(
-            "--budget {s}: expected a number of runs (10000runs) or a wall-clock time (60s, 5m)"
-        ))),
-    }
 }
 
 /// Candidates per chunk and thread: a chunk's candidates all run before the lowest failing
@@ -187,7 +169,7 @@ pub fn hunt(a: HuntArgs) -> Result<bool, Bad> {
         }
     };
     let kinds = Kind::parse_list(&a.faults).map_err(Bad)?;
-    let budget = parse_budget(&a.budget)?;
+    let budget = Budget::parse(&a.budget).map_err(Bad)?;
     let runs = match budget {
         Budget::Runs(n) => n,
         Budget::Time(_) => hunt::MAX_RUNS,
@@ -223,6 +205,7 @@ pub fn hunt(a: HuntArgs) -> Result<bool, Bad> {
         runs,
         &limits,
     )
+    .and_then(|p| p.with_max_faults(a.max_faults))
     .map_err(Bad)?;
     plan.shrink_reruns = a.shrink_reruns;
     let space = Space::of(&s, &plan, &limits).map_err(Bad)?;
@@ -232,7 +215,7 @@ pub fn hunt(a: HuntArgs) -> Result<bool, Bad> {
         None => (0, 1, runs),
     };
     let deadline = match budget {
-        Budget::Time(d) => Some(Instant::now() + d),
+        Budget::Time(us) => Some(Instant::now() + Duration::from_micros(us)),
         Budget::Runs(_) => None,
     };
     eprintln!(

@@ -100,3 +100,29 @@ fn a_hunt_without_a_target_or_with_an_unknown_one_is_refused() {
         .clone();
     assert!(String::from_utf8_lossy(&err).contains("checks no safety invariants"));
 }
+
+#[test]
+fn bad_faults_budget_and_max_faults_are_refused_with_exit_2() {
+    let refused = |args: &[&str], want: &str| {
+        let err = Command::cargo_bin("clusterscope")
+            .unwrap()
+            .args(["hunt", FILE, "--variant", "buggy", "--break", SYMPTOM])
+            .args(args)
+            .assert()
+            .code(2)
+            .get_output()
+            .stderr
+            .clone();
+        let err = String::from_utf8_lossy(&err);
+        assert!(err.contains(want), "{args:?}: {err}");
+    };
+    refused(
+        &["--faults", "drop,crashes"],
+        "\"crashes\" is not a fault kind",
+    );
+    refused(&["--faults", "network,drop"], "\"drop\" is given twice");
+    refused(&["--budget", "0runs"], "use 1 to 100000000 runs");
+    refused(&["--budget", "10k"], "expected a number of runs");
+    refused(&["--max-faults", "0"], "use 1 to 64 faults a run");
+    refused(&["--max-faults", "65"], "use 1 to 64 faults a run");
+}

@@ -164,6 +164,16 @@ enum Input {
     /// A command on a node of `MT_BASE` at 1 s (`apply_user_action`); accepted, the run goes on
     /// to its end.
     MtCommand { node: &'static str, command: String },
+    /// A hunt's arguments, checked as `clusterscope hunt` checks them before it runs anything:
+    /// `Kind::parse_list(faults)`, `Budget::parse(budget)`, `Plan::new` on the built-in
+    /// `scenario` (`break_` None: `--invariants`), `Plan::with_max_faults`.
+    Hunt {
+        scenario: &'static str,
+        break_: Option<&'static str>,
+        faults: &'static str,
+        budget: &'static str,
+        max_faults: usize,
+    },
 }
 
 struct Row {
@@ -340,6 +350,33 @@ fn mt(
         input: Input::MtCommand {
             node,
             command: command.to_string(),
+        },
+        want,
+        bug: None,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn hunt(
+    id: &'static str,
+    what: &'static str,
+    shown: &str,
+    break_: Option<&'static str>,
+    faults: &'static str,
+    budget: &'static str,
+    max_faults: usize,
+    want: &'static [&'static str],
+) -> Row {
+    Row {
+        id,
+        what,
+        shown: s(shown),
+        input: Input::Hunt {
+            scenario: "sandbox-gossip",
+            break_,
+            faults,
+            budget,
+            max_faults,
         },
         want,
         bug: None,
@@ -1586,6 +1623,77 @@ fn rows() -> Vec<Row> {
             "hold MUTATION",
             &["`hold`", "unknown message kind \"MUTATION\"", "MUTATION_REQ", "PUSH_MUTATION_REQ"],
         ),
+        // `clusterscope hunt` (issue 43): the arguments core checks before a hunt runs.
+        hunt(
+            "hunt_break_unknown_expectation",
+            "A hunt for an expectation the scenario does not have",
+            "clusterscope hunt sandbox-gossip --break \"every node is UP\"",
+            Some("every node is UP"),
+            "all",
+            "10000runs",
+            6,
+            &["--break \"every node is UP\"", "no expectation of that name", "\"A sees C UP (left alone, the cluster stays healthy)\""],
+        ),
+        hunt(
+            "hunt_invariants_without_checks",
+            "A hunt for a broken invariant on a model that checks none",
+            "clusterscope hunt sandbox-gossip --invariants",
+            None,
+            "all",
+            "10000runs",
+            6,
+            &["--invariants", "gossip model checks no safety invariants", "--break \"NAME\""],
+        ),
+        hunt(
+            "hunt_faults_unknown_kind",
+            "A fault kind the hunt does not know",
+            "clusterscope hunt sandbox-gossip --break \"...\" --faults drop,crashes",
+            Some("A sees C UP (left alone, the cluster stays healthy)"),
+            "drop,crashes",
+            "10000runs",
+            6,
+            &["--faults drop,crashes", "\"crashes\" is not a fault kind", "drop,loss,partition,delay,restart,kill,stall,command", "preset: all, recoverable, network, crash"],
+        ),
+        hunt(
+            "hunt_faults_kind_twice",
+            "A fault kind given twice (here once by itself, once in a preset)",
+            "clusterscope hunt sandbox-gossip --break \"...\" --faults network,drop",
+            Some("A sees C UP (left alone, the cluster stays healthy)"),
+            "network,drop",
+            "10000runs",
+            6,
+            &["--faults network,drop", "\"drop\" is given twice"],
+        ),
+        hunt(
+            "hunt_budget_zero_runs",
+            "A hunt of no runs",
+            "clusterscope hunt sandbox-gossip --break \"...\" --budget 0runs",
+            Some("A sees C UP (left alone, the cluster stays healthy)"),
+            "all",
+            "0runs",
+            6,
+            &["--budget 0runs", "use 1 to 100000000 runs", "60s"],
+        ),
+        hunt(
+            "hunt_budget_not_a_budget",
+            "A budget that is neither runs nor a time",
+            "clusterscope hunt sandbox-gossip --break \"...\" --budget 10k",
+            Some("A sees C UP (left alone, the cluster stays healthy)"),
+            "all",
+            "10k",
+            6,
+            &["--budget 10k", "number of runs (10000runs)", "wall-clock time (60s, 5m)"],
+        ),
+        hunt(
+            "hunt_max_faults_zero",
+            "Runs of no faults at all",
+            "clusterscope hunt sandbox-gossip --break \"...\" --max-faults 0",
+            Some("A sees C UP (left alone, the cluster stays healthy)"),
+            "all",
+            "10000runs",
+            0,
+            &["--max-faults 0", "use 1 to 64 faults a run"],
+        ),
     ]
 }
 
@@ -1692,6 +1800,42 @@ fn outcome(input: &Input) -> String {
             match run.engine.apply_user_action(a.clone()) {
                 Err(e) => e.to_string(),
                 Ok(()) => s("(accepted: no error)"),
+            }
+        }
+        Input::Hunt {
+            scenario,
+            break_,
+            faults,
+            budget,
+            max_faults,
+        } => {
+            use clusterscope_core::hunt::{Budget, Kind, Plan, Target};
+            let sc = clusterscope_core::scenario::builtin::get(scenario).unwrap();
+            let variant = clusterscope_core::Run::default_variant(&sc);
+            let checked = Kind::parse_list(faults).and_then(|kinds| {
+                let runs = match Budget::parse(budget)? {
+                    Budget::Runs(n) => n,
+                    Budget::Time(_) => 1,
+                };
+                let target = match break_ {
+                    Some(n) => Target::Expectation(s(n)),
+                    None => Target::Invariants,
+                };
+                Plan::new(
+                    &sc,
+                    &variant,
+                    &toml::Table::new(),
+                    target,
+                    kinds,
+                    1,
+                    runs,
+                    &limits,
+                )?
+                .with_max_faults(*max_faults)
+            });
+            match checked {
+                Err(e) => e,
+                Ok(_) => s("(accepted: no error)"),
             }
         }
         Input::OzoneAction(a) => {
@@ -1909,6 +2053,14 @@ row_tests!(
     mt_release_from_unknown_node,
     mt_park_count_out_of_range,
     mt_hold_unknown_kind,
+    // `clusterscope hunt` (issue 43).
+    hunt_break_unknown_expectation,
+    hunt_invariants_without_checks,
+    hunt_faults_unknown_kind,
+    hunt_faults_kind_twice,
+    hunt_budget_zero_runs,
+    hunt_budget_not_a_budget,
+    hunt_max_faults_zero,
 );
 
 bug_tests!();
@@ -2001,6 +2153,7 @@ fn markdown() -> String {
             Input::UserAction(_) => " (`Engine::apply_user_action`)",
             Input::OzoneAction(_) => " (`Engine::apply_user_action` on `sandbox-ozone`)",
             Input::MtCommand { .. } => " (`Engine::apply_user_action`, mutation tracking)",
+            Input::Hunt { .. } => " (`clusterscope hunt`'s checks in core: `hunt::Kind::parse_list`, `hunt::Budget::parse`, `hunt::Plan::new`, `Plan::with_max_faults`, on the built-in `sandbox-gossip`)",
         };
         md += kind;
         md += ".\n\nInput:\n\n";

@@ -36,7 +36,7 @@ fn plan(s: &Scenario, variant: &str, hunt_seed: u64, runs: u64) -> Plan {
 }
 
 #[test]
-fn a_hunt_finds_the_lost_echo_and_shrinks_it_to_a_restart_and_one_cut() {
+fn a_hunt_finds_the_lost_echo_and_shrinks_it_to_a_comeback_and_one_cut() {
     let s = scenario();
     let p = plan(&s, "buggy", 1, 2_000);
     let found = hunt::hunt(&s, &p, &Limits::default())
@@ -55,16 +55,17 @@ fn a_hunt_finds_the_lost_echo_and_shrinks_it_to_a_restart_and_one_cut() {
             found.shrunk
         );
     }
-    // The known minimal story: a node restarts (its observers send an ECHO) and a link fault
-    // loses the echo; at most 3 actions (the cut and its heal).
+    // The known minimal story: a node comes back with a new generation (a restart, or a kill
+    // and its start: its observers send an ECHO) and a link fault loses the echo; at most 4
+    // actions (the node's, the cut and its heal).
     let acts = hunt::actions(&found.shrunk);
-    assert!(acts.len() <= 3, "{acts:?}");
+    assert!(acts.len() <= 4, "{acts:?}");
     assert!(hunt::actions(&found.original).len() >= acts.len());
-    let restarts = acts
+    let comebacks = acts
         .iter()
-        .filter(|(_, a)| matches!(a, Action::Restart { .. }))
+        .filter(|(_, a)| matches!(a, Action::Restart { .. } | Action::Start { .. }))
         .count();
-    assert_eq!(restarts, 1, "{acts:?}");
+    assert_eq!(comebacks, 1, "{acts:?}");
     assert!(
         acts.iter().any(|(_, a)| matches!(
             a,

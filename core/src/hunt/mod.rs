@@ -4,8 +4,9 @@
 //! Pure and deterministic like [`crate::sweep`]: a [`Plan`] numbers its candidate runs
 //! `0..runs`; candidate `i` ([`candidate`]) is a seed and a fault schedule drawn from the ChaCha8
 //! stream `i` of the hunt seed alone (swarm testing: each candidate enables a random subset of
-//! the plan's fault kinds, then draws 0 to [`MAX_FAULTS`] faults of those kinds with random
-//! targets, times, durations and rates), so who runs it (a thread, a shard on another machine)
+//! the plan's fault kinds and, half the time, a random focus of one or two nodes that its faults
+//! act on, then draws 0 to `plan.max_faults` faults of those kinds with random targets, times,
+//! durations and rates), so who runs it (a thread, a shard on another machine)
 //! never changes it. A hunt's result is its *lowest-index* failing candidate, shrunk by
 //! [`shrink`] (delta debugging on the faults, then shorter, lower, earlier, rounder, with a
 //! bounded number of re-runs): any number of threads, or shards merged, give the same result.
@@ -24,8 +25,11 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// Most faults one generated candidate has (each a fault and, for most kinds, its undo).
+/// Most faults one generated candidate has by default (each a fault and, for most kinds, its
+/// undo); `--max-faults` changes it.
 pub const MAX_FAULTS: usize = 6;
+/// The most `--max-faults` allows.
+pub const MAX_FAULTS_LIMIT: usize = 64;
 /// Default bound of the re-runs one shrink may spend.
 pub const SHRINK_RERUNS: u32 = 400;
 /// Most candidate runs one hunt may have.
@@ -79,25 +83,101 @@ impl Kind {
         }
     }
 
-    /// `drop,loss,partition`: distinct known names, at least one.
+    /// Named sets of kinds `--faults` accepts beside the kinds themselves.
+    pub const PRESETS: [(&'static str, &'static [Kind]); 4] = [
+        ("all", &Kind::ALL),
+        (
+            // Faults that are all undone: for a target about recovery (a command has no undo).
+            "recoverable",
+            &[
+                Kind::Drop,
+                Kind::Loss,
+                Kind::Partition,
+                Kind::Delay,
+                Kind::Restart,
+                Kind::Kill,
+                Kind::Stall,
+            ],
+        ),
+        (
+            "network",
+            &[Kind::Drop, Kind::Loss, Kind::Partition, Kind::Delay],
+        ),
+        (
+            // What a consensus bug needs: nodes crash and come back, leaders are cut off, and
+            // the model's commands (Raft: elections and client writes) happen in between.
+            "crash",
+            &[Kind::Partition, Kind::Restart, Kind::Kill, Kind::Command],
+        ),
+    ];
+
+    /// `drop,loss,partition` or presets (`network,kill`): known names, each kind once, at
+    /// least one.
     pub fn parse_list(s: &str) -> Result<Vec<Kind>, String> {
         let mut out = Vec::new();
         for w in s.split(',').map(str::trim) {
-            let k = Kind::ALL.iter().find(|k| k.name() == w).ok_or_else(|| {
-                format!(
-                    "--faults {}: \"{}\" is not a fault kind; use some of: {}",
-                    crate::text::clip(s, 80),
-                    crate::text::clip(w, 40),
-                    Kind::ALL.map(Kind::name).join(",")
-                )
-            })?;
-            if out.contains(k) {
-                return Err(format!("--faults {s}: \"{w}\" is given twice"));
+            let ks: &[Kind] = match Kind::ALL.iter().position(|k| k.name() == w) {
+                Some(i) => &Kind::ALL[i..=i],
+                None => Kind::PRESETS
+                    .iter()
+                    .find(|(n, _)| *n == w)
+                    .map(|(_, ks)| *ks)
+                    .ok_or_else(|| {
+                        format!(
+                            "--faults {}: \"{}\" is not a fault kind; use some of: {} (or a \
+                             preset: {})",
+                            crate::text::clip(s, 80),
+                            crate::text::clip(w, 40),
+                            Kind::ALL.map(Kind::name).join(","),
+                            Kind::PRESETS.map(|(n, _)| n).join(", ")
+                        )
+                    })?,
+            };
+            for k in ks {
+                if out.contains(k) {
+                    return Err(format!(
+                        "--faults {}: \"{}\" is given twice",
+                        crate::text::clip(s, 80),
+                        k.name()
+                    ));
+                }
+                out.push(*k);
             }
-            out.push(*k);
         }
         out.sort();
         Ok(out)
+    }
+}
+
+/// How long a hunt runs (`--budget`): a number of candidates (`10000runs` or `10000`: the same
+/// result on every machine) or a wall-clock time (`60s`, `5m`: the CLI's clock, not core's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budget {
+    Runs(u64),
+    Time(Micros),
+}
+
+impl Budget {
+    pub fn parse(s: &str) -> Result<Budget, String> {
+        let t = s.trim();
+        let digits = t.strip_suffix("runs").unwrap_or(t).trim();
+        if let Ok(n) = digits.parse::<u64>() {
+            if n == 0 || n > MAX_RUNS {
+                return Err(format!(
+                    "--budget {}: use 1 to {MAX_RUNS} runs (or a time: 60s, 5m)",
+                    crate::text::clip(s, 40)
+                ));
+            }
+            return Ok(Budget::Runs(n));
+        }
+        match crate::time::parse_duration(t) {
+            Ok(us) if us > 0 => Ok(Budget::Time(us)),
+            _ => Err(format!(
+                "--budget {}: expected a number of runs (10000runs) or a wall-clock time (60s, \
+                 5m)",
+                crate::text::clip(s, 40)
+            )),
+        }
     }
 }
 
@@ -137,6 +217,13 @@ pub struct Plan {
     pub runs: u64,
     /// Most re-runs the shrink may spend.
     pub shrink_reruns: u32,
+    /// Most faults a candidate draws (`--max-faults`).
+    #[serde(default = "default_max_faults")]
+    pub max_faults: usize,
+}
+
+fn default_max_faults() -> usize {
+    MAX_FAULTS
 }
 
 impl Plan {
@@ -212,7 +299,19 @@ impl Plan {
             hunt_seed,
             runs,
             shrink_reruns: SHRINK_RERUNS,
+            max_faults: MAX_FAULTS,
         })
+    }
+
+    /// Set `--max-faults` (1 to [`MAX_FAULTS_LIMIT`]).
+    pub fn with_max_faults(mut self, n: usize) -> Result<Plan, String> {
+        if !(1..=MAX_FAULTS_LIMIT).contains(&n) {
+            return Err(format!(
+                "--max-faults {n}: use 1 to {MAX_FAULTS_LIMIT} faults a run"
+            ));
+        }
+        self.max_faults = n;
+        Ok(self)
     }
 
     /// The `--set` overrides as a table.
@@ -338,6 +437,11 @@ pub struct Candidate {
     pub seed: u64,
     /// The kinds this candidate drew from (swarm testing).
     pub kinds: Vec<Kind>,
+    /// The nodes its faults act on (swarm testing on nodes): every node, or half the time one
+    /// or two of them, so that a schedule can hit the same node again and again (crash it,
+    /// bring it back, cut it off), as consensus bugs need.
+    #[serde(default)]
+    pub focus: Vec<String>,
     pub faults: Vec<Fault>,
 }
 
@@ -370,7 +474,31 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
     let count = if kinds.is_empty() || rng.random_range(0..10) == 0 {
         0 // one in ten: the seed alone (a plain sweep's run)
     } else {
-        rng.random_range(1..=MAX_FAULTS)
+        rng.random_range(1..=plan.max_faults.max(1))
+    };
+    // Swarm on nodes: all of them, or half the time one or two (with three nodes or more).
+    let focus: Vec<usize> = if n >= 3 && rng.random_bool(0.5) {
+        let mut all: Vec<usize> = (0..n).collect();
+        crate::rng::shuffle(&mut all, &mut rng);
+        let mut f = all[..rng.random_range(1..=2)].to_vec();
+        f.sort();
+        f
+    } else {
+        (0..n).collect()
+    };
+    let focused = focus.len() < n;
+    // Commands of the focus nodes (all commands when none of them has one).
+    let commands: Vec<&(usize, String)> = {
+        let c: Vec<_> = space
+            .commands
+            .iter()
+            .filter(|(i, _)| focus.contains(i))
+            .collect();
+        if c.is_empty() {
+            space.commands.iter().collect()
+        } else {
+            c
+        }
     };
     let dur = space.duration;
     // Faults start in the first 60% of the run and are undone by 70%: the rest is the
@@ -385,13 +513,13 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
         let per = [200u64, 100, 50, 25, 12, 8, 4][rng.random_range(0..7)];
         let len = round_ms((dur / per).max(1_000));
         let until = (at + len).min(last_undo).max(at + 1_000);
-        let mut node = || space.nodes[rng.random_range(0..n)].clone();
+        let mut node = || space.nodes[focus[rng.random_range(0..focus.len())]].clone();
         let fault = match kind {
             Kind::Drop | Kind::Loss | Kind::Delay => {
                 let from = node();
-                let mut to = node();
+                let mut to = space.nodes[rng.random_range(0..n)].clone();
                 while to == from {
-                    to = node();
+                    to = space.nodes[rng.random_range(0..n)].clone();
                 }
                 let one_way = rng.random_range(0..4) == 0;
                 let action = match kind {
@@ -425,11 +553,25 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                 }
             }
             Kind::Partition => {
-                let mut names = space.nodes.clone();
-                crate::rng::shuffle(&mut names, &mut rng);
-                let cut = rng.random_range(1..n);
-                let (a, b) = names.split_at(cut);
-                let mut groups = vec![a.to_vec(), b.to_vec()];
+                let mut groups = if focused {
+                    // One focus node cut off alone, or the focus from the rest.
+                    let side: Vec<usize> = if focus.len() > 1 && rng.random_bool(0.5) {
+                        vec![focus[rng.random_range(0..focus.len())]]
+                    } else {
+                        focus.clone()
+                    };
+                    let (a, b): (Vec<usize>, Vec<usize>) = (0..n).partition(|i| side.contains(i));
+                    let names = |v: Vec<usize>| -> Vec<String> {
+                        v.into_iter().map(|i| space.nodes[i].clone()).collect()
+                    };
+                    vec![names(a), names(b)]
+                } else {
+                    let mut names = space.nodes.clone();
+                    crate::rng::shuffle(&mut names, &mut rng);
+                    let cut = rng.random_range(1..n);
+                    let (a, b) = names.split_at(cut);
+                    vec![a.to_vec(), b.to_vec()]
+                };
                 for g in &mut groups {
                     g.sort_by_key(|x| space.nodes.iter().position(|y| y == x));
                 }
@@ -470,7 +612,7 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                 }
             }
             Kind::Command => {
-                let (i, c) = &space.commands[rng.random_range(0..space.commands.len())];
+                let (i, c) = commands[rng.random_range(0..commands.len())];
                 Fault {
                     at,
                     action: Action::Command {
@@ -492,6 +634,7 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
         index,
         seed,
         kinds,
+        focus: focus.iter().map(|&i| space.nodes[i].clone()).collect(),
         faults,
     }
 }
