@@ -8,7 +8,7 @@ use crate::{cli_limits, emit, input_files, load, out_file, parse_shard, Bad};
 use clusterscope_core::hunt::{self, Budget, Candidate, Found, Kind, Part, Plan, Space, Target};
 use clusterscope_core::limits::Limits;
 use clusterscope_core::scenario::Scenario;
-use clusterscope_core::session::{ScenarioRef, Session, MAX_PERMALINK_CHARS, PERMALINK_VERSION};
+use clusterscope_core::session::{ScenarioRef, Session, MAX_PERMALINK_CHARS};
 use clusterscope_core::time::fmt_duration;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -344,21 +344,7 @@ fn report(
             t.path, t.path, plan.variant
         );
     }
-    let link = Session {
-        v: PERMALINK_VERSION,
-        scenario: ScenarioRef::Custom(text),
-        variant: plan.variant.clone(),
-        seed: f.seed,
-        actions: Vec::new(),
-        cursor: 0,
-        selected: None,
-        compare: None,
-        branches: Vec::new(),
-        branch: 0,
-        at_us: None,
-        bookmarks: Vec::new(),
-    }
-    .encode();
+    let link = Session::new(ScenarioRef::Custom(text), plan.variant.clone(), f.seed).encode();
     if link.len() <= MAX_PERMALINK_CHARS {
         let _ = writeln!(o, "  open it in the app: {base_url}#s={link}");
     } else {

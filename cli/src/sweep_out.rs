@@ -5,7 +5,7 @@
 
 use clusterscope_core::limits::Limits;
 use clusterscope_core::scenario::Scenario;
-use clusterscope_core::session::{ScenarioRef, Session, MAX_PERMALINK_CHARS, PERMALINK_VERSION};
+use clusterscope_core::session::{ScenarioRef, Session, MAX_PERMALINK_CHARS};
 use clusterscope_core::sweep::{self, CellSummary, Fraction, Outcome, Plan, Summary};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -146,23 +146,8 @@ impl Links<'_> {
                 .map(ScenarioRef::Custom),
             None => None,
         };
-        let link = scenario.map(|scenario| {
-            Session {
-                v: PERMALINK_VERSION,
-                scenario,
-                variant: plan.variant.clone(),
-                seed,
-                actions: Vec::new(),
-                cursor: 0,
-                selected: None,
-                compare: None,
-                branches: Vec::new(),
-                branch: 0,
-                at_us: None,
-                bookmarks: Vec::new(),
-            }
-            .encode()
-        });
+        let link =
+            scenario.map(|scenario| Session::new(scenario, plan.variant.clone(), seed).encode());
         match link {
             Some(l) if l.len() <= MAX_PERMALINK_CHARS => format!("{}#s={l}", self.base_url),
             _ => {

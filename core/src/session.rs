@@ -98,6 +98,25 @@ pub struct BranchRef {
 }
 
 impl Session {
+    /// A fresh session of `scenario`'s `variant` at `seed`: no actions, at the start, one
+    /// branch (what a sweep's or a hunt's link to one seed opens).
+    pub fn new(scenario: ScenarioRef, variant: String, seed: u64) -> Session {
+        Session {
+            v: PERMALINK_VERSION,
+            scenario,
+            variant,
+            seed,
+            actions: Vec::new(),
+            cursor: 0,
+            selected: None,
+            compare: None,
+            branches: Vec::new(),
+            branch: 0,
+            at_us: None,
+            bookmarks: Vec::new(),
+        }
+    }
+
     pub fn encode(&self) -> String {
         let json = serde_json::to_vec(self).expect("a session serializes");
         let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
