@@ -233,6 +233,9 @@ pub struct ParamRow {
     pub about: &'static str,
     /// As TOML would write it (`"150ms"`, `8`, `true`); empty when unset.
     pub value: String,
+    /// Where the value comes from: "--set", "variant", "scenario", "preset" or "default"
+    /// (set by [`params_for`]; [`params_of`] leaves it empty).
+    pub source: &'static str,
 }
 
 /// The catalogue of `model` for these merged `[params]` (the preset applied): every parameter
@@ -256,6 +259,7 @@ pub fn params_of(
                 }
                 Some(v) => v.to_string(),
             },
+            source: "",
         })
         .collect())
 }
@@ -269,12 +273,27 @@ pub fn params_for(
     let (_, v) = sc.variant(variant)?;
     let model = crate::registry::find(&sc.raw.protocol)
         .ok_or_else(|| format!("protocol \"{}\" is not modelled", sc.raw.protocol))?;
-    params_of(
-        model,
-        merge_params(&[&sc.raw.params, &v.params, overrides]),
-        sc,
-    )
-    .map_err(|e| format!("{}: {e}", sc.file))
+    let merged = merge_params(&[&sc.raw.params, &v.params, overrides]);
+    let mut rows = params_of(model, merged.clone(), sc).map_err(|e| format!("{}: {e}", sc.file))?;
+    // What the values would be without the preset: those that differ came from it.
+    let mut bare = merged;
+    let unpreset = bare
+        .remove("preset")
+        .and_then(|_| params_of(model, bare, sc).ok());
+    for (i, r) in rows.iter_mut().enumerate() {
+        r.source = if overrides.contains_key(r.name) {
+            "--set"
+        } else if v.params.contains_key(r.name) {
+            "variant"
+        } else if sc.raw.params.contains_key(r.name) {
+            "scenario"
+        } else if unpreset.as_ref().is_some_and(|u| u[i].value != r.value) {
+            "preset"
+        } else {
+            "default"
+        };
+    }
+    Ok(rows)
 }
 
 /// A parameter's table to JSON, for `Model::params_now`.
