@@ -6,6 +6,7 @@ mod claims;
 mod diff_out;
 mod hunt_out;
 mod out_file;
+mod params_out;
 mod plot;
 mod sweep_out;
 mod trace_out;
@@ -90,7 +91,8 @@ enum Cmd {
         variant: Option<String>,
         #[arg(long)]
         seed: Option<u64>,
-        /// Override a parameter, e.g. --set echo=fixed --set request_timeout=30s.
+        /// Override a parameter, e.g. --set echo=fixed --set request_timeout=30s
+        /// (`clusterscope params NAME` lists them with their values, units and ranges).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
         /// Stop early at this virtual time (e.g. 90s); expectations due later are reported as not reached.
@@ -102,6 +104,19 @@ enum Cmd {
         /// Replace the --trace file if it exists (the scenario file is never replaced).
         #[arg(long)]
         force: bool,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
+    /// List the scenario's model parameters: the value a run of this variant uses (after the
+    /// preset, [params] and --set), where it comes from, its unit, valid range and meaning.
+    Params {
+        /// A built-in scenario name, or a path to a .toml scenario file.
+        scenario: String,
+        #[arg(long)]
+        variant: Option<String>,
+        /// Override a parameter, as for `run` (shows the value it would take, or refuses it).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
@@ -326,6 +341,23 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
                 }
                 emit(&o)?;
             }
+            Ok(true)
+        }
+        Cmd::Params {
+            scenario,
+            variant,
+            set,
+            format,
+        } => {
+            let s = load(&scenario)?;
+            let variant = variant.unwrap_or_else(|| Run::default_variant(&s));
+            let set = overrides(&set)?;
+            let out = match format {
+                Format::Text => params_out::text(&s, &variant, &set),
+                Format::Json => params_out::json(&s, &variant, &set),
+            }
+            .map_err(Bad)?;
+            emit(&out)?;
             Ok(true)
         }
         Cmd::Run {

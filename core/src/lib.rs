@@ -4,6 +4,7 @@
 //! number the engine advances; randomness comes from seeded ChaCha8 streams; iteration order never
 //! depends on hashing. The same scenario, seed and user actions give the same trace everywhere.
 
+pub mod catalogue;
 pub mod diff;
 pub mod engine;
 pub mod explain;

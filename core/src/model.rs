@@ -12,6 +12,7 @@
 //! step or per run, never per event handler; adding a model touches its own folder and one line
 //! of `registry`, not a `match` in every consumer.
 
+use crate::catalogue::{Info, ParamSpec};
 use crate::engine::action::{Action, RecordedAction};
 use crate::engine::network::Network;
 use crate::engine::trace::{Rec, Trace, TraceHash};
@@ -398,6 +399,18 @@ pub trait Model: Protocol {
 
     /// The expectation vocabulary (view names): scenario validation refuses other names.
     const VIEWS: &'static [&'static str];
+    /// What each of [`Model::VIEWS`] means, one sentence and a unit (`crate::catalogue`).
+    const VIEW_INFO: &'static [&'static [Info]] = &[];
+    /// What each metric of [`Model::metrics`] means.
+    const METRICS: &'static [&'static [Info]] = &[];
+    /// The parameters of `[params]`, with unit and valid range (the bounds `build` checks).
+    const PARAMS: &'static [&'static [ParamSpec]] = &[];
+    /// The value of every parameter `build` would use for these merged `[params]` (a preset
+    /// applied), by name; `Err`: what `build` would say of them.
+    fn params_now(
+        params: toml::Table,
+        sc: &Scenario,
+    ) -> Result<serde_json::Map<String, serde_json::Value>, String>;
     /// What each of [`Model::VIEWS`] needs (default: nothing). Scenario validation refuses an
     /// expectation that lacks it.
     fn view_needs(_view: &str) -> ViewNeeds {

@@ -4,6 +4,7 @@
 //! Adding a model: its folder in `core/src/<model>/` with `impl Protocol` and `impl Model`, one
 //! line in [`MODELS`] (see ARCHITECTURE.md, "Adding a model").
 
+use crate::catalogue::{Info, ParamSpec};
 use crate::engine::network::Link;
 use crate::engine::{Engine, Sim};
 use crate::gossip::Gossip;
@@ -29,6 +30,10 @@ pub struct BuildArgs<'a> {
     pub body_budget: usize,
 }
 
+/// `Model::params_now`.
+pub type ParamsNow =
+    fn(toml::Table, &Scenario) -> Result<serde_json::Map<String, serde_json::Value>, String>;
+
 /// A registered model.
 pub struct ModelEntry {
     pub name: &'static str,
@@ -37,6 +42,12 @@ pub struct ModelEntry {
     pub views: &'static [&'static str],
     /// What each view needs (`Model::view_needs`).
     pub view_needs: fn(&str) -> ViewNeeds,
+    /// `Model::VIEW_INFO`, `Model::METRICS`, `Model::PARAMS`, `Model::params_now`
+    /// (`crate::catalogue`).
+    pub view_info: &'static [&'static [Info]],
+    pub metrics: &'static [&'static [Info]],
+    pub params: &'static [&'static [ParamSpec]],
+    pub params_now: ParamsNow,
     build: fn(BuildArgs) -> Result<Box<dyn Driver>, String>,
 }
 
@@ -53,6 +64,10 @@ const fn entry<M: Model>() -> ModelEntry {
         about: M::ABOUT,
         views: M::VIEWS,
         view_needs: M::view_needs,
+        view_info: M::VIEW_INFO,
+        metrics: M::METRICS,
+        params: M::PARAMS,
+        params_now: M::params_now,
         build: build::<M>,
     }
 }

@@ -4,6 +4,7 @@
 //!
 //! Every handler follows `Gossiper.java` (4.1 / 5.0); comments name the Java method modelled.
 
+pub mod about;
 pub mod cowmap;
 mod explain;
 pub mod fd;

@@ -123,6 +123,19 @@ impl Model for Gossip {
     const ABOUT: &'static str =
         "Cassandra gossip: SYN/ACK/ACK2, echo round-trips, phi failure detector, GossipStage";
     const VIEWS: &'static [&'static str] = VIEWS;
+    const VIEW_INFO: &'static [&'static [crate::catalogue::Info]] = &[super::about::VIEW_INFO];
+    const METRICS: &'static [&'static [crate::catalogue::Info]] = &[super::about::METRICS];
+    const PARAMS: &'static [&'static [crate::catalogue::ParamSpec]] = &[super::about::PARAMS];
+    fn params_now(
+        params: toml::Table,
+        _: &Scenario,
+    ) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+        let p: GossipParams = toml::Value::Table(params)
+            .try_into()
+            .map_err(|e: toml::de::Error| format!("params: {}", e.message()))?;
+        p.validate()?;
+        Ok(crate::catalogue::to_json(&p))
+    }
 
     fn build(
         params: toml::Table,

@@ -128,6 +128,11 @@ impl Default for GossipParams {
 /// The shortest gossip round accepted (1 ms): shorter ones multiply the events of a run.
 pub const MIN_GOSSIP_INTERVAL_US: u64 = 1_000;
 
+/// The most failure-detector samples kept per peer.
+pub const FD_WINDOW_MAX: u32 = 10_000;
+/// The most client writes per second.
+pub const CLIENT_RATE_MAX: f64 = 10_000.0;
+
 /// Leaves room for a century of restarts below i32::MAX (Cassandra stores generations as int).
 pub const MAX_GENERATION_BASE: u32 = 2_000_000_000;
 
@@ -147,15 +152,15 @@ impl GossipParams {
                 self.phi_convict_threshold
             ));
         }
-        if self.fd_window == 0 || self.fd_window > 10_000 {
+        if self.fd_window == 0 || self.fd_window > FD_WINDOW_MAX {
             return Err(format!(
-                "fd_window {} must be between 1 and 10000",
+                "fd_window {} must be between 1 and {FD_WINDOW_MAX}",
                 self.fd_window
             ));
         }
-        if !(self.client_rate.is_finite() && (0.0..=10_000.0).contains(&self.client_rate)) {
+        if !(self.client_rate.is_finite() && (0.0..=CLIENT_RATE_MAX).contains(&self.client_rate)) {
             return Err(format!(
-                "client_rate {} must be between 0 and 10000 writes/s",
+                "client_rate {} must be between 0 and {CLIENT_RATE_MAX} writes/s",
                 self.client_rate
             ));
         }

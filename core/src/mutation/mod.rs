@@ -13,6 +13,7 @@
 //! Every step a race lives between is its own engine step on an executor, so a scenario can
 //! park a node there (`park <step>`), hold a message kind (`hold`), and release it.
 
+pub mod about;
 mod bytes;
 mod commands;
 mod node;

@@ -76,6 +76,17 @@ impl Default for MtParams {
 }
 
 /// How `acceptRemoteSummary` counts the mutations it waits for.
+/// The shortest BROADCAST_LOG_OFFSETS period (when on).
+pub const BROADCAST_MIN_US: u64 = 10 * US_PER_MS;
+/// The shortest ExpiredStatePurger period.
+pub const PURGE_MIN_US: u64 = 10 * US_PER_MS;
+/// The shortest random-load interval (when on).
+pub const LOAD_INTERVAL_MIN_US: u64 = US_PER_MS;
+/// The longest task service time.
+pub const TASK_MAX_US: u64 = US_PER_S;
+/// The most nodes the model takes.
+pub const MAX_NODES: u32 = 64;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CountMode {
     /// Pre-patch: `missingMutations.idCount()`.
@@ -111,15 +122,15 @@ impl MtParams {
                 return Err(format!("[params] {name} must be positive, e.g. \"2s\""));
             }
         }
-        if self.broadcast_interval.0 != 0 && self.broadcast_interval.0 < 10 * US_PER_MS {
+        if self.broadcast_interval.0 != 0 && self.broadcast_interval.0 < BROADCAST_MIN_US {
             return Err(
                 "[params] broadcast_interval must be \"0s\" (off) or at least \"10ms\"".into(),
             );
         }
-        if self.purge_interval.0 < 10 * US_PER_MS {
+        if self.purge_interval.0 < PURGE_MIN_US {
             return Err("[params] purge_interval must be at least \"10ms\"".into());
         }
-        if self.load_interval.0 != 0 && self.load_interval.0 < US_PER_MS {
+        if self.load_interval.0 != 0 && self.load_interval.0 < LOAD_INTERVAL_MIN_US {
             return Err("[params] load_interval must be \"0s\" (off) or at least \"1ms\"".into());
         }
         for (name, x) in [
@@ -130,7 +141,7 @@ impl MtParams {
                 return Err(format!("[params] {name} = {x}: use a probability in 0..=1"));
             }
         }
-        if self.task_us.0 > US_PER_S {
+        if self.task_us.0 > TASK_MAX_US {
             return Err("[params] task_us must be at most \"1s\"".into());
         }
         Ok(())
@@ -144,7 +155,7 @@ impl MtParams {
                 self.rf
             ));
         }
-        if n > 64 {
+        if n > MAX_NODES {
             return Err(format!(
                 "[cluster] {n} nodes: the mutation-tracking model takes at most 64"
             ));

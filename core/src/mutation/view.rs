@@ -457,6 +457,15 @@ impl Model for MutationTracking {
     const ABOUT: &'static str =
         "Cassandra mutation tracking: tracked writes and reads, read reconciliation (CASSANDRA-21181)";
     const VIEWS: &'static [&'static str] = VIEWS;
+    const VIEW_INFO: &'static [&'static [crate::catalogue::Info]] = &[super::about::VIEW_INFO];
+    const METRICS: &'static [&'static [crate::catalogue::Info]] = &[super::about::METRICS];
+    const PARAMS: &'static [&'static [crate::catalogue::ParamSpec]] = &[super::about::PARAMS];
+    fn params_now(
+        params: toml::Table,
+        _: &Scenario,
+    ) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+        Ok(crate::catalogue::to_json(&MtParams::from_table(params)?))
+    }
 
     fn build(
         params: toml::Table,

@@ -16,6 +16,7 @@
 //! container close and pipeline removal), `scm` (SCM: container states, replica reports, pipeline
 //! close and destroy, the ReplicationManager), `view` (the `Model` impl).
 
+pub mod about;
 mod dn;
 pub mod scm;
 pub mod view;
@@ -75,6 +76,8 @@ pub struct OzoneParams {
 
 /// `OzoneConsts.OZONE_SCM_CHUNK_MAX_SIZE`: the largest chunk (the gRPC message limit), 32 MiB.
 pub const MAX_CHUNK_LEN: u64 = 32 * 1024 * 1024;
+/// The most containers of a pipeline.
+pub const MAX_CONTAINERS: u32 = 64;
 /// `ozone.scm.block.size` (default 256 MiB): a chunk ends within its block.
 pub const MAX_BLOCK_LEN: u64 = 256 * 1024 * 1024;
 

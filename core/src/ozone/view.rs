@@ -308,6 +308,54 @@ const OZ_RINGS: &[(&str, &str)] = &[
     (OZ_CLOSED, "SCM closed the pipeline"),
 ];
 
+/// Ozone's and Raft's parameters from the merged `[params]` (`build`, `params_now`).
+fn parse_params(params: toml::Table, sc: &Scenario) -> Result<(OzoneParams, RaftParams), String> {
+    let (mut oz, mut raft) = (toml::Table::new(), toml::Table::new());
+    for (k, v) in params {
+        if OZONE_KEYS.contains(&k.as_str()) {
+            oz.insert(k, v);
+        } else {
+            raft.insert(k, v);
+        }
+    }
+    let op: OzoneParams = toml::Value::Table(oz)
+        .try_into()
+        .map_err(|e: toml::de::Error| format!("params: {}", e.message()))?;
+    if op.containers == 0 || op.containers > super::MAX_CONTAINERS {
+        return Err(format!(
+            "params.containers {} must be between 1 and {}",
+            op.containers,
+            super::MAX_CONTAINERS
+        ));
+    }
+    if !(1..=MAX_CHUNK_LEN).contains(&op.chunk_len) {
+        return Err(format!(
+                "params.chunk_len {} must be between 1 and {MAX_CHUNK_LEN} bytes (32 MiB, OZONE_SCM_CHUNK_MAX_SIZE)",
+                op.chunk_len
+            ));
+    }
+    if op.replication_interval.0 < crate::time::US_PER_MS {
+        return Err(format!(
+            "params.replication_interval {} is too short: at least 1ms",
+            crate::time::fmt_duration(op.replication_interval.0)
+        ));
+    }
+    let n = sc.topo.len();
+    if n < 2 {
+        return Err("cluster: Ozone needs the datanodes of a pipeline and, last, SCM".into());
+    }
+    raft.entry("group_size")
+        .or_insert(toml::Value::Integer(n as i64 - 1));
+    let p = RaftParams::from_table(raft)?;
+    if p.group_size != n - 1 {
+        return Err(format!(
+                "params.group_size must be {} here: every node but the last (SCM) is a datanode of the pipeline",
+                n - 1
+            ));
+    }
+    Ok((op, p))
+}
+
 impl Model for Ozone {
     const NAME: &'static str = "ozone";
     const ABOUT: &'static str = "Ozone's container state machine on Raft (a RATIS/THREE pipeline) and SCM: the write path, container close, pipeline close";
@@ -331,48 +379,8 @@ impl Model for Ozone {
                 ));
             }
         }
-        let (mut oz, mut raft) = (toml::Table::new(), toml::Table::new());
-        for (k, v) in params {
-            if OZONE_KEYS.contains(&k.as_str()) {
-                oz.insert(k, v);
-            } else {
-                raft.insert(k, v);
-            }
-        }
-        let op: OzoneParams = toml::Value::Table(oz)
-            .try_into()
-            .map_err(|e: toml::de::Error| format!("params: {}", e.message()))?;
-        if op.containers == 0 || op.containers > 64 {
-            return Err(format!(
-                "params.containers {} must be between 1 and 64",
-                op.containers
-            ));
-        }
-        if !(1..=MAX_CHUNK_LEN).contains(&op.chunk_len) {
-            return Err(format!(
-                "params.chunk_len {} must be between 1 and {MAX_CHUNK_LEN} bytes (32 MiB, OZONE_SCM_CHUNK_MAX_SIZE)",
-                op.chunk_len
-            ));
-        }
-        if op.replication_interval.0 < crate::time::US_PER_MS {
-            return Err(format!(
-                "params.replication_interval {} is too short: at least 1ms",
-                crate::time::fmt_duration(op.replication_interval.0)
-            ));
-        }
+        let (op, p) = parse_params(params, sc)?;
         let n = sc.topo.len();
-        if n < 2 {
-            return Err("cluster: Ozone needs the datanodes of a pipeline and, last, SCM".into());
-        }
-        raft.entry("group_size")
-            .or_insert(toml::Value::Integer(n as i64 - 1));
-        let p = RaftParams::from_table(raft)?;
-        if p.group_size != n - 1 {
-            return Err(format!(
-                "params.group_size must be {} here: every node but the last (SCM) is a datanode of the pipeline",
-                n - 1
-            ));
-        }
         let scm = n as NodeId - 1;
         Raft::new(
             p,
@@ -397,6 +405,20 @@ impl Model for Ozone {
         Some((rate, format!("a pipeline of {} datanodes: {why}", self.n)))
     }
     const VIEWS: &'static [&'static str] = VIEWS;
+    const VIEW_INFO: &'static [&'static [crate::catalogue::Info]] =
+        &[crate::raft::about::VIEW_INFO, super::about::VIEW_INFO];
+    const METRICS: &'static [&'static [crate::catalogue::Info]] = &[super::about::METRICS];
+    const PARAMS: &'static [&'static [crate::catalogue::ParamSpec]] =
+        &[super::about::PARAMS, crate::raft::about::PARAMS];
+    fn params_now(
+        params: toml::Table,
+        sc: &Scenario,
+    ) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+        let (op, p) = parse_params(params, sc)?;
+        let mut m = crate::catalogue::to_json(&op);
+        m.extend(crate::catalogue::to_json(&p));
+        Ok(m)
+    }
     fn view_needs(view: &str) -> ViewNeeds {
         view_needs(view)
     }

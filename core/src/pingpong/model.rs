@@ -2,6 +2,7 @@
 //! and the web app with the generic panels alone (`scenarios/pingpong.toml`).
 
 use super::PingPong;
+use crate::catalogue::{info, param, Info, ParamSpec, Range};
 use crate::engine::{NodeId, Sim};
 use crate::model::{CommandSpec, Model, MsgKind, QValue, Query, SeriesSpec, ViewNeeds};
 use crate::scenario::Scenario;
@@ -68,6 +69,57 @@ impl Model for PingPong {
     const NAME: &'static str = "pingpong";
     const ABOUT: &'static str = "toy: every node passes a ball on (engine tests, benchmarks)";
     const VIEWS: &'static [&'static str] = VIEWS;
+    const VIEW_INFO: &'static [&'static [Info]] = &[&[
+        info("received", "balls", "balls the node has received"),
+        info("ticks", "count", "1 s ticks the node has handled"),
+        info("starts", "count", "times the node's process started"),
+    ]];
+    const METRICS: &'static [&'static [Info]] = &[&[info(
+        "received",
+        "balls",
+        "balls received over the run, all nodes",
+    )]];
+    const PARAMS: &'static [&'static [ParamSpec]] = &[&[
+        param(
+            "use_worker",
+            "",
+            Range::BOOL,
+            "process each ball on the worker executor",
+        ),
+        param(
+            "work",
+            "duration",
+            Range::DUR,
+            "the worker's service time per ball",
+        ),
+        param(
+            "deadline",
+            "duration",
+            Range::DUR,
+            "a ball queued on the worker longer than this is dropped (none when unset)",
+        ),
+        param(
+            "random_target",
+            "",
+            Range::BOOL,
+            "pass the ball to a random node instead of the next one",
+        ),
+        param(
+            "serve_on_tick",
+            "",
+            Range::BOOL,
+            "every node serves a fresh ball on each 1 s tick",
+        ),
+    ]];
+    fn params_now(
+        params: toml::Table,
+        _: &Scenario,
+    ) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+        let p: PingPongParams = toml::Value::Table(params)
+            .try_into()
+            .map_err(|e: toml::de::Error| format!("params: {}", e.message()))?;
+        Ok(crate::catalogue::to_json(&p))
+    }
 
     fn build(
         params: toml::Table,

@@ -9,6 +9,7 @@
 //! (requests, pending requests, retry cache, apply), `check` (safety invariants), `view` (the
 //! `Model` impl). See docs/MODEL.md, "Raft".
 
+pub mod about;
 pub mod check;
 pub mod client;
 pub mod commands;

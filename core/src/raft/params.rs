@@ -141,6 +141,15 @@ pub fn records_per_sec(p: &RaftParams, group: u32, nodes: u32) -> (f64, String) 
     (rate, why)
 }
 
+/// The shortest election timeout (heartbeats go every min/4).
+pub const TIMEOUT_MIN_US: Micros = 4;
+/// The most AppendEntries in flight per follower.
+pub const MAX_OUTSTANDING_MAX: u32 = 1024;
+/// The most entries per AppendEntries.
+pub const APPEND_BATCH_MAX: u32 = 4096;
+/// The most client requests per second.
+pub const CLIENT_RATE_MAX: u32 = 10_000;
+
 /// The presets' election timeouts (min, max).
 pub const PRESETS: &[(&str, Micros, Micros)] = &[
     ("default", 150 * US_PER_MS, 300 * US_PER_MS),
@@ -185,7 +194,7 @@ impl RaftParams {
     }
 
     pub fn validate(&self) -> Result<(), String> {
-        if self.timeout_min.0 < 4 {
+        if self.timeout_min.0 < TIMEOUT_MIN_US {
             return Err(
                 "params.timeout_min must be at least 4us (heartbeats go every min/4)".into(),
             );
@@ -200,24 +209,24 @@ impl RaftParams {
         if self.request_timeout.0 == 0 {
             return Err("params.request_timeout must be > 0".into());
         }
-        if self.max_outstanding == 0 || self.max_outstanding > 1024 {
+        if self.max_outstanding == 0 || self.max_outstanding > MAX_OUTSTANDING_MAX {
             return Err(format!(
-                "params.max_outstanding {} must be between 1 and 1024",
+                "params.max_outstanding {} must be between 1 and {MAX_OUTSTANDING_MAX}",
                 self.max_outstanding
             ));
         }
-        if self.append_batch == 0 || self.append_batch > 4096 {
+        if self.append_batch == 0 || self.append_batch > APPEND_BATCH_MAX {
             return Err(format!(
-                "params.append_batch {} must be between 1 and 4096",
+                "params.append_batch {} must be between 1 and {APPEND_BATCH_MAX}",
                 self.append_batch
             ));
         }
         if self.pending_limit == 0 {
             return Err("params.pending_limit must be > 0".into());
         }
-        if self.client_rate > 10_000 {
+        if self.client_rate > CLIENT_RATE_MAX {
             return Err(format!(
-                "params.client_rate {} must be at most 10000 requests/s",
+                "params.client_rate {} must be at most {CLIENT_RATE_MAX} requests/s",
                 self.client_rate
             ));
         }

@@ -529,6 +529,15 @@ impl Model for Raft<Kv> {
         ))
     }
     const VIEWS: &'static [&'static str] = VIEWS;
+    const VIEW_INFO: &'static [&'static [crate::catalogue::Info]] = &[super::about::VIEW_INFO];
+    const METRICS: &'static [&'static [crate::catalogue::Info]] = &[super::about::METRICS];
+    const PARAMS: &'static [&'static [crate::catalogue::ParamSpec]] = &[super::about::PARAMS];
+    fn params_now(
+        params: toml::Table,
+        _: &Scenario,
+    ) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+        Ok(crate::catalogue::to_json(&RaftParams::from_table(params)?))
+    }
     /// What each view needs and answers, read off `query_impl` (and `Kv::query`); Ozone's Raft
     /// views use it too.
     fn view_needs(view: &str) -> ViewNeeds {

@@ -19,11 +19,10 @@ use crate::sweep::{
     batch_size, grid_of, histogram, scenario_of, with_actions_as_faults, worker_count, Progress,
     Sweep, DEFAULT_SEEDS, MAX_SEEDS,
 };
+use clusterscope_core::catalogue::{params_for, ParamRow};
 use clusterscope_core::scenario::Scenario;
 use clusterscope_core::session::{ScenarioRef, Session, PERMALINK_VERSION};
-use clusterscope_core::sweep::{
-    cell_scenario, expectation_names, parameters, show, Fraction, Plan, Summary,
-};
+use clusterscope_core::sweep::{cell_scenario, expectation_names, Fraction, Plan, Summary};
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use std::collections::BTreeMap;
@@ -299,12 +298,14 @@ impl Component for SweepPanel {
                 let key = key.trim().to_string();
                 if key != self.grid[i].0 {
                     // Start from the value the parameter has now.
+                    // (the catalogue's: a preset's value too, issue 41).
                     let m = ctx.props().s.model.borrow();
-                    self.grid[i].1 = parameters(&m.run.scenario, &m.run.variant)
-                        .ok()
-                        .and_then(|ps| ps.into_iter().find(|(k, _)| *k == key))
-                        .map(|(_, v)| show(&v))
-                        .unwrap_or_default();
+                    self.grid[i].1 =
+                        params_for(&m.run.scenario, &m.run.variant, &toml::Table::new())
+                            .ok()
+                            .and_then(|ps| ps.into_iter().find(|r| r.name == key))
+                            .map(|r| r.value.trim_matches('"').to_string())
+                            .unwrap_or_default();
                 }
                 self.grid[i].0 = key;
             }
@@ -415,11 +416,8 @@ impl Component for SweepPanel {
                 </label>
             }
         });
-        let keys: Vec<(String, String)> = parameters(&m.run.scenario, &m.run.variant)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(k, v)| (k, show(&v)))
-            .collect();
+        let keys: Vec<ParamRow> =
+            params_for(&m.run.scenario, &m.run.variant, &toml::Table::new()).unwrap_or_default();
         drop(m);
         let state = self.run.as_ref().map_or("idle", |a| a.state.as_str());
         let running = state == "running";
@@ -562,11 +560,20 @@ fn results(a: &Active, link: &html::Scope<SweepPanel>, dark: bool) -> Html {
             </tr>
         }
     });
+    let model = clusterscope_core::registry::find(&a.swept.raw.protocol);
     let metrics = cell.metrics.iter().map(|(k, st)| {
         let vals = shown.values.get(k).cloned().unwrap_or_default();
+        // What the metric means (issue 41): its sentence and unit, from the model.
+        let about = model
+            .and_then(|m| clusterscope_core::catalogue::metric(m, k))
+            .map_or_else(
+                || "(no description)".to_string(),
+                |i| format!("{} ({})", i.about, i.unit),
+            );
         html! {
             <figure class="sweep-metric">
-                <figcaption><b>{ k.clone() }</b>{ format!(" mean {}, min {}, max {}; > 0 in {}", stat(st.mean), stat(st.min), stat(st.max), pct(st.nonzero.fraction)) }</figcaption>
+                <figcaption><b title={about.clone()}>{ k.clone() }</b>{ format!(" mean {}, min {}, max {}; > 0 in {}", stat(st.mean), stat(st.min), stat(st.max), pct(st.nonzero.fraction)) }
+                    <span class="sweep-metric-about">{ about }</span></figcaption>
                 <Histogram metric={k.clone()} values={vals} dark={dark} min={st.min} max={st.max} />
             </figure>
         }

@@ -8,6 +8,7 @@
 //! data-label, data-count, data-runs, data-selected).
 
 use super::sweep::SMsg;
+use clusterscope_core::catalogue::ParamRow;
 use clusterscope_core::sweep::{show, CellSummary, Fraction, Plan, Summary};
 use yew::prelude::*;
 
@@ -33,11 +34,12 @@ impl Measure {
     }
 }
 
-/// The parameter rows above the Run button: a key (suggested from the scenario's parameters,
-/// any of the model's accepted) and its values.
+/// The parameter rows above the Run button: a key (suggested from the model's catalogue,
+/// `core::catalogue`) and its values; under a key, its value now, unit, range and meaning; and
+/// the whole catalogue, folded, each name a button that fills a free row (issue 41).
 pub fn rows(
     rows: &[(String, String); 2],
-    keys: &[(String, String)],
+    keys: &[ParamRow],
     running: bool,
     link: &html::Scope<super::sweep::SweepPanel>,
 ) -> Html {
@@ -57,7 +59,22 @@ pub fn rows(
                     .value(),
             )
         });
+        let k = key.trim();
+        let about = (!k.is_empty()).then(|| match keys.iter().find(|r| r.name == k) {
+            Some(r) => html! {
+                <p id={format!("sweep-grid-about-{i}")} class="sweep-grid-about" data-value={r.value.clone()}>
+                    <b>{ format!("now {}", shown(r)) }</b>
+                    { format!(" ({}) · {} · {}: {}", r.source, unit(r), r.range, r.about) }
+                </p>
+            },
+            None => html! {
+                <p id={format!("sweep-grid-about-{i}")} class="sweep-grid-about bad">
+                    { format!("{k} is not a parameter of this model; see the list below") }
+                </p>
+            },
+        });
         html! {
+            <>
             <div class="sweep-grid-row">
                 <label>{ if i == 0 { "Vary " } else { "and " } }
                     <input id={format!("sweep-grid-key-{i}")} class="sweep-grid-key" list="sweep-grid-keys"
@@ -71,16 +88,54 @@ pub fn rows(
                         aria-label={format!("values of parameter {}", i + 1)} />
                 </label>
             </div>
+            <>{ for about }</>
+            </>
+        }
+    };
+    // A catalogue name fills the first free row (or the first).
+    let free = rows.iter().position(|r| r.0.trim().is_empty()).unwrap_or(0);
+    let item = |r: &ParamRow| {
+        let name = r.name.to_string();
+        html! {
+            <li class="sweep-param" data-name={r.name} data-value={r.value.clone()} title={r.about}>
+                <button class="link" disabled={running}
+                    onclick={link.callback(move |_| SMsg::GridKey(free, name.clone()))}>{ r.name }</button>
+                { " = " }<b>{ shown(r) }</b>
+                <span class="sweep-param-range">{ format!(" {} · {}", unit(r), r.range) }</span>
+                <span class="sweep-param-about">{ r.about }</span>
+            </li>
         }
     };
     html! {
         <div class="sweep-grid-rows">
             <datalist id="sweep-grid-keys">
-                <>{ for keys.iter().map(|(k, v)| html! { <option value={k.clone()}>{ format!("now {v}") }</option> }) }</>
+                <>{ for keys.iter().map(|r| html! { <option value={r.name}>{ format!("now {} · {}", shown(r), r.range) }</option> }) }</>
             </datalist>
             { row(0) }
             if !rows[0].0.trim().is_empty() || !rows[1].0.trim().is_empty() { { row(1) } }
+            if !keys.is_empty() {
+                <details id="sweep-params" class="sweep-params">
+                    <summary>{ format!("Parameters of this model ({}): value now, unit, range", keys.len()) }</summary>
+                    <ul>{ for keys.iter().map(item) }</ul>
+                </details>
+            }
         </div>
+    }
+}
+
+/// A parameter's value as a person types it (no TOML quotes); "unset" when it has none.
+fn shown(r: &ParamRow) -> String {
+    match r.value.trim_matches('"') {
+        "" => "unset".into(),
+        v => v.into(),
+    }
+}
+
+fn unit(r: &ParamRow) -> &'static str {
+    if r.unit.is_empty() {
+        "switch"
+    } else {
+        r.unit
     }
 }
 
