@@ -4,7 +4,7 @@
 //! schedule printed, written as a scenario file (`--out`) and linked into the app. A shard
 //! (`--shard I/N`) writes a part; `clusterscope merge` of all parts gives what one hunt gives.
 
-use crate::{cli_limits, emit, input_files, load, out_file, parse_shard, Bad};
+use crate::{cli_limits, emit, input_files, load, out_file, parse_shard, threads, Bad};
 use clusterscope_core::hunt::{self, Budget, Candidate, Found, Kind, Part, Plan, Space, Target};
 use clusterscope_core::limits::Limits;
 use clusterscope_core::scenario::Scenario;
@@ -174,15 +174,7 @@ pub fn hunt(a: HuntArgs) -> Result<bool, Bad> {
         Budget::Runs(n) => n,
         Budget::Time(_) => hunt::MAX_RUNS,
     };
-    let threads = match a.jobs {
-        Some(j) if !(1..=256).contains(&j) => {
-            return Err(Bad(format!(
-                "--jobs {j}: use 1 to 256 (without --jobs: one per core)"
-            )))
-        }
-        Some(j) => j,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let threads = threads(a.jobs)?;
     let shard = a.shard.as_deref().map(parse_shard).transpose()?;
     let inputs = input_files(&[a.scenario.as_str()]);
     let inputs: Vec<&str> = inputs.iter().map(String::as_str).collect();

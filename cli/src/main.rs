@@ -481,17 +481,7 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
                 plot::precheck(path, plan.grid.len(), &output.plot_of, &names, &metrics)
                     .map_err(Bad)?;
             }
-            let threads = match jobs {
-                Some(j) if !(1..=MAX_JOBS).contains(&j) => {
-                    return Err(Bad(format!(
-                        "--jobs {j}: use 1 to {MAX_JOBS} (without --jobs: one per core)"
-                    )))
-                }
-                Some(j) => j,
-                None => std::thread::available_parallelism()
-                    .map_or(1, |n| n.get())
-                    .min(MAX_JOBS),
-            };
+            let threads = threads(jobs)?;
             let shard = shard.as_deref().map(parse_shard).transpose()?;
             let ids: Vec<u64> = match shard {
                 Some((i, n)) => plan.shard(i, n).collect(),
@@ -622,17 +612,7 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
             format,
             check,
         } => {
-            let threads = match jobs {
-                Some(j) if !(1..=MAX_JOBS).contains(&j) => {
-                    return Err(Bad(format!(
-                        "--jobs {j}: use 1 to {MAX_JOBS} (without --jobs: one per core)"
-                    )))
-                }
-                Some(j) => j,
-                None => std::thread::available_parallelism()
-                    .map_or(1, |n| n.get())
-                    .min(MAX_JOBS),
-            };
+            let threads = threads(jobs)?;
             let limits = Limits::default();
             let mut rows = Vec::new();
             for s in claims::scenarios(&scenarios).map_err(Bad)? {
@@ -743,6 +723,19 @@ fn read_part(f: &str) -> Result<String, Bad> {
 
 /// Most worker threads of one sweep.
 const MAX_JOBS: usize = 256;
+
+/// `--jobs`: 1 to `MAX_JOBS` threads; without it, one per core (at most `MAX_JOBS`).
+fn threads(jobs: Option<usize>) -> Result<usize, Bad> {
+    match jobs {
+        Some(j) if !(1..=MAX_JOBS).contains(&j) => Err(Bad(format!(
+            "--jobs {j}: use 1 to {MAX_JOBS} (without --jobs: one per core)"
+        ))),
+        Some(j) => Ok(j),
+        None => Ok(std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MAX_JOBS)),
+    }
+}
 
 /// Flags that mean nothing together, refused before anything runs: a shard writes a part for
 /// `clusterscope merge` (the merge formats and plots the result), and only a shard writes to
