@@ -130,11 +130,9 @@ impl Model for Gossip {
         params: toml::Table,
         _: &Scenario,
     ) -> Result<serde_json::Map<String, serde_json::Value>, String> {
-        let p: GossipParams = toml::Value::Table(params)
-            .try_into()
-            .map_err(|e: toml::de::Error| format!("params: {}", e.message()))?;
-        p.validate()?;
-        Ok(crate::catalogue::to_json(&p))
+        Ok(crate::catalogue::to_json(&GossipParams::from_table(
+            params,
+        )?))
     }
 
     fn build(
@@ -142,9 +140,7 @@ impl Model for Gossip {
         section: Option<&toml::Table>,
         sc: &Scenario,
     ) -> Result<Self, String> {
-        let params: GossipParams = toml::Value::Table(params)
-            .try_into()
-            .map_err(|e: toml::de::Error| format!("params: {}", e.message()))?;
+        let params = GossipParams::from_table(params)?;
         let init: GossipInit = match section {
             Some(t) => toml::Value::Table(t.clone())
                 .try_into()

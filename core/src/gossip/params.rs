@@ -137,6 +137,15 @@ pub const CLIENT_RATE_MAX: f64 = 10_000.0;
 pub const MAX_GENERATION_BASE: u32 = 2_000_000_000;
 
 impl GossipParams {
+    /// The merged `[params]` table, parsed and validated.
+    pub fn from_table(t: toml::Table) -> Result<GossipParams, String> {
+        let p: GossipParams = toml::Value::Table(t)
+            .try_into()
+            .map_err(|e: toml::de::Error| format!("params: {}", e.message()))?;
+        p.validate()?;
+        Ok(p)
+    }
+
     pub fn validate(&self) -> Result<(), String> {
         if self.gossip_interval.0 < MIN_GOSSIP_INTERVAL_US {
             return Err(format!(
