@@ -17,7 +17,7 @@ use clusterscope_core::engine::trace::LogLevel;
 use clusterscope_core::limits::Limits;
 use clusterscope_core::runner::{Run, RunOptions};
 use clusterscope_core::scenario::Scenario;
-use clusterscope_core::session::{ScenarioRef, Session, MAX_PERMALINK_CHARS, PERMALINK_VERSION};
+use clusterscope_core::session::{ScenarioRef, Session, MAX_PERMALINK_CHARS};
 
 /// A small valid scenario; each row changes one thing.
 const BASE: &str = r#"name = "bad-input-base"
@@ -264,18 +264,13 @@ fn deflated_link(json: &[u8]) -> String {
 
 fn session(actions: Vec<RecordedAction>) -> Session {
     Session {
-        v: PERMALINK_VERSION,
-        scenario: ScenarioRef::Builtin("cassandra-21636-packet-loss".into()),
-        variant: "buggy".into(),
-        seed: 7,
         actions,
         cursor: 500,
-        selected: None,
-        compare: None,
-        branches: Vec::new(),
-        branch: 0,
-        at_us: None,
-        bookmarks: Vec::new(),
+        ..Session::new(
+            ScenarioRef::Builtin("cassandra-21636-packet-loss".into()),
+            "buggy".into(),
+            7,
+        )
     }
 }
 

@@ -7,7 +7,7 @@ use clusterscope_core::engine::trace::RecKind;
 use clusterscope_core::limits::Limits;
 use clusterscope_core::runner::{Run, RunOptions};
 use clusterscope_core::scenario::Scenario;
-use clusterscope_core::session::{ScenarioRef, Session, PERMALINK_VERSION};
+use clusterscope_core::session::{ScenarioRef, Session};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 const HEAD: &str = r#"name = "bug"
@@ -79,22 +79,16 @@ fn recorded_action_at_ahead_of_its_step() {
 #[test]
 fn permalink_action_at_ahead_of_its_step() {
     let link = Session {
-        v: PERMALINK_VERSION,
-        scenario: ScenarioRef::Builtin("cassandra-21636-packet-loss".into()),
-        variant: "fixed".into(),
-        seed: 1,
         actions: vec![RecordedAction {
             step: 5,
             at: Dur(50_000_000),
             action: Action::Kill { node: "A".into() },
         }],
-        cursor: 0,
-        selected: None,
-        compare: None,
-        branches: Vec::new(),
-        branch: 0,
-        at_us: None,
-        bookmarks: Vec::new(),
+        ..Session::new(
+            ScenarioRef::Builtin("cassandra-21636-packet-loss".into()),
+            "fixed".into(),
+            1,
+        )
     }
     .encode();
     let Ok(s) = Session::decode(&link, &Limits::default()) else {

@@ -323,20 +323,11 @@ fn broken_permalink_shows_an_error_and_keeps_the_session() {
 
 #[test]
 fn permalink_to_an_unknown_scenario_is_refused() {
-    let bad = Session {
-        v: 1,
-        scenario: ScenarioRef::Builtin("no-such-incident".into()),
-        variant: "buggy".into(),
-        seed: 1,
-        actions: vec![],
-        cursor: 0,
-        selected: None,
-        compare: None,
-        branches: Vec::new(),
-        branch: 0,
-        at_us: None,
-        bookmarks: Vec::new(),
-    };
+    let bad = Session::new(
+        ScenarioRef::Builtin("no-such-incident".into()),
+        "buggy".into(),
+        1,
+    );
     let s = send(store(), Msg::OpenPermalink(bad.encode()));
     let m = s.model.borrow();
     assert!(m.banner.as_ref().unwrap().text.contains("no-such-incident"));
