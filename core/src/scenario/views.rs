@@ -69,9 +69,8 @@ fn check_value(
     topo: &Topology,
     valid: &dyn Fn() -> String,
 ) -> Result<(), String> {
-    match Some(v) {
-        None => Ok(()),
-        Some(toml::Value::String(s)) => {
+    match v {
+        toml::Value::String(s) => {
             let shown = crate::text::clip(s, 40);
             match value {
                 ViewValue::Num => Err(format!(
@@ -97,7 +96,7 @@ fn check_value(
                 _ => Ok(()),
             }
         }
-        Some(n @ (toml::Value::Integer(_) | toml::Value::Float(_))) => {
+        n @ (toml::Value::Integer(_) | toml::Value::Float(_)) => {
             if value.is_text() {
                 Err(format!(
                     "`{field} = {n}` is a number, but {}; write it in quotes",
@@ -107,7 +106,7 @@ fn check_value(
                 Ok(())
             }
         }
-        Some(other) => Err(format!(
+        other => Err(format!(
             "`{field}` is a {}; it compares a number (`{field} = 3`) or text (`{field} = \"...\"`)",
             other.type_str()
         )),
