@@ -243,7 +243,7 @@ pub fn hunt(a: HuntArgs) -> Result<bool, Bad> {
             c.seed,
             hunt::actions(&c.faults).len()
         );
-        hunt::finish(&s, &plan, c, &limits)
+        hunt::finish(&s, &plan, &space, c, &limits)
     });
     if let Some((i, n)) = shard {
         let part = Part {

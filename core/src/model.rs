@@ -442,6 +442,12 @@ pub trait Model: Protocol {
     fn commands(&self) -> &'static [CommandSpec] {
         &[]
     }
+    /// The shortest time a real process of this system stays down across a restart (its start
+    /// takes at least this long), in these parameters: hunts draw and shrink restarts no
+    /// shorter. A scenario may still write a shorter one (a what-if), the model runs it.
+    fn min_restart_down(&self) -> Micros {
+        0
+    }
     /// The N x N relation, if the model has one.
     fn matrix(&self) -> Option<MatrixSpec> {
         None
@@ -649,6 +655,8 @@ pub trait Driver {
     fn msg_kinds(&self) -> &'static [MsgKind];
     fn is_key_msg(&self, label: &str) -> bool;
     fn commands(&self) -> &'static [CommandSpec];
+    /// `Model::min_restart_down`.
+    fn min_restart_down(&self) -> Micros;
     fn matrix(&self) -> Option<MatrixSpec>;
     fn matrix_cell(&self, observer: NodeId, peer: NodeId) -> Cell;
     /// `Model::matrix_classes`: the classes of `observers` x `peers`, row-major, into `out`.
@@ -823,6 +831,9 @@ impl<M: Model> Driver for Engine<M> {
     }
     fn commands(&self) -> &'static [CommandSpec] {
         self.sim.proto.commands()
+    }
+    fn min_restart_down(&self) -> Micros {
+        self.sim.proto.min_restart_down()
     }
     fn matrix(&self) -> Option<MatrixSpec> {
         self.sim.proto.matrix()

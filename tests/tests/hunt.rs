@@ -175,3 +175,66 @@ fn shards_merged_give_one_hunts_result() {
     let twice = vec![parts[0].clone(), parts[0].clone(), parts[2].clone()];
     assert!(hunt::merge(&twice).unwrap_err().contains("given twice"));
 }
+
+/// With Cassandra's connection model a restart is never shorter than a real start
+/// (`Model::min_restart_down`, 5 s): shorter ones leave even the gossip connection half-open
+/// under the model's one TCP assumption, which no real node shows. Hunts draw and shrink
+/// restarts and kill-then-start no shorter.
+#[test]
+fn restarts_are_drawn_and_shrunk_no_shorter_than_a_real_start() {
+    use clusterscope_core::engine::action::Dur;
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/hunting/gossip-15138.toml"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let s = Scenario::parse(path, &text, &Limits::default()).unwrap();
+    let l = Limits::default();
+    let kinds = Kind::parse_list("restart,kill").unwrap();
+    let p = Plan::new(
+        &s,
+        "buggy",
+        &toml::Table::new(),
+        Target::Expectation(SYMPTOM.into()),
+        kinds,
+        1,
+        200,
+        &l,
+    )
+    .unwrap();
+    let space = Space::of(&s, &p, &l).unwrap();
+    assert_eq!(space.min_down, 5_000_000);
+    let mut seen = 0;
+    for i in 0..200 {
+        for f in hunt::candidate(&p, &space, i).faults {
+            let down = match (&f.action, &f.undo) {
+                (Action::Restart { down_for, .. }, _) => down_for.unwrap().0,
+                (Action::Kill { .. }, Some((u, _))) => u - f.at,
+                _ => continue,
+            };
+            seen += 1;
+            assert!(down >= space.min_down, "candidate {i}: down {down} us");
+        }
+    }
+    assert!(seen > 100, "{seen}");
+    // The hunt's find on 3.11.6: the coordinator A restarted gracefully (its peers' write
+    // responses reopen `small` in its drain window). Drawn down for 20 s, the shrink halves
+    // the downtime to the 5 s floor, not to the millisecond it went to before.
+    let seed = 1_811_055_413;
+    let faults = vec![hunt::Fault {
+        at: 16_000_000,
+        action: Action::Restart {
+            node: "A".into(),
+            kill: false,
+            down_for: Some(Dur(20_000_000)),
+        },
+        undo: None,
+    }];
+    assert!(hunt::try_run(&s, &p, seed, &faults, &l).found());
+    let (shrunk, _) = hunt::shrink(&s, &p, &space, seed, &faults, &l);
+    assert_eq!(shrunk.len(), 1);
+    let Action::Restart { down_for, .. } = &shrunk[0].action else {
+        panic!("{shrunk:?}")
+    };
+    assert_eq!(down_for.unwrap().0, 5_000_000, "{shrunk:?}");
+}

@@ -672,6 +672,19 @@ impl Protocol for Gossip {
             },
             Task::Subscribers { .. } => {}
             Task::Apply { from, id } => {
+                if self.p.fix_sender && !node.sees_up(from) {
+                    // The 15138 sender-side fix covers every normal message, the write's
+                    // response too: a reply to a coordinator marked down would reopen `small`
+                    // inside its drain window (the echo reply is gossip's own and still goes).
+                    ctx.log(
+                        LogLevel::Trace,
+                        format_args!(
+                            "Not answering write #{id} of {}: marked down",
+                            addr(ctx.topo, from)
+                        ),
+                    );
+                    return;
+                }
                 self.send(
                     node,
                     ctx,

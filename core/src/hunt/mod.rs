@@ -335,6 +335,9 @@ pub struct Space {
     /// (node index, command) pairs a node accepts.
     pub commands: Vec<(usize, String)>,
     pub duration: Micros,
+    /// The shortest restart the model calls real (`Model::min_restart_down`): restarts and
+    /// kill-then-start are drawn and shrunk no shorter.
+    pub min_down: Micros,
 }
 
 impl Space {
@@ -373,6 +376,7 @@ impl Space {
                 .collect(),
             commands,
             duration: scenario.duration(),
+            min_down: run.engine.min_restart_down(),
         })
     }
 }
@@ -587,7 +591,7 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                 action: Action::Restart {
                     node: node(),
                     kill: rng.random_bool(0.5),
-                    down_for: Some(Dur(until - at)),
+                    down_for: Some(Dur((until - at).max(space.min_down))),
                 },
                 undo: None,
             },
@@ -596,7 +600,7 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                 Fault {
                     at,
                     action: Action::Kill { node: x.clone() },
-                    undo: Some((until, Action::Start { node: x })),
+                    undo: Some((until.max(at + space.min_down), Action::Start { node: x })),
                 }
             }
             Kind::Stall => {
@@ -778,6 +782,7 @@ pub struct Found {
 pub fn shrink(
     scenario: &Scenario,
     plan: &Plan,
+    space: &Space,
     seed: u64,
     faults: &[Fault],
     limits: &Limits,
@@ -816,7 +821,9 @@ pub fn shrink(
         for i in 0..cur.len() {
             for step in 0..SIMPLIFY_STEPS {
                 // Each simplification repeats while it is accepted and changes something.
-                while let Some(f) = simplify(&cur[i], step) {
+                while let Some(f) = simplify(&cur[i], step, space.min_down)
+                    .filter(|g| down_time(g).is_none_or(|d| d >= space.min_down))
+                {
                     let mut next = cur.clone();
                     next[i] = f;
                     if fails(&next, &mut reruns) {
@@ -839,24 +846,30 @@ const SIMPLIFY_STEPS: usize = 5;
 /// One simplification of a fault, or `None` when it changes nothing: 0 halve its duration
 /// (not below 1 ms), 1 halve its loss (not below 1%), 2 move it to half its time, 3 round its
 /// times to 100 ms, 4 to the second.
-fn simplify(f: &Fault, step: usize) -> Option<Fault> {
+fn simplify(f: &Fault, step: usize, min_down: Micros) -> Option<Fault> {
     let mut g = f.clone();
+    // A node's downtime is not shortened below the model's shortest real restart.
+    let floor = if down_time(f).is_some() {
+        min_down.max(1_000)
+    } else {
+        1_000
+    };
     match step {
         0 => {
             if let Some((u, _)) = &mut g.undo {
                 let len = *u - g.at;
-                if len <= 1_000 {
+                if len <= floor {
                     return None;
                 }
-                *u = g.at + round_ms(len / 2).max(1_000);
+                *u = g.at + round_ms(len / 2).max(floor);
             } else if let Action::Restart {
                 down_for: Some(d), ..
             } = &mut g.action
             {
-                if d.0 <= 1_000 {
+                if d.0 <= floor {
                     return None;
                 }
-                d.0 = round_ms(d.0 / 2).max(1_000);
+                d.0 = round_ms(d.0 / 2).max(floor);
             } else {
                 return None;
             }
@@ -911,15 +924,30 @@ pub fn search(
         done += 1;
         progress(done);
         if v.found() {
-            return Some(finish(scenario, plan, c, limits));
+            return Some(finish(scenario, plan, space, c, limits));
         }
     }
     None
 }
 
+/// How long a fault keeps its node down: a restart's `down_for`, a kill's time to its start.
+fn down_time(f: &Fault) -> Option<Micros> {
+    match (&f.action, &f.undo) {
+        (Action::Restart { down_for, .. }, _) => Some(down_for.map_or(0, |d| d.0)),
+        (Action::Kill { .. }, Some((u, Action::Start { .. }))) => Some(u - f.at),
+        _ => None,
+    }
+}
+
 /// Shrink a failing candidate into the [`Found`] a hunt reports.
-pub fn finish(scenario: &Scenario, plan: &Plan, c: Candidate, limits: &Limits) -> Found {
-    let (shrunk, reruns) = shrink(scenario, plan, c.seed, &c.faults, limits);
+pub fn finish(
+    scenario: &Scenario,
+    plan: &Plan,
+    space: &Space,
+    c: Candidate,
+    limits: &Limits,
+) -> Found {
+    let (shrunk, reruns) = shrink(scenario, plan, space, c.seed, &c.faults, limits);
     let detail = match try_run(scenario, plan, c.seed, &shrunk, limits) {
         Verdict::Found(d) => d,
         other => panic!("a shrunk schedule that no longer fails: {other:?}"),
