@@ -238,3 +238,45 @@ fn restarts_are_drawn_and_shrunk_no_shorter_than_a_real_start() {
     };
     assert_eq!(down_for.unwrap().0, 5_000_000, "{shrunk:?}");
 }
+
+/// CASSANDRA-21181 bug 1 from the mutation-tracking sandbox: the target is the bug's own trace
+/// (a duplicate delivery that leaves a waiting listener uncalled), found within a few dozen runs
+/// and shrunk to a short stall of node1's MutationStage; the fixed code survives 300 runs.
+/// Before, the target was "an orphaned listener" (a listener on a witnessed mutation), which
+/// the fixed code shows for a while too, until the next duplicate notifies it.
+#[test]
+fn bug1_of_21181_is_found_by_its_skipped_listener_and_the_fix_survives() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/hunting/mutation-21181.toml"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let s = Scenario::parse(path, &text, &Limits::default()).unwrap();
+    let l = Limits::default();
+    let plan = |variant: &str, runs: u64| {
+        Plan::new(
+            &s,
+            variant,
+            &toml::Table::new(),
+            Target::Expectation("no duplicate delivery on node1 leaves a listener waiting".into()),
+            Kind::parse_list("all").unwrap(),
+            1,
+            runs,
+            &l,
+        )
+        .unwrap()
+    };
+    let found = hunt::hunt(&s, &plan("bug1", 100), &l)
+        .unwrap()
+        .expect("bug 1 found in 100 runs");
+    assert!(found.shrunk.len() <= 2, "{:?}", found.shrunk);
+    assert!(
+        found
+            .shrunk
+            .iter()
+            .any(|f| matches!(&f.action, Action::Stall { node, .. } if node == "node1")),
+        "{:?}",
+        found.shrunk
+    );
+    assert_eq!(hunt::hunt(&s, &plan("fixed", 300), &l).unwrap(), None);
+}

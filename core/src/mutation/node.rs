@@ -261,6 +261,9 @@ pub struct MtNode {
     /// IncomingMutations: node-global, keyed by mutation id.
     pub listeners: BTreeMap<MutId, Listeners>,
     pub listeners_expired: u64,
+    /// Listener callbacks a duplicate delivery left waiting: pre-patch (bug 1) the duplicate
+    /// skips `finishWriting` and so `invokeListeners` (always 0 with the fix).
+    pub listeners_skipped: u64,
     pub recons: BTreeMap<ReadId, Recon>,
     pub client_reads: BTreeMap<ReadId, ClientRead>,
     pub next_read: u32,

@@ -24,6 +24,7 @@ pub const VIEWS: &[&str] = &[
     "listeners",
     "listener_callbacks",
     "orphaned_listeners",
+    "listeners_skipped",
     "listeners_expired",
     "witnessed",
     "reconciled",
@@ -196,9 +197,9 @@ impl MutationTracking {
                     _ => r.history.iter().map(|h| h.1).min().unwrap_or(0) as f64,
                 }))
             }
-            "listeners" | "listener_callbacks" | "orphaned_listeners" | "listeners_expired"
-            | "journal" | "duplicates" | "reads_completed" | "reads_timeout" | "reads_missing"
-            | "reads_pending" => {
+            "listeners" | "listener_callbacks" | "orphaned_listeners" | "listeners_skipped"
+            | "listeners_expired" | "journal" | "duplicates" | "reads_completed"
+            | "reads_timeout" | "reads_missing" | "reads_pending" => {
                 let n = q.need_node("node")?;
                 let node = &sim.nodes[n as usize].state;
                 let count_outcome = |f: fn(Outcome) -> bool| {
@@ -225,6 +226,7 @@ impl MutationTracking {
                         .filter(|id| node.is_orphaned(**id))
                         .count()),
                     "listeners_expired" => num(node.listeners_expired as usize),
+                    "listeners_skipped" => num(node.listeners_skipped as usize),
                     "journal" => match q.key {
                         None => num(node.journal.len()),
                         Some(k) => {
@@ -300,8 +302,9 @@ fn view_needs(view: &str) -> ViewNeeds {
         "read_mutations" | "read_summaries" | "read_sync_acks" | "read_requested" | "read_rows"
         | "read_min_mutations" => n.key(READ_KEY).num(),
         "listeners" | "journal" => n.optional_key(MUTATION_KEY).num(),
-        "listener_callbacks" | "orphaned_listeners" | "listeners_expired" | "duplicates"
-        | "reads_completed" | "reads_timeout" | "reads_missing" | "reads_pending" => n.num(),
+        "listener_callbacks" | "orphaned_listeners" | "listeners_skipped" | "listeners_expired"
+        | "duplicates" | "reads_completed" | "reads_timeout" | "reads_missing"
+        | "reads_pending" => n.num(),
         // `Offsets`' Display.
         "witnessed" | "reconciled" => n
             .key(LOG_KEY)
@@ -435,6 +438,7 @@ pub fn node_json(topo: &Topology, node: &MtNode) -> Value {
         "rows": node.data.values().collect::<Vec<_>>(),
         "listeners": listeners,
         "listeners_expired": node.listeners_expired,
+        "listeners_skipped": node.listeners_skipped,
         "reads": reads,
         "client_reads": client_reads,
         "deliveries": node.deliveries.iter().map(|d| json!({

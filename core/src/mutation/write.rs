@@ -203,6 +203,8 @@ impl MutationTracking {
         let fired = if self.p.fix_duplicate_notify {
             self.invoke_listeners(node, ctx, id)
         } else {
+            node.listeners_skipped +=
+                node.listeners.get(&id).map_or(0, |l| l.callbacks.len()) as u64;
             0
         };
         ctx.log(
