@@ -280,3 +280,55 @@ fn bug1_of_21181_is_found_by_its_skipped_listener_and_the_fix_survives() {
     );
     assert_eq!(hunt::hunt(&s, &plan("fixed", 300), &l).unwrap(), None);
 }
+
+/// HDDS-17673's hunt found the fixed code closing the pipeline: a follower (dn3) elected while
+/// its own data stage of a WriteChunk was still queued read the chunk from its block file
+/// before the bytes were there ("Unexpected read size"). Ozone's `ContainerStateMachine.read`
+/// runs `readStateMachineData` on the write's own chunk executor, so the read waits behind the
+/// write: the pipeline stays open.
+#[test]
+fn a_new_ozone_leader_reads_a_chunk_after_its_own_queued_write() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/hunting/ozone-17673.toml"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let s = Scenario::parse(path, &text, &Limits::default()).unwrap();
+    let l = Limits::default();
+    let p = Plan::new(
+        &s,
+        "fixed",
+        &toml::Table::new(),
+        Target::Expectation("the pipeline stays OPEN".into()),
+        Kind::parse_list("all").unwrap(),
+        1,
+        10,
+        &l,
+    )
+    .unwrap();
+    let cmd = |at: u64, node: &str| hunt::Fault {
+        at,
+        action: Action::Command {
+            node: node.into(),
+            command: "timeout".into(),
+        },
+        undo: None,
+    };
+    let faults = vec![
+        cmd(2_500_000, "dn2"),
+        hunt::Fault {
+            at: 3_000_000,
+            action: Action::Restart {
+                node: "dn2".into(),
+                kill: false,
+                down_for: Some(clusterscope_core::engine::action::Dur(1_000)),
+            },
+            undo: None,
+        },
+        cmd(4_500_000, "dn3"),
+    ];
+    assert_eq!(
+        hunt::try_run(&s, &p, 2_446_404_828, &faults, &l),
+        Verdict::Held
+    );
+}

@@ -252,6 +252,10 @@ pub enum OzTask {
         off: u64,
         len: u64,
     },
+    /// The leader's appender needs WriteChunk `i`'s data while its own data stage is still
+    /// queued: `ContainerStateMachine.read` runs `readStateMachineData` on the same chunk
+    /// executor as the write (`getChunkExecutor(writeChunk)`), so the read waits behind it.
+    ChunkRead { i: Index },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -290,6 +294,10 @@ pub struct OzNode {
     pub unhealthy_containers: BTreeSet<u32>,
     /// The leader's `stateMachineDataCache`: log index -> bytes.
     pub cache: BTreeMap<Index, u64>,
+    /// WriteChunk data stages queued on the chunk executor, not yet run.
+    pub writes_queued: BTreeSet<Index>,
+    /// Appender reads queued behind them ([`OzTask::ChunkRead`]).
+    pub reads_queued: BTreeSet<Index>,
     pub pipeline_action_sent: bool,
     /// Hold every WriteChunk at the hold point (between startTransaction and appendTransaction).
     pub hold: bool,
@@ -423,6 +431,8 @@ impl StateMachine for Csm {
         n.healthy = true;
         n.unhealthy_containers.clear();
         n.cache.clear();
+        n.writes_queued.clear();
+        n.reads_queued.clear();
         n.pipeline_action_sent = false;
         n.hold = false;
         n.held.clear();
@@ -602,6 +612,7 @@ impl StateMachine for Csm {
             n.cache.insert(i, len);
             n.data.insert(i, "cached");
         }
+        n.writes_queued.insert(i);
         c.submit(
             0,
             OzTask::ChunkWrite {
@@ -644,6 +655,14 @@ impl StateMachine for Csm {
             n.data.insert(i, "read from cache");
             n.sent(to, i, "cache");
             return Stage::Done;
+        }
+        if n.writes_queued.contains(&i) {
+            // A follower that became leader before its own data stage of `i` ran: the read
+            // goes on the same chunk executor, behind the write.
+            if n.reads_queued.insert(i) {
+                c.submit(0, OzTask::ChunkRead { i });
+            }
+            return Stage::Pending;
         }
         let have = n.files.get(&(cid, block)).copied().unwrap_or(0);
         if have >= off + len {
@@ -748,13 +767,22 @@ impl StateMachine for Csm {
     }
 
     fn on_task(&self, n: &mut OzNode, c: &mut SmCtx<Self>, t: OzTask) {
-        let OzTask::ChunkWrite {
-            i,
-            c: cid,
-            block,
-            off,
-            len,
-        } = t;
+        let (i, cid, block, off, len) = match t {
+            OzTask::ChunkWrite {
+                i,
+                c: cid,
+                block,
+                off,
+                len,
+            } => (i, cid, block, off, len),
+            OzTask::ChunkRead { i } => {
+                // The writes queued before it have run: the appender reads again.
+                n.reads_queued.remove(&i);
+                c.data_read(i);
+                return;
+            }
+        };
+        n.writes_queued.remove(&i);
         // checkContainerHealthy(skipContainerUnhealthyCheck = true), then
         // KeyValueHandler.handleWriteChunk -> checkContainerOpen.
         let r = if !n.healthy {
@@ -918,10 +946,15 @@ impl StateMachine for Csm {
     fn service_us(&self, _n: &OzNode, t: &OzTask) -> Micros {
         match t {
             OzTask::ChunkWrite { .. } => self.p.chunk_write_cost.0,
+            // The bytes were just written: a page-cache read, a tenth of the write's cost.
+            OzTask::ChunkRead { .. } => self.p.chunk_write_cost.0 / 10,
         }
     }
-    fn task_label(&self, _t: &OzTask) -> &'static str {
-        "write-chunk"
+    fn task_label(&self, t: &OzTask) -> &'static str {
+        match t {
+            OzTask::ChunkWrite { .. } => "write-chunk",
+            OzTask::ChunkRead { .. } => "read-chunk",
+        }
     }
     fn views_json(&self, n: &OzNode) -> serde_json::Value {
         if let Some(scm) = &n.scm {

@@ -240,6 +240,8 @@ impl<S: StateMachine> Raft<S> {
     }
 
     fn become_leader(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
+        // Reads an earlier leadership's appenders waited for: this one's appenders ask again.
+        node.reads_pending.clear();
         node.role = Role::Leader;
         node.role_since = ctx.now;
         node.leader = Some(ctx.me);
