@@ -496,13 +496,18 @@ impl Run {
             start_value: Option<QValue>,
             failure: Option<(Micros, String)>,
             last: Option<QValue>,
+            /// `within`: when the check first held.
+            met: Option<Micros>,
         }
         let mut pend: Vec<Pending> = exps
             .into_iter()
             .map(|spec| {
                 let (from, to) = match (&spec.at, &spec.during) {
                     (_, Some([a, b])) => (a.resolve(end), b.resolve(end)),
-                    (Some(a), None) => (a.resolve(end), a.resolve(end)),
+                    (Some(a), None) => {
+                        let a = a.resolve(end);
+                        (a, a.saturating_add(spec.within.map_or(0, |w| w.0)).min(end))
+                    }
                     (None, None) => (end, end),
                 };
                 Pending {
@@ -512,6 +517,7 @@ impl Run {
                     start_value: None,
                     failure: None,
                     last: None,
+                    met: None,
                 }
             })
             .collect();
@@ -519,7 +525,7 @@ impl Run {
         // count from the start of the run.
         let query_from = |p: &Pending| {
             let msgs = crate::scenario::MESSAGE_VIEWS.contains(&p.spec.view.as_str());
-            if msgs && p.spec.during.is_none() {
+            if msgs && p.spec.during.is_none() && p.spec.within.is_none() {
                 0
             } else {
                 p.from
@@ -577,7 +583,48 @@ impl Run {
                 )
             })
             .collect();
-        for (t, due) in plan {
+        // A sample's verdict: `why` it does not hold, or `None`. Without `within` the first
+        // `why` fails the expectation; with it, the first `None` meets it and a `why` fails it
+        // only at the window's end.
+        fn settle(p: &mut Pending, t: Micros, why: Option<String>) {
+            match (p.spec.within, why) {
+                (None, Some(why)) => p.failure = Some((t, format!("at {}: {why}", fmt_time(t)))),
+                (None, None) => {}
+                (Some(_), None) => p.met = Some(t),
+                (Some(w), Some(why)) if t >= p.to => {
+                    p.failure = Some((
+                        t,
+                        format!(
+                            "did not hold within {} of {}: at {}: {why}",
+                            crate::time::fmt_duration(w.0),
+                            fmt_time(p.from),
+                            fmt_time(t)
+                        ),
+                    ))
+                }
+                (Some(_), Some(_)) => {}
+            }
+        }
+        let mut plan = plan;
+        while let Some((mut t, mut due)) = plan.pop_first() {
+            // A `within` expectation between its ends is checked after every event time.
+            let now = self.engine.now();
+            let active: Vec<usize> = (0..pend.len())
+                .filter(|&i| {
+                    let p = &pend[i];
+                    p.spec.within.is_some()
+                        && p.met.is_none()
+                        && p.failure.is_none()
+                        && p.from <= now
+                        && now < p.to
+                })
+                .collect();
+            if !active.is_empty() {
+                if let Some(nt) = self.engine.next_time().filter(|&nt| nt < t && nt > now) {
+                    plan.insert(t, due);
+                    (t, due) = (nt, active);
+                }
+            }
             self.engine.run_until(t, u64::MAX)?;
             // Equal queries at one time are evaluated once.
             let mut seen: std::collections::BTreeMap<
@@ -586,7 +633,7 @@ impl Run {
             > = Default::default();
             let leader = self.engine.leader();
             for i in due {
-                if pend[i].failure.is_some() {
+                if pend[i].failure.is_some() || pend[i].met.is_some() {
                     continue;
                 }
                 let (obs, peer, quant) = &refs[i];
@@ -605,8 +652,7 @@ impl Run {
                 let targets = match targets {
                     Ok(t) => t,
                     Err(e) => {
-                        let failure = format!("at {}: {e}", fmt_time(t));
-                        pend[i].failure = Some((t, failure));
+                        settle(&mut pend[i], t, Some(e));
                         continue;
                     }
                 };
@@ -650,10 +696,10 @@ impl Run {
                     if t == p.from && p.start_value.is_none() {
                         p.start_value = Some(value.clone());
                     }
-                    if windowed && t != p.to {
+                    if windowed && t != p.to && p.spec.within.is_none() {
                         continue;
                     }
-                    if let Some(why) = check(&p.spec, &value, p.start_value.as_ref()) {
+                    let why = check(&p.spec, &value, p.start_value.as_ref()).map(|why| {
                         // Say which node "leader" was.
                         let who = match (obs, peer) {
                             (Some(NodeRef::Leader), _) | (_, Some(NodeRef::Leader)) => {
@@ -661,8 +707,9 @@ impl Run {
                             }
                             _ => String::new(),
                         };
-                        p.failure = Some((t, format!("at {}: {why}{who}", fmt_time(t))));
-                    }
+                        format!("{why}{who}")
+                    });
+                    settle(p, t, why);
                     p.last = Some(match (obs, peer) {
                         (Some(NodeRef::Leader), _) | (_, Some(NodeRef::Leader)) => {
                             QValue::Text(format!("{value} (on {})", self.pair_name(a, b)))
@@ -671,7 +718,7 @@ impl Run {
                     });
                     continue;
                 }
-                if windowed && t != p.to {
+                if windowed && t != p.to && p.spec.within.is_none() {
                     continue;
                 }
                 let topo = &self.scenario.topo;
@@ -709,9 +756,7 @@ impl Run {
                     )),
                     _ => None,
                 };
-                if let Some(why) = why {
-                    p.failure = Some((t, format!("at {}: {why}", fmt_time(t))));
-                }
+                settle(p, t, why);
                 let shown = match quant {
                     Quant::None => format!("held on none of {n} nodes"),
                     Quant::Any => format!("held on {} of {n}: {}", held.len(), clip_list(&held)),
@@ -740,10 +785,26 @@ impl Run {
             }
             self.check_fates_applied()?;
         }
+        // `within`: the time until the check first held (the whole `within` when it did not),
+        // a metric a sweep summarises across seeds.
+        let mut time_until = Vec::new();
+        for p in &pend {
+            if let Some(w) = p.spec.within {
+                let took = match p.met {
+                    Some(m) => m - p.from,
+                    None if stop >= p.to => w.0,
+                    None => continue,
+                };
+                time_until.push((
+                    format!("time_until: {}", p.spec.name),
+                    took as f64 / US_PER_S as f64,
+                ));
+            }
+        }
         let results: Vec<ExpectResult> = pend
             .into_iter()
             .map(|p| {
-                let reached = stop >= p.to;
+                let reached = stop >= p.to || p.met.is_some();
                 let window_us = [p.from, p.to];
                 match (p.failure, reached) {
                     (Some((t, f)), _) => ExpectResult {
@@ -769,7 +830,17 @@ impl Run {
                         caption: p.spec.caption,
                     },
                     (None, true) => ExpectResult {
-                        detail: describe_ok(&p.spec, p.last.as_ref(), p.from, p.to),
+                        detail: match p.met {
+                            Some(m) => format!(
+                                "{} held {:.3}s after {} (at {}): {}",
+                                p.spec.view,
+                                (m - p.from) as f64 / US_PER_S as f64,
+                                fmt_time(p.from),
+                                fmt_time(m),
+                                p.last.as_ref().map(|v| v.to_string()).unwrap_or_default()
+                            ),
+                            None => describe_ok(&p.spec, p.last.as_ref(), p.from, p.to),
+                        },
                         name: p.spec.name,
                         passed: true,
                         window_us,
@@ -781,6 +852,7 @@ impl Run {
             })
             .collect();
         let mut rep = self.report(results);
+        rep.metrics.extend(time_until);
         rep.skipped = self.skipped_faults();
         rep.passed &= rep.skipped.is_empty();
         Ok(rep)

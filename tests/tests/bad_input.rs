@@ -1037,6 +1037,27 @@ fn rows() -> Vec<Row> {
             "[[expect]]\nname = \"agree\"\nview = \"logs_agree\"\nat = \"end\"\nequals = \"true\"\n",
             &["expect \"agree\"", "`equals = \"true\"` can never hold", "\"yes\", \"no\""],
         ),
+        sc_append_to(
+            RAFT_EXPECT_BASE,
+            "expect_within_without_at",
+            "`within` with `during` instead of `at` (raft base)",
+            "[[expect]]\nname = \"a leader soon\"\nview = \"leaders\"\nduring = [\"1s\", \"2s\"]\nwithin = \"2s\"\nat_least = 1\n",
+            &["expect \"a leader soon\"", "`within` counts from `at`", "within = \"2s\""],
+        ),
+        sc_append_to(
+            RAFT_EXPECT_BASE,
+            "expect_within_past_end",
+            "`within` ending after the run (raft base)",
+            "[[expect]]\nname = \"a leader soon\"\nview = \"leaders\"\nat = \"4s\"\nwithin = \"2s\"\nat_least = 1\n",
+            &["expect \"a leader soon\"", "`within` ends at 6s", "after the end of the run (5s)", "lengthen `duration`"],
+        ),
+        sc_append_to(
+            RAFT_EXPECT_BASE,
+            "expect_within_zero",
+            "`within = \"0s\"` (raft base)",
+            "[[expect]]\nname = \"a leader now\"\nview = \"leaders\"\nat = \"1s\"\nwithin = \"0s\"\nat_least = 1\n",
+            &["expect \"a leader now\"", "give a positive time"],
+        ),
         // ---- issue 39: expectations checked against what the view needs and answers ----
         sc_append_to(
             RAFT_EXPECT_BASE,
@@ -2055,6 +2076,9 @@ row_tests!(
     expect_sent_text_value,
     expect_log_entry_key_not_index,
     expect_logs_agree_bad_word,
+    expect_within_without_at,
+    expect_within_past_end,
+    expect_within_zero,
     expect_one_of_empty,
     expect_one_of_value_never,
     expect_one_of_with_equals,

@@ -417,3 +417,76 @@ equals = ""
     let r = by("no node lags");
     assert!(r.detail.contains("n5: lag is 1"), "{}", r.detail);
 }
+
+/// `within` (issue 42): the check first holds within a time after `at`, checked after every
+/// event; the time it took is the metric `time_until: <name>`.
+#[test]
+fn within_finds_the_first_time_a_check_holds() {
+    let text = format!(
+        "{FIVE}{}",
+        r#"
+[[faults]]
+at = "10s"
+action = "partition"
+groups = [["n1", "n2"], ["n3", "n4", "n5"]]
+
+[[expect]]
+name = "a leader within 5 s of the start"
+view = "leaders"
+at = "0s"
+within = "5s"
+at_least = 1
+
+[[expect]]
+name = "a leader within 1 ms (false)"
+view = "leaders"
+at = "0s"
+within = "1ms"
+at_least = 1
+
+[[expect]]
+name = "one of n3..n5 leads within 5 s of the partition"
+view = "role"
+observer = "n3..n5"
+nodes = "any"
+at = "10s"
+within = "5s"
+equals = "leader"
+
+[[expect]]
+name = "a heartbeat within 3 s of 12 s"
+view = "sent"
+key = "HEARTBEAT"
+at = "12s"
+within = "3s"
+at_least = 1
+"#
+    );
+    let report = run_text(&text, 1);
+    let by = |n: &str| report.expectations.iter().find(|r| r.name == n).unwrap();
+    let r = by("a leader within 5 s of the start");
+    assert!(r.passed, "{}", r.detail);
+    assert!(r.detail.contains("leaders held "), "{}", r.detail);
+    let took = report.metrics["time_until: a leader within 5 s of the start"];
+    // The first election takes at least one election timeout, and less than the window.
+    assert!(took > 0.1 && took < 5.0, "{took}");
+    // The same time from the leader's own record: its first leader_term is its term's start.
+    let r = by("a leader within 1 ms (false)");
+    assert!(!r.passed);
+    assert!(
+        r.detail.contains("did not hold within 1ms of 0.000s"),
+        "{}",
+        r.detail
+    );
+    assert_eq!(report.metrics["time_until: a leader within 1 ms (false)"], 0.001);
+    let r = by("one of n3..n5 leads within 5 s of the partition");
+    assert!(r.passed, "{}", r.detail);
+    let took = report.metrics["time_until: one of n3..n5 leads within 5 s of the partition"];
+    assert!((0.0..5.0).contains(&took), "{took}");
+    let r = by("a heartbeat within 3 s of 12 s");
+    assert!(r.passed, "{}", r.detail);
+    // Counted from `at`: the first heartbeat after 12 s comes within a heartbeat interval
+    // (teaching preset: no reply for timeout_min/2 = 750 ms, seen on a 375 ms tick).
+    let took = report.metrics["time_until: a heartbeat within 3 s of 12 s"];
+    assert!(took > 0.0 && took <= 1.125, "{took}");
+}

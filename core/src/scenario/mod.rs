@@ -164,6 +164,10 @@ pub struct ExpectSpec {
     pub at: Option<TimeRef>,
     #[serde(default)]
     pub during: Option<[TimeRef; 2]>,
+    /// With `at`: the check first holds within this time after `at` (checked after every
+    /// event in `[at, at + within]`); the time it took is the metric `time_until: <name>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within: Option<Dur>,
     #[serde(default)]
     pub equals: Option<toml::Value>,
     /// The value is any of these (text or numbers, as `equals`).
@@ -377,6 +381,7 @@ impl HoldSpec {
             key: self.key.clone(),
             at,
             during,
+            within: None,
             equals: self.equals.clone(),
             one_of: self.one_of.clone(),
             not_equals: self.not_equals.clone(),
@@ -1305,6 +1310,32 @@ fn check_expect(
     }
     if e.at.is_some() && e.during.is_some() {
         return Err("use `at` or `during`, not both".into());
+    }
+    if let Some(w) = e.within {
+        let Some(at) = e.at else {
+            return Err(
+                "`within` counts from `at`: give `at = \"5s\"` (the moment) with \
+                 `within = \"2s\"`, not `during`"
+                    .into(),
+            );
+        };
+        if w.0 == 0 {
+            return Err("`within = \"0s\"`: give a positive time, or drop `within`".into());
+        }
+        let from = at.resolve(dur);
+        if from.saturating_add(w.0) > dur {
+            return Err(format!(
+                "`within` ends at {} (`at` {} + {}), after the end of the run ({}); shorten it \
+                 or lengthen `duration`",
+                fmt_duration(from.saturating_add(w.0)),
+                fmt_duration(from),
+                fmt_duration(w.0),
+                fmt_duration(dur)
+            ));
+        }
+        if e.increases.is_some() {
+            return Err("`increases` compares two ends; it takes `during`, not `within`".into());
+        }
     }
     let cmps = [
         e.equals.is_some(),
