@@ -228,7 +228,10 @@ impl Run {
                 ("peer", &e.peer, needs.peer),
             ] {
                 // A set's every node; "leader" is known only when evaluated.
-                let ids = match name.as_deref().map(|n| NodeRef::parse(n, &run.scenario.topo)) {
+                let ids = match name
+                    .as_deref()
+                    .map(|n| NodeRef::parse(n, &run.scenario.topo))
+                {
                     Some(Ok(NodeRef::One(id))) => vec![id],
                     Some(Ok(NodeRef::Set(ids))) => ids,
                     _ => continue,
@@ -462,9 +465,9 @@ impl Run {
     /// Whether this variant's expectations read the trace (the `log` view counts log lines):
     /// a run without them can go untraced (`Driver::set_tracing`) with the same outcome.
     pub fn needs_trace(&self) -> bool {
-        self.expectations().iter().any(|e| {
-            e.view == "log" || crate::scenario::MESSAGE_VIEWS.contains(&e.view.as_str())
-        })
+        self.expectations()
+            .iter()
+            .any(|e| e.view == "log" || crate::scenario::MESSAGE_VIEWS.contains(&e.view.as_str()))
     }
 
     /// For a run whose only product is its outcome (a sweep's seed, a worker's check of the
@@ -605,7 +608,6 @@ impl Run {
                 (Some(_), Some(_)) => {}
             }
         }
-        let mut plan = plan;
         while let Some((mut t, mut due)) = plan.pop_first() {
             // A `within` expectation between its ends is checked after every event time.
             let now = self.engine.now();
@@ -627,10 +629,7 @@ impl Run {
             }
             self.engine.run_until(t, u64::MAX)?;
             // Equal queries at one time are evaluated once.
-            let mut seen: std::collections::BTreeMap<
-                (usize, Option<NodeId>, Option<NodeId>),
-                Result<QValue, String>,
-            > = Default::default();
+            let mut seen: std::collections::BTreeMap<(usize, Pair), Answer> = Default::default();
             let leader = self.engine.leader();
             for i in due {
                 if pend[i].failure.is_some() || pend[i].met.is_some() {
@@ -661,10 +660,10 @@ impl Run {
                     || peer.as_ref().is_some_and(NodeRef::is_set);
                 let windowed = counts(&p.spec) || p.spec.increases.is_some();
                 // Per node (pair): the value, or the query's error.
-                let mut got: Vec<(Option<NodeId>, Option<NodeId>, Result<QValue, String>)> =
+                let mut got: Vec<(Option<NodeId>, Option<NodeId>, Answer)> =
                     Vec::with_capacity(targets.len());
                 for (a, b) in targets {
-                    let k = (qid[i], a, b);
+                    let k = (qid[i], (a, b));
                     let r = match seen.get(&k) {
                         Some(r) => r.clone(),
                         None => {
@@ -745,10 +744,9 @@ impl Run {
                         failed.len(),
                         clip_list(&failed)
                     )),
-                    Quant::Any if held.is_empty() => Some(format!(
-                        "none of {n} nodes holds: {}",
-                        clip_list(&failed)
-                    )),
+                    Quant::Any if held.is_empty() => {
+                        Some(format!("none of {n} nodes holds: {}", clip_list(&failed)))
+                    }
                     Quant::None if !held.is_empty() => Some(format!(
                         "{} of {n} nodes hold, expected none: {}",
                         held.len(),
@@ -981,7 +979,9 @@ fn count_messages(
 ) -> Result<u64, String> {
     use crate::engine::trace::RecKind;
     if !e.tracing() {
-        return Err(format!("view `{view}` reads the trace, and this run is not traced"));
+        return Err(format!(
+            "view `{view}` reads the trace, and this run is not traced"
+        ));
     }
     let trace = e.trace();
     let start = trace.recs.partition_point(|r| r.time < from);
@@ -989,12 +989,22 @@ fn count_messages(
     for r in trace.recs.range(start..) {
         let (msg, a, b, label) = match (view, r.kind) {
             ("sent", RecKind::Send { msg, to, label, .. }) => (msg, r.node, to, label),
-            ("delivered", RecKind::Deliver {
-                msg, from, label, ..
-            }) => (msg, from, r.node, label),
-            ("dropped", RecKind::Drop {
-                msg, from, to, label, ..
-            }) => (msg, from, to, label),
+            (
+                "delivered",
+                RecKind::Deliver {
+                    msg, from, label, ..
+                },
+            ) => (msg, from, r.node, label),
+            (
+                "dropped",
+                RecKind::Drop {
+                    msg,
+                    from,
+                    to,
+                    label,
+                    ..
+                },
+            ) => (msg, from, to, label),
             _ => continue,
         };
         if sender.is_some_and(|s| s != a)
@@ -1020,6 +1030,11 @@ fn count_messages(
     }
     Ok(n)
 }
+
+/// The node and peer a query reads (either may be absent).
+type Pair = (Option<NodeId>, Option<NodeId>);
+/// A query's answer, or why it could not be taken.
+type Answer = Result<QValue, String>;
 
 /// The first few items of a list, then how many more.
 fn clip_list(items: &[String]) -> String {

@@ -213,8 +213,16 @@ equals = "leader"
     assert!(r.detail.contains("held on 1 of 5"), "{}", r.detail);
     let r = by("all lead (false)");
     assert!(!r.passed);
-    assert!(r.detail.contains("4 of 5 nodes do not hold"), "{}", r.detail);
-    assert!(r.detail.contains("role is follower, expected"), "{}", r.detail);
+    assert!(
+        r.detail.contains("4 of 5 nodes do not hold"),
+        "{}",
+        r.detail
+    );
+    assert!(
+        r.detail.contains("role is follower, expected"),
+        "{}",
+        r.detail
+    );
     let r = by("none is a follower (false)");
     assert!(!r.passed);
     assert!(
@@ -226,7 +234,8 @@ equals = "leader"
     assert!(!r.passed);
     // Names the node that was the leader.
     assert!(
-        r.detail.contains("role is leader, expected \"follower\" (n"),
+        r.detail
+            .contains("role is leader, expected \"follower\" (n"),
         "{}",
         r.detail
     );
@@ -242,7 +251,11 @@ fn node_sets_are_checked_at_load() {
     use clusterscope_core::limits::Limits;
     use clusterscope_core::scenario::Scenario;
     let err = |exp: &str| {
-        let at = if exp.contains("during") { "" } else { "at = \"end\"\n" };
+        let at = if exp.contains("during") {
+            ""
+        } else {
+            "at = \"end\"\n"
+        };
         let text = format!("{FIVE}\n[[expect]]\nname = \"x\"\n{at}{exp}\n");
         Scenario::parse("p.toml", &text, &Limits::default())
             .unwrap_err()
@@ -258,7 +271,8 @@ fn node_sets_are_checked_at_load() {
     assert!(e.contains("unknown node \"n9\""), "{e}");
     let e = err("view = \"role\"\nobserver = \"n1\"\nnodes = \"any\"\nequals = \"leader\"");
     assert!(e.contains("is for a set of nodes"), "{e}");
-    let e = err("view = \"term\"\nobserver = \"leader\"\nduring = [\"1s\", \"end\"]\nincreases = true");
+    let e =
+        err("view = \"term\"\nobserver = \"leader\"\nduring = [\"1s\", \"end\"]\nincreases = true");
     assert!(e.contains("name one node"), "{e}");
 }
 
@@ -319,7 +333,11 @@ equals = 0
     }
     let r = by("a vote request of term 999 (false)");
     assert!(!r.passed);
-    assert!(r.detail.contains("sent is 0, expected at least 1"), "{}", r.detail);
+    assert!(
+        r.detail.contains("sent is 0, expected at least 1"),
+        "{}",
+        r.detail
+    );
     let r = by("no heartbeat in the last 5 s (false)");
     assert!(!r.passed);
     assert!(r.detail.contains("sent is "), "{}", r.detail);
@@ -329,9 +347,15 @@ equals = 0
     use clusterscope_core::scenario::Scenario;
     let bad = text.replace("key = \"REQUEST_VOTE\"", "key = \"VOTE\"");
     let sc = Scenario::parse("p.toml", &bad, &Limits::default()).unwrap();
-    let err = Run::new(sc, "teaching", None, &toml::Table::new(), &RunOptions::default())
-        .err()
-        .unwrap();
+    let err = Run::new(
+        sc,
+        "teaching",
+        None,
+        &toml::Table::new(),
+        &RunOptions::default(),
+    )
+    .err()
+    .unwrap();
     assert!(err.contains("sends no message of kind \"VOTE\""), "{err}");
     assert!(err.contains("REQUEST_VOTE"), "{err}");
 }
@@ -413,7 +437,11 @@ equals = ""
     assert!(!r.passed);
     assert!(r.detail.contains("logs_agree is no"), "{}", r.detail);
     let r = by("every node holds the put");
-    assert!(r.detail.contains("1 of 5 nodes do not hold: n5:"), "{}", r.detail);
+    assert!(
+        r.detail.contains("1 of 5 nodes do not hold: n5:"),
+        "{}",
+        r.detail
+    );
     let r = by("no node lags");
     assert!(r.detail.contains("n5: lag is 1"), "{}", r.detail);
 }
@@ -478,7 +506,10 @@ at_least = 1
         "{}",
         r.detail
     );
-    assert_eq!(report.metrics["time_until: a leader within 1 ms (false)"], 0.001);
+    assert_eq!(
+        report.metrics["time_until: a leader within 1 ms (false)"],
+        0.001
+    );
     let r = by("one of n3..n5 leads within 5 s of the partition");
     assert!(r.passed, "{}", r.detail);
     let took = report.metrics["time_until: one of n3..n5 leads within 5 s of the partition"];

@@ -387,10 +387,12 @@ impl<S: StateMachine> Raft<S> {
                 let i: u64 = k.parse().map_err(|_| {
                     format!("view `log_entry`: key \"{k}\" is not a log index (1, 2, ...)")
                 })?;
-                Ok(QValue::Text(match n.log.get((i as usize).wrapping_sub(1)) {
-                    Some(e) => self.entry_text(&e.payload),
-                    None => String::new(),
-                }))
+                Ok(QValue::Text(
+                    match n.log.get((i as usize).wrapping_sub(1)) {
+                        Some(e) => self.entry_text(&e.payload),
+                        None => String::new(),
+                    },
+                ))
             }),
             "logs_agree" => Ok(QValue::Text(
                 if self.logs_agree(sim) { "yes" } else { "no" }.into(),
@@ -576,7 +578,10 @@ impl Model for Raft<Kv> {
     const VIEWS: &'static [&'static str] = VIEWS;
     const HAS_LEADER: bool = true;
     fn leader(&self, sim: &Sim<Self>) -> Option<NodeId> {
-        Self::leaders(sim).into_iter().max_by_key(|&(_, t)| t).map(|l| l.0)
+        Self::leaders(sim)
+            .into_iter()
+            .max_by_key(|&(_, t)| t)
+            .map(|l| l.0)
     }
     const VIEW_INFO: &'static [&'static [crate::catalogue::Info]] = &[super::about::VIEW_INFO];
     const METRICS: &'static [&'static [crate::catalogue::Info]] = &[super::about::METRICS];

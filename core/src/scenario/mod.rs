@@ -1436,8 +1436,7 @@ fn check_node_refs(
             sets[0]
         )),
         (2, _) => Err(
-            "observer and peer are both sets; only one may be (name one node in the other)"
-                .into(),
+            "observer and peer are both sets; only one may be (name one node in the other)".into(),
         ),
         (_, Some(q)) => Quant::parse(q).map(|_| ()),
         _ => Ok(()),
