@@ -192,6 +192,24 @@ pub const GENERIC_VIEWS: &[Info] = &[
         "%",
         "the share of messages the link from node to peer drops",
     ),
+    info(
+        "sent",
+        "messages",
+        "messages sent in the window (with `at`: so far), of kind `key`, from `observer` to \
+         `peer`, whose body contains `contains` (each optional)",
+    ),
+    info(
+        "delivered",
+        "messages",
+        "messages delivered to their handler in the window (with `at`: so far), filtered as \
+         `sent`; `observer` is still the sender",
+    ),
+    info(
+        "dropped",
+        "messages",
+        "messages lost in the window (with `at`: so far; link down, loss, node stopped), \
+         filtered as `sent`",
+    ),
 ];
 
 fn find(

@@ -399,6 +399,13 @@ pub trait Model: Protocol {
 
     /// The expectation vocabulary (view names): scenario validation refuses other names.
     const VIEWS: &'static [&'static str];
+    /// Whether the model has a leader an expectation can name (`observer = "leader"`):
+    /// [`Model::leader`] answers it.
+    const HAS_LEADER: bool = false;
+    /// The current leader (Raft: the running leader of the highest term), if any.
+    fn leader(&self, _sim: &Sim<Self>) -> Option<NodeId> {
+        None
+    }
     /// What each of [`Model::VIEWS`] means, one sentence and a unit (`crate::catalogue`).
     const VIEW_INFO: &'static [&'static [Info]] = &[];
     /// What each metric of [`Model::metrics`] means.
@@ -650,6 +657,8 @@ pub trait Driver {
     // -- the model's data
     fn views(&self) -> &'static [&'static str];
     fn query(&self, q: &Query) -> Option<Result<QValue, String>>;
+    /// `Model::leader` now.
+    fn leader(&self) -> Option<NodeId>;
     fn metrics(&self, out: &mut BTreeMap<String, f64>);
     fn views_json(&self) -> serde_json::Value;
     fn msg_kinds(&self) -> &'static [MsgKind];
@@ -816,6 +825,9 @@ impl<M: Model> Driver for Engine<M> {
     }
     fn query(&self, q: &Query) -> Option<Result<QValue, String>> {
         self.sim.proto.query(&self.sim, q)
+    }
+    fn leader(&self) -> Option<NodeId> {
+        self.sim.proto.leader(&self.sim)
     }
     fn metrics(&self, out: &mut BTreeMap<String, f64>) {
         self.sim.proto.metrics(&self.sim, out)

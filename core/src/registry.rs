@@ -48,6 +48,8 @@ pub struct ModelEntry {
     pub metrics: &'static [&'static [Info]],
     pub params: &'static [&'static [ParamSpec]],
     pub params_now: ParamsNow,
+    /// `Model::HAS_LEADER`: an expectation may name `"leader"` as its node.
+    pub has_leader: bool,
     build: fn(BuildArgs) -> Result<Box<dyn Driver>, String>,
 }
 
@@ -63,6 +65,7 @@ const fn entry<M: Model>() -> ModelEntry {
         name: M::NAME,
         about: M::ABOUT,
         views: M::VIEWS,
+        has_leader: M::HAS_LEADER,
         view_needs: M::view_needs,
         view_info: M::VIEW_INFO,
         metrics: M::METRICS,

@@ -7,7 +7,8 @@ use crate::limits::Limits;
 pub use crate::model::QValue;
 use crate::model::{Driver, Model, Query};
 use crate::registry::{self, BuildArgs};
-use crate::scenario::{merge_params, node_of, ExpectSpec, Scenario, TimeRef};
+use crate::scenario::noderef::{NodeRef, Quant};
+use crate::scenario::{merge_params, ExpectSpec, Scenario, TimeRef};
 use crate::time::{fmt_time, Micros, US_PER_S};
 use serde::{Deserialize, Serialize};
 
@@ -119,6 +120,16 @@ impl Run {
                 scenario.file, scenario.raw.protocol
             )
         })?;
+        // A message expectation with `contains` reads message bodies: keep them (up to the
+        // default budget) even in a run that would keep none (`run` without `--trace`, sweeps).
+        let reads_bodies = scenario.expectations(variant)?.iter().any(|e| {
+            e.contains.is_some() && crate::scenario::MESSAGE_VIEWS.contains(&e.view.as_str())
+        });
+        let body_budget = if reads_bodies {
+            opts.body_budget.max(RunOptions::default().body_budget)
+        } else {
+            opts.body_budget
+        };
         let mut engine = model
             .build(BuildArgs {
                 scenario: &scenario,
@@ -127,7 +138,7 @@ impl Run {
                 seed,
                 limits: opts.limits.clone(),
                 checkpointing: opts.checkpointing,
-                body_budget: opts.body_budget,
+                body_budget,
             })
             .map_err(|m| match m.strip_prefix("params: ") {
                 Some(rest) => format!("params (variant {variant}): {rest}"),
@@ -186,6 +197,26 @@ impl Run {
         // `scm_container_state`) read no node, and a `node = "scm"` beside them is ignored.
         let needs = registry::find(&run.scenario.raw.protocol).map(|m| m.view_needs);
         for e in run.expectations() {
+            // A message view's kind is one the model sends.
+            let kinds = run.engine.msg_kinds();
+            if let (true, Some(k)) = (
+                crate::scenario::MESSAGE_VIEWS.contains(&e.view.as_str()) && !kinds.is_empty(),
+                &e.key,
+            ) {
+                if !kinds.iter().any(|m| m.label == k) {
+                    let known: Vec<&str> = kinds.iter().map(|m| m.label).collect();
+                    return Err(format!(
+                        "{}: expectation \"{}\": view `{}`: the {} model sends no message of \
+                         kind \"{}\"; kinds: {}",
+                        run.scenario.file,
+                        crate::text::clip(&e.name, 60),
+                        e.view,
+                        run.engine.model(),
+                        crate::text::clip(k, 40),
+                        known.join(", ")
+                    ));
+                }
+            }
             if crate::scenario::GENERIC_VIEWS.contains(&e.view.as_str()) {
                 continue;
             }
@@ -196,19 +227,27 @@ impl Run {
                 ("node", &e.observer, needs.node),
                 ("peer", &e.peer, needs.peer),
             ] {
-                let Some(id) = name.as_deref().and_then(|n| run.scenario.topo.id(n)) else {
-                    continue;
+                // A set's every node; "leader" is known only when evaluated.
+                let ids = match name
+                    .as_deref()
+                    .map(|n| NodeRef::parse(n, &run.scenario.topo))
+                {
+                    Some(Ok(NodeRef::One(id))) => vec![id],
+                    Some(Ok(NodeRef::Set(ids))) => ids,
+                    _ => continue,
                 };
                 if !read {
                     continue;
                 }
-                run.engine.check_view_node(&e.view, id).map_err(|m| {
-                    format!(
-                        "{}: expectation \"{}\", {field}: {m}",
-                        run.scenario.file,
-                        crate::text::clip(&e.name, 60)
-                    )
-                })?;
+                for id in ids {
+                    run.engine.check_view_node(&e.view, id).map_err(|m| {
+                        format!(
+                            "{}: expectation \"{}\", {field}: {m}",
+                            run.scenario.file,
+                            crate::text::clip(&e.name, 60)
+                        )
+                    })?;
+                }
             }
         }
         let recorded = run.scenario.raw.recorded.clone();
@@ -384,6 +423,9 @@ impl Run {
                     .count();
                 QValue::Num(n as f64)
             }
+            "sent" | "delivered" | "dropped" => {
+                QValue::Num(count_messages(e, view_name, node, peer, key, contains, from)? as f64)
+            }
             _ => match e.query(&q) {
                 Some(r) => r?,
                 None => {
@@ -423,7 +465,9 @@ impl Run {
     /// Whether this variant's expectations read the trace (the `log` view counts log lines):
     /// a run without them can go untraced (`Driver::set_tracing`) with the same outcome.
     pub fn needs_trace(&self) -> bool {
-        self.expectations().iter().any(|e| e.view == "log")
+        self.expectations()
+            .iter()
+            .any(|e| e.view == "log" || crate::scenario::MESSAGE_VIEWS.contains(&e.view.as_str()))
     }
 
     /// For a run whose only product is its outcome (a sweep's seed, a worker's check of the
@@ -455,13 +499,18 @@ impl Run {
             start_value: Option<QValue>,
             failure: Option<(Micros, String)>,
             last: Option<QValue>,
+            /// `within`: when the check first held.
+            met: Option<Micros>,
         }
         let mut pend: Vec<Pending> = exps
             .into_iter()
             .map(|spec| {
                 let (from, to) = match (&spec.at, &spec.during) {
                     (_, Some([a, b])) => (a.resolve(end), b.resolve(end)),
-                    (Some(a), None) => (a.resolve(end), a.resolve(end)),
+                    (Some(a), None) => {
+                        let a = a.resolve(end);
+                        (a, a.saturating_add(spec.within.map_or(0, |w| w.0)).min(end))
+                    }
                     (None, None) => (end, end),
                 };
                 Pending {
@@ -471,9 +520,20 @@ impl Run {
                     start_value: None,
                     failure: None,
                     last: None,
+                    met: None,
                 }
             })
             .collect();
+        // Where a windowed view counts from: the window's start; the message views with `at`
+        // count from the start of the run.
+        let query_from = |p: &Pending| {
+            let msgs = crate::scenario::MESSAGE_VIEWS.contains(&p.spec.view.as_str());
+            if msgs && p.spec.during.is_none() && p.spec.within.is_none() {
+                0
+            } else {
+                p.from
+            }
+        };
         // Each expectation's own sample times: its start and end, and each second inside a
         // window. Only the expectations due at a time are looked at then (the plan is a map
         // from time to them), and equal queries at one time are evaluated once: the cost is
@@ -486,7 +546,7 @@ impl Run {
                 }
             };
             add(p.from);
-            if p.spec.during.is_some() && p.spec.view != "log" && p.spec.increases.is_none() {
+            if p.spec.during.is_some() && !counts(&p.spec) && p.spec.increases.is_none() {
                 let mut t = p.from.saturating_add(US_PER_S);
                 while t < p.to {
                     add(t);
@@ -498,68 +558,209 @@ impl Run {
             }
         }
         plan.entry(stop).or_default();
-        // Expectations asking the same query share an id.
+        // Expectations asking the same query (of the same nodes) share an id.
         let qid: Vec<usize> = {
             let mut ids = std::collections::BTreeMap::new();
             pend.iter()
                 .map(|p| {
-                    let k = (
-                        &p.spec.view,
-                        &p.spec.observer,
-                        &p.spec.peer,
-                        &p.spec.contains,
-                        &p.spec.key,
-                        p.from,
-                    );
+                    let k = (&p.spec.view, &p.spec.contains, &p.spec.key, query_from(p));
                     let n = ids.len();
                     *ids.entry(k).or_insert(n)
                 })
                 .collect()
         };
-        for (t, due) in plan {
+        // Each expectation's nodes (`observer`/`peer`: one, a set, or the leader when
+        // evaluated) and quantifier, validated at load.
+        let refs: Vec<(Option<NodeRef>, Option<NodeRef>, Quant)> = pend
+            .iter()
+            .map(|p| {
+                let r = |n: &Option<String>| {
+                    n.as_deref()
+                        .and_then(|n| NodeRef::parse(n, &self.scenario.topo).ok())
+                };
+                let q = p.spec.nodes.as_deref().map_or(Ok(Quant::All), Quant::parse);
+                (
+                    r(&p.spec.observer),
+                    r(&p.spec.peer),
+                    q.unwrap_or(Quant::All),
+                )
+            })
+            .collect();
+        // A sample's verdict: `why` it does not hold, or `None`. Without `within` the first
+        // `why` fails the expectation; with it, the first `None` meets it and a `why` fails it
+        // only at the window's end.
+        fn settle(p: &mut Pending, t: Micros, why: Option<String>) {
+            match (p.spec.within, why) {
+                (None, Some(why)) => p.failure = Some((t, format!("at {}: {why}", fmt_time(t)))),
+                (None, None) => {}
+                (Some(_), None) => p.met = Some(t),
+                (Some(w), Some(why)) if t >= p.to => {
+                    p.failure = Some((
+                        t,
+                        format!(
+                            "did not hold within {} of {}: at {}: {why}",
+                            crate::time::fmt_duration(w.0),
+                            fmt_time(p.from),
+                            fmt_time(t)
+                        ),
+                    ))
+                }
+                (Some(_), Some(_)) => {}
+            }
+        }
+        while let Some((mut t, mut due)) = plan.pop_first() {
+            // A `within` expectation between its ends is checked after every event time.
+            let now = self.engine.now();
+            let active: Vec<usize> = (0..pend.len())
+                .filter(|&i| {
+                    let p = &pend[i];
+                    p.spec.within.is_some()
+                        && p.met.is_none()
+                        && p.failure.is_none()
+                        && p.from <= now
+                        && now < p.to
+                })
+                .collect();
+            if !active.is_empty() {
+                if let Some(nt) = self.engine.next_time().filter(|&nt| nt < t && nt > now) {
+                    plan.insert(t, due);
+                    (t, due) = (nt, active);
+                }
+            }
             self.engine.run_until(t, u64::MAX)?;
-            let mut seen: std::collections::BTreeMap<usize, Result<QValue, String>> =
-                Default::default();
+            // Equal queries at one time are evaluated once.
+            let mut seen: std::collections::BTreeMap<(usize, Pair), Answer> = Default::default();
+            let leader = self.engine.leader();
             for i in due {
-                if pend[i].failure.is_some() {
+                if pend[i].failure.is_some() || pend[i].met.is_some() {
                     continue;
                 }
-                let got = match seen.get(&qid[i]) {
-                    Some(r) => r.clone(),
-                    None => {
-                        let p = &pend[i];
-                        let r = self.query_key(
-                            &p.spec.view,
-                            node_of(&self.scenario.topo, &p.spec.observer),
-                            node_of(&self.scenario.topo, &p.spec.peer),
-                            p.spec.contains.as_deref(),
-                            p.spec.key.as_deref(),
-                            p.from,
-                        );
-                        seen.insert(qid[i], r.clone());
-                        self.queries_evaluated += 1;
-                        r
+                let (obs, peer, quant) = &refs[i];
+                let nodes = |r: &Option<NodeRef>| -> Result<Vec<Option<NodeId>>, String> {
+                    match r {
+                        None => Ok(vec![None]),
+                        Some(r) => Ok(r.nodes(leader)?.into_iter().map(Some).collect()),
                     }
                 };
-                let p = &mut pend[i];
-                let value = match got {
-                    Ok(v) => v,
+                let targets = nodes(obs).and_then(|o| {
+                    let ps = nodes(peer)?;
+                    Ok(o.iter()
+                        .flat_map(|&a| ps.iter().map(move |&b| (a, b)))
+                        .collect::<Vec<_>>())
+                });
+                let targets = match targets {
+                    Ok(t) => t,
                     Err(e) => {
-                        p.failure = Some((t, e));
+                        settle(&mut pend[i], t, Some(e));
                         continue;
                     }
                 };
-                let windowed = p.spec.view == "log" || p.spec.increases.is_some();
-                if t == p.from && p.start_value.is_none() {
-                    p.start_value = Some(value.clone());
+                let p = &pend[i];
+                let set = obs.as_ref().is_some_and(NodeRef::is_set)
+                    || peer.as_ref().is_some_and(NodeRef::is_set);
+                let windowed = counts(&p.spec) || p.spec.increases.is_some();
+                // Per node (pair): the value, or the query's error.
+                let mut got: Vec<(Option<NodeId>, Option<NodeId>, Answer)> =
+                    Vec::with_capacity(targets.len());
+                for (a, b) in targets {
+                    let k = (qid[i], (a, b));
+                    let r = match seen.get(&k) {
+                        Some(r) => r.clone(),
+                        None => {
+                            let r = self.query_key(
+                                &p.spec.view,
+                                a,
+                                b,
+                                p.spec.contains.as_deref(),
+                                p.spec.key.as_deref(),
+                                query_from(p),
+                            );
+                            seen.insert(k, r.clone());
+                            self.queries_evaluated += 1;
+                            r
+                        }
+                    };
+                    got.push((a, b, r));
                 }
-                if windowed && t != p.to {
+                let p = &mut pend[i];
+                if !set {
+                    let (a, b, r) = got.pop().expect("one target");
+                    let value = match r {
+                        Ok(v) => v,
+                        Err(e) => {
+                            p.failure = Some((t, e));
+                            continue;
+                        }
+                    };
+                    if t == p.from && p.start_value.is_none() {
+                        p.start_value = Some(value.clone());
+                    }
+                    if windowed && t != p.to && p.spec.within.is_none() {
+                        continue;
+                    }
+                    let why = check(&p.spec, &value, p.start_value.as_ref()).map(|why| {
+                        // Say which node "leader" was.
+                        let who = match (obs, peer) {
+                            (Some(NodeRef::Leader), _) | (_, Some(NodeRef::Leader)) => {
+                                format!(" ({})", self.pair_name(a, b))
+                            }
+                            _ => String::new(),
+                        };
+                        format!("{why}{who}")
+                    });
+                    settle(p, t, why);
+                    p.last = Some(match (obs, peer) {
+                        (Some(NodeRef::Leader), _) | (_, Some(NodeRef::Leader)) => {
+                            QValue::Text(format!("{value} (on {})", self.pair_name(a, b)))
+                        }
+                        _ => value,
+                    });
                     continue;
                 }
-                if let Some(why) = check(&p.spec, &value, p.start_value.as_ref()) {
-                    p.failure = Some((t, format!("at {}: {why}", fmt_time(t))));
+                if windowed && t != p.to && p.spec.within.is_none() {
+                    continue;
                 }
-                p.last = Some(value);
+                let topo = &self.scenario.topo;
+                let name = |a: Option<NodeId>, b: Option<NodeId>| match (a, b) {
+                    (Some(a), Some(b)) => format!("{}->{}", topo.name(a), topo.name(b)),
+                    (Some(a), None) | (None, Some(a)) => topo.name(a).to_string(),
+                    (None, None) => String::new(),
+                };
+                let mut held = Vec::new();
+                let mut failed = Vec::new();
+                for (a, b, r) in &got {
+                    match r {
+                        Ok(v) => match check(&p.spec, v, None) {
+                            None => held.push(format!("{} {v}", name(*a, *b))),
+                            Some(why) => failed.push(format!("{}: {why}", name(*a, *b))),
+                        },
+                        Err(e) => failed.push(format!("{}: {e}", name(*a, *b))),
+                    }
+                }
+                let n = got.len();
+                let why = match quant {
+                    Quant::All if !failed.is_empty() => Some(format!(
+                        "{} of {n} nodes do not hold: {}",
+                        failed.len(),
+                        clip_list(&failed)
+                    )),
+                    Quant::Any if held.is_empty() => {
+                        Some(format!("none of {n} nodes holds: {}", clip_list(&failed)))
+                    }
+                    Quant::None if !held.is_empty() => Some(format!(
+                        "{} of {n} nodes hold, expected none: {}",
+                        held.len(),
+                        clip_list(&held)
+                    )),
+                    _ => None,
+                };
+                settle(p, t, why);
+                let shown = match quant {
+                    Quant::None => format!("held on none of {n} nodes"),
+                    Quant::Any => format!("held on {} of {n}: {}", held.len(), clip_list(&held)),
+                    Quant::All => format!("held on all {n} nodes"),
+                };
+                p.last = Some(QValue::Text(shown));
             }
         }
         if stop == end {
@@ -582,10 +783,26 @@ impl Run {
             }
             self.check_fates_applied()?;
         }
+        // `within`: the time until the check first held (the whole `within` when it did not),
+        // a metric a sweep summarises across seeds.
+        let mut time_until = Vec::new();
+        for p in &pend {
+            if let Some(w) = p.spec.within {
+                let took = match p.met {
+                    Some(m) => m - p.from,
+                    None if stop >= p.to => w.0,
+                    None => continue,
+                };
+                time_until.push((
+                    format!("time_until: {}", p.spec.name),
+                    took as f64 / US_PER_S as f64,
+                ));
+            }
+        }
         let results: Vec<ExpectResult> = pend
             .into_iter()
             .map(|p| {
-                let reached = stop >= p.to;
+                let reached = stop >= p.to || p.met.is_some();
                 let window_us = [p.from, p.to];
                 match (p.failure, reached) {
                     (Some((t, f)), _) => ExpectResult {
@@ -611,7 +828,17 @@ impl Run {
                         caption: p.spec.caption,
                     },
                     (None, true) => ExpectResult {
-                        detail: describe_ok(&p.spec, p.last.as_ref(), p.from, p.to),
+                        detail: match p.met {
+                            Some(m) => format!(
+                                "{} held {:.3}s after {} (at {}): {}",
+                                p.spec.view,
+                                (m - p.from) as f64 / US_PER_S as f64,
+                                fmt_time(p.from),
+                                fmt_time(m),
+                                p.last.as_ref().map(|v| v.to_string()).unwrap_or_default()
+                            ),
+                            None => describe_ok(&p.spec, p.last.as_ref(), p.from, p.to),
+                        },
                         name: p.spec.name,
                         passed: true,
                         window_us,
@@ -623,6 +850,7 @@ impl Run {
             })
             .collect();
         let mut rep = self.report(results);
+        rep.metrics.extend(time_until);
         rep.skipped = self.skipped_faults();
         rep.passed &= rep.skipped.is_empty();
         Ok(rep)
@@ -681,6 +909,16 @@ impl Run {
         )))
     }
 
+    /// "n2" or "n2->n3": the node (pair) a query read.
+    fn pair_name(&self, a: Option<NodeId>, b: Option<NodeId>) -> String {
+        let topo = &self.scenario.topo;
+        match (a, b) {
+            (Some(a), Some(b)) => format!("{}->{}", topo.name(a), topo.name(b)),
+            (Some(a), None) | (None, Some(a)) => topo.name(a).to_string(),
+            (None, None) => String::new(),
+        }
+    }
+
     /// Metrics of the state now: the generic ones and the model's.
     pub fn metrics(&self) -> std::collections::BTreeMap<String, f64> {
         let e = &*self.engine;
@@ -726,6 +964,97 @@ impl Run {
     pub fn views_json(&self) -> serde_json::Value {
         self.engine.views_json()
     }
+}
+
+/// Messages of the trace from `from` to now (a `MESSAGE_VIEWS` view): sent, delivered or
+/// dropped, of kind `kind`, from `sender` to `receiver`, whose body contains `contains`.
+fn count_messages(
+    e: &dyn Driver,
+    view: &str,
+    sender: Option<NodeId>,
+    receiver: Option<NodeId>,
+    kind: Option<&str>,
+    contains: Option<&str>,
+    from: Micros,
+) -> Result<u64, String> {
+    use crate::engine::trace::RecKind;
+    if !e.tracing() {
+        return Err(format!(
+            "view `{view}` reads the trace, and this run is not traced"
+        ));
+    }
+    let trace = e.trace();
+    let start = trace.recs.partition_point(|r| r.time < from);
+    let mut n = 0;
+    for r in trace.recs.range(start..) {
+        let (msg, a, b, label) = match (view, r.kind) {
+            ("sent", RecKind::Send { msg, to, label, .. }) => (msg, r.node, to, label),
+            (
+                "delivered",
+                RecKind::Deliver {
+                    msg, from, label, ..
+                },
+            ) => (msg, from, r.node, label),
+            (
+                "dropped",
+                RecKind::Drop {
+                    msg,
+                    from,
+                    to,
+                    label,
+                    ..
+                },
+            ) => (msg, from, to, label),
+            _ => continue,
+        };
+        if sender.is_some_and(|s| s != a)
+            || receiver.is_some_and(|x| x != b)
+            || kind.is_some_and(|k| k != label)
+        {
+            continue;
+        }
+        if let Some(text) = contains {
+            match trace.body(msg) {
+                Some(body) if body.contains(text) => {}
+                Some(_) => continue,
+                None => {
+                    return Err(format!(
+                        "view `{view}`: the body of message #{msg} was not recorded (the trace \
+                         keeps bodies up to its budget), so `contains` cannot be checked; \
+                         shorten the run or drop `contains`"
+                    ))
+                }
+            }
+        }
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// The node and peer a query reads (either may be absent).
+type Pair = (Option<NodeId>, Option<NodeId>);
+/// A query's answer, or why it could not be taken.
+type Answer = Result<QValue, String>;
+
+/// The first few items of a list, then how many more.
+fn clip_list(items: &[String]) -> String {
+    const SHOW: usize = 4;
+    let mut s = items
+        .iter()
+        .take(SHOW)
+        .map(|x| crate::text::clip(x, 100))
+        .collect::<Vec<_>>()
+        .join("; ");
+    if items.len() > SHOW {
+        s.push_str(&format!("; and {} more", items.len() - SHOW));
+    }
+    s
+}
+
+/// Whether the expectation's view counts over its window (`log`, the message views): checked
+/// once, at the window's end.
+fn counts(spec: &ExpectSpec) -> bool {
+    spec.view == "log" || crate::scenario::MESSAGE_VIEWS.contains(&spec.view.as_str())
 }
 
 fn as_num(v: &QValue) -> Option<f64> {
@@ -795,6 +1124,26 @@ fn check(spec: &ExpectSpec, value: &QValue, start: Option<&QValue>) -> Option<St
 
 fn describe_ok(spec: &ExpectSpec, last: Option<&QValue>, from: Micros, to: Micros) -> String {
     let v = last.map(|v| v.to_string()).unwrap_or_default();
+    if spec.nodes.is_some() {
+        // A set: `v` says on how many nodes it held.
+        return if from == to {
+            format!("{} {v} at {}", spec.view, fmt_time(to))
+        } else if counts(spec) {
+            format!(
+                "{} {v}, counted from {} to {}",
+                spec.view,
+                fmt_time(from),
+                fmt_time(to)
+            )
+        } else {
+            format!(
+                "{} {v} at every sample from {} to {}",
+                spec.view,
+                fmt_time(from),
+                fmt_time(to)
+            )
+        };
+    }
     if from == to {
         format!("{} = {v} at {}", spec.view, fmt_time(to))
     } else {

@@ -405,6 +405,13 @@ impl Model for Ozone {
         Some((rate, format!("a pipeline of {} datanodes: {why}", self.n)))
     }
     const VIEWS: &'static [&'static str] = VIEWS;
+    const HAS_LEADER: bool = true;
+    fn leader(&self, sim: &Sim<Self>) -> Option<NodeId> {
+        Self::leaders(sim)
+            .into_iter()
+            .max_by_key(|&(_, t)| t)
+            .map(|l| l.0)
+    }
     const VIEW_INFO: &'static [&'static [crate::catalogue::Info]] =
         &[crate::raft::about::VIEW_INFO, super::about::VIEW_INFO];
     const METRICS: &'static [&'static [crate::catalogue::Info]] = &[super::about::METRICS];

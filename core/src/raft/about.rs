@@ -47,6 +47,19 @@ pub const VIEW_INFO: &[Info] = &[
         "the term of the node's log entry at the given index",
     ),
     info(
+        "log_entry",
+        "text",
+        "the payload of the node's log entry at the given index: \"startup\" (a leader's \
+         no-op), a client command (\"put x=1\"), \"\" when the log is shorter",
+    ),
+    info(
+        "logs_agree",
+        "yes/no",
+        "\"yes\" when every running node holds the same entries (index and term) up to the \
+         highest commitIndex among them; \"no\" when one lacks a committed entry or holds \
+         another there",
+    ),
+    info(
         "last_log_term",
         "term",
         "the term of the node's last log entry",

@@ -25,6 +25,8 @@ pub const VIEWS: &[&str] = &[
     "flush_index",
     "log_length",
     "log_term",
+    "log_entry",
+    "logs_agree",
     "last_log_term",
     "next_index",
     "match_index",
@@ -244,6 +246,36 @@ impl<S: StateMachine> Raft<S> {
         Some(ln.last() - lo)
     }
 
+    /// A log entry's payload in words: `"startup"` (the leader's no-op of its term), or the
+    /// client command as the state machine describes it (`"put x=1"`).
+    pub fn entry_text(&self, p: &Payload<S::Cmd>) -> String {
+        match p {
+            Payload::Startup => "startup".into(),
+            Payload::Client { cmd, .. } => self.sm.describe(cmd),
+        }
+    }
+
+    /// Whether every running node of the group holds the same log up to the highest
+    /// commitIndex among them (entries compared by index and term, the Log Matching chain): a
+    /// node that lacks a committed entry, or holds another there, makes it false.
+    pub fn logs_agree(&self, sim: &Sim<Self>) -> bool {
+        let running = (0..sim.topo.len()).filter(|&i| Self::up(sim, i) && !self.outside(i));
+        let c = running
+            .clone()
+            .map(|i| sim.nodes[i as usize].state.commit)
+            .max()
+            .unwrap_or(0);
+        if c == 0 {
+            return true;
+        }
+        let mut chains = running.map(|i| {
+            let n = &sim.nodes[i as usize].state;
+            (n.last() >= c).then(|| n.chain_at(c))
+        });
+        let first = chains.next().flatten();
+        first.is_some() && chains.all(|x| x == first)
+    }
+
     /// The commitIndex, then the lastApplied, of every node, for the plots: NaN for a stopped
     /// node, which has neither (volatile state), so its line has a gap rather than a 0.
     pub fn sample_indexes(sim: &Sim<Self>, out: &mut Vec<f64>) {
@@ -350,6 +382,21 @@ impl<S: StateMachine> Raft<S> {
                 })?;
                 num(n.term_at(i))
             }),
+            "log_entry" => node("the node").and_then(|n| {
+                let k = q.need_key("the log index")?;
+                let i: u64 = k.parse().map_err(|_| {
+                    format!("view `log_entry`: key \"{k}\" is not a log index (1, 2, ...)")
+                })?;
+                Ok(QValue::Text(
+                    match n.log.get((i as usize).wrapping_sub(1)) {
+                        Some(e) => self.entry_text(&e.payload),
+                        None => String::new(),
+                    },
+                ))
+            }),
+            "logs_agree" => Ok(QValue::Text(
+                if self.logs_agree(sim) { "yes" } else { "no" }.into(),
+            )),
             "next_index" | "match_index" => node("the leader").and_then(|n| {
                 let p = q.need_peer()?;
                 match n.progress.get(p as usize) {
@@ -529,6 +576,13 @@ impl Model for Raft<Kv> {
         ))
     }
     const VIEWS: &'static [&'static str] = VIEWS;
+    const HAS_LEADER: bool = true;
+    fn leader(&self, sim: &Sim<Self>) -> Option<NodeId> {
+        Self::leaders(sim)
+            .into_iter()
+            .max_by_key(|&(_, t)| t)
+            .map(|l| l.0)
+    }
     const VIEW_INFO: &'static [&'static [crate::catalogue::Info]] = &[super::about::VIEW_INFO];
     const METRICS: &'static [&'static [crate::catalogue::Info]] = &[super::about::METRICS];
     const PARAMS: &'static [&'static [crate::catalogue::ParamSpec]] = &[super::about::PARAMS];
@@ -552,6 +606,10 @@ impl Model for Raft<Kv> {
                 ViewNeeds::NODE.num()
             }
             "log_term" => ViewNeeds::NODE.key(KeyForm::Number("a log index")).num(),
+            "log_entry" => ViewNeeds::NODE
+                .key(KeyForm::Number("a log index"))
+                .any_text("the entry's payload (\"startup\", \"put x=1\"), \"\" for none"),
+            "logs_agree" => ViewNeeds::NONE.text(&["yes", "no"]),
             "next_index" | "match_index" => ViewNeeds::PAIR.num(),
             // Entries behind the current leader; "down" for a stopped node, "no leader".
             "lag" => ViewNeeds::NODE.num_or(&["no leader", "down"]),

@@ -10,6 +10,7 @@ use std::fmt;
 
 pub mod builtin;
 mod nesting;
+pub mod noderef;
 mod views;
 
 pub use views::generic_view_needs;
@@ -144,10 +145,15 @@ pub struct ExpectSpec {
     /// What to look at: `liveness`, `heartbeat`, `generation`, `inflight`, `down_pairs`,
     /// `down_observers`, `down_targets`, `stage_expired`, `status`, `log`, ...
     pub view: String,
-    #[serde(default, alias = "node")]
+    /// A node, a set of nodes (`"n4..n7"`, `"n1, n3"` or a list) or `"leader"` (the current
+    /// leader when evaluated): `noderef::NodeRef`.
+    #[serde(default, alias = "node", deserialize_with = "noderef::de_names")]
     pub observer: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "noderef::de_names")]
     pub peer: Option<String>,
+    /// With a set of nodes in `observer` or `peer`: `"any"`, `"all"` or `"none"` of them hold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<String>,
     /// For `log`: the text a line must contain.
     #[serde(default)]
     pub contains: Option<String>,
@@ -158,6 +164,10 @@ pub struct ExpectSpec {
     pub at: Option<TimeRef>,
     #[serde(default)]
     pub during: Option<[TimeRef; 2]>,
+    /// With `at`: the check first holds within this time after `at` (checked after every
+    /// event in `[at, at + within]`); the time it took is the metric `time_until: <name>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within: Option<Dur>,
     #[serde(default)]
     pub equals: Option<toml::Value>,
     /// The value is any of these (text or numbers, as `equals`).
@@ -282,10 +292,21 @@ impl<'de> Deserialize<'de> for Chance {
 #[serde(deny_unknown_fields)]
 pub struct HoldSpec {
     pub view: String,
-    #[serde(default, alias = "node", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        alias = "node",
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "noderef::de_names"
+    )]
     pub observer: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "noderef::de_names"
+    )]
     pub peer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contains: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -355,10 +376,12 @@ impl HoldSpec {
             view: self.view.clone(),
             observer: self.observer.clone(),
             peer: self.peer.clone(),
+            nodes: self.nodes.clone(),
             contains: self.contains.clone(),
             key: self.key.clone(),
             at,
             during,
+            within: None,
             equals: self.equals.clone(),
             one_of: self.one_of.clone(),
             not_equals: self.not_equals.clone(),
@@ -445,7 +468,14 @@ pub const GENERIC_VIEWS: &[&str] = &[
     "exec_done",
     "link",
     "link_loss",
+    "sent",
+    "delivered",
+    "dropped",
 ];
+
+/// The generic views that count the trace's message records (`runner`): `sent`, `delivered`,
+/// `dropped`. Over `during`; with `at`, from the start of the run.
+pub const MESSAGE_VIEWS: &[&str] = &["sent", "delivered", "dropped"];
 
 /// A validated scenario.
 #[derive(Clone, Debug, PartialEq)]
@@ -1281,6 +1311,32 @@ fn check_expect(
     if e.at.is_some() && e.during.is_some() {
         return Err("use `at` or `during`, not both".into());
     }
+    if let Some(w) = e.within {
+        let Some(at) = e.at else {
+            return Err(
+                "`within` counts from `at`: give `at = \"5s\"` (the moment) with \
+                 `within = \"2s\"`, not `during`"
+                    .into(),
+            );
+        };
+        if w.0 == 0 {
+            return Err("`within = \"0s\"`: give a positive time, or drop `within`".into());
+        }
+        let from = at.resolve(dur);
+        if from.saturating_add(w.0) > dur {
+            return Err(format!(
+                "`within` ends at {} (`at` {} + {}), after the end of the run ({}); shorten it \
+                 or lengthen `duration`",
+                fmt_duration(from.saturating_add(w.0)),
+                fmt_duration(from),
+                fmt_duration(w.0),
+                fmt_duration(dur)
+            ));
+        }
+        if e.increases.is_some() {
+            return Err("`increases` compares two ends; it takes `during`, not `within`".into());
+        }
+    }
     let cmps = [
         e.equals.is_some(),
         e.one_of.is_some(),
@@ -1298,12 +1354,7 @@ fn check_expect(
     if e.increases.is_some() && e.during.is_none() {
         return Err("`increases` needs a `during = [from, to]` window".into());
     }
-    if let Some(o) = &e.observer {
-        topo.resolve(o).map_err(|m| format!("observer: {m}"))?;
-    }
-    if let Some(p) = &e.peer {
-        topo.resolve(p).map_err(|m| format!("peer: {m}"))?;
-    }
+    check_node_refs(e, &needs, topo, model)?;
     views::check_against(e, &needs, topo)?;
     if e.view == "log" && e.contains.is_none() {
         return Err("a `log` expectation needs `contains = \"...\"`".into());
@@ -1340,7 +1391,59 @@ fn check_expect(
     Ok(())
 }
 
-/// Resolve an optional node name (validated at load).
+/// `observer` and `peer`: nodes, sets (with `nodes`) or `"leader"` (a model with a leader).
+fn check_node_refs(
+    e: &ExpectSpec,
+    needs: &crate::model::ViewNeeds,
+    topo: &Topology,
+    model: &crate::registry::ModelEntry,
+) -> Result<(), String> {
+    use noderef::{NodeRef, Quant};
+    let mut sets = Vec::new();
+    let _ = needs;
+    for (field, name) in [("observer", &e.observer), ("peer", &e.peer)] {
+        let Some(text) = name else { continue };
+        let r = NodeRef::parse(text, topo).map_err(|m| format!("{field}: {m}"))?;
+        if r == NodeRef::Leader && !model.has_leader {
+            return Err(format!(
+                "{field} = \"leader\": the {} model has no leader; name a node",
+                model.name
+            ));
+        }
+        if r != NodeRef::Leader && !r.is_set() {
+            continue;
+        }
+        if e.increases.is_some() {
+            return Err(format!(
+                "{field} = \"{}\": `increases` compares one node's value at two times; name \
+                 one node",
+                crate::text::clip(text, 40)
+            ));
+        }
+        if r.is_set() {
+            sets.push(field);
+        }
+    }
+    match (sets.len(), &e.nodes) {
+        (0, Some(q)) => Err(format!(
+            "`nodes = \"{}\"` is for a set of nodes (`observer = \"n4..n7\"`); with one node \
+             remove it",
+            crate::text::clip(q, 20)
+        )),
+        (1, None) => Err(format!(
+            "{} names a set of nodes; say how many must hold: `nodes = \"any\"`, \"all\" or \
+             \"none\"",
+            sets[0]
+        )),
+        (2, _) => Err(
+            "observer and peer are both sets; only one may be (name one node in the other)".into(),
+        ),
+        (_, Some(q)) => Quant::parse(q).map(|_| ()),
+        _ => Ok(()),
+    }
+}
+
+/// Resolve an optional node name (validated at load): `None` for a set or `"leader"`.
 pub fn node_of(topo: &Topology, name: &Option<String>) -> Option<NodeId> {
     name.as_ref().and_then(|n| topo.id(n))
 }

@@ -25,6 +25,9 @@ pub fn generic_view_needs(view: &str) -> ViewNeeds {
         // The link from `node` to `peer` (`Link::condition`; `link_loss` in percent).
         "link" => ViewNeeds::PAIR.text(&["up", "lossy", "down"]),
         "link_loss" => ViewNeeds::PAIR.num(),
+        // Messages counted from the trace: `key` the kind (label), `observer` the sender,
+        // `peer` the receiver, `contains` text of the body; each optional.
+        "sent" | "delivered" | "dropped" => ViewNeeds::NONE.optional_key(KeyForm::Any).num(),
         _ => ViewNeeds::NONE,
     }
 }
