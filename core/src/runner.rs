@@ -28,6 +28,11 @@ pub struct ExpectResult {
     /// A caption's check (`[[captions.holds]]`): the caption's index in the file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caption: Option<u32>,
+    /// What the view answered at the sample that did not hold (`failed_at_us`), as written in
+    /// `detail`: `DOWN`, `3`; for `increases`, its start and end (`12 -> 12`). `None` when it held,
+    /// when the view could not be queried then, or when its time was not reached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<String>,
 }
 
 impl ExpectResult {
@@ -454,6 +459,8 @@ impl Run {
             to: Micros,
             start_value: Option<QValue>,
             failure: Option<(Micros, String)>,
+            /// The value that did not hold (see `ExpectResult::observed`).
+            observed: Option<String>,
             last: Option<QValue>,
         }
         let mut pend: Vec<Pending> = exps
@@ -470,6 +477,7 @@ impl Run {
                     to,
                     start_value: None,
                     failure: None,
+                    observed: None,
                     last: None,
                 }
             })
@@ -558,6 +566,10 @@ impl Run {
                 }
                 if let Some(why) = check(&p.spec, &value, p.start_value.as_ref()) {
                     p.failure = Some((t, format!("at {}: {why}", fmt_time(t))));
+                    p.observed = Some(match (&p.spec.increases, &p.start_value) {
+                        (Some(true), Some(s)) => format!("{s} -> {value}"),
+                        _ => value.to_string(),
+                    });
                 }
                 p.last = Some(value);
             }
@@ -596,6 +608,7 @@ impl Run {
                         failed_at_us: Some(t),
                         chance: p.spec.chance,
                         caption: p.spec.caption,
+                        observed: p.observed,
                     },
                     (None, false) => ExpectResult {
                         name: p.spec.name,
@@ -609,6 +622,7 @@ impl Run {
                         failed_at_us: None,
                         chance: p.spec.chance,
                         caption: p.spec.caption,
+                        observed: None,
                     },
                     (None, true) => ExpectResult {
                         detail: describe_ok(&p.spec, p.last.as_ref(), p.from, p.to),
@@ -618,6 +632,7 @@ impl Run {
                         failed_at_us: None,
                         chance: p.spec.chance,
                         caption: p.spec.caption,
+                        observed: None,
                     },
                 }
             })
