@@ -412,8 +412,14 @@ fn failed_expectations_carry_the_observed_value() {
     let s = Scenario::parse("t.toml", &text, &Limits::default()).unwrap();
     let p = Plan::new(&s, "sandbox", 1, 3, &toml::Table::new(), vec![], None).unwrap();
     let names = expectation_names(&s, "sandbox").unwrap();
-    let up = names.iter().position(|n| n.starts_with("A sees C UP")).unwrap();
-    let hb = names.iter().position(|n| n.starts_with("C's heartbeat")).unwrap();
+    let up = names
+        .iter()
+        .position(|n| n.starts_with("A sees C UP"))
+        .unwrap();
+    let hb = names
+        .iter()
+        .position(|n| n.starts_with("C's heartbeat"))
+        .unwrap();
     let outs: Vec<Outcome> = (0..3)
         .map(|j| run_job(&s, &p, j, &Limits::default()))
         .collect();
@@ -483,6 +489,10 @@ fn observed_values_group_by_count() {
         .collect();
     assert_eq!(
         shown,
-        vec![("DOWN", 2, &[3, 4][..]), ("a", 1, &[2][..]), ("b", 1, &[1][..])]
+        vec![
+            ("DOWN", 2, &[3, 4][..]),
+            ("a", 1, &[2][..]),
+            ("b", 1, &[1][..])
+        ]
     );
 }

@@ -15,7 +15,6 @@
 //! data-observed: `NAME=VALUE` per failed expectation, `|`-separated).
 
 use super::sweep_grid::{self, Measure};
-use clusterscope_core::sweep::ExpectStat;
 use super::Handle;
 use crate::draw::palette;
 use crate::model::Msg;
@@ -28,6 +27,7 @@ use crate::sweep::{
 use clusterscope_core::catalogue::{params_for, ParamRow};
 use clusterscope_core::scenario::Scenario;
 use clusterscope_core::session::{ScenarioRef, Session, PERMALINK_VERSION};
+use clusterscope_core::sweep::ExpectStat;
 use clusterscope_core::sweep::{cell_scenario, expectation_names, Fraction, Plan, Summary};
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;

@@ -100,7 +100,13 @@ impl Measure {
 
 /// Metric `name`'s statistic in cell `c`: the summary's mean and max (what `clusterscope sweep`
 /// prints), the quantiles over the cell's per-seed values; `None` before a seed completed.
-pub fn metric_stat(sweep: &Sweep, summary: &Summary, c: usize, name: &str, stat: Stat) -> Option<f64> {
+pub fn metric_stat(
+    sweep: &Sweep,
+    summary: &Summary,
+    c: usize,
+    name: &str,
+    stat: Stat,
+) -> Option<f64> {
     let cell = summary.cells.get(c)?;
     if cell.all_passed.runs == 0 {
         return None;
@@ -283,15 +289,21 @@ pub fn view(
         ))
     });
     // Every metric a completed run reported, in any cell.
-    let metrics: std::collections::BTreeSet<&String> =
-        summary.cells.iter().flat_map(|c| c.metrics.keys()).collect();
+    let metrics: std::collections::BTreeSet<&String> = summary
+        .cells
+        .iter()
+        .flat_map(|c| c.metrics.keys())
+        .collect();
     let stat_pick = match measure {
         Measure::Metric(name, stat) => {
             let name = name.clone();
             let onstat = link.callback(move |e: Event| {
                 SMsg::Measure(Measure::Metric(
                     name.clone(),
-                    Stat::parse(&e.target_unchecked_into::<web_sys::HtmlSelectElement>().value()),
+                    Stat::parse(
+                        &e.target_unchecked_into::<web_sys::HtmlSelectElement>()
+                            .value(),
+                    ),
                 ))
             });
             html! {
@@ -342,9 +354,12 @@ pub fn view(
         })
         .collect();
     let (lo, hi) = match measure {
-        Measure::Metric(..) => values.iter().flatten().fold(None, |acc: Option<(f64, f64)>, v| {
-            Some(acc.map_or((*v, *v), |(a, b)| (a.min(*v), b.max(*v))))
-        }),
+        Measure::Metric(..) => values
+            .iter()
+            .flatten()
+            .fold(None, |acc: Option<(f64, f64)>, v| {
+                Some(acc.map_or((*v, *v), |(a, b)| (a.min(*v), b.max(*v))))
+            }),
         _ => Some((0.0, 1.0)),
     }
     .unwrap_or((0.0, 1.0));
@@ -411,7 +426,10 @@ pub fn view(
                 let w = values.get(i).copied().flatten().map_or(0.0, scale);
                 html! { <div class="sweep-frac"><div class="sweep-frac-fill" style={format!("width:{:.2}%", w * 100.0)}></div></div> }
             }
-            (_, Some(c)) => measure.of(c).map(super::sweep::frac_bar).unwrap_or_default(),
+            (_, Some(c)) => measure
+                .of(c)
+                .map(super::sweep::frac_bar)
+                .unwrap_or_default(),
             _ => html! {},
         }
     };
