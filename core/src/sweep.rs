@@ -687,7 +687,7 @@ fn observed_groups(outs: &[&Outcome], i: usize) -> Vec<Observed> {
     }
     let mut v: Vec<Observed> = by.into_values().collect();
     // Stable: equal counts stay in the map's (value) order.
-    v.sort_by(|a, b| b.count.cmp(&a.count));
+    v.sort_by_key(|g| std::cmp::Reverse(g.count));
     v.truncate(MAX_OBSERVED_VALUES);
     v
 }

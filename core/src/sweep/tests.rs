@@ -450,7 +450,6 @@ fn failed_expectations_carry_the_observed_value() {
     let json = serde_json::to_string(&part).unwrap();
     assert_eq!(Partial::from_json("p.json", &json).unwrap(), part);
     let mut bad = part.clone();
-    bad.outcomes[0].observed[up] = None;
     bad.outcomes[0].held[up] = true;
     bad.outcomes[0].observed[up] = Some("UP".into());
     let e = bad.check("p.json").unwrap_err();
