@@ -98,6 +98,7 @@ fn caught(plan: &Plan, j: u64, run: &(impl Fn(u64) -> Outcome + Sync)) -> Outcom
                     "the run panicked (a bug in clusterscope: please report it with this seed): \
                      {what}"
                 )),
+                observed: Vec::new(),
             }
         }
     }
@@ -263,6 +264,23 @@ fn cell_text(
             (None, false) => String::new(),
         };
         let _ = writeln!(o, "  {}  {}{claim}", pct(&e.held), e.name);
+        // What its view answered where it failed (issue 41), the most frequent first.
+        if !e.observed.is_empty() {
+            let _ = writeln!(
+                o,
+                "        failed: saw {}",
+                e.observed
+                    .iter()
+                    .map(|v| format!(
+                        "{} in {} seed{}",
+                        v.value,
+                        v.count,
+                        if v.count == 1 { "" } else { "s" }
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
     }
     if !c.metrics.is_empty() {
         let _ = writeln!(
@@ -376,6 +394,7 @@ mod tests {
                 held: Vec::new(),
                 metrics: Default::default(),
                 error: None,
+                observed: Vec::new(),
             }
         });
         assert_eq!(

@@ -319,6 +319,9 @@ fn failing_seeds_come_with_permalinks() {
         text.contains("seeds where an expectation failed (4): 1 2 3 4"),
         "{text}"
     );
+    // What a failed expectation saw instead (issue 41): with the fixed echo, A sees B UP where
+    // the buggy variant expects DOWN.
+    assert!(text.contains("        failed: saw UP in 4 seeds"), "{text}");
     let line = text
         .lines()
         .find(|l| l.trim_start().starts_with("seed 2: "))

@@ -29,6 +29,11 @@ pub struct ExpectResult {
     /// A caption's check (`[[captions.holds]]`): the caption's index in the file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caption: Option<u32>,
+    /// What the view answered at the sample that did not hold (`failed_at_us`), as written in
+    /// `detail`: `DOWN`, `3`; for `increases`, its start and end (`12 -> 12`). `None` when it held,
+    /// when the view could not be queried then, or when its time was not reached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<String>,
 }
 
 impl ExpectResult {
@@ -498,6 +503,8 @@ impl Run {
             to: Micros,
             start_value: Option<QValue>,
             failure: Option<(Micros, String)>,
+            /// The value that did not hold (see `ExpectResult::observed`).
+            observed: Option<String>,
             last: Option<QValue>,
             /// `within`: when the check first held.
             met: Option<Micros>,
@@ -519,6 +526,7 @@ impl Run {
                     to,
                     start_value: None,
                     failure: None,
+                    observed: None,
                     last: None,
                     met: None,
                 }
@@ -698,7 +706,12 @@ impl Run {
                     if windowed && t != p.to && p.spec.within.is_none() {
                         continue;
                     }
-                    let why = check(&p.spec, &value, p.start_value.as_ref()).map(|why| {
+                    let why = check(&p.spec, &value, p.start_value.as_ref());
+                    let seen = match (&p.spec.increases, &p.start_value) {
+                        (Some(true), Some(s)) => format!("{s} -> {value}"),
+                        _ => value.to_string(),
+                    };
+                    let why = why.map(|why| {
                         // Say which node "leader" was.
                         let who = match (obs, peer) {
                             (Some(NodeRef::Leader), _) | (_, Some(NodeRef::Leader)) => {
@@ -708,7 +721,11 @@ impl Run {
                         };
                         format!("{why}{who}")
                     });
+                    let failed_before = p.failure.is_some();
                     settle(p, t, why);
+                    if !failed_before && p.failure.is_some() {
+                        p.observed = Some(seen);
+                    }
                     p.last = Some(match (obs, peer) {
                         (Some(NodeRef::Leader), _) | (_, Some(NodeRef::Leader)) => {
                             QValue::Text(format!("{value} (on {})", self.pair_name(a, b)))
@@ -754,7 +771,19 @@ impl Run {
                     )),
                     _ => None,
                 };
+                let failed_before = p.failure.is_some();
                 settle(p, t, why);
+                if !failed_before && p.failure.is_some() {
+                    // What each node answered (as the set's detail lists them).
+                    let each: Vec<String> = got
+                        .iter()
+                        .map(|(a, b, r)| match r {
+                            Ok(v) => format!("{} {v}", name(*a, *b)),
+                            Err(_) => format!("{} no value", name(*a, *b)),
+                        })
+                        .collect();
+                    p.observed = Some(clip_list(&each));
+                }
                 let shown = match quant {
                     Quant::None => format!("held on none of {n} nodes"),
                     Quant::Any => format!("held on {} of {n}: {}", held.len(), clip_list(&held)),
@@ -813,6 +842,7 @@ impl Run {
                         failed_at_us: Some(t),
                         chance: p.spec.chance,
                         caption: p.spec.caption,
+                        observed: p.observed,
                     },
                     (None, false) => ExpectResult {
                         name: p.spec.name,
@@ -826,6 +856,7 @@ impl Run {
                         failed_at_us: None,
                         chance: p.spec.chance,
                         caption: p.spec.caption,
+                        observed: None,
                     },
                     (None, true) => ExpectResult {
                         detail: match p.met {
@@ -845,6 +876,7 @@ impl Run {
                         failed_at_us: None,
                         chance: p.spec.chance,
                         caption: p.spec.caption,
+                        observed: None,
                     },
                 }
             })

@@ -20,6 +20,15 @@ pub const MAX_CELLS: usize = 400;
 pub const MAX_JOBS: u64 = 10_000_000;
 /// Failing seeds listed per cell (the count is always exact).
 pub const MAX_LISTED_SEEDS: usize = 100;
+/// Distinct observed values listed per expectation and cell ([`ExpectStat::observed`]), the most
+/// frequent first; the seeds behind the others are still counted as failing.
+pub const MAX_OBSERVED_VALUES: usize = 8;
+/// Seeds listed per observed value.
+pub const MAX_OBSERVED_SEEDS: usize = 20;
+/// [`Outcome::observed`] of an expectation whose view could not be queried when it was due.
+pub const OBSERVED_NO_VALUE: &str = "no value";
+/// [`Outcome::observed`] of an expectation whose time the run did not reach (`--until`).
+pub const OBSERVED_NOT_REACHED: &str = "not reached";
 
 /// One grid axis: a parameter and the values it takes (`--grid key=v1,v2,...`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -296,6 +305,29 @@ pub struct Outcome {
     /// The run could not be made or failed (bad parameters for this cell, a limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Per expectation (as `held`), what its view answered where it did not hold
+    /// (`ExpectResult::observed`: `DOWN`, `12 -> 12`; [`OBSERVED_NO_VALUE`],
+    /// [`OBSERVED_NOT_REACHED`]), `None` where it held. Empty when every expectation held (and
+    /// in parts written before it existed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub observed: Vec<Option<String>>,
+}
+
+/// [`Outcome::observed`] of a run's expectation results.
+pub fn observed_of(results: &[crate::runner::ExpectResult]) -> Vec<Option<String>> {
+    if results.iter().all(|e| e.passed) {
+        return Vec::new();
+    }
+    results
+        .iter()
+        .map(|e| {
+            (!e.passed).then(|| match (&e.observed, e.failed_at_us) {
+                (Some(v), _) => v.clone(),
+                (None, Some(_)) => OBSERVED_NO_VALUE.to_string(),
+                (None, None) => OBSERVED_NOT_REACHED.to_string(),
+            })
+        })
+        .collect()
 }
 
 /// Run job `j` of `plan` on `scenario` (the plan's own: see [`Plan::new`]).
@@ -329,12 +361,14 @@ pub fn run_job(scenario: &Scenario, plan: &Plan, j: u64, limits: &Limits) -> Out
             held: Vec::new(),
             metrics: BTreeMap::new(),
             error: Some(rep.skipped.join("; ")),
+            observed: Vec::new(),
         },
         Ok(rep) => Outcome {
             job: j,
             seed,
             passed: rep.passed,
             held: rep.expectations.iter().map(|e| e.passed).collect(),
+            observed: observed_of(&rep.expectations),
             metrics: rep.metrics,
             error: None,
         },
@@ -345,6 +379,7 @@ pub fn run_job(scenario: &Scenario, plan: &Plan, j: u64, limits: &Limits) -> Out
             held: Vec::new(),
             metrics: BTreeMap::new(),
             error: Some(e),
+            observed: Vec::new(),
         },
     }
 }
@@ -458,6 +493,19 @@ impl Partial {
                     "{at}.held has {} entries for {n} expectations",
                     o.held.len()
                 )));
+            }
+            if !o.observed.is_empty() {
+                if o.observed.len() != n {
+                    return Err(bad(format!(
+                        "{at}.observed has {} entries for {n} expectations",
+                        o.observed.len()
+                    )));
+                }
+                if let Some(i) = (0..n).find(|&i| o.held[i] && o.observed[i].is_some()) {
+                    return Err(bad(format!(
+                        "{at}.observed[{i}]: a value for an expectation that held"
+                    )));
+                }
             }
             // A chance expectation that did not hold does not fail its run.
             let always = |i: usize| self.chances.get(i).is_none_or(Option::is_none);
@@ -604,6 +652,44 @@ pub struct ExpectStat {
     /// Seeds where it did not hold (the first [`MAX_LISTED_SEEDS`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed_seeds: Vec<u64>,
+    /// Where it did not hold, what its view answered instead, grouped by value: the most
+    /// frequent first (ties by value), at most [`MAX_OBSERVED_VALUES`] values. Seeds run by a
+    /// build that did not report values are in no group.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub observed: Vec<Observed>,
+}
+
+/// One value an expectation's view answered where the expectation did not hold.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Observed {
+    pub value: String,
+    /// Seeds (of the cell) where it answered this: exact.
+    pub count: u64,
+    /// The first [`MAX_OBSERVED_SEEDS`] of them.
+    pub seeds: Vec<u64>,
+}
+
+/// The failing seeds' observed values of expectation `i`, grouped ([`ExpectStat::observed`]).
+fn observed_groups(outs: &[&Outcome], i: usize) -> Vec<Observed> {
+    let mut by: BTreeMap<&str, Observed> = BTreeMap::new();
+    for o in outs {
+        if let Some(Some(v)) = o.observed.get(i) {
+            let g = by.entry(v.as_str()).or_insert_with(|| Observed {
+                value: v.clone(),
+                count: 0,
+                seeds: Vec::new(),
+            });
+            g.count += 1;
+            if g.seeds.len() < MAX_OBSERVED_SEEDS {
+                g.seeds.push(o.seed);
+            }
+        }
+    }
+    let mut v: Vec<Observed> = by.into_values().collect();
+    // Stable: equal counts stay in the map's (value) order.
+    v.sort_by_key(|g| std::cmp::Reverse(g.count));
+    v.truncate(MAX_OBSERVED_VALUES);
+    v
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -689,6 +775,7 @@ pub fn summarize(part: &Partial) -> Summary {
                         held,
                         chance,
                         failed_seeds: failing(&|o| o.held.get(i) != Some(&true)),
+                        observed: observed_groups(&ok, i),
                     }
                 })
                 .collect();

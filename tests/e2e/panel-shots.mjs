@@ -2,7 +2,7 @@
 // Not a spec: the "How often?" panel (a 2x3 grid sweep, then one cell) and the Expectations list
 // at 1366x768, 1920x1080 and 390x844, for looking at them by eye.
 //   node tests/e2e/panel-shots.mjs [dark]
-// writes screenshots/panel-<width>-{grid,cell,checks,view}.png. Needs dist/ and /usr/bin/chromium.
+// writes screenshots/panel-<width>-{grid,metric,metric-view,cell,checks,view}.png. Needs dist/ and /usr/bin/chromium.
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -42,6 +42,13 @@ for (const [w, h] of [[1366, 768], [1920, 1080], [390, 844]]) {
   await page.click('#sweep-start');
   await page.waitForSelector('#sweep-panel[data-state="done"]', { timeout: 180_000 });
   await page.locator('#sweep-panel').screenshot({ path: `${SHOTS}/panel-${w}-grid.png` });
+  // A metric's heatmap (issue 41): echo_skipped's p95 per cell, with its legend.
+  await page.selectOption('#sweep-measure', 'm:echo_skipped');
+  await page.selectOption('#sweep-stat', 'p95');
+  await page.waitForSelector('#sweep-legend[data-stat="p95"]');
+  await page.locator('#sweep-panel').screenshot({ path: `${SHOTS}/panel-${w}-metric.png` });
+  await page.screenshot({ path: `${SHOTS}/panel-${w}-metric-view.png` });
+  await page.selectOption('#sweep-measure', 'all');
   await page.click('.sweep-cell[data-cell="3"]');
   await page.waitForTimeout(300);
   await page.locator('#sweep-panel').screenshot({ path: `${SHOTS}/panel-${w}-cell.png` });

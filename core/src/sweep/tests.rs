@@ -204,6 +204,11 @@ fn outcome(job: u64, passed: bool) -> Outcome {
         held: vec![passed, true],
         metrics: BTreeMap::from([("m".to_string(), job as f64)]),
         error: None,
+        observed: if passed {
+            Vec::new()
+        } else {
+            vec![Some(format!("v{}", job % 2)), None]
+        },
     }
 }
 
@@ -392,5 +397,101 @@ fn jobs_are_deterministic_and_cells_apply() {
     assert!(
         o.error.as_deref().unwrap_or("").contains("fd_window"),
         "{o:?}"
+    );
+}
+
+/// A failed expectation reports what its view answered instead (issue 41): in sandbox-gossip with
+/// C killed at 3 s, "A sees C UP" fails on every seed and A saw C DOWN; C's heartbeat, which no
+/// longer advances from 5 s, reports its start and end. The summary groups the seeds by value; a part
+/// whose values do not match its `held` is refused.
+#[test]
+fn failed_expectations_carry_the_observed_value() {
+    let base = crate::scenario::builtin::get("sandbox-gossip").unwrap();
+    let text = include_str!("../../../scenarios/sandbox-gossip.toml").to_string()
+        + "\n[[faults]]\nat = \"3s\"\naction = \"kill\"\nnode = \"C\"\n";
+    let s = Scenario::parse("t.toml", &text, &Limits::default()).unwrap();
+    let p = Plan::new(&s, "sandbox", 1, 3, &toml::Table::new(), vec![], None).unwrap();
+    let names = expectation_names(&s, "sandbox").unwrap();
+    let up = names
+        .iter()
+        .position(|n| n.starts_with("A sees C UP"))
+        .unwrap();
+    let hb = names
+        .iter()
+        .position(|n| n.starts_with("C's heartbeat"))
+        .unwrap();
+    let outs: Vec<Outcome> = (0..3)
+        .map(|j| run_job(&s, &p, j, &Limits::default()))
+        .collect();
+    for o in &outs {
+        assert!(!o.held[up] && !o.held[hb], "{o:?}");
+        assert_eq!(o.observed[up].as_deref(), Some("DOWN"), "{o:?}");
+        let v = o.observed[hb].as_deref().unwrap();
+        let (a, b) = v.split_once(" -> ").unwrap();
+        assert_eq!(a.parse::<f64>().unwrap(), b.parse::<f64>().unwrap(), "{v}");
+    }
+    // An untouched seed holds everything and carries no values.
+    let plain = Plan::new(&base, "sandbox", 1, 1, &toml::Table::new(), vec![], None).unwrap();
+    let o = run_job(&base, &plain, 0, &Limits::default());
+    assert!(o.passed && o.observed.is_empty(), "{o:?}");
+
+    let part = Partial::new(p.clone(), names.clone(), outs.clone());
+    let sum = summarize(&part);
+    let e = &sum.cells[0].expectations[up];
+    assert_eq!(
+        e.observed,
+        vec![Observed {
+            value: "DOWN".into(),
+            count: 3,
+            seeds: vec![1, 2, 3]
+        }]
+    );
+    // Round trip through a part file; a value where the expectation held is refused.
+    let json = serde_json::to_string(&part).unwrap();
+    assert_eq!(Partial::from_json("p.json", &json).unwrap(), part);
+    let mut bad = part.clone();
+    bad.outcomes[0].held[up] = true;
+    bad.outcomes[0].observed[up] = Some("UP".into());
+    let e = bad.check("p.json").unwrap_err();
+    assert!(e.contains(&format!("outcomes[0].observed[{up}]")), "{e}");
+    let mut short = part;
+    short.outcomes[1].observed.pop();
+    let e = short.check("p.json").unwrap_err();
+    assert!(e.contains("outcomes[1].observed has"), "{e}");
+}
+
+/// Grouping: most frequent first, ties by value, seeds in order; seeds without a value (an older
+/// part) are in no group.
+#[test]
+fn observed_values_group_by_count() {
+    let o = |seed: u64, v: Option<&str>| Outcome {
+        job: seed - 1,
+        seed,
+        passed: false,
+        held: vec![false],
+        metrics: BTreeMap::new(),
+        error: None,
+        observed: v.map_or_else(Vec::new, |v| vec![Some(v.to_string())]),
+    };
+    let outs = [
+        o(1, Some("b")),
+        o(2, Some("a")),
+        o(3, Some("DOWN")),
+        o(4, Some("DOWN")),
+        o(5, None),
+    ];
+    let refs: Vec<&Outcome> = outs.iter().collect();
+    let g = super::observed_groups(&refs, 0);
+    let shown: Vec<(&str, u64, &[u64])> = g
+        .iter()
+        .map(|x| (x.value.as_str(), x.count, x.seeds.as_slice()))
+        .collect();
+    assert_eq!(
+        shown,
+        vec![
+            ("DOWN", 2, &[3, 4][..]),
+            ("a", 1, &[2][..]),
+            ("b", 1, &[1][..])
+        ]
     );
 }

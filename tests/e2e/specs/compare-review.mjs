@@ -9,10 +9,11 @@ import { open, settled } from './lib/app.mjs';
 export const timeoutMs = 180_000;
 
 // The last field: whether the inspectors' first common row must line up too. In 21181 side B's
-// read has an AUGMENT line side A's has not, above the first table: its rows are lower, rightly.
+// read has an augment line side A's has not (issue 41): the line is there on both sides (side A
+// says "none"), so that the tables below it start at one height.
 const CASES = [
   ['hdds-17673-close-race', 'buggy', 'fixed', true],
-  ['cassandra-21181-duplicate-notify', 'buggy', 'fixed', false],
+  ['cassandra-21181-duplicate-notify', 'buggy', 'fixed', true],
 ];
 
 async function tops(page, sel) {
@@ -82,6 +83,18 @@ export async function run({ page, baseUrl, screenshot, log }) {
     if (firstRow) {
       assert.ok(Math.abs(ra[first].y - rb[first].y) <= 4, `${name}: row ${first} at ${ra[first].y} and ${rb[first].y}`);
       compared += 1;
+    }
+    // Every row both sides have, in the first read card of each: at one height.
+    const reads = await page.evaluate(() => ['cmp-a', 'cmp-b'].map((side) => {
+      const r = document.querySelector(`#${side} .cmp-insp .mt-read`);
+      return r ? [...r.querySelectorAll('.mt-detail > div, .mt-detail tr')].map((e) => e.getBoundingClientRect().top + window.scrollY) : [];
+    }));
+    if (reads[0].length && reads[1].length) {
+      const n = Math.min(reads[0].length, reads[1].length);
+      for (let i = 0; i < n; i++) {
+        assert.ok(Math.abs(reads[0][i] - reads[1][i]) <= 4, `${name}: the reads' row ${i} at ${reads[0][i]} and ${reads[1][i]}`);
+      }
+      log(`${name}: ${n} rows of the first read at one height on both sides`);
     }
     for (const sel of ['.insp-card .card-head', '.insp-card h4']) {
       const [ya, yb] = [await tops(page, `#cmp-a .cmp-insp ${sel}`), await tops(page, `#cmp-b .cmp-insp ${sel}`)];

@@ -3,7 +3,8 @@
 // heatmap's six cells must carry the counts the native sweep gives
 // (tests/golden/sweep_app_grid.json, blessed by tests/tests/sweep_app.rs); the measure picker
 // switches the cells to one expectation; a cell shows its own failing seeds, and one of them
-// opens in the replay with the cell's parameters (echo=fixed: A sees B UP at the end, where the
+// opens in the replay with the cell's parameters; the heatmap shows a metric's mean, p50, p95
+// or max per cell instead, with a legend naming it, its unit and meaning (issue 41) (echo=fixed: A sees B UP at the end, where the
 // scenario's own buggy echo leaves B DOWN); a one-parameter sweep of that opened scenario keeps
 // the cell's other parameter. A value the model refuses is named before any run.
 import assert from 'node:assert/strict';
@@ -68,6 +69,47 @@ export async function run({ page, baseUrl, screenshot, log }) {
   for (const [i, want] of GOLDEN.cells.entries()) {
     assert.equal(cs[i].count, String(want.expectations[k].count), `${cs[i].label}: ${want.expectations[k].name}`);
   }
+
+  // A metric's heatmap (issue 41): echo_skipped per cell, its mean (the native summary's, to the
+  // digit), its max, and p50 <= p95 <= max; the legend names the metric, its unit and what it
+  // means (the model's catalogue), and the scale's ends are the lowest and highest cell.
+  await page.selectOption('#sweep-measure', 'm:echo_skipped');
+  await page.waitForSelector('#sweep-legend[data-metric="echo_skipped"]');
+  const statOf = async (stat) => {
+    if (stat) await page.selectOption('#sweep-stat', stat);
+    await page.waitForSelector(`#sweep-legend[data-stat="${stat || 'mean'}"]`);
+    return (await cells(page)).map((c) => Number(c.value));
+  };
+  const means = await statOf('');
+  for (const [i, want] of GOLDEN.cells.entries()) {
+    assert.equal(means[i], want.metrics.echo_skipped.mean, `${cs[i].label}: mean echo_skipped`);
+  }
+  const leg = await page.evaluate(() => ({ ...document.querySelector('#sweep-legend').dataset, text: document.querySelector('#sweep-legend').textContent }));
+  assert.equal(leg.unit, 'count', `unit of echo_skipped: ${leg.unit}`);
+  assert.match(leg.text, /echo_skipped/);
+  assert.match(leg.text, /mean over the cell's seeds/);
+  assert.ok(!/no description/.test(leg.text), `the metric's description: ${leg.text}`);
+  assert.equal(Number(leg.lo), Math.min(...means));
+  assert.equal(Number(leg.hi), Math.max(...means));
+  // The colours follow the values: the highest cell is the darkest (light theme).
+  const light = await page.$$eval('.sweep-cell', (els) => els.map((e) => Number(/hsl\(\d+, \d+%, (\d+)%\)/.exec(e.getAttribute('style'))[1])));
+  const hiCell = means.indexOf(Math.max(...means));
+  const loCell = means.indexOf(Math.min(...means));
+  assert.ok(light[hiCell] < light[loCell], `lightness ${light}`);
+  await shotOf(page, '#sweep-panel', 'sweep-grid-metric');
+  const maxes = await statOf('max');
+  const p50 = await statOf('p50');
+  const p95 = await statOf('p95');
+  for (const [i, want] of GOLDEN.cells.entries()) {
+    assert.equal(maxes[i], want.metrics.echo_skipped.max, `${cs[i].label}: max`);
+    assert.ok(p50[i] <= p95[i] && p95[i] <= maxes[i], `${cs[i].label}: p50 ${p50[i]} p95 ${p95[i]} max ${maxes[i]}`);
+    // Four seeds: the nearest-rank p95 is the largest.
+    assert.equal(p95[i], maxes[i], `${cs[i].label}: p95 of 4 seeds`);
+  }
+  log(`echo_skipped per cell: mean ${means.join(', ')}; p50 ${p50.join(', ')}; max ${maxes.join(', ')}`);
+  // Back to a fraction: the legend says so.
+  await page.selectOption('#sweep-measure', 'all');
+  await page.waitForSelector('#sweep-legend[data-measure="all"]');
 
   // A cell's own results: echo=fixed, phi 8 fails in every seed (the buggy variant's expectations).
   const fixed8 = GOLDEN.cells.findIndex((c) => c.values[0][1] === 'fixed' && c.values[1][1] === '8');

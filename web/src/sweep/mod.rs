@@ -305,6 +305,19 @@ impl Progress {
     }
 }
 
+/// The `q` quantile (0 to 1) of `values` by nearest rank: the smallest value with at least
+/// `q` of them at or below it (`q = 1`: the maximum); non-finite values ignored; `None` without
+/// values.
+pub fn quantile(values: &[f64], q: f64) -> Option<f64> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let rank = (q.clamp(0.0, 1.0) * v.len() as f64).ceil() as usize;
+    Some(v[rank.clamp(1, v.len()) - 1])
+}
+
 /// One bin of a histogram: values in `[lo, hi)` (the last bin includes `hi`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bin {
@@ -381,6 +394,18 @@ mod tests {
         assert_eq!(histogram(&[2.5, 2.5], 10).len(), 1);
         assert!(histogram(&[], 10).is_empty());
         assert_eq!(histogram(&[f64::NAN, 1.0], 4)[0].count, 1);
+    }
+
+    #[test]
+    fn quantiles_by_nearest_rank() {
+        let v: Vec<f64> = (1..=20).rev().map(f64::from).collect();
+        assert_eq!(quantile(&v, 0.5), Some(10.0));
+        assert_eq!(quantile(&v, 0.95), Some(19.0));
+        assert_eq!(quantile(&v, 1.0), Some(20.0));
+        assert_eq!(quantile(&v, 0.0), Some(1.0));
+        assert_eq!(quantile(&[3.0], 0.95), Some(3.0));
+        assert_eq!(quantile(&[2.0, f64::NAN, 4.0], 0.5), Some(2.0));
+        assert_eq!(quantile(&[], 0.5), None);
     }
 
     #[test]

@@ -125,6 +125,8 @@ pub fn app() -> Html {
     let s = use_reducer(Store::default);
     let ready = use_state(|| false);
     let resize = use_state(|| 0u32);
+    // A phone's dock folds to the transport and the timeline (issue 41: ~245 of 844 px).
+    let dock_folded = use_state(|| false);
     let saved = use_mut_ref(String::new);
     let sys_dark = use_state(platform::prefers_dark);
     // The embed form (`?embed`, `embed.rs`): the lecture view of one scenario in a course page.
@@ -638,7 +640,11 @@ pub fn app() -> Html {
             data-user-actions={user_actions} data-trial={trial_state} data-theme={if dark { "dark" } else { "light" }}
             data-compare={cmp_variant} data-compare-time-us={cmp_time}>
             <Header s={s.clone()} dark={dark} rev={header_rev} />
-            <div class="dock" id="dock">
+            <div class={classes!("dock", dock_folded.then_some("folded"))} id="dock" data-folded={dock_folded.to_string()}>
+                <button id="dock-fold" class="dock-fold btn ghost" aria-expanded={(!*dock_folded).to_string()}
+                    title={if *dock_folded { "Show the speed, the timeline's tools and the status lines" } else { "Fold the dock to the transport and the timeline" }}
+                    onclick={{ let f = dock_folded.clone(); Callback::from(move |_| f.set(!*f)) }}>
+                    { if *dock_folded { "▾ more" } else { "▴ less" } }</button>
                 <Transport s={s.clone()} dark={dark} resize={*resize} rev={rev} />
                 <super::lecture::LectureLine s={s.clone()} dark={dark} rev={rev} />
                 <super::violation::ViolationBanner s={s.clone()} dark={dark} rev={rev} />

@@ -1,13 +1,18 @@
 //! The "How often?" panel (issue 19): a button opening a card that sweeps the open scenario and
 //! variant over N seeds in Web Workers (`crate::sweep`), with a progress bar (seeds done, seeds/s,
 //! time left), cancel (partial results stay), per expectation the fraction with its 95% Wilson
-//! interval, per metric a histogram, and the failing seeds, each opening in the replay.
+//! interval and, where it failed, what its view answered instead (core's `ExpectStat::observed`:
+//! "saw DOWN in 28 seeds, no value in 2"), per metric a histogram (their captions in rows of one
+//! height, so that the histograms of a row align), and the failing seeds, each opening in the
+//! replay (its title names what each expectation saw in that seed).
 //!
 //! Test hooks (tests/e2e/README.md): `#sweep-open`; `#sweep-panel[data-state]` (idle, running,
 //! done, cancelled, error) with data-done/-total/-workers; `#sweep-seeds`, `#sweep-start`,
 //! `#sweep-cancel`, `#sweep-close`; `#sweep-scope[data-actions]`; `#sweep-progress`
-//! (data-done/-total); `.sweep-exp` (data-name, -count, -runs); `#sweep-all` (data-count,
-//! -runs); `.sweep-hist` (data-metric, data-bins: counts, data-min, data-max); `.sweep-seed` (data-seed).
+//! (data-done/-total); `.sweep-exp` (data-name, -count, -runs, and -observed: `DOWN:28|no value:2`,
+//! the values where it failed and their seed counts); `#sweep-all` (data-count, -runs);
+//! `.sweep-hist` (data-metric, data-bins: counts, data-min, data-max); `.sweep-seed` (data-seed,
+//! data-observed: `NAME=VALUE` per failed expectation, `|`-separated).
 
 use super::sweep_grid::{self, Measure};
 use super::Handle;
@@ -22,6 +27,7 @@ use crate::sweep::{
 use clusterscope_core::catalogue::{params_for, ParamRow};
 use clusterscope_core::scenario::Scenario;
 use clusterscope_core::session::{ScenarioRef, Session, PERMALINK_VERSION};
+use clusterscope_core::sweep::ExpectStat;
 use clusterscope_core::sweep::{cell_scenario, expectation_names, Fraction, Plan, Summary};
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
@@ -319,6 +325,7 @@ impl Component for SweepPanel {
             SMsg::Measure(m) => {
                 if let Some(a) = self.run.as_mut() {
                     a.measure = m;
+                    a.refresh(true);
                 }
             }
             SMsg::Open(seed) => {
@@ -533,6 +540,42 @@ pub(super) fn frac_bar(f: &Fraction) -> Html {
     }
 }
 
+/// Where an expectation failed, what its view answered instead, the most frequent first: "saw
+/// DOWN in 28 seeds, no value in 2" (each value's seeds in its title); nothing when it held.
+fn saw(e: &ExpectStat) -> Html {
+    let failed = e.held.runs - e.held.count;
+    if failed == 0 || e.observed.is_empty() {
+        return html! {};
+    }
+    let grouped: u64 = e.observed.iter().map(|o| o.count).sum();
+    let n = e.observed.len();
+    let parts = e.observed.iter().enumerate().map(|(k, o)| {
+        let seeds = o
+            .seeds
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let more = if o.count as usize > o.seeds.len() { ", …" } else { "" };
+        html! {
+            <>
+            <span class="sweep-saw-value" title={format!("seeds {seeds}{more}")}>
+                <b>{ o.value.clone() }</b>{ format!(" in {} seed{}", o.count, if o.count == 1 { "" } else { "s" }) }
+            </span>
+            { if k + 1 < n { ", " } else { "" } }
+            </>
+        }
+    });
+    html! {
+        <span class="sweep-exp-saw">
+            { "failed: saw " }{ for parts }
+            if failed > grouped {
+                { format!(", other values in {}", failed - grouped) }
+            }
+        </span>
+    }
+}
+
 fn results(a: &Active, link: &html::Scope<SweepPanel>, dark: bool) -> Html {
     let Some(shown) = a.shown.clone() else {
         return html! {};
@@ -545,16 +588,23 @@ fn results(a: &Active, link: &html::Scope<SweepPanel>, dark: bool) -> Html {
     let grid = (!plan.grid.is_empty()).then(|| {
         html! {
             <>
-            { sweep_grid::view(plan, &shown.summary, &a.sweep.expectations, a.measure, a.cell, dark, link) }
+            { sweep_grid::view(&a.sweep, &shown.summary, clusterscope_core::registry::find(&a.swept.raw.protocol), &a.measure, a.cell, dark, link) }
             <h3 id="sweep-cell-title" data-cell={a.cell.to_string()}>{ format!("Cell {}", plan.cell_label(a.cell)) }</h3>
             </>
         }
     });
     let exps = cell.expectations.iter().map(|e| {
         let f = &e.held;
+        let data_observed = e
+            .observed
+            .iter()
+            .map(|o| format!("{}:{}", o.value, o.count))
+            .collect::<Vec<_>>()
+            .join("|");
         html! {
-            <tr class="sweep-exp" data-name={e.name.clone()} data-count={f.count.to_string()} data-runs={f.runs.to_string()}>
-                <td class="sweep-exp-name">{ e.name.clone() }</td>
+            <tr class="sweep-exp" data-name={e.name.clone()} data-count={f.count.to_string()} data-runs={f.runs.to_string()}
+                data-observed={data_observed}>
+                <td class="sweep-exp-name">{ e.name.clone() }{ saw(e) }</td>
                 <td class="sweep-exp-bar">{ frac_bar(f) }</td>
                 <td class="sweep-exp-num">{ format!("{}/{} · {} [{}, {}]", f.count, f.runs, pct(f.fraction), pct(f.ci95_low), pct(f.ci95_high)) }</td>
             </tr>
@@ -578,16 +628,38 @@ fn results(a: &Active, link: &html::Scope<SweepPanel>, dark: bool) -> Html {
             </figure>
         }
     });
+    // What each failed expectation saw in a seed (the seed's outcome, of this cell).
+    let outcome_of = |seed: u64| {
+        a.sweep
+            .outcomes
+            .iter()
+            .find(|o| o.seed == seed && plan.job(o.job).0 == a.cell)
+    };
     let seeds = cell.failed_seeds.iter().map(|seed| {
         let seed = *seed;
-        let failed: Vec<&str> = cell
+        let o = outcome_of(seed);
+        let seen = |i: usize| o.and_then(|o| o.observed.get(i).cloned().flatten());
+        let failed: Vec<(String, Option<String>)> = cell
             .expectations
             .iter()
-            .filter(|e| e.failed_seeds.contains(&seed))
-            .map(|e| e.name.as_str())
+            .enumerate()
+            .filter(|(i, _)| o.is_some_and(|o| o.held.get(*i) == Some(&false)))
+            .map(|(i, e)| (e.name.clone(), seen(i)))
+            .collect();
+        let data_observed = failed
+            .iter()
+            .map(|(n, v)| format!("{n}={}", v.as_deref().unwrap_or("")))
+            .collect::<Vec<_>>()
+            .join("|");
+        let failed: Vec<String> = failed
+            .into_iter()
+            .map(|(n, v)| match v {
+                Some(v) => format!("{n} (saw {v})"),
+                None => n,
+            })
             .collect();
         html! {
-            <button class="sweep-seed" data-seed={seed.to_string()}
+            <button class="sweep-seed" data-seed={seed.to_string()} data-observed={data_observed}
                 title={format!("Open seed {seed} in the replay (as swept{}). Failed: {}",
                     if plan.grid.is_empty() { String::new() } else { format!(", with {}", plan.cell_label(a.cell)) },
                     failed.join("; "))}

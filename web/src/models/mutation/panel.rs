@@ -122,9 +122,15 @@ fn read_html(r: &ReadView, selected: &str) -> Html {
             </div>
             <div class="mt-detail">
                 <div><span class="glabel">{ "requested" }</span><span class="chips">{ requested }</span></div>
-                <>{ for (!r.augment.is_empty()).then(|| html!{
-                    <div><span class="glabel">{ "augment" }</span><span class="chips">{ for augment }</span></div>
-                }) }</>
+                // Always a line (issue 41): a read without lookups says "none", so that two reads
+                // compared side by side keep their rows at one height.
+                <div><span class="glabel">{ "augment" }</span>
+                    if r.augment.is_empty() {
+                        <span class="muted small" title="no journal lookups (yet) for this read">{ "none" }</span>
+                    } else {
+                        <span class="chips">{ for augment }</span>
+                    }
+                </div>
                 { if r.summaries_received.is_empty() {
                     html!{ <div><span class="glabel">{ "summaries" }</span><span class="muted small">{ "none received" }</span></div> }
                 } else {
