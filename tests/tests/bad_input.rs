@@ -783,13 +783,6 @@ fn rows() -> Vec<Row> {
             long_note.encode(),
             &["bookmark 1 is too long", "note at most 500"],
         ),
-        link(
-            "permalink_too_many_expectations",
-            "A link with 33 expectations of the person's (the editor keeps at most 32)",
-            s("a valid session with 33 `expects` rows"),
-            many_expects.encode(),
-            &["33 expectations", "the limit is 32"],
-        ),
         // ---- user actions (the web app's buttons, permalinks' recorded actions) ----
         act(
             "action_unknown_node",
@@ -1717,6 +1710,14 @@ fn rows() -> Vec<Row> {
             "10000runs",
             0,
             &["--max-faults 0", "use 1 to 64 faults a run"],
+        ),
+        // ---- the expectation editor's rows in a permalink (issue 41) ----
+        link(
+            "permalink_too_many_expectations",
+            "A link with 33 expectations of the person's (the editor keeps at most 32)",
+            s("a valid session with 33 `expects` rows"),
+            many_expects.encode(),
+            &["33 expectations", "the limit is 32"],
         ),
     ]
 }
