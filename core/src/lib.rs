@@ -27,6 +27,7 @@ pub mod sweep;
 pub mod text;
 
 pub mod time;
+pub mod user_expect;
 
 pub use engine::{Engine, NodeId, NodeStatus, Protocol, Sim, SimError, Topology};
 pub use runner::{Report, Run};

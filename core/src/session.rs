@@ -58,6 +58,10 @@ pub struct Session {
     /// Named bookmarks on the timeline, by time (a review's "here W1 gets index 4").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bookmarks: Vec<Bookmark>,
+    /// Expectations the person added (the web app's expectation editor): `[[expect]]` rows
+    /// checked with the scenario's own (`user_expect`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expects: Vec<crate::scenario::ExpectSpec>,
 }
 
 /// Most bookmarks a session holds.
@@ -114,6 +118,7 @@ impl Session {
             branch: 0,
             at_us: None,
             bookmarks: Vec::new(),
+            expects: Vec::new(),
         }
     }
 
@@ -200,6 +205,13 @@ impl Session {
                     i + 1
                 ));
             }
+        }
+        if s.expects.len() > crate::user_expect::MAX_USER_EXPECTS {
+            return Err(format!(
+                "the link has {} expectations of the person's; the limit is {}",
+                s.expects.len(),
+                crate::user_expect::MAX_USER_EXPECTS
+            ));
         }
         for (i, b) in s.branches.iter().enumerate() {
             if b.parent.is_some_and(|p| p >= i) {
@@ -315,6 +327,7 @@ mod tests {
                 name: "cut".into(),
                 note: "A stops hearing B here".into(),
             }],
+            expects: Vec::new(),
         }
     }
 

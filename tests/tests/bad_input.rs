@@ -393,6 +393,30 @@ fn rows() -> Vec<Row> {
         name: "W1".into(),
         note: "x".repeat(501),
     }];
+    let mut many_expects = session(vec![]);
+    many_expects.expects = (0..=clusterscope_core::user_expect::MAX_USER_EXPECTS)
+        .map(|i| clusterscope_core::scenario::ExpectSpec {
+            name: format!("mine {i}"),
+            view: "violations".into(),
+            observer: None,
+            peer: None,
+            contains: None,
+            key: None,
+            at: None,
+            during: None,
+            equals: Some(toml::Value::Integer(0)),
+            one_of: None,
+            not_equals: None,
+            at_least: None,
+            at_most: None,
+            increases: None,
+            chance: None,
+            source: None,
+            caption: None,
+            nodes: None,
+            within: None,
+        })
+        .collect();
     vec![
         // ---- scenario files ----
         sc(
@@ -1802,6 +1826,14 @@ fn rows() -> Vec<Row> {
             0,
             &["--max-faults 0", "use 1 to 64 faults a run"],
         ),
+        // ---- the expectation editor's rows in a permalink (issue 41) ----
+        link(
+            "permalink_too_many_expectations",
+            "A link with 33 expectations of the person's (the editor keeps at most 32)",
+            s("a valid session with 33 `expects` rows"),
+            many_expects.encode(),
+            &["33 expectations", "the limit is 32"],
+        ),
     ]
 }
 
@@ -2044,6 +2076,7 @@ row_tests!(
     permalink_too_many_actions,
     permalink_actions_out_of_order,
     permalink_bookmark_too_long,
+    permalink_too_many_expectations,
     action_unknown_node,
     action_self_link,
     action_start_running_node,

@@ -216,6 +216,7 @@ impl Model {
             )
             .is_some()
         {
+            self.user_expects.clear();
             match damaged {
                 Some(e) => self.info(format!(
                     "Imported {file}: {title}, without its session (branches, bookmarks): {}",
@@ -240,8 +241,9 @@ impl Model {
     pub(super) fn restore(&mut self, s: Session) -> Result<(), String> {
         let scenario = resolve(&s.scenario)?;
         scenario.variant(&s.variant)?;
+        let (sref, scenario, mine) = split_mine(s.scenario, scenario, s.expects, &self.limits)?;
         self.install(
-            s.scenario,
+            sref,
             scenario,
             Some(&s.variant),
             Some(s.seed),
@@ -256,6 +258,7 @@ impl Model {
         }
         self.restore_branches(s.branches, s.branch);
         self.bookmarks = s.bookmarks;
+        self.user_expects = mine;
         // The exact time shared (between two events, it is after the cursor's step), applied
         // once the step is reached.
         self.step_time = s.at_us;
@@ -272,4 +275,57 @@ impl Model {
         }
         Ok(())
     }
+}
+
+/// A session's scenario and the person's expectations (`Session::expects`): the rows an
+/// exported file has among its `[[expect]]` are taken out of the file's and kept as the
+/// person's (a file whose rest is a built-in scenario opens as that built-in again); a row whose
+/// name the file's expectations now use (edited in the file) is the file's. The rows are checked
+/// against the scenario: an error names the row and the fix.
+fn split_mine(
+    r: ScenarioRef,
+    scenario: Scenario,
+    rows: Vec<clusterscope_core::scenario::ExpectSpec>,
+    limits: &Limits,
+) -> Result<
+    (
+        ScenarioRef,
+        Scenario,
+        Vec<clusterscope_core::scenario::ExpectSpec>,
+    ),
+    String,
+> {
+    use clusterscope_core::user_expect::{split_user_expects, with_user_expects};
+    if rows.is_empty() {
+        return Ok((r, scenario, rows));
+    }
+    let (r, base) = match r {
+        ScenarioRef::Custom(_) => {
+            let (base, found) = split_user_expects(&scenario, &rows, limits)?;
+            if found.is_empty() {
+                (r, base)
+            } else {
+                let same_builtin = builtin::get(base.name()).ok().filter(|b| {
+                    // The export sets the seed and the recorded actions (the session has them).
+                    let mut raw = base.raw.clone();
+                    raw.seed = b.raw.seed;
+                    raw.recorded.clone_from(&b.raw.recorded);
+                    b.raw == raw && b.section == base.section
+                });
+                match same_builtin {
+                    Some(b) => (ScenarioRef::Builtin(b.name().to_string()), b),
+                    None => (ScenarioRef::Custom(base.to_toml(&base.raw)?), base),
+                }
+            }
+        }
+        b => (b, scenario),
+    };
+    let theirs: Vec<&str> = base.raw.expect.iter().map(|e| e.name.as_str()).collect();
+    let mine: Vec<_> = rows
+        .into_iter()
+        .filter(|e| !theirs.contains(&e.name.as_str()))
+        .collect();
+    with_user_expects(&base, &mine, limits)
+        .map_err(|e| format!("its expectations of the person's: {e}"))?;
+    Ok((r, base, mine))
 }

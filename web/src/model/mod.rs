@@ -22,6 +22,7 @@ pub mod speed;
 pub mod teach;
 pub mod timeline_fork;
 pub mod trial;
+pub mod user_expects;
 
 use clusterscope_core::engine::action::{Action, RecordedAction};
 use clusterscope_core::engine::NodeId;
@@ -257,6 +258,9 @@ pub struct Model {
     pub notice_at: Option<(Micros, String)>,
     /// The form naming a new bookmark at the cursor is open (`ui::bookmarks`).
     pub bookmark_form: bool,
+    /// Expectations the person added (`user_expects.rs`): checked, swept and exported with the
+    /// scenario's own.
+    pub user_expects: Vec<clusterscope_core::scenario::ExpectSpec>,
 }
 
 /// The longest banner text: a message quoting a huge input is cut here.
@@ -392,6 +396,7 @@ impl Model {
             step_time: None,
             notice_at: None,
             bookmark_form: false,
+            user_expects: Vec::new(),
         };
         m.after_install(true);
         m
@@ -477,13 +482,14 @@ impl Model {
             branch: self.branches.current,
             at_us: Some(self.now()),
             bookmarks: self.bookmarks.clone(),
+            expects: self.user_expects.clone(),
         }
     }
 
     /// The session as a scenario file whose recorded actions replay exactly.
     pub fn export_scenario(&self) -> Result<String, String> {
         let body = session::export_scenario(
-            &self.run.scenario,
+            &self.checked_scenario().1,
             self.run.seed,
             self.run.engine.user_actions(),
         )?;
@@ -533,6 +539,7 @@ impl Model {
                     .is_some()
                 {
                     self.bookmarks.clear();
+                    self.user_expects.clear();
                 }
             }
             Msg::SetVariant(v) => self.switch(Some(v), None),
@@ -767,6 +774,8 @@ impl Model {
                 self.stop();
                 self.bookmark_form = b;
             }
+            Msg::AddExpect(e) => self.add_expect(*e),
+            Msg::RemoveExpect(i) => self.remove_expect(i),
         }
         true
     }

@@ -129,6 +129,9 @@ pub enum Msg {
     GoToBookmark(usize),
     /// Open or close the form naming a bookmark at the cursor (`b`).
     SetBookmarkForm(bool),
+    /// An expectation of the person's (the expectation editor, `user_expects.rs`).
+    AddExpect(Box<clusterscope_core::scenario::ExpectSpec>),
+    RemoveExpect(usize),
 }
 
 impl Msg {

@@ -62,7 +62,9 @@ impl Checks {
         let job = {
             let m = ctx.props().s.model.borrow();
             let actions = m.run.engine.user_actions();
-            crate::sweep::check::session_job(&m.scenario_ref, &m.run.scenario, m.run.seed, actions)
+            // With the person's own expectations (`model::user_expects`).
+            let (r, sc) = m.checked_scenario();
+            crate::sweep::check::session_job(&r, &sc, m.run.seed, actions)
                 .map(|(b, text)| (b, text, m.run.variant.clone(), m.run.seed))
         };
         // A new check replaces (terminates) any earlier one.
@@ -152,6 +154,14 @@ impl Component for Checks {
         let now = ctx.props().now;
         let s = ctx.props().s.clone();
         let yours = s.model.borrow().run.engine.user_actions().len();
+        // The person's own expectations (`ui::expect_editor`) are marked as theirs.
+        let mine: Vec<String> = s
+            .model
+            .borrow()
+            .user_expects
+            .iter()
+            .map(|e| e.name.clone())
+            .collect();
         let (held, failed) = match &self.state {
             State::Done(c) => {
                 let h = c.expectations.iter().filter(|e| e.passed).count();
@@ -223,9 +233,11 @@ impl Component for Checks {
                     });
                     html! {
                         <li class={classes!("check-row", status)} data-name={e.name.clone()} data-status={status}
+                            data-mine={if mine.contains(&e.name) { "1" } else { "0" }}
                             data-failed-at-us={e.failed_at_us.map(|a| a.to_string()).unwrap_or_default()}>
                             <span class="check-icon" aria-hidden="true">{ icon }</span>
                             <span class="check-name">{ e.name.clone() }</span>
+                            { super::slot(mine.contains(&e.name).then(|| html! { <span class="check-chance" title="An expectation you added (your expectations)">{ "yours" }</span> })) }
                             { super::slot(chance) }
                             <>{ for go }</>
                             <span class="check-detail">{ detail }</span>

@@ -355,6 +355,8 @@ pub fn header(p: &PanelProps) -> Html {
             <div class="caption-tools">
                 <>{ for chapters }</>
                 <super::checks::Checks s={s.clone()} session={m.session_rev} now={m.now()} />
+                <super::expect_editor::ExpectEditor s={s.clone()} session={m.session_rev} now={m.now()}
+                    checked={m.checked.as_ref().map(|c| c.0)} />
                 // "How often?": in the page's flow beside the Expectations, not floating over the
                 // panels (issue 41: it covered node B on a phone and the node panel's buttons);
                 // the panel it opens floats as a dialog.

@@ -9,6 +9,7 @@ pub mod checks;
 pub mod compare;
 pub mod confirm;
 pub mod embed;
+pub mod expect_editor;
 pub mod export;
 pub mod header;
 pub mod help;

@@ -165,12 +165,14 @@ impl SweepPanel {
         let (plan, names, scenario_ref, swept_ref, swept) = {
             let m = ctx.props().s.model.borrow();
             let actions = m.run.engine.user_actions();
+            // The scenario with the person's own expectations (`model::user_expects`).
+            let (mine_ref, mine) = m.checked_scenario();
             let with = (self.with_actions && !actions.is_empty())
-                .then(|| with_actions_as_faults(&m.run.scenario, actions))
+                .then(|| with_actions_as_faults(&mine, actions))
                 .transpose()?
                 .map(|(text, _)| text);
             let parsed = with.as_ref().map(|t| scenario_of("", t)).transpose()?;
-            let sc = parsed.as_ref().unwrap_or(&m.run.scenario);
+            let sc = parsed.as_ref().unwrap_or(&mine);
             let grid = grid_of(sc, &m.run.variant, seeds, &self.grid)?;
             let plan = Plan::new(
                 sc,
@@ -182,8 +184,8 @@ impl SweepPanel {
                 None,
             )?;
             let names = expectation_names(sc, &m.run.variant)?;
-            let parsed = Rc::new(parsed.unwrap_or_else(|| m.run.scenario.clone()));
-            let swept = with.map_or_else(|| m.scenario_ref.clone(), ScenarioRef::Custom);
+            let parsed = Rc::new(parsed.unwrap_or_else(|| mine.clone()));
+            let swept = with.map_or(mine_ref, ScenarioRef::Custom);
             (plan, names, m.scenario_ref.clone(), swept, parsed)
         };
         let (builtin, text) = match &swept_ref {
@@ -370,6 +372,7 @@ impl Component for SweepPanel {
                     branch: 0,
                     at_us: None,
                     bookmarks: Vec::new(),
+                    expects: s.model.borrow().user_expects.clone(),
                 };
                 s.dispatch(Msg::OpenPermalink(session.encode()));
             }
