@@ -144,8 +144,11 @@ pub fn de_names<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Er
     enum Names {
         One(String),
         List(Vec<String>),
+        // `null`: what a serialized `None` reads back as (a session's JSON).
+        Null(()),
     }
     Ok(match Names::deserialize(d)? {
+        Names::Null(()) => None,
         Names::One(s) => Some(s),
         Names::List(v) if v.is_empty() => {
             return Err(serde::de::Error::custom(
