@@ -195,16 +195,13 @@ impl Model {
         if self.branches.list.len() < 2 {
             return Vec::new();
         }
+        // The scenario with the person's own expectations, as the Expectations list checks it.
+        let (r, with) = self.checked_scenario();
         (0..self.branches.list.len())
             .filter(|i| self.branch_expectations(*i).is_none())
             .map(|index| {
                 let actions = self.branch_actions(index);
-                let scenario = crate::sweep::check::session_job(
-                    &self.scenario_ref,
-                    &self.run.scenario,
-                    self.run.seed,
-                    &actions,
-                );
+                let scenario = crate::sweep::check::session_job(&r, &with, self.run.seed, &actions);
                 BranchJob {
                     index,
                     actions,

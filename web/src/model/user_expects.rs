@@ -47,7 +47,7 @@ impl Model {
             Ok(()) => {
                 let name = rows.last().map(|e| e.name.clone()).unwrap_or_default();
                 self.user_expects = rows;
-                self.session_rev += 1;
+                self.user_expects_changed();
                 self.info(format!(
                     "Added the expectation “{name}”: checking it on this run…"
                 ));
@@ -59,8 +59,17 @@ impl Model {
     pub(super) fn remove_expect(&mut self, i: usize) {
         if i < self.user_expects.len() {
             let e = self.user_expects.remove(i);
-            self.session_rev += 1;
+            self.user_expects_changed();
             self.info(format!("Removed the expectation “{}”", e.name));
+        }
+    }
+
+    /// The person's rows changed: the session is saved again and every branch's expectations
+    /// are evaluated again with them (`branch_jobs` uses [`Model::checked_scenario`]).
+    fn user_expects_changed(&mut self) {
+        self.session_rev += 1;
+        for b in &mut self.branches.list {
+            b.expectations = None;
         }
     }
 }
