@@ -24,6 +24,8 @@ pub const LABEL_PX: f64 = 12.0;
 const LABEL_FONT: &str = "600 12px ui-monospace, monospace";
 /// Height of a message or drop label above its baseline (the 12 px font's capitals).
 const LABEL_H: f64 = 9.5;
+/// From one line of a node's under-text to the next.
+const UNDER_STEP: f64 = LABEL_H + 2.5;
 /// Drop labels name only the newest drops: the first part of the drop window (the crosses fade
 /// over all of it) and at most this many (issue 40: 12 red labels of earlier partitions piled
 /// up around S5 at Figure 8's violation).
@@ -277,6 +279,24 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
     };
     ctx.set_font(LABEL_FONT);
     ctx.set_text_align("left");
+    // Each text under a node in lines no wider than the room to its nearest neighbour on about
+    // the same row ("log next 0, 1 listener(s), 1 read(s) pending" ran into node2's text in a
+    // compare side), broken after its commas.
+    let under_lines: Vec<Vec<String>> = unders
+        .iter()
+        .enumerate()
+        .map(|(i, u)| {
+            let room = l
+                .pos
+                .iter()
+                .enumerate()
+                .filter(|&(j, q)| j != i && (q.y - l.pos[i].y).abs() < 3.0 * LABEL_H)
+                .map(|(_, q)| (q.x - l.pos[i].x).abs() - 10.0)
+                .fold(f64::INFINITY, f64::min)
+                .max(2.0 * l.r);
+            wrap_commas(u, room, |t| text_width(ctx, t))
+        })
+        .collect();
     // Per kind: each message's place and its link's two ends (where its label must not go).
     let mut dots: Vec<(&'static str, Vec<OnLink>)> = Vec::new();
     // Message texts (in-flight kinds, what a drop lost), drawn after the nodes so no node covers
@@ -303,13 +323,14 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
                     h: up,
                 });
             }
-            if let Some(u) = unders.get(i).filter(|u| !u.is_empty() && l.r >= 8.0) {
-                let w = text_width(ctx, u);
+            if let Some(lines) = under_lines.get(i).filter(|u| !u.is_empty() && l.r >= 8.0) {
+                let w = lines.iter().map(|t| text_width(ctx, t)).fold(0.0, f64::max);
+                let h = lines.len() as f64 * UNDER_STEP - (UNDER_STEP - LABEL_H);
                 labels.block(TextBox {
                     x: pt.x - w / 2.0 - 2.0,
-                    y: pt.y + l.r + under_gap(inp, id) + 2.0,
+                    y: pt.y + l.r + under_gap(inp, id) + h - LABEL_H + 2.0,
                     w: w + 4.0,
-                    h: LABEL_H + 2.0,
+                    h: h + 2.0,
                 });
             }
         }
@@ -562,12 +583,15 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
             );
         }
         let _ = arc_drawn;
-        let under = &unders[i];
-        if !under.is_empty() && l.r >= 8.0 {
+        let lines = &under_lines[i];
+        if !lines.is_empty() && l.r >= 8.0 {
             ctx.set_fill_style_str(&under_color);
             ctx.set_font(LABEL_FONT);
             ctx.set_text_align("center");
-            let _ = ctx.fill_text(under, pt.x, pt.y + l.r + under_gap(inp, id));
+            let y0 = pt.y + l.r + under_gap(inp, id);
+            for (k, line) in lines.iter().enumerate() {
+                let _ = ctx.fill_text(line, pt.x, y0 + k as f64 * UNDER_STEP);
+            }
         }
     }
     // Message texts last, on a halo in the panel colour, so they stay legible over nodes.
@@ -870,4 +894,49 @@ fn badge(ctx: &Ctx, c: Pt, text: &str, color: &str) {
     ctx.set_font("700 10px system-ui, sans-serif");
     ctx.set_text_align("center");
     let _ = ctx.fill_text(text, c.x, c.y + 3.5);
+}
+
+/// `text` in at most two lines, broken after its commas: the first no wider than `room` (by
+/// `width`; a first part wider than `room` alone), the rest on the second (a third line would
+/// reach the names of the nodes below). Empty text: no line.
+fn wrap_commas(text: &str, room: f64, width: impl Fn(&str) -> f64) -> Vec<String> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    if width(text) <= room {
+        return vec![text.to_string()];
+    }
+    let mut lines: Vec<String> = Vec::new();
+    for part in text.split(", ") {
+        let second = lines.len() == 2;
+        match lines.last_mut() {
+            Some(last) if second || width(&format!("{last}, {part}")) <= room => {
+                last.push_str(", ");
+                last.push_str(part);
+            }
+            _ => lines.push(part.to_string()),
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod wrap_tests {
+    use super::wrap_commas;
+
+    #[test]
+    fn wraps_after_commas_only_when_too_wide() {
+        let w = |t: &str| t.len() as f64;
+        assert!(wrap_commas("", 5.0, w).is_empty());
+        assert_eq!(wrap_commas("log next 0", 20.0, w), ["log next 0"]);
+        assert_eq!(
+            wrap_commas("log next 0, 1 listener(s), 1 read(s) pending", 26.0, w),
+            ["log next 0, 1 listener(s)", "1 read(s) pending"]
+        );
+        assert_eq!(wrap_commas("a, bbbbbbbbbb", 4.0, w), ["a", "bbbbbbbbbb"]);
+        assert_eq!(
+            wrap_commas("log next 0, 1 listener(s), 1 read(s) pending", 12.0, w),
+            ["log next 0", "1 listener(s), 1 read(s) pending"]
+        );
+    }
 }
