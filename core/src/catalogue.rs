@@ -227,8 +227,18 @@ pub fn param_specs(model: &ModelEntry) -> impl Iterator<Item = &'static ParamSpe
     model.params.iter().flat_map(|t| t.iter())
 }
 
+/// The runner's metric of each `within` expectation, named `time_until: <its name>`.
+pub const TIME_UNTIL: Info = info(
+    "time_until: <expectation>",
+    "s",
+    "seconds from the expectation's `at` until its check first held (`within`); the whole window when it never did",
+);
+
 /// What metric `name` of a run of `model` means.
 pub fn metric(model: &ModelEntry, name: &str) -> Option<&'static Info> {
+    if name.starts_with("time_until: ") {
+        return Some(&TIME_UNTIL);
+    }
     find(GENERIC_METRICS, model.metrics, name)
 }
 
@@ -328,6 +338,15 @@ mod tests {
     use crate::registry::{BuildArgs, MODELS};
     use crate::runner::{Run, RunOptions};
     use crate::scenario::builtin;
+
+    /// A `within` expectation's metric is described whatever the expectation's name.
+    #[test]
+    fn time_until_metrics_are_described() {
+        let raft = crate::registry::find("raft").unwrap();
+        let i = metric(raft, "time_until: a leader within 2 s").expect("described");
+        assert_eq!(i.unit, "s");
+        assert!(metric(raft, "time_untilx").is_none());
+    }
 
     /// Every metric a fresh run of every built-in scenario and variant names, and every view of
     /// every model, has a description: a new metric or view without one fails here.
