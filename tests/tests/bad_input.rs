@@ -1333,6 +1333,13 @@ fn rows() -> Vec<Row> {
         ),
         run_on(
             RAFT_BASE,
+            "raft_hold_elections_out_of_range",
+            "Raft: `hold-elections` for longer than an hour",
+            &fault_cmd("n1", "hold-elections 2h"),
+            &["the fault at 1s", "\"hold-elections 2h\" on n1", "DURATION 7200s is out of range; use 1ms to 1h", "n1 takes: timeout", "hold-elections DURATION"],
+        ),
+        run_on(
+            RAFT_BASE,
             "raft_missing_argument",
             "Raft: a client request without its value",
             &fault_cmd("n1", "client-put onlykey"),
@@ -2153,6 +2160,7 @@ row_tests!(
     recorded_fate_of_a_message_never_sent,
     gossip_interval_microseconds,
     raft_unknown_command,
+    raft_hold_elections_out_of_range,
     raft_missing_argument,
     raft_extra_argument,
     raft_start_terms_decrease,

@@ -41,6 +41,7 @@ impl<S: StateMachine> Raft<S> {
             v.push("timeout");
             v.extend_from_slice(self.sm.request_forms());
             v.push("election-timer DURATION");
+            v.push("hold-elections DURATION");
         }
         v.extend_from_slice(self.sm.command_forms(outside));
         v
@@ -129,7 +130,7 @@ impl<S: StateMachine> Raft<S> {
         }
         let checked = if verb == "timeout" {
             Ok(())
-        } else if verb == "election-timer" {
+        } else if verb == "election-timer" || verb == "hold-elections" {
             election_timer(words[1]).map(|_| ())
         } else if self.sm.is_command(&words) {
             self.sm.check_command(&words)

@@ -21,6 +21,21 @@ impl<S: StateMachine> Raft<S> {
         if node.is_leader() {
             return;
         }
+        if ctx.now < node.elections_held_until {
+            // Held by command: the timeout fires again when the hold ends (a leader's
+            // heartbeat before then resets it as usual).
+            let at = node.elections_held_until;
+            node.election_deadline = at;
+            ctx.set_timer(super::Timer::Election, at);
+            ctx.log(
+                LogLevel::Debug,
+                format_args!(
+                    "election timeout held by command until {}",
+                    crate::time::fmt_time(at)
+                ),
+            );
+            return;
+        }
         ctx.log(
             LogLevel::Info,
             format_args!(

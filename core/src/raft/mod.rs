@@ -462,6 +462,21 @@ impl<S: StateMachine> Protocol for Raft<S> {
                 );
                 Ok(())
             }
+            // Per-node timer control: this server's own election timeout starts no election
+            // for `d` (it still votes, and a leader's step-down check is untouched).
+            ["hold-elections", d] => {
+                let d = commands::election_timer(d)?;
+                node.elections_held_until = ctx.now + d;
+                ctx.log(
+                    LogLevel::Info,
+                    format!(
+                        "elections held by command for {}: this server starts none before {}",
+                        crate::time::fmt_duration(d),
+                        crate::time::fmt_time(ctx.now + d)
+                    ),
+                );
+                Ok(())
+            }
             _ if self.sm.is_command(&words) => {
                 self.with_sm(node, ctx, |s, n, c| s.command(n, c, &words))
             }

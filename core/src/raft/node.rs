@@ -220,6 +220,9 @@ pub struct RNode<S: StateMachine> {
     pub ready: bool,
     pub last_leader_contact: Micros,
     pub election_deadline: Micros,
+    /// `hold-elections DURATION`: until then this server's election timeout starts no
+    /// election (volatile: a restart forgets it).
+    pub elections_held_until: Micros,
     /// Candidate: grants received (pre-vote or vote).
     pub votes: BTreeSet<NodeId>,
     /// Candidate: refusals received in this round (Ratis' `rejectedPeers`).
@@ -273,6 +276,7 @@ impl<S: StateMachine> RNode<S> {
             ready: false,
             last_leader_contact: 0,
             election_deadline: 0,
+            elections_held_until: 0,
             votes: BTreeSet::new(),
             rejects: BTreeSet::new(),
             progress: Vec::new(),

@@ -101,3 +101,59 @@ fn the_election_timer_command_is_checked() {
         assert!(err.contains(want), "{c}: {err}");
     }
 }
+
+/// `hold-elections DURATION` (issue 42's per-node timer control): the held follower starts no
+/// election for the window while another takes over, and it still votes; once the window is
+/// over it times out as usual. The leader's step-down check is another timer, untouched.
+#[test]
+fn a_held_follower_starts_no_election_but_votes() {
+    for seed in 1..=20 {
+        let (mut e, f, term) = leaderless(seed);
+        let held = f[0];
+        let before = e.sim.nodes[held as usize].state.elections;
+        let node = name(&e, held);
+        act(
+            &mut e,
+            Action::Command {
+                node,
+                command: "hold-elections 3s".into(),
+            },
+        );
+        run_for(&mut e, 2 * US_PER_S);
+        let n = &e.sim.nodes[held as usize].state;
+        assert_eq!(
+            n.elections, before,
+            "seed {seed}: the held node ran an election"
+        );
+        assert_eq!(n.role, Role::Follower, "seed {seed}");
+        // Another follower won a later term (three of the five suffice, so this does not show
+        // the held node's vote; it answers vote requests as any follower does).
+        let l = leader(&e);
+        assert_ne!(l, held, "seed {seed}");
+        assert!(e.sim.nodes[l as usize].state.term > term, "seed {seed}");
+    }
+    // With every follower held, nobody is elected before the window ends, and somebody is
+    // soon after.
+    let (mut e, f, _) = leaderless(1);
+    for &i in &f {
+        let node = name(&e, i);
+        act(
+            &mut e,
+            Action::Command {
+                node,
+                command: "hold-elections 2s".into(),
+            },
+        );
+    }
+    run_for(&mut e, 1900 * US_PER_MS);
+    assert!(
+        f.iter()
+            .all(|&i| e.sim.nodes[i as usize].state.role == Role::Follower),
+        "a held follower left follower before the hold ended"
+    );
+    run_for(&mut e, US_PER_S);
+    assert!(
+        f.iter().any(|&i| e.sim.nodes[i as usize].state.is_leader()),
+        "no leader 1 s after the hold ended"
+    );
+}
