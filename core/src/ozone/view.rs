@@ -407,10 +407,7 @@ impl Model for Ozone {
     const VIEWS: &'static [&'static str] = VIEWS;
     const HAS_LEADER: bool = true;
     fn leader(&self, sim: &Sim<Self>) -> Option<NodeId> {
-        Self::leaders(sim)
-            .into_iter()
-            .max_by_key(|&(_, t)| t)
-            .map(|l| l.0)
+        Self::current_leader(sim)
     }
     const VIEW_INFO: &'static [&'static [crate::catalogue::Info]] =
         &[crate::raft::about::VIEW_INFO, super::about::VIEW_INFO];

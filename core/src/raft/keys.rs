@@ -62,10 +62,7 @@ pub fn actions(
     key: char,
     selected: Option<NodeId>,
 ) -> Result<Vec<Action>, String> {
-    let leader = RaftKv::leaders(sim)
-        .into_iter()
-        .max_by_key(|l| l.1)
-        .map(|l| l.0);
+    let leader = RaftKv::current_leader(sim);
     let name = |i: NodeId| sim.topo.name(i).to_string();
     let need_leader = || leader.ok_or_else(|| "there is no leader now".to_string());
     Ok(match key {

@@ -174,6 +174,14 @@ impl<S: StateMachine> Raft<S> {
             .map(|i| (i, sim.nodes[i as usize].state.term))
             .collect()
     }
+    /// The current leader: the running leader of the highest term (the last such node on a
+    /// tie), `None` without one. What `lag`, the `leader` node reference and the keys use.
+    pub fn current_leader(sim: &Sim<Self>) -> Option<NodeId> {
+        Self::leaders(sim)
+            .into_iter()
+            .max_by_key(|&(_, t)| t)
+            .map(|l| l.0)
+    }
     fn client_totals(sim: &Sim<Self>) -> (u64, u64, u64, u64, u64, u64) {
         let mut t = (0, 0, 0, 0, 0, 0);
         for s in &sim.nodes {
@@ -231,7 +239,7 @@ impl<S: StateMachine> Raft<S> {
     /// `id` lacks: the leader's last index minus the length of the prefix they share (equal
     /// entry chains; a divergent suffix counts as missing). `None` without a running leader.
     pub fn lag(sim: &Sim<Self>, id: NodeId) -> Option<u64> {
-        let (l, _) = Self::leaders(sim).into_iter().max_by_key(|&(_, t)| t)?;
+        let l = Self::current_leader(sim)?;
         let (ln, n) = (&sim.nodes[l as usize].state, &sim.nodes[id as usize].state);
         // Chains agree on a prefix and nowhere after it (Log Matching): binary search its end.
         let (mut lo, mut hi) = (0, n.last().min(ln.last()));
@@ -578,10 +586,7 @@ impl Model for Raft<Kv> {
     const VIEWS: &'static [&'static str] = VIEWS;
     const HAS_LEADER: bool = true;
     fn leader(&self, sim: &Sim<Self>) -> Option<NodeId> {
-        Self::leaders(sim)
-            .into_iter()
-            .max_by_key(|&(_, t)| t)
-            .map(|l| l.0)
+        Self::current_leader(sim)
     }
     const VIEW_INFO: &'static [&'static [crate::catalogue::Info]] = &[super::about::VIEW_INFO];
     const METRICS: &'static [&'static [crate::catalogue::Info]] = &[super::about::METRICS];
