@@ -706,12 +706,7 @@ impl Run {
                     if windowed && t != p.to && p.spec.within.is_none() {
                         continue;
                     }
-                    let why = check(&p.spec, &value, p.start_value.as_ref());
-                    let seen = match (&p.spec.increases, &p.start_value) {
-                        (Some(true), Some(s)) => format!("{s} -> {value}"),
-                        _ => value.to_string(),
-                    };
-                    let why = why.map(|why| {
+                    let why = check(&p.spec, &value, p.start_value.as_ref()).map(|why| {
                         // Say which node "leader" was.
                         let who = match (obs, peer) {
                             (Some(NodeRef::Leader), _) | (_, Some(NodeRef::Leader)) => {
@@ -724,7 +719,12 @@ impl Run {
                     let failed_before = p.failure.is_some();
                     settle(p, t, why);
                     if !failed_before && p.failure.is_some() {
-                        p.observed = Some(seen);
+                        // Written only for the sample that failed (a `within` is checked after
+                        // every event).
+                        p.observed = Some(match (&p.spec.increases, &p.start_value) {
+                            (Some(true), Some(s)) => format!("{s} -> {value}"),
+                            _ => value.to_string(),
+                        });
                     }
                     p.last = Some(match (obs, peer) {
                         (Some(NodeRef::Leader), _) | (_, Some(NodeRef::Leader)) => {
