@@ -217,25 +217,13 @@ impl ExpectForm {
             (Some(time_field("At", &self.at, end)?), None)
         };
         let mut e = ExpectSpec {
-            name: String::new(),
             view: view.to_string(),
             observer,
             peer,
-            contains: None,
             key,
             at,
             during,
-            equals: None,
-            one_of: None,
-            not_equals: None,
-            at_least: None,
-            at_most: None,
-            increases: None,
-            chance: None,
-            source: None,
-            caption: None,
-            nodes: None,
-            within: None,
+            ..ExpectSpec::default()
         };
         let value = |t: &str| value_of(t, needs.value).map_err(|m| bad("Value", m));
         let numeric = |field: &'static str| {

@@ -398,23 +398,8 @@ fn rows() -> Vec<Row> {
         .map(|i| clusterscope_core::scenario::ExpectSpec {
             name: format!("mine {i}"),
             view: "violations".into(),
-            observer: None,
-            peer: None,
-            contains: None,
-            key: None,
-            at: None,
-            during: None,
             equals: Some(toml::Value::Integer(0)),
-            one_of: None,
-            not_equals: None,
-            at_least: None,
-            at_most: None,
-            increases: None,
-            chance: None,
-            source: None,
-            caption: None,
-            nodes: None,
-            within: None,
+            ..Default::default()
         })
         .collect();
     vec![

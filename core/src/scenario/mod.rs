@@ -137,8 +137,9 @@ impl Default for NetworkSpec {
     }
 }
 
-/// An expectation on an observable view, at a time or throughout a window.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// An expectation on an observable view, at a time or throughout a window. `Default`: no
+/// name, view, nodes, time or predicate (for code that builds one field by field).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExpectSpec {
     pub name: String,
