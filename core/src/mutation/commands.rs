@@ -39,12 +39,20 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         command: "drop-next MUTATION_REQ",
         label: "drop next",
-        help: "drop-next KIND: the next message of this kind arriving here is lost",
+        help: "drop-next KIND [FROM]: the next message of this kind arriving here (from FROM \
+               only) is lost",
     },
     CommandSpec {
         command: "duplicate-next PUSH_MUTATION_REQ",
         label: "duplicate next",
-        help: "duplicate-next KIND: the next message of this kind this node sends goes out twice",
+        help: "duplicate-next KIND [TO]: the next message of this kind this node sends (to TO \
+               only) goes out twice",
+    },
+    CommandSpec {
+        command: "push node1 0 node2",
+        label: "push",
+        help: "push LOG_NODE OFFSET TO: this node's ActiveLogReconciler sends that mutation from \
+               its journal to TO as a PUSH_MUTATION_REQ now (a write retry as a fault)",
     },
     CommandSpec {
         command: "park pull",
@@ -81,8 +89,9 @@ enum Cmd {
     Hold(&'static str),
     Release(&'static str, Option<NodeId>),
     Unhold(&'static str),
-    DropNext(&'static str),
-    DupNext(&'static str),
+    DropNext(&'static str, Option<NodeId>),
+    DupNext(&'static str, Option<NodeId>),
+    Push(MutId, NodeId),
     Park(&'static str, u32),
     Unpark,
     Snapshot(MutId),
@@ -186,12 +195,48 @@ impl MutationTracking {
                 Cmd::Unhold(kind(rest.first().copied(), verb)?)
             }
             "drop-next" => {
-                extra(1)?;
-                Cmd::DropNext(kind(rest.first().copied(), verb)?)
+                extra(2)?;
+                let k = kind(rest.first().copied(), verb)?;
+                Cmd::DropNext(k, rest.get(1).map(|w| node_id(w)).transpose()?)
             }
             "duplicate-next" => {
-                extra(1)?;
-                Cmd::DupNext(kind(rest.first().copied(), verb)?)
+                extra(2)?;
+                let k = kind(rest.first().copied(), verb)?;
+                Cmd::DupNext(k, rest.get(1).map(|w| node_id(w)).transpose()?)
+            }
+            "push" => {
+                extra(3)?;
+                let (Some(l), Some(o), Some(t)) = (rest.first(), rest.get(1), rest.get(2)) else {
+                    return Err("`push` needs LOG_NODE OFFSET TO, e.g. `push node1 0 node2`".into());
+                };
+                let log = node_id(l)?;
+                if !node.is_participant(log) {
+                    return Err(format!(
+                        "`push`: LOG_NODE {} is not a replica of the shard, so it has no coordinator log ({}); name one of them",
+                        self.nm(ctx, log),
+                        replicas()
+                    ));
+                }
+                let offset: u32 = o.parse().map_err(|_| {
+                    format!("`push`: OFFSET \"{o}\" is not a whole number in 0..={}", u32::MAX)
+                })?;
+                let to = node_id(t)?;
+                if !node.is_participant(to) || to == ctx.me {
+                    return Err(format!(
+                        "`push`: TO {} must be another replica of the shard ({})",
+                        self.nm(ctx, to),
+                        replicas()
+                    ));
+                }
+                let id = MutId::new(log, offset);
+                if !node.journal.contains_key(&id) {
+                    return Err(format!(
+                        "`push`: {} is not in {}'s journal (it has not applied it); push from a replica that has",
+                        self.fmt_id(ctx, id),
+                        self.nm(ctx, ctx.me)
+                    ));
+                }
+                Cmd::Push(id, to)
             }
             "park" => {
                 extra(2)?;
@@ -261,7 +306,7 @@ impl MutationTracking {
             "" => return Err("empty command; try `write`, `read`, `hold KIND`, `park pull`".into()),
             other => {
                 return Err(format!(
-                    "unknown command \"{other}\"; use one of: write, read, hold, release, unhold, drop-next, duplicate-next, park, unpark, reconciled-snapshot"
+                    "unknown command \"{other}\"; use one of: write, read, hold, release, unhold, drop-next, duplicate-next, push, park, unpark, reconciled-snapshot"
                 ))
             }
         })
@@ -286,8 +331,19 @@ impl MutationTracking {
                 node.holding.remove(k);
                 self.release(node, ctx, k, None);
             }
-            Cmd::DropNext(k) => *node.drop_next.entry(k).or_default() += 1,
-            Cmd::DupNext(k) => *node.dup_next.entry(k).or_default() += 1,
+            Cmd::DropNext(k, from) => *node.drop_next.entry((k, from)).or_default() += 1,
+            Cmd::DupNext(k, to) => *node.dup_next.entry((k, to)).or_default() += 1,
+            Cmd::Push(id, to) => {
+                ctx.log(
+                    LogLevel::Info,
+                    format_args!(
+                        "push: ActiveLogReconciler sends {} to {}",
+                        self.fmt_id(ctx, id),
+                        self.nm(ctx, to)
+                    ),
+                );
+                self.push(node, ctx, id, to);
+            }
             Cmd::Park(step, skip) => node.park.at = Some((step, skip)),
             Cmd::Unpark => {
                 let stage = node.park.stage.take();

@@ -192,10 +192,14 @@ impl MutationTracking {
             );
             ctx.send(to, msg.clone());
         }
-        if let Some(n) = node.dup_next.get_mut(kind) {
+        if let Some(k) = [(kind, Some(to)), (kind, None)]
+            .into_iter()
+            .find(|k| node.dup_next.contains_key(k))
+        {
+            let n = node.dup_next.get_mut(&k).expect("found");
             *n -= 1;
             if *n == 0 {
-                node.dup_next.remove(kind);
+                node.dup_next.remove(&k);
             }
             ctx.log(
                 LogLevel::Info,
@@ -314,10 +318,14 @@ impl Protocol for MutationTracking {
 
     fn on_message(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, from: NodeId, msg: Msg) {
         let kind = self.msg_label(&msg);
-        if let Some(n) = node.drop_next.get_mut(kind) {
+        if let Some(k) = [(kind, Some(from)), (kind, None)]
+            .into_iter()
+            .find(|k| node.drop_next.contains_key(k))
+        {
+            let n = node.drop_next.get_mut(&k).expect("found");
             *n -= 1;
             if *n == 0 {
-                node.drop_next.remove(kind);
+                node.drop_next.remove(&k);
             }
             ctx.log(
                 LogLevel::Info,

@@ -272,9 +272,10 @@ pub struct MtNode {
     /// Message kinds held on arrival, and the held messages in arrival order.
     pub holding: BTreeSet<&'static str>,
     pub held: Vec<(NodeId, Msg)>,
-    /// Receiver: drop the next message of these kinds. Sender: send the next one twice.
-    pub drop_next: BTreeMap<&'static str, u32>,
-    pub dup_next: BTreeMap<&'static str, u32>,
+    /// Receiver: drop the next message of these kinds (from this sender, or from any: `None`).
+    /// Sender: send the next one of these kinds (to this node, or to any) twice.
+    pub drop_next: BTreeMap<(&'static str, Option<NodeId>), u32>,
+    pub dup_next: BTreeMap<(&'static str, Option<NodeId>), u32>,
     pub park: Park,
 }
 

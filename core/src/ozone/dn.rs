@@ -26,6 +26,44 @@ impl Csm {
         }
     }
 
+    /// `KeyValueHandler.markContainerUnhealthy` (the container scanner's verdict, or the
+    /// `mark-unhealthy` command): any state but UNHEALTHY becomes UNHEALTHY, and an ICR.
+    pub(super) fn mark_unhealthy(&self, n: &mut OzNode, c: &mut SmCtx<Self>, cid: u32) {
+        match n.state(cid) {
+            Some(CState::Unhealthy) | None => {}
+            Some(st) => {
+                n.containers.insert(cid, CState::Unhealthy);
+                c.log(
+                    LogLevel::Warn,
+                    format_args!(
+                        "markContainerUnhealthy: container {cid} {} -> UNHEALTHY",
+                        st.as_str()
+                    ),
+                );
+                self.icr(n, c, cid);
+            }
+        }
+    }
+
+    /// `XceiverServerRatis.triggerPipelineClose`: a PipelineAction CLOSE on the next
+    /// heartbeat, once per pipeline (`isPipelineCloseInProgress`).
+    pub(super) fn trigger_pipeline_close(
+        &self,
+        n: &mut OzNode,
+        c: &mut SmCtx<Self>,
+        reason: String,
+    ) {
+        if n.pipeline_action_sent {
+            return;
+        }
+        n.pipeline_action_sent = true;
+        c.log(
+            LogLevel::Warn,
+            format_args!("pipeline Action CLOSE on the pipeline. Reason : {reason}"),
+        );
+        c.send(self.scm, OzMsg::PipelineActionClose { reason });
+    }
+
     /// `KeyValueHandler.markContainerForClose`: OPEN -> CLOSING (and an ICR); any other state is
     /// left alone (its deferred ICR, which reports no change, is not modelled).
     pub(super) fn mark_for_close(&self, n: &mut OzNode, c: &mut SmCtx<Self>, cid: u32) {

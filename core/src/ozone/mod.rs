@@ -72,6 +72,12 @@ pub struct OzoneParams {
     /// `hdds.scm.replication.thread.interval`: the ReplicationManager runs at every multiple of
     /// it (Ozone's default 300 s).
     pub replication_interval: Dur,
+    /// `hdds.datanode.wait.on.all.followers` (Ozone's default false): the leader keeps a
+    /// WriteChunk's data in `stateMachineDataCache` until every follower's nextIndex passes it
+    /// (`removeStateMachineDataIfNeeded`), not only until it is applied
+    /// (`removeStateMachineDataIfMajorityFollowSync`), so a lagging follower is served from the
+    /// cache instead of the block file.
+    pub wait_on_all_followers: bool,
 }
 
 /// `OzoneConsts.OZONE_SCM_CHUNK_MAX_SIZE`: the largest chunk (the gRPC message limit), 32 MiB.
@@ -90,6 +96,7 @@ pub const OZONE_KEYS: &[&str] = &[
     "close_container_wait",
     "pipeline_destroy_timeout",
     "replication_interval",
+    "wait_on_all_followers",
 ];
 
 impl Default for OzoneParams {
@@ -103,6 +110,7 @@ impl Default for OzoneParams {
             close_container_wait: Dur(150 * US_PER_S),
             pipeline_destroy_timeout: Dur(66 * US_PER_S),
             replication_interval: Dur(300 * US_PER_S),
+            wait_on_all_followers: false,
         }
     }
 }
@@ -299,8 +307,12 @@ pub struct OzNode {
     /// Appender reads queued behind them ([`OzTask::ChunkRead`]).
     pub reads_queued: BTreeSet<Index>,
     pub pipeline_action_sent: bool,
-    /// Hold every WriteChunk at the hold point (between startTransaction and appendTransaction).
-    pub hold: bool,
+    /// The request kinds held at the hold point (between startTransaction and appendTransaction):
+    /// `WriteChunk` (the reproduction's `hold-writes`), `PutBlock`.
+    pub hold: BTreeSet<&'static str>,
+    /// Results the next WriteChunk data stages answer instead of writing (`inject-write-result`),
+    /// oldest first.
+    pub inject: std::collections::VecDeque<Res>,
     pub held: Vec<(u64, String)>,
     pub next_token: u64,
     // -- what the run showed (kept across restarts)
@@ -353,6 +365,31 @@ pub struct Csm {
     pub scm: NodeId,
 }
 
+/// The request kinds `hold-writes KIND` holds.
+fn hold_kinds(w: &str) -> Result<Vec<&'static str>, String> {
+    match w {
+        "WriteChunk" => Ok(vec!["WriteChunk"]),
+        "PutBlock" => Ok(vec!["PutBlock"]),
+        "all" => Ok(vec!["WriteChunk", "PutBlock"]),
+        _ => Err(format!(
+            "KIND \"{}\" is not a request kind the hold point holds; use WriteChunk (the default), PutBlock or all",
+            crate::text::clip(w, 30)
+        )),
+    }
+}
+
+/// The results `inject-write-result RESULT` can make a WriteChunk data stage answer.
+fn injected(w: &str) -> Result<Res, String> {
+    match w {
+        "CHUNK_FILE_INCONSISTENCY" => Ok(Res::ChunkFileInconsistency),
+        "CONTAINER_INTERNAL_ERROR" => Ok(Res::ContainerInternalError),
+        _ => Err(format!(
+            "RESULT \"{}\" cannot be injected; use CHUNK_FILE_INCONSISTENCY (tolerated: counted as success, no bytes written) or CONTAINER_INTERNAL_ERROR (a failed write: the state machine turns unhealthy)",
+            crate::text::clip(w, 30)
+        )),
+    }
+}
+
 fn parse_num<T: std::str::FromStr>(w: &str, what: &str) -> Result<T, String> {
     w.parse()
         .map_err(|_| format!("{what} \"{w}\" is not a number"))
@@ -376,6 +413,17 @@ pub fn check_chunk(len: u64, off: u64) -> Result<(), String> {
 }
 
 impl Csm {
+    /// A container id of the pipeline, 1..=containers.
+    fn container_id(&self, w: &str) -> Result<u32, String> {
+        let cid: u32 = parse_num(w, "CONTAINER")?;
+        if !(1..=self.p.containers).contains(&cid) {
+            return Err(format!(
+                "CONTAINER {cid} is not a container of the pipeline; params.containers = {} makes containers 1 to {}",
+                self.p.containers, self.p.containers
+            ));
+        }
+        Ok(cid)
+    }
     /// `KeyValueHandler.checkContainerOpen`: OPEN and CLOSING accept writes (what a leader
     /// appended before CLOSING still arrives), CLOSED/QUASI_CLOSED answer CLOSED_CONTAINER_IO.
     fn check_open(n: &OzNode, c: u32) -> Res {
@@ -411,6 +459,9 @@ impl StateMachine for Csm {
     type Msg = OzMsg;
     const EXECUTORS: &'static [&'static str] = EXECUTORS;
 
+    fn wants_follower_next(&self) -> bool {
+        self.p.wait_on_all_followers
+    }
     fn init(&self, id: NodeId) -> OzNode {
         let containers: BTreeMap<u32, CState> =
             (1..=self.p.containers).map(|c| (c, CState::Open)).collect();
@@ -434,8 +485,9 @@ impl StateMachine for Csm {
         n.writes_queued.clear();
         n.reads_queued.clear();
         n.pipeline_action_sent = false;
-        n.hold = false;
+        n.hold.clear();
         n.held.clear();
+        n.inject.clear();
     }
     fn parse_request(&self, w: &[&str]) -> Option<Result<OzCmd, String>> {
         let r = match w {
@@ -530,7 +582,7 @@ impl StateMachine for Csm {
                 st.map_or("missing", CState::as_str)
             ));
         }
-        if n.hold && matches!(cmd, OzCmd::WriteChunk { .. }) {
+        if n.hold.contains(cmd.kind()) {
             n.next_token += 1;
             let t = n.next_token;
             n.held.push((t, cmd.tag().unwrap_or_default().to_string()));
@@ -681,19 +733,7 @@ impl StateMachine for Csm {
             ),
         );
         self.unhealthy(n, c, "readStateMachineData failed");
-        if !n.pipeline_action_sent {
-            n.pipeline_action_sent = true;
-            c.log(
-                LogLevel::Warn,
-                format_args!("pipeline Action CLOSE on the pipeline. Reason : {msg}"),
-            );
-            c.send(
-                self.scm,
-                OzMsg::PipelineActionClose {
-                    reason: msg.clone(),
-                },
-            );
-        }
+        self.trigger_pipeline_close(n, c, msg.clone());
         Stage::Failed(msg)
     }
 
@@ -712,9 +752,16 @@ impl StateMachine for Csm {
             );
             return Res::ContainerNotOpen;
         }
-        if c.is_leader {
-            // hdds.datanode.wait.on.all.followers=false: drop what is applied.
-            let keep = n.cache.split_off(&(i + 1));
+        // The leader's cache eviction at applyTransaction: `removeStateMachineDataIfNeeded`
+        // (wait.on.all.followers: up to the lowest follower nextIndex, the entry at it included,
+        // as Ozone does) or `removeStateMachineDataIfMajorityFollowSync` (up to this index).
+        let evict_to = match (c.is_leader, self.p.wait_on_all_followers) {
+            (false, _) => None,
+            (true, true) => c.min_follower_next.map(|m| m.min(i)),
+            (true, false) => Some(i),
+        };
+        if let Some(upto) = evict_to {
+            let keep = n.cache.split_off(&(upto + 1));
             for k in std::mem::replace(&mut n.cache, keep).into_keys() {
                 if let Some(d) = n.data.get_mut(&k) {
                     *d = match *d {
@@ -762,6 +809,14 @@ impl StateMachine for Csm {
         if !r.tolerated() {
             n.unhealthy_containers.insert(cid);
             self.unhealthy(n, c, &format!("applyTransaction of index {i}: {r}"));
+            // XceiverServerRatis.handleApplyTransactionFailure.
+            let role = if c.is_leader { "LEADER" } else { "FOLLOWER" };
+            let me = c.ctx.topo.name(c.ctx.me).to_string();
+            self.trigger_pipeline_close(
+                n,
+                c,
+                format!("Ratis Transaction failure in datanode {me} with role {role} .Triggering pipeline close action."),
+            );
         }
         r
     }
@@ -787,6 +842,12 @@ impl StateMachine for Csm {
         // KeyValueHandler.handleWriteChunk -> checkContainerOpen.
         let r = if !n.healthy {
             Res::ContainerUnhealthy
+        } else if let Some(r) = n.inject.pop_front() {
+            c.log(
+                LogLevel::Warn,
+                format_args!("ChunkWriter: WriteChunk index {i} meets the injected {r}"),
+            );
+            r
         } else {
             Self::check_open(n, cid)
         };
@@ -882,19 +943,33 @@ impl StateMachine for Csm {
         if scm {
             &["close-container CONTAINER"]
         } else {
-            &["hold-writes", "release-writes"]
+            &[
+                "hold-writes [KIND]",
+                "release-writes",
+                "inject-write-result RESULT",
+                "mark-unhealthy CONTAINER",
+            ]
         }
     }
     fn check_command(&self, w: &[&str]) -> Result<(), String> {
         match w {
             ["close-container", k] => parse_num::<u32>(k, "container").map(|_| ()),
+            ["hold-writes", k] => hold_kinds(k).map(|_| ()),
+            ["inject-write-result", r] => injected(r).map(|_| ()),
+            ["mark-unhealthy", k] => self.container_id(k).map(|_| ()),
             _ => Ok(()),
         }
     }
     fn is_command(&self, w: &[&str]) -> bool {
         matches!(
             w.first(),
-            Some(&("hold-writes" | "release-writes" | "close-container"))
+            Some(
+                &("hold-writes"
+                    | "release-writes"
+                    | "close-container"
+                    | "inject-write-result"
+                    | "mark-unhealthy")
+            )
         )
     }
     fn command(&self, n: &mut OzNode, c: &mut SmCtx<Self>, w: &[&str]) -> Result<(), String> {
@@ -910,12 +985,27 @@ impl StateMachine for Csm {
                 Err("close-container is an SCM command: send it to the SCM node".into())
             }
             (_, Some(_)) => Err("the SCM node takes only \"close-container ID\"".into()),
-            (["hold-writes"], None) => {
-                n.hold = true;
+            (["hold-writes", rest @ ..], None) if rest.len() <= 1 => {
+                n.hold
+                    .extend(hold_kinds(rest.first().unwrap_or(&"WriteChunk"))?);
+                Ok(())
+            }
+            (["inject-write-result", r], None) => {
+                let r = injected(r)?;
+                n.inject.push_back(r);
+                c.log(
+                    LogLevel::Info,
+                    format_args!("the next WriteChunk data stage here answers {r} (injected)"),
+                );
+                Ok(())
+            }
+            (["mark-unhealthy", k], None) => {
+                let cid = self.container_id(k)?;
+                self.mark_unhealthy(n, c, cid);
                 Ok(())
             }
             (["release-writes"], None) => {
-                n.hold = false;
+                n.hold.clear();
                 for (t, tag) in std::mem::take(&mut n.held) {
                     c.log(
                         LogLevel::Info,

@@ -142,12 +142,27 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         command: "hold-writes",
         label: "Hold writes",
-        help: "on the leader: park every WriteChunk between startTransaction and appendTransaction",
+        help: "on the leader: park every WriteChunk between startTransaction and appendTransaction (hold-writes [KIND]: WriteChunk, PutBlock or all)",
+    },
+    CommandSpec {
+        command: "hold-writes PutBlock",
+        label: "Hold PutBlocks",
+        help: "on the leader: park every PutBlock between startTransaction and appendTransaction (a PutBlock racing the close)",
     },
     CommandSpec {
         command: "release-writes",
         label: "Release writes",
-        help: "let the parked WriteChunks go on to appendTransaction",
+        help: "let the parked requests go on to appendTransaction",
+    },
+    CommandSpec {
+        command: "inject-write-result CHUNK_FILE_INCONSISTENCY",
+        label: "Fail next chunk write",
+        help: "the next WriteChunk data stage on this datanode writes nothing and answers RESULT: CHUNK_FILE_INCONSISTENCY (tolerated: counted as success) or CONTAINER_INTERNAL_ERROR (the state machine turns unhealthy)",
+    },
+    CommandSpec {
+        command: "mark-unhealthy 1",
+        label: "Mark replica unhealthy",
+        help: "this datanode's replica of container 1 turns UNHEALTHY (the container scanner's verdict) and is reported to SCM",
     },
     CommandSpec {
         command: "close-container 1",

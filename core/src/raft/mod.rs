@@ -245,7 +245,16 @@ impl<S: StateMachine> Raft<S> {
         ctx: &mut Ctx<Self>,
         f: impl FnOnce(&S, &mut S::Node, &mut SmCtx<S>) -> R,
     ) -> R {
-        let mut c = SmCtx::new(ctx, node.is_leader(), node.leader);
+        // Only a state machine that asks for it pays for the followers' minimum.
+        let min_next = if node.is_leader() && self.sm.wants_follower_next() {
+            (0..self.n)
+                .filter(|&p| p != ctx.me)
+                .filter_map(|p| node.progress.get(p as usize).map(|f| f.next))
+                .min()
+        } else {
+            None
+        };
+        let mut c = SmCtx::new(ctx, node.is_leader(), node.leader, min_next);
         let r = f(&self.sm, &mut node.sm, &mut c);
         let events = std::mem::take(&mut c.events);
         for e in events {

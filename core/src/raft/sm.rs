@@ -52,6 +52,9 @@ pub struct SmCtx<'c, 'a, S: StateMachine> {
     pub is_leader: bool,
     /// The leader this node knows of.
     pub leader: Option<NodeId>,
+    /// On the leader: the lowest nextIndex of its followers (Ratis'
+    /// `DivisionInfo.getFollowerNextIndices()`, min); `None` on a follower or a group of one.
+    pub min_follower_next: Option<Index>,
     pub(super) events: Vec<SmEvent<S::Cmd>>,
 }
 
@@ -60,11 +63,13 @@ impl<'c, 'a, S: StateMachine> SmCtx<'c, 'a, S> {
         ctx: &'c mut Ctx<'a, Raft<S>>,
         is_leader: bool,
         leader: Option<NodeId>,
+        min_follower_next: Option<Index>,
     ) -> Self {
         SmCtx {
             ctx,
             is_leader,
             leader,
+            min_follower_next,
             events: Vec::new(),
         }
     }
@@ -116,6 +121,10 @@ pub trait StateMachine: Clone + fmt::Debug + 'static {
     const EXECUTORS: &'static [&'static str];
 
     fn init(&self, id: NodeId) -> Self::Node;
+    /// Whether the hooks read [`SmCtx::min_follower_next`] (computed for them on the leader).
+    fn wants_follower_next(&self) -> bool {
+        false
+    }
     /// kill -9 / stop: drop volatile state (the log replay rebuilds the applied state).
     fn on_exit(&self, node: &mut Self::Node);
     /// A client request from the `client-...` commands: `None` when the words are not a request
