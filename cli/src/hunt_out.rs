@@ -264,8 +264,7 @@ pub fn hunt(a: HuntArgs) -> Result<bool, Bad> {
         &s,
         &plan,
         done,
-        invalid,
-        secs,
+        Some((invalid, secs)),
         found.as_ref(),
         out.as_ref(),
         &a.base_url,
@@ -274,13 +273,14 @@ pub fn hunt(a: HuntArgs) -> Result<bool, Bad> {
 }
 
 /// Print the result (and write `--out`): exit 1 (Ok(false)) when a counterexample was found.
+/// `measured`: the schedules that could not apply and the seconds, known to a hunt and not to
+/// a merge (a part records neither), which then says "in all shards" instead.
 #[allow(clippy::too_many_arguments)]
 fn report(
     s: &Scenario,
     plan: &Plan,
     done: u64,
-    invalid: u64,
-    secs: f64,
+    measured: Option<(u64, f64)>,
     found: Option<&Found>,
     out: Option<&out_file::Target>,
     base_url: &str,
@@ -296,19 +296,27 @@ fn report(
         plan.target.describe()
     );
     let Some(f) = found else {
-        let _ = writeln!(
-            o,
-            "  not found in {done} runs ({invalid} with a schedule that could not apply), {secs:.1} s"
-        );
+        let _ = match measured {
+            Some((invalid, secs)) => writeln!(
+                o,
+                "  not found in {done} runs ({invalid} with a schedule that could not apply), \
+                 {secs:.1} s"
+            ),
+            None => writeln!(o, "  not found in {done} runs"),
+        };
         emit(&o)?;
         return Ok(true);
     };
-    let _ = writeln!(
+    let _ = write!(
         o,
-        "  FOUND at run {} of the hunt (seed {}), after {done} runs, {secs:.1} s",
+        "  FOUND at run {} of the hunt (seed {}), after {done} runs",
         f.index + 1,
         f.seed
     );
+    let _ = match measured {
+        Some((_, secs)) => writeln!(o, ", {secs:.1} s"),
+        None => writeln!(o, " in all shards"),
+    };
     let _ = writeln!(o, "  what failed: {}", f.detail);
     let _ = writeln!(
         o,
@@ -382,8 +390,7 @@ pub fn try_merge(parts: &[String], base_url: &str) -> Result<Option<bool>, Bad> 
             &s,
             &plan,
             done,
-            0,
-            0.0,
+            None,
             found.as_ref(),
             None,
             base_url,

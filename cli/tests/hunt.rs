@@ -126,3 +126,79 @@ fn bad_faults_budget_and_max_faults_are_refused_with_exit_2() {
     refused(&["--max-faults", "0"], "use 1 to 64 faults a run");
     refused(&["--max-faults", "65"], "use 1 to 64 faults a run");
 }
+
+/// What scripts/slurm-local checks on a real Slurm, through the binary: four shards of a hunt on
+/// a built-in scenario, given to `merge` out of order, print what one unsharded hunt prints but
+/// for its work and time ("after N runs, T s": shards stop at their own first counterexample);
+/// the counterexample is not in shard 0 and other shards found later ones, so the merge chose.
+/// A merge that found nothing claims no count of schedules that could not apply (a part
+/// records none).
+#[test]
+fn four_hunt_shards_merged_print_one_hunts_result() {
+    let dir = std::env::temp_dir().join(format!("cs-hunt-shards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let args = |budget: &str| -> Vec<String> {
+        [
+            "hunt",
+            "sandbox-raft",
+            "--variant",
+            "sandbox",
+            "--break",
+            "one leader once the election settles",
+            "--budget",
+            budget,
+            "--hunt-seed",
+            "1",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let cs = || Command::cargo_bin("clusterscope").unwrap();
+    let stdout =
+        |a: assert_cmd::assert::Assert| String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    // Everything but the work and the seconds of the FOUND line.
+    let norm = |s: &str| {
+        s.lines()
+            .map(|l| match l.find(", after ") {
+                Some(i) if l.starts_with("  FOUND at run ") => &l[..i],
+                _ => l,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let whole = stdout(cs().args(args("2000runs")).assert().code(1));
+    assert!(whole.contains("FOUND at run 199 "), "{whole}");
+    let mut parts = Vec::new();
+    for i in 0..4 {
+        let p = dir.join(format!("hunt-{i}.json"));
+        cs().args(args("2000runs"))
+            .args(["--shard", &format!("{i}/4"), "--out"])
+            .arg(&p)
+            .assert()
+            .success();
+        parts.push(p);
+    }
+    let texts: Vec<String> = parts
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    assert!(!texts[0].contains("\"index\":198,"), "{}", texts[0]);
+    assert!(texts[2].contains("\"index\":198,"), "{}", texts[2]);
+    assert!(texts[1].contains("\"found\"") && texts[3].contains("\"found\""));
+    parts.reverse();
+    let merged = stdout(cs().arg("merge").args(&parts).assert().code(1));
+    assert!(merged.contains("runs in all shards\n"), "{merged}");
+    assert_eq!(norm(&merged), norm(&whole));
+    // Not found: 20 runs, none fails.
+    for (i, p) in parts.iter().enumerate() {
+        cs().args(args("20runs"))
+            .args(["--shard", &format!("{}/4", 3 - i), "--out"])
+            .arg(p)
+            .arg("--force")
+            .assert()
+            .success();
+    }
+    let merged = stdout(cs().arg("merge").args(&parts).assert().code(0));
+    assert!(merged.ends_with("\n  not found in 20 runs\n"), "{merged}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
