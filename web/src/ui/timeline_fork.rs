@@ -23,7 +23,7 @@ pub fn listed_drops(m: &Model) -> String {
     let trace = m.run.engine.trace();
     let a = trace.recs.partition_point(|r| r.time < lo);
     let b = trace.recs.partition_point(|r| r.time <= hi);
-    if b.saturating_sub(a) > crate::draw::timeline::MAX_DROP_SCAN {
+    if b.saturating_sub(a) > crate::model::teach::MAX_DROP_SCAN {
         return String::new();
     }
     trace
