@@ -12,39 +12,9 @@ use crate::model::compare::DivState;
 use crate::model::{Model, Msg};
 use crate::models::Inspector;
 use clusterscope_core::diff::{self, DivKind, Divergence};
-use clusterscope_core::engine::NodeId;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
-
-/// Most cells named in the matrix canvas's `data-differs`.
-const MAX_LISTED: usize = 5000;
-
-/// The cells that differ between the sides, when compare is on and they are known.
-pub fn differing(m: &Model) -> Option<Vec<(NodeId, NodeId)>> {
-    m.compare.as_ref().and_then(|c| c.cells.clone())
-}
-
-/// Name the differing cells on a matrix canvas (`data-differs="A>B,..."`, for tests and
-/// assistive tooling).
-pub fn mark_differs(c: &web_sys::HtmlCanvasElement, m: &Model, cells: Option<&[(NodeId, NodeId)]>) {
-    match cells {
-        Some(cells) => {
-            let topo = &m.run.scenario.topo;
-            let list: Vec<String> = cells
-                .iter()
-                .take(MAX_LISTED)
-                .map(|(o, q)| format!("{}>{}", topo.name(*o), topo.name(*q)))
-                .collect();
-            let _ = c.set_attribute("data-differs", &list.join(","));
-            let _ = c.set_attribute("data-differs-count", &cells.len().to_string());
-        }
-        None => {
-            let _ = c.remove_attribute("data-differs");
-            let _ = c.remove_attribute("data-differs-count");
-        }
-    }
-}
 
 /// In compare mode, the chip a card drawn for one side only (sequence diagram, log, plots)
 /// carries in its head: "side A: buggy" (`.cmp-side-label[data-side][data-variant]`); else
