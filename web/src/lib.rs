@@ -19,6 +19,7 @@
 
 pub mod crash;
 pub mod draw;
+pub mod kit;
 pub mod layout;
 pub mod model;
 pub mod models;

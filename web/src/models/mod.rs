@@ -10,7 +10,7 @@ pub mod mutation;
 pub mod ozone;
 pub mod raft;
 
-use crate::ui::PanelProps;
+use crate::kit::PanelProps;
 use clusterscope_core::engine::NodeId;
 use clusterscope_core::runner::Run;
 use std::any::Any;

@@ -495,7 +495,7 @@ pub fn app() -> Html {
                 title={format!("Open your saved session again: {label}")}>{ "Back to saved" }</button>
         });
         html! { <>
-            { super::slot(back) }
+            { crate::kit::slot(back) }
             <button id="trial-keep" class="btn small-btn" onclick={keep}
                 title="Keep this link's session: it replaces your saved session">{ "Keep this one" }</button>
         </> }
@@ -523,8 +523,8 @@ pub fn app() -> Html {
             html! {
                 <div id="banner" class={cls} role={role} title={b.text.clone()} data-kind={if b.kind == BannerKind::Error { "error" } else { "info" }}>
                     <span class="banner-text">{ b.text }</span>
-                    { super::slot(trial_here) }
-                    { super::slot(undo_btn) }
+                    { crate::kit::slot(trial_here) }
+                    { crate::kit::slot(undo_btn) }
                     <button class="icon" title="Dismiss" aria-label="Dismiss" onclick={close}>{ "×" }</button>
                 </div>
             }
@@ -664,7 +664,7 @@ pub fn app() -> Html {
                 <Plots s={s.clone()} dark={dark} resize={*resize} rev={plots_rev} />
                 <LogPanel s={s.clone()} dark={dark} resize={*resize} rev={log_rev} />
             </div>
-            { super::slot(help) }
+            { crate::kit::slot(help) }
             <ConfirmDiscard s={s.clone()} dark={dark} resize={*resize} rev={rev} />
         </main>
     }

@@ -5,7 +5,7 @@
 //! cells, filtered to those with one, a zoom (drag a region), and every notable cell as a list
 //! and as CSV. Hidden for a model without a matrix.
 
-use super::PanelProps;
+use crate::kit::PanelProps;
 use crate::draw::matrix::{self, Geom};
 use crate::draw::{model_color, palette};
 use crate::model::matrix_view::{self, MatrixView, ViewOpts};
@@ -327,7 +327,7 @@ pub fn matrix_card(p: &PanelProps) -> Html {
                 <summary>{ format!("All {count} listed") }</summary>
                 <div class="notable-tools">
                     <button id="matrix-csv" class="btn small-btn" onclick={on_csv}>{ "Download CSV" }</button>
-                    { super::slot((count > MAX_LIST_ROWS).then(|| html! { <span class="muted small">{ format!("the first {MAX_LIST_ROWS} shown; the CSV has all {count}") }</span> })) }
+                    { crate::kit::slot((count > MAX_LIST_ROWS).then(|| html! { <span class="muted small">{ format!("the first {MAX_LIST_ROWS} shown; the CSV has all {count}") }</span> })) }
                 </div>
                 <div class="table-wrap small-tbl">
                     <table class="tbl"><thead><tr><th>{ "observer" }</th><th>{ "DC" }</th><th>{ "peer" }</th><th>{ "DC" }</th><th>{ "state" }</th></tr></thead>
@@ -361,7 +361,7 @@ pub fn matrix_card(p: &PanelProps) -> Html {
                     data-rows={view.rows.len().to_string()} data-cols={view.cols.len().to_string()}
                     onmousemove={on_move} onmouseleave={on_leave} onmousedown={on_down} onmouseup={on_up}
                     aria-label={aria}></canvas>
-                { super::slot(tip) }
+                { crate::kit::slot(tip) }
             </div>
             <div class="legend">
                 <>{ for spec.legend.iter().map(|(c, what)| html! {
@@ -370,7 +370,7 @@ pub fn matrix_card(p: &PanelProps) -> Html {
                 <>{ for spec.mark.map(|what| html! { <span class="lg"><i class="sq dotted"></i>{ what }</span> }) }</>
             </div>
             <p id="matrix-summary" class={classes!("summary", sum.bad.then_some("bad"))}>{ sum.text.clone() }</p>
-            { super::slot(list) }
+            { crate::kit::slot(list) }
         </section>
     }
 }

@@ -2,7 +2,7 @@
 //! time, arrows from send to delivery (or drop, or the expected arrival when still in flight),
 //! ending at the cursor. Click an arrow to read the message.
 
-use super::{t, PanelProps};
+use crate::kit::{t, PanelProps};
 use crate::draw::msg_color;
 use crate::model::nav::NavKind;
 use crate::model::seq::{self, Fate};
@@ -213,7 +213,7 @@ pub fn sequence(p: &PanelProps) -> Html {
                         html! { <polygon points={head} fill={color} /> }
                     }
                 }
-                { super::slot(label_at.map(|b| html! {
+                { crate::kit::slot(label_at.map(|b| html! {
                     <text x={b.x.to_string()} y={b.y.to_string()} class="sq-label" text-anchor="middle" fill={color}>{ a.label }</text>
                 })) }
             </g>
@@ -315,8 +315,8 @@ pub fn sequence(p: &PanelProps) -> Html {
             <div class="card-head">
                 <h2>{ "Sequence" }</h2>
                 { super::compare::side_label(&m) }
-                { super::slot(next_msg) }
-                { super::slot((topo.len() > 8 && m.selected.is_some() && !d.arrows.is_empty()).then(|| {
+                { crate::kit::slot(next_msg) }
+                { crate::kit::slot((topo.len() > 8 && m.selected.is_some() && !d.arrows.is_empty()).then(|| {
                     let s2 = s.clone();
                     let onclick = Callback::from(move |_| s2.dispatch(Msg::SeqRecentPartners));
                     html! { <button class="btn ghost small-btn" {onclick} title="The selected node and the peers it last exchanged messages with">{ "recent partners" }</button> }

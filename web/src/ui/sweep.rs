@@ -15,7 +15,7 @@
 //! data-observed: `NAME=VALUE` per failed expectation, `|`-separated).
 
 use super::sweep_grid::{self, GridMsg, Measure};
-use super::Handle;
+use crate::kit::Handle;
 use crate::draw::palette;
 use crate::model::Msg;
 use crate::platform;

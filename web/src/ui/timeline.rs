@@ -6,7 +6,7 @@
 //! here…" for the cursor's moment. Then its tools: zoom buttons, the legend of its marks (named
 //! by the model: `Model::state_marks`), the message-by-message mode and presentation mode.
 
-use super::{t, Handle, PanelProps};
+use crate::kit::{t, Handle, PanelProps};
 use crate::draw::{palette, timeline, timescale};
 use crate::model::teach::{TeachMsg, ZOOM_STEP};
 use crate::model::timeline_fork::TimelinePick;
@@ -287,7 +287,7 @@ pub fn timeline_view(p: &PanelProps) -> Html {
             <div class="tl-tip" style={left}>
                 <b>{ t(at) }</b>
                 <span class="muted">{ " · drag to scrub, shift+drag to zoom, right-click to fork" }</span>
-                { super::slot(txt.map(|x| html!{ <div class="pre">{ x }</div> })) }
+                { crate::kit::slot(txt.map(|x| html!{ <div class="pre">{ x }</div> })) }
             </div>
         })
     });
@@ -446,9 +446,9 @@ pub fn timeline_view(p: &PanelProps) -> Html {
                 aria-valuemin={view.0.to_string()} aria-valuemax={view.1.to_string()} aria-valuenow={m.now().to_string()}
                 data-view-lo={view.0.to_string()} data-view-hi={view.1.to_string()} data-drops={drops_listed} data-marks={marks_listed} data-moments={moments_listed} data-violations={violations} data-bookmarks={bookmarks}
                 onmousedown={on_down} onmousemove={on_move} onmouseup={on_up} onmouseleave={on_leave} oncontextmenu={on_context}></canvas>
-            { super::slot(tip) }
+            { crate::kit::slot(tip) }
         </div>
-        { super::slot(fork_bar) }
+        { crate::kit::slot(fork_bar) }
         if zoomed {
             <canvas id="overview" ref={overview} class="overview" title="The whole run: drag the box to move the window"
                 onmousedown={ov_down} onmousemove={ov_move} onmouseup={ov_end.clone()} onmouseleave={ov_end}></canvas>

@@ -13,7 +13,7 @@ use super::{
 };
 use crate::models::generic::no_selection;
 use crate::models::generic::threads;
-use crate::ui::{t, PanelProps};
+use crate::kit::{t, PanelProps};
 use serde_json::Value;
 use yew::prelude::*;
 

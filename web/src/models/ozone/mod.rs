@@ -18,7 +18,7 @@
 use crate::models::generic::{no_selection, node_entry, threads};
 use crate::models::raft::inspector::strips_html;
 use crate::models::raft::{cluster, text};
-use crate::ui::PanelProps;
+use crate::kit::PanelProps;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use yew::prelude::*;
