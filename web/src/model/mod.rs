@@ -40,6 +40,10 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use yew::Reducible;
 
+/// What a model's inspector keeps of a node before a cursor move, to highlight what the move
+/// changed (`crate::models::snapshot`; `None`: nothing).
+pub type Snapshot = fn(&Run, NodeId) -> Option<Rc<dyn std::any::Any>>;
+
 /// The scenario opened when there is no link and no saved session.
 pub const DEFAULT_SCENARIO: &str = "cassandra-21636-packet-loss";
 /// Slowest and fastest replay speeds (virtual seconds per real second).
@@ -209,8 +213,12 @@ pub struct Model {
     pub samples: Samples,
     pub marks: Marks,
     /// What the model's inspector keeps of the selected node before the last cursor move, to
-    /// highlight what the move changed (`models::snapshot`; gossip: the endpoint state map).
+    /// highlight what the move changed (taken by [`Model::snapshot_of`]; gossip: the endpoint
+    /// state map).
     pub prev_node: Option<(NodeId, std::rc::Rc<dyn std::any::Any>)>,
+    /// How [`Model::prev_node`] is taken: handed in by the app ([`Model::with_snapshots`],
+    /// `crate::models::snapshot`), because the state does not know the model panels that read it.
+    snapshot_of: Snapshot,
     /// User actions from another variant or seed, re-applied when the replay reaches their time.
     pub pending_timed: Vec<RecordedAction>,
     /// Bumps whenever the session (scenario, variant, seed, actions) changes.
@@ -346,6 +354,12 @@ impl Model {
         Model::from_run(catalog, r, run)
     }
 
+    /// This state with the model panels' snapshots ([`Snapshot`]): the app's, and the tests'.
+    pub fn with_snapshots(mut self, snapshot_of: Snapshot) -> Model {
+        self.snapshot_of = snapshot_of;
+        self
+    }
+
     /// A model showing `run` (at time zero, or where a kept run compare takes stands).
     fn from_run(catalog: Rc<Vec<CatalogEntry>>, r: ScenarioRef, run: Run) -> Model {
         let mut m = Model {
@@ -374,6 +388,7 @@ impl Model {
             banner: None,
             marks: Marks::default(),
             prev_node: None,
+            snapshot_of: |_, _| None,
             pending_timed: Vec::new(),
             session_rev: 0,
             summary_memo: RefCell::new(Vec::new()),
@@ -850,7 +865,7 @@ impl Model {
     fn snapshot(&mut self) {
         self.prev_node = self
             .selected
-            .and_then(|id| crate::models::snapshot(&self.run, id).map(|snap| (id, snap)));
+            .and_then(|id| (self.snapshot_of)(&self.run, id).map(|snap| (id, snap)));
     }
 
     fn apply_action(&mut self, a: Action) -> Result<(), clusterscope_core::SimError> {
@@ -962,12 +977,6 @@ impl Store {
             model: Rc::new(RefCell::new(model)),
             rev: 0,
         }
-    }
-}
-
-impl Default for Store {
-    fn default() -> Self {
-        Store::new(Model::new())
     }
 }
 

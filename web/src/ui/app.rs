@@ -7,7 +7,7 @@ use super::{confirm::ConfirmDiscard, header::Header, help::Help, log::LogPanel, 
 use super::{plots::Plots, sequence::Sequence, topology::TopologyView, transport::Transport};
 use crate::model::nav::NavKind;
 use crate::model::teach::{TeachMsg, ZOOM_STEP};
-use crate::model::{BannerKind, Msg, Store, Theme, SPEED_MAX, SPEED_MIN};
+use crate::model::{BannerKind, Model, Msg, Store, Theme, SPEED_MAX, SPEED_MIN};
 use crate::models::Inspector;
 use crate::platform;
 use std::cell::{Cell, RefCell};
@@ -122,7 +122,8 @@ fn key_msg(e: &KeyboardEvent, help_open: bool, speed: f64) -> Option<Msg> {
 
 #[function_component(App)]
 pub fn app() -> Html {
-    let s = use_reducer(Store::default);
+    // The state takes the model panels' snapshots from here: it does not know the panels.
+    let s = use_reducer(|| Store::new(Model::new().with_snapshots(crate::models::snapshot)));
     let ready = use_state(|| false);
     let resize = use_state(|| 0u32);
     // A phone's dock folds to the transport and the timeline (issue 41: ~245 of 844 px).
