@@ -20,6 +20,7 @@
 pub mod crash;
 pub mod draw;
 pub mod kit;
+pub mod labels;
 pub mod layout;
 pub mod model;
 pub mod models;
