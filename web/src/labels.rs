@@ -19,7 +19,12 @@ pub struct TextBox {
 impl TextBox {
     /// A text `w` wide centred on `x` (`text-anchor: middle`).
     pub fn centred(x: f64, y: f64, w: f64, h: f64) -> TextBox {
-        TextBox { x: x - w / 2.0, y, w, h }
+        TextBox {
+            x: x - w / 2.0,
+            y,
+            w,
+            h,
+        }
     }
 
     /// How far apart two boxes are (0 when touching), or how deep they overlap, as a negative
@@ -442,7 +447,15 @@ mod tests {
     #[test]
     fn a_box_centred_is_the_box_at_its_left_end() {
         let c = TextBox::centred(100.0, 50.0, 40.0, 9.0);
-        assert_eq!(c, TextBox { x: 80.0, y: 50.0, w: 40.0, h: 9.0 });
+        assert_eq!(
+            c,
+            TextBox {
+                x: 80.0,
+                y: 50.0,
+                w: 40.0,
+                h: 9.0
+            }
+        );
         // 11 apart vertically (9 above the baseline, 2 below) is touching, not overlapping.
         let below = TextBox::centred(100.0, 61.0, 40.0, 9.0);
         assert_eq!(c.clearance(&below), 0.0);

@@ -8,8 +8,8 @@
 
 use super::timescale::{x_in, x_of, PAD, TRACK_H, TRACK_Y};
 use super::Palette;
-use crate::model::teach::MAX_DROP_SCAN;
 use crate::model::nav::MarkKind;
+use crate::model::teach::MAX_DROP_SCAN;
 use crate::model::Model;
 use clusterscope_core::engine::trace::RecKind;
 use clusterscope_core::time::Micros;

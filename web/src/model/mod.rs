@@ -3,6 +3,7 @@
 //! [`Model`] and dispatch [`Msg`]s; side effects that need the browser (storage, URL, downloads,
 //! files, the animation frame) live in `crate::platform` and the components.
 
+mod act;
 pub mod bookmarks;
 pub mod branches;
 pub mod compare;
@@ -14,17 +15,16 @@ mod load;
 pub mod matrix_view;
 mod memory;
 mod msg;
-mod store;
-mod update;
-mod act;
 pub mod nav;
 pub mod runs;
 pub mod samples;
 pub mod seq;
 pub mod speed;
+mod store;
 pub mod teach;
 pub mod timeline_fork;
 pub mod trial;
+mod update;
 pub mod user_expects;
 
 use clusterscope_core::engine::action::{Action, RecordedAction};
@@ -37,11 +37,11 @@ use clusterscope_core::session::{self, ScenarioRef, Session, PERMALINK_VERSION};
 use clusterscope_core::time::{fmt_time, Micros};
 pub use memory::PAGE_HEAP_BYTES;
 pub use msg::Msg;
-pub use store::Store;
 use nav::{Marks, NavKind};
 use samples::Samples;
 use std::cell::RefCell;
 use std::rc::Rc;
+pub use store::Store;
 
 /// What a model's inspector keeps of a node before a cursor move, to highlight what the move
 /// changed (`crate::models::snapshot`; `None`: nothing).

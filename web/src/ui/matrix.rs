@@ -5,9 +5,9 @@
 //! cells, filtered to those with one, a zoom (drag a region), and every notable cell as a list
 //! and as CSV. Hidden for a model without a matrix.
 
-use crate::kit::PanelProps;
 use crate::draw::matrix::{self, Geom};
 use crate::draw::{model_color, palette};
+use crate::kit::PanelProps;
 use crate::model::matrix_view::{self, MatrixView, ViewOpts};
 use crate::model::{Model, Msg};
 use crate::platform;

@@ -1,9 +1,9 @@
 //! The plots card: the model's time series (at most [`MAX_PLOTS`]) as small charts drawn with
 //! plotters, with HTML legends.
 
-use crate::kit::PanelProps;
 use crate::draw::palette;
 use crate::draw::plots::{self, Plot, Series};
+use crate::kit::PanelProps;
 use clusterscope_core::engine::NodeId;
 use std::rc::Rc;
 use web_sys::HtmlCanvasElement;

@@ -2,8 +2,8 @@
 //! time, arrows from send to delivery (or drop, or the expected arrival when still in flight),
 //! ending at the cursor. Click an arrow to read the message.
 
-use crate::kit::{t, PanelProps};
 use crate::draw::msg_color;
+use crate::kit::{t, PanelProps};
 use crate::labels::{place_along, LabelArrow, TextBox};
 use crate::model::nav::NavKind;
 use crate::model::seq::{self, Fate};

@@ -15,8 +15,8 @@
 //! data-observed: `NAME=VALUE` per failed expectation, `|`-separated).
 
 use super::sweep_grid::{self, GridMsg, Measure};
-use crate::kit::Handle;
 use crate::draw::palette;
+use crate::kit::Handle;
 use crate::model::Msg;
 use crate::platform;
 use crate::sweep::workers::{cores, Job, Pool, Reply};

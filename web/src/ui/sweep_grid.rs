@@ -450,10 +450,7 @@ pub fn view(
                 let w = values.get(i).copied().flatten().map_or(0.0, scale);
                 html! { <div class="sweep-frac"><div class="sweep-frac-fill" style={format!("width:{:.2}%", w * 100.0)}></div></div> }
             }
-            (_, Some(c)) => measure
-                .of(c)
-                .map(frac_bar)
-                .unwrap_or_default(),
+            (_, Some(c)) => measure.of(c).map(frac_bar).unwrap_or_default(),
             _ => html! {},
         }
     };

@@ -6,8 +6,8 @@
 //! here…" for the cursor's moment. Then its tools: zoom buttons, the legend of its marks (named
 //! by the model: `Model::state_marks`), the message-by-message mode and presentation mode.
 
-use crate::kit::{t, Handle, PanelProps};
 use crate::draw::{palette, timeline, timescale};
+use crate::kit::{t, Handle, PanelProps};
 use crate::model::teach::{TeachMsg, ZOOM_STEP};
 use crate::model::timeline_fork::TimelinePick;
 use crate::model::Msg;

@@ -2,8 +2,8 @@
 //! the selection.
 
 use super::panels::{LinkPanel, NodePanel};
-use crate::kit::PanelProps;
 use crate::draw::{model_color, msg_color, palette, topology};
+use crate::kit::PanelProps;
 use crate::layout::{self, Hit, Layout, Pt};
 use crate::model::teach::TeachMsg;
 use crate::model::Msg;

@@ -4,8 +4,8 @@
 //! variant expects, so a broken invariant is never silent. The same violations are marked on the
 //! timeline (`draw::timeline`) and their nodes outlined on the topology (`draw::topology`).
 
-use crate::kit::{t, PanelProps};
 use crate::draw::violation::node_names;
+use crate::kit::{t, PanelProps};
 use crate::model::Msg;
 use clusterscope_core::engine::trace::ViolationRec;
 use yew::prelude::*;
