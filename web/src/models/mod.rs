@@ -18,7 +18,8 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 /// What the model's inspector keeps of a node before a cursor move, to highlight what the move
-/// changed (gossip: the endpoint state map; raft: every node's views, for the log strips).
+/// changed (gossip: the endpoint state map; raft: every node's views, for the log strips). The
+/// app hands it to the state (`Model::with_snapshots`), which does not know these panels.
 pub fn snapshot(run: &Run, id: NodeId) -> Option<Rc<dyn Any>> {
     match run.engine.model() {
         "gossip" => gossip::snapshot(run, id),
