@@ -2,10 +2,15 @@
 //!
 //! - [`model`]: the app state and every transition (`impl Reducible`), no DOM access.
 //! - [`layout`]: pure geometry of the topology view (positions, hit tests).
+//! - [`labels`]: where labels go without overprinting (the topology's and the sequence
+//!   diagram's: one box type and clearance test).
 //! - [`draw`]: canvas drawing of the topology, the matrix, the timeline and the plots.
 //! - [`models`]: the one place the app names models: each model's own panels (gossip's
 //!   inspector), picked by the run's model; every other panel is generic.
-//! - [`ui`]: Yew components that render the model and dispatch messages.
+//! - [`kit`]: what every panel takes ([`kit::PanelProps`]) and the helpers panels share, below
+//!   both [`models`] and [`ui`].
+//! - [`ui`]: Yew components that render the model and dispatch messages; `ui::app` puts them and
+//!   the model panels together.
 //! - [`sweep`]: "How often?": the open scenario over many seeds in Web Workers (the panel is
 //!   `ui::sweep`).
 //! - [`crash`]: when the simulator stops for good (a panic, out of memory): the panic hook, the
@@ -13,12 +18,17 @@
 //! - [`platform`]: browser side effects (storage, URL, downloads, clipboard, clock, canvas sizes
 //!   from a `ResizeObserver`, performance marks for the benchmark).
 //!
+//! Modules import downwards only (ui > models > kit > draw > model > sweep, platform, labels >
+//! layout, crash): the state does not know the panels that read it.
+//!
 //! Contract with the end-to-end tests: `#app[data-ready="1"]` once the app has rendered a
 //! scenario and applied any saved session or permalink; `data-busy="0"` when it is not playing or
 //! seeking.
 
 pub mod crash;
 pub mod draw;
+pub mod kit;
+pub mod labels;
 pub mod layout;
 pub mod model;
 pub mod models;

@@ -2,7 +2,8 @@
 //! defects, through `Store::reduce` as the UI dispatches them (natively and in Chromium).
 
 use clusterscope_core::engine::action::Action;
-use clusterscope_web::model::{Model, Msg, Store, CURSOR_MARKER};
+use clusterscope_web::model::export::CURSOR_MARKER;
+use clusterscope_web::model::{Model, Msg, Store};
 use std::rc::Rc;
 
 #[cfg(target_arch = "wasm32")]

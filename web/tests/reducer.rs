@@ -4,8 +4,9 @@
 
 use clusterscope_core::engine::action::Action;
 use clusterscope_core::session::{ScenarioRef, Session};
+use clusterscope_web::model::export::VARIANT_MARKER;
 use clusterscope_web::model::nav::NavKind;
-use clusterscope_web::model::{BannerKind, Msg, Seek, Store, VARIANT_MARKER};
+use clusterscope_web::model::{BannerKind, Msg, Seek, Store};
 use std::rc::Rc;
 
 #[cfg(target_arch = "wasm32")]

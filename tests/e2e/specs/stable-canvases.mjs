@@ -4,7 +4,7 @@
 // rows. Yew pairs unkeyed children from the end, so an optional child that adds or removes a node
 // shifts every sibling before it onto the wrong old node: the canvas was replaced, and sized and
 // drawn from scratch (a forced layout and a full matrix redraw on every such jump at 251 nodes).
-// `ui::slot` keeps such children at one node each.
+// `kit::slot` keeps such children at one node each.
 import assert from 'node:assert/strict';
 import { app, clickTimeline, openScenario, settled } from './lib/app.mjs';
 

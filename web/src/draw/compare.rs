@@ -2,7 +2,7 @@
 //! that differ between the two sides.
 
 use super::matrix::Geom;
-use super::{timeline, Palette};
+use super::{timescale, Palette};
 use crate::model::Model;
 use clusterscope_core::engine::NodeId;
 use web_sys::CanvasRenderingContext2d as Ctx;
@@ -22,7 +22,7 @@ pub fn mark_divergence(ctx: &Ctx, m: &Model, w: f64, h: f64) {
     if d.time_us < view.0 || d.time_us > view.1 {
         return;
     }
-    let x = timeline::x_in(d.time_us, view, w);
+    let x = timescale::x_in(d.time_us, view, w);
     ctx.set_fill_style_str(DIFF);
     ctx.fill_rect(x - 1.0, 2.0, 2.0, h - 4.0);
     ctx.begin_path();

@@ -7,6 +7,7 @@ pub mod contrast;
 pub mod matrix;
 pub mod plots;
 pub mod timeline;
+pub mod timescale;
 pub mod topology;
 pub mod violation;
 

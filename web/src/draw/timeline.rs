@@ -6,43 +6,18 @@
 //! [`Model::view`] (zoom: `model/teach.rs`); [`draw_overview`] is the strip of the whole run
 //! with that window, shown while zoomed.
 
+use super::timescale::{x_in, x_of, PAD, TRACK_H, TRACK_Y};
 use super::Palette;
 use crate::model::nav::MarkKind;
+use crate::model::teach::MAX_DROP_SCAN;
 use crate::model::Model;
 use clusterscope_core::engine::trace::RecKind;
 use clusterscope_core::time::Micros;
 use web_sys::CanvasRenderingContext2d as Ctx;
 
-pub const PAD: f64 = 10.0;
-pub const TRACK_Y: f64 = 18.0;
-pub const TRACK_H: f64 = 9.0;
 const DENSITY_Y: f64 = 29.0;
 /// The colour of bookmarks (a violet apart from the captions', faults' and actions').
 pub const BOOKMARK: &str = "#8b3fd9";
-/// Dropped messages are drawn on the track when the window holds at most this many records.
-pub const MAX_DROP_SCAN: usize = 300_000;
-
-/// x of time `t` in the whole run (`0..end`) on a canvas `w` wide (the overview strip).
-pub fn x_of(t: Micros, end: Micros, w: f64) -> f64 {
-    PAD + (t as f64 / end.max(1) as f64) * (w - 2.0 * PAD)
-}
-
-/// Time at `x` on the whole run's scale (the overview strip).
-pub fn t_of(x: f64, end: Micros, w: f64) -> Micros {
-    let f = ((x - PAD) / (w - 2.0 * PAD)).clamp(0.0, 1.0);
-    (f * end as f64).round() as Micros
-}
-
-/// x of time `t` in the window `(lo, hi)`.
-pub fn x_in(t: Micros, (lo, hi): (Micros, Micros), w: f64) -> f64 {
-    PAD + ((t as f64 - lo as f64) / (hi - lo).max(1) as f64) * (w - 2.0 * PAD)
-}
-
-/// Time at `x` in the window `(lo, hi)`.
-pub fn t_in(x: f64, (lo, hi): (Micros, Micros), w: f64) -> Micros {
-    let f = ((x - PAD) / (w - 2.0 * PAD)).clamp(0.0, 1.0);
-    lo + (f * (hi - lo) as f64).round() as Micros
-}
 
 fn tri(ctx: &Ctx, x: f64, y: f64, s: f64, color: &str) {
     ctx.set_fill_style_str(color);

@@ -3,7 +3,8 @@
 
 use super::contrast::{readable, TEXT_MIN};
 use super::{model_color, msg_color, Palette};
-use crate::layout::{Labels, Layout, LinkEnds, Pt, TextBox};
+use crate::labels::{Labels, LinkEnds, TextBox};
+use crate::layout::{Layout, Pt};
 use crate::model::Model;
 use clusterscope_core::engine::network::Link;
 use clusterscope_core::engine::trace::{Fnv, RecKind};

@@ -4,9 +4,10 @@
 //! passed on the topology. The data is `Trace::violations` (any model whose `Protocol::check`
 //! reports one).
 
-use super::{timeline, Palette};
+use super::{timescale, Palette};
 use crate::layout::Pt;
 use crate::model::Model;
+use clusterscope_core::engine::trace::ViolationRec;
 use clusterscope_core::engine::NodeId;
 use clusterscope_core::time::Micros;
 use std::f64::consts::PI;
@@ -31,9 +32,9 @@ fn times_in(m: &Model, view: (Micros, Micros)) -> impl Iterator<Item = Micros> +
 pub fn mark_timeline(ctx: &Ctx, m: &Model, w: f64, h: f64, p: &Palette) {
     let view = m.view();
     let mut last = f64::NEG_INFINITY;
-    let y = timeline::TRACK_Y + timeline::TRACK_H / 2.0;
+    let y = timescale::TRACK_Y + timescale::TRACK_H / 2.0;
     for t in times_in(m, view) {
-        let x = timeline::x_in(t, view, w).round();
+        let x = timescale::x_in(t, view, w).round();
         if x == last {
             continue;
         }
@@ -54,7 +55,7 @@ pub fn mark_timeline(ctx: &Ctx, m: &Model, w: f64, h: f64, p: &Palette) {
 pub fn mark_overview(ctx: &Ctx, m: &Model, w: f64, h: f64, p: &Palette) {
     ctx.set_fill_style_str(p.down);
     for v in &m.run.engine.trace().violations {
-        let x = timeline::x_of(v.time, m.end(), w);
+        let x = timescale::x_of(v.time, m.end(), w);
         ctx.fill_rect(x - 1.0, 0.0, 2.0, h);
     }
 }
@@ -68,15 +69,25 @@ pub fn describe_at(m: &Model, x: f64, w: f64) -> Vec<String> {
         .trace()
         .violations
         .iter()
-        .filter(|v| (timeline::x_in(v.time, view, w) - x).abs() <= 4.0)
+        .filter(|v| (timescale::x_in(v.time, view, w) - x).abs() <= 4.0)
         .map(|v| {
             format!(
                 "safety violated: {} ({})",
                 v.violation,
-                crate::ui::violation::node_names(names, v)
+                node_names(names, v)
             )
         })
         .collect()
+}
+
+/// The node names of a violation, comma-separated.
+pub fn node_names(names: &[String], v: &ViolationRec) -> String {
+    v.violation
+        .nodes
+        .iter()
+        .filter_map(|&n| names.get(n as usize).map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The nodes the topology outlines: those of the latest violation the cursor has passed.

@@ -270,6 +270,7 @@ impl Model {
             None => (Run::new(sc.clone(), v, seed, &table, &opts)?, None),
         };
         let mut o = Model::from_run(self.catalog.clone(), self.scenario_ref.clone(), run);
+        o.snapshot_of = self.snapshot_of;
         if let Some((samples, marks)) = kept {
             o.samples = samples;
             o.marks = marks;

@@ -1,9 +1,35 @@
-//! The trace as JSON lines (one record per line), for download. The app writes it in chunks
-//! ([`trace_jsonl_chunk`], see `ui::export`), yielding to the browser between them, so exporting
-//! a 251-node run (over 200 MB) shows progress instead of freezing the tab.
+//! What the app downloads: the session as a scenario file ([`Model::export_scenario`], its
+//! marker lines read back on import) and the trace as JSON lines (one record per line). The app
+//! writes the trace in chunks ([`trace_jsonl_chunk`], see `ui::export`), yielding to the browser
+//! between them, so exporting a 251-node run (over 200 MB) shows progress instead of freezing
+//! the tab.
 
+use super::Model;
 use clusterscope_core::engine::trace::{rec_json, Trace};
 use clusterscope_core::engine::Topology;
+use clusterscope_core::session;
+use clusterscope_core::time::{fmt_time, Micros};
+
+/// A line in exported scenario files naming the variant the recorded actions belong to.
+pub const VARIANT_MARKER: &str = "# clusterscope: variant = ";
+/// A line in exported scenario files naming the virtual time (µs) the cursor was at (an import
+/// opens there).
+pub const CURSOR_MARKER: &str = "# clusterscope: cursor at us = ";
+
+/// The cursor time named in an exported file's marker line, if any.
+pub fn marked_cursor(text: &str) -> Option<Micros> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(CURSOR_MARKER).map(|v| v.trim().parse().ok()))
+        .flatten()
+}
+
+/// The variant named in an exported file's marker line, if any.
+pub fn marked_variant(text: &str) -> Option<&str> {
+    text.lines().find_map(|l| {
+        l.strip_prefix(VARIANT_MARKER)
+            .map(|v| v.trim().trim_matches('"'))
+    })
+}
 
 /// Most records one export writes (a larger trace is cut, and the last line says so).
 pub const MAX_EXPORT_RECS: usize = 2_000_000;
@@ -39,4 +65,46 @@ pub fn trace_jsonl(trace: &Trace, topo: &Topology, end_rec: usize) -> String {
         out.push_str(&l);
     }
     out
+}
+
+impl Model {
+    /// The session as a scenario file whose recorded actions replay exactly.
+    pub fn export_scenario(&self) -> Result<String, String> {
+        let body = session::export_scenario(
+            &self.checked_scenario().1,
+            self.run.seed,
+            self.run.engine.user_actions(),
+        )?;
+        // The session line carries everything a permalink does (branches, bookmarks, the exact
+        // cursor time, selection, compare); the two markers before it say the same for a reader
+        // (and for files exported before the session line).
+        Ok(format!(
+            "# Exported from Clusterscope at {} (step {}).\n{VARIANT_MARKER}\"{}\"\n{CURSOR_MARKER}{}\n{}{body}",
+            fmt_time(self.now()),
+            self.cursor(),
+            self.run.variant,
+            self.now(),
+            session::session_line(&self.session(), self.run.scenario.name()),
+        ))
+    }
+
+    /// The trace up to the cursor as JSON lines.
+    pub fn export_trace(&self) -> String {
+        let t = self.run.engine.trace();
+        trace_jsonl(
+            t,
+            &self.run.scenario.topo,
+            t.rec_index_at_step(self.cursor()),
+        )
+    }
+
+    /// Suggested file name stem for downloads.
+    pub fn file_stem(&self) -> String {
+        format!(
+            "{}-{}-seed{}",
+            self.run.scenario.name(),
+            self.run.variant,
+            self.run.seed
+        )
+    }
 }

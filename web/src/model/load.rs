@@ -2,6 +2,7 @@
 //! cursor's time and the person's actions), a permalink or the autosave (with its cursor and
 //! selected node). On error nothing changes.
 
+use super::export::{marked_cursor, marked_variant};
 use super::*;
 
 /// The run a load replaced, with its samples and marks.

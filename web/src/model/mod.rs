@@ -3,6 +3,7 @@
 //! [`Model`] and dispatch [`Msg`]s; side effects that need the browser (storage, URL, downloads,
 //! files, the animation frame) live in `crate::platform` and the components.
 
+mod act;
 pub mod bookmarks;
 pub mod branches;
 pub mod compare;
@@ -19,9 +20,11 @@ pub mod runs;
 pub mod samples;
 pub mod seq;
 pub mod speed;
+mod store;
 pub mod teach;
 pub mod timeline_fork;
 pub mod trial;
+mod update;
 pub mod user_expects;
 
 use clusterscope_core::engine::action::{Action, RecordedAction};
@@ -38,7 +41,11 @@ use nav::{Marks, NavKind};
 use samples::Samples;
 use std::cell::RefCell;
 use std::rc::Rc;
-use yew::Reducible;
+pub use store::Store;
+
+/// What a model's inspector keeps of a node before a cursor move, to highlight what the move
+/// changed (`crate::models::snapshot`; `None`: nothing).
+pub type Snapshot = fn(&Run, NodeId) -> Option<Rc<dyn std::any::Any>>;
 
 /// The scenario opened when there is no link and no saved session.
 pub const DEFAULT_SCENARIO: &str = "cassandra-21636-packet-loss";
@@ -85,11 +92,6 @@ pub const MAX_SEQ_NODES: usize = 6;
 /// exchanged messages with (until the person picks its nodes), instead of the first few nodes,
 /// which in a large cluster rarely talk to each other.
 pub const SEQ_AUTO_ABOVE: usize = 8;
-/// A line in exported scenario files naming the variant the recorded actions belong to.
-pub const VARIANT_MARKER: &str = "# clusterscope: variant = ";
-/// A line in exported scenario files naming the virtual time (µs) the cursor was at (an import
-/// opens there).
-pub const CURSOR_MARKER: &str = "# clusterscope: cursor at us = ";
 
 /// A built-in scenario in the picker.
 #[derive(Clone, Debug, PartialEq)]
@@ -97,23 +99,6 @@ pub struct CatalogEntry {
     pub name: String,
     pub title: String,
     pub nodes: u32,
-}
-
-/// What identifies a memoised matrix summary ([`Model::matrix_summary`]).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-struct SummaryKey {
-    run: usize,
-    session: u64,
-    step: u64,
-    frontier: u64,
-    now: Micros,
-    limit: usize,
-}
-
-impl SummaryKey {
-    fn same_state(&self, o: &SummaryKey) -> bool {
-        SummaryKey { limit: 0, ..*self } == SummaryKey { limit: 0, ..*o }
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -209,14 +194,18 @@ pub struct Model {
     pub samples: Samples,
     pub marks: Marks,
     /// What the model's inspector keeps of the selected node before the last cursor move, to
-    /// highlight what the move changed (`models::snapshot`; gossip: the endpoint state map).
+    /// highlight what the move changed (taken by [`Model::snapshot_of`]; gossip: the endpoint
+    /// state map).
     pub prev_node: Option<(NodeId, std::rc::Rc<dyn std::any::Any>)>,
+    /// How [`Model::prev_node`] is taken: handed in by the app ([`Model::with_snapshots`],
+    /// `crate::models::snapshot`), because the state does not know the model panels that read it.
+    snapshot_of: Snapshot,
     /// User actions from another variant or seed, re-applied when the replay reaches their time.
     pub pending_timed: Vec<RecordedAction>,
     /// Bumps whenever the session (scenario, variant, seed, actions) changes.
     pub session_rev: u64,
     /// The last matrix summaries asked of the state shown (see [`Model::matrix_summary`]).
-    summary_memo: RefCell<Vec<(SummaryKey, Rc<MatrixSummary>)>>,
+    summary_memo: RefCell<Vec<(matrix_view::SummaryKey, Rc<MatrixSummary>)>>,
     pub help_open: bool,
     pub theme: Theme,
     /// The limits runs and imports get (`Limits::browser()`; tests lower them).
@@ -305,21 +294,6 @@ fn sentence(text: &str) -> String {
     }
 }
 
-/// The cursor time named in an exported file's marker line, if any.
-pub fn marked_cursor(text: &str) -> Option<Micros> {
-    text.lines()
-        .find_map(|l| l.strip_prefix(CURSOR_MARKER).map(|v| v.trim().parse().ok()))
-        .flatten()
-}
-
-/// The variant named in an exported file's marker line, if any.
-pub fn marked_variant(text: &str) -> Option<&str> {
-    text.lines().find_map(|l| {
-        l.strip_prefix(VARIANT_MARKER)
-            .map(|v| v.trim().trim_matches('"'))
-    })
-}
-
 impl Model {
     /// The default scenario (or the first built-in one).
     pub fn new() -> Model {
@@ -344,6 +318,12 @@ impl Model {
         )
         .expect("built-in scenarios run");
         Model::from_run(catalog, r, run)
+    }
+
+    /// This state with the model panels' snapshots ([`Snapshot`]): the app's, and the tests'.
+    pub fn with_snapshots(mut self, snapshot_of: Snapshot) -> Model {
+        self.snapshot_of = snapshot_of;
+        self
     }
 
     /// A model showing `run` (at time zero, or where a kept run compare takes stands).
@@ -374,6 +354,7 @@ impl Model {
             banner: None,
             marks: Marks::default(),
             prev_node: None,
+            snapshot_of: |_, _| None,
             pending_timed: Vec::new(),
             session_rev: 0,
             summary_memo: RefCell::new(Vec::new()),
@@ -419,35 +400,6 @@ impl Model {
     pub fn frontier_time(&self) -> Micros {
         nav::frontier_time(self.run.engine.trace()).max(self.now())
     }
-    /// The model's matrix summary of the state shown (`Driver::matrix_summary`), memoised: the
-    /// matrix card (its list, its sentence and its aria text) and the topology each ask on every
-    /// render, and at 251 nodes each answer is a pass over 63,001 cells (~0.7 ms in wasm). Keyed
-    /// by everything that identifies the state: the run, the session, the step and the time.
-    pub fn matrix_summary(&self, limit: usize) -> Rc<MatrixSummary> {
-        /// Summaries kept: the card's three limits.
-        const KEPT: usize = 4;
-        let key = SummaryKey {
-            run: &*self.run.engine as *const dyn clusterscope_core::model::Driver as *const ()
-                as usize,
-            session: self.session_rev,
-            step: self.cursor(),
-            frontier: self.frontier(),
-            now: self.now(),
-            limit,
-        };
-        let mut memo = self.summary_memo.borrow_mut();
-        if let Some((_, v)) = memo.iter().find(|(k, _)| *k == key) {
-            return v.clone();
-        }
-        let v = Rc::new(self.run.engine.matrix_summary(limit));
-        memo.retain(|(k, _)| k.same_state(&key));
-        if memo.len() >= KEPT {
-            memo.remove(0);
-        }
-        memo.push((key, v.clone()));
-        v
-    }
-
     pub fn n(&self) -> usize {
         self.run.scenario.topo.names.len()
     }
@@ -485,524 +437,10 @@ impl Model {
             expects: self.user_expects.clone(),
         }
     }
-
-    /// The session as a scenario file whose recorded actions replay exactly.
-    pub fn export_scenario(&self) -> Result<String, String> {
-        let body = session::export_scenario(
-            &self.checked_scenario().1,
-            self.run.seed,
-            self.run.engine.user_actions(),
-        )?;
-        // The session line carries everything a permalink does (branches, bookmarks, the exact
-        // cursor time, selection, compare); the two markers before it say the same for a reader
-        // (and for files exported before the session line).
-        Ok(format!(
-            "# Exported from Clusterscope at {} (step {}).\n{VARIANT_MARKER}\"{}\"\n{CURSOR_MARKER}{}\n{}{body}",
-            fmt_time(self.now()),
-            self.cursor(),
-            self.run.variant,
-            self.now(),
-            session::session_line(&self.session(), self.run.scenario.name()),
-        ))
-    }
-
-    /// The trace up to the cursor as JSON lines.
-    pub fn export_trace(&self) -> String {
-        let t = self.run.engine.trace();
-        export::trace_jsonl(
-            t,
-            &self.run.scenario.topo,
-            t.rec_index_at_step(self.cursor()),
-        )
-    }
-
-    /// Suggested file name stem for downloads.
-    pub fn file_stem(&self) -> String {
-        format!(
-            "{}-{}-seed{}",
-            self.run.scenario.name(),
-            self.run.variant,
-            self.run.seed
-        )
-    }
-
-    // ---- transitions ----
-
-    /// Apply one message. Returns whether anything visible changed.
-    pub fn update(&mut self, msg: Msg) -> bool {
-        match msg {
-            Msg::LoadBuiltin(name) => {
-                // A new scenario: the run replaced is dropped (kept runs stay within their
-                // budget and are taken back only for their own scenario).
-                if self
-                    .load(ScenarioRef::Builtin(name), None, None, None, None)
-                    .is_some()
-                {
-                    self.bookmarks.clear();
-                    self.user_expects.clear();
-                }
-            }
-            Msg::SetVariant(v) => self.switch(Some(v), None),
-            Msg::SetSeed(s) => self.switch(None, Some(s)),
-            Msg::ImportScenario { file, text } => self.import(&file, text),
-            Msg::ImportFile { file, bytes } => {
-                let max = self.limits.max_scenario_bytes;
-                match clusterscope_core::text::scenario_text(&file, bytes, max) {
-                    Ok(text) => self.import(&file, text),
-                    Err(e) => self.error(format!(
-                        "Import failed: {} Your current session is unchanged.",
-                        sentence(&e)
-                    )),
-                }
-            }
-            Msg::ImportTooLarge { file, size } => {
-                let max = self.limits.max_scenario_bytes;
-                if let Err(e) = clusterscope_core::text::check_size(&file, size, max) {
-                    self.error(format!(
-                        "Import failed: {} Your current session is unchanged.",
-                        sentence(&e)
-                    ));
-                }
-            }
-            Msg::OpenPermalink(text) => self.open_link(&text),
-            Msg::KeepLinkSession => self.keep_link_session(),
-            Msg::BackToSaved => self.back_to_saved(),
-            Msg::RestoreSaved(text) => {
-                if let Err(e) = self.open_session(&text) {
-                    self.error(format!(
-                        "The saved session could not be restored: {}",
-                        sentence(&e)
-                    ));
-                }
-            }
-            Msg::TogglePlay => {
-                if self.busy() {
-                    self.playing = false;
-                    self.seek = None;
-                } else {
-                    if self.at_end() {
-                        self.scrub_to(0);
-                    }
-                    self.playing = true;
-                    self.frac_us = 0.0;
-                    self.achieved.reset();
-                }
-            }
-            Msg::Pause => {
-                if !self.busy() {
-                    return false;
-                }
-                self.playing = false;
-                self.seek = None;
-            }
-            Msg::Tick {
-                dt_ms,
-                cost_ms,
-                render_ms,
-            } => {
-                self.note_render(render_ms);
-                let changed = self.tick(dt_ms, cost_ms);
-                self.follow_view();
-                return changed;
-            }
-            Msg::StepEvent => {
-                self.stop();
-                self.snapshot();
-                if self.engine_ok(|m| m.step_once()) {
-                    self.after_move();
-                }
-            }
-            Msg::StepBack => {
-                self.stop();
-                let c = self.cursor();
-                if c > 0 {
-                    self.snapshot();
-                    self.jump_to_step(c - 1);
-                }
-            }
-            Msg::Next(kind) => {
-                self.stop();
-                self.start_seek(Seek::Until(kind));
-            }
-            Msg::Prev(kind) => {
-                self.stop();
-                self.prev(kind);
-            }
-            Msg::NextCaption => {
-                self.stop();
-                let now = self.now();
-                match self.captions.iter().find(|c| c.0 > now) {
-                    Some(c) => {
-                        let t = c.0;
-                        self.scrub_to(t);
-                    }
-                    None => self.notice("No more captions after the cursor.".into()),
-                }
-            }
-            Msg::Chapter(i) => {
-                self.stop();
-                match self.captions.get(i) {
-                    Some(c) => {
-                        let t = c.0;
-                        self.scrub_to(t);
-                    }
-                    None => self.error(format!(
-                        "chapter {i}: this replay has {} chapter(s), numbered from 0",
-                        self.captions.len()
-                    )),
-                }
-            }
-            Msg::PrevCaption => {
-                self.stop();
-                let now = self.now();
-                match self.captions.iter().rev().find(|c| c.0 < now) {
-                    Some(c) => {
-                        let t = c.0;
-                        self.scrub_to(t);
-                    }
-                    None => self.scrub_to(0),
-                }
-            }
-            Msg::JumpToStart => {
-                self.stop();
-                self.scrub_to(0);
-            }
-            Msg::JumpToEnd => {
-                self.stop();
-                let end = self.end();
-                self.scrub_to(end);
-            }
-            Msg::ScrubTo(t) => {
-                self.seek = None;
-                self.scrub_to(t.min(self.end()));
-            }
-            Msg::SetSpeed(s) => {
-                self.achieved.reset();
-                self.speed = if s.is_finite() {
-                    s.clamp(SPEED_MIN, SPEED_MAX)
-                } else {
-                    1.0
-                };
-            }
-            Msg::SelectNode(id) => {
-                let id = id.filter(|i| (*i as usize) < self.n());
-                self.selected = id;
-                self.prev_node = None;
-                if let Some(i) = id {
-                    self.selected_link = None;
-                    if self.seq_auto {
-                        self.follow_partners(true);
-                    } else if !self.seq_nodes.contains(&i) {
-                        if self.seq_nodes.len() >= MAX_SEQ_NODES {
-                            self.seq_nodes.remove(0);
-                        }
-                        self.seq_nodes.push(i);
-                    }
-                }
-            }
-            Msg::ToggleSeqNode(id) => {
-                if (id as usize) < self.n() {
-                    self.seq_auto = false;
-                    if let Some(p) = self.seq_nodes.iter().position(|x| *x == id) {
-                        self.seq_nodes.remove(p);
-                    } else {
-                        if self.seq_nodes.len() >= MAX_SEQ_NODES {
-                            self.seq_nodes.remove(0);
-                        }
-                        self.seq_nodes.push(id);
-                    }
-                }
-            }
-            Msg::SeqRecentPartners => {
-                let Some(sel) = self.selected else {
-                    return false;
-                };
-                let t = self.run.engine.trace();
-                let mut nodes = vec![sel];
-                nodes.extend(seq::recent_partners(
-                    t,
-                    self.cursor(),
-                    sel,
-                    MAX_SEQ_NODES - 1,
-                    400_000,
-                ));
-                self.seq_nodes = nodes;
-                self.seq_auto = false;
-            }
-            Msg::SelectLink(l) => {
-                let n = self.n() as NodeId;
-                self.selected_link = l.filter(|(a, b)| a != b && *a < n && *b < n);
-            }
-            Msg::SelectMsg(m) => self.selected_msg = m,
-            Msg::Fork { msg, fate } => self.fork(msg, fate),
-            Msg::UserAction(a) => self.user_action(a),
-            Msg::ConfirmDiscard => self.confirm_discard(),
-            Msg::CancelDiscard => self.confirm = None,
-            Msg::Undo => self.undo(),
-            Msg::ShowError(e) => self.error(e),
-            Msg::ShowInfo(e) => self.info(e),
-            Msg::DismissBanner => self.banner = None,
-            Msg::SetHelp(b) => self.help_open = b,
-            Msg::SetTheme(t) => self.theme = t,
-            Msg::SetCaptionPause(b) => self.caption_pause = b,
-            Msg::Checked(rev, results) => self.checked = Some((rev, results)),
-            Msg::SetScrubbing(b) => {
-                if self.scrubbing == b {
-                    return false;
-                }
-                self.scrubbing = b;
-            }
-            Msg::Teach(t) => return self.teach_update(t),
-            Msg::Compare(v) => self.set_compare(v),
-            Msg::JumpToDivergence => self.jump_to_divergence(),
-            Msg::SwitchBranch(i) => self.switch_branch(i),
-            Msg::EvaluateBranches => self.branches.requested = true,
-            Msg::ForkAt { at, action } => self.fork_at(at, action),
-            Msg::BranchEvaluated {
-                index,
-                actions,
-                outcome,
-            } => self.branch_evaluated(index, actions, outcome),
-            Msg::NextMoment => self.next_moment(),
-            Msg::PrevMoment => self.prev_moment(),
-            Msg::QuickKey(k) => self.quick_key(k),
-            Msg::BackToScript => self.back_to_script(),
-            Msg::AddBookmark { name, note } => self.add_bookmark(name, note),
-            Msg::RemoveBookmark(i) => self.remove_bookmark(i),
-            Msg::GoToBookmark(i) => self.go_to_bookmark(i),
-            Msg::SetBookmarkForm(b) => {
-                self.stop();
-                self.bookmark_form = b;
-            }
-            Msg::AddExpect(e) => self.add_expect(*e),
-            Msg::RemoveExpect(i) => self.remove_expect(i),
-        }
-        true
-    }
-
-    fn error(&mut self, text: String) {
-        self.banner = Some(Banner {
-            kind: BannerKind::Error,
-            text: clusterscope_core::text::clip(&text, MAX_BANNER_CHARS),
-        });
-    }
-
-    fn info(&mut self, text: String) {
-        self.banner = Some(Banner {
-            kind: BannerKind::Info,
-            text,
-        });
-    }
-
-    fn stop(&mut self) {
-        self.playing = false;
-        self.seek = None;
-        self.step_time = None;
-    }
-
-    /// Run `f`; an engine error stops playback and shows a banner. Returns whether it succeeded.
-    fn engine_ok(
-        &mut self,
-        f: impl FnOnce(&mut Self) -> Result<(), clusterscope_core::SimError>,
-    ) -> bool {
-        let frontier = self.frontier();
-        match f(self).and_then(|()| self.check_heap(frontier)) {
-            Ok(()) => true,
-            Err(e) => {
-                self.stop();
-                let text = self
-                    .trial_failure(&e)
-                    .unwrap_or_else(|| format!("The simulation stopped: {e}"));
-                self.error(text);
-                self.after_move();
-                false
-            }
-        }
-    }
-
-    /// Bookkeeping after the engine moved: index new records, keep samples current.
-    fn after_move(&mut self) {
-        self.marks.update(&*self.run.engine);
-        if self.seq_auto && !self.busy() {
-            self.follow_partners(false);
-        }
-    }
-
-    /// While [`Model::seq_auto`]: show the selected node and the peers it last exchanged
-    /// messages with, when the diagram's nodes exchanged nothing lately (or `force`).
-    fn follow_partners(&mut self, force: bool) {
-        let Some(sel) = self.selected else { return };
-        let t = self.run.engine.trace();
-        let c = self.cursor();
-        if !force
-            && self.seq_nodes.contains(&sel)
-            && seq::exchanges_among(t, c, &self.seq_nodes, 50_000)
-        {
-            return;
-        }
-        let partners = seq::recent_partners(t, c, sel, MAX_SEQ_NODES - 2, 400_000);
-        if !partners.is_empty() {
-            self.seq_nodes = std::iter::once(sel).chain(partners).collect();
-        }
-    }
-
-    /// Remember the selected node's map so the inspector can highlight what the move changed.
-    fn snapshot(&mut self) {
-        self.prev_node = self
-            .selected
-            .and_then(|id| crate::models::snapshot(&self.run, id).map(|snap| (id, snap)));
-    }
-
-    fn apply_action(&mut self, a: Action) -> Result<(), clusterscope_core::SimError> {
-        let here = self.cursor();
-        let now = self.now();
-        let discards = here < self.frontier();
-        self.run.engine.apply_user_action(a)?;
-        if discards {
-            self.samples.truncate_after(now);
-            self.marks.truncate(here, self.run.engine.trace());
-        }
-        self.sample();
-        self.session_rev += 1;
-        Ok(())
-    }
-
-    /// Fork at the step that sent `msg` (its send or drop record): the action is applied before
-    /// that step, so the message is sent under the new fate.
-    fn fork(&mut self, msg: u64, fate: clusterscope_core::engine::action::MsgFate) {
-        use clusterscope_core::engine::trace::RecKind;
-        let step = self
-            .run
-            .engine
-            .trace()
-            .recs
-            .iter()
-            .find_map(|r| match r.kind {
-                RecKind::Send { msg: m, .. } | RecKind::Drop { msg: m, .. } if m == msg => {
-                    Some(r.step)
-                }
-                _ => None,
-            });
-        let Some(step) = step else {
-            self.error(format!(
-                "Message #{msg} is not in the computed trace: compute up to it first. Nothing was changed."
-            ));
-            return;
-        };
-        self.stop();
-        self.jump_to_step(step);
-        self.user_action(Action::Message { msg, fate });
-    }
-
-    fn user_action(&mut self, a: Action) {
-        self.stop();
-        if self.ask_before_discarding(&a) {
-            return;
-        }
-        self.act(a, None);
-    }
-
-    /// Apply a person's action now; `undo` is the session to go back to when it discarded
-    /// recorded actions (kept for [`Msg::Undo`] once the action is accepted).
-    fn act(&mut self, a: Action, undo: Option<history::UndoPoint>) {
-        self.snapshot();
-        let text = a.describe();
-        let discards = self.cursor() < self.frontier();
-        // Acting before the computed future: the old future stays as a branch (`branches.rs`).
-        let old = discards.then(|| self.run.engine.user_actions().to_vec());
-        match self.apply_action(a) {
-            Ok(()) => {
-                if let Some(old) = old {
-                    self.branch_off(old, &text, self.now());
-                }
-                let lost = undo.as_ref().map_or(0, |u| u.discarded);
-                self.undo = undo;
-                self.info(format!(
-                    "Recorded at {}: {text}{}",
-                    fmt_time(self.now()),
-                    if lost > 0 {
-                        format!(
-                            " ({lost} later recorded action{} discarded: Undo brings {} back)",
-                            if lost == 1 { "" } else { "s" },
-                            if lost == 1 { "it" } else { "them" }
-                        )
-                    } else if discards {
-                        format!(
-                            " (a new branch; the old future stays as branch {})",
-                            self.branches.list[self.branches.current]
-                                .parent
-                                .map_or(1, |p| p + 1)
-                        )
-                    } else {
-                        String::new()
-                    }
-                ))
-            }
-            Err(e) => self.error(format!("{} Nothing was changed.", sentence(&e.to_string()))),
-        }
-        self.after_move();
-    }
 }
 
 impl Default for Model {
     fn default() -> Self {
         Self::new()
-    }
-}
-
-/// The reducer Yew holds: a shared [`Model`] plus a revision so that every change re-renders.
-pub struct Store {
-    pub model: Rc<RefCell<Model>>,
-    pub rev: u64,
-}
-
-impl Store {
-    pub fn new(model: Model) -> Self {
-        Store {
-            model: Rc::new(RefCell::new(model)),
-            rev: 0,
-        }
-    }
-}
-
-impl Default for Store {
-    fn default() -> Self {
-        Store::new(Model::new())
-    }
-}
-
-impl PartialEq for Store {
-    fn eq(&self, o: &Self) -> bool {
-        Rc::ptr_eq(&self.model, &o.model) && self.rev == o.rev
-    }
-}
-
-impl Reducible for Store {
-    type Action = Msg;
-
-    fn reduce(self: Rc<Self>, msg: Msg) -> Rc<Self> {
-        let changed = {
-            let mut m = self.model.borrow_mut();
-            // A test's planted failure (`crash::fail_next_update`) happens here, as a bug would.
-            crate::crash::planted_failure();
-            let edits = msg.edits_session();
-            let rev = m.session_rev;
-            let changed = m.update(msg);
-            // A "nothing more after the cursor" notice goes once the cursor moved.
-            let changed = m.drop_stale_notice() || changed;
-            // A link's session on trial passes, fails, or is kept by the person's change.
-            let kept = edits && m.session_rev != rev;
-            let trial = m.follow_trial(kept);
-            // Compare mode: the other side follows this side's cursor and session.
-            m.sync_compare() || changed || trial
-        };
-        if changed {
-            Rc::new(Store {
-                model: self.model.clone(),
-                rev: self.rev + 1,
-            })
-        } else {
-            self
-        }
     }
 }

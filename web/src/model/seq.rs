@@ -200,53 +200,13 @@ pub fn recent_partners(
     out
 }
 
-/// A label's box (centre x, baseline y, width) in the diagram's units.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LabelBox {
-    pub x: f64,
-    pub y: f64,
-    pub w: f64,
-}
-
-/// Height of a message label (its font size, 10 units, plus a little air).
-pub const LABEL_H: f64 = 11.0;
+/// A message label's height above its baseline in the diagram's units (10-unit text; the box
+/// keeps 2 more below it, `labels::TextBox`).
+pub const LABEL_H: f64 = 9.0;
 
 /// Estimated width of a message label of `chars` characters (10-unit bold uppercase).
 pub fn label_width(chars: usize) -> f64 {
     chars as f64 * 6.8 + 4.0
-}
-
-fn overlaps(a: &LabelBox, b: &LabelBox) -> bool {
-    (a.x - b.x).abs() * 2.0 < a.w + b.w && (a.y - b.y).abs() < LABEL_H
-}
-
-/// An arrow for label placement: (from, to, label width).
-pub type LabelArrow = ((f64, f64), (f64, f64), f64);
-
-/// Where each arrow's label goes: arrows are (from, to, label width); each label tries the
-/// arrow's middle, then points nearer its ends, and takes the first place no earlier label
-/// and none of `taken` (text already on the diagram: the nodes' events) holds. `None`: no free
-/// place (the arrow keeps its tooltip). Labels never overprint.
-pub fn place_labels(arrows: &[LabelArrow], taken: &[LabelBox]) -> Vec<Option<LabelBox>> {
-    let mut placed: Vec<LabelBox> = taken.to_vec();
-    arrows
-        .iter()
-        .map(|&((x1, y1), (x2, y2), w)| {
-            let spot = [0.5, 0.35, 0.65, 0.2, 0.8]
-                .into_iter()
-                .flat_map(|t| [(t, -3.0), (t, 10.0)])
-                .map(|(t, dy)| LabelBox {
-                    x: x1 + (x2 - x1) * t,
-                    y: y1 + (y2 - y1) * t + dy,
-                    w,
-                })
-                .find(|b| !placed.iter().any(|p| overlaps(p, b)));
-            if let Some(b) = spot {
-                placed.push(b);
-            }
-            spot
-        })
-        .collect()
 }
 
 /// Whether two of `nodes` exchanged a message in the last `scan_limit` records before the cursor.
@@ -262,47 +222,4 @@ pub fn exchanges_among(trace: &Trace, cursor: u64, nodes: &[NodeId], scan_limit:
             RecKind::Deliver { from, .. } => nodes.contains(&r.node) && nodes.contains(&from),
             _ => false,
         })
-}
-
-#[cfg(test)]
-mod label_tests {
-    use super::*;
-
-    #[test]
-    fn labels_of_arrows_on_the_same_rows_never_overprint() {
-        // MUTATION_RSP, TCP_ACK and ECHO_RSP between the same rows and lifelines (15138).
-        let a = ((200.0, 100.0), (500.0, 112.0), label_width(12));
-        let b = ((200.0, 100.0), (500.0, 112.0), label_width(7));
-        let c = ((500.0, 100.0), (200.0, 112.0), label_width(8));
-        let placed = place_labels(&[a, b, c], &[]);
-        let boxes: Vec<LabelBox> = placed.iter().flatten().copied().collect();
-        assert_eq!(boxes.len(), 3, "{placed:?}");
-        for i in 0..boxes.len() {
-            for j in 0..i {
-                assert!(
-                    !overlaps(&boxes[i], &boxes[j]),
-                    "{:?} {:?}",
-                    boxes[i],
-                    boxes[j]
-                );
-            }
-        }
-        // The first label keeps the middle of its arrow.
-        assert_eq!(boxes[0].x, 350.0);
-    }
-
-    #[test]
-    fn labels_keep_off_text_already_there() {
-        // An event's text ("DOWN C") right where the arrow's middle is.
-        let a = ((200.0, 100.0), (500.0, 112.0), label_width(3));
-        let alone = place_labels(&[a], &[])[0].expect("a place");
-        let event = LabelBox {
-            x: alone.x,
-            y: alone.y,
-            w: label_width(6),
-        };
-        let moved = place_labels(&[a], &[event])[0].expect("another place");
-        assert_ne!(moved, alone);
-        assert!(!overlaps(&moved, &event), "{moved:?} {event:?}");
-    }
 }

@@ -10,6 +10,9 @@ use clusterscope_core::engine::NodeId;
 use clusterscope_core::model::FlightInfo;
 use clusterscope_core::time::Micros;
 
+/// Dropped messages are drawn on the timeline's track (and a fork can start from them) when
+/// the window holds at most this many records.
+pub const MAX_DROP_SCAN: usize = 300_000;
 /// Real time one message takes to cross its link in the message-by-message mode.
 pub const MSG_MS: f64 = 600.0;
 /// The narrowest timeline window (1 ms).

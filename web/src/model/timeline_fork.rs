@@ -48,7 +48,7 @@ impl Model {
         let (vlo, vhi) = self.view();
         let va = trace.recs.partition_point(|r| r.time < vlo);
         let vb = trace.recs.partition_point(|r| r.time <= vhi);
-        if vb.saturating_sub(va) <= crate::draw::timeline::MAX_DROP_SCAN {
+        if vb.saturating_sub(va) <= super::teach::MAX_DROP_SCAN {
             let a = trace.recs.partition_point(|r| r.time < lo);
             let b = trace.recs.partition_point(|r| r.time <= hi);
             for r in trace.recs.range(a..b) {

@@ -2,7 +2,7 @@
 //! (executors: queue, busy, stalled, delayed), and its entry of the model's `views_json`, shown
 //! as nested tables. Every model gets this much without a line of web code.
 
-use crate::ui::{age, PanelProps};
+use crate::kit::{age, PanelProps};
 use clusterscope_core::engine::NodeId;
 use serde_json::Value;
 use yew::prelude::*;

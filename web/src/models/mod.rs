@@ -10,7 +10,7 @@ pub mod mutation;
 pub mod ozone;
 pub mod raft;
 
-use crate::ui::PanelProps;
+use crate::kit::PanelProps;
 use clusterscope_core::engine::NodeId;
 use clusterscope_core::runner::Run;
 use std::any::Any;
@@ -18,7 +18,8 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 /// What the model's inspector keeps of a node before a cursor move, to highlight what the move
-/// changed (gossip: the endpoint state map; raft: every node's views, for the log strips).
+/// changed (gossip: the endpoint state map; raft: every node's views, for the log strips). The
+/// app hands it to the state (`Model::with_snapshots`), which does not know these panels.
 pub fn snapshot(run: &Run, id: NodeId) -> Option<Rc<dyn Any>> {
     match run.engine.model() {
         "gossip" => gossip::snapshot(run, id),

@@ -7,7 +7,7 @@ use super::{confirm::ConfirmDiscard, header::Header, help::Help, log::LogPanel, 
 use super::{plots::Plots, sequence::Sequence, topology::TopologyView, transport::Transport};
 use crate::model::nav::NavKind;
 use crate::model::teach::{TeachMsg, ZOOM_STEP};
-use crate::model::{BannerKind, Msg, Store, Theme, SPEED_MAX, SPEED_MIN};
+use crate::model::{BannerKind, Model, Msg, Store, Theme, SPEED_MAX, SPEED_MIN};
 use crate::models::Inspector;
 use crate::platform;
 use std::cell::{Cell, RefCell};
@@ -122,7 +122,8 @@ fn key_msg(e: &KeyboardEvent, help_open: bool, speed: f64) -> Option<Msg> {
 
 #[function_component(App)]
 pub fn app() -> Html {
-    let s = use_reducer(Store::default);
+    // The state takes the model panels' snapshots from here: it does not know the panels.
+    let s = use_reducer(|| Store::new(Model::new().with_snapshots(crate::models::snapshot)));
     let ready = use_state(|| false);
     let resize = use_state(|| 0u32);
     // A phone's dock folds to the transport and the timeline (issue 41: ~245 of 844 px).
@@ -495,7 +496,7 @@ pub fn app() -> Html {
                 title={format!("Open your saved session again: {label}")}>{ "Back to saved" }</button>
         });
         html! { <>
-            { super::slot(back) }
+            { crate::kit::slot(back) }
             <button id="trial-keep" class="btn small-btn" onclick={keep}
                 title="Keep this link's session: it replaces your saved session">{ "Keep this one" }</button>
         </> }
@@ -523,8 +524,8 @@ pub fn app() -> Html {
             html! {
                 <div id="banner" class={cls} role={role} title={b.text.clone()} data-kind={if b.kind == BannerKind::Error { "error" } else { "info" }}>
                     <span class="banner-text">{ b.text }</span>
-                    { super::slot(trial_here) }
-                    { super::slot(undo_btn) }
+                    { crate::kit::slot(trial_here) }
+                    { crate::kit::slot(undo_btn) }
                     <button class="icon" title="Dismiss" aria-label="Dismiss" onclick={close}>{ "×" }</button>
                 </div>
             }
@@ -664,7 +665,7 @@ pub fn app() -> Html {
                 <Plots s={s.clone()} dark={dark} resize={*resize} rev={plots_rev} />
                 <LogPanel s={s.clone()} dark={dark} resize={*resize} rev={log_rev} />
             </div>
-            { super::slot(help) }
+            { crate::kit::slot(help) }
             <ConfirmDiscard s={s.clone()} dark={dark} resize={*resize} rev={rev} />
         </main>
     }

@@ -7,7 +7,7 @@
 //! `#bookmark-note`, `#bookmark-save`, `#bookmark-cancel`; `#bookmarks[data-count]` with
 //! `.bm[data-at-us][data-name]`, each `.bm-go` and `.bm-remove`; `#timeline[data-bookmarks]`.
 
-use super::PanelProps;
+use crate::kit::PanelProps;
 use crate::model::Msg;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -67,7 +67,7 @@ pub fn bookmark_bar(p: &PanelProps) -> Html {
                 <input id="bookmark-note" ref={note.clone()} type="text" maxlength="500"
                     placeholder="note (here W1 gets index 4)" aria-label="Bookmark note" />
                 <button id="bookmark-save" class="btn small-btn primary" type="submit">
-                    { format!("Bookmark {}", super::t(m.now())) }</button>
+                    { format!("Bookmark {}", crate::kit::t(m.now())) }</button>
                 <button id="bookmark-cancel" class="btn small-btn ghost" type="button" onclick={cancel}>{ "Cancel" }</button>
             </form>
         }
@@ -83,16 +83,16 @@ pub fn bookmark_bar(p: &PanelProps) -> Html {
         };
         let here = b.at_us == m.now();
         let title = if b.note.is_empty() {
-            format!("{} at {}", b.name, super::t(b.at_us))
+            format!("{} at {}", b.name, crate::kit::t(b.at_us))
         } else {
-            format!("{} at {}: {}", b.name, super::t(b.at_us), b.note)
+            format!("{} at {}: {}", b.name, crate::kit::t(b.at_us), b.note)
         };
         html! {
             <span class={classes!("bm", here.then_some("here"))} data-at-us={b.at_us.to_string()} data-name={b.name.clone()}>
                 <button class="bm-go" onclick={go} {title}>
                     <b>{ b.name.clone() }</b>
-                    <span class="muted">{ format!(" {}", super::t(b.at_us)) }</span>
-                    { super::slot((!b.note.is_empty()).then(|| html! { <span class="bm-note">{ b.note.clone() }</span> })) }
+                    <span class="muted">{ format!(" {}", crate::kit::t(b.at_us)) }</span>
+                    { crate::kit::slot((!b.note.is_empty()).then(|| html! { <span class="bm-note">{ b.note.clone() }</span> })) }
                 </button>
                 <button class="bm-remove" onclick={remove} aria-label={format!("Remove the bookmark {}", b.name)}
                     title="Remove this bookmark">{ "×" }</button>
@@ -103,7 +103,7 @@ pub fn bookmark_bar(p: &PanelProps) -> Html {
         <div class="bookmarks" id="bookmarks" data-count={m.bookmarks.len().to_string()}>
             <span class="muted small">{ "Bookmarks" }</span>
             <>{ for items }</>
-            { super::slot(form) }
+            { crate::kit::slot(form) }
         </div>
     }
 }

@@ -5,7 +5,7 @@
 //! (`sweep::check`): the model lists the jobs (`Model::branch_jobs`), this component sends them
 //! and dispatches the answers (`Msg::BranchEvaluated`).
 
-use super::{Handle, PanelProps};
+use crate::kit::{Handle, PanelProps};
 use crate::model::branches::BranchJob;
 use crate::model::Msg;
 use crate::sweep::check::expectations_of;
@@ -132,7 +132,7 @@ pub fn branch_list(p: &PanelProps) -> Html {
         html! {
             <button class={classes!("branch", current.then_some("current"))} data-branch={i.to_string()}
                 data-current={current.to_string()} data-passed={passed} aria-pressed={current.to_string()}
-                title={format!("Branch {} from {}: {} (expectations: {label})", i + 1, super::t(br.at), br.what)} {onclick}>
+                title={format!("Branch {} from {}: {} (expectations: {label})", i + 1, crate::kit::t(br.at), br.what)} {onclick}>
                 <span class="muted">{ indent }</span>
                 { format!("{}. {}", i + 1, br.what) }
                 <span class={classes!("exp", match passed { "true" => "ok", "false" => "bad", _ => "muted" })}>{ label }</span>

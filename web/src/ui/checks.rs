@@ -9,7 +9,7 @@
 //! data-session); `.check-row` (data-name, data-status: held, holds, failed, fails-later;
 //! data-failed-at-us); `.check-go` (jumps to the time); `#checks-run`.
 
-use super::{t, Handle};
+use crate::kit::{t, Handle};
 use crate::model::Msg;
 use crate::sweep::check::Checked;
 use crate::sweep::workers::{Pool, Reply};
@@ -237,8 +237,8 @@ impl Component for Checks {
                             data-failed-at-us={e.failed_at_us.map(|a| a.to_string()).unwrap_or_default()}>
                             <span class="check-icon" aria-hidden="true">{ icon }</span>
                             <span class="check-name">{ e.name.clone() }</span>
-                            { super::slot(mine.contains(&e.name).then(|| html! { <span class="check-chance" title="An expectation you added (your expectations)">{ "yours" }</span> })) }
-                            { super::slot(chance) }
+                            { crate::kit::slot(mine.contains(&e.name).then(|| html! { <span class="check-chance" title="An expectation you added (your expectations)">{ "yours" }</span> })) }
+                            { crate::kit::slot(chance) }
                             <>{ for go }</>
                             <span class="check-detail">{ detail }</span>
                         </li>
@@ -279,7 +279,7 @@ impl Component for Checks {
                     } else {
                         format!("expectations: {held} ✓ {failed} ✗")
                     },
-                    html! { <ul class="checks-list">{ super::slot(theirs) }{ for rows }<>{ for skipped }</>{ super::slot(caps) }<>{ for cap_rows }</></ul> },
+                    html! { <ul class="checks-list">{ crate::kit::slot(theirs) }{ for rows }<>{ for skipped }</>{ crate::kit::slot(caps) }<>{ for cap_rows }</></ul> },
                 )
             }
         };

@@ -7,50 +7,21 @@
 //! inspector the model has ([`mark_differing_rows`]).
 
 use super::panels::{LinkPanel, NodePanel};
-use super::{matrix::Matrix, topology::TopologyView, Handle, PanelProps};
+use super::{matrix::Matrix, topology::TopologyView};
+use crate::kit::{Handle, PanelProps};
 use crate::model::compare::DivState;
 use crate::model::{Model, Msg};
 use crate::models::Inspector;
 use clusterscope_core::diff::{self, DivKind, Divergence};
-use clusterscope_core::engine::NodeId;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-/// Most cells named in the matrix canvas's `data-differs`.
-const MAX_LISTED: usize = 5000;
-
-/// The cells that differ between the sides, when compare is on and they are known.
-pub fn differing(m: &Model) -> Option<Vec<(NodeId, NodeId)>> {
-    m.compare.as_ref().and_then(|c| c.cells.clone())
-}
-
-/// Name the differing cells on a matrix canvas (`data-differs="A>B,..."`, for tests and
-/// assistive tooling).
-pub fn mark_differs(c: &web_sys::HtmlCanvasElement, m: &Model, cells: Option<&[(NodeId, NodeId)]>) {
-    match cells {
-        Some(cells) => {
-            let topo = &m.run.scenario.topo;
-            let list: Vec<String> = cells
-                .iter()
-                .take(MAX_LISTED)
-                .map(|(o, q)| format!("{}>{}", topo.name(*o), topo.name(*q)))
-                .collect();
-            let _ = c.set_attribute("data-differs", &list.join(","));
-            let _ = c.set_attribute("data-differs-count", &cells.len().to_string());
-        }
-        None => {
-            let _ = c.remove_attribute("data-differs");
-            let _ = c.remove_attribute("data-differs-count");
-        }
-    }
-}
-
 /// In compare mode, the chip a card drawn for one side only (sequence diagram, log, plots)
 /// carries in its head: "side A: buggy" (`.cmp-side-label[data-side][data-variant]`); else
-/// nothing (one node either way, `super::slot`).
+/// nothing (one node either way, `crate::kit::slot`).
 pub fn side_label(m: &Model) -> Html {
-    super::slot(m.compare.as_ref().map(|c| {
+    crate::kit::slot(m.compare.as_ref().map(|c| {
         html! {
             <span class="chip cmp-side-label" data-side="A" data-variant={m.run.variant.clone()}
                 title={format!("Compare: this card shows side A ({}), not side B ({})", m.run.variant, c.variant)}>
@@ -132,7 +103,7 @@ pub fn compare_bar(p: &PanelProps) -> Html {
             <span class="cmp-key" aria-hidden="true"></span>
             <b>{ format!("{} vs {}", m.run.variant, c.variant) }</b>
             <span id="compare-status">{ c.status() }</span>
-            { super::slot(c.divergence().map(|_| html! { <span class="muted small">{ note }</span> })) }
+            { crate::kit::slot(c.divergence().map(|_| html! { <span class="muted small">{ note }</span> })) }
             <button id="jump-divergence" class="btn small-btn" onclick={jump}
                 disabled={matches!(c.div, DivState::Same | DivState::Failed(_))}
                 title="Move both sides to the first divergence">{ "Jump to divergence" }</button>
@@ -231,7 +202,7 @@ fn records(d: &Divergence, va: &str, vb: &str) -> Html {
         html! {
             <div class="cmp-views" id="cmp-views" data-count={d.views_differing.to_string()} title={all.join("\n")}>
                 <span class="cmp-head2">{ format!("state just after it ({va} → {vb}):") }</span>
-                <ul><>{ for shown }</>{ super::slot((more > 0).then(|| html! { <li class="muted">{ format!("+{more} more") }</li> })) }</ul>
+                <ul><>{ for shown }</>{ crate::kit::slot((more > 0).then(|| html! { <li class="muted">{ format!("+{more} more") }</li> })) }</ul>
             </div>
         }
     });
@@ -239,8 +210,8 @@ fn records(d: &Divergence, va: &str, vb: &str) -> Html {
         <div class="cmp-recs" data-kind={d.kind.as_str()}>
             <div class="cmp-head2">{ head }</div>
             { pair_rows(d.a.as_ref(), d.b.as_ref(), va, vb, "cmp-rec", "nothing by then") }
-            { super::slot(logged) }
-            { super::slot(views) }
+            { crate::kit::slot(logged) }
+            { crate::kit::slot(views) }
         </div>
     }
 }

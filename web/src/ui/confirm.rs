@@ -1,7 +1,7 @@
 //! The question before acting would discard later recorded actions (`Model::confirm`), an in-app
 //! dialog (a `window.confirm` would block the page and the tests), and the status line's Undo.
 
-use super::PanelProps;
+use crate::kit::PanelProps;
 use crate::model::Msg;
 use yew::prelude::*;
 
@@ -26,7 +26,7 @@ pub fn confirm_discard(p: &PanelProps) -> Html {
         <div class="overlay" id="confirm-discard" onclick={no.clone()} data-later={n.to_string()}>
             <div class="dialog" role="alertdialog" aria-modal="true" aria-labelledby="confirm-title" onclick={stop}>
                 <h2 id="confirm-title">{ format!("Discard {n} later recorded action{}?", if n == 1 { "" } else { "s" }) }</h2>
-                <p>{ format!("“{}” at {} starts a new future from here. These actions you recorded after the cursor would be discarded:", q.action.describe(), crate::ui::t(m.now())) }</p>
+                <p>{ format!("“{}” at {} starts a new future from here. These actions you recorded after the cursor would be discarded:", q.action.describe(), crate::kit::t(m.now())) }</p>
                 <ul class="discard-list">
                     <>{ for lines.into_iter().take(12).map(|l| html! { <li class="mono small">{ l }</li> }) }</>
                     <>{ for (n > 12).then(|| html! { <li class="muted small">{ format!("… and {} more", n - 12) }</li> }) }</>

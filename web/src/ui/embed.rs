@@ -12,7 +12,7 @@
 //! each time the cursor enters another chapter), `state` (playing, at: when playing starts or
 //! stops), `error` (message: a command that could not be done).
 
-use super::Handle;
+use crate::kit::Handle;
 use crate::model::Msg;
 use clusterscope_core::time::{Micros, US_PER_S};
 use js_sys::{Array, Object, Reflect};

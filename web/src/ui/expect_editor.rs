@@ -12,7 +12,7 @@
 //! `#ue-add`, `#ue-error[data-field]`, `#ue-limit`; `.ue-row[data-name][data-status]` (checking,
 //! held, failed) with `.ue-detail` and `.ue-remove`.
 
-use super::Handle;
+use crate::kit::Handle;
 use crate::model::Msg;
 use clusterscope_core::catalogue;
 use clusterscope_core::registry;
@@ -196,7 +196,7 @@ pub fn expect_editor(p: &EditorProps) -> Html {
     });
     let now_line = current.map(|c| {
         let (text, val) = match c {
-            Ok(v) => (format!("now ({}): {v}", super::t(p.now)), v),
+            Ok(v) => (format!("now ({}): {v}", crate::kit::t(p.now)), v),
             Err(e) => (format!("now: — ({e})"), String::new()),
         };
         html! { <span id="ue-now" class="ue-now" data-value={val}>{ text }</span> }
@@ -263,14 +263,14 @@ pub fn expect_editor(p: &EditorProps) -> Html {
                         <>{ for view_opts }</>
                     </select>
                 </label>
-                { super::slot(node_field) }
-                { super::slot(peer_field) }
-                { super::slot(key_field) }
-                { super::slot(now_line) }
+                { crate::kit::slot(node_field) }
+                { crate::kit::slot(peer_field) }
+                { crate::kit::slot(key_field) }
+                { crate::kit::slot(now_line) }
                 <label class="ue-field">{ "Check" }
                     <select id="ue-pred" onchange={set(|f, v| f.predicate = v)}><>{ for pred_opts }</></select>
                 </label>
-                { super::slot(value_field) }
+                { crate::kit::slot(value_field) }
                 <label class="ue-field">{ "When" }
                     <select id="ue-when" onchange={set(|f, v| f.window = v == "during")}>
                         <option value="at" selected={!f.window}>{ "at" }</option>
@@ -283,8 +283,8 @@ pub fn expect_editor(p: &EditorProps) -> Html {
                 </label>
                 <button id="ue-add" class="btn small-btn primary" type="submit" disabled={full}>{ "Add" }</button>
                 <p id="ue-view-about" class="checks-note ue-about">{ about }</p>
-                { super::slot(err) }
-                { super::slot(limit) }
+                { crate::kit::slot(err) }
+                { crate::kit::slot(limit) }
             </form>
         </details>
     }

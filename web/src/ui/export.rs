@@ -4,7 +4,7 @@
 //! between chunks so the page keeps painting and the progress shows. A change of session
 //! cancels it.
 
-use super::Handle;
+use crate::kit::Handle;
 use crate::model::export;
 use crate::platform;
 use std::cell::RefCell;

@@ -1,7 +1,7 @@
 //! Top bar (incident picker, variant switch, seed, share/export/import, theme, help) and the
 //! incident strip (title, ticket, description, current caption).
 
-use super::{t, PanelProps};
+use crate::kit::{t, PanelProps};
 use crate::model::{Msg, Theme};
 use crate::platform;
 use clusterscope_core::session::ScenarioRef;
@@ -252,7 +252,7 @@ pub fn header(p: &PanelProps) -> Html {
             <div id="caption" class={classes!("caption", fresh.then_some("fresh"))} data-index={i.to_string()} data-truth={state} aria-live="polite">
                 <span class="caption-time">{ t(*at) }</span>
                 <span class="caption-text">{ text.clone() }</span>
-                { super::slot(badge) }
+                { crate::kit::slot(badge) }
             </div>
         }
     });

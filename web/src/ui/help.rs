@@ -1,6 +1,6 @@
 //! The keyboard-shortcut overlay (`?`).
 
-use super::PanelProps;
+use crate::kit::PanelProps;
 use crate::model::Msg;
 use yew::prelude::*;
 
@@ -65,7 +65,7 @@ pub fn help(p: &PanelProps) -> Html {
                 <table class="keys">
                     <>{ for KEYS.iter().map(|(k, v)| html!{ <tr><td><kbd>{ *k }</kbd></td><td>{ *v }</td></tr> }) }</>
                 </table>
-                { super::slot((!quick.is_empty()).then(|| html! {
+                { crate::kit::slot((!quick.is_empty()).then(|| html! {
                     <>
                     <h3 class="keys-model">{ format!("One-key actions ({}; recorded as your actions)", model) }</h3>
                     <table class="keys" id="quick-keys">

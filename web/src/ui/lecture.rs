@@ -3,7 +3,7 @@
 //! with its kind), and once a person acted in a scripted scenario, the notice that the captions
 //! and expectations describe the original run, with the way back to it (`Msg::BackToScript`).
 
-use super::PanelProps;
+use crate::kit::PanelProps;
 use crate::model::Msg;
 use yew::prelude::*;
 
@@ -40,10 +40,10 @@ pub fn lecture_line(p: &PanelProps) -> Html {
         <div id="lecture-line" class="lecture-line" aria-live="polite">
             <span id="what-happened" class={classes!("what-happened", moment.is_some().then_some("moment"))}
                 title={if line.is_empty() { "What the step before the cursor did, in the model's words".to_string() } else { line.clone() }}>
-                { super::slot((!line.is_empty()).then(|| html! { <b>{ "Just now: " }</b> })) }
+                { crate::kit::slot((!line.is_empty()).then(|| html! { <b>{ "Just now: " }</b> })) }
                 { line }
             </span>
-            { super::slot(changed) }
+            { crate::kit::slot(changed) }
         </div>
     }
 }

@@ -1,6 +1,6 @@
 //! The node log: system.log-style lines with virtual timestamps, up to the cursor.
 
-use super::PanelProps;
+use crate::kit::PanelProps;
 use crate::model::{nav, Msg};
 use clusterscope_core::engine::action::Action;
 use clusterscope_core::engine::trace::LogLevel;
@@ -172,7 +172,7 @@ pub fn log_panel(p: &PanelProps) -> Html {
             // Reversed flex: the box opens scrolled to its newest line and stays anchored to the
             // bottom as lines arrive, with no scrolling from script (setting scrollTop from the
             // height would force a layout of the page in the middle of every render).
-            { super::slot(fork_bar) }
+            { crate::kit::slot(fork_bar) }
             <div class="log" id="log">
                 <div class="log-lines">
                     { if lines.is_empty() { html!{ <p class="muted">{ "No log lines yet." }</p> } } else { html!{ <>{ for rows }</> } } }

@@ -5,17 +5,17 @@
 //! cells, filtered to those with one, a zoom (drag a region), and every notable cell as a list
 //! and as CSV. Hidden for a model without a matrix.
 
-use super::PanelProps;
 use crate::draw::matrix::{self, Geom};
 use crate::draw::{model_color, palette};
+use crate::kit::PanelProps;
 use crate::model::matrix_view::{self, MatrixView, ViewOpts};
-use crate::model::Msg;
+use crate::model::{Model, Msg};
 use crate::platform;
 use clusterscope_core::engine::NodeId;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
-/// Most pairs listed in `data-down` and the summary.
+/// Most pairs listed in `data-down` and the summary, and cells in `data-differs`.
 const MAX_LISTED: usize = 5000;
 /// Most rows of the notable-cell list rendered (the CSV has them all).
 const MAX_LIST_ROWS: usize = 1000;
@@ -45,6 +45,32 @@ fn check(label: &'static str, id: &'static str, on: bool, cb: Callback<Event>) -
     html! { <label class="check"><input {id} type="checkbox" checked={on} onchange={cb} />{ label }</label> }
 }
 
+/// The cells that differ between the sides, when compare is on and they are known.
+fn differing(m: &Model) -> Option<Vec<(NodeId, NodeId)>> {
+    m.compare.as_ref().and_then(|c| c.cells.clone())
+}
+
+/// Name the differing cells on a matrix canvas (`data-differs="A>B,..."`, for tests and
+/// assistive tooling).
+fn mark_differs(c: &web_sys::HtmlCanvasElement, m: &Model, cells: Option<&[(NodeId, NodeId)]>) {
+    match cells {
+        Some(cells) => {
+            let topo = &m.run.scenario.topo;
+            let list: Vec<String> = cells
+                .iter()
+                .take(MAX_LISTED)
+                .map(|(o, q)| format!("{}>{}", topo.name(*o), topo.name(*q)))
+                .collect();
+            let _ = c.set_attribute("data-differs", &list.join(","));
+            let _ = c.set_attribute("data-differs-count", &cells.len().to_string());
+        }
+        None => {
+            let _ = c.remove_attribute("data-differs");
+            let _ = c.remove_attribute("data-differs-count");
+        }
+    }
+}
+
 #[function_component(Matrix)]
 pub fn matrix_card(p: &PanelProps) -> Html {
     let s = &p.s;
@@ -63,7 +89,7 @@ pub fn matrix_card(p: &PanelProps) -> Html {
     let m = p.m().borrow();
     let n = m.n();
     // Compare: the cells that differ between the sides (the same on both).
-    let differs = crate::ui::compare::differing(&s.model.borrow());
+    let differs = differing(&s.model.borrow());
     let has_matrix = m.run.engine.matrix().is_some();
     let sum_all = if has_matrix {
         m.matrix_summary(0)
@@ -119,7 +145,7 @@ pub fn matrix_card(p: &PanelProps) -> Html {
                 let px = now.as_ref().map(|x| x.pixels.as_slice());
                 let labels = matrix::draw(&ctx, &m, &g, hover, &pal, px);
                 crate::draw::compare::outline_cells(&ctx, &g, differs.as_deref(), &pal);
-                crate::ui::compare::mark_differs(&c, &m, differs.as_deref());
+                mark_differs(&c, &m, differs.as_deref());
                 if let Some(((r0, c0), (r1, c1))) = drag {
                     // The region being dragged.
                     let (ra, rb) = (r0.min(r1), r0.max(r1) + 1);
@@ -301,7 +327,7 @@ pub fn matrix_card(p: &PanelProps) -> Html {
                 <summary>{ format!("All {count} listed") }</summary>
                 <div class="notable-tools">
                     <button id="matrix-csv" class="btn small-btn" onclick={on_csv}>{ "Download CSV" }</button>
-                    { super::slot((count > MAX_LIST_ROWS).then(|| html! { <span class="muted small">{ format!("the first {MAX_LIST_ROWS} shown; the CSV has all {count}") }</span> })) }
+                    { crate::kit::slot((count > MAX_LIST_ROWS).then(|| html! { <span class="muted small">{ format!("the first {MAX_LIST_ROWS} shown; the CSV has all {count}") }</span> })) }
                 </div>
                 <div class="table-wrap small-tbl">
                     <table class="tbl"><thead><tr><th>{ "observer" }</th><th>{ "DC" }</th><th>{ "peer" }</th><th>{ "DC" }</th><th>{ "state" }</th></tr></thead>
@@ -335,7 +361,7 @@ pub fn matrix_card(p: &PanelProps) -> Html {
                     data-rows={view.rows.len().to_string()} data-cols={view.cols.len().to_string()}
                     onmousemove={on_move} onmouseleave={on_leave} onmousedown={on_down} onmouseup={on_up}
                     aria-label={aria}></canvas>
-                { super::slot(tip) }
+                { crate::kit::slot(tip) }
             </div>
             <div class="legend">
                 <>{ for spec.legend.iter().map(|(c, what)| html! {
@@ -344,7 +370,7 @@ pub fn matrix_card(p: &PanelProps) -> Html {
                 <>{ for spec.mark.map(|what| html! { <span class="lg"><i class="sq dotted"></i>{ what }</span> }) }</>
             </div>
             <p id="matrix-summary" class={classes!("summary", sum.bad.then_some("bad"))}>{ sum.text.clone() }</p>
-            { super::slot(list) }
+            { crate::kit::slot(list) }
         </section>
     }
 }

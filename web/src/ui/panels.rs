@@ -9,7 +9,7 @@ use clusterscope_core::time::{fmt_duration, US_PER_MS};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-use super::Handle;
+use crate::kit::Handle;
 
 #[derive(Properties, Clone, PartialEq)]
 pub struct NodePanelProps {
@@ -170,7 +170,7 @@ pub fn node_panel(p: &NodePanelProps) -> Html {
             <div class="panel-head">
                 <h3>{ format!("Node {name}") }</h3>
                 <span class={classes!("pill", status.as_str())}>{ status.as_str() }</span>
-                { super::slot((!badge.is_empty() && !stopped).then(|| html!{ <span class="pill">{ badge.clone() }</span> })) }
+                { crate::kit::slot((!badge.is_empty() && !stopped).then(|| html!{ <span class="pill">{ badge.clone() }</span> })) }
                 <>{ for stalled_pills }</>
                 <span class="muted small">{ format!("DC {}", e.topo().dcs[id as usize]) }</span>
             </div>
@@ -188,13 +188,13 @@ pub fn node_panel(p: &NodePanelProps) -> Html {
                     <button id="act-kill" class="btn" disabled={stopped} onclick={act(s, Action::Kill { node: name.clone() })}>{ "Kill -9" }</button>
                     <button id="act-start" class="btn" disabled={!stopped} onclick={act(s, Action::Start { node: name.clone() })}>{ "Start" }</button>
                 </div>
-                { super::slot((!commands.is_empty()).then(|| html! {
+                { crate::kit::slot((!commands.is_empty()).then(|| html! {
                     <div class="group">
                         <span class="glabel">{ "commands" }</span>
                         <>{ for commands }</>
                     </div>
                 })) }
-                { super::slot((!execs.is_empty()).then(|| html! {
+                { crate::kit::slot((!execs.is_empty()).then(|| html! {
                 <div class="group">
                     { if execs.len() == 1 {
                         html! { <span class="glabel">{ exec_name }</span> }

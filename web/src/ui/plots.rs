@@ -1,9 +1,9 @@
 //! The plots card: the model's time series (at most [`MAX_PLOTS`]) as small charts drawn with
 //! plotters, with HTML legends.
 
-use super::PanelProps;
 use crate::draw::palette;
 use crate::draw::plots::{self, Plot, Series};
+use crate::kit::PanelProps;
 use clusterscope_core::engine::NodeId;
 use std::rc::Rc;
 use web_sys::HtmlCanvasElement;
@@ -61,7 +61,7 @@ pub fn plots_card(p: &PanelProps) -> Html {
     // nobody (~9 ms a compare jump at 251 nodes, mostly plotters' text). They are drawn when
     // the card comes into view; their axes' data attributes stay current either way.
     let card = use_node_ref();
-    let on_screen = super::use_on_screen(&card);
+    let on_screen = crate::kit::use_on_screen(&card);
     {
         let (refs, s, dark, series) = (refs.clone(), s.clone(), p.dark, series.clone());
         use_effect(move || {
@@ -129,7 +129,7 @@ pub fn plots_card(p: &PanelProps) -> Html {
             <div class="card-head">
                 <h2>{ "Over time" }</h2>
                 { super::compare::side_label(&m) }
-                <span class="muted small">{ format!("{} sample{}, one every {}{note}", m.samples.len(), if m.samples.len() == 1 { "" } else { "s" }, super::age(m.samples.interval_us)) }</span>
+                <span class="muted small">{ format!("{} sample{}, one every {}{note}", m.samples.len(), if m.samples.len() == 1 { "" } else { "s" }, crate::kit::age(m.samples.interval_us)) }</span>
             </div>
             <div class="plots">{ for charts }</div>
         </section>

@@ -2,8 +2,9 @@
 //! time, arrows from send to delivery (or drop, or the expected arrival when still in flight),
 //! ending at the cursor. Click an arrow to read the message.
 
-use super::{t, PanelProps};
 use crate::draw::msg_color;
+use crate::kit::{t, PanelProps};
+use crate::labels::{place_along, LabelArrow, TextBox};
 use crate::model::nav::NavKind;
 use crate::model::seq::{self, Fate};
 use crate::model::{Msg, MAX_SEQ_NODES};
@@ -131,7 +132,7 @@ pub fn sequence(p: &PanelProps) -> Html {
     let sel = m.selected_msg;
     // Where each arrow ends (the same geometry the arrows below draw), then label places that
     // never overprint (MUTATION_RSP / TCP_ACK / ECHO_RSP between the same rows in 15138).
-    let ends: Vec<seq::LabelArrow> = d
+    let ends: Vec<LabelArrow> = d
         .arrows
         .iter()
         .map(|a| {
@@ -158,21 +159,19 @@ pub fn sequence(p: &PanelProps) -> Html {
         None => e.label.to_string(),
     };
     let event_texts: Vec<String> = d.events.iter().map(event_text).collect();
-    let event_boxes: Vec<seq::LabelBox> = d
+    let event_boxes: Vec<TextBox> = d
         .events
         .iter()
         .zip(&event_rows)
         .zip(&event_texts)
-        .map(|((e, row), text)| {
-            let w = seq::label_width(text.chars().count());
-            seq::LabelBox {
-                x: x_of(e.node) + EVENT_TEXT_DX + w / 2.0,
-                y: row_of(*row) + EVENT_TEXT_DY,
-                w,
-            }
+        .map(|((e, row), text)| TextBox {
+            x: x_of(e.node) + EVENT_TEXT_DX,
+            y: row_of(*row) + EVENT_TEXT_DY,
+            w: seq::label_width(text.chars().count()),
+            h: seq::LABEL_H,
         })
         .collect();
-    let label_at = seq::place_labels(&ends, &event_boxes);
+    let label_at = place_along(&ends, seq::LABEL_H, &event_boxes);
     let arrows = d.arrows.iter().zip(&ends).zip(label_at).map(|((a, end), label_at)| {
         // The geometry the labels were placed against.
         let ((x1, y1), (x2, y2), _) = *end;
@@ -213,8 +212,8 @@ pub fn sequence(p: &PanelProps) -> Html {
                         html! { <polygon points={head} fill={color} /> }
                     }
                 }
-                { super::slot(label_at.map(|b| html! {
-                    <text x={b.x.to_string()} y={b.y.to_string()} class="sq-label" text-anchor="middle" fill={color}>{ a.label }</text>
+                { crate::kit::slot(label_at.map(|(x, y)| html! {
+                    <text x={x.to_string()} y={y.to_string()} class="sq-label" text-anchor="middle" fill={color}>{ a.label }</text>
                 })) }
             </g>
         }
@@ -315,8 +314,8 @@ pub fn sequence(p: &PanelProps) -> Html {
             <div class="card-head">
                 <h2>{ "Sequence" }</h2>
                 { super::compare::side_label(&m) }
-                { super::slot(next_msg) }
-                { super::slot((topo.len() > 8 && m.selected.is_some() && !d.arrows.is_empty()).then(|| {
+                { crate::kit::slot(next_msg) }
+                { crate::kit::slot((topo.len() > 8 && m.selected.is_some() && !d.arrows.is_empty()).then(|| {
                     let s2 = s.clone();
                     let onclick = Callback::from(move |_| s2.dispatch(Msg::SeqRecentPartners));
                     html! { <button class="btn ghost small-btn" {onclick} title="The selected node and the peers it last exchanged messages with">{ "recent partners" }</button> }

@@ -14,9 +14,9 @@
 //! `.sweep-hist` (data-metric, data-bins: counts, data-min, data-max); `.sweep-seed` (data-seed,
 //! data-observed: `NAME=VALUE` per failed expectation, `|`-separated).
 
-use super::sweep_grid::{self, Measure};
-use super::Handle;
+use super::sweep_grid::{self, GridMsg, Measure};
 use crate::draw::palette;
+use crate::kit::Handle;
 use crate::model::Msg;
 use crate::platform;
 use crate::sweep::workers::{cores, Job, Pool, Reply};
@@ -28,7 +28,7 @@ use clusterscope_core::catalogue::{params_for, ParamRow};
 use clusterscope_core::scenario::Scenario;
 use clusterscope_core::session::{ScenarioRef, Session, PERMALINK_VERSION};
 use clusterscope_core::sweep::ExpectStat;
-use clusterscope_core::sweep::{cell_scenario, expectation_names, Fraction, Plan, Summary};
+use clusterscope_core::sweep::{cell_scenario, expectation_names, Plan, Summary};
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use std::collections::BTreeMap;
@@ -134,10 +134,8 @@ pub enum SMsg {
     Cancel,
     Reply(Reply),
     Open(u64),
-    GridKey(usize, String),
-    GridValues(usize, String),
-    Cell(usize),
-    Measure(Measure),
+    /// The grid's rows and cells (`sweep_grid`).
+    Grid(GridMsg),
 }
 
 pub struct SweepPanel {
@@ -302,7 +300,7 @@ impl Component for SweepPanel {
                 let stopped = a.state != State::Running;
                 a.refresh(stopped);
             }
-            SMsg::GridKey(i, key) => {
+            SMsg::Grid(GridMsg::Key(i, key)) => {
                 let key = key.trim().to_string();
                 if key != self.grid[i].0 {
                     // Start from the value the parameter has now.
@@ -317,14 +315,14 @@ impl Component for SweepPanel {
                 }
                 self.grid[i].0 = key;
             }
-            SMsg::GridValues(i, v) => self.grid[i].1 = v,
-            SMsg::Cell(c) => {
+            SMsg::Grid(GridMsg::Values(i, v)) => self.grid[i].1 = v,
+            SMsg::Grid(GridMsg::Cell(c)) => {
                 if let Some(a) = self.run.as_mut().filter(|a| c < a.sweep.plan.cells()) {
                     a.cell = c;
                     a.refresh(true);
                 }
             }
-            SMsg::Measure(m) => {
+            SMsg::Grid(GridMsg::Measure(m)) => {
                 if let Some(a) = self.run.as_mut() {
                     a.measure = m;
                     a.refresh(true);
@@ -466,7 +464,7 @@ impl Component for SweepPanel {
                     }
                     <>{ for with_box }</>
                 </div>
-                { sweep_grid::rows(&self.grid, &keys, running, link) }
+                { sweep_grid::rows(&self.grid, &keys, running, &link.callback(SMsg::Grid)) }
                 if let Some(n) = &self.note {
                     <p class="sweep-note" role="alert">{ n.clone() }</p>
                 }
@@ -527,22 +525,6 @@ fn stat(v: f64) -> String {
     }
 }
 
-pub(super) fn frac_bar(f: &Fraction) -> Html {
-    let style_fill = format!("width:{:.2}%", f.fraction * 100.0);
-    let style_ci = format!(
-        "left:{:.2}%;width:{:.2}%",
-        f.ci95_low * 100.0,
-        (f.ci95_high - f.ci95_low) * 100.0
-    );
-    html! {
-        <div class="sweep-frac" title={format!("{} of {} runs; 95% Wilson interval {} to {}",
-            f.count, f.runs, pct(f.ci95_low), pct(f.ci95_high))}>
-            <div class="sweep-frac-fill" style={style_fill}></div>
-            <div class="sweep-frac-ci" style={style_ci}></div>
-        </div>
-    }
-}
-
 /// Where an expectation failed, what its view answered instead, the most frequent first: "saw
 /// DOWN in 28 seeds, no value in 2" (each value's seeds in its title); nothing when it held.
 fn saw(e: &ExpectStat) -> Html {
@@ -591,7 +573,7 @@ fn results(a: &Active, link: &html::Scope<SweepPanel>, dark: bool) -> Html {
     let grid = (!plan.grid.is_empty()).then(|| {
         html! {
             <>
-            { sweep_grid::view(&a.sweep, &shown.summary, clusterscope_core::registry::find(&a.swept.raw.protocol), &a.measure, a.cell, dark, link) }
+            { sweep_grid::view(&a.sweep, &shown.summary, clusterscope_core::registry::find(&a.swept.raw.protocol), &a.measure, a.cell, dark, &link.callback(SMsg::Grid)) }
             <h3 id="sweep-cell-title" data-cell={a.cell.to_string()}>{ format!("Cell {}", plan.cell_label(a.cell)) }</h3>
             </>
         }
@@ -608,7 +590,7 @@ fn results(a: &Active, link: &html::Scope<SweepPanel>, dark: bool) -> Html {
             <tr class="sweep-exp" data-name={e.name.clone()} data-count={f.count.to_string()} data-runs={f.runs.to_string()}
                 data-observed={data_observed}>
                 <td class="sweep-exp-name">{ e.name.clone() }{ saw(e) }</td>
-                <td class="sweep-exp-bar">{ frac_bar(f) }</td>
+                <td class="sweep-exp-bar">{ sweep_grid::frac_bar(f) }</td>
                 <td class="sweep-exp-num">{ format!("{}/{} · {} [{}, {}]", f.count, f.runs, pct(f.fraction), pct(f.ci95_low), pct(f.ci95_high)) }</td>
             </tr>
         }

@@ -13,12 +13,20 @@
 //! data-runs, data-selected, and data-value: the number shown, a fraction 0 to 1 or the metric's
 //! statistic).
 
-use super::sweep::SMsg;
 use crate::sweep::{quantile, Sweep};
 use clusterscope_core::catalogue::ParamRow;
 use clusterscope_core::registry::ModelEntry;
 use clusterscope_core::sweep::{show, CellSummary, Fraction, Summary};
 use yew::prelude::*;
+
+/// What the grid asks of its panel (`ui::sweep`): a parameter row's key or values typed, a
+/// cell picked, a measure chosen.
+pub enum GridMsg {
+    Key(usize, String),
+    Values(usize, String),
+    Cell(usize),
+    Measure(Measure),
+}
 
 /// A metric's statistic over a cell's seeds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,19 +136,19 @@ pub fn rows(
     rows: &[(String, String); 2],
     keys: &[ParamRow],
     running: bool,
-    link: &html::Scope<super::sweep::SweepPanel>,
+    on: &Callback<GridMsg>,
 ) -> Html {
     let row = |i: usize| {
         let (key, values) = &rows[i];
-        let onkey = link.callback(move |e: Event| {
-            SMsg::GridKey(
+        let onkey = on.reform(move |e: Event| {
+            GridMsg::Key(
                 i,
                 e.target_unchecked_into::<web_sys::HtmlInputElement>()
                     .value(),
             )
         });
-        let onvalues = link.callback(move |e: InputEvent| {
-            SMsg::GridValues(
+        let onvalues = on.reform(move |e: InputEvent| {
+            GridMsg::Values(
                 i,
                 e.target_unchecked_into::<web_sys::HtmlInputElement>()
                     .value(),
@@ -186,7 +194,7 @@ pub fn rows(
         html! {
             <li class="sweep-param" data-name={r.name} data-value={r.value.clone()} title={r.about}>
                 <button class="link" disabled={running}
-                    onclick={link.callback(move |_| SMsg::GridKey(free, name.clone()))}>{ r.name }</button>
+                    onclick={on.reform(move |_| GridMsg::Key(free, name.clone()))}>{ r.name }</button>
                 { " = " }<b>{ shown(r) }</b>
                 <span class="sweep-param-range">{ format!(" {} · {}", unit(r), r.range) }</span>
                 <span class="sweep-param-about">{ r.about }</span>
@@ -228,6 +236,22 @@ fn unit(r: &ParamRow) -> &'static str {
 
 fn pct(f: f64) -> String {
     format!("{:.0}%", f * 100.0)
+}
+
+pub(super) fn frac_bar(f: &Fraction) -> Html {
+    let style_fill = format!("width:{:.2}%", f.fraction * 100.0);
+    let style_ci = format!(
+        "left:{:.2}%;width:{:.2}%",
+        f.ci95_low * 100.0,
+        (f.ci95_high - f.ci95_low) * 100.0
+    );
+    html! {
+        <div class="sweep-frac" title={format!("{} of {} runs; 95% Wilson interval {} to {}",
+            f.count, f.runs, pct(f.ci95_low), pct(f.ci95_high))}>
+            <div class="sweep-frac-fill" style={style_fill}></div>
+            <div class="sweep-frac-ci" style={style_ci}></div>
+        </div>
+    }
 }
 
 /// A cell's fill: from the panel's background (0) to the accent (1), with text that stays
@@ -274,15 +298,15 @@ pub fn view(
     measure: &Measure,
     selected: usize,
     dark: bool,
-    link: &html::Scope<super::sweep::SweepPanel>,
+    on: &Callback<GridMsg>,
 ) -> Html {
     let plan = &sweep.plan;
     let stat_now = match measure {
         Measure::Metric(_, s) => *s,
         _ => Stat::Mean,
     };
-    let onmeasure = link.callback(move |e: Event| {
-        SMsg::Measure(Measure::parse(
+    let onmeasure = on.reform(move |e: Event| {
+        GridMsg::Measure(Measure::parse(
             &e.target_unchecked_into::<web_sys::HtmlSelectElement>()
                 .value(),
             stat_now,
@@ -297,8 +321,8 @@ pub fn view(
     let stat_pick = match measure {
         Measure::Metric(name, stat) => {
             let name = name.clone();
-            let onstat = link.callback(move |e: Event| {
-                SMsg::Measure(Measure::Metric(
+            let onstat = on.reform(move |e: Event| {
+                GridMsg::Measure(Measure::Metric(
                     name.clone(),
                     Stat::parse(
                         &e.target_unchecked_into::<web_sys::HtmlSelectElement>()
@@ -411,7 +435,7 @@ pub fn view(
                     data-cell={c.to_string()} data-label={label} data-count={count}
                     data-runs={runs} data-selected={(c == selected).to_string()}
                     data-value={value.map(|v| v.to_string()).unwrap_or_default()}
-                    onclick={link.callback(move |_| SMsg::Cell(c))}>
+                    onclick={on.reform(move |_| GridMsg::Cell(c))}>
                     <span class="sweep-cell-pct">{ main }</span>
                     if !sub.is_empty() {
                         <span class="sweep-cell-ci">{ sub }</span>
@@ -426,10 +450,7 @@ pub fn view(
                 let w = values.get(i).copied().flatten().map_or(0.0, scale);
                 html! { <div class="sweep-frac"><div class="sweep-frac-fill" style={format!("width:{:.2}%", w * 100.0)}></div></div> }
             }
-            (_, Some(c)) => measure
-                .of(c)
-                .map(super::sweep::frac_bar)
-                .unwrap_or_default(),
+            (_, Some(c)) => measure.of(c).map(frac_bar).unwrap_or_default(),
             _ => html! {},
         }
     };

@@ -6,8 +6,8 @@
 //! here…" for the cursor's moment. Then its tools: zoom buttons, the legend of its marks (named
 //! by the model: `Model::state_marks`), the message-by-message mode and presentation mode.
 
-use super::{t, Handle, PanelProps};
-use crate::draw::{palette, timeline};
+use crate::draw::{palette, timeline, timescale};
+use crate::kit::{t, Handle, PanelProps};
 use crate::model::teach::{TeachMsg, ZOOM_STEP};
 use crate::model::timeline_fork::TimelinePick;
 use crate::model::Msg;
@@ -51,7 +51,7 @@ fn empty_pick(s: &Handle, at: Micros) -> TimelinePick {
 
 fn scrub(s: &Handle, view: (Micros, Micros), w: f64, x: f64) {
     platform::perf::jump_start();
-    s.dispatch(Msg::ScrubTo(timeline::t_in(x, view, w)));
+    s.dispatch(Msg::ScrubTo(timescale::t_in(x, view, w)));
 }
 
 #[function_component(Timeline)]
@@ -123,10 +123,10 @@ pub fn timeline_view(p: &PanelProps) -> Html {
                     let (dx, dy) = (e.delta_x(), e.delta_y());
                     if e.shift_key() || dx.abs() > dy.abs() {
                         let d = if dx.abs() > dy.abs() { dx } else { dy };
-                        let frac = (d / (w - 2.0 * timeline::PAD).max(1.0)).clamp(-0.5, 0.5);
+                        let frac = (d / (w - 2.0 * timescale::PAD).max(1.0)).clamp(-0.5, 0.5);
                         s.dispatch(Msg::Teach(TeachMsg::Pan(frac)));
                     } else if dy != 0.0 {
-                        let at = timeline::t_in(e.offset_x() as f64, view, w);
+                        let at = timescale::t_in(e.offset_x() as f64, view, w);
                         let factor = 1.0015f64.powf(dy).clamp(0.5, 2.0);
                         s.dispatch(Msg::Teach(TeachMsg::Zoom { at, factor }));
                     }
@@ -187,7 +187,7 @@ pub fn timeline_view(p: &PanelProps) -> Html {
             e.prevent_default();
             let w = width(&c);
             let x = e.offset_x() as f64;
-            let near = |dx: f64| timeline::t_in(x + dx, view, w);
+            let near = |dx: f64| timescale::t_in(x + dx, view, w);
             let p =
                 s.model
                     .borrow()
@@ -202,8 +202,8 @@ pub fn timeline_view(p: &PanelProps) -> Html {
             let w = width(&c);
             let m = s.model.borrow();
             let (now, view) = (m.now(), m.view());
-            let x = timeline::x_in(now, view, w);
-            let near = |dx: f64| timeline::t_in(x + dx, view, w);
+            let x = timescale::x_in(now, view, w);
+            let near = |dx: f64| timescale::t_in(x + dx, view, w);
             let p = m
                 .timeline_pick(near(-MARK_PICK_PX), near(MARK_PICK_PX), now)
                 .unwrap_or_else(|| empty_pick(&s, now));
@@ -221,8 +221,8 @@ pub fn timeline_view(p: &PanelProps) -> Html {
                 Drag::Pressed(_) => scrub(&s, view, w, x),
                 Drag::Range(a, b) => {
                     let (lo, hi) = (
-                        timeline::t_in(a.min(b), view, w),
-                        timeline::t_in(a.max(b), view, w),
+                        timescale::t_in(a.min(b), view, w),
+                        timescale::t_in(a.max(b), view, w),
                     );
                     s.dispatch(Msg::Teach(TeachMsg::SetView(Some((lo, hi)))));
                 }
@@ -248,7 +248,7 @@ pub fn timeline_view(p: &PanelProps) -> Html {
         let (s, ov, od) = (s.clone(), overview.clone(), ov_drag.clone());
         move |x: f64, start: bool| {
             let w = width(&ov);
-            let at = timeline::t_of(x, end, w);
+            let at = timescale::t_of(x, end, w);
             let (lo, hi) = s.model.borrow().view();
             if start {
                 let inside = (lo..=hi).contains(&at);
@@ -280,14 +280,14 @@ pub fn timeline_view(p: &PanelProps) -> Html {
     };
 
     let tip = hover.and_then(|(x, w)| {
-        let at = timeline::t_in(x, view, w);
+        let at = timescale::t_in(x, view, w);
         let txt = timeline::describe_at(&m, x, w);
         let left = format!("left:{}px", x.clamp(60.0, (w - 200.0).max(60.0)));
         Some(html! {
             <div class="tl-tip" style={left}>
                 <b>{ t(at) }</b>
                 <span class="muted">{ " · drag to scrub, shift+drag to zoom, right-click to fork" }</span>
-                { super::slot(txt.map(|x| html!{ <div class="pre">{ x }</div> })) }
+                { crate::kit::slot(txt.map(|x| html!{ <div class="pre">{ x }</div> })) }
             </div>
         })
     });
@@ -425,7 +425,7 @@ pub fn timeline_view(p: &PanelProps) -> Html {
                     "{}:{}:{}",
                     v.time,
                     v.violation.invariant,
-                    super::violation::node_names(names, v).replace(", ", ",")
+                    crate::draw::violation::node_names(names, v).replace(", ", ",")
                 )
             })
             .collect::<Vec<_>>()
@@ -446,9 +446,9 @@ pub fn timeline_view(p: &PanelProps) -> Html {
                 aria-valuemin={view.0.to_string()} aria-valuemax={view.1.to_string()} aria-valuenow={m.now().to_string()}
                 data-view-lo={view.0.to_string()} data-view-hi={view.1.to_string()} data-drops={drops_listed} data-marks={marks_listed} data-moments={moments_listed} data-violations={violations} data-bookmarks={bookmarks}
                 onmousedown={on_down} onmousemove={on_move} onmouseup={on_up} onmouseleave={on_leave} oncontextmenu={on_context}></canvas>
-            { super::slot(tip) }
+            { crate::kit::slot(tip) }
         </div>
-        { super::slot(fork_bar) }
+        { crate::kit::slot(fork_bar) }
         if zoomed {
             <canvas id="overview" ref={overview} class="overview" title="The whole run: drag the box to move the window"
                 onmousedown={ov_down} onmousemove={ov_move} onmouseup={ov_end.clone()} onmouseleave={ov_end}></canvas>

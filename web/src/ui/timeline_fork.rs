@@ -6,7 +6,7 @@
 //! and the log's do ([`Msg::Fork`], [`Msg::ForkAt`]): a new branch, the original stays.
 
 use super::log::stamp;
-use super::Handle;
+use crate::kit::Handle;
 use crate::model::timeline_fork::TimelinePick;
 use crate::model::{Model, Msg};
 use clusterscope_core::engine::action::{Action, MsgFate};
@@ -23,7 +23,7 @@ pub fn listed_drops(m: &Model) -> String {
     let trace = m.run.engine.trace();
     let a = trace.recs.partition_point(|r| r.time < lo);
     let b = trace.recs.partition_point(|r| r.time <= hi);
-    if b.saturating_sub(a) > crate::draw::timeline::MAX_DROP_SCAN {
+    if b.saturating_sub(a) > crate::model::teach::MAX_DROP_SCAN {
         return String::new();
     }
     trace
@@ -124,9 +124,9 @@ pub fn bar(m: &Model, s: &Handle, pick: &TimelinePick, close: Callback<MouseEven
     html! {
         <div class="log-fork tl-fork" id="tl-fork" data-time-us={at.to_string()}
             data-drops={pick.drops.len().to_string()} data-nodes={pick.nodes.len().to_string()}>
-            <span class="muted small">{ format!("Fork at {}:", super::t(at)) }</span>
+            <span class="muted small">{ format!("Fork at {}:", crate::kit::t(at)) }</span>
             <>{ for delivers }</>
-            { super::slot((pick.drops.is_empty() && pick.nodes.is_empty()).then(|| html! {
+            { crate::kit::slot((pick.drops.is_empty() && pick.nodes.is_empty()).then(|| html! {
                 <span class="muted small">{ "nothing marked here: select a node to fork its actions" }</span>
             })) }
             <>{ for nodes }</>

@@ -2,8 +2,8 @@
 //! the selection.
 
 use super::panels::{LinkPanel, NodePanel};
-use super::PanelProps;
 use crate::draw::{model_color, msg_color, palette, topology};
+use crate::kit::PanelProps;
 use crate::layout::{self, Hit, Layout, Pt};
 use crate::model::teach::TeachMsg;
 use crate::model::Msg;
@@ -330,13 +330,13 @@ pub fn topology_view(p: &PanelProps) -> Html {
                         format!("{n} nodes · click a node or a link; shift+click adds a node to the sequence diagram")
                     }
                 }</span>
-                { super::slot(explain_btn) }
+                { crate::kit::slot(explain_btn) }
             </div>
             // Above the canvas, so it opens in view (issue 41: under the legends it was below
             // the fold at 1366x768); the canvas ends at the viewport's bottom all the same.
-            { super::slot(explain) }
+            { crate::kit::slot(explain) }
             <div class="canvas-wrap">
-            { super::slot(hover_name.map(|h| html!{ <span class="chip hover-label" id="hover-label">{ h }</span> })) }
+            { crate::kit::slot(hover_name.map(|h| html!{ <span class="chip hover-label" id="hover-label">{ h }</span> })) }
             <canvas id={if p.side.is_some() { "topology-b" } else { "topology" }} ref={canvas} class="topology" style={format!("cursor:{cursor}")}
                 onclick={on_click} onmousemove={on_move} onmouseleave={on_leave}
                 aria-label="Cluster topology: nodes and links; use the panel below for keyboard access"></canvas>
@@ -349,7 +349,7 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 <span class="lg"><i class="dot" style="background:var(--stopping)"></i>{ "stopping" }</span>
                 <span class="lg"><i class="dot" style="background:var(--stopped)"></i>{ "stopped" }</span>
                 <span class="lg"><i class="ring"></i>{ "seen DOWN by peers" }</span>
-                { super::slot((!m.run.engine.trace().violations.is_empty()).then(|| html! {
+                { crate::kit::slot((!m.run.engine.trace().violations.is_empty()).then(|| html! {
                     <span class="lg" data-mark="violation" title="A safety invariant broke: its nodes are ringed in red with a “!” from that moment (the banner under the timeline names it)">
                         <i class="tl-vio" style="background:var(--down)">{ "!" }</i>{ "safety violation" }</span>
                 })) }

@@ -2,7 +2,7 @@
 //! (`ui/timeline.rs`: zoom, overview, legend, teaching modes).
 
 use super::icons::icon;
-use super::{t, PanelProps};
+use crate::kit::{t, PanelProps};
 use crate::model::nav::NavKind;
 use crate::model::{Msg, SPEED_MAX, SPEED_MIN};
 use crate::platform;

@@ -4,7 +4,8 @@
 //! variant expects, so a broken invariant is never silent. The same violations are marked on the
 //! timeline (`draw::timeline`) and their nodes outlined on the topology (`draw::topology`).
 
-use super::{t, PanelProps};
+use crate::draw::violation::node_names;
+use crate::kit::{t, PanelProps};
 use crate::model::Msg;
 use clusterscope_core::engine::trace::ViolationRec;
 use yew::prelude::*;
@@ -12,16 +13,6 @@ use yew::prelude::*;
 /// The violations a cursor at `step` has passed, in order.
 pub fn passed(trace: &clusterscope_core::engine::trace::Trace, step: u64) -> &[ViolationRec] {
     trace.violations_before(step)
-}
-
-/// The node names of a violation, comma-separated.
-pub fn node_names(names: &[String], v: &ViolationRec) -> String {
-    v.violation
-        .nodes
-        .iter()
-        .filter_map(|&n| names.get(n as usize).map(String::as_str))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 #[function_component(ViolationBanner)]

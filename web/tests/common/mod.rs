@@ -5,8 +5,11 @@ use clusterscope_web::model::{Model, Msg, Store};
 use std::rc::Rc;
 use yew::Reducible;
 
+/// A fresh store as the app builds it (with the model panels' snapshots).
 pub fn store() -> Rc<Store> {
-    Rc::new(Store::new(Model::new()))
+    Rc::new(Store::new(
+        Model::new().with_snapshots(clusterscope_web::models::snapshot),
+    ))
 }
 
 pub fn send(s: Rc<Store>, m: Msg) -> Rc<Store> {

@@ -2,7 +2,7 @@
 //! highlighted), the inflightEcho map (stuck entries marked), phi per peer, the GossipStage queue
 //! and the echo counters.
 
-use crate::ui::{age, PanelProps};
+use crate::kit::{age, PanelProps};
 use clusterscope_core::engine::{NodeId, NodeStatus};
 use clusterscope_core::gossip::fd::PHI_FACTOR;
 use clusterscope_core::gossip::params::MessagingVersion;
@@ -253,7 +253,7 @@ pub fn gossip_inspector(p: &PanelProps) -> Html {
                     <tbody>{ for rows }</tbody>
                 </table>
             </div>
-            { crate::ui::slot((shown_rows < total_rows).then(|| html!{
+            { crate::kit::slot((shown_rows < total_rows).then(|| html!{
                 <p class="muted small">{ format!("Showing {shown_rows} of {total_rows} endpoints: the node itself, peers it sees DOWN, then peers that just changed. Filter to find others.") }</p>
             })) }
             <div class="two">
@@ -293,7 +293,7 @@ pub fn gossip_inspector(p: &PanelProps) -> Html {
                 </div>
                 <div>
                     <h4>{ format!("φ per peer (convicts above {threshold})") }</h4>
-                    { crate::ui::slot((phis.len() < phi_total).then(|| html!{ <p class="muted small">{ format!("the {} highest of {phi_total}", phis.len()) }</p> })) }
+                    { crate::kit::slot((phis.len() < phi_total).then(|| html!{ <p class="muted small">{ format!("the {} highest of {phi_total}", phis.len()) }</p> })) }
                     <div class="phi" id="phi">
                         { if phis.is_empty() { html!{ <p class="muted small">{ "no samples yet" }</p> } } else { html!{ <>{ for phi_rows }</> } } }
                     </div>
@@ -385,14 +385,14 @@ fn connections(sim: &clusterscope_core::engine::Sim<Gossip>, id: NodeId) -> Html
                     }
                 }</span>
             </div>
-            { crate::ui::slot((conns.len() < total).then(|| html!{ <p class="muted small">{ format!("Showing {} of {total}: half-open and open ones first.", conns.len()) }</p> })) }
+            { crate::kit::slot((conns.len() < total).then(|| html!{ <p class="muted small">{ format!("Showing {} of {total}: half-open and open ones first.", conns.len()) }</p> })) }
             <div class="table-wrap small-tbl">
                 <table id="conn-table" class="tbl">
                     <thead><tr><th>{ "peer" }</th><th>{ "channel" }</th><th>{ "this node believes" }</th><th>{ "the peer has" }</th><th>{ "swallowed" }</th><th>{ "kernel timer" }</th></tr></thead>
                     <tbody>{ for rows }</tbody>
                 </table>
             </div>
-            { crate::ui::slot((!writes.is_empty()).then(|| html!{
+            { crate::kit::slot((!writes.is_empty()).then(|| html!{
                 <>
                 <h4>{ "Client writes coordinated, per replica" }</h4>
                 <div class="table-wrap small-tbl">

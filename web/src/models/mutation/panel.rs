@@ -11,9 +11,9 @@
 use super::{
     deliveries, journal, listeners, logs, nodes, outcome_class, reads, sparkline, text, ReadView,
 };
+use crate::kit::{t, PanelProps};
 use crate::models::generic::no_selection;
 use crate::models::generic::threads;
-use crate::ui::{t, PanelProps};
 use serde_json::Value;
 use yew::prelude::*;
 

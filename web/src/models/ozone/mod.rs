@@ -15,10 +15,10 @@
 //! (where the leader's appender took each entry's data for that follower: `7:cache,8:disk`);
 //! plus the raft strips (`#raft-strips`).
 
+use crate::kit::PanelProps;
 use crate::models::generic::{no_selection, node_entry, threads};
 use crate::models::raft::inspector::strips_html;
 use crate::models::raft::{cluster, text};
-use crate::ui::PanelProps;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use yew::prelude::*;

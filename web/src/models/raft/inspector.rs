@@ -9,9 +9,9 @@
 //! data-leader; `#raft-client` with data-acked.
 
 use super::{cluster, election_timer, ruler, text, Cluster, Strip, WINDOW};
+use crate::kit::{age, PanelProps};
 use crate::models::generic::no_selection;
 use crate::models::generic::{node_entry, render, threads};
-use crate::ui::{age, PanelProps};
 use clusterscope_core::time::parse_duration;
 use serde_json::Value;
 use yew::prelude::*;

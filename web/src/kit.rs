@@ -1,0 +1,96 @@
+//! The panel kit: what every panel takes ([`PanelProps`], the store's [`Handle`]) and the small
+//! helpers they share ([`slot`], [`use_on_screen`], [`t`], [`age`]). It sits below the generic
+//! panels (`crate::ui`) and the model panels (`crate::models`), so that both use it while the
+//! app (`ui::app`) puts them together.
+
+use crate::model::{Model, Store};
+use std::cell::RefCell;
+use std::rc::Rc;
+use yew::prelude::*;
+
+pub type Handle = UseReducerHandle<Store>;
+
+/// An optional child as exactly one node, present or not. `{ for option }` and `{ option }` add
+/// zero or one node to the parent's children, and Yew pairs unkeyed children from the end: when
+/// such a child comes or goes, every sibling before it is patched against the wrong old node (a
+/// canvas before a hover tooltip was replaced, sized and drawn from scratch on every tooltip and
+/// every jump that changed the matrix's list). An empty `Html` keeps the count fixed.
+pub fn slot(h: Option<Html>) -> Html {
+    h.unwrap_or_default()
+}
+
+/// Whether the element behind `node` is on screen (within 200 px): the component re-renders when
+/// that changes. `true` until the first report, so that a first render draws. For panels whose
+/// canvases need not be drawn while nobody can see them (`content-visibility: auto` already skips
+/// their style, layout and paint; this skips the drawing calls too).
+#[hook]
+pub fn use_on_screen(node: &NodeRef) -> bool {
+    let on = use_state_eq(|| true);
+    {
+        let on = on.clone();
+        use_effect_with(node.clone(), move |node| {
+            let watch = node
+                .cast::<web_sys::Element>()
+                .and_then(|el| crate::platform::watch_on_screen(&el, move |v| on.set(v)));
+            move || drop(watch)
+        });
+    }
+    *on
+}
+
+/// Props of every panel: the store and the effective theme.
+///
+/// A panel re-renders when `rev`, `dark` or `resize` change, not when the store does: the root
+/// passes the store's revision as `rev` to the panels that animate (canvases, transport) and a
+/// throttled one to the heavy DOM panels while playing (see `ui::app::SLOW_PANEL_MS`). `s`
+/// always reads the current model.
+#[derive(Properties, Clone)]
+pub struct PanelProps {
+    pub s: Handle,
+    pub dark: bool,
+    /// Bumps on window resizes, so canvases redraw at their new size.
+    #[prop_or_default]
+    pub resize: u32,
+    /// The store revision this panel shows.
+    pub rev: u64,
+    /// Compare mode: the other side's model this panel shows instead of the store's (its
+    /// messages still go to the store, which drives both sides; `ui::compare`).
+    #[prop_or_default]
+    pub side: Option<Rc<RefCell<Model>>>,
+}
+
+impl PanelProps {
+    /// The model this panel shows: the compare side's, or the store's.
+    pub fn m(&self) -> &Rc<RefCell<Model>> {
+        self.side.as_ref().unwrap_or(&self.s.model)
+    }
+}
+
+impl PartialEq for PanelProps {
+    fn eq(&self, o: &Self) -> bool {
+        self.rev == o.rev
+            && self.dark == o.dark
+            && self.resize == o.resize
+            && match (&self.side, &o.side) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+                _ => false,
+            }
+    }
+}
+
+/// `1m05.250s`-style time.
+pub fn t(us: u64) -> String {
+    clusterscope_core::time::fmt_time(us)
+}
+
+/// Age as a short human duration.
+pub fn age(us: u64) -> String {
+    if us >= 60_000_000 {
+        format!("{}m{:02}s", us / 60_000_000, (us / 1_000_000) % 60)
+    } else if us >= 1_000_000 {
+        format!("{:.1}s", us as f64 / 1e6)
+    } else {
+        format!("{}ms", us / 1000)
+    }
+}
