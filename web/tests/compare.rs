@@ -345,6 +345,26 @@ fn compare_takes_a_kept_run_and_counts_it_against_the_budget() {
     assert_eq!(times(&s), (end / 3, end / 3));
     let s = settle(send(s, Msg::Compare(None)));
     assert_eq!(s.model.borrow().runs.budget, KEPT_RUNS_BYTES);
+    // One holder of runs: the closed compare's side went back to the kept runs...
+    {
+        let m = s.model.borrow();
+        assert_eq!(m.runs.len(), 1, "the other side is kept, not dropped");
+        let k = m.runs.keys().next().unwrap();
+        assert_eq!(k.variant, "buggy");
+    }
+    // ...so comparing with it again (or switching to it) takes it back, computed to the end.
+    let s = settle(send(s, Msg::Compare(Some("buggy".into()))));
+    {
+        let m = s.model.borrow();
+        let o = m.compare.as_ref().unwrap().other.borrow();
+        assert_eq!(m.runs.len(), 0, "taken back out of the holder");
+        assert_eq!(o.frontier(), frontier, "nothing recomputed");
+    }
+    let s = settle(send(s, Msg::Compare(None)));
+    let s = settle(send(s, Msg::SetVariant("buggy".into())));
+    let m = s.model.borrow();
+    assert_eq!(m.run.variant, "buggy");
+    assert_eq!(m.frontier(), frontier, "the switch took the kept run back");
 }
 
 /// A jump back within the computed run is made at once on both sides when its replay fits the

@@ -213,7 +213,8 @@ impl Model {
     /// Open compare with variant `v` beside this one, or close it (`None`).
     pub(super) fn set_compare(&mut self, v: Option<String>) {
         let Some(v) = v else {
-            if self.compare.take().is_some() {
+            if let Some(c) = self.compare.take() {
+                self.park_other(c);
                 self.session_rev += 1;
                 self.budget_kept_runs();
             }
@@ -330,11 +331,10 @@ impl Model {
             return false;
         };
         if built_for != self.session_rev {
-            let v = self
-                .compare
-                .take()
-                .map(|c| c.variant)
-                .expect("compare is on");
+            let old = self.compare.take().expect("compare is on");
+            let v = old.variant.clone();
+            // Parked first, so the rebuild takes it back when its key still matches.
+            self.park_other(old);
             if v != self.run.variant && self.run.scenario.variant(&v).is_ok() {
                 match self.build_compare(&v) {
                     Ok(c) => self.compare = Some(c),
@@ -392,6 +392,23 @@ impl Model {
         }
         self.compare = Some(c);
         changed
+    }
+
+    /// A closed or rebuilt compare's other side goes back to the kept runs (one holder of runs:
+    /// `model/runs.rs`), computed as far as it was with its samples and marks, so a variant
+    /// switch to it or a compare with it again takes it back instead of computing it. Keyed by
+    /// its own variant, seed and recorded actions; the budget trims as for any parked run.
+    fn park_other(&mut self, c: Compare) {
+        // The page's components hold the side only while rendering: between messages the
+        // compare session is its one owner.
+        let Ok(cell) = Rc::try_unwrap(c.other) else {
+            return;
+        };
+        let o = cell.into_inner();
+        let key = runs::RunKey::of(&self.scenario_ref, &o.run);
+        // Room for it: the budget without the compare side it was.
+        self.runs.budget = runs::KEPT_RUNS_BYTES;
+        self.runs.park(key, o.run, o.samples, o.marks);
     }
 
     /// The kept runs' budget while compare is open: what is left of [`runs::KEPT_RUNS_BYTES`]

@@ -5,9 +5,10 @@
 //! which stays the same across variants where the step numbers do not).
 //!
 //! Bounded by [`KEPT_RUNS_BYTES`] (trace + checkpoints + state, estimated) and [`MAX_KEPT`]
-//! entries; the least recently parked goes first. Compare mode (`model/compare.rs`) takes its
-//! other side's run from here when it was kept, and while compare is open that run counts
-//! against the same budget (the kept runs shrink to make room for it).
+//! entries; the least recently parked goes first. This is the one holder of runs: compare mode
+//! (`model/compare.rs`) takes its other side's run from here when it was kept, while compare is
+//! open that run counts against the same budget (the kept runs shrink to make room for it), and
+//! when compare closes or is rebuilt the side goes back here.
 
 use super::nav::Marks;
 use super::samples::Samples;
