@@ -220,9 +220,9 @@ fn clean(text: &str) -> (String, Vec<String>) {
                 }
             }
         }
-        for k in start..j.min(b.len()) {
-            if res[k] != '\n' {
-                res[k] = ' ';
+        for ch in &mut res[start..j.min(b.len())] {
+            if *ch != '\n' {
+                *ch = ' ';
             }
         }
         i = j;
