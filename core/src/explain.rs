@@ -1,12 +1,12 @@
-//! "Explain this state": helpers for [`Model::explain`] — a few sentences of what one node
-//! believes at the cursor and why, from the model's views and the trace before the cursor. The
-//! generic default any model gets, and the trace look-ups the models' own explanations share.
+//! "Explain this state": helpers for `Model::explain` — a few sentences of what one node
+//! believes at the cursor and why, from the model's views and the trace before the cursor: the
+//! trace look-ups the models' explanations share (and the generic default any model gets,
+//! `model::explain_generic`, which reads the `Model` and so sits above this module, beside it).
 //! Everything here runs on demand (a person opened the explanation), never per step.
 
 use crate::engine::trace::{LogLevel, Rec, RecKind, Trace};
-use crate::engine::{NodeId, NodeStatus, Sim};
-use crate::model::Model;
-use crate::time::{fmt_time, Micros};
+use crate::engine::{NodeId, NodeStatus, Protocol, Sim};
+use crate::time::Micros;
 
 /// Most records scanned backwards by one look-up (a 251-node run makes ~5,000 a second: this is
 /// its last ~100 s; an explanation makes a few look-ups per DOWN peer it names).
@@ -83,65 +83,10 @@ pub fn status_word(s: NodeStatus) -> &'static str {
     }
 }
 
-/// The default explanation: the node's status and badge, the notable matrix cells in its row
-/// (what it believes that matters) and in its column (who believes something notable of it),
-/// its latest state mark and its latest log line at INFO or above.
-pub fn generic<M: Model>(
-    m: &M,
-    sim: &Sim<M>,
-    trace: &Trace,
-    upto: usize,
-    id: NodeId,
-) -> Vec<String> {
-    let name = sim.topo.name(id);
-    let status = sim.nodes[id as usize].status;
-    let badge = m.node_badge(sim, id);
-    let mut out = vec![format!(
-        "{name} is {}{}.",
-        status_word(status),
-        if badge.is_empty() {
-            String::new()
-        } else {
-            format!(" ({badge})")
-        }
-    )];
-    if let Some(spec) = m.matrix() {
-        let notable = m.matrix_summary(sim, 0).notable;
-        let mine: Vec<String> = notable
-            .iter()
-            .filter(|(o, _)| *o == id)
-            .take(3)
-            .filter_map(|(o, q)| m.matrix_cell(sim, *o, *q).tip.into_iter().next())
-            .collect();
-        let of_me = notable.iter().filter(|(_, q)| *q == id).count();
-        if !mine.is_empty() {
-            out.push(format!("{}: {}.", spec.title, mine.join("; ")));
-        }
-        if of_me > 0 {
-            out.push(format!("{}: {of_me} node(s).", spec.notable_by));
-        }
-    }
-    if let Some(r) = last_rec(trace, upto, |r| {
-        r.node == id && matches!(r.kind, RecKind::State { .. })
-    }) {
-        if let RecKind::State { label, peer } = r.kind {
-            out.push(format!(
-                "Its latest state change: {label} about {} at {}.",
-                sim.topo.name(peer),
-                fmt_time(r.time)
-            ));
-        }
-    }
-    if let Some((t, text)) = last_log(trace, upto, id) {
-        out.push(format!("It last logged at {}: “{text}”.", fmt_time(t)));
-    }
-    out
-}
-
 /// The node's stalled or delayed threads (executors), for its badge on the topology: " · ⏸
 /// StateMachineUpdater" (stalled), " · ⏱ StateMachineUpdater +300ms" (each task delayed);
 /// empty when none is. The lesson of a slow apply thread (raft-slow-apply) on its node.
-pub fn thread_flags<M: Model>(sim: &Sim<M>, id: NodeId) -> String {
+pub fn thread_flags<P: Protocol>(sim: &Sim<P>, id: NodeId) -> String {
     flags_of(sim.proto.executors(), &sim.nodes[id as usize].exec_stats)
 }
 

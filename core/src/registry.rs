@@ -4,17 +4,17 @@
 //! Adding a model: its folder in `core/src/<model>/` with `impl Protocol` and `impl Model`, one
 //! line in [`MODELS`] (see ARCHITECTURE.md, "Adding a model").
 
-use crate::catalogue::{Info, ParamSpec};
 use crate::engine::network::Link;
 use crate::engine::{Engine, Sim};
 use crate::gossip::Gossip;
 use crate::limits::Limits;
+use crate::meaning::{Info, ParamSpec};
 use crate::model::{Driver, Model, ViewNeeds};
 use crate::mutation::MutationTracking;
 use crate::ozone::view::Ozone;
 use crate::pingpong::PingPong;
 use crate::raft::RaftKv;
-use crate::scenario::Scenario;
+use crate::scenario_file::{ModelVocab, Scenario};
 use crate::time::Micros;
 
 /// What it takes to start a run of a model.
@@ -84,6 +84,23 @@ pub static MODELS: &[ModelEntry] = &[
     entry::<Ozone>(),
 ];
 
+impl ModelEntry {
+    /// What the scenario parser checks an expectation against.
+    pub fn vocab(&self) -> ModelVocab {
+        ModelVocab {
+            name: self.name,
+            views: self.views,
+            view_needs: self.view_needs,
+            has_leader: self.has_leader,
+        }
+    }
+}
+
+/// Every model's vocabulary, for the scenario parser.
+pub fn vocabs() -> Vec<ModelVocab> {
+    MODELS.iter().map(ModelEntry::vocab).collect()
+}
+
 /// The entry for a scenario's `protocol`.
 pub fn find(name: &str) -> Option<&'static ModelEntry> {
     MODELS.iter().find(|m| m.name == name)
@@ -127,8 +144,8 @@ mod tests {
     /// `equals`, bounds and `increases` rely on it.
     #[test]
     fn every_view_declares_its_value() {
-        for v in crate::scenario::GENERIC_VIEWS {
-            let d = crate::scenario::generic_view_needs(v).value;
+        for v in crate::scenario_file::GENERIC_VIEWS {
+            let d = crate::scenario_file::generic_view_needs(v).value;
             assert_ne!(d, ViewValue::Undeclared, "generic view `{v}`");
         }
         for m in MODELS {

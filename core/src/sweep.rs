@@ -277,13 +277,9 @@ impl Plan {
     }
 }
 
-/// A value as a person writes it: strings without quotes.
-pub fn show(v: &toml::Value) -> String {
-    match v {
-        toml::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
+/// A value as a person writes it: strings without quotes (`scenario::show`, where the
+/// parameter values it shows are parsed).
+pub use crate::scenario::show;
 
 /// FNV-1a of the scenario as TOML (its canonical form): equal files give equal digests.
 pub fn digest(s: &Scenario) -> String {

@@ -1,5 +1,7 @@
 //! Helpers shared by the integration tests.
 
+pub mod imports;
+
 use clusterscope_core::runner::{Report, Run, RunOptions};
 use clusterscope_core::scenario::builtin;
 

@@ -1,7 +1,7 @@
 //! What gossip's views, metrics and parameters mean (`crate::catalogue`).
 
 use super::params::{CLIENT_RATE_MAX, FD_WINDOW_MAX, MAX_GENERATION_BASE, MIN_GOSSIP_INTERVAL_US};
-use crate::catalogue::{info, param, Info, ParamSpec, Range, NO_MAX_US};
+use crate::meaning::{info, param, Info, ParamSpec, Range, NO_MAX_US};
 
 pub const VIEW_INFO: &[Info] = &[
     info("liveness", "text", "whether the observer believes the peer is UP or DOWN (its failure detector and markAlive/markDead)"),

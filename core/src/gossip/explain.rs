@@ -5,7 +5,8 @@
 use super::{fd::PHI_FACTOR, view, Gossip};
 use crate::engine::trace::Trace;
 use crate::engine::{NodeId, NodeStatus, Sim};
-use crate::explain::{generic, last_log, last_msg, status_word};
+use crate::explain::{last_log, last_msg, status_word};
+use crate::model::explain_generic as generic;
 use crate::time::fmt_time;
 
 /// At most this many DOWN peers are explained one by one.

@@ -9,7 +9,7 @@ use crate::model::{
     Cell, CommandSpec, MatrixSpec, MatrixSummary, Model, MsgKind, PairSeries, QValue, Query,
     SeriesSpec, StateMarks, ViewNeeds,
 };
-use crate::scenario::Scenario;
+use crate::scenario_file::Scenario;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// `Model::min_restart_down` with the connection model: 5 s, a low figure for a Cassandra
@@ -127,16 +127,14 @@ impl Model for Gossip {
     const ABOUT: &'static str =
         "Cassandra gossip: SYN/ACK/ACK2, echo round-trips, phi failure detector, GossipStage";
     const VIEWS: &'static [&'static str] = VIEWS;
-    const VIEW_INFO: &'static [&'static [crate::catalogue::Info]] = &[super::about::VIEW_INFO];
-    const METRICS: &'static [&'static [crate::catalogue::Info]] = &[super::about::METRICS];
-    const PARAMS: &'static [&'static [crate::catalogue::ParamSpec]] = &[super::about::PARAMS];
+    const VIEW_INFO: &'static [&'static [crate::meaning::Info]] = &[super::about::VIEW_INFO];
+    const METRICS: &'static [&'static [crate::meaning::Info]] = &[super::about::METRICS];
+    const PARAMS: &'static [&'static [crate::meaning::ParamSpec]] = &[super::about::PARAMS];
     fn params_now(
         params: toml::Table,
         _: &Scenario,
     ) -> Result<serde_json::Map<String, serde_json::Value>, String> {
-        Ok(crate::catalogue::to_json(&GossipParams::from_table(
-            params,
-        )?))
+        Ok(crate::meaning::to_json(&GossipParams::from_table(params)?))
     }
 
     fn build(

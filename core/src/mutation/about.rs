@@ -1,7 +1,7 @@
 //! What mutation tracking's views, metrics and parameters mean (`crate::catalogue`).
 
 use super::params::{BROADCAST_MIN_US, LOAD_INTERVAL_MIN_US, MAX_NODES, PURGE_MIN_US, TASK_MAX_US};
-use crate::catalogue::{info, param, Info, ParamSpec, Range, NO_MAX_US};
+use crate::meaning::{info, param, Info, ParamSpec, Range, NO_MAX_US};
 
 pub const VIEW_INFO: &[Info] = &[
     info("read_outcome", "text", "how the tracked read (key) ended on its data node: pending, completed, timeout or missing-mutation"),

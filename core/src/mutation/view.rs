@@ -9,7 +9,7 @@ use crate::engine::{NodeId, Sim, Topology};
 use crate::model::{
     Cell, CommandSpec, KeyForm, MatrixSpec, Model, MsgKind, QValue, Query, SeriesSpec, ViewNeeds,
 };
-use crate::scenario::Scenario;
+use crate::scenario_file::Scenario;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -461,14 +461,14 @@ impl Model for MutationTracking {
     const ABOUT: &'static str =
         "Cassandra mutation tracking: tracked writes and reads, read reconciliation (CASSANDRA-21181)";
     const VIEWS: &'static [&'static str] = VIEWS;
-    const VIEW_INFO: &'static [&'static [crate::catalogue::Info]] = &[super::about::VIEW_INFO];
-    const METRICS: &'static [&'static [crate::catalogue::Info]] = &[super::about::METRICS];
-    const PARAMS: &'static [&'static [crate::catalogue::ParamSpec]] = &[super::about::PARAMS];
+    const VIEW_INFO: &'static [&'static [crate::meaning::Info]] = &[super::about::VIEW_INFO];
+    const METRICS: &'static [&'static [crate::meaning::Info]] = &[super::about::METRICS];
+    const PARAMS: &'static [&'static [crate::meaning::ParamSpec]] = &[super::about::PARAMS];
     fn params_now(
         params: toml::Table,
         _: &Scenario,
     ) -> Result<serde_json::Map<String, serde_json::Value>, String> {
-        Ok(crate::catalogue::to_json(&MtParams::from_table(params)?))
+        Ok(crate::meaning::to_json(&MtParams::from_table(params)?))
     }
 
     fn build(
@@ -712,7 +712,7 @@ impl Model for MutationTracking {
         upto: usize,
         id: NodeId,
     ) -> Vec<String> {
-        let mut out = crate::explain::generic(self, sim, trace, upto, id);
+        let mut out = crate::model::explain_generic(self, sim, trace, upto, id);
         let n = &sim.nodes[id as usize].state;
         let name = |i: NodeId| sim.topo.name(i);
         let reads: Vec<String> = n

@@ -2,7 +2,7 @@
 //! `raft::about`.
 
 use super::{MAX_CHUNK_LEN, MAX_CONTAINERS};
-use crate::catalogue::{info, param, Info, ParamSpec, Range, NO_MAX_US};
+use crate::meaning::{info, param, Info, ParamSpec, Range, NO_MAX_US};
 use crate::time::US_PER_MS;
 
 pub const VIEW_INFO: &[Info] = &[

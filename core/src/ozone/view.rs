@@ -10,7 +10,7 @@ use crate::model::{
 use crate::raft::node::Role;
 use crate::raft::params::RaftParams;
 use crate::raft::Raft;
-use crate::scenario::Scenario;
+use crate::scenario_file::Scenario;
 use std::collections::BTreeMap;
 
 pub type Ozone = Raft<Csm>;
@@ -424,18 +424,18 @@ impl Model for Ozone {
     fn leader(&self, sim: &Sim<Self>) -> Option<NodeId> {
         Self::current_leader(sim)
     }
-    const VIEW_INFO: &'static [&'static [crate::catalogue::Info]] =
+    const VIEW_INFO: &'static [&'static [crate::meaning::Info]] =
         &[crate::raft::about::VIEW_INFO, super::about::VIEW_INFO];
-    const METRICS: &'static [&'static [crate::catalogue::Info]] = &[super::about::METRICS];
-    const PARAMS: &'static [&'static [crate::catalogue::ParamSpec]] =
+    const METRICS: &'static [&'static [crate::meaning::Info]] = &[super::about::METRICS];
+    const PARAMS: &'static [&'static [crate::meaning::ParamSpec]] =
         &[super::about::PARAMS, crate::raft::about::PARAMS];
     fn params_now(
         params: toml::Table,
         sc: &Scenario,
     ) -> Result<serde_json::Map<String, serde_json::Value>, String> {
         let (op, p) = parse_params(params, sc)?;
-        let mut m = crate::catalogue::to_json(&op);
-        m.extend(crate::catalogue::to_json(&p));
+        let mut m = crate::meaning::to_json(&op);
+        m.extend(crate::meaning::to_json(&p));
         Ok(m)
     }
     fn view_needs(view: &str) -> ViewNeeds {
@@ -690,7 +690,7 @@ impl Model for Ozone {
         upto: usize,
         id: NodeId,
     ) -> Vec<String> {
-        let generic = || crate::explain::generic(self, sim, trace, upto, id);
+        let generic = || crate::model::explain_generic(self, sim, trace, upto, id);
         let s = &sim.nodes[id as usize];
         if let (Some(scm), true) = (&s.state.sm.scm, s.status != NodeStatus::Stopped) {
             let mut out = generic();

@@ -2,10 +2,10 @@
 //! and the web app with the generic panels alone (`scenarios/pingpong.toml`).
 
 use super::PingPong;
-use crate::catalogue::{info, param, Info, ParamSpec, Range};
 use crate::engine::{NodeId, Sim};
+use crate::meaning::{info, param, Info, ParamSpec, Range};
 use crate::model::{CommandSpec, Model, MsgKind, QValue, Query, SeriesSpec, ViewNeeds};
-use crate::scenario::Scenario;
+use crate::scenario_file::Scenario;
 use crate::time::Micros;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -118,7 +118,7 @@ impl Model for PingPong {
         let p: PingPongParams = toml::Value::Table(params)
             .try_into()
             .map_err(|e: toml::de::Error| format!("params: {}", e.message()))?;
-        Ok(crate::catalogue::to_json(&p))
+        Ok(crate::meaning::to_json(&p))
     }
 
     fn build(

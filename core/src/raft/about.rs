@@ -1,7 +1,7 @@
 //! What Raft's views, metrics and parameters mean (`crate::catalogue`); Ozone reuses them.
 
 use super::params::{APPEND_BATCH_MAX, CLIENT_RATE_MAX, MAX_OUTSTANDING_MAX, TIMEOUT_MIN_US};
-use crate::catalogue::{info, param, Info, ParamSpec, Range, NO_MAX_US};
+use crate::meaning::{info, param, Info, ParamSpec, Range, NO_MAX_US};
 
 pub const VIEW_INFO: &[Info] = &[
     info(

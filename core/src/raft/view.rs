@@ -10,7 +10,7 @@ use crate::model::{
     Cell, CommandSpec, Edge, KeyForm, MatrixSpec, MatrixSummary, Model, MsgKind, NodeArc, Overlay,
     PairSeries, QValue, Query, SeriesSpec, ViewNeeds,
 };
-use crate::scenario::Scenario;
+use crate::scenario_file::Scenario;
 use serde_json::json;
 use std::collections::BTreeMap;
 
@@ -588,14 +588,14 @@ impl Model for Raft<Kv> {
     fn leader(&self, sim: &Sim<Self>) -> Option<NodeId> {
         Self::current_leader(sim)
     }
-    const VIEW_INFO: &'static [&'static [crate::catalogue::Info]] = &[super::about::VIEW_INFO];
-    const METRICS: &'static [&'static [crate::catalogue::Info]] = &[super::about::METRICS];
-    const PARAMS: &'static [&'static [crate::catalogue::ParamSpec]] = &[super::about::PARAMS];
+    const VIEW_INFO: &'static [&'static [crate::meaning::Info]] = &[super::about::VIEW_INFO];
+    const METRICS: &'static [&'static [crate::meaning::Info]] = &[super::about::METRICS];
+    const PARAMS: &'static [&'static [crate::meaning::ParamSpec]] = &[super::about::PARAMS];
     fn params_now(
         params: toml::Table,
         _: &Scenario,
     ) -> Result<serde_json::Map<String, serde_json::Value>, String> {
-        Ok(crate::catalogue::to_json(&RaftParams::from_table(params)?))
+        Ok(crate::meaning::to_json(&RaftParams::from_table(params)?))
     }
     /// What each view needs and answers, read off `query_impl` (and `Kv::query`); Ozone's Raft
     /// views use it too.
@@ -862,7 +862,7 @@ impl Model for Raft<Kv> {
         id: NodeId,
     ) -> Vec<String> {
         super::explain::explain(self, sim, trace, upto, id, || {
-            crate::explain::generic(self, sim, trace, upto, id)
+            crate::model::explain_generic(self, sim, trace, upto, id)
         })
     }
     fn moment_kinds(&self) -> &'static [crate::moments::MomentKind] {

@@ -5,7 +5,7 @@
 
 use super::ExpectSpec;
 use crate::engine::Topology;
-use crate::model::{KeyForm, ViewNeeds, ViewValue};
+use crate::query::{KeyForm, ViewNeeds, ViewValue};
 
 /// What a generic view needs and answers (see `model::ViewNeeds`).
 pub fn generic_view_needs(view: &str) -> ViewNeeds {

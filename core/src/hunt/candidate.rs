@@ -1,0 +1,217 @@
+//! Drawing candidate `index` of a plan: its faults, a function of the hunt seed and the index
+//! only, and whether the schedule they make is possible at all.
+
+use super::*;
+
+/// Candidate `index` of `plan`: a function of the hunt seed and the index only.
+pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
+    let mut rng = crate::rng::child(plan.hunt_seed, index);
+    let seed = rng.random_range(1..=u32::MAX as u64);
+    // Swarm: a random subset of the kinds, each with probability 1/2 (never none).
+    let mut kinds: Vec<Kind> = plan
+        .kinds
+        .iter()
+        .copied()
+        .filter(|_| rng.random_bool(0.5))
+        .collect();
+    if kinds.is_empty() {
+        kinds.push(plan.kinds[rng.random_range(0..plan.kinds.len())]);
+    }
+    // Kinds this scenario cannot draw (no threads, no commands, one node) are left out.
+    let n = space.nodes.len();
+    kinds.retain(|k| match k {
+        Kind::Drop | Kind::Loss | Kind::Delay | Kind::Partition => n >= 2,
+        Kind::Stall => !space.executors.is_empty(),
+        Kind::Command => !space.commands.is_empty(),
+        Kind::Restart | Kind::Kill => true,
+    });
+    let count = if kinds.is_empty() || rng.random_range(0..10) == 0 {
+        0 // one in ten: the seed alone (a plain sweep's run)
+    } else {
+        rng.random_range(1..=plan.max_faults.max(1))
+    };
+    // Swarm on nodes: all of them, or half the time one or two (with three nodes or more).
+    let focus: Vec<usize> = if n >= 3 && rng.random_bool(0.5) {
+        let mut all: Vec<usize> = (0..n).collect();
+        crate::rng::shuffle(&mut all, &mut rng);
+        let mut f = all[..rng.random_range(1..=2)].to_vec();
+        f.sort();
+        f
+    } else {
+        (0..n).collect()
+    };
+    let focused = focus.len() < n;
+    // Commands of the focus nodes (all commands when none of them has one).
+    let commands: Vec<&(usize, String)> = {
+        let c: Vec<_> = space
+            .commands
+            .iter()
+            .filter(|(i, _)| focus.contains(i))
+            .collect();
+        if c.is_empty() {
+            space.commands.iter().collect()
+        } else {
+            c
+        }
+    };
+    let dur = space.duration;
+    // Faults start in the first 60% of the run and are undone by 70%: the rest is the
+    // cluster's chance to recover, so that a fault left in place is not the "bug" found.
+    let last_start = dur * 6 / 10;
+    let last_undo = dur * 7 / 10;
+    let mut faults: Vec<Fault> = Vec::new();
+    for _ in 0..count {
+        let kind = kinds[rng.random_range(0..kinds.len())];
+        let at = round_ms(rng.random_range(0..=last_start));
+        // Durations from 1/200 to 1/4 of the run, spread over scales.
+        let per = [200u64, 100, 50, 25, 12, 8, 4][rng.random_range(0..7)];
+        let len = round_ms((dur / per).max(1_000));
+        let until = (at + len).min(last_undo).max(at + 1_000);
+        let mut node = || space.nodes[focus[rng.random_range(0..focus.len())]].clone();
+        let fault = match kind {
+            Kind::Drop | Kind::Loss | Kind::Delay => {
+                let from = node();
+                let mut to = space.nodes[rng.random_range(0..n)].clone();
+                while to == from {
+                    to = space.nodes[rng.random_range(0..n)].clone();
+                }
+                let one_way = rng.random_range(0..4) == 0;
+                let action = match kind {
+                    Kind::Drop => Action::DropLink {
+                        from: from.clone(),
+                        to: to.clone(),
+                        one_way,
+                    },
+                    Kind::Loss => Action::SetLoss {
+                        from: from.clone(),
+                        to: to.clone(),
+                        loss: [0.05, 0.1, 0.2, 0.3, 0.5, 0.8][rng.random_range(0..6)],
+                        one_way,
+                    },
+                    _ => {
+                        let max =
+                            [5_000u64, 20_000, 100_000, 500_000, 2_000_000][rng.random_range(0..5)];
+                        Action::SetLatency {
+                            from: from.clone(),
+                            to: to.clone(),
+                            min: Dur(max / 4),
+                            max: Dur(max),
+                            one_way,
+                        }
+                    }
+                };
+                Fault {
+                    at,
+                    action,
+                    undo: Some((until, Action::HealLink { from, to, one_way })),
+                }
+            }
+            Kind::Partition => {
+                let mut groups = if focused {
+                    // One focus node cut off alone, or the focus from the rest.
+                    let side: Vec<usize> = if focus.len() > 1 && rng.random_bool(0.5) {
+                        vec![focus[rng.random_range(0..focus.len())]]
+                    } else {
+                        focus.clone()
+                    };
+                    let (a, b): (Vec<usize>, Vec<usize>) = (0..n).partition(|i| side.contains(i));
+                    let names = |v: Vec<usize>| -> Vec<String> {
+                        v.into_iter().map(|i| space.nodes[i].clone()).collect()
+                    };
+                    vec![names(a), names(b)]
+                } else {
+                    let mut names = space.nodes.clone();
+                    crate::rng::shuffle(&mut names, &mut rng);
+                    let cut = rng.random_range(1..n);
+                    let (a, b) = names.split_at(cut);
+                    vec![a.to_vec(), b.to_vec()]
+                };
+                for g in &mut groups {
+                    g.sort_by_key(|x| space.nodes.iter().position(|y| y == x));
+                }
+                groups.sort_by_key(|g| space.nodes.iter().position(|y| *y == g[0]));
+                Fault {
+                    at,
+                    action: Action::Partition { groups },
+                    undo: Some((until, Action::HealAll {})),
+                }
+            }
+            Kind::Restart => Fault {
+                at,
+                action: Action::Restart {
+                    node: node(),
+                    kill: rng.random_bool(0.5),
+                    down_for: Some(Dur((until - at).max(space.min_down))),
+                },
+                undo: None,
+            },
+            Kind::Kill => {
+                let x = node();
+                Fault {
+                    at,
+                    action: Action::Kill { node: x.clone() },
+                    undo: Some((until.max(at + space.min_down), Action::Start { node: x })),
+                }
+            }
+            Kind::Stall => {
+                let x = node();
+                let executor = space.executors[rng.random_range(0..space.executors.len())].clone();
+                Fault {
+                    at,
+                    action: Action::Stall {
+                        node: x.clone(),
+                        executor: executor.clone(),
+                    },
+                    undo: Some((until, Action::Release { node: x, executor })),
+                }
+            }
+            Kind::Command => {
+                let (i, c) = commands[rng.random_range(0..commands.len())];
+                Fault {
+                    at,
+                    action: Action::Command {
+                        node: space.nodes[*i].clone(),
+                        command: c.clone(),
+                    },
+                    undo: None,
+                }
+            }
+        };
+        // Keep it only if the schedule stays possible (no start of a running node, no action
+        // on a killed one...): what a scenario file's load would refuse.
+        faults.push(fault);
+        if !possible(space, &faults) {
+            faults.pop();
+        }
+    }
+    Candidate {
+        index,
+        seed,
+        kinds,
+        focus: focus.iter().map(|&i| space.nodes[i].clone()).collect(),
+        faults,
+    }
+}
+
+/// Whether the process states of the schedule allow every action (`check_process_states`),
+/// every node running at time 0 (a sandbox's own schedule is empty; a scenario's own faults
+/// are checked again when the run is built).
+fn possible(space: &Space, faults: &[Fault]) -> bool {
+    let topo = crate::engine::Topology {
+        names: space.nodes.clone(),
+        dcs: vec!["dc1".into(); space.nodes.len()],
+        racks: vec!["rack1".into(); space.nodes.len()],
+        seeds: vec![0],
+    };
+    let acts = actions(faults);
+    let items: Vec<Timed> = acts
+        .iter()
+        .map(|(t, a)| Timed {
+            at: *t,
+            place: String::new(),
+            action: a,
+            strict: true,
+        })
+        .collect();
+    check_process_states(&topo, &items).is_ok()
+}

@@ -1,0 +1,146 @@
+//! Shrinking a failing schedule: delta debugging over its faults, then simplifying each fault
+//! (shorter, less loss, earlier, rounder) while the target keeps happening.
+
+use super::*;
+
+/// Shrink a failing schedule on `seed` (deterministic; at most `plan.shrink_reruns` re-runs):
+/// remove faults (halves, then one at a time: delta debugging), then per fault shorten it,
+/// lower its loss, move it earlier, round its times to 100 ms and to the second; repeat while
+/// anything changed. Every accepted step keeps the target happening.
+pub fn shrink(
+    scenario: &Scenario,
+    plan: &Plan,
+    space: &Space,
+    seed: u64,
+    faults: &[Fault],
+    limits: &Limits,
+) -> (Vec<Fault>, u32) {
+    let mut cur = faults.to_vec();
+    let mut reruns = 0u32;
+    let budget = plan.shrink_reruns;
+    let fails = |f: &[Fault], reruns: &mut u32| -> bool {
+        if *reruns >= budget {
+            return false;
+        }
+        *reruns += 1;
+        try_run(scenario, plan, seed, f, limits).found()
+    };
+    loop {
+        let before = cur.clone();
+        // 1. Remove chunks, halving their size (ddmin's complement step).
+        let mut chunk = cur.len().div_ceil(2).max(1);
+        while !cur.is_empty() {
+            let mut i = 0;
+            while i < cur.len() {
+                let mut next = cur.clone();
+                next.drain(i..(i + chunk).min(cur.len()));
+                if fails(&next, &mut reruns) {
+                    cur = next;
+                } else {
+                    i += chunk;
+                }
+            }
+            if chunk == 1 {
+                break;
+            }
+            chunk = chunk.div_ceil(2);
+        }
+        // 2. Simplify each fault.
+        for i in 0..cur.len() {
+            for step in 0..SIMPLIFY_STEPS {
+                // Each simplification repeats while it is accepted and changes something.
+                while let Some(f) = simplify(&cur[i], step, space.min_down)
+                    .filter(|g| down_time(g).is_none_or(|d| d >= space.min_down))
+                {
+                    let mut next = cur.clone();
+                    next[i] = f;
+                    if fails(&next, &mut reruns) {
+                        cur = next;
+                    } else {
+                        break;
+                    }
+                }
+            }
+        }
+        if cur == before || reruns >= budget {
+            break;
+        }
+    }
+    (cur, reruns)
+}
+
+const SIMPLIFY_STEPS: usize = 5;
+
+/// One simplification of a fault, or `None` when it changes nothing: 0 halve its duration
+/// (not below 1 ms), 1 halve its loss (not below 1%), 2 move it to half its time, 3 round its
+/// times to 100 ms, 4 to the second.
+fn simplify(f: &Fault, step: usize, min_down: Micros) -> Option<Fault> {
+    let mut g = f.clone();
+    // A node's downtime is not shortened below the model's shortest real restart.
+    let floor = if down_time(f).is_some() {
+        min_down.max(1_000)
+    } else {
+        1_000
+    };
+    match step {
+        0 => {
+            if let Some((u, _)) = &mut g.undo {
+                let len = *u - g.at;
+                if len <= floor {
+                    return None;
+                }
+                *u = g.at + round_ms(len / 2).max(floor);
+            } else if let Action::Restart {
+                down_for: Some(d), ..
+            } = &mut g.action
+            {
+                if d.0 <= floor {
+                    return None;
+                }
+                d.0 = round_ms(d.0 / 2).max(floor);
+            } else {
+                return None;
+            }
+        }
+        1 => {
+            let Action::SetLoss { loss, .. } = &mut g.action else {
+                return None;
+            };
+            if *loss <= 0.01 {
+                return None;
+            }
+            *loss = ((*loss * 50.0).round() / 100.0).max(0.01);
+        }
+        2 => {
+            if g.at < 2_000 {
+                return None;
+            }
+            let shift = round_ms(g.at / 2);
+            g.at -= shift;
+            if let Some((u, _)) = &mut g.undo {
+                *u -= shift;
+            }
+        }
+        3 | 4 => {
+            let q = if step == 3 { 100_000 } else { 1_000_000 };
+            let r = |t: Micros| (t + q / 2) / q * q;
+            let at = r(g.at);
+            let len = g.undo.as_ref().map(|(u, _)| r(*u - g.at).max(q));
+            g.at = at;
+            if let (Some((u, _)), Some(len)) = (&mut g.undo, len) {
+                *u = at + len;
+            }
+        }
+        _ => return None,
+    }
+    (g != *f).then_some(g)
+}
+
+/// How long a fault keeps its node down: a restart's `down_for`, a kill's time to its start.
+fn down_time(f: &Fault) -> Option<Micros> {
+    match (&f.action, &f.undo) {
+        (Action::Restart { down_for, .. }, _) => Some(down_for.map_or(0, |d| d.0)),
+        (Action::Kill { .. }, Some((u, Action::Start { .. }))) => Some(u - f.at),
+        _ => None,
+    }
+}
