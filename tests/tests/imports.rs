@@ -25,7 +25,6 @@ fn core_imports_run_downwards() {
 }
 
 #[test]
-#[ignore = "web cycles removed by h/web45; lead enables at merge"]
 fn web_imports_run_downwards() {
     assert_none("web/src");
 }
