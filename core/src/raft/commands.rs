@@ -42,6 +42,7 @@ impl<S: StateMachine> Raft<S> {
             v.extend_from_slice(self.sm.request_forms());
             v.push("election-timer DURATION");
             v.push("hold-elections DURATION");
+            v.extend_from_slice(CRAFTED);
         }
         v.extend_from_slice(self.sm.command_forms(outside));
         v
@@ -132,6 +133,8 @@ impl<S: StateMachine> Raft<S> {
             Ok(())
         } else if verb == "election-timer" || verb == "hold-elections" {
             election_timer(words[1]).map(|_| ())
+        } else if CRAFTED.iter().any(|f| arity(f).0 == verb) {
+            self.crafted(id, &words).map(|_| ())
         } else if self.sm.is_command(&words) {
             self.sm.check_command(&words)
         } else {
@@ -146,6 +149,67 @@ impl<S: StateMachine> Raft<S> {
                 self.takes(id)
             )
         })
+    }
+}
+
+/// Crafted messages (issue 42): the node sends one message a protocol run would not, with the
+/// fields given (etcd's raft_paper_test.go builds such messages by hand).
+pub const CRAFTED: &[&str] = &[
+    "send-vote TO TERM LAST_INDEX LAST_TERM",
+    "send-prevote TO TERM LAST_INDEX LAST_TERM",
+    "send-heartbeat TO TERM PREV_INDEX PREV_TERM COMMIT",
+];
+
+/// The largest term or index a crafted message may carry.
+pub const MAX_CRAFTED: u64 = 1 << 40;
+
+/// A crafted message's fields: the receiver and the numbers after it.
+pub(crate) struct Crafted {
+    pub to: NodeId,
+    pub nums: Vec<u64>,
+}
+
+impl<S: StateMachine> Raft<S> {
+    /// The receiver (another server of the group) and the numbers of a crafted-message command.
+    pub(crate) fn crafted(&self, id: NodeId, words: &[&str]) -> Result<Crafted, String> {
+        let to = match self.names[..self.n as usize]
+            .iter()
+            .position(|n| n == words[1])
+        {
+            Some(i) => i as NodeId,
+            None => {
+                return Err(format!(
+                    "TO \"{}\" is not a server of the Raft group ({})",
+                    crate::text::clip(words[1], 30),
+                    self.group()
+                ))
+            }
+        };
+        if to == id {
+            return Err(format!(
+                "TO {} is this node; send to another server of the group",
+                words[1]
+            ));
+        }
+        let form = CRAFTED
+            .iter()
+            .find(|f| arity(f).0 == words[0])
+            .expect("a crafted form");
+        let names: Vec<&str> = form.split_whitespace().skip(2).collect();
+        let mut nums = Vec::new();
+        for (w, name) in words[2..].iter().zip(names) {
+            let v: u64 = w.parse().map_err(|_| {
+                format!(
+                    "{name} \"{}\" is not a whole number",
+                    crate::text::clip(w, 30)
+                )
+            })?;
+            if v > MAX_CRAFTED {
+                return Err(format!("{name} {v} is out of range: 0 to {MAX_CRAFTED}"));
+            }
+            nums.push(v);
+        }
+        Ok(Crafted { to, nums })
     }
 }
 

@@ -486,6 +486,43 @@ impl<S: StateMachine> Protocol for Raft<S> {
                 );
                 Ok(())
             }
+            [verb, ..] if commands::CRAFTED.iter().any(|f| f.starts_with(&format!("{verb} "))) => {
+                let c = self.crafted(ctx.me, &words)?;
+                let (msg, what) = match (*verb, c.nums.as_slice()) {
+                    ("send-vote" | "send-prevote", &[term, li, lt]) => (
+                        Msg::Vote {
+                            pre: *verb == "send-prevote",
+                            term,
+                            last_index: li,
+                            last_term: lt,
+                        },
+                        format!("term {term}, last entry (t{lt}, i{li})"),
+                    ),
+                    ("send-heartbeat", &[term, pi, pt, commit]) => (
+                        // A call id no appender waits for: its reply moves nothing.
+                        Msg::Append {
+                            term,
+                            prev_index: pi,
+                            prev_term: pt,
+                            entries: Vec::new(),
+                            commit,
+                            call: u64::MAX,
+                        },
+                        format!("term {term}, previous (t{pt}, i{pi}), leaderCommit {commit}"),
+                    ),
+                    _ => unreachable!("checked by crafted()"),
+                };
+                let label = self.msg_label(&msg);
+                ctx.log(
+                    LogLevel::Info,
+                    format!(
+                        "crafted {label} to {} by command: {what}",
+                        self.names[c.to as usize]
+                    ),
+                );
+                ctx.send(c.to, msg);
+                Ok(())
+            }
             _ if self.sm.is_command(&words) => {
                 self.with_sm(node, ctx, |s, n, c| s.command(n, c, &words))
             }
