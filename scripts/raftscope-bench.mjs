@@ -19,7 +19,7 @@
 // page drops it). raft.js delivers every message due at a tick inside `raft.update`; the harness
 // counts, before each update, the messages whose `recvTime` has come (those are exactly the ones
 // that update delivers: a message sent during an update is due >= 10 ms later). That count is
-// inside the timed loop, so it is charged to RaftScope (a few % of its time, see --no-count).
+// inside the timed loop, so it is charged to RaftScope (no difference beyond noise: --no-count).
 //
 // Printed (one line, or JSON with --json): messages delivered, client requests offered / accepted
 // by a leader / committed (the highest commitIndex: entries a majority holds in the leader's
