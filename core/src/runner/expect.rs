@@ -338,7 +338,8 @@ impl Run {
                 let took = match p.met {
                     Some(m) => m - p.from,
                     None if stop >= p.to => w.0,
-                    None => continue,
+                    // Stopped early (`until`) inside the window: the time so far, a lower bound.
+                    None => stop.saturating_sub(p.from).min(w.0),
                 };
                 time_until.push((
                     format!("time_until: {}", p.spec.name),

@@ -454,6 +454,13 @@ impl Run {
             m.insert("violations".into(), e.violations() as f64);
         }
         e.metrics(&mut m);
+        // A `within` expectation's time until it held, named from the start (a sweep checks a
+        // `--plot-of` name against a fresh run's); `Run::run` sets its value at the end.
+        for x in self.expectations() {
+            if x.within.is_some() {
+                m.insert(format!("time_until: {}", x.name), 0.0);
+            }
+        }
         m
     }
 
