@@ -50,7 +50,8 @@ pub fn hunt_batch(
 /// `clusterscope_web::hunt::run_shrink`.
 #[wasm_bindgen]
 pub fn hunt_shrink(builtin: &str, text: &str, plan: &str, index: u64) -> Result<String, JsValue> {
-    clusterscope_web::hunt::run_shrink(builtin, text, plan, index).map_err(|e| JsValue::from_str(&e))
+    clusterscope_web::hunt::run_shrink(builtin, text, plan, index)
+        .map_err(|e| JsValue::from_str(&e))
 }
 
 /// The engine alone on a built-in scenario's default variant, the way `clusterscope run` runs it

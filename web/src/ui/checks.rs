@@ -249,8 +249,7 @@ impl Component for Checks {
                             { super::slot(mine.contains(&e.name).then(|| html! { <span class="check-chance" title="An expectation you added (your expectations)">{ "yours" }</span> })) }
                             { super::slot(chance) }
                             <>{ for go }</>
-                            { super::slot(hunt) }
-                            <span class="check-detail">{ detail }</span>
+                            <span class="check-detail">{ detail }{ super::slot(hunt) }</span>
                         </li>
                     }
                 };

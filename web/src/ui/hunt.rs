@@ -146,14 +146,7 @@ impl HuntPanel {
         } else {
             Target::Expectation(self.target.clone())
         };
-        let plan = hunt::plan(
-            &mine,
-            &m.run.variant,
-            target,
-            &self.faults,
-            hunt_seed,
-            runs,
-        )?;
+        let plan = hunt::plan(&mine, &m.run.variant, target, &self.faults, hunt_seed, runs)?;
         let (builtin, text) = match &mine_ref {
             ScenarioRef::Builtin(n) => (n.clone(), String::new()),
             ScenarioRef::Custom(t) => (String::new(), t.clone()),
@@ -343,16 +336,22 @@ impl Component for HuntPanel {
             HMsg::Start => {
                 self.note = None;
                 if self.target.is_empty() {
-                    self.target = self.targets(ctx).first().map(|t| t.0.clone()).unwrap_or_default();
+                    self.target = self
+                        .targets(ctx)
+                        .first()
+                        .map(|t| t.0.clone())
+                        .unwrap_or_default();
                 }
                 if let Err(e) = self.start(ctx) {
                     self.note = Some(e);
                 }
             }
             HMsg::Cancel => {
-                if let Some(a) = self.run.as_mut().filter(|a| {
-                    matches!(a.phase, Phase::Searching | Phase::Shrinking(_))
-                }) {
+                if let Some(a) = self
+                    .run
+                    .as_mut()
+                    .filter(|a| matches!(a.phase, Phase::Searching | Phase::Shrinking(_)))
+                {
                     a.pool = None;
                     a.phase = Phase::Cancelled;
                     a.elapsed_ms = platform::now_ms() - a.started_ms;
@@ -479,18 +478,20 @@ impl Component for HuntPanel {
                     .value())
             })
         };
+        // (value, the kinds it names, for the title).
         let presets = Kind::PRESETS
             .iter()
             .map(|(n, ks)| {
                 (
                     n.to_string(),
-                    format!(
-                        "{n} ({})",
-                        ks.iter().map(|k| k.name()).collect::<Vec<_>>().join(", ")
-                    ),
+                    ks.iter().map(|k| k.name()).collect::<Vec<_>>().join(", "),
                 )
             })
-            .chain(Kind::ALL.iter().map(|k| (k.name().to_string(), k.name().to_string())));
+            .chain(
+                Kind::ALL
+                    .iter()
+                    .map(|k| (k.name().to_string(), k.name().to_string())),
+            );
         let (found_index, found_seed, found_actions) = match self.run.as_ref().map(|a| &a.phase) {
             Some(Phase::Found(sh)) => (
                 sh.found.index.to_string(),
@@ -527,8 +528,8 @@ impl Component for HuntPanel {
                     </label>
                     <label>{ "Faults " }
                         <select id="hunt-faults" onchange={sel(HMsg::Faults)} disabled={busy}>
-                            { for presets.map(|(v, label)| html! {
-                                <option value={v.clone()} selected={v == self.faults}>{ label }</option>
+                            { for presets.map(|(v, kinds)| html! {
+                                <option value={v.clone()} title={kinds} selected={v == self.faults}>{ v.clone() }</option>
                             }) }
                         </select>
                     </label>
@@ -580,7 +581,10 @@ fn progress(a: &Active) -> Html {
         Phase::Cancelled => "cancelled: nothing was changed".into(),
         Phase::Error(_) => "stopped by an error".into(),
     };
-    let frac = if matches!(a.phase, Phase::Searching | Phase::Cancelled | Phase::Error(_)) {
+    let frac = if matches!(
+        a.phase,
+        Phase::Searching | Phase::Cancelled | Phase::Error(_)
+    ) {
         done as f64 / total.max(1) as f64
     } else {
         1.0
@@ -625,11 +629,14 @@ fn result(a: &Active, link: &html::Scope<HuntPanel>) -> Html {
         },
         Phase::Found(sh) => {
             let f = &sh.found;
-            let rows = f.shrunk.iter().map(|x| html! { <li><code>{ x.describe() }</code></li> });
+            let rows = f
+                .shrunk
+                .iter()
+                .map(|x| html! { <li><code>{ x.describe() }</code></li> });
             let how = match &sh.replay {
                 Ok(d) => html! {
                     <p>{ "Opened as branch 2 of seed " }<b>{ f.seed.to_string() }</b>
-                        { ": the faults are recorded actions (▲ on the timeline, bookmarked), the cursor at the failure" }
+                        { ": the faults are your actions there (marked on the timeline and bookmarked), the cursor at the failure" }
                         { sh.failed_at_us.map(|t| format!(" ({})", fmt_duration(t))).unwrap_or_default() }
                         { format!(". What failed: {d}") }</p>
                 },
