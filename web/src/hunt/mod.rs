@@ -37,10 +37,12 @@ pub const MAX_RUNS: u64 = 50_000;
 /// cancel loses at most one batch per worker.
 pub const BATCH: u64 = 8;
 
+/// A worker's parsed hunt: (builtin name, text, plan JSON) and what they give.
+type Prepared = ((String, String, String), Scenario, Plan, Space);
+
 thread_local! {
-    /// The last scenario and space a worker built, by (builtin name, text, plan JSON).
-    static PREPARED: RefCell<Option<((String, String, String), Scenario, Plan, Space)>> =
-        const { RefCell::new(None) };
+    /// The last scenario and space a worker built.
+    static PREPARED: RefCell<Option<Prepared>> = const { RefCell::new(None) };
 }
 
 /// Run `f` on the scenario, plan and space of a message (parsed once per worker and hunt).
