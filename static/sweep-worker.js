@@ -1,7 +1,8 @@
 // A sweep worker ("How often?" and the Expectations check, web/src/sweep/): runs work with the
 // app's own wasm-bindgen module. Each message: { js: the app's JS module URL, module: its compiled
 // WebAssembly.Module, builtin, text, ... } and either { plan, jobs } (a batch of a sweep's jobs)
-// or { kind: "check", variant, seed } (one whole run of a session, its expectations checked). The
+// or { kind: "check", variant, seed } (one whole run of a session, its expectations checked), or
+// a hunt's { kind: "hunt", plan, first, count } / { kind: "shrink", plan, index } (web/src/hunt/). The
 // first message imports the JS and instantiates the module (no second download: the module is
 // the page's, already compiled); the app's start function sees no window and renders nothing.
 // Answers { out: JSON } or { error }. After a panic or a trap the module's instance is unusable
@@ -26,6 +27,14 @@ async function handle(d) {
     }
     if (d.kind === 'check') {
       self.postMessage({ out: app.check_session(d.builtin, d.text, d.variant, BigInt(d.seed)) });
+      return;
+    }
+    if (d.kind === 'hunt') {
+      self.postMessage({ out: app.hunt_batch(d.builtin, d.text, d.plan, BigInt(d.first), BigInt(d.count)) });
+      return;
+    }
+    if (d.kind === 'shrink') {
+      self.postMessage({ out: app.hunt_shrink(d.builtin, d.text, d.plan, BigInt(d.index)) });
       return;
     }
     const jobs = new BigUint64Array(d.jobs.map((j) => BigInt(j)));

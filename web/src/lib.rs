@@ -13,6 +13,8 @@
 //!   the model panels together.
 //! - [`sweep`]: "How often?": the open scenario over many seeds in Web Workers (the panel is
 //!   `ui::sweep`).
+//! - [`hunt`]: "Find a run where this fails": core's hunt in the sweep's Web Workers (the
+//!   panel is `ui::hunt`).
 //! - [`crash`]: when the simulator stops for good (a panic, out of memory): the panic hook, the
 //!   counting allocator, and what the page does instead of calling into a stopped module.
 //! - [`platform`]: browser side effects (storage, URL, downloads, clipboard, clock, canvas sizes
@@ -27,6 +29,7 @@
 
 pub mod crash;
 pub mod draw;
+pub mod hunt;
 pub mod kit;
 pub mod labels;
 pub mod layout;

@@ -32,6 +32,28 @@ pub fn check_session(
         .map_err(|e| JsValue::from_str(&e))
 }
 
+/// A hunt worker's batch (`static/sweep-worker.js`, `kind: "hunt"`): candidates `first..first +
+/// count` of a hunt plan, up to the first failing one. See `clusterscope_web::hunt::run_batch`.
+#[wasm_bindgen]
+pub fn hunt_batch(
+    builtin: &str,
+    text: &str,
+    plan: &str,
+    first: u64,
+    count: u64,
+) -> Result<String, JsValue> {
+    clusterscope_web::hunt::run_batch(builtin, text, plan, first, count)
+        .map_err(|e| JsValue::from_str(&e))
+}
+
+/// A hunt's shrink (`kind: "shrink"`): candidate `index` shrunk and recorded as actions. See
+/// `clusterscope_web::hunt::run_shrink`.
+#[wasm_bindgen]
+pub fn hunt_shrink(builtin: &str, text: &str, plan: &str, index: u64) -> Result<String, JsValue> {
+    clusterscope_web::hunt::run_shrink(builtin, text, plan, index)
+        .map_err(|e| JsValue::from_str(&e))
+}
+
 /// The engine alone on a built-in scenario's default variant, the way `clusterscope run` runs it
 /// without `--trace` (no checkpoints, no message bodies): the figure the app's "compute to the
 /// end" is compared with (`tests/e2e/bench.mjs`, issue 20). Returns the events run.

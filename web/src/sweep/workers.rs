@@ -167,6 +167,27 @@ impl Pool {
         })
     }
 
+    /// Ask worker `i` for a hunt's work (`crate::hunt`): `kind` "hunt" with `first` and
+    /// `count` (a batch of candidates), or "shrink" with `index`.
+    pub fn send_hunt(
+        &self,
+        i: usize,
+        builtin: &str,
+        text: &str,
+        plan_json: &str,
+        kind: &str,
+        fields: &[(&str, u64)],
+    ) -> Result<(), String> {
+        self.post(i, builtin, text, |set| {
+            set("kind", &JsValue::from_str(kind));
+            set("plan", &JsValue::from_str(plan_json));
+            for (k, v) in fields {
+                // Exact up to 2^53; the worker makes a BigInt of it.
+                set(k, &JsValue::from_str(&v.to_string()));
+            }
+        })
+    }
+
     /// Hand worker `i` a batch.
     pub fn send(&self, i: usize, job: &Job) -> Result<(), String> {
         self.post(i, job.builtin, job.text, |set| {

@@ -231,6 +231,15 @@ impl Component for Checks {
                     let chance = e.chance.map(|ch| {
                         html! { <span class="check-chance" title="This scenario says how often this happens across seeds; a sweep (How often?) checks it">{ format!("in {} of seeds", ch.short()) }</span> }
                     });
+                    // "Find a run where this fails" (`ui::hunt`), for what must always hold.
+                    let hunt = e.chance.is_none().then(|| {
+                        let n = e.name.clone();
+                        html! {
+                            <button class="check-hunt" data-name={e.name.clone()}
+                                title="Find a run where this fails: search seeds and fault schedules, then shrink what fails"
+                                onclick={Callback::from(move |_| super::hunt::request(n.clone()))}>{ "find a failing run" }</button>
+                        }
+                    });
                     html! {
                         <li class={classes!("check-row", status)} data-name={e.name.clone()} data-status={status}
                             data-mine={if mine.contains(&e.name) { "1" } else { "0" }}
@@ -240,7 +249,7 @@ impl Component for Checks {
                             { crate::kit::slot(mine.contains(&e.name).then(|| html! { <span class="check-chance" title="An expectation you added (your expectations)">{ "yours" }</span> })) }
                             { crate::kit::slot(chance) }
                             <>{ for go }</>
-                            <span class="check-detail">{ detail }</span>
+                            <span class="check-detail">{ detail }{ crate::kit::slot(hunt) }</span>
                         </li>
                     }
                 };

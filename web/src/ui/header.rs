@@ -361,6 +361,7 @@ pub fn header(p: &PanelProps) -> Html {
                 // panels (issue 41: it covered node B on a phone and the node panel's buttons);
                 // the panel it opens floats as a dialog.
                 <super::sweep::SweepPanel s={s.clone()} dark={p.dark} session={m.session_rev} />
+                <super::hunt::HuntPanel s={s.clone()} session={m.session_rev} />
             </div>
         </section>
         </>

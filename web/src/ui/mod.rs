@@ -14,6 +14,7 @@ pub mod expect_editor;
 pub mod export;
 pub mod header;
 pub mod help;
+pub mod hunt;
 pub mod icons;
 pub mod lecture;
 pub mod log;
