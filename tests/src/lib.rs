@@ -62,3 +62,37 @@ pub fn explain(r: &Report) -> String {
     }
     s
 }
+
+/// Run every variant of each scenario file `(name, text)` on seeds `1..=seeds` (bodies not kept,
+/// no checkpoints): how many runs, and the explanation of every run that failed an expectation
+/// (empty when all held). A file that does not load, or a variant that expects fewer than
+/// `min_expects` things, panics naming it.
+pub fn run_files(files: &[(String, String)], seeds: u64, min_expects: usize) -> (usize, String) {
+    let limits = clusterscope_core::limits::Limits::default();
+    let opts = RunOptions {
+        body_budget: 0,
+        ..RunOptions::default()
+    };
+    let mut failures = String::new();
+    let mut runs = 0;
+    for (f, text) in files {
+        let sc = clusterscope_core::scenario::Scenario::parse(f, text, &limits)
+            .unwrap_or_else(|e| panic!("{e}"));
+        for v in sc.variant_names() {
+            for seed in 1..=seeds {
+                let mut r = Run::new(sc.clone(), v, Some(seed), &toml::Table::new(), &opts)
+                    .unwrap_or_else(|e| panic!("{f} [{v}]: {e}"));
+                let rep = r.run(None).unwrap_or_else(|e| panic!("{f} [{v}]: {e}"));
+                runs += 1;
+                assert!(
+                    rep.expectations.len() >= min_expects,
+                    "{f} [{v}] expects fewer than {min_expects} things"
+                );
+                if !rep.passed {
+                    failures += &explain(&rep);
+                }
+            }
+        }
+    }
+    (runs, failures)
+}

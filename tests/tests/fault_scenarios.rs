@@ -4,10 +4,6 @@
 //! variant must hold all its expectations on seeds 1..=20 (each was swept over 200 seeds when
 //! written), and together the files use every new command and key, so none is untested.
 
-use clusterscope_core::limits::Limits;
-use clusterscope_core::runner::{Run, RunOptions};
-use clusterscope_core::scenario::Scenario;
-
 const SEEDS: u64 = 20;
 
 /// What the files must use between them: the new commands and parameters.
@@ -50,28 +46,7 @@ fn the_files_use_every_new_command_and_key() {
 
 #[test]
 fn every_fault_scenario_holds_on_every_seed() {
-    let limits = Limits::default();
-    let opts = RunOptions {
-        body_budget: 0,
-        ..RunOptions::default()
-    };
-    let mut failures = String::new();
-    let mut runs = 0;
-    for (f, text) in files() {
-        let sc = Scenario::parse(&f, &text, &limits).unwrap_or_else(|e| panic!("{e}"));
-        for v in sc.variant_names() {
-            for seed in 1..=SEEDS {
-                let mut r = Run::new(sc.clone(), v, Some(seed), &toml::Table::new(), &opts)
-                    .unwrap_or_else(|e| panic!("{f} [{v}]: {e}"));
-                let rep = r.run(None).unwrap_or_else(|e| panic!("{f} [{v}]: {e}"));
-                runs += 1;
-                assert!(rep.expectations.len() >= 3, "{f} [{v}] expects too little");
-                if !rep.passed {
-                    failures += &clusterscope_tests::explain(&rep);
-                }
-            }
-        }
-    }
+    let (runs, failures) = clusterscope_tests::run_files(&files(), SEEDS, 3);
     assert!(runs >= 8 * SEEDS as usize);
     assert!(failures.is_empty(), "{failures}");
 }

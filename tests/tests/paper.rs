@@ -5,10 +5,6 @@
 //! `paper` variant where the difference can be switched off. Every variant must hold all its
 //! expectations on seeds 1..=20.
 
-use clusterscope_core::limits::Limits;
-use clusterscope_core::runner::{Run, RunOptions};
-use clusterscope_core::scenario::Scenario;
-
 /// The tests of etcd-io/raft's raft_paper_test.go (read at its HEAD for issue 42).
 const ETCD_TESTS: &[&str] = &[
     "TestFollowerUpdateTermFromMessage",
@@ -87,28 +83,7 @@ fn ten_or_more_etcd_behaviours_each_naming_its_test() {
 
 #[test]
 fn every_paper_scenario_holds_on_every_seed() {
-    let limits = Limits::default();
-    let opts = RunOptions {
-        body_budget: 0,
-        ..RunOptions::default()
-    };
-    let mut failures = String::new();
-    let mut runs = 0;
-    for (f, text) in files() {
-        let sc = Scenario::parse(&f, &text, &limits).unwrap_or_else(|e| panic!("{e}"));
-        for v in sc.variant_names() {
-            for seed in 1..=SEEDS {
-                let mut r = Run::new(sc.clone(), v, Some(seed), &toml::Table::new(), &opts)
-                    .unwrap_or_else(|e| panic!("{f} [{v}]: {e}"));
-                let rep = r.run(None).unwrap_or_else(|e| panic!("{f} [{v}]: {e}"));
-                runs += 1;
-                assert!(!rep.expectations.is_empty(), "{f} [{v}] expects nothing");
-                if !rep.passed {
-                    failures += &clusterscope_tests::explain(&rep);
-                }
-            }
-        }
-    }
+    let (runs, failures) = clusterscope_tests::run_files(&files(), SEEDS, 1);
     assert!(runs >= 10 * SEEDS as usize);
     assert!(failures.is_empty(), "{failures}");
 }
