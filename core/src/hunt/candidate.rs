@@ -35,7 +35,7 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
         let mut all: Vec<usize> = (0..n).collect();
         crate::rng::shuffle(&mut all, &mut rng);
         let mut f = all[..rng.random_range(1..=2)].to_vec();
-        f.sort();
+        crate::small_sort::sort_by_key(&mut f, |x| *x);
         f
     } else {
         (0..n).collect()
@@ -127,9 +127,11 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                     vec![a.to_vec(), b.to_vec()]
                 };
                 for g in &mut groups {
-                    g.sort_by_key(|x| space.nodes.iter().position(|y| y == x));
+                    crate::small_sort::sort_by_key(g, |x| space.nodes.iter().position(|y| y == x));
                 }
-                groups.sort_by_key(|g| space.nodes.iter().position(|y| *y == g[0]));
+                crate::small_sort::sort_by_key(&mut groups, |g| {
+                    space.nodes.iter().position(|y| *y == g[0])
+                });
                 Fault {
                     at,
                     action: Action::Partition { groups },

@@ -152,7 +152,7 @@ impl Kind {
                 out.push(*k);
             }
         }
-        out.sort();
+        crate::small_sort::sort_by_key(&mut out, |k| *k);
         Ok(out)
     }
 }

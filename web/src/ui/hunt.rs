@@ -268,7 +268,7 @@ fn found_session(a: &Active, sh: &Shrunk) -> Session {
             note: sh.replay.clone().unwrap_or_default(),
         });
     }
-    marks.sort_by_key(|b| b.at_us);
+    clusterscope_core::small_sort::sort_by_key(&mut marks, |b| b.at_us);
     let first_at = sh.actions.first().map_or(0, |x| x.at.0);
     session.branches = vec![
         BranchRef {
