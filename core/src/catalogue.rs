@@ -108,12 +108,19 @@ pub fn param_specs(model: &ModelEntry) -> impl Iterator<Item = &'static ParamSpe
 pub const TIME_UNTIL: Info = info(
     "time_until: <expectation>",
     "s",
-    "seconds from the expectation's `at` until its check first held (`within`); the whole window when it never did",
+    "seconds from the expectation's `at` until its check first held (`within`); the whole window when it never did, the time so far when the run stopped inside it",
 );
+
+const TIME_UNTIL_PREFIX: &str = "time_until: ";
+
+/// The name of the `time_until` metric of the `within` expectation `name`.
+pub fn time_until_metric(name: &str) -> String {
+    format!("{TIME_UNTIL_PREFIX}{name}")
+}
 
 /// What metric `name` of a run of `model` means.
 pub fn metric(model: &ModelEntry, name: &str) -> Option<&'static Info> {
-    if name.starts_with("time_until: ") {
+    if name.starts_with(TIME_UNTIL_PREFIX) {
         return Some(&TIME_UNTIL);
     }
     find(GENERIC_METRICS, model.metrics, name)

@@ -192,15 +192,7 @@ impl MutationTracking {
             );
             ctx.send(to, msg.clone());
         }
-        if let Some(k) = [(kind, Some(to)), (kind, None)]
-            .into_iter()
-            .find(|k| node.dup_next.contains_key(k))
-        {
-            let n = node.dup_next.get_mut(&k).expect("found");
-            *n -= 1;
-            if *n == 0 {
-                node.dup_next.remove(&k);
-            }
+        if take_next(&mut node.dup_next, kind, to) {
             ctx.log(
                 LogLevel::Info,
                 format_args!("duplicate-next: {kind} to {} sent twice", self.nm(ctx, to)),
@@ -318,15 +310,7 @@ impl Protocol for MutationTracking {
 
     fn on_message(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, from: NodeId, msg: Msg) {
         let kind = self.msg_label(&msg);
-        if let Some(k) = [(kind, Some(from)), (kind, None)]
-            .into_iter()
-            .find(|k| node.drop_next.contains_key(k))
-        {
-            let n = node.drop_next.get_mut(&k).expect("found");
-            *n -= 1;
-            if *n == 0 {
-                node.drop_next.remove(&k);
-            }
+        if take_next(&mut node.drop_next, kind, from) {
             ctx.log(
                 LogLevel::Info,
                 format_args!("drop-next: {kind} from {} dropped", self.nm(ctx, from)),
@@ -520,6 +504,27 @@ impl Protocol for MutationTracking {
 }
 
 /// A message's kind label (`Protocol::msg_label`).
+/// `drop-next` / `duplicate-next`: use up one count of `kind` for `peer` (one named for that
+/// peer first, else one for any); whether there was one.
+fn take_next(
+    counts: &mut std::collections::BTreeMap<(&'static str, Option<NodeId>), u32>,
+    kind: &'static str,
+    peer: NodeId,
+) -> bool {
+    let Some(k) = [(kind, Some(peer)), (kind, None)]
+        .into_iter()
+        .find(|k| counts.contains_key(k))
+    else {
+        return false;
+    };
+    let n = counts.get_mut(&k).expect("found");
+    *n -= 1;
+    if *n == 0 {
+        counts.remove(&k);
+    }
+    true
+}
+
 pub fn msg_kind(msg: &Msg) -> &'static str {
     match msg {
         Msg::MutationReq(..) => MSG_KINDS[0],

@@ -133,7 +133,7 @@ impl<S: StateMachine> Raft<S> {
             Ok(())
         } else if verb == "election-timer" || verb == "hold-elections" {
             election_timer(words[1]).map(|_| ())
-        } else if CRAFTED.iter().any(|f| arity(f).0 == verb) {
+        } else if is_crafted(verb) {
             self.crafted(id, &words).map(|_| ())
         } else if self.sm.is_command(&words) {
             self.sm.check_command(&words)
@@ -159,6 +159,11 @@ pub const CRAFTED: &[&str] = &[
     "send-prevote TO TERM LAST_INDEX LAST_TERM",
     "send-heartbeat TO TERM PREV_INDEX PREV_TERM COMMIT",
 ];
+
+/// Whether `verb` names a crafted-message command.
+pub(crate) fn is_crafted(verb: &str) -> bool {
+    CRAFTED.iter().any(|f| arity(f).0 == verb)
+}
 
 /// The largest term or index a crafted message may carry.
 pub const MAX_CRAFTED: u64 = 1 << 40;

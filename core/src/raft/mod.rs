@@ -486,7 +486,7 @@ impl<S: StateMachine> Protocol for Raft<S> {
                 );
                 Ok(())
             }
-            [verb, ..] if commands::CRAFTED.iter().any(|f| f.starts_with(&format!("{verb} "))) => {
+            [verb, ..] if commands::is_crafted(verb) => {
                 let c = self.crafted(ctx.me, &words)?;
                 let (msg, what) = match (*verb, c.nums.as_slice()) {
                     ("send-vote" | "send-prevote", &[term, li, lt]) => (

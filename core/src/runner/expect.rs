@@ -342,7 +342,7 @@ impl Run {
                     None => stop.saturating_sub(p.from).min(w.0),
                 };
                 time_until.push((
-                    format!("time_until: {}", p.spec.name),
+                    crate::catalogue::time_until_metric(&p.spec.name),
                     took as f64 / US_PER_S as f64,
                 ));
             }

@@ -458,7 +458,7 @@ impl Run {
         // `--plot-of` name against a fresh run's); `Run::run` sets its value at the end.
         for x in self.expectations() {
             if x.within.is_some() {
-                m.insert(format!("time_until: {}", x.name), 0.0);
+                m.insert(crate::catalogue::time_until_metric(&x.name), 0.0);
             }
         }
         m
