@@ -216,7 +216,6 @@ impl Model {
             if let Some(c) = self.compare.take() {
                 self.park_other(c);
                 self.session_rev += 1;
-                self.budget_kept_runs();
             }
             return;
         };
@@ -346,8 +345,8 @@ impl Model {
                 ));
             }
             if self.compare.is_none() {
+                // The budget came back whole when the old side was parked.
                 self.session_rev += 1;
-                self.budget_kept_runs();
                 return true;
             }
         }
@@ -397,8 +396,11 @@ impl Model {
     /// A closed or rebuilt compare's other side goes back to the kept runs (one holder of runs:
     /// `model/runs.rs`), computed as far as it was with its samples and marks, so a variant
     /// switch to it or a compare with it again takes it back instead of computing it. Keyed by
-    /// its own variant, seed and recorded actions; the budget trims as for any parked run.
+    /// its own variant, seed and recorded actions; the budget trims as for any parked run. Call
+    /// with the compare session taken out of `self.compare`: the kept runs get their whole
+    /// budget back first.
     fn park_other(&mut self, c: Compare) {
+        self.budget_kept_runs();
         // The page's components hold the side only while rendering: between messages the
         // compare session is its one owner.
         let Ok(cell) = Rc::try_unwrap(c.other) else {
@@ -406,8 +408,6 @@ impl Model {
         };
         let o = cell.into_inner();
         let key = runs::RunKey::of(&self.scenario_ref, &o.run);
-        // Room for it: the budget without the compare side it was.
-        self.runs.budget = runs::KEPT_RUNS_BYTES;
         self.runs.park(key, o.run, o.samples, o.marks);
     }
 
