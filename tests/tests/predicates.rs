@@ -498,9 +498,15 @@ at_least = 1
     let took = report.metrics["time_until: a leader within 5 s of the start"];
     // The first election takes at least one election timeout, and less than the window.
     assert!(took > 0.1 && took < 5.0, "{took}");
+    // The app draws the window and the moment it held from these.
+    assert_eq!(r.within_us, Some(5_000_000));
+    assert_eq!(r.window_us, [0, 5_000_000]);
+    let met = r.met_at_us.expect("held, so it has a moment");
+    assert_eq!(met as f64 / 1e6, took);
     // The same time from the leader's own record: its first leader_term is its term's start.
     let r = by("a leader within 1 ms (false)");
     assert!(!r.passed);
+    assert_eq!((r.within_us, r.met_at_us), (Some(1_000), None));
     assert!(
         r.detail.contains("did not hold within 1ms of 0.000s"),
         "{}",

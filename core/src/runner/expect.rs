@@ -352,6 +352,7 @@ impl Run {
             .map(|p| {
                 let reached = stop >= p.to || p.met.is_some();
                 let window_us = [p.from, p.to];
+                let (within_us, met_at_us) = (p.spec.within.map(|w| w.0), p.met);
                 match (p.failure, reached) {
                     (Some((t, f)), _) => ExpectResult {
                         name: p.spec.name,
@@ -362,6 +363,8 @@ impl Run {
                         chance: p.spec.chance,
                         caption: p.spec.caption,
                         observed: p.observed,
+                        within_us,
+                        met_at_us,
                     },
                     (None, false) => ExpectResult {
                         name: p.spec.name,
@@ -376,6 +379,8 @@ impl Run {
                         chance: p.spec.chance,
                         caption: p.spec.caption,
                         observed: None,
+                        within_us,
+                        met_at_us,
                     },
                     (None, true) => ExpectResult {
                         detail: match p.met {
@@ -396,6 +401,8 @@ impl Run {
                         chance: p.spec.chance,
                         caption: p.spec.caption,
                         observed: None,
+                        within_us,
+                        met_at_us,
                     },
                 }
             })

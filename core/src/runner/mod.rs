@@ -37,6 +37,13 @@ pub struct ExpectResult {
     /// when the view could not be queried then, or when its time was not reached.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed: Option<String>,
+    /// `within`: the length of its window (`window_us` runs from `at` to `at` + this, or to the
+    /// run's end), so a reader can tell it from a `during` window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within_us: Option<Micros>,
+    /// `within`: the moment its check first held (`None` when it never did, or for other kinds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub met_at_us: Option<Micros>,
 }
 
 impl ExpectResult {

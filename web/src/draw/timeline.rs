@@ -2,7 +2,8 @@
 //! the computed region and the cursor in the middle (dropped messages on it once zoomed in),
 //! the model's state marks (gossip: DOWN/UP) as a density strip below, the model's moments
 //! (Raft's elections, terms, commits: `Model::moments`) as ticks there, safety violations as red
-//! bars (`draw::violation`). It shows the window
+//! bars (`draw::violation`), the `within` expectations' windows under the track (where each
+//! first held). It shows the window
 //! [`Model::view`] (zoom: `model/teach.rs`); [`draw_overview`] is the strip of the whole run
 //! with that window, shown while zoomed.
 
@@ -160,6 +161,8 @@ pub fn draw(
         ctx.fill();
     }
 
+    within_windows(ctx, m, &x_of_view(view, w), p);
+
     // State-change density per pixel column.
     let cols = (w - 2.0 * PAD).max(1.0) as usize + 1;
     let mut down = vec![0u32; cols];
@@ -262,6 +265,50 @@ pub fn draw(
         ctx.stroke_rect(a + 0.5, 0.5, b - a - 1.0, h - 1.0);
     }
     ctx.restore();
+}
+
+/// The `within` expectations of the session's last check (`ui::checks`): each window as a bar
+/// under the track, from `at` to its end, with a dot where the check first held (green) or a
+/// cross at the end when it never did (red); muted while the check is of an older session.
+fn within_windows(ctx: &Ctx, m: &Model, x_of: &dyn Fn(Micros) -> f64, p: &Palette) {
+    let Some((rev, results)) = &m.checked else {
+        return;
+    };
+    let current = *rev == m.session_rev;
+    let y = TRACK_Y + TRACK_H + 1.0;
+    for e in results.iter().filter(|e| e.within_us.is_some()) {
+        let [a, b] = e.window_us;
+        let (x0, x1) = (x_of(a), x_of(b).max(x_of(a) + 2.0));
+        let color = match (current, e.passed) {
+            (false, _) => p.muted,
+            (true, true) => p.up,
+            (true, false) => p.down,
+        };
+        ctx.set_fill_style_str(color);
+        ctx.set_global_alpha(0.45);
+        ctx.fill_rect(x0, y, x1 - x0, 2.0);
+        ctx.set_global_alpha(1.0);
+        ctx.fill_rect(x0, y - 2.0, 1.5, 5.0);
+        ctx.fill_rect(x1 - 1.5, y - 2.0, 1.5, 5.0);
+        match e.met_at_us {
+            Some(t) => {
+                ctx.begin_path();
+                let _ = ctx.arc(x_of(t), y + 1.0, 3.0, 0.0, std::f64::consts::TAU);
+                ctx.fill();
+            }
+            None if current && !e.passed => {
+                ctx.set_stroke_style_str(color);
+                ctx.set_line_width(1.5);
+                ctx.begin_path();
+                ctx.move_to(x1 - 3.0, y - 2.0);
+                ctx.line_to(x1 + 3.0, y + 4.0);
+                ctx.move_to(x1 + 3.0, y - 2.0);
+                ctx.line_to(x1 - 3.0, y + 4.0);
+                ctx.stroke();
+            }
+            None => {}
+        }
+    }
 }
 
 fn x_of_view(view: (Micros, Micros), w: f64) -> impl Fn(Micros) -> f64 {

@@ -7,7 +7,8 @@
 //!
 //! Test hooks: `#checks[data-state]` (idle, running, done, stale, error; data-held, data-failed,
 //! data-session); `.check-row` (data-name, data-status: held, holds, failed, fails-later;
-//! data-failed-at-us); `.check-go` (jumps to the time); `#checks-run`.
+//! data-failed-at-us; data-met-at-us: when a `within` check first held); `.check-go` (jumps to
+//! the time; a `within` that held: "held after 1.713 s", to that moment); `#checks-run`.
 
 use crate::kit::{t, Handle};
 use crate::model::Msg;
@@ -17,6 +18,11 @@ use clusterscope_core::runner::ExpectResult;
 use clusterscope_core::time::Micros;
 use std::rc::Rc;
 use yew::prelude::*;
+
+/// A `within` expectation's time taken (or window), in seconds with its milliseconds: "1.713 s".
+fn took(us: Micros) -> String {
+    format!("{:.3} s", us as f64 / 1e6)
+}
 
 /// Clusters up to this many nodes are checked as soon as the session changes.
 pub const AUTO_NODES: usize = 60;
@@ -201,6 +207,10 @@ impl Component for Checks {
                         Some(at) if e.chance.is_some() => ("not-this-time-later", "–", Some(at)),
                         Some(at) if at <= now => ("failed", "✗", Some(at)),
                         Some(at) => ("fails-later", "✗", Some(at)),
+                        // `within`: held from the moment its check first held.
+                        None if e.passed && e.met_at_us.is_some_and(|m| m <= now) => {
+                            ("held", "✓", e.met_at_us)
+                        }
                         None if e.passed && e.window_us[1] <= now => ("held", "✓", None),
                         None if e.passed => ("holds", "✓", None),
                         // Not reached (the run stopped before it was due).
@@ -209,6 +219,9 @@ impl Component for Checks {
                     let go = when.or(Some(e.window_us[0])).map(|at| {
                         let s = s.clone();
                         let label = match (status, e.window_us) {
+                            ("held", _) if e.met_at_us.is_some() => {
+                                format!("held after {}", took(at - e.window_us[0]))
+                            }
                             ("failed" | "not-this-time", _) => format!("at {}", t(at)),
                             ("fails-later", _) => format!("fails at {}", t(at)),
                             ("not-this-time-later", _) => format!("checked at {}", t(at)),
@@ -222,7 +235,16 @@ impl Component for Checks {
                     });
                     let detail = match status {
                         "fails-later" => format!("ahead of the cursor, {}", e.detail),
-                        "holds" => format!("holds in this run (checked to {})", t(e.window_us[1])),
+                        "holds" => match (e.within_us, e.met_at_us) {
+                            (Some(w), Some(m)) => format!(
+                                "holds in this run: within {} of {}, after {} (at {})",
+                                took(w),
+                                t(e.window_us[0]),
+                                took(m - e.window_us[0]),
+                                t(m)
+                            ),
+                            _ => format!("holds in this run (checked to {})", t(e.window_us[1])),
+                        },
                         "not-this-time" | "not-this-time-later" => {
                             format!("{}: {}", e.verdict(), e.detail)
                         }
@@ -243,7 +265,8 @@ impl Component for Checks {
                     html! {
                         <li class={classes!("check-row", status)} data-name={e.name.clone()} data-status={status}
                             data-mine={if mine.contains(&e.name) { "1" } else { "0" }}
-                            data-failed-at-us={e.failed_at_us.map(|a| a.to_string()).unwrap_or_default()}>
+                            data-failed-at-us={e.failed_at_us.map(|a| a.to_string()).unwrap_or_default()}
+                            data-met-at-us={e.met_at_us.map(|a| a.to_string()).unwrap_or_default()}>
                             <span class="check-icon" aria-hidden="true">{ icon }</span>
                             <span class="check-name">{ e.name.clone() }</span>
                             { crate::kit::slot(mine.contains(&e.name).then(|| html! { <span class="check-chance" title="An expectation you added (your expectations)">{ "yours" }</span> })) }
