@@ -6,7 +6,8 @@
 // its Web Workers, open it as branch 2 of that seed (the fault a recorded action on the timeline,
 // bookmarked) with the expectation failing there. Before that: a hunt that runs long (the
 // invariants, which the sandbox keeps) shows progress and is cancelled, leaving the session as it
-// was. At 1366x768 and 390x844; screenshots of the progress and the result.
+// was. At 1366x768, 1920x1080 and 390x844; screenshots of the progress and the result. The
+// header's seed field shows the found seed's every digit.
 import assert from 'node:assert/strict';
 import { app, open, settled, shotOf } from './lib/app.mjs';
 
@@ -15,7 +16,7 @@ export const timeoutMs = 300_000;
 const TARGET = 'one leader once the election settles';
 
 export async function run({ page, baseUrl, log }) {
-  for (const [w, h] of [[1366, 768], [390, 844]]) {
+  for (const [w, h] of [[1366, 768], [1920, 1080], [390, 844]]) {
     await page.setViewportSize({ width: w, height: h });
     await open(page, baseUrl);
     await page.selectOption('#scenario-select', 'sandbox-raft');
@@ -90,6 +91,16 @@ export async function run({ page, baseUrl, log }) {
     await page.waitForSelector('.branch[data-branch="1"][data-passed="false"]', { timeout: 60_000 });
     await page.waitForSelector('.branch[data-branch="0"][data-passed="true"]', { timeout: 60_000 });
     await shotOf(page, '#hunt-panel', `hunt-app-result-${w}`);
+    // The found seed (up to ten digits) fits its field: its text and the spinner.
+    const seedFit = await page.$eval('#seed', (e) => {
+      const cs = getComputedStyle(e);
+      const c = document.createElement('canvas').getContext('2d');
+      c.font = `${cs.fontSize} ${cs.fontFamily}`;
+      const pad = parseFloat(cs.paddingLeft) + parseFloat(cs.paddingRight);
+      return { value: e.value, text: c.measureText(e.value).width, room: e.clientWidth - pad };
+    });
+    assert.ok(seedFit.value.length > 3, JSON.stringify(seedFit));
+    assert.ok(seedFit.text + 14 <= seedFit.room, `the seed fits its field at ${w}: ${JSON.stringify(seedFit)}`);
     await page.click('#hunt-close');
     await page.screenshot({ path: `tests/e2e/screenshots/hunt-app-opened-${w}.png` });
   }

@@ -321,7 +321,10 @@ pub fn header(p: &PanelProps) -> Html {
             { super::compare::picker(&m, s) }
             <label class="field seed" title="Root seed of the run (the same seed replays the same trace)">
                 <span>{ "seed" }</span>
-                <input id="seed" type="number" min="0" value={m.run.seed.to_string()} onchange={on_seed} />
+                // As wide as the seed (a hunt's found run has ten digits; the narrow field of a
+                // 1366-px bar cut it to "202").
+                <input id="seed" type="number" min="0" value={m.run.seed.to_string()} onchange={on_seed}
+                    style={seed_width(m.run.seed)} />
             </label>
             <div class="spacer"></div>
             <button id="share" class="btn" onclick={on_share} title="Copy a link that reopens exactly this state">{ "Share link" }</button>
@@ -394,4 +397,11 @@ fn caption_truth(m: &crate::model::Model, i: usize) -> CaptionTruth {
         Some(e) => CaptionTruth::Failed(e.detail.clone()),
         None => CaptionTruth::Held(mine.len()),
     }
+}
+
+/// The seed field's least width for `seed`: its digits and the number input's spinner (the
+/// stylesheet's width stays the floor).
+fn seed_width(seed: u64) -> Option<String> {
+    let digits = seed.to_string().len();
+    (digits > 3).then(|| format!("min-width: calc({digits}ch + 2.4em)"))
 }
