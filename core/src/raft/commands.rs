@@ -158,20 +158,29 @@ pub const CRAFTED: &[&str] = &[
     "send-vote TO TERM LAST_INDEX LAST_TERM",
     "send-prevote TO TERM LAST_INDEX LAST_TERM",
     "send-heartbeat TO TERM PREV_INDEX PREV_TERM COMMIT",
+    "send-append TO TERM PREV_INDEX PREV_TERM COMMIT TERMS",
 ];
+
+/// The most entries a crafted AppendEntries carries (`TERMS`, a comma-separated list).
+pub const MAX_CRAFTED_ENTRIES: usize = 64;
 
 /// Whether `verb` names a crafted-message command.
 pub(crate) fn is_crafted(verb: &str) -> bool {
     CRAFTED.iter().any(|f| arity(f).0 == verb)
 }
 
+/// The call id of a crafted AppendEntries: one no appender waits for.
+pub const CRAFTED_CALL: u64 = u64::MAX;
+
 /// The largest term or index a crafted message may carry.
 pub const MAX_CRAFTED: u64 = 1 << 40;
 
-/// A crafted message's fields: the receiver and the numbers after it.
+/// A crafted message's fields: the receiver, the numbers after it and, for `send-append`, the
+/// terms of its entries (`TERMS`: "2,3,3" for entries PREV_INDEX+1 to PREV_INDEX+3).
 pub(crate) struct Crafted {
     pub to: NodeId,
     pub nums: Vec<u64>,
+    pub terms: Vec<u64>,
 }
 
 impl<S: StateMachine> Raft<S> {
@@ -202,7 +211,12 @@ impl<S: StateMachine> Raft<S> {
             .expect("a crafted form");
         let names: Vec<&str> = form.split_whitespace().skip(2).collect();
         let mut nums = Vec::new();
+        let mut terms = Vec::new();
         for (w, name) in words[2..].iter().zip(names) {
+            if name == "TERMS" {
+                terms = crafted_terms(w)?;
+                continue;
+            }
             let v: u64 = w.parse().map_err(|_| {
                 format!(
                     "{name} \"{}\" is not a whole number",
@@ -214,8 +228,40 @@ impl<S: StateMachine> Raft<S> {
             }
             nums.push(v);
         }
-        Ok(Crafted { to, nums })
+        if let ([_, prev, ..], Some(_)) = (nums.as_slice(), terms.first()) {
+            if prev + terms.len() as u64 > MAX_CRAFTED {
+                return Err(format!(
+                    "PREV_INDEX {prev} plus {} entries is out of range: at most {MAX_CRAFTED}",
+                    terms.len()
+                ));
+            }
+        }
+        Ok(Crafted { to, nums, terms })
     }
+}
+
+/// `TERMS` of `send-append`: one to [`MAX_CRAFTED_ENTRIES`] terms, each 1 to [`MAX_CRAFTED`],
+/// separated by commas.
+fn crafted_terms(w: &str) -> Result<Vec<u64>, String> {
+    let shown = crate::text::clip(w, 30);
+    let terms = w
+        .split(',')
+        .map(|t| match t.trim().parse::<u64>() {
+            Ok(v) if (1..=MAX_CRAFTED).contains(&v) => Ok(v),
+            _ => Err(format!(
+                "TERMS \"{shown}\": \"{}\" is not a term (a whole number 1 to {MAX_CRAFTED}); \
+                 give the entries' terms separated by commas, e.g. \"2,3,3\"",
+                crate::text::clip(t, 20)
+            )),
+        })
+        .collect::<Result<Vec<u64>, String>>()?;
+    if terms.len() > MAX_CRAFTED_ENTRIES {
+        return Err(format!(
+            "TERMS \"{shown}\" has {} entries; a crafted AppendEntries carries at most {MAX_CRAFTED_ENTRIES}",
+            terms.len()
+        ));
+    }
+    Ok(terms)
 }
 
 /// Longest `election-timer` a command sets.

@@ -506,9 +506,42 @@ impl<S: StateMachine> Protocol for Raft<S> {
                             prev_term: pt,
                             entries: Vec::new(),
                             commit,
-                            call: u64::MAX,
+                            call: commands::CRAFTED_CALL,
                         },
                         format!("term {term}, previous (t{pt}, i{pi}), leaderCommit {commit}"),
+                    ),
+                    // Entries PREV_INDEX+1.. of the terms given, no-op entries (as a leader's
+                    // startup entry): the follower appends them as it would a leader's.
+                    ("send-append", &[term, pi, pt, commit]) => (
+                        Msg::Append {
+                            term,
+                            prev_index: pi,
+                            prev_term: pt,
+                            entries: (pi + 1..)
+                                .zip(&c.terms)
+                                .map(|(i, &t)| {
+                                    (
+                                        i,
+                                        node::Entry {
+                                            term: t,
+                                            payload: node::Payload::Startup,
+                                            // The receiver computes its own (`RNode::push`).
+                                            chain: 0,
+                                        },
+                                    )
+                                })
+                                .collect(),
+                            commit,
+                            call: commands::CRAFTED_CALL,
+                        },
+                        format!(
+                            "term {term}, previous (t{pt}, i{pi}), leaderCommit {commit}, entries {}",
+                            (pi + 1..)
+                                .zip(&c.terms)
+                                .map(|(i, t)| format!("(t{t}, i{i})"))
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        ),
                     ),
                     _ => unreachable!("checked by crafted()"),
                 };

@@ -369,6 +369,20 @@ impl<S: StateMachine> Raft<S> {
                 },
             )
         };
+        // Ratis ServerImplUtils.assertEntries, before any term check: an entry of a later term
+        // than the request's fails the call (an exception, no reply). Only a crafted message
+        // (`send-append`) carries one.
+        if let Some((k, (_, e))) = entries.iter().enumerate().find(|(_, (_, e))| e.term > term) {
+            ctx.log(
+                LogLevel::Error,
+                format_args!(
+                    "Failed appendEntries from {}: Unexpected Term: entries[{k}].getTerm() == {} > leaderTerm == {term}; no reply",
+                    ctx.topo.name(from),
+                    e.term
+                ),
+            );
+            return;
+        }
         if term < node.term {
             return reply(node, ctx, AppendResult::NotLeader, node.last() + 1);
         }
@@ -480,7 +494,9 @@ impl<S: StateMachine> Raft<S> {
         if term > node.term {
             return self.step_down(node, ctx, term, "a follower has a higher term");
         }
-        if !node.is_leader() || term < node.term {
+        // The reply to a crafted message (`send-heartbeat`, `send-append`: no appender sent it)
+        // moves no progress: only its term counts, above.
+        if !node.is_leader() || term < node.term || call == super::commands::CRAFTED_CALL {
             return;
         }
         let pr = &mut node.progress[from as usize];
