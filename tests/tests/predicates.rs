@@ -527,3 +527,69 @@ at_least = 1
     let took = report.metrics["time_until: a heartbeat within 3 s of 12 s"];
     assert!(took > 0.0 && took <= 1.125, "{took}");
 }
+
+/// `state_machines_agree` (issue 42, "state machines equal"): "yes" when every running server
+/// applied the same entries, "behind" while one's applier is stalled behind the others.
+#[test]
+fn state_machines_agree_says_behind_while_an_applier_stalls() {
+    let text = format!(
+        "{FIVE}{}",
+        r#"
+[[faults]]
+at = "11s"
+action = "stall"
+node = "n3"
+executor = "StateMachineUpdater"
+
+[[faults]]
+at = "12s"
+action = "command"
+node = "n2"
+command = "client-put x 7"
+
+[[faults]]
+at = "16s"
+action = "release"
+node = "n3"
+executor = "StateMachineUpdater"
+
+[[expect]]
+name = "equal before the write"
+view = "state_machines_agree"
+at = "11500ms"
+equals = "yes"
+
+[[expect]]
+name = "n3 behind while stalled"
+view = "state_machines_agree"
+at = "15s"
+equals = "behind"
+
+[[expect]]
+name = "equal again after the release"
+view = "state_machines_agree"
+at = "end"
+equals = "yes"
+
+[[expect]]
+name = "(false) equal while stalled"
+view = "state_machines_agree"
+at = "15s"
+equals = "yes"
+"#
+    );
+    for seed in 1..=5 {
+        let report = run_text(&text, seed);
+        let by = |n: &str| report.expectations.iter().find(|r| r.name == n).unwrap();
+        for ok in [
+            "equal before the write",
+            "n3 behind while stalled",
+            "equal again after the release",
+        ] {
+            assert!(by(ok).passed, "seed {seed}: {ok}: {}", by(ok).detail);
+        }
+        let r = by("(false) equal while stalled");
+        assert!(!r.passed, "seed {seed}");
+        assert_eq!(r.observed.as_deref(), Some("behind"), "{}", r.detail);
+    }
+}

@@ -60,6 +60,13 @@ pub const VIEW_INFO: &[Info] = &[
          another there",
     ),
     info(
+        "state_machines_agree",
+        "yes/behind/no",
+        "\"yes\" when every running node's state machine applied the same entries (equal \
+         state machines); \"behind\" when they agree but some applied fewer; \"no\" when two \
+         applied different entries at one index",
+    ),
+    info(
         "last_log_term",
         "term",
         "the term of the node's last log entry",

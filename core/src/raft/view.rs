@@ -27,6 +27,7 @@ pub const VIEWS: &[&str] = &[
     "log_term",
     "log_entry",
     "logs_agree",
+    "state_machines_agree",
     "last_log_term",
     "next_index",
     "match_index",
@@ -284,6 +285,38 @@ impl<S: StateMachine> Raft<S> {
         first.is_some() && chains.all(|x| x == first)
     }
 
+    /// Whether the running servers of the group have equal state machines: `"yes"` when each
+    /// applied the same entries (the same lastApplied, and the same entry at every index, by
+    /// the Log Matching chain of what it applied), `"behind"` when they agree but some applied
+    /// fewer than others, `"no"` when two applied different entries at one index (State
+    /// Machine Safety broken).
+    pub fn state_machines_agree(&self, sim: &Sim<Self>) -> &'static str {
+        let running: Vec<&RNode<S>> = (0..sim.topo.len())
+            .filter(|&i| Self::up(sim, i) && !self.outside(i))
+            .map(|i| &sim.nodes[i as usize].state)
+            .collect();
+        let Some(top) = running.iter().max_by_key(|n| n.applied) else {
+            return "yes";
+        };
+        let at = |n: &RNode<S>, i: super::Index| n.ghost.applied.get(i as usize - 1).copied();
+        let mut behind = false;
+        for n in &running {
+            if n.applied == 0 {
+                behind |= top.applied > 0;
+                continue;
+            }
+            if at(n, n.applied) != at(top, n.applied) {
+                return "no";
+            }
+            behind |= n.applied < top.applied;
+        }
+        if behind {
+            "behind"
+        } else {
+            "yes"
+        }
+    }
+
     /// The commitIndex, then the lastApplied, of every node, for the plots: NaN for a stopped
     /// node, which has neither (volatile state), so its line has a gap rather than a 0.
     pub fn sample_indexes(sim: &Sim<Self>, out: &mut Vec<f64>) {
@@ -405,6 +438,7 @@ impl<S: StateMachine> Raft<S> {
             "logs_agree" => Ok(QValue::Text(
                 if self.logs_agree(sim) { "yes" } else { "no" }.into(),
             )),
+            "state_machines_agree" => Ok(QValue::Text(self.state_machines_agree(sim).into())),
             "next_index" | "match_index" => node("the leader").and_then(|n| {
                 let p = q.need_peer()?;
                 match n.progress.get(p as usize) {
@@ -615,6 +649,7 @@ impl Model for Raft<Kv> {
                 .key(KeyForm::Number("a log index"))
                 .any_text("the entry's payload (\"startup\", \"put x=1\"), \"\" for none"),
             "logs_agree" => ViewNeeds::NONE.text(&["yes", "no"]),
+            "state_machines_agree" => ViewNeeds::NONE.text(&["yes", "behind", "no"]),
             "next_index" | "match_index" => ViewNeeds::PAIR.num(),
             // Entries behind the current leader; "down" for a stopped node, "no leader".
             "lag" => ViewNeeds::NODE.num_or(&["no leader", "down"]),
