@@ -273,6 +273,31 @@ fn emit(text: &str) -> Result<(), Bad> {
     }
 }
 
+/// A report with its views (the last field of `Report`, null there) written from the run one
+/// key at a time (`Run::views_json_keys`): the same JSON as the report with `views` filled.
+#[derive(serde::Serialize)]
+struct WithViews<'a> {
+    #[serde(flatten)]
+    report: &'a clusterscope_core::runner::Report,
+    views: Views<'a>,
+}
+
+struct Views<'a> {
+    run: &'a Run,
+    keys: &'a [String],
+}
+
+impl serde::Serialize for Views<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.keys.len()))?;
+        for k in self.keys {
+            m.serialize_entry(k, &self.run.views_json_entry(k))?;
+        }
+        m.end()
+    }
+}
+
 /// `value` as pretty JSON and a newline on stdout, as `emit` writes text (a closed pipe is not
 /// an error), without building the string first.
 fn emit_json<T: serde::Serialize>(value: &T) -> Result<(), Bad> {
@@ -407,15 +432,29 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
             };
             let mut run = Run::new(s, &variant, seed, &overrides(&set)?, &opts).map_err(Bad)?;
             let mut report = run.run(until_of(&until)?).map_err(|e| Bad(e.to_string()))?;
-            if matches!(format, Format::Json) {
-                report.views = run.views_json();
-            }
             if let Some(t) = &trace {
                 trace_out::write(&run, t).map_err(Bad)?;
             }
-            // The run (its trace) is not needed for the report: free it before writing, and write
-            // the JSON straight to stdout rather than through two strings of it (issue 44: the
-            // 120 s Raft run of benches/raftscope peaked at 115 MiB with --format json).
+            // Issue 44: the 120 s Raft run of benches/raftscope peaked at 117 MB with --format
+            // json, the views (every node's full log as a `serde_json::Value`) built whole next
+            // to the run. When the model builds them one node at a time, they are written so,
+            // straight to stdout: the same bytes, one node's views alive at a time, the run's trace
+            // freed first (110 -> 50 MiB). Otherwise the whole run is freed before the whole views
+            // are written.
+            if matches!(format, Format::Json) {
+                if let Some(keys) = run.views_json_keys() {
+                    run.drop_history();
+                    emit_json(&WithViews {
+                        report: &report,
+                        views: Views {
+                            run: &run,
+                            keys: &keys,
+                        },
+                    })?;
+                    return Ok(report.passed);
+                }
+                report.views = run.views_json();
+            }
             drop(run);
             match format {
                 Format::Json => emit_json(&report)?,

@@ -987,3 +987,36 @@ fn errored_seeds_come_with_a_link() {
         "{out}"
     );
 }
+
+/// Raft's views are written one node at a time after the trace is freed (issue 44: the 120 s
+/// RaftScope workload peaked at 110 MiB): the JSON must be the report with `views` filled whole,
+/// as the run gives it in one piece (`Run::views_json`).
+#[test]
+fn run_json_streams_raft_views_as_the_whole_report() {
+    use clusterscope_core::runner::{Run, RunOptions};
+    let out = cs()
+        .args(["run", "raft-figure-8", "--format", "json"])
+        .assert()
+        .get_output()
+        .stdout
+        .clone();
+    let got: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let s = clusterscope_core::scenario::builtin::get("raft-figure-8").unwrap();
+    let variant = Run::default_variant(&s);
+    let opts = RunOptions {
+        body_budget: 0,
+        ..RunOptions::default()
+    };
+    let mut run = Run::new(s, &variant, None, &toml::Table::new(), &opts).unwrap();
+    let mut report = run.run(None).unwrap();
+    report.views = run.views_json();
+    assert!(report.views["S1"]["log"]
+        .as_array()
+        .is_some_and(|l| !l.is_empty()));
+    assert_eq!(got, serde_json::to_value(&report).unwrap());
+    // Byte for byte: the views written last, pretty, as `to_string_pretty` of the whole.
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        serde_json::to_string_pretty(&report).unwrap() + "\n"
+    );
+}

@@ -209,6 +209,17 @@ pub trait Model: Protocol {
     fn metrics(&self, sim: &Sim<Self>, out: &mut BTreeMap<String, f64>);
     /// Every node's views as JSON (`--format json`'s `views`).
     fn views_json(&self, sim: &Sim<Self>) -> serde_json::Value;
+    /// When [`Model::views_json`] is an object that can be built one entry at a time: its keys,
+    /// in the object's (sorted) order; [`Model::views_json_entry`] gives each value. A writer
+    /// can then stream the views without holding them all (Raft's are every node's full log:
+    /// issue 44). `None` (the default): take `views_json` whole.
+    fn views_json_keys(&self, _sim: &Sim<Self>) -> Option<Vec<String>> {
+        None
+    }
+    /// The value of `key` (one of [`Model::views_json_keys`]) in [`Model::views_json`].
+    fn views_json_entry(&self, _sim: &Sim<Self>, _key: &str) -> serde_json::Value {
+        serde_json::Value::Null
+    }
 
     /// Message kinds with their colours (unlisted labels get a neutral colour).
     fn msg_kinds(&self) -> &'static [MsgKind] {
@@ -455,6 +466,8 @@ pub trait Driver {
 
     // -- the record
     fn trace(&self) -> &Trace;
+    /// `Run::drop_history`.
+    fn drop_history(&mut self);
     fn frontier(&self) -> u64;
     fn user_actions(&self) -> &[RecordedAction];
     fn set_user_actions(&mut self, actions: Vec<RecordedAction>);
@@ -490,6 +503,10 @@ pub trait Driver {
     fn leader(&self) -> Option<NodeId>;
     fn metrics(&self, out: &mut BTreeMap<String, f64>);
     fn views_json(&self) -> serde_json::Value;
+    /// `Model::views_json_keys`.
+    fn views_json_keys(&self) -> Option<Vec<String>>;
+    /// `Model::views_json_entry`.
+    fn views_json_entry(&self, key: &str) -> serde_json::Value;
     fn msg_kinds(&self) -> &'static [MsgKind];
     fn is_key_msg(&self, label: &str) -> bool;
     fn commands(&self) -> &'static [CommandSpec];
@@ -580,6 +597,9 @@ impl<M: Model> Driver for Engine<M> {
     fn trace(&self) -> &Trace {
         &self.trace
     }
+    fn drop_history(&mut self) {
+        Engine::drop_history(self)
+    }
     fn frontier(&self) -> u64 {
         Engine::frontier(self)
     }
@@ -663,6 +683,12 @@ impl<M: Model> Driver for Engine<M> {
     }
     fn views_json(&self) -> serde_json::Value {
         self.sim.proto.views_json(&self.sim)
+    }
+    fn views_json_keys(&self) -> Option<Vec<String>> {
+        self.sim.proto.views_json_keys(&self.sim)
+    }
+    fn views_json_entry(&self, key: &str) -> serde_json::Value {
+        self.sim.proto.views_json_entry(&self.sim, key)
     }
     fn msg_kinds(&self) -> &'static [MsgKind] {
         self.sim.proto.msg_kinds()

@@ -112,16 +112,20 @@ fn sms_violation<S: StateMachine>(
 /// The properties that are not pairwise, in the full check's order: Election Safety, the
 /// rules a node noticed broken in itself (`Err`: return it), and Leader Completeness (run
 /// after Log Matching: `lc`).
+/// `led` is a buffer (its contents are replaced).
 fn election_and_broken<S: StateMachine>(
     names: &[String],
     nodes: &[&RNode<S>],
+    led: &mut Vec<(Term, usize)>,
 ) -> Option<Violation> {
-    let mut led: Vec<(Term, usize)> = nodes
-        .iter()
-        .enumerate()
-        .flat_map(|(k, n)| n.ghost.led.iter().map(move |&t| (t, k)))
-        .collect();
-    crate::small_sort::sort_by(&mut led, |a, b| a.cmp(b));
+    led.clear();
+    led.extend(
+        nodes
+            .iter()
+            .enumerate()
+            .flat_map(|(k, n)| n.ghost.led.iter().map(move |&t| (t, k))),
+    );
+    crate::small_sort::sort_by(led, |a, b| a.cmp(b));
     for w in led.windows(2) {
         if w[0].0 == w[1].0 && w[0].1 != w[1].1 {
             return Some(violation(
@@ -200,6 +204,8 @@ struct Pairs {
     fp: Vec<Fp>,
     classes: BTreeMap<Fp, BTreeSet<usize>>,
     bad: BTreeSet<(usize, usize)>,
+    /// A buffer: the nodes whose fingerprint moved (kept to spare an allocation per event).
+    changed: Vec<usize>,
 }
 
 impl Pairs {
@@ -215,9 +221,9 @@ impl Pairs {
             *self = Pairs::default();
         }
         let fresh = self.fp.is_empty();
-        let changed: Vec<usize> = (0..fps.len())
-            .filter(|&k| fresh || self.fp[k] != fps[k])
-            .collect();
+        let mut changed = std::mem::take(&mut self.changed);
+        changed.clear();
+        changed.extend((0..fps.len()).filter(|&k| fresh || self.fp[k] != fps[k]));
         if !changed.is_empty() {
             if fresh {
                 self.fp = fps.to_vec();
@@ -254,6 +260,7 @@ impl Pairs {
                 self.classes.entry(fps[k]).or_default().insert(k);
             }
         }
+        self.changed = changed;
         self.bad.first().copied()
     }
 }
@@ -269,6 +276,38 @@ struct MemoInner {
     lm: Pairs,
     sms: Pairs,
     fps: Vec<Fp>,
+    /// A buffer for Election Safety's (term, node) list.
+    led: Vec<(Term, usize)>,
+    /// What Leader Completeness's answer depends on ([`lc_key`]) when it last found nothing:
+    /// while the key stays the same the answer does (empty: no answer kept).
+    lc_key: Vec<u64>,
+    /// A buffer: the key now.
+    lc_now: Vec<u64>,
+}
+
+/// Everything [`leader_completeness`] reads, per node: whether it is a running leader and, if
+/// so, its term and its log by fingerprint ([`log_fp`]: `chain_at(i)` for every `i` follows from
+/// the (index, term) sequence the fingerprint hashes, the assumption Log Matching's classes make
+/// too), and its `ghost.committed` by length and `Ghost::committed_hash` (appended to only, by
+/// `Ghost::commit`). The check's answer is a function of exactly these, so with an equal key it
+/// cannot have changed: it can change only when a leader appears or stops (role, term, node
+/// status), a leader's log changes, or some node commits more. In a steady run most events
+/// (heartbeats, their replies, timers, client traffic at followers) change none of them, and the
+/// O(leaders x nodes) binary searches run only when one moved (about one event in ten here).
+fn lc_key<S: StateMachine>(sim: &Sim<Raft<S>>, nodes: &[&RNode<S>], key: &mut Vec<u64>) {
+    key.clear();
+    for (k, n) in nodes.iter().enumerate() {
+        let leads = n.is_leader() && sim.nodes[k].status != NodeStatus::Stopped;
+        let (last, chain) = if leads { log_fp(n) } else { (0, 0) };
+        key.extend([
+            leads as u64,
+            if leads { n.term } else { 0 },
+            last,
+            chain,
+            n.ghost.committed.len() as u64,
+            n.ghost.committed_hash,
+        ]);
+    }
 }
 
 impl Clone for Memo {
@@ -282,18 +321,30 @@ impl Clone for Memo {
 pub fn check<S: StateMachine>(sim: &Sim<Raft<S>>, memo: &Memo) -> Option<Violation> {
     let names = &sim.topo.names;
     let nodes: Vec<&RNode<S>> = sim.nodes.iter().map(|s| &s.state).collect();
-    if let Some(v) = election_and_broken(names, &nodes) {
+    let mut m = memo.0.lock().unwrap_or_else(|e| e.into_inner());
+    let MemoInner {
+        lm,
+        sms,
+        fps,
+        led,
+        lc_key: kept,
+        lc_now,
+    } = &mut *m;
+    if let Some(v) = election_and_broken(names, &nodes, led) {
         return Some(v);
     }
-    let mut m = memo.0.lock().unwrap_or_else(|e| e.into_inner());
-    let MemoInner { lm, sms, fps } = &mut *m;
     fps.clear();
     fps.extend(nodes.iter().map(|n| log_fp(n)));
     if let Some((a, b)) = lm.update(fps, |a, b| lm_pair(nodes[a], nodes[b]).is_some()) {
         return lm_violation(names, &nodes, a, b);
     }
-    if let Some(v) = leader_completeness(sim, names, &nodes) {
-        return Some(v);
+    lc_key(sim, &nodes, lc_now);
+    if lc_now != kept {
+        if let Some(v) = leader_completeness(sim, names, &nodes) {
+            kept.clear();
+            return Some(v);
+        }
+        std::mem::swap(kept, lc_now);
     }
     fps.clear();
     fps.extend(nodes.iter().map(|n| app_fp(n)));
@@ -308,7 +359,7 @@ pub fn check<S: StateMachine>(sim: &Sim<Raft<S>>, memo: &Memo) -> Option<Violati
 pub fn check_full<S: StateMachine>(sim: &Sim<Raft<S>>) -> Option<Violation> {
     let names = &sim.topo.names;
     let nodes: Vec<&RNode<S>> = sim.nodes.iter().map(|s| &s.state).collect();
-    if let Some(v) = election_and_broken(names, &nodes) {
+    if let Some(v) = election_and_broken(names, &nodes, &mut Vec::new()) {
         return Some(v);
     }
     for a in 0..nodes.len() {

@@ -688,6 +688,7 @@ impl<S: StateMachine> Protocol for Raft<S> {
             + node.log.capacity() * std::mem::size_of::<Entry<S::Cmd>>()
             + node.ghost.committed.capacity() * 16
             + node.ghost.applied.capacity() * 8
+            + node.retry_expiry.capacity() * 24
             + node.progress.len() * std::mem::size_of::<node::Progress>()
             + (node.retry.len() + node.pending.len() + node.client.outstanding.len()) * 64
     }

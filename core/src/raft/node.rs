@@ -174,7 +174,11 @@ pub struct Ghost {
     /// Terms this node led.
     pub led: Vec<Term>,
     /// Per index (from 1) the highest committed entry's chain and the node's term when committed.
+    /// Only ever appended to, through [`Ghost::commit`].
     pub committed: Vec<(u64, Term)>,
+    /// A hash of the whole of `committed`: with its length, what the incremental Leader
+    /// Completeness check (`check::Memo`) knows it by.
+    pub committed_hash: u64,
     /// Per index (from 1) the chain of the entry applied there (first application).
     pub applied: Vec<u64>,
     /// A hash of the whole of `applied` (`chain` over it): with its length, what the
@@ -187,6 +191,14 @@ pub struct Ghost {
     pub acked: Vec<(Index, Term)>,
     /// The client's incarnation count (its sequence numbers restart with a fresh client id).
     pub client_epoch: u64,
+}
+
+impl Ghost {
+    /// Note index `committed.len() + 1` committed with this chain at this term.
+    pub fn commit(&mut self, c: u64, term: Term) {
+        self.committed.push((c, term));
+        self.committed_hash = chain(self.committed_hash ^ c, self.committed.len() as u64, term);
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -242,6 +254,12 @@ pub struct RNode<S: StateMachine> {
     /// running (Ratis' reply waits for the entry's combined log + state-machine-data future).
     pub flush_replies: Vec<super::FlushReply>,
     pub retry: BTreeMap<(NodeId, u64), Cached<S::Reply>>,
+    /// The `Cached::Done` replies of `retry` in the order they were stored, with the time they
+    /// were stored (nondecreasing: virtual time only grows, and a restart starts both afresh):
+    /// they expire in this order, so expiry pops from the front instead of walking the whole
+    /// cache. An item whose key was answered again, removed or replaced since is skipped (its
+    /// `at` no longer matches, or the entry is gone or pending).
+    pub retry_expiry: VecDeque<(Micros, (NodeId, u64))>,
     pub client: Client<S::Cmd>,
     /// Requests the state machine submitted to this server (`SmCtx::submit_request`).
     pub sm_seq: u64,
@@ -288,6 +306,7 @@ impl<S: StateMachine> RNode<S> {
             data_pending: BTreeSet::new(),
             reads_pending: BTreeSet::new(),
             retry: BTreeMap::new(),
+            retry_expiry: VecDeque::new(),
             client: Client::new(me),
             sm_seq: 0,
             leaked_permits: 0,

@@ -475,7 +475,7 @@ impl<S: StateMachine> Raft<S> {
     pub(crate) fn record_commit(&self, node: &mut RNode<S>) {
         for i in (node.ghost.committed.len() as u64 + 1)..=node.commit {
             let c = node.chain_at(i);
-            node.ghost.committed.push((c, node.term));
+            node.ghost.commit(c, node.term);
         }
     }
 

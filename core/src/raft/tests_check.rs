@@ -191,7 +191,7 @@ fn incremental_check_agrees_with_the_full_scan_on_arbitrary_logs() {
                     if i > 0 && node.ghost.committed.len() < i as usize {
                         let c = node.chain_at(i);
                         while (node.ghost.committed.len() as u64) < i {
-                            node.ghost.committed.push((c, node.term));
+                            node.ghost.commit(c, node.term);
                         }
                     }
                 }
@@ -214,5 +214,50 @@ fn incremental_check_agrees_with_the_full_scan_on_arbitrary_logs() {
     // (Leader Completeness is not pairwise: both checks run the same pass.)
     for inv in ["Log Matching", "State Machine Safety"] {
         assert!(seen.contains_key(inv), "no {inv} violation seen: {seen:?}");
+    }
+}
+
+/// Leader Completeness is re-checked only when what it reads moves (`check::lc_key`): a
+/// violation planted after a long steady run, when the kept answer is "none", is still caught,
+/// whether it comes from the leader's log (cut below what was committed: `cut` is not a
+/// truncation the leader notices, so only this check can see it) or from a node's commits (an
+/// entry committed that the leader does not hold).
+#[test]
+fn leader_completeness_still_catches_a_violation_planted_in_a_steady_run() {
+    for plant in ["leader's log", "follower's commit"] {
+        let mut e = engine(3, "client_rate = 50", 7);
+        let memo = Memo::default();
+        let mut seen = BTreeMap::new();
+        cross_check(&mut e, &memo, 3_000 * US_PER_MS, plant, &mut seen);
+        assert!(seen.is_empty(), "{plant}: {seen:?}");
+        let l = (0..3)
+            .find(|&k| e.sim.nodes[k].state.is_leader())
+            .expect("a leader after 3 s");
+        let commit = e.sim.nodes[l].state.commit;
+        assert!(commit > 10, "{plant}: commit {commit}");
+        // The kept answer is warm: the same state checks clean again.
+        assert_eq!(check(&e.sim, &memo), None);
+        if plant == "leader's log" {
+            e.sim.nodes[l].state.cut(commit - 5);
+        } else {
+            let f = (l + 1) % 3;
+            let node = &mut e.sim.nodes[f].state;
+            let term = node.term;
+            while (node.ghost.committed.len() as u64) < commit {
+                let i = node.ghost.committed.len() as u64 + 1;
+                node.ghost.commit(node.chain_at(i), term);
+            }
+            // One entry past everything the leader holds.
+            node.ghost.commit(0xDEAD_BEEF, term);
+        }
+        let full = check_full(&e.sim);
+        assert_eq!(
+            full.as_ref().map(|v| v.invariant),
+            Some("Leader Completeness"),
+            "{plant}"
+        );
+        assert_eq!(check(&e.sim, &memo), full, "{plant}");
+        // And it stays reported while the state is unchanged.
+        assert_eq!(check(&e.sim, &memo), full, "{plant}: again");
     }
 }

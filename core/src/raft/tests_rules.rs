@@ -272,3 +272,66 @@ fn timeout_presets() {
         }
     }
 }
+
+/// The retry cache expires from a time-ordered queue (`RNode::retry_expiry`) instead of a walk
+/// over the whole cache: every completed reply in the cache has its item in the queue, the queue
+/// is in time order, and after each expiry point (every 64th applied entry) no completed reply
+/// older than the expiry time is left, while younger ones and pending requests stay. With a
+/// short expiry, a busy client and a leader killed on the way (its cache starts afresh).
+#[test]
+fn retry_cache_expires_exactly_what_is_due_in_time_order() {
+    use super::node::Cached;
+    let mut e = engine(3, "client_rate = 200\nretry_cache_expiry = \"300ms\"", 3);
+    let exp = 300 * US_PER_MS;
+    let (mut expired_points, mut kept_young) = (0, 0);
+    let mut killed = false;
+    while e.sim.now < 4 * US_PER_S {
+        if !killed && e.sim.now >= 2 * US_PER_S {
+            let l = leader(&e);
+            let node = name(&e, l);
+            act(&mut e, Action::Kill { node });
+            killed = true;
+        }
+        let before: Vec<u64> = e.sim.nodes.iter().map(|s| s.state.applied).collect();
+        if !e.step().unwrap() {
+            break;
+        }
+        let now = e.sim.now;
+        for (k, s) in e.sim.nodes.iter().enumerate() {
+            let n = &s.state;
+            assert!(
+                n.retry_expiry
+                    .iter()
+                    .zip(n.retry_expiry.iter().skip(1))
+                    .all(|(a, b)| a.0 <= b.0),
+                "node {k}: the queue is in time order"
+            );
+            for (key, c) in &n.retry {
+                if let Cached::Done { at, .. } = c {
+                    assert!(
+                        n.retry_expiry.contains(&(*at, *key)),
+                        "node {k}: {key:?} done at {at} has no queue item"
+                    );
+                }
+            }
+            if n.applied != before[k] && n.applied.is_multiple_of(64) {
+                expired_points += 1;
+                for c in n.retry.values() {
+                    if let Cached::Done { at, .. } = c {
+                        assert!(
+                            now < at + exp,
+                            "node {k}: a reply due at {} kept at {now}",
+                            at + exp
+                        );
+                        kept_young += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(killed);
+    assert!(
+        expired_points > 10 && kept_young > 100,
+        "{expired_points} {kept_young}"
+    );
+}

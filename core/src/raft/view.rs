@@ -700,11 +700,29 @@ impl Model for Raft<Kv> {
         );
     }
     fn views_json(&self, sim: &Sim<Self>) -> serde_json::Value {
-        let mut m = serde_json::Map::new();
-        for i in 0..sim.topo.len() {
-            m.insert(sim.topo.name(i).to_string(), self.node_json(sim, i));
-        }
-        serde_json::Value::Object(m)
+        let keys = self.views_json_keys(sim).unwrap_or_default();
+        serde_json::Value::Object(
+            keys.into_iter()
+                .map(|k| {
+                    let v = self.views_json_entry(sim, &k);
+                    (k, v)
+                })
+                .collect(),
+        )
+    }
+    fn views_json_keys(&self, sim: &Sim<Self>) -> Option<Vec<String>> {
+        // The node names in a JSON object's order (serde_json's `Map` is sorted by key).
+        let mut names: Vec<String> = (0..sim.topo.len())
+            .map(|i| sim.topo.name(i).to_string())
+            .collect();
+        crate::small_sort::sort_by(&mut names, |a, b| a.cmp(b));
+        names.dedup();
+        Some(names)
+    }
+    fn views_json_entry(&self, sim: &Sim<Self>, key: &str) -> serde_json::Value {
+        sim.topo
+            .id(key)
+            .map_or(serde_json::Value::Null, |i| self.node_json(sim, i))
     }
     fn msg_kinds(&self) -> &'static [MsgKind] {
         MSG_KINDS

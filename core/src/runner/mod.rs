@@ -357,6 +357,13 @@ impl Run {
         self.engine.trace()
     }
 
+    /// Free the run's trace and checkpoints, keeping its state now (`Engine::drop_history`):
+    /// for a caller done with the run that reads only its final state (views, metrics). Nothing
+    /// may step, jump or read the trace after.
+    pub fn drop_history(&mut self) {
+        self.engine.drop_history()
+    }
+
     /// Whether this variant's expectations read the trace (the `log` view counts log lines):
     /// a run without them can go untraced (`Driver::set_tracing`) with the same outcome.
     pub fn needs_trace(&self) -> bool {
@@ -495,6 +502,17 @@ impl Run {
     /// Every node's views at the current state, as JSON (what `Report::views` holds once filled).
     pub fn views_json(&self) -> serde_json::Value {
         self.engine.views_json()
+    }
+
+    /// [`Run::views_json`]'s keys when it can be built one entry at a time
+    /// (`Model::views_json_keys`), each value by [`Run::views_json_entry`].
+    pub fn views_json_keys(&self) -> Option<Vec<String>> {
+        self.engine.views_json_keys()
+    }
+
+    /// The value of `key` in [`Run::views_json`] (`Model::views_json_entry`).
+    pub fn views_json_entry(&self, key: &str) -> serde_json::Value {
+        self.engine.views_json_entry(key)
     }
 }
 
