@@ -1,6 +1,7 @@
 //! Issue 42's faults and controls for Ozone and mutation tracking, as scenario files in
 //! `tests/scenarios/ozone/` and `tests/scenarios/mutation/`, each modelled on the real code
-//! (ContainerStateMachine, KeyValueHandler, XceiverServerRatis; ActiveLogReconciler). Every
+//! (ContainerStateMachine, KeyValueHandler, XceiverServerRatis; ActiveLogReconciler), and the
+//! two models' start states (`start-states.toml` in each). Every
 //! variant must hold all its expectations on seeds 1..=20 (each was swept over 200 seeds when
 //! written), and together the files use every new command and key, so none is untested.
 
@@ -16,6 +17,9 @@ const COVERED: &[&str] = &[
     "drop-next MUTATION_REQ node3",
     "duplicate-next MUTATION_REQ node3",
     "push node1 0 node2",
+    "[[ozone.start]]",
+    "[[ozone.scm_container]]",
+    "[[mutation-tracking.start]]",
 ];
 
 fn files() -> Vec<(String, String)> {

@@ -137,6 +137,7 @@ fn run(seed: u64, ops: &[(u64, Op)], fixed: bool) -> Result<(), String> {
         },
         dns: 3,
         scm: 3,
+        start: Default::default(),
     };
     let proto: Ozone = Raft::new(p, sm, &topo)?;
     let sim = Sim::new(

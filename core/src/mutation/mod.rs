@@ -20,8 +20,11 @@ mod node;
 pub mod offsets;
 pub mod params;
 mod recon;
+pub mod start;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_start;
 mod view;
 mod write;
 
@@ -45,6 +48,11 @@ pub const MUTATION_STAGE: u8 = 1;
 #[derive(Clone, Debug)]
 pub struct MutationTracking {
     pub p: MtParams,
+    /// Per node: the durable state preloaded before the run (`[[mutation-tracking.start]]`,
+    /// `start`); empty when the scenario has none.
+    pub start: Vec<Option<start::MtStart>>,
+    /// Per node: where its own coordinator log continues after the preloaded offsets.
+    pub start_next: Vec<u32>,
 }
 
 #[derive(Clone, Debug)]
@@ -160,7 +168,11 @@ pub enum Timer {
 impl MutationTracking {
     pub fn new(p: MtParams) -> Result<Self, String> {
         p.validate()?;
-        Ok(MutationTracking { p })
+        Ok(MutationTracking {
+            p,
+            start: Vec::new(),
+            start_next: Vec::new(),
+        })
     }
 
     pub fn participants(&self, topo: &Topology) -> u32 {
@@ -274,11 +286,16 @@ impl Protocol for MutationTracking {
     }
 
     fn init_node(&self, id: NodeId, topo: &Topology) -> MtNode {
-        MtNode {
+        let mut node = MtNode {
             me: id,
             participants: self.participants(topo),
             ..Default::default()
+        };
+        if let Some(&next) = self.start_next.get(id as usize) {
+            let s = self.start.get(id as usize).and_then(|s| s.as_ref());
+            start::preload(&mut node, s, next, topo);
         }
+        node
     }
 
     fn on_start(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, _first: bool) {

@@ -476,12 +476,23 @@ impl Model for MutationTracking {
         section: Option<&toml::Table>,
         sc: &Scenario,
     ) -> Result<Self, String> {
-        if section.is_some() {
-            return Err("[mutation-tracking]: this model has no section of its own; put parameters under [params]".into());
+        if let Some(s) = section {
+            if let Some(k) = s.keys().find(|k| *k != "start") {
+                return Err(format!(
+                    "[mutation-tracking] section: unknown key `{k}`; the section holds start \
+                     states ([[mutation-tracking.start]]); put parameters under [params]"
+                ));
+            }
         }
         let p = MtParams::from_table(params)?;
         p.check_nodes(sc.topo.len())?;
-        MutationTracking::new(p)
+        let mut mt = MutationTracking::new(p)?;
+        if let Some(v) = section.and_then(|s| s.get("start")) {
+            let participants = mt.participants(&sc.topo);
+            mt.start = super::start::parse("mutation-tracking", v, &sc.topo, participants)?;
+            mt.start_next = super::start::next_offsets(&mt.start);
+        }
+        Ok(mt)
     }
 
     fn records_per_sec(&self, sim: &Sim<Self>) -> Option<(f64, String)> {

@@ -21,6 +21,7 @@ pub mod about;
 mod commands;
 mod dn;
 pub mod scm;
+pub mod start;
 pub mod view;
 
 pub use scm::{Replica, Scm};
@@ -365,6 +366,8 @@ pub struct Csm {
     /// The datanodes: nodes 0..dns.
     pub dns: u32,
     pub scm: NodeId,
+    /// Preloaded containers and SCM records (`[[ozone.start]]`, `[[ozone.scm_container]]`).
+    pub start: start::OzStart,
 }
 
 impl Csm {
@@ -407,19 +410,73 @@ impl StateMachine for Csm {
         self.p.wait_on_all_followers
     }
     fn init(&self, id: NodeId) -> OzNode {
-        let containers: BTreeMap<u32, CState> =
+        let mut containers: BTreeMap<u32, CState> =
             (1..=self.p.containers).map(|c| (c, CState::Open)).collect();
         if id == self.scm {
+            let mut scm_states = containers.clone();
+            for (c, (st, _)) in &self.start.scm {
+                scm_states.insert(*c, *st);
+            }
+            let mut scm = Scm::new(&scm_states, self.dns);
+            // The replicas as the datanodes' first full reports give them (a container not
+            // preloaded on a datanode is OPEN there, whatever SCM's record says); the sequence
+            // id as SCM's record says, else the highest BCSID of a healthy replica.
+            for d in 0..self.dns {
+                for c in containers.keys() {
+                    scm.replicas.insert(
+                        (*c, d),
+                        scm::Replica {
+                            state: CState::Open,
+                            bcsid: 0,
+                        },
+                    );
+                }
+            }
+            for (d, m) in self.start.dns.iter().enumerate() {
+                for (c, &(state, bcsid)) in m.iter().flatten() {
+                    scm.replicas
+                        .insert((*c, d as NodeId), scm::Replica { state, bcsid });
+                    if state != CState::Unhealthy && !self.start.scm.contains_key(c) {
+                        let s = scm.seq.entry(*c).or_insert(0);
+                        *s = (*s).max(bcsid);
+                    }
+                }
+            }
+            for (c, (_, seq)) in &self.start.scm {
+                scm.seq.insert(*c, *seq);
+            }
             return OzNode {
-                scm: Some(Scm::new(&containers, self.dns)),
+                scm: Some(scm),
                 healthy: true,
                 ..OzNode::default()
             };
         }
+        let mut bcsid = BTreeMap::new();
+        if let Some(Some(m)) = self.start.dns.get(id as usize) {
+            for (c, &(st, b)) in m {
+                containers.insert(*c, st);
+                if b > 0 {
+                    bcsid.insert(*c, b);
+                }
+            }
+        }
         OzNode {
             containers,
+            bcsid,
             healthy: true,
             ..OzNode::default()
+        }
+    }
+    /// SCM's ReplicationManager runs on its interval; the model schedules a run only when it
+    /// would have work, so a preloaded state that gives it some (`[[ozone.start]]`, e.g.
+    /// QUASI_CLOSED replicas) schedules one when SCM starts.
+    fn on_start(&self, n: &mut OzNode, c: &mut SmCtx<Self>) {
+        if self.start.is_empty() {
+            return;
+        }
+        if let Some(mut s) = n.scm.take() {
+            self.schedule_rm(&mut s, c);
+            n.scm = Some(s);
         }
     }
     fn on_exit(&self, n: &mut OzNode) {
@@ -906,3 +963,5 @@ impl StateMachine for Csm {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_start;

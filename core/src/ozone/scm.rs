@@ -317,7 +317,7 @@ impl Csm {
 
     /// Schedule the next ReplicationManager run (the next multiple of `replication_interval`)
     /// if it would have something to do.
-    fn schedule_rm(&self, s: &mut Scm, c: &mut SmCtx<Self>) {
+    pub(super) fn schedule_rm(&self, s: &mut Scm, c: &mut SmCtx<Self>) {
         if s.rm_pending || !s.rm_has_work(self.dns as usize) {
             return;
         }

@@ -380,29 +380,37 @@ impl Model for Ozone {
         sc: &Scenario,
     ) -> Result<Self, String> {
         if let Some(s) = section {
-            if s.contains_key("start") {
-                return Err(
-                    "[[ozone.start]]: start states are not supported for Ozone: a \
-                     preloaded Raft log would need the containers, their replicas and SCM to \
-                     match it; preload a log with protocol = \"raft\" ([[raft.start]])"
-                        .into(),
-                );
-            }
-            if let Some(k) = s.keys().next() {
+            if let Some(k) = s
+                .keys()
+                .find(|k| !["start", "scm_container"].contains(&k.as_str()))
+            {
                 return Err(format!(
-                    "[ozone] section: unknown key `{k}`; put Ozone and Raft settings under [params]"
+                    "[ozone] section: unknown key `{k}`; the section holds start states \
+                     ([[ozone.start]], [[ozone.scm_container]]); put Ozone and Raft settings \
+                     under [params]"
                 ));
             }
         }
         let (op, p) = parse_params(params, sc)?;
         let n = sc.topo.len();
         let scm = n as NodeId - 1;
+        let start = match section {
+            Some(s) => super::start::parse(
+                s.get("start"),
+                s.get("scm_container"),
+                &sc.topo,
+                scm,
+                op.containers,
+            )?,
+            None => Default::default(),
+        };
         Raft::new(
             p,
             Csm {
                 p: op,
                 dns: scm,
                 scm,
+                start,
             },
             &sc.topo,
         )

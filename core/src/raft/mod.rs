@@ -310,6 +310,7 @@ impl<S: StateMachine> Protocol for Raft<S> {
         node.client = node::Client::new(ctx.me);
         // A fresh client id per incarnation: the retry cache must not confuse it with the last.
         node.client.next_seq = (node.ghost.client_epoch << 32) + 1;
+        self.with_sm(node, ctx, |sm, n, c| sm.on_start(n, c));
         if self.outside(ctx.me) {
             return; // not in the Raft group: no election timer, no client load
         }

@@ -181,6 +181,9 @@ pub trait StateMachine: Clone + fmt::Debug + 'static {
         i: Index,
         cmd: &Self::Cmd,
     ) -> Self::Reply;
+    /// The node's process starts (the first time and after every restart), before its Raft
+    /// server runs; also on a node outside the Raft group.
+    fn on_start(&self, _n: &mut Self::Node, _c: &mut SmCtx<Self>) {}
     fn on_task(&self, _n: &mut Self::Node, _c: &mut SmCtx<Self>, _t: Self::Task) {}
     fn on_message(&self, _n: &mut Self::Node, _c: &mut SmCtx<Self>, _from: NodeId, _m: Self::Msg) {}
     fn msg_label(&self, _m: &Self::Msg) -> &'static str {
