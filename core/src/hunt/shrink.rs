@@ -41,6 +41,16 @@ pub fn shrink_with(
         progress(*reruns, if yes { f } else { best });
         yes
     };
+    // Faults aimed at the leader: pinned to the nodes they hit, if that still fails, so that
+    // removing one fault does not re-aim the ones after it (which loses most failures).
+    if cur.iter().any(aims_at_leader) {
+        if let Ok(pinned) = resolve(scenario, plan, seed, &cur, limits) {
+            let same = cur.clone();
+            if fails(&pinned, &same, &mut reruns) {
+                cur = pinned;
+            }
+        }
+    }
     loop {
         let before = cur.clone();
         // 1. Remove chunks, halving their size (ddmin's complement step).
