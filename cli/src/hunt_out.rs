@@ -10,6 +10,7 @@ use clusterscope_core::limits::Limits;
 use clusterscope_core::scenario::Scenario;
 use clusterscope_core::session::{ScenarioRef, Session, MAX_PERMALINK_CHARS};
 use clusterscope_core::time::fmt_duration;
+use std::io::IsTerminal;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -39,8 +40,9 @@ pub struct HuntArgs {
     #[arg(long, default_value = "10000runs")]
     budget: String,
     /// The fault kinds to draw from (each run enables a random subset of them), or presets:
-    /// all, recoverable (all but command), network (drop,loss,partition,delay), crash
-    /// (partition,restart,kill,command).
+    /// all (every kind but leader), recoverable (all but command and leader), network
+    /// (drop,loss,partition,delay), crash (partition,restart,kill,command,leader). `leader`:
+    /// faults aimed at the node that leads when they fire (models with a leader).
     #[arg(long, default_value = "all")]
     faults: String,
     /// Most faults one run draws (1 to 64).
@@ -85,6 +87,7 @@ fn search(
     limits: &Limits,
 ) -> (u64, u64, Option<Candidate>) {
     let bar = match deadline {
+        _ if !std::io::stderr().is_terminal() => indicatif::ProgressBar::hidden(),
         Some(_) => indicatif::ProgressBar::new_spinner(),
         None => indicatif::ProgressBar::new((ids.2.saturating_sub(ids.0)).div_ceil(ids.1)),
     };
@@ -243,7 +246,24 @@ pub fn hunt(a: HuntArgs) -> Result<bool, Bad> {
             c.seed,
             hunt::actions(&c.faults).len()
         );
-        hunt::finish(&s, &plan, &space, c, &limits)
+        // Best so far, on a terminal only: the re-runs and the smallest failing schedule.
+        let bar = if std::io::stderr().is_terminal() {
+            indicatif::ProgressBar::new_spinner()
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        let began = Instant::now();
+        let f = hunt::finish_with(&s, &plan, &space, c, &limits, &mut |reruns, best| {
+            bar.set_message(shrink_status(
+                reruns,
+                plan.shrink_reruns,
+                began.elapsed().as_secs_f64(),
+                best,
+            ));
+            bar.tick();
+        });
+        bar.finish_and_clear();
+        f
     });
     if let Some((i, n)) = shard {
         let part = Part {
@@ -407,5 +427,61 @@ pub fn try_merge(parts: &[String], base_url: &str) -> Result<Option<bool>, Bad> 
             Ok(Some(true))
         }
         (Err(e), Some(_)) => Err(e),
+    }
+}
+
+/// The shrink's progress line on a terminal: re-runs of the bound, re-runs/s and the smallest
+/// schedule that still fails so far (its actions, the first few written out).
+pub fn shrink_status(reruns: u32, bound: u32, secs: f64, best: &[hunt::Fault]) -> String {
+    let acts = hunt::actions(best);
+    let mut shown: Vec<String> = acts
+        .iter()
+        .take(4)
+        .map(|(t, a)| {
+            format!(
+                "{} {}",
+                clusterscope_core::time::fmt_duration(*t),
+                a.describe()
+            )
+        })
+        .collect();
+    if acts.len() > 4 {
+        shown.push(format!("+{} more", acts.len() - 4));
+    }
+    let rate = if secs > 0.0 {
+        format!(", {:.0} re-runs/s", reruns as f64 / secs)
+    } else {
+        String::new()
+    };
+    format!(
+        "shrinking: re-run {reruns} of at most {bound}{rate}; best so far {} action{}: {}",
+        acts.len(),
+        if acts.len() == 1 { "" } else { "s" },
+        shown.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clusterscope_core::engine::action::Action;
+
+    #[test]
+    fn the_shrink_status_names_the_reruns_the_rate_and_the_best_schedule() {
+        let kill = |at: u64, n: &str| hunt::Fault {
+            at,
+            action: Action::Kill { node: n.into() },
+            undo: Some((at + 5_000_000, Action::Start { node: n.into() })),
+        };
+        let line = shrink_status(32, 400, 2.0, &[kill(43_000_000, "A")]);
+        assert_eq!(
+            line,
+            "shrinking: re-run 32 of at most 400, 16 re-runs/s; best so far 2 actions: \
+             43s kill -9 A, 48s start A"
+        );
+        let many: Vec<_> = (0..3).map(|i| kill(i * 1_000_000, "B")).collect();
+        let line = shrink_status(1, 400, 0.0, &many);
+        assert!(line.starts_with("shrinking: re-run 1 of at most 400; best so far 6 actions: "));
+        assert!(line.ends_with(", +2 more"), "{line}");
     }
 }

@@ -332,3 +332,101 @@ fn a_new_ozone_leader_reads_a_chunk_after_its_own_queued_write() {
         Verdict::Held
     );
 }
+
+fn sandbox_raft() -> Scenario {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scenarios/sandbox-raft.toml"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    Scenario::parse(path, &text, &Limits::default()).unwrap()
+}
+
+/// `--faults leader`: a fault written for "the leader" hits the node that leads just before its
+/// time on that seed (the prefix of the schedule run on the same seed), the same node every
+/// time; a command the leader refuses then (Raft's `timeout`) is left out; a found
+/// counterexample names its nodes (an ordinary scenario file); the gossip model has no leader, so
+/// a hunt of leader faults alone draws none there.
+#[test]
+fn faults_aimed_at_the_leader_hit_the_node_that_leads_at_their_time() {
+    let s = sandbox_raft();
+    let l = Limits::default();
+    let p = Plan::new(
+        &s,
+        "sandbox",
+        &toml::Table::new(),
+        Target::Expectation("one leader once the election settles".into()),
+        Kind::parse_list("leader").unwrap(),
+        1,
+        400,
+        &l,
+    )
+    .unwrap();
+    let at = |t: u64, a: Action| hunt::Fault {
+        at: t,
+        action: a,
+        undo: None,
+    };
+    let faults = vec![
+        at(
+            8_000_000,
+            Action::Restart {
+                node: hunt::LEADER.into(),
+                kill: true,
+                down_for: Some(clusterscope_core::engine::action::Dur(3_000_000)),
+            },
+        ),
+        at(
+            20_000_000,
+            Action::Command {
+                node: hunt::LEADER.into(),
+                command: "timeout".into(),
+            },
+        ),
+    ];
+    let seed = 7;
+    let r = hunt::resolve(&s, &p, seed, &faults, &l).unwrap();
+    assert_eq!(r, hunt::resolve(&s, &p, seed, &faults, &l).unwrap());
+    // The refused `timeout` is left out; the restart names the leader at 8 s.
+    assert_eq!(r.len(), 1, "{r:?}");
+    let opts = RunOptions {
+        body_budget: 0,
+        checkpointing: false,
+        limits: l.clone(),
+    };
+    let mut run = Run::new(s.clone(), "sandbox", Some(seed), &toml::Table::new(), &opts).unwrap();
+    run.engine.run_until(7_999_999, u64::MAX).unwrap();
+    let leader = run.engine.leader().expect("a leader at 8 s");
+    match &r[0].action {
+        Action::Restart { node, .. } => assert_eq!(node, &s.topo.names[leader as usize]),
+        other => panic!("{other:?}"),
+    }
+    // A hunt of leader faults finds the broken election check, names its nodes, deterministically.
+    let found = hunt::hunt(&s, &p, &l).unwrap().expect("found");
+    assert_eq!(hunt::hunt(&s, &p, &l).unwrap(), Some(found.clone()));
+    for f in found.original.iter().chain(&found.shrunk) {
+        assert!(!hunt::aims_at_leader(f), "{f:?}");
+    }
+    let text = hunt::found_scenario(&s, &p, &found).unwrap();
+    let again = Scenario::parse("found.toml", &text, &l).unwrap();
+    assert_eq!(
+        hunt::try_run(&again, &p, found.seed, &[], &l),
+        Verdict::Found(found.detail.clone())
+    );
+    // No leader in gossip: leader faults are never drawn there.
+    let g = scenario();
+    let gp = Plan::new(
+        &g,
+        "buggy",
+        &toml::Table::new(),
+        Target::Expectation(SYMPTOM.into()),
+        Kind::parse_list("leader").unwrap(),
+        1,
+        50,
+        &l,
+    )
+    .unwrap();
+    let space = Space::of(&g, &gp, &l).unwrap();
+    assert!(!space.has_leader);
+    assert!((0..50).all(|i| hunt::candidate(&gp, &space, i).faults.is_empty()));
+}

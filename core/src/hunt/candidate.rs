@@ -24,6 +24,7 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
         Kind::Stall => !space.executors.is_empty(),
         Kind::Command => !space.commands.is_empty(),
         Kind::Restart | Kind::Kill => true,
+        Kind::Leader => space.has_leader,
     });
     let count = if kinds.is_empty() || rng.random_range(0..10) == 0 {
         0 // one in ten: the seed alone (a plain sweep's run)
@@ -60,13 +61,32 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
     let last_start = dur * 6 / 10;
     let last_undo = dur * 7 / 10;
     let mut faults: Vec<Fault> = Vec::new();
+    // With faults aimed at the leader, half the candidates chain their faults: each follows the
+    // one before by 100 ms to an eighth of the run, as a consensus bug's steps follow each other
+    // within an election or two (a leader cut off, a write at it, the next leader...), which
+    // faults spread over the whole run rarely do. Drawn only then, so that hunts without
+    // `leader` draw what they drew before it.
+    let chained = kinds.contains(&Kind::Leader) && rng.random_bool(0.5);
+    let mut prev: Option<Micros> = None;
     for _ in 0..count {
         let kind = kinds[rng.random_range(0..kinds.len())];
-        let at = round_ms(rng.random_range(0..=last_start));
+        let at = match prev {
+            Some(p) if chained => {
+                let scale = [10u64, 20, 40, 80, 160, 300][rng.random_range(0..6)];
+                let gap = round_ms(rng.random_range(100_000..=(dur / scale).max(100_000)));
+                if p + gap > last_start {
+                    break;
+                }
+                p + gap
+            }
+            _ => round_ms(rng.random_range(0..=last_start)),
+        };
+        prev = Some(at);
         // Durations from 1/200 to 1/4 of the run, spread over scales.
         let per = [200u64, 100, 50, 25, 12, 8, 4][rng.random_range(0..7)];
         let len = round_ms((dur / per).max(1_000));
         let until = (at + len).min(last_undo).max(at + 1_000);
+        let mut extra: Option<Fault> = None;
         let mut node = || space.nodes[focus[rng.random_range(0..focus.len())]].clone();
         let fault = match kind {
             Kind::Drop | Kind::Loss | Kind::Delay => {
@@ -167,6 +187,69 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                     undo: Some((until, Action::Release { node: x, executor })),
                 }
             }
+            Kind::Leader => {
+                // Aimed at whichever node leads at `at` (`resolve`): restarted, killed and
+                // started later, cut off alone and healed, or given one of the model's commands.
+                let leader = || LEADER.to_string();
+                match rng.random_range(0..if space.commands.is_empty() { 3 } else { 5 }) {
+                    0 => Fault {
+                        at,
+                        action: Action::Restart {
+                            node: leader(),
+                            kill: rng.random_bool(0.5),
+                            down_for: Some(Dur((until - at).max(space.min_down))),
+                        },
+                        undo: None,
+                    },
+                    1 => Fault {
+                        at,
+                        action: Action::Kill { node: leader() },
+                        undo: Some((
+                            until.max(at + space.min_down),
+                            Action::Start { node: leader() },
+                        )),
+                    },
+                    2 => Fault {
+                        at,
+                        action: Action::Partition {
+                            groups: vec![vec![leader()]],
+                        },
+                        undo: Some((until, Action::HealAll {})),
+                    },
+                    4 => {
+                        // The leader cut off, then a command at it while it still leads alone
+                        // (Raft: a write only it appends, an entry on a minority).
+                        let (_, c) = &space.commands[rng.random_range(0..space.commands.len())];
+                        let later = at + round_ms(rng.random_range(1_000..=(until - at) / 2));
+                        extra = Some(Fault {
+                            at: later,
+                            action: Action::Command {
+                                node: leader(),
+                                command: c.clone(),
+                            },
+                            undo: None,
+                        });
+                        Fault {
+                            at,
+                            action: Action::Partition {
+                                groups: vec![vec![leader()]],
+                            },
+                            undo: Some((until, Action::HealAll {})),
+                        }
+                    }
+                    _ => {
+                        let (_, c) = &space.commands[rng.random_range(0..space.commands.len())];
+                        Fault {
+                            at,
+                            action: Action::Command {
+                                node: leader(),
+                                command: c.clone(),
+                            },
+                            undo: None,
+                        }
+                    }
+                }
+            }
             Kind::Command => {
                 let (i, c) = commands[rng.random_range(0..commands.len())];
                 Fault {
@@ -181,9 +264,11 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
         };
         // Keep it only if the schedule stays possible (no start of a running node, no action
         // on a killed one...): what a scenario file's load would refuse.
-        faults.push(fault);
-        if !possible(space, &faults) {
-            faults.pop();
+        for f in std::iter::once(fault).chain(extra) {
+            faults.push(f);
+            if !possible(space, &faults) {
+                faults.pop();
+            }
         }
     }
     Candidate {
@@ -205,7 +290,13 @@ fn possible(space: &Space, faults: &[Fault]) -> bool {
         racks: vec!["rack1".into(); space.nodes.len()],
         seeds: vec![0],
     };
-    let acts = actions(faults);
+    // Faults aimed at the leader name their node only when they run (`resolve`).
+    let known: Vec<Fault> = faults
+        .iter()
+        .filter(|f| !aims_at_leader(f))
+        .cloned()
+        .collect();
+    let acts = actions(&known);
     let items: Vec<Timed> = acts
         .iter()
         .map(|(t, a)| Timed {

@@ -26,12 +26,14 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 mod candidate;
+mod leader;
 mod parts;
 mod shrink;
 
 pub use candidate::candidate;
+pub use leader::{aims_at_leader, resolve, LEADER};
 pub use parts::{merge, Part, PART_VERSION};
-pub use shrink::shrink;
+pub use shrink::{shrink, shrink_with};
 
 /// Most faults one generated candidate has by default (each a fault and, for most kinds, its
 /// undo); `--max-faults` changes it.
@@ -64,10 +66,28 @@ pub enum Kind {
     /// One of the model's node commands (gossip: `disablegossip`...; raft: `timeout`,
     /// `client-put`...), where the node accepts it.
     Command,
+    /// A fault aimed at the node that leads when it fires (models with a leader: Raft, Ozone's
+    /// pipelines): restarted, killed and started later, cut off from the rest (healed later),
+    /// or one of the model's commands (Raft: a client write the leader appends).
+    Leader,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 9] = [
+        Kind::Drop,
+        Kind::Loss,
+        Kind::Partition,
+        Kind::Delay,
+        Kind::Restart,
+        Kind::Kill,
+        Kind::Stall,
+        Kind::Command,
+        Kind::Leader,
+    ];
+
+    /// The preset `all`: every kind but `leader`, which is asked for by name (or by the `crash`
+    /// preset), so that the hunts measured before it draw the same candidates.
+    pub const ALL_BUT_LEADER: [Kind; 8] = [
         Kind::Drop,
         Kind::Loss,
         Kind::Partition,
@@ -88,12 +108,13 @@ impl Kind {
             Kind::Kill => "kill",
             Kind::Stall => "stall",
             Kind::Command => "command",
+            Kind::Leader => "leader",
         }
     }
 
     /// Named sets of kinds `--faults` accepts beside the kinds themselves.
     pub const PRESETS: [(&'static str, &'static [Kind]); 4] = [
-        ("all", &Kind::ALL),
+        ("all", &Kind::ALL_BUT_LEADER),
         (
             // Faults that are all undone: for a target about recovery (a command has no undo).
             "recoverable",
@@ -115,7 +136,13 @@ impl Kind {
             // What a consensus bug needs: nodes crash and come back, leaders are cut off, and
             // the model's commands (Raft: elections and client writes) happen in between.
             "crash",
-            &[Kind::Partition, Kind::Restart, Kind::Kill, Kind::Command],
+            &[
+                Kind::Partition,
+                Kind::Restart,
+                Kind::Kill,
+                Kind::Command,
+                Kind::Leader,
+            ],
         ),
     ];
 
@@ -346,6 +373,9 @@ pub struct Space {
     /// The shortest restart the model calls real (`Model::min_restart_down`): restarts and
     /// kill-then-start are drawn and shrunk no shorter.
     pub min_down: Micros,
+    /// Whether the model names a leader (`Model::HAS_LEADER`, and no node is called
+    /// "leader"): `--faults leader` draws faults aimed at it.
+    pub has_leader: bool,
 }
 
 impl Space {
@@ -385,6 +415,8 @@ impl Space {
             commands,
             duration: scenario.duration(),
             min_down: run.engine.min_restart_down(),
+            has_leader: crate::registry::find(&scenario.raw.protocol).is_some_and(|m| m.has_leader)
+                && !scenario.topo.names.iter().any(|n| n == LEADER),
         })
     }
 }
@@ -497,7 +529,8 @@ pub fn with_faults(
     Ok(s)
 }
 
-/// Run `seed` with `faults` and say whether the plan's target happened.
+/// Run `seed` with `faults` (those aimed at the leader [`resolve`]d first) and say whether the
+/// plan's target happened.
 pub fn try_run(
     scenario: &Scenario,
     plan: &Plan,
@@ -505,7 +538,11 @@ pub fn try_run(
     faults: &[Fault],
     limits: &Limits,
 ) -> Verdict {
-    let s = match with_faults(scenario, faults, limits) {
+    let faults = match resolve(scenario, plan, seed, faults, limits) {
+        Ok(f) => f,
+        Err(e) => return Verdict::Invalid(e),
+    };
+    let s = match with_faults(scenario, &faults, limits) {
         Ok(s) => s,
         Err(e) => return Verdict::Invalid(e),
     };
@@ -560,9 +597,10 @@ pub fn run_candidate(
 pub struct Found {
     pub index: u64,
     pub seed: u64,
-    /// The candidate's schedule as generated.
+    /// The candidate's schedule as generated (faults aimed at the leader resolved: every
+    /// fault names its node).
     pub original: Vec<Fault>,
-    /// The shrunk schedule (still failing on `seed`).
+    /// The shrunk schedule (still failing on `seed`; resolved like `original`).
     pub shrunk: Vec<Fault>,
     /// The target's detail on the shrunk schedule.
     pub detail: String,
@@ -600,16 +638,30 @@ pub fn finish(
     c: Candidate,
     limits: &Limits,
 ) -> Found {
-    let (shrunk, reruns) = shrink(scenario, plan, space, c.seed, &c.faults, limits);
+    finish_with(scenario, plan, space, c, limits, &mut |_, _| {})
+}
+
+/// [`finish`], with [`shrink_with`]'s progress.
+pub fn finish_with(
+    scenario: &Scenario,
+    plan: &Plan,
+    space: &Space,
+    c: Candidate,
+    limits: &Limits,
+    progress: &mut dyn FnMut(u32, &[Fault]),
+) -> Found {
+    let (shrunk, reruns) = shrink_with(scenario, plan, space, c.seed, &c.faults, limits, progress);
     let detail = match try_run(scenario, plan, c.seed, &shrunk, limits) {
         Verdict::Found(d) => d,
         other => panic!("a shrunk schedule that no longer fails: {other:?}"),
     };
+    // The schedules as ordinary faults (the shrunk one ran resolved just above).
+    let concrete = |f: &[Fault]| resolve(scenario, plan, c.seed, f, limits).unwrap_or(f.to_vec());
     Found {
         index: c.index,
         seed: c.seed,
-        original: c.faults,
-        shrunk,
+        original: concrete(&c.faults),
+        shrunk: concrete(&shrunk),
         detail,
         reruns,
     }

@@ -15,16 +15,42 @@ pub fn shrink(
     faults: &[Fault],
     limits: &Limits,
 ) -> (Vec<Fault>, u32) {
+    shrink_with(scenario, plan, space, seed, faults, limits, &mut |_, _| {})
+}
+
+/// [`shrink`], calling `progress(reruns, best)` after every re-run with the smallest schedule
+/// that still fails so far (the CLI's "best so far" on a terminal).
+pub fn shrink_with(
+    scenario: &Scenario,
+    plan: &Plan,
+    space: &Space,
+    seed: u64,
+    faults: &[Fault],
+    limits: &Limits,
+    progress: &mut dyn FnMut(u32, &[Fault]),
+) -> (Vec<Fault>, u32) {
     let mut cur = faults.to_vec();
     let mut reruns = 0u32;
     let budget = plan.shrink_reruns;
-    let fails = |f: &[Fault], reruns: &mut u32| -> bool {
+    let mut fails = |f: &[Fault], best: &[Fault], reruns: &mut u32| -> bool {
         if *reruns >= budget {
             return false;
         }
         *reruns += 1;
-        try_run(scenario, plan, seed, f, limits).found()
+        let yes = try_run(scenario, plan, seed, f, limits).found();
+        progress(*reruns, if yes { f } else { best });
+        yes
     };
+    // Faults aimed at the leader: pinned to the nodes they hit, if that still fails, so that
+    // removing one fault does not re-aim the ones after it (which loses most failures).
+    if cur.iter().any(aims_at_leader) {
+        if let Ok(pinned) = resolve(scenario, plan, seed, &cur, limits) {
+            let same = cur.clone();
+            if fails(&pinned, &same, &mut reruns) {
+                cur = pinned;
+            }
+        }
+    }
     loop {
         let before = cur.clone();
         // 1. Remove chunks, halving their size (ddmin's complement step).
@@ -34,7 +60,7 @@ pub fn shrink(
             while i < cur.len() {
                 let mut next = cur.clone();
                 next.drain(i..(i + chunk).min(cur.len()));
-                if fails(&next, &mut reruns) {
+                if fails(&next, &cur, &mut reruns) {
                     cur = next;
                 } else {
                     i += chunk;
@@ -54,7 +80,7 @@ pub fn shrink(
                 {
                     let mut next = cur.clone();
                     next[i] = f;
-                    if fails(&next, &mut reruns) {
+                    if fails(&next, &cur, &mut reruns) {
                         cur = next;
                     } else {
                         break;
