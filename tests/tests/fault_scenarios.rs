@@ -1,7 +1,8 @@
 //! Issue 42's faults and controls for Ozone and mutation tracking, as scenario files in
 //! `tests/scenarios/ozone/` and `tests/scenarios/mutation/`, each modelled on the real code
 //! (ContainerStateMachine, KeyValueHandler, XceiverServerRatis; ActiveLogReconciler), and the
-//! two models' start states (`start-states.toml` in each). Every
+//! two models' start states (`start-states.toml` in each); `tests/scenarios/raft/` holds Raft
+//! model defects found by hunts, as regressions. Every
 //! variant must hold all its expectations on seeds 1..=20 (each was swept over 200 seeds when
 //! written), and together the files use every new command and key, so none is untested.
 
@@ -24,7 +25,7 @@ const COVERED: &[&str] = &[
 
 fn files() -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for dir in ["ozone", "mutation"] {
+    for dir in ["ozone", "mutation", "raft"] {
         let dir = format!("{}/scenarios/{dir}", env!("CARGO_MANIFEST_DIR"));
         for e in std::fs::read_dir(&dir).unwrap() {
             let p = e.unwrap().path();

@@ -298,7 +298,12 @@ impl<S: StateMachine> Raft<S> {
         let pr = &mut node.progress[p as usize];
         // A heartbeat carries no previous entry while appends are pending
         // (`hasPendingDataRequests() ? null : previous`).
-        let prev_index = if entries.is_empty() && !pr.outstanding.is_empty() {
+        // LogAppender.getPrevious: none when nextIndex - 1 is not in the leader's log (a
+        // follower that committed entries this leader never had — a Leader Completeness
+        // violation, e.g. `commit_rule = "count-replicas"` — answers INCONSISTENCY with its
+        // commitIndex + 1, past the leader's log: heartbeats then carry no previous entry).
+        let prev_index = if (entries.is_empty() && !pr.outstanding.is_empty()) || pr.next > last + 1
+        {
             0
         } else {
             pr.next - 1
