@@ -87,6 +87,9 @@ pub enum Msg {
     /// The person drags the timeline's scrubber (true at mouse down, false when released): the
     /// DOM-heavy panels follow at most every `ui::app::SLOW_PANEL_MS` meanwhile, as while playing.
     SetScrubbing(bool),
+    /// The drag rests (no move for `ui::timeline::SCRUB_REST_MS`): show the exact frame at the
+    /// time dragged to in place of a keyframe's (issue 44; a release does the same).
+    ScrubSettle,
     /// Teaching aids: timeline zoom, presentation mode, message-by-message mode, explain
     /// (`teach.rs`).
     Teach(teach::TeachMsg),
