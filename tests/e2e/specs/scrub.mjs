@@ -52,9 +52,20 @@ export async function run({ page, baseUrl, screenshot, log }) {
   let shot = null;
   for (let i = 1; i <= N; i++) {
     await page.mouse.move(xAt(0.2 + (0.35 * i) / N), y);
-    if (!shot && (await page.getAttribute('#app', 'data-approx')) === '1') {
+    if (!shot && i > N / 2 && (await page.getAttribute('#app', 'data-approx')) === '1') {
       shot = await app(page);
-      await screenshot('dragging');
+      // The viewport (1366x768) while the pointer keeps moving (a rest would refine).
+      let moving = true;
+      const wiggle = (async () => {
+        for (let k = 0; moving; k++) {
+          await page.mouse.move(xAt(0.2 + (0.35 * i) / N) + (k % 2 ? 3 : -3), y);
+          await page.waitForTimeout(15);
+        }
+      })();
+      await page.waitForTimeout(60);
+      await screenshot('dragging', { fullPage: false });
+      moving = false;
+      await wiggle;
     }
     await page.waitForTimeout(10);
   }
@@ -108,5 +119,5 @@ export async function run({ page, baseUrl, screenshot, log }) {
   assert.equal(rested.cursorUs, rested.timeUs);
   await page.mouse.up();
   await settled(page);
-  await screenshot('released');
+  await screenshot('released', { fullPage: false });
 }

@@ -90,7 +90,7 @@ pub const JUMP_SYNC_MS: f64 = 150.0;
 /// it is between the two), replayed on towards that time for at most this much
 /// ([`Model::scrub_approx`]). A render of the 251-node run takes ~10-15 ms more, so a drag
 /// update fits ~30 ms: >= 30 cursor updates a second.
-pub const SCRUB_PREVIEW_MS: f64 = 12.0;
+pub const SCRUB_PREVIEW_MS: f64 = 5.0;
 /// Cost of one simulation step assumed until one is measured (251 nodes in Chromium: ~6 µs).
 pub const STEP_COST_MS_GUESS: f64 = 0.01;
 /// Most nodes shown in the sequence diagram.
