@@ -96,7 +96,11 @@ impl Model {
         let target = t.min(frontier_t);
         let t0 = crate::platform::clock_ms();
         let budget = (SCRUB_PREVIEW_MS / per_step) as u64;
-        let slice = if t0.is_some() { (budget / 4).max(1) } else { budget };
+        let slice = if t0.is_some() {
+            (budget / 4).max(1)
+        } else {
+            budget
+        };
         let mut left = budget;
         while self.now() < target && left > 0 {
             let n = slice.min(left);
