@@ -252,8 +252,9 @@ pub fn timeline_view(p: &PanelProps) -> Html {
                 drag.set(Drag::Scrub);
                 // The cursor is at the pointer while dragging: no hover line or tip.
                 hv.set(None);
-                // The heavy panels follow a drag at most every SLOW_PANEL_MS (issue 20). A
-                // click (released before the next frame) jumps exactly, in `end_scrub`.
+                // The heavy panels follow a drag at most every SLOW_PANEL_MS (issue 20), and
+                // not while it shows keyframes (issue 44). A click (released before the next
+                // frame) jumps exactly, in `end_scrub`.
                 s.dispatch(Msg::SetScrubbing(true));
                 queue_scrub(&s, &q, timescale::t_in(x, view, w));
             }
