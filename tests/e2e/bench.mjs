@@ -32,6 +32,7 @@
 //   --profile-jumps: the same over the jumps.
 //   --trace-jumps out.json: a Chromium performance trace over the jumps (open it in DevTools'
 //   Performance panel); prints the main thread's time by event (style, layout, paint, ...).
+//   --trace-scrub out.json: the same over the scrubber drag.
 // Env:   E2E_DIST (default <repo>/dist), CHROMIUM (default /usr/bin/chromium),
 //        BENCH_PLAY_MS (default 8000 per speed), BENCH_JUMPS=0 (skip the jumps), BENCH_REPEAT (default 1: repeat the play
 //        measurements this many times and pool the frames), BENCH_RANDOM_JUMPS (default 6),
@@ -39,7 +40,8 @@
 //        BENCH_SWEEP_SEEDS (default 100), BENCH_ONLY_SWEEP=1 (measure the sweep alone),
 //        BENCH_LOAD_RUNS (default 5; 0 skips the load time, see load.mjs), BENCH_ONLY_LOAD=1 (size and load alone).
 //        BENCH_EXTRAS=0 (skip the variant switches, scrubber, permalink and the 100x/1000x speed rows),
-//        BENCH_COMPARE=fixed (every row in compare mode with that variant: both sides move).
+//        BENCH_COMPARE=fixed (every row in compare mode with that variant: both sides move),
+//        BENCH_ONLY_SCRUB=1 (compute to the end, the jumps and the scrubber drag alone: issue 44).
 // Output: a table on stdout, `WEBBENCH key=value` lines, optional JSON and markdown files.
 
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -62,8 +64,10 @@ const SWEEP_SCENARIO = 'cassandra-21636-echo-race';
 const SWEEP_SEEDS = Number(process.env.BENCH_SWEEP_SEEDS || 100);
 // BENCH_ONLY_SWEEP=1: skip playing and jumps, measure the sweep alone.
 const ONLY_SWEEP = process.env.BENCH_ONLY_SWEEP === '1';
+// BENCH_ONLY_SCRUB=1: compute to the end, the jumps and the scrubber drag (issue 44), nothing else.
+const ONLY_SCRUB = process.env.BENCH_ONLY_SCRUB === '1';
 // Load to the first usable frame (tests/e2e/load.mjs), in fresh contexts before anything else.
-const LOAD_RUNS = Number(process.env.BENCH_LOAD_RUNS ?? 5);
+const LOAD_RUNS = ONLY_SCRUB ? 0 : Number(process.env.BENCH_LOAD_RUNS ?? 5);
 const ONLY_LOAD = process.env.BENCH_ONLY_LOAD === '1';
 const SPEEDS = [
   // Slider position -> speed (log scale 1e-4..1e3 over 0..1000): 714 = 10x (the default), 1000 = 1000x.
@@ -141,48 +145,89 @@ async function gapProbe(page, on) {
 
 /** Drag the scrubber from 30% to 70% of the timeline for about 2 s (a move every 16 ms at most,
  * each dispatched when the page took the previous one) and count the renders that moved the
- * cursor: updates per second. */
+ * cursor: updates per second. The cursor is `#app[data-cursor-us]` (where the timeline draws it:
+ * the dragged-to time while the frame shown is a keyframe's, `data-approx="1"`); a build without
+ * it counts `data-step`. Also: how long the page held each pointer move up (the automation's
+ * round trip included), how many updates showed an approximate frame, and the time from the
+ * release to the painted exact frame (`data-approx` back to "0", then a frame painted). */
 async function dragScrubber(page) {
   const box = await page.locator('#timeline').boundingBox();
   const y = box.y + box.height / 2;
   const xAt = (f) => box.x + 10 + f * (box.width - 20);
-  await page.evaluate(() => {
-    window.__csSteps = 0;
-    const el = document.querySelector('#app');
-    let last = el.dataset.step;
-    window.__csObs = new MutationObserver(() => {
-      if (el.dataset.step !== last) {
-        last = el.dataset.step;
-        window.__csSteps++;
-      }
-    });
-    window.__csObs.observe(el, { attributes: true, attributeFilter: ['data-step'] });
-  });
   // A press away from the cursor zooms into a range (issue 14): put the cursor at 30% first,
   // then drag it from there.
   await page.mouse.click(xAt(0.3), y);
   await settled(page);
+  await page.evaluate(() => {
+    window.__csSteps = 0;
+    window.__csApprox = 0;
+    window.__csUp = null;
+    window.__csExact = null;
+    const el = document.querySelector('#app');
+    const attr = 'cursorUs' in el.dataset ? 'cursorUs' : 'step';
+    let last = el.dataset[attr];
+    window.__csObs = new MutationObserver(() => {
+      if (el.dataset[attr] !== last) {
+        last = el.dataset[attr];
+        window.__csSteps++;
+        if (el.dataset.approx === '1') window.__csApprox++;
+      }
+      if (window.__csUp !== null && window.__csExact === null && el.dataset.approx !== '1' && el.dataset.busy === '0') {
+        const t = performance.now();
+        window.__csExact = -1;
+        requestAnimationFrame(() => setTimeout(() => (window.__csExact = performance.now() - window.__csUp)));
+        window.__csExactRender = t - window.__csUp;
+      }
+    });
+    window.__csObs.observe(el, { attributes: true, attributeFilter: ['data-step', 'data-cursor-us', 'data-approx', 'data-busy'] });
+    addEventListener('mouseup', () => (window.__csUp = performance.now()), { capture: true, once: true });
+  });
+  await page.evaluate(() => performance.clearMeasures());
   await page.mouse.move(xAt(0.3), y);
   await page.mouse.down();
   const t0 = Date.now();
   const DUR = 2000;
   let moves = 0;
+  const held = [];
   for (;;) {
     const el = Date.now() - t0;
     if (el >= DUR) break;
+    const m0 = Date.now();
     await page.mouse.move(xAt(0.3 + (0.4 * el) / DUR), y);
+    held.push(Date.now() - m0);
     moves++;
     const wait = 16 - (Date.now() - t0 - el);
     if (wait > 0) await page.waitForTimeout(wait);
   }
+  const s = (Date.now() - t0) / 1000;
+  const during = await page.evaluate(() => [window.__csSteps, window.__csApprox]);
+  // The app's work per update while dragging: the model's (`cs-scrub-model`: restore and replay)
+  // and the whole update to the end of its render (`cs-jump`).
+  const [modelMs, appMs] = await page.evaluate(() =>
+    ['cs-scrub-model', 'cs-jump'].map((n) => performance.getEntriesByName(n, 'measure').map((e) => e.duration)),
+  );
   await page.mouse.up();
   await settled(page);
-  const s = (Date.now() - t0) / 1000;
-  const updates = await page.evaluate(() => {
+  await page.waitForFunction(() => window.__csExact === null || window.__csExact >= 0, null, { timeout: 5000 }).catch(() => {});
+  const [exactMs, exactRenderMs] = await page.evaluate(() => {
     window.__csObs.disconnect();
-    return window.__csSteps;
+    return [window.__csExact, window.__csExactRender];
   });
-  return { moves, updates, s, per_s: updates / s };
+  return {
+    moves,
+    updates: during[0],
+    approx_updates: during[1],
+    s,
+    per_s: during[0] / s,
+    model_median_ms: med(modelMs),
+    model_p95_ms: p95(modelMs),
+    app_median_ms: med(appMs),
+    app_p95_ms: p95(appMs),
+    move_held_median_ms: med(held),
+    move_held_max_ms: Math.max(...held),
+    exact_after_release_ms: exactMs ?? NaN,
+    exact_render_after_release_ms: exactRenderMs ?? NaN,
+  };
 }
 
 /** Play at slider position `pos` for `ms`, then pause; returns the frame measures (and, with
@@ -450,53 +495,69 @@ async function main() {
     // 3. Switch the variant and back at the end (the first switch computes the other variant;
     //    the next ones take the kept runs back), then drag the scrubber, then take the link at 90%.
     if (process.env.BENCH_JUMPS !== '0' && process.env.BENCH_EXTRAS !== '0' && !ONLY_SWEEP) {
-      await jumpTo(page, 1);
-      const variants = await page.$$eval('#variants button[data-variant]', (bs) => bs.map((b) => b.dataset.variant));
-      const from = (await appData(page)).variant;
-      const other = variants.find((v) => v !== from);
-      result.switches = [];
-      for (const v of [other, from, other, from]) {
-        const t1 = Date.now();
-        await page.click(`#variants button[data-variant="${v}"]`);
-        await page.waitForSelector(`#app[data-variant="${v}"]`, { timeout: 600_000 });
-        await settled(page, 600_000);
-        const ms = Date.now() - t1;
-        const a = await appData(page);
-        result.switches.push({ to: v, ms, time_us: Number(a.timeUs), frontier: Number(a.frontier) });
-        console.log(`WEBBENCH switch to=${v} ms=${ms} time_us=${a.timeUs} frontier=${a.frontier}`);
+      if (!ONLY_SCRUB) {
+        await jumpTo(page, 1);
+        const variants = await page.$$eval('#variants button[data-variant]', (bs) => bs.map((b) => b.dataset.variant));
+        const from = (await appData(page)).variant;
+        const other = variants.find((v) => v !== from);
+        result.switches = [];
+        for (const v of [other, from, other, from]) {
+          const t1 = Date.now();
+          await page.click(`#variants button[data-variant="${v}"]`);
+          await page.waitForSelector(`#app[data-variant="${v}"]`, { timeout: 600_000 });
+          await settled(page, 600_000);
+          const ms = Date.now() - t1;
+          const a = await appData(page);
+          result.switches.push({ to: v, ms, time_us: Number(a.timeUs), frontier: Number(a.frontier) });
+          console.log(`WEBBENCH switch to=${v} ms=${ms} time_us=${a.timeUs} frontier=${a.frontier}`);
+        }
+        result.switch_first_ms = result.switches[0].ms;
+        result.switch_again_ms = Math.max(...result.switches.slice(1).map((x) => x.ms));
+        result.wasm_memory_two_runs_mib = await page.evaluate(() =>
+          window.__csWasm && window.__csWasm.memory ? window.__csWasm.memory.buffer.byteLength / 2 ** 20 : NaN,
+        );
       }
-      result.switch_first_ms = result.switches[0].ms;
-      result.switch_again_ms = Math.max(...result.switches.slice(1).map((x) => x.ms));
-      result.wasm_memory_two_runs_mib = await page.evaluate(() =>
-        window.__csWasm && window.__csWasm.memory ? window.__csWasm.memory.buffer.byteLength / 2 ** 20 : NaN,
-      );
 
       // Scrubber: drag across the timeline (60 moves over about 2 s, as a hand does) and count
-      // the renders that changed the cursor (data-step) while dragging.
+      // the renders that moved the cursor while dragging.
+      // --trace-scrub out.json: a Chromium performance trace over the drag.
+      if (argOf('--trace-scrub')) {
+        await browser.startTracing(page, {
+          path: argOf('--trace-scrub'),
+          categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing', 'blink', 'v8'],
+        });
+      }
       result.scrub = await dragScrubber(page);
-      console.log(`WEBBENCH scrub moves=${result.scrub.moves} updates=${result.scrub.updates} s=${result.scrub.s.toFixed(2)} updates_per_s=${result.scrub.per_s.toFixed(1)}`);
+      if (argOf('--trace-scrub')) {
+        await browser.stopTracing();
+        printTrace(JSON.parse(readFileSync(argOf('--trace-scrub'))));
+      }
+      const sc = result.scrub;
+      console.log(`WEBBENCH scrub moves=${sc.moves} updates=${sc.updates} approx=${sc.approx_updates} s=${sc.s.toFixed(2)} updates_per_s=${sc.per_s.toFixed(1)} model_ms=${f1(sc.model_median_ms)}/${f1(sc.model_p95_ms)} app_ms=${f1(sc.app_median_ms)}/${f1(sc.app_p95_ms)} move_held_median_ms=${f1(sc.move_held_median_ms)} move_held_max_ms=${f1(sc.move_held_max_ms)} exact_after_release_ms=${f1(sc.exact_after_release_ms)} (render ${f1(sc.exact_render_after_release_ms)})`);
 
-      // The permalink at 90% of the run, opened in a new tab: from navigation to the cursor there.
-      await jumpTo(page, 0.9);
-      const at = await appData(page);
-      await page.waitForFunction(() => location.hash.length > 1, null, { timeout: 10_000 });
-      const link = await page.evaluate(() => location.href);
-      await page.close();
-      const p2 = await context.newPage();
-      const t2 = Date.now();
-      await p2.goto(link);
-      await p2.waitForSelector('#app[data-ready="1"]', { timeout: 60_000 });
-      await settled(p2, 600_000);
-      await p2.waitForSelector(`#app[data-step="${at.step}"]`, { timeout: 600_000 });
-      result.permalink_s = (Date.now() - t2) / 1000;
-      console.log(`WEBBENCH permalink s=${result.permalink_s.toFixed(2)} step=${at.step}`);
-      await p2.close();
-      page = await freshPage();
-      if (process.env.BENCH_COMPARE) {
-        // The autosaved session restores compare; open it again if it did not.
-        if (!(await page.$('#cmp-b'))) await page.selectOption('#compare-select', process.env.BENCH_COMPARE);
-        await page.waitForSelector('#cmp-b');
-        await settled(page);
+      if (!ONLY_SCRUB) {
+        // The permalink at 90% of the run, opened in a new tab: from navigation to the cursor there.
+        await jumpTo(page, 0.9);
+        const at = await appData(page);
+        await page.waitForFunction(() => location.hash.length > 1, null, { timeout: 10_000 });
+        const link = await page.evaluate(() => location.href);
+        await page.close();
+        const p2 = await context.newPage();
+        const t2 = Date.now();
+        await p2.goto(link);
+        await p2.waitForSelector('#app[data-ready="1"]', { timeout: 60_000 });
+        await settled(p2, 600_000);
+        await p2.waitForSelector(`#app[data-step="${at.step}"]`, { timeout: 600_000 });
+        result.permalink_s = (Date.now() - t2) / 1000;
+        console.log(`WEBBENCH permalink s=${result.permalink_s.toFixed(2)} step=${at.step}`);
+        await p2.close();
+        page = await freshPage();
+        if (process.env.BENCH_COMPARE) {
+          // The autosaved session restores compare; open it again if it did not.
+          if (!(await page.$('#cmp-b'))) await page.selectOption('#compare-select', process.env.BENCH_COMPARE);
+          await page.waitForSelector('#cmp-b');
+          await settled(page);
+        }
       }
     }
 
@@ -507,7 +568,7 @@ async function main() {
       await settled(page);
     }
     result.play = [];
-    for (const sp of ONLY_SWEEP ? [] : SPEEDS) {
+    for (const sp of ONLY_SWEEP || ONLY_SCRUB ? [] : SPEEDS) {
       const pooled = { frame: [], compute: [], render: [], raf: [], steps: 0, virtualUs: 0, wallMs: 0 };
       for (let r = 0; r < REPEAT; r++) {
         const prof = r === 0 && sp === SPEEDS[1] ? argOf('--profile') : undefined;
@@ -535,7 +596,7 @@ async function main() {
       console.log(`WEBBENCH play speed="${sp.name}" ${Object.entries(row).slice(1).map(([k, v]) => `${k}=${typeof v === 'number' ? v.toFixed(2) : v}`).join(' ')}`);
     }
 
-    if (!ONLY_SWEEP && process.env.BENCH_EXTRAS !== '0') {
+    if (!ONLY_SWEEP && !ONLY_SCRUB && process.env.BENCH_EXTRAS !== '0') {
       await page.click('#to-start').catch(() => {});
       await settled(page);
       const o = await playFor(page, SPEED_100X, PLAY_MS, undefined, true);
@@ -552,7 +613,7 @@ async function main() {
       console.log(`WEBBENCH speed1000 achieved=${result.speed1000.achieved.toFixed(1)} label="${f.label}" behind=${f.behind}`);
     }
     // 5. "How often?": a sweep in Web Workers (all of navigator.hardwareConcurrency, at most 8).
-    if (process.env.BENCH_SWEEP !== '0') {
+    if (process.env.BENCH_SWEEP !== '0' && !ONLY_SCRUB) {
       await page.selectOption('#scenario-select', SWEEP_SCENARIO);
       await settled(page);
       // This machine's speed at this moment, for reading the sweep: one run of the scenario's
@@ -601,6 +662,7 @@ async function main() {
     lines.push(`| playing ${r.speed}: events per frame; virtual s per real s | ${r.steps_per_frame.toFixed(0)}; ${r.virtual_per_real.toFixed(2)} | - | - |`);
   }
   const jf = (j) => `${j.f === 0 ? 'start' : j.f === 1 ? 'end' : `${(j.f * 100).toFixed(1)}%`} (${j.dir})`;
+  if (result.jumps) lines.push(`| jump (click to painted frame), median / p95 | ${f1(result.jump_median)} / ${f1(p95(result.jumps.map((j) => j.ms).filter(Number.isFinite)))} ms | median and p95 <= 100 ms | - |`);
   if (result.jumps) lines.push(`| jump (click to painted frame), median / max over ${result.jumps.length} (${result.jumps.map((j) => `${jf(j)} ${f1(j.ms)}`).join(', ')}) | ${f1(result.jump_median)} / ${f1(result.jump_max)} ms | any <= 100 ms | ${result.jump_max <= 100 ? 'yes' : '**NO**'} |`);
   if (result.jumps) lines.push(`| of which the app's work (click to the end of its render), median / max | ${f1(result.jump_app_median)} / ${f1(result.jump_app_max)} ms | - | - |`);
   if (result.jumps) {
@@ -610,9 +672,15 @@ async function main() {
     if (r.switches) {
       lines.push(`| switch variant and back at the end: first switch / later switches (worst of 3) | ${(r.switch_first_ms / 1000).toFixed(2)} s / ${r.switch_again_ms} ms | first <= compute time, second <= 100 ms | ${r.switch_first_ms <= r.compute_to_end_s * 1000 && r.switch_again_ms <= 100 ? 'yes' : '**NO**'} |`);
       lines.push(`| ... wasm linear memory with both variants computed | ${f1(r.wasm_memory_two_runs_mib)} MiB | - | - |`);
-      lines.push(`| scrubber drag at 251 nodes (2 s, ${r.scrub.moves} moves) | ${r.scrub.per_s.toFixed(1)} updates/s | >= 30 updates/s | ${r.scrub.per_s >= 30 ? 'yes' : '**NO**'} |`);
       lines.push(`| open a permalink at 90% of the run (new tab, to the cursor there) | ${r.permalink_s.toFixed(2)} s | <= 2 s | ${r.permalink_s <= 2 ? 'yes' : '**NO**'} |`);
     }
+  }
+  if (result.scrub) {
+    const c = result.scrub;
+    lines.push(`| scrubber drag at 251 nodes (2 s, ${c.moves} moves; ${c.approx_updates} of the updates a keyframe's frame) | ${c.per_s.toFixed(1)} updates/s | >= 30 updates/s | ${c.per_s >= 30 ? 'yes' : '**NO**'} |`);
+    lines.push(`| ... an update's work, median / p95: the model's (restore, replay) and to the end of its render | ${f1(c.model_median_ms)} / ${f1(c.model_p95_ms)} ms; ${f1(c.app_median_ms)} / ${f1(c.app_p95_ms)} ms | - | - |`);
+    lines.push(`| ... a pointer move held up (automation round trip included), median / max | ${f1(c.move_held_median_ms)} / ${f1(c.move_held_max_ms)} ms | - | - |`);
+    lines.push(`| ... release to the painted exact frame | ${f1(c.exact_after_release_ms)} ms | <= 100 ms | ${c.exact_after_release_ms <= 100 ? 'yes' : '**NO**'} |`);
   }
   if (result.speed100) {
     const a = result.speed100;

@@ -404,6 +404,29 @@ pub mod perf {
         let _ = w.request_animation_frame(raf.unchecked_ref());
     }
 
+    /// The model's part of a scrubber drag's update starts (`cs-scrub-model`, issue 44).
+    pub fn scrub_start() {
+        if !cfg!(target_arch = "wasm32") {
+            return;
+        }
+        if let Some(p) = performance() {
+            let _ = p.mark("cs-s0");
+        }
+    }
+
+    /// ... and ends: `cs-scrub-model` (the restore and replay of a keyframe, or the exact jump).
+    pub fn scrub_end() {
+        if !cfg!(target_arch = "wasm32") {
+            return;
+        }
+        if let Some(p) = performance() {
+            let _ = p.mark("cs-s1");
+            let _ = p.measure_with_start_mark_and_end_mark("cs-scrub-model", "cs-s0", "cs-s1");
+            p.clear_marks_with_mark_name("cs-s0");
+            p.clear_marks_with_mark_name("cs-s1");
+        }
+    }
+
     /// A jump (scrub click, Home/End) is about to be dispatched.
     pub fn jump_start() {
         if let Some(p) = performance() {

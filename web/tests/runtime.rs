@@ -239,3 +239,52 @@ fn opening_another_scenario_drops_the_kept_runs() {
     let s = settle(send(s, Msg::LoadBuiltin("pingpong".into())));
     assert!(s.model.borrow().runs.is_empty());
 }
+
+/// Issue 44: a drag whose exact frames cost too much shows keyframes (marked approximate, at or
+/// before the cursor, which stays at the pointer); a rest or the release shows the exact frame,
+/// the same state as a jump there.
+#[test]
+fn a_drag_shows_keyframes_and_the_exact_frame_on_release() {
+    let s = at_end("fixed");
+    // A replayed step priced at 1 ms: any replay beyond a few steps is too long for a drag.
+    s.model.borrow_mut().replay_cost_ms = Some(1.0);
+    let end = s.model.borrow().end();
+    let (t1, t2) = (end * 2 / 3, end / 3 + 1_234);
+    let s = send(s, Msg::SetScrubbing(true));
+    let s = send(s, Msg::ScrubTo(t1));
+    {
+        let m = s.model.borrow();
+        assert_eq!(m.scrub_approx, Some(t1), "a keyframe is shown for {t1}");
+        assert!(m.now() < t1 && m.cursor_time() == t1, "{} {}", m.now(), t1);
+        assert!(!m.busy(), "a keyframe is shown at once");
+    }
+    // Back: the keyframe before t2 (a restore, not the state shown).
+    let s = send(s, Msg::ScrubTo(t2));
+    assert!(s.model.borrow().now() < t2);
+    assert_eq!(s.model.borrow().scrub_approx, Some(t2));
+    // Resting with the button down refines.
+    let s = settle(send(s, Msg::ScrubSettle));
+    assert_eq!(s.model.borrow().scrub_approx, None);
+    assert_eq!(s.model.borrow().now(), t2);
+    let s = send(s, Msg::ScrubTo(t1));
+    assert_eq!(s.model.borrow().scrub_approx, Some(t1));
+    // Released: the exact frame at t1.
+    let s = settle(send(s, Msg::SetScrubbing(false)));
+    let released = shown(&s);
+    assert_eq!(s.model.borrow().scrub_approx, None);
+    assert_eq!(released.1, t1);
+    // A jump there from elsewhere lands on the same state.
+    let s = settle(send(s, Msg::ScrubTo(0)));
+    let s = settle(send(s, Msg::ScrubTo(t1)));
+    assert_eq!(shown(&s), released);
+    assert_eq!(
+        s.model.borrow().cursor(),
+        {
+            let s2 = at_end("fixed");
+            let s2 = settle(send(s2, Msg::ScrubTo(t1)));
+            let c = s2.model.borrow().cursor();
+            c
+        },
+        "the same step as a jump in a fresh run"
+    );
+}

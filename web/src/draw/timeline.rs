@@ -86,7 +86,9 @@ pub fn draw(
     ctx.fill_rect(PAD, TRACK_Y, fx - PAD, TRACK_H);
     ctx.set_fill_style_str(p.accent);
     ctx.set_global_alpha(0.55);
-    let cx = x_of(m.now(), end, w);
+    // While a drag shows a keyframe's frame, the cursor is where the pointer is, and a dashed
+    // line marks the time of the frame shown (issue 44).
+    let cx = x_of(m.cursor_time(), end, w);
     ctx.fill_rect(PAD, TRACK_Y, clampx(cx) - PAD, TRACK_H);
     ctx.set_global_alpha(1.0);
 
@@ -232,6 +234,17 @@ pub fn draw(
     // Safety violations, under the cursor.
     super::violation::mark_timeline(ctx, m, w, h, p);
 
+    if m.scrub_approx.is_some() {
+        let kx = x_of(m.now(), end, w);
+        ctx.set_stroke_style_str(p.muted);
+        ctx.set_line_width(1.0);
+        super::topology::dash(ctx, &[3.0, 3.0]);
+        ctx.begin_path();
+        ctx.move_to(kx, 0.0);
+        ctx.line_to(kx, h);
+        ctx.stroke();
+        super::topology::dash(ctx, &[]);
+    }
     // Cursor, with a handle as in a media player (issue 40): a knob at the top and at the
     // bottom of the line, what a person grabs (a press anywhere scrubs).
     ctx.set_fill_style_str(p.fg);
@@ -401,7 +414,7 @@ pub fn draw_overview(ctx: &Ctx, m: &Model, w: f64, h: f64, p: &Palette) {
     ctx.set_line_width(1.5);
     ctx.stroke_rect(a, 0.75, b - a, h - 1.5);
     ctx.set_fill_style_str(p.fg);
-    ctx.fill_rect(x_of(m.now(), end, w) - 0.75, 0.0, 1.5, h);
+    ctx.fill_rect(x_of(m.cursor_time(), end, w) - 0.75, 0.0, 1.5, h);
 }
 
 /// Text for the marker nearest to `x` (within a few pixels), for the hover tooltip.

@@ -47,7 +47,7 @@ fn line(ctx: &Ctx, a: Pt, b: Pt) {
     ctx.stroke();
 }
 
-fn dash(ctx: &Ctx, pattern: &[f64]) {
+pub(super) fn dash(ctx: &Ctx, pattern: &[f64]) {
     let arr = js_sys::Array::new();
     for p in pattern {
         arr.push(&wasm_bindgen::JsValue::from_f64(*p));

@@ -68,6 +68,61 @@ impl Model {
         self.start_seek(Seek::Time(t));
     }
 
+    /// A drag of the scrubber to time `t` (issue 44): the exact frame when its replay fits
+    /// [`SCRUB_PREVIEW_MS`]; else a keyframe, as a video player scrubs: the nearest checkpoint at
+    /// or before `t` (no restore when the state shown is already between it and `t`), replayed
+    /// on towards `t` for at most [`SCRUB_PREVIEW_MS`], never computing past what is computed.
+    /// What is shown is then marked approximate ([`Model::scrub_approx`]) until
+    /// [`Model::settle_scrub`].
+    pub(super) fn scrub_preview(&mut self, t: Micros) {
+        let t = t.min(self.end());
+        let trace = self.run.engine.trace();
+        let frontier_t = nav::frontier_time(trace);
+        let k = nav::step_at_time(trace, t);
+        let from = self.run.engine.replay_from(k);
+        let per_step = self.replay_cost_est().max(1e-6);
+        if t <= frontier_t && (k - from) as f64 * per_step <= SCRUB_PREVIEW_MS {
+            self.scrub_approx = None;
+            self.scrub_to(t);
+            return;
+        }
+        self.snapshot();
+        if from != self.cursor() {
+            // A checkpoint's step: a restore, nothing replayed.
+            self.jump_to_step(from);
+        }
+        // Replay on for SCRUB_PREVIEW_MS by the clock (in slices: the estimate of a step's
+        // cost can be off on a busy machine), or by the estimate where there is no clock.
+        let target = t.min(frontier_t);
+        let t0 = crate::platform::clock_ms();
+        let budget = (SCRUB_PREVIEW_MS / per_step) as u64;
+        let slice = if t0.is_some() {
+            (budget / 4).max(1)
+        } else {
+            budget
+        };
+        let mut left = budget;
+        while self.now() < target && left > 0 {
+            let n = slice.min(left);
+            self.forward_within(target, n);
+            left -= n;
+            if let (Some(a), Some(b)) = (t0, crate::platform::clock_ms()) {
+                if b - a >= SCRUB_PREVIEW_MS {
+                    break;
+                }
+            }
+        }
+        self.scrub_approx = (self.now() != t).then_some(t);
+    }
+
+    /// The drag rested or ended: replace a keyframe's frame by the exact one at the time dragged
+    /// to (replayed from the state shown, which is at or before it; a seek when that is long).
+    pub(super) fn settle_scrub(&mut self) {
+        if let Some(t) = self.scrub_approx.take() {
+            self.scrub_to(t);
+        }
+    }
+
     /// Go forward towards time `t` taking at most `budget` steps (at least one), then show
     /// where that arrived; whether `t` was reached (or the run ended).
     pub(super) fn forward_within(&mut self, t: Micros, budget: u64) -> bool {

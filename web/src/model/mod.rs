@@ -84,6 +84,13 @@ pub const SEEK_RENDER_MS: f64 = 500.0;
 /// also records it): a replay of one checkpoint span of the 251-node rolling upgrade (~55k
 /// events, ~110-150 ms in Chromium) mostly happens at once, in compare on both sides.
 pub const JUMP_SYNC_MS: f64 = 150.0;
+/// While the scrubber is dragged (issue 44), a move whose exact frame needs at most this much
+/// replay (at the measured cost of a replayed step) shows that frame at once; a longer one shows
+/// a keyframe: the nearest checkpoint at or before the time pointed at (or the state shown, when
+/// it is between the two), replayed on towards that time for at most this much
+/// ([`Model::scrub_approx`]). A render of the 251-node run takes ~10-15 ms more, so a drag
+/// update fits ~30 ms: >= 30 cursor updates a second.
+pub const SCRUB_PREVIEW_MS: f64 = 5.0;
 /// Cost of one simulation step assumed until one is measured (251 nodes in Chromium: ~6 µs).
 pub const STEP_COST_MS_GUESS: f64 = 0.01;
 /// Most nodes shown in the sequence diagram.
@@ -223,6 +230,12 @@ pub struct Model {
     pub achieved: speed::Achieved,
     /// The scrubber is being dragged ([`Msg::SetScrubbing`]).
     pub scrubbing: bool,
+    /// While the scrubber is dragged, the time it points at when the state shown is not that
+    /// time's but an earlier one: a keyframe (the nearest checkpoint at or before it, or the state
+    /// already shown), replayed on towards it for at most [`SCRUB_PREVIEW_MS`]. `None`: the state
+    /// shown is at the cursor. The exact frame follows on release or when the drag rests
+    /// ([`Msg::ScrubSettle`]), as a video player scrubs on keyframes and refines (issue 44).
+    pub scrub_approx: Option<Micros>,
     /// Real time since the last render while a seek computes (renders are throttled to
     /// [`SEEK_RENDER_MS`]).
     seek_quiet_ms: f64,
@@ -367,6 +380,7 @@ impl Model {
             runs: runs::Runs::default(),
             achieved: speed::Achieved::default(),
             scrubbing: false,
+            scrub_approx: None,
             seek_quiet_ms: 0.0,
             teach: teach::Teach::default(),
             compare: None,
@@ -387,6 +401,11 @@ impl Model {
 
     pub fn now(&self) -> Micros {
         self.run.engine.now()
+    }
+    /// Where the timeline's cursor is: the state's time, or while a drag shows a keyframe's
+    /// state, the time dragged to ([`Model::scrub_approx`]).
+    pub fn cursor_time(&self) -> Micros {
+        self.scrub_approx.unwrap_or_else(|| self.now())
     }
     pub fn cursor(&self) -> u64 {
         self.run.engine.steps()

@@ -85,8 +85,12 @@ pub enum Msg {
     /// and results.
     Checked(u64, Rc<Vec<clusterscope_core::runner::ExpectResult>>),
     /// The person drags the timeline's scrubber (true at mouse down, false when released): the
-    /// DOM-heavy panels follow at most every `ui::app::SLOW_PANEL_MS` meanwhile, as while playing.
+    /// DOM-heavy panels follow at most every `ui::app::SLOW_PANEL_MS` meanwhile, as while playing,
+    /// and a move may show a keyframe (`Model::scrub_approx`), made exact on release (issue 44).
     SetScrubbing(bool),
+    /// The drag rests (no move for `ui::timeline::SCRUB_REST_MS`): show the exact frame at the
+    /// time dragged to in place of a keyframe's (issue 44; a release does the same).
+    ScrubSettle,
     /// Teaching aids: timeline zoom, presentation mode, message-by-message mode, explain
     /// (`teach.rs`).
     Teach(teach::TeachMsg),

@@ -6,6 +6,16 @@ use super::*;
 impl Model {
     /// Apply one message. Returns whether anything visible changed.
     pub fn update(&mut self, msg: Msg) -> bool {
+        // Anything else than the drag itself acts on the exact state at the cursor: a
+        // keyframe's frame shown meanwhile is settled first (issue 44).
+        let settle = self.scrub_approx.is_some()
+            && !matches!(
+                msg,
+                Msg::ScrubTo(_) | Msg::SetScrubbing(true) | Msg::Tick { .. }
+            );
+        if settle {
+            self.settle_scrub();
+        }
         match msg {
             Msg::LoadBuiltin(name) => {
                 // A new scenario: the run replaced is dropped (kept runs stay within their
@@ -150,8 +160,17 @@ impl Model {
             }
             Msg::ScrubTo(t) => {
                 self.seek = None;
-                self.scrub_to(t.min(self.end()));
+                // Compare mode keeps its exact jumps (both sides on one cursor).
+                if self.scrubbing && self.compare.is_none() {
+                    crate::platform::perf::scrub_start();
+                    self.scrub_preview(t);
+                    crate::platform::perf::scrub_end();
+                } else {
+                    self.scrub_to(t.min(self.end()));
+                }
             }
+            // Settled above, if a keyframe's frame was shown.
+            Msg::ScrubSettle => return settle,
             Msg::SetSpeed(s) => {
                 self.achieved.reset();
                 self.speed = if s.is_finite() {

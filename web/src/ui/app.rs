@@ -364,9 +364,13 @@ pub fn app() -> Html {
         let mut sl = slow.borrow_mut();
         // Dragging the scrubber moves the cursor as often as playing does (issue 20).
         let throttled = busy || m.scrubbing;
+        // While a drag shows keyframes (issue 44), they wait for the exact frame: a catch-up
+        // (a restyle and layout of their lists) would hold the drag's next update up.
+        let frozen = m.scrub_approx.is_some();
         if !throttled || sl.1 != key {
             sl.0 = [(rev, now); SLOW_PANELS];
             sl.1 = key;
+        } else if frozen {
         } else if let Some(i) = (0..SLOW_PANELS)
             .filter(|i| now - sl.0[*i].1 >= SLOW_PANEL_MS)
             .min_by(|a, b| sl.0[*a].1.total_cmp(&sl.0[*b].1))
@@ -392,7 +396,9 @@ pub fn app() -> Html {
     // recorded actions have run (or the person keeps it). Nothing is saved after the simulator
     // stopped (a panic): the saved session is the last one that settled.
     {
-        let key = (!busy && *ready).then(|| {
+        // Not while the scrubber is dragged: each move would encode and save the session
+        // (issue 44); the release saves where it ended.
+        let key = (!busy && *ready && !m.scrubbing).then(|| {
             (
                 m.session_rev,
                 m.cursor(),
@@ -563,6 +569,10 @@ pub fn app() -> Html {
     let variant = m.run.variant.clone();
     let step = m.cursor().to_string();
     let time = m.now().to_string();
+    // Where the timeline's cursor is, and whether the frame shown is a keyframe's before it
+    // (a drag of the scrubber, issue 44).
+    let cursor_us = m.cursor_time().to_string();
+    let approx = if m.scrub_approx.is_some() { "1" } else { "0" };
     let frontier = m.frontier().to_string();
     let n_nodes = m.n();
     let present = m.teach.present;
@@ -638,6 +648,7 @@ pub fn app() -> Html {
             data-busy={if busy { "1" } else { "0" }}
             data-scenario={scenario} data-variant={variant}
             data-step={step} data-time-us={time} data-frontier={frontier}
+            data-cursor-us={cursor_us} data-approx={approx}
             data-user-actions={user_actions} data-trial={trial_state} data-theme={if dark { "dark" } else { "light" }}
             data-compare={cmp_variant} data-compare-time-us={cmp_time}>
             <Header s={s.clone()} dark={dark} rev={header_rev} />

@@ -22,6 +22,9 @@ pub fn lecture_line(p: &PanelProps) -> Html {
         (Some((kind, text)), Some(w)) if w != text => format!("{kind}: {text} — {w}"),
         (Some((kind, text)), _) => format!("{kind}: {text}"),
         (None, Some(w)) => w.clone(),
+        // While the scrubber is dragged the line keeps its height (a no-break space), or the
+        // dock would change height, and the page lay out again, at every update (issue 44).
+        (None, None) if m.scrubbing => "\u{a0}".to_string(),
         (None, None) => String::new(),
     };
     let changed = m.script_changed().then(|| {
@@ -39,8 +42,8 @@ pub fn lecture_line(p: &PanelProps) -> Html {
     html! {
         <div id="lecture-line" class="lecture-line" aria-live="polite">
             <span id="what-happened" class={classes!("what-happened", moment.is_some().then_some("moment"))}
-                title={if line.is_empty() { "What the step before the cursor did, in the model's words".to_string() } else { line.clone() }}>
-                { crate::kit::slot((!line.is_empty()).then(|| html! { <b>{ "Just now: " }</b> })) }
+                title={if line.trim().is_empty() { "What the step before the cursor did, in the model's words".to_string() } else { line.clone() }}>
+                { crate::kit::slot((!line.trim().is_empty()).then(|| html! { <b>{ "Just now: " }</b> })) }
                 { line }
             </span>
             { crate::kit::slot(changed) }

@@ -54,6 +54,98 @@ fn scrub(s: &Handle, view: (Micros, Micros), w: f64, x: f64) {
     s.dispatch(Msg::ScrubTo(timescale::t_in(x, view, w)));
 }
 
+/// A drag that rests this long (no move) shows the exact frame in place of a keyframe's
+/// ([`Msg::ScrubSettle`], issue 44).
+pub const SCRUB_REST_MS: u32 = 100;
+
+/// A drag's moves, coalesced (issue 44): only the latest pointer position matters, and it is
+/// taken at the next animation frame, so that a pointer move never waits for a frame's work
+/// (the browser delivers moves between frames) and a frame never does more than one update.
+#[derive(Default)]
+struct DragQueue {
+    /// The time the pointer points at, not yet shown.
+    at: Option<Micros>,
+    /// An animation frame has been asked for, to show `at`.
+    frame_asked: bool,
+    /// Settles the frame shown when the drag rests (re-armed by each move and update).
+    rest: Option<gloo::timers::callback::Timeout>,
+    /// Moves and updates so far: a rest timer that fired settles only if none came since it
+    /// was armed (checked in an animation frame, after the moves the browser held meanwhile).
+    seq: u64,
+}
+
+type Queue = std::rc::Rc<std::cell::RefCell<DragQueue>>;
+
+/// (Re-)arm the rest timer: [`SCRUB_REST_MS`] after the last move and the last update, the
+/// frame shown is settled (a release does the same at once). The timer's task can run before
+/// moves the browser holds for its next frame (after a long frame): it settles in an animation
+/// frame, after those moves, and only if none came.
+fn arm_rest(s: &Handle, q: &Queue) {
+    let (s, q2) = (s.clone(), q.clone());
+    let mut qb = q.borrow_mut();
+    qb.seq += 1;
+    let seq = qb.seq;
+    qb.rest = Some(gloo::timers::callback::Timeout::new(
+        SCRUB_REST_MS,
+        move || {
+            let Some(w) = web_sys::window() else { return };
+            let f = wasm_bindgen::closure::Closure::once_into_js(move || {
+                if q2.borrow().seq == seq && !crate::crash::stopped() {
+                    platform::perf::jump_start();
+                    s.dispatch(Msg::ScrubSettle);
+                }
+            });
+            let _ = w.request_animation_frame(f.unchecked_ref());
+        },
+    ));
+}
+
+/// Show the drag at `t` at the next animation frame (with every later move until then
+/// replacing it).
+fn queue_scrub(s: &Handle, q: &Queue, t: Micros) {
+    q.borrow_mut().at = Some(t);
+    arm_rest(s, q);
+    if q.borrow().frame_asked {
+        return;
+    }
+    let Some(w) = web_sys::window() else { return };
+    q.borrow_mut().frame_asked = true;
+    let (s, q) = (s.clone(), q.clone());
+    let f = wasm_bindgen::closure::Closure::once_into_js(move || {
+        let at = {
+            let mut qb = q.borrow_mut();
+            qb.frame_asked = false;
+            qb.at.take()
+        };
+        let Some(t) = at else { return };
+        if crate::crash::stopped() {
+            return;
+        }
+        platform::perf::jump_start();
+        s.dispatch(Msg::ScrubTo(t));
+        arm_rest(&s, &q);
+    });
+    let _ = w.request_animation_frame(f.unchecked_ref());
+}
+
+/// The drag ends (released, or the pointer left): the queued move is dropped, and the exact
+/// frame is shown at `at` (the release's position) or at the time dragged to.
+fn end_scrub(s: &Handle, q: &Queue, at: Option<Micros>) {
+    {
+        let mut qb = q.borrow_mut();
+        qb.at = None;
+        qb.rest = None;
+        qb.seq += 1;
+    }
+    platform::perf::jump_start();
+    // Still dragging: the release's position as a keyframe (usually the state shown, replayed
+    // on a little), then its exact frame, replayed from there.
+    if let Some(t) = at {
+        s.dispatch(Msg::ScrubTo(t));
+    }
+    s.dispatch(Msg::SetScrubbing(false));
+}
+
 #[function_component(Timeline)]
 pub fn timeline_view(p: &PanelProps) -> Html {
     let s = &p.s;
@@ -63,6 +155,7 @@ pub fn timeline_view(p: &PanelProps) -> Html {
     // rendering would force a layout in the middle of the DOM update).
     let hover = use_state(|| None::<(f64, f64)>);
     let drag = use_state(|| Drag::Idle);
+    let queue: Queue = use_mut_ref(DragQueue::default);
     let ov_drag = use_mut_ref(|| None::<Micros>);
     let wheel = use_mut_ref(|| None::<(HtmlCanvasElement, gloo::events::EventListener)>);
     // Fork from the timeline (issue 18): what a right-click near a mark, or "fork here…",
@@ -137,7 +230,13 @@ pub fn timeline_view(p: &PanelProps) -> Html {
     }
 
     let on_down = {
-        let (s, c, drag) = (s.clone(), canvas.clone(), drag.clone());
+        let (s, c, drag, q, hv) = (
+            s.clone(),
+            canvas.clone(),
+            drag.clone(),
+            queue.clone(),
+            hover.clone(),
+        );
         let pick = pick.clone();
         Callback::from(move |e: MouseEvent| {
             if e.button() != 0 {
@@ -151,21 +250,34 @@ pub fn timeline_view(p: &PanelProps) -> Html {
                 drag.set(Drag::Pressed(x));
             } else {
                 drag.set(Drag::Scrub);
-                // The heavy panels follow a drag at most every SLOW_PANEL_MS (issue 20).
+                // The cursor is at the pointer while dragging: no hover line or tip.
+                hv.set(None);
+                // The heavy panels follow a drag at most every SLOW_PANEL_MS (issue 20), and
+                // not while it shows keyframes (issue 44). A click (released before the next
+                // frame) jumps exactly, in `end_scrub`.
                 s.dispatch(Msg::SetScrubbing(true));
-                scrub(&s, view, w, x);
+                queue_scrub(&s, &q, timescale::t_in(x, view, w));
             }
         })
     };
     let on_move = {
-        let (s, c, drag, hv) = (s.clone(), canvas.clone(), drag.clone(), hover.clone());
+        let (s, c, drag, hv, q) = (
+            s.clone(),
+            canvas.clone(),
+            drag.clone(),
+            hover.clone(),
+            queue.clone(),
+        );
         Callback::from(move |e: MouseEvent| {
             let x = e.offset_x() as f64;
             let w = width(&c);
-            hv.set(Some((x, w)));
-            if e.buttons() & 1 == 0 {
+            let pressed = e.buttons() & 1 != 0;
+            if !(pressed && *drag == Drag::Scrub) {
+                hv.set(Some((x, w)));
+            }
+            if !pressed {
                 if *drag == Drag::Scrub {
-                    s.dispatch(Msg::SetScrubbing(false));
+                    end_scrub(&s, &q, None);
                 }
                 if *drag != Drag::Idle {
                     drag.set(Drag::Idle);
@@ -173,7 +285,7 @@ pub fn timeline_view(p: &PanelProps) -> Html {
                 return;
             }
             match *drag {
-                Drag::Scrub => scrub(&s, view, w, x),
+                Drag::Scrub => queue_scrub(&s, &q, timescale::t_in(x, view, w)),
                 Drag::Pressed(x0) if (x - x0).abs() > DRAG_PX => drag.set(Drag::Range(x0, x)),
                 Drag::Range(x0, _) => drag.set(Drag::Range(x0, x)),
                 _ => {}
@@ -212,7 +324,7 @@ pub fn timeline_view(p: &PanelProps) -> Html {
         })
     };
     let on_up = {
-        let (s, c, drag) = (s.clone(), canvas.clone(), drag.clone());
+        let (s, c, drag, q) = (s.clone(), canvas.clone(), drag.clone(), queue.clone());
         Callback::from(move |e: MouseEvent| {
             let w = width(&c);
             let x = e.offset_x() as f64;
@@ -226,17 +338,17 @@ pub fn timeline_view(p: &PanelProps) -> Html {
                     );
                     s.dispatch(Msg::Teach(TeachMsg::SetView(Some((lo, hi)))));
                 }
-                Drag::Scrub => s.dispatch(Msg::SetScrubbing(false)),
+                Drag::Scrub => end_scrub(&s, &q, Some(timescale::t_in(x, view, w))),
                 _ => {}
             }
             drag.set(Drag::Idle);
         })
     };
     let on_leave = {
-        let (s, drag, hv) = (s.clone(), drag.clone(), hover.clone());
+        let (s, drag, hv, q) = (s.clone(), drag.clone(), hover.clone(), queue.clone());
         Callback::from(move |_| {
             if *drag == Drag::Scrub {
-                s.dispatch(Msg::SetScrubbing(false));
+                end_scrub(&s, &q, None);
             }
             drag.set(Drag::Idle);
             hv.set(None);
@@ -290,6 +402,15 @@ pub fn timeline_view(p: &PanelProps) -> Html {
                 { crate::kit::slot(txt.map(|x| html!{ <div class="pre">{ x }</div> })) }
             </div>
         })
+    });
+
+    // A drag showing a keyframe's frame (issue 44): which time that frame is at, over the track.
+    let approx = m.scrub_approx.map(|at| {
+        html! {
+            <div class="tl-approx" id="scrub-approx" data-frame-us={m.now().to_string()} data-cursor-us={at.to_string()}>
+                { format!("≈ frame at {} · exact on release", t(m.now())) }
+            </div>
+        }
     });
 
     let teach = |msg: TeachMsg| {
@@ -443,10 +564,11 @@ pub fn timeline_view(p: &PanelProps) -> Html {
         <div class="timeline-wrap">
             <canvas id="timeline" ref={canvas} class="timeline" role="slider"
                 aria-label="Timeline: press or drag to scrub, shift+drag a range to zoom into it, wheel to zoom, right-click to fork"
-                aria-valuemin={view.0.to_string()} aria-valuemax={view.1.to_string()} aria-valuenow={m.now().to_string()}
+                aria-valuemin={view.0.to_string()} aria-valuemax={view.1.to_string()} aria-valuenow={m.cursor_time().to_string()}
                 data-view-lo={view.0.to_string()} data-view-hi={view.1.to_string()} data-drops={drops_listed} data-marks={marks_listed} data-moments={moments_listed} data-violations={violations} data-bookmarks={bookmarks}
                 onmousedown={on_down} onmousemove={on_move} onmouseup={on_up} onmouseleave={on_leave} oncontextmenu={on_context}></canvas>
             { crate::kit::slot(tip) }
+            { crate::kit::slot(approx) }
         </div>
         { crate::kit::slot(fork_bar) }
         if zoomed {

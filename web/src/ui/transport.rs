@@ -88,6 +88,11 @@ pub fn transport(p: &PanelProps) -> Html {
     };
 
     let end = m.end();
+    // A drag of the scrubber showing a keyframe's frame (issue 44): the cursor's time is marked
+    // approximate ("≈", its place kept when hidden: the bar must not change size under a drag,
+    // or the page lays out again at every update), and the timeline says which time the frame
+    // shown is at (`ui::timeline`).
+    let approx = m.scrub_approx;
     let status = if seeking {
         let pct = (m.now() as f64 / end.max(1) as f64 * 100.0).min(100.0);
         format!("computing… {pct:.0}%")
@@ -121,7 +126,9 @@ pub fn transport(p: &PanelProps) -> Html {
                     { actual }
                 </label>
                 <div class="clock" id="clock">
-                    <span class="now">{ t(m.now()) }</span>
+                    <span class={classes!("approx-mark", approx.is_some().then_some("on"))} id="clock-approx" aria-hidden={(approx.is_none()).to_string()}
+                        title="Approximate: while you drag, the frame shown is the nearest stored one before the cursor; the exact frame follows when you let go or hold still">{ "≈" }</span>
+                    <span class={classes!("now", approx.is_some().then_some("approx"))}>{ t(m.cursor_time()) }</span>
                     <span class="muted end">{ format!(" / {}", t(end)) }</span>
                     <span class="muted step">{ format!(" · step {}", m.cursor()) }</span>
                     <span class={classes!("state", if seeking || playing { "live" } else { "idle" })} id="play-state">{ status }</span>
