@@ -185,17 +185,28 @@ pub fn ozone_inspector(p: &PanelProps) -> Html {
     let scm_col = scm_name.clone().unwrap_or_else(|| "scm".into());
     let crow = ids.iter().map(|cid| {
         let k = cid.to_string();
-        let cell = |node: &str, st: Option<&str>| {
+        // A replica's state and, once it has one, its BCSID (a preloaded replica's at 0 s).
+        let cell = |node: &str, st: Option<&str>, bcsid: Option<u64>| {
             let st = st.unwrap_or("—");
+            let shown = match bcsid.filter(|&b| b > 0) {
+                Some(b) => format!("{st} · {b}"),
+                None => st.to_string(),
+            };
             html! {
-                <td class={classes!("oz-cs", format!("cs-{}", st.to_ascii_lowercase()))} data-node={node.to_string()} data-container={k.clone()}>{ st }</td>
+                <td class={classes!("oz-cs", format!("cs-{}", st.to_ascii_lowercase()))} data-node={node.to_string()} data-container={k.clone()}
+                    data-bcsid={bcsid.unwrap_or(0).to_string()}
+                    title="the replica's state · its BCSID (block commit sequence id)">{ shown }</td>
             }
         };
         html! {
             <tr>
                 <th>{ format!("c{cid}") }</th>
-                <>{ for dns.iter().map(|n| { let v = cstate(&get(n)); cell(n, v.get(&k).and_then(Value::as_str)) }) }</>
-                { cell(&scm_col, scm.pointer(&format!("/containers/{k}")).and_then(Value::as_str)) }
+                <>{ for dns.iter().map(|n| {
+                    let v = get(n);
+                    let bcsid = v.pointer(&format!("/state_machine/bcsid/{k}")).and_then(Value::as_u64);
+                    cell(n, cstate(&v).get(&k).and_then(Value::as_str), bcsid)
+                }) }</>
+                { cell(&scm_col, scm.pointer(&format!("/containers/{k}")).and_then(Value::as_str), None) }
             </tr>
         }
     });
