@@ -27,7 +27,7 @@ use super::node::RNode;
 use super::sm::StateMachine;
 use super::{Index, Raft, Term};
 use crate::engine::{NodeId, NodeStatus, Sim, Violation};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::Mutex;
 
 /// Log Matching for one pair: the first common term whose runs overlap with different logs
@@ -164,7 +164,12 @@ fn leader_completeness<S: StateMachine>(
         for (k, n) in nodes.iter().enumerate() {
             let c = &n.ghost.committed;
             // The highest index committed at a term <= the leader's (commit terms only grow).
-            let top = c.partition_point(|&(_, t)| t <= ln.term);
+            // Usually every commit is at a term <= the leader's: the whole of `c`, without the
+            // binary search (the same answer: the terms are nondecreasing).
+            let top = match c.last() {
+                Some(&(_, t)) if t > ln.term => c.partition_point(|&(_, t)| t <= ln.term),
+                _ => c.len(),
+            };
             if top == 0 {
                 continue;
             }
@@ -202,7 +207,12 @@ fn app_fp<S: StateMachine>(n: &RNode<S>) -> Fp {
 #[derive(Debug, Default)]
 struct Pairs {
     fp: Vec<Fp>,
-    classes: BTreeMap<Fp, BTreeSet<usize>>,
+    /// The classes: a fingerprint and its nodes (ascending, never empty), in no particular
+    /// order (a list, not a map: a changed node is compared with every class anyway, and a
+    /// map's nodes were allocated and freed as logs grew, on every append and apply).
+    classes: Vec<(Fp, Vec<usize>)>,
+    /// Emptied classes' member lists, kept for reuse.
+    spare: Vec<Vec<usize>>,
     bad: BTreeSet<(usize, usize)>,
     /// A buffer: the nodes whose fingerprint moved (kept to spare an allocation per event).
     changed: Vec<usize>,
@@ -233,10 +243,14 @@ impl Pairs {
             for &k in &changed {
                 if !fresh {
                     let old = self.fp[k];
-                    if let Some(c) = self.classes.get_mut(&old) {
-                        c.remove(&k);
-                        if c.is_empty() {
-                            self.classes.remove(&old);
+                    if let Some(c) = self.classes.iter().position(|(f, _)| *f == old) {
+                        let members = &mut self.classes[c].1;
+                        if let Ok(at) = members.binary_search(&k) {
+                            members.remove(at);
+                        }
+                        if members.is_empty() {
+                            let (_, v) = self.classes.swap_remove(c);
+                            self.spare.push(v);
                         }
                     }
                 }
@@ -247,17 +261,30 @@ impl Pairs {
                     .retain(|(a, b)| !set.contains(a) && !set.contains(b));
             }
             for &k in &changed {
-                for members in self.classes.values() {
+                for (_, members) in &self.classes {
                     let r = *members.first().expect("classes are never empty");
-                    if members.range(k + 1..).next().is_some() && pred(k, r) {
-                        self.bad.extend(members.range(k + 1..).map(|&b| (k, b)));
+                    let split = members.partition_point(|&m| m < k);
+                    let (below, above) = (&members[..split], &members[split..]);
+                    if !above.is_empty() && pred(k, r) {
+                        self.bad.extend(above.iter().map(|&b| (k, b)));
                     }
-                    if members.range(..k).next().is_some() && pred(r, k) {
-                        self.bad.extend(members.range(..k).map(|&a| (a, k)));
+                    if !below.is_empty() && pred(r, k) {
+                        self.bad.extend(below.iter().map(|&a| (a, k)));
                     }
                 }
                 self.fp[k] = fps[k];
-                self.classes.entry(fps[k]).or_default().insert(k);
+                match self.classes.iter_mut().find(|(f, _)| *f == fps[k]) {
+                    Some((_, members)) => {
+                        let at = members.partition_point(|&m| m < k);
+                        members.insert(at, k);
+                    }
+                    None => {
+                        let mut members = self.spare.pop().unwrap_or_default();
+                        members.clear();
+                        members.push(k);
+                        self.classes.push((fps[k], members));
+                    }
+                }
             }
         }
         self.changed = changed;
@@ -283,6 +310,53 @@ struct MemoInner {
     lc_key: Vec<u64>,
     /// A buffer: the key now.
     lc_now: Vec<u64>,
+    /// Everything [`check`] reads ([`quiet_key`]) when it last found nothing (empty: no answer
+    /// kept): while the key stays the same the answer is still nothing, and [`check`] returns at
+    /// once.
+    quiet: Vec<u64>,
+    /// A buffer: the quiet key now.
+    quiet_now: Vec<u64>,
+}
+
+/// Everything [`check`] reads, per node, by value or by fingerprint: whether the node is stopped
+/// (`NodeSlot::status`), its role and term, its log by [`log_fp`] (the (index, term) sequence
+/// that `runs` and every `chain_at` follow from: the assumption Log Matching's classes and
+/// [`lc_key`] already make), `ghost.led` by its length and a hash of its contents, whether
+/// `ghost.broken` is set, `ghost.committed` by length and `Ghost::committed_hash` (as
+/// [`lc_key`]), and `ghost.applied` by [`app_fp`] (as State Machine Safety's classes); with the
+/// number of nodes (the key's length) and the names (fixed for a run).
+///
+/// Why skipping on an equal key is exact: [`check`] is a function of these inputs (and of its
+/// `Memo`, a cache that agrees with them: every other part of its state is kept from the same
+/// fingerprints), so with the same key it gives the same answer; the key is kept only after an
+/// answer of nothing, so an equal key means nothing again. `broken` enters as set / not set:
+/// after an answer of nothing it was unset on every node (a set one is always reported), so any
+/// value it takes moves the key. The key is computed from the state itself, not from flags the
+/// model sets where it changes things, so a change made anywhere (a handler, a restart, a test
+/// planting a violation by hand, a checkpoint restored) moves it. In a steady run most events
+/// (heartbeats, their replies, timers, client traffic, flushes of nothing new) move none of it.
+fn quiet_key<S: StateMachine>(sim: &Sim<Raft<S>>, key: &mut Vec<u64>) {
+    key.clear();
+    for slot in &sim.nodes {
+        let n = &slot.state;
+        let (last, chain) = log_fp(n);
+        let led = n.ghost.led.iter().fold(n.ghost.led.len() as u64, |h, &t| {
+            super::node::chain(h, 1, t)
+        });
+        key.extend([
+            (slot.status == NodeStatus::Stopped) as u64
+                | (n.is_leader() as u64) << 1
+                | (n.ghost.broken.is_some() as u64) << 2,
+            n.term,
+            last,
+            chain,
+            led,
+            n.ghost.committed.len() as u64,
+            n.ghost.committed_hash,
+            n.ghost.applied.len() as u64,
+            n.ghost.applied_hash,
+        ]);
+    }
 }
 
 /// Everything [`leader_completeness`] reads, per node: whether it is a running leader and, if
@@ -319,9 +393,25 @@ impl Clone for Memo {
 /// The invariants after an event, incrementally (see the module's notes): the same answer as
 /// [`check_full`].
 pub fn check<S: StateMachine>(sim: &Sim<Raft<S>>, memo: &Memo) -> Option<Violation> {
+    let mut m = memo.0.lock().unwrap_or_else(|e| e.into_inner());
+    let inner = &mut *m;
+    quiet_key(sim, &mut inner.quiet_now);
+    if !inner.quiet.is_empty() && inner.quiet == inner.quiet_now {
+        return None;
+    }
+    let found = check_moved(sim, inner);
+    if found.is_none() {
+        std::mem::swap(&mut inner.quiet, &mut inner.quiet_now);
+    } else {
+        inner.quiet.clear();
+    }
+    found
+}
+
+/// [`check`] when something it reads moved since it last found nothing.
+fn check_moved<S: StateMachine>(sim: &Sim<Raft<S>>, m: &mut MemoInner) -> Option<Violation> {
     let names = &sim.topo.names;
     let nodes: Vec<&RNode<S>> = sim.nodes.iter().map(|s| &s.state).collect();
-    let mut m = memo.0.lock().unwrap_or_else(|e| e.into_inner());
     let MemoInner {
         lm,
         sms,
@@ -329,7 +419,8 @@ pub fn check<S: StateMachine>(sim: &Sim<Raft<S>>, memo: &Memo) -> Option<Violati
         led,
         lc_key: kept,
         lc_now,
-    } = &mut *m;
+        ..
+    } = m;
     if let Some(v) = election_and_broken(names, &nodes, led) {
         return Some(v);
     }
