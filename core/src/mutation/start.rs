@@ -13,6 +13,7 @@ use super::node::{LogState, MtNode};
 use super::offsets::{MutId, Offsets};
 use super::Mutation;
 use crate::engine::{NodeId, Topology};
+use crate::scenario_file::start::{self, text, StartTable};
 
 /// At most this many preloaded offsets per node (each is a journal entry and a row).
 pub const MAX_START_OFFSETS: u64 = 10_000;
@@ -82,11 +83,6 @@ pub fn parse_offsets(v: &toml::Value, at: &str) -> Result<Offsets, String> {
     Ok(out)
 }
 
-fn text<'a>(v: &'a toml::Value, what: &str) -> Result<&'a str, String> {
-    v.as_str()
-        .ok_or_else(|| format!("{what} must be a string, not {}", v.type_str()))
-}
-
 fn is_subset(a: &Offsets, of: &Offsets) -> Option<Offsets> {
     let mut rest = a.clone();
     rest.subtract(of);
@@ -101,43 +97,18 @@ pub fn parse(
     topo: &Topology,
     participants: u32,
 ) -> Result<Vec<Option<MtStart>>, String> {
-    let toml::Value::Array(items) = value else {
-        return Err(format!(
-            "{section}.start must be an array of tables: write each replica's start state as \
-             [[{section}.start]]"
-        ));
-    };
     let mut out: Vec<Option<MtStart>> = vec![None; topo.len() as usize];
-    for (i, item) in items.iter().enumerate() {
-        let here = format!("[[{section}.start]] #{}", i + 1);
-        let toml::Value::Table(t) = item else {
-            return Err(format!("{here}: must be a table (node, logs)"));
-        };
-        if let Some(k) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
-            return Err(format!(
-                "{here}: unknown key `{k}`; a start state has {}",
-                KEYS.join(", ")
-            ));
-        }
-        let Some(name) = t.get("node") else {
-            return Err(format!(
-                "{here}: `node` is missing: name the replica this state is of"
-            ));
-        };
-        let name = text(name, &format!("{here}.node"))?;
-        let id = topo
-            .resolve(name)
-            .map_err(|e| format!("{here}.node: {e}"))?;
-        let here = format!("[[{section}.start]] of {name}");
+    for st in start::tables(value, section, "replica", "node, logs", KEYS, topo)? {
+        let StartTable {
+            id,
+            name,
+            table: t,
+            here,
+        } = st;
         if id >= participants {
             return Err(format!(
                 "{here}: {name} is not a replica (params.rf = {participants}: the first \
                  {participants} nodes); only a replica journals mutations"
-            ));
-        }
-        if out[id as usize].is_some() {
-            return Err(format!(
-                "{here}: {name} has two start states; merge them into one [[{section}.start]]"
             ));
         }
         let mut logs: Vec<LogStart> = Vec::new();

@@ -14,6 +14,7 @@
 
 use super::CState;
 use crate::engine::{NodeId, Topology};
+use crate::scenario_file::start::{self, text, uint, StartTable};
 use std::collections::BTreeMap;
 
 /// The preloaded state of the pipeline and SCM (empty: none given).
@@ -28,22 +29,6 @@ pub struct OzStart {
 const KEYS: &[&str] = &["node", "containers"];
 const CONTAINER_KEYS: &[&str] = &["id", "state", "bcsid"];
 const SCM_KEYS: &[&str] = &["container", "state", "sequence_id"];
-
-fn text<'a>(v: &'a toml::Value, what: &str) -> Result<&'a str, String> {
-    v.as_str()
-        .ok_or_else(|| format!("{what} must be a string, not {}", v.type_str()))
-}
-
-fn uint(v: &toml::Value, what: &str) -> Result<u64, String> {
-    match v {
-        toml::Value::Integer(i) if *i >= 0 => Ok(*i as u64),
-        toml::Value::Integer(i) => Err(format!("{what} is {i}; use a whole number >= 0")),
-        other => Err(format!(
-            "{what} must be a whole number, not {}",
-            other.type_str()
-        )),
-    }
-}
 
 fn state(v: &toml::Value, what: &str, scm: bool) -> Result<CState, String> {
     let s = text(v, what)?;
@@ -96,43 +81,18 @@ pub fn parse(
         scm: BTreeMap::new(),
     };
     if let Some(v) = start {
-        let toml::Value::Array(items) = v else {
-            return Err(
-                "ozone.start must be an array of tables: write each datanode's start \
-                        state as [[ozone.start]]"
-                    .into(),
-            );
-        };
-        for (i, item) in items.iter().enumerate() {
-            let here = format!("[[ozone.start]] #{}", i + 1);
-            let toml::Value::Table(t) = item else {
-                return Err(format!("{here}: must be a table (node, containers)"));
-            };
-            if let Some(k) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
-                return Err(format!(
-                    "{here}: unknown key `{k}`; a start state has {}",
-                    KEYS.join(", ")
-                ));
-            }
-            let Some(name) = t.get("node") else {
-                return Err(format!(
-                    "{here}: `node` is missing: name the datanode this state is of"
-                ));
-            };
-            let name = text(name, &format!("{here}.node"))?;
-            let id = topo
-                .resolve(name)
-                .map_err(|e| format!("{here}.node: {e}"))?;
-            let here = format!("[[ozone.start]] of {name}");
+        let fields = "node, containers";
+        for st in start::tables(v, "ozone", "datanode", fields, KEYS, topo)? {
+            let StartTable {
+                id,
+                name,
+                table: t,
+                here,
+            } = st;
             if id >= dns {
                 return Err(format!(
                     "{here}: {name} is SCM (the last node), not a datanode; preload SCM's view \
                      of a container with [[ozone.scm_container]]"
-                ));
-            }
-            if out.dns[id as usize].is_some() {
-                return Err(format!(
-                    "{here}: {name} has two start states; merge them into one [[ozone.start]]"
                 ));
             }
             let mut map = BTreeMap::new();

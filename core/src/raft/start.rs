@@ -11,6 +11,7 @@ use super::sm::KvCmd;
 use super::sm::StateMachine;
 use super::{Index, Term};
 use crate::engine::{NodeId, Topology};
+use crate::scenario_file::start::{self, text, uint, StartTable};
 
 /// At most this many preloaded entries per node (a textbook figure has a dozen).
 pub const MAX_START_ENTRIES: usize = 10_000;
@@ -85,22 +86,6 @@ impl NodeStart {
 
 const KEYS: &[&str] = &["node", "term", "voted_for", "commit_index", "log"];
 const ENTRY_KEYS: &[&str] = &["term", "kind", "key", "value"];
-
-fn uint(v: &toml::Value, what: &str) -> Result<u64, String> {
-    match v {
-        toml::Value::Integer(i) if *i >= 0 => Ok(*i as u64),
-        toml::Value::Integer(i) => Err(format!("{what} is {i}; use a whole number >= 0")),
-        other => Err(format!(
-            "{what} must be a whole number, not {}",
-            other.type_str()
-        )),
-    }
-}
-
-fn text<'a>(v: &'a toml::Value, what: &str) -> Result<&'a str, String> {
-    v.as_str()
-        .ok_or_else(|| format!("{what} must be a string, not {}", v.type_str()))
-}
 
 /// One log item: a bare term (a write `put i<index>=t<term>`) or a table.
 fn entry(v: &toml::Value, at: &str, index: usize) -> Result<(Term, StartPayload), String> {
@@ -180,45 +165,19 @@ pub fn parse(
     topo: &Topology,
     group: u32,
 ) -> Result<Vec<Option<NodeStart>>, String> {
-    let toml::Value::Array(items) = value else {
-        return Err(format!(
-            "{section}.start must be an array of tables: write each node's start state as \
-             [[{section}.start]]"
-        ));
-    };
     let mut out: Vec<Option<NodeStart>> = vec![None; topo.len() as usize];
-    for (i, item) in items.iter().enumerate() {
-        let here = format!("[[{section}.start]] #{}", i + 1);
-        let toml::Value::Table(t) = item else {
-            return Err(format!(
-                "{here}: must be a table (node, term, voted_for, commit_index, log)"
-            ));
-        };
-        if let Some(k) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
-            return Err(format!(
-                "{here}: unknown key `{k}`; a start state has {}",
-                KEYS.join(", ")
-            ));
-        }
-        let Some(name) = t.get("node") else {
-            return Err(format!(
-                "{here}: `node` is missing: name the server this state is of"
-            ));
-        };
-        let name = text(name, &format!("{here}.node"))?;
-        let id = topo
-            .resolve(name)
-            .map_err(|e| format!("{here}.node: {e}"))?;
-        let here = format!("[[{section}.start]] of {name}");
+    let fields = "node, term, voted_for, commit_index, log";
+    for st in start::tables(value, section, "server", fields, KEYS, topo)? {
+        let StartTable {
+            id,
+            name,
+            table: t,
+            here,
+        } = st;
         if id >= group {
             return Err(format!(
                 "{here}: {name} is outside the Raft group (params.group_size = {group}); only \
                  its servers have a Raft log"
-            ));
-        }
-        if out[id as usize].is_some() {
-            return Err(format!(
-                "{here}: {name} has two start states; merge them into one [[{section}.start]]"
             ));
         }
         let mut log = Vec::new();

@@ -19,6 +19,7 @@ mod nesting;
 pub mod noderef;
 mod reading;
 mod schedule;
+pub mod start;
 mod views;
 
 use cluster::build_topology;
