@@ -6,7 +6,8 @@
 // first message imports the JS and instantiates the module (no second download: the module is
 // the page's, already compiled); the app's start function sees no window and renders nothing.
 // Answers { out: JSON } or { error }. After a panic or a trap the module's instance is unusable
-// (web/src/crash.rs): the answer names the panic, and the next message runs on a fresh instance
+// (web/src/crash.rs): the answer names the panic (a hunt's, the run it panicked in), and the next
+// message runs on a fresh instance
 // (the JS module imported again under another URL, the compiled module instantiated anew).
 // Messages are handled one after another, in the order they came: the first one awaits the
 // module's import, and a second arriving meanwhile must not overtake it (the branch list pairs
@@ -19,6 +20,7 @@ self.onmessage = (e) => {
   queue = queue.then(() => handle(d));
 };
 async function handle(d) {
+  self.__csHuntRun = undefined;
   try {
     if (!app) {
       const m = await import(fresh ? `${d.js}${d.js.includes('?') ? '&' : '?'}fresh=${fresh}` : d.js);
@@ -46,7 +48,15 @@ async function handle(d) {
       self.__csPanic = undefined;
       app = null;
       fresh += 1;
-      self.postMessage({ error: `the simulator stopped: ${panic || err.message || err}` });
+      // A hunt's run names itself (web/src/hunt/mod.rs, note_run): the panic is what it found.
+      const run = self.__csHuntRun;
+      const what =
+        d.kind === 'hunt' && run !== undefined
+          ? `the model panicked in run ${run + 1}`
+          : d.kind === 'shrink'
+            ? `the model panicked while shrinking run ${Number(d.index) + 1}`
+            : 'the simulator stopped';
+      self.postMessage({ error: `${what}: ${panic || err.message || err}` });
       return;
     }
     self.postMessage({ error: String((err && err.message) || err) });

@@ -5,7 +5,9 @@
 //! (`--shard I/N`) writes a part; `clusterscope merge` of all parts gives what one hunt gives.
 
 use crate::{cli_limits, emit, input_files, load, out_file, parse_shard, threads, Bad};
-use clusterscope_core::hunt::{self, Budget, Candidate, Found, Kind, Part, Plan, Space, Target};
+use clusterscope_core::hunt::{
+    self, Budget, Candidate, Found, Kind, Part, Plan, Runner, Space, Target,
+};
 use clusterscope_core::limits::Limits;
 use clusterscope_core::scenario::Scenario;
 use clusterscope_core::session::{ScenarioRef, Session, MAX_PERMALINK_CHARS};
@@ -75,9 +77,32 @@ pub struct HuntArgs {
 /// one is taken.
 const CHUNK_PER_THREAD: usize = 4;
 
+/// The CLI's runner: a panic of the model in a run is caught (`catch_unwind`, its message kept
+/// from stderr) and is a counterexample, "the model panicked: ...", shrunk like any failure
+/// (issue 43: a Raft panic used to end a whole hunt with exit 101).
+pub struct Catching;
+
+impl Runner for Catching {
+    fn guard(&self, f: &mut dyn FnMut()) -> Result<(), String> {
+        // "panicked at core/src/x.rs:1:2: message" -> "message (at core/src/x.rs:1:2)".
+        crate::sweep_out::catch(f).map_err(|text| {
+            match text
+                .strip_prefix("panicked at ")
+                .and_then(|t| t.split_once(": "))
+            {
+                Some((place, msg)) => format!("{} (at {place})", msg.trim()),
+                None => text,
+            }
+        })
+    }
+}
+
 /// Run the candidates `ids` in chunks until one fails or the deadline passes; the lowest-index
-/// failing candidate of the first chunk that has one, and the candidates run.
+/// failing candidate of the first chunk that has one (and whether it panicked), and the
+/// candidates run.
+#[allow(clippy::too_many_arguments)]
 fn search(
+    runner: &dyn Runner,
     s: &Scenario,
     plan: &Plan,
     space: &Space,
@@ -85,7 +110,7 @@ fn search(
     threads: usize,
     deadline: Option<Instant>,
     limits: &Limits,
-) -> (u64, u64, Option<Candidate>) {
+) -> (u64, u64, Option<(Candidate, bool)>) {
     let bar = match deadline {
         _ if !std::io::stderr().is_terminal() => indicatif::ProgressBar::hidden(),
         Some(_) => indicatif::ProgressBar::new_spinner(),
@@ -109,7 +134,7 @@ fn search(
         let part: Vec<u64> = (at..end).step_by(step as usize).take(chunk).collect();
         at = part.last().map_or(end, |l| l + step);
         let next = AtomicU64::new(0);
-        let found: Mutex<Vec<Candidate>> = Mutex::new(Vec::new());
+        let found: Mutex<Vec<(Candidate, bool)>> = Mutex::new(Vec::new());
         std::thread::scope(|scope| {
             for _ in 0..threads.min(part.len()) {
                 scope.spawn(|| loop {
@@ -117,11 +142,12 @@ fn search(
                     if i >= part.len() {
                         break;
                     }
-                    let (c, v) = hunt::run_candidate(s, plan, space, part[i], limits);
+                    let (c, v) = hunt::run_candidate_by(runner, s, plan, space, part[i], limits);
                     match v {
-                        hunt::Verdict::Found(_) => {
-                            found.lock().unwrap_or_else(|e| e.into_inner()).push(c)
-                        }
+                        hunt::Verdict::Found(_) => found
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push((c, hunt::panicked(&v))),
                         hunt::Verdict::Invalid(_) => {
                             invalid.fetch_add(1, Ordering::Relaxed);
                         }
@@ -137,7 +163,7 @@ fn search(
             invalid.load(Ordering::Relaxed)
         ));
         let found = found.into_inner().unwrap_or_else(|e| e.into_inner());
-        if let Some(c) = found.into_iter().min_by_key(|c| c.index) {
+        if let Some(c) = found.into_iter().min_by_key(|(c, _)| c.index) {
             bar.finish_and_clear();
             return (done, invalid.into_inner(), Some(c));
         }
@@ -236,14 +262,17 @@ pub fn hunt(a: HuntArgs) -> Result<bool, Bad> {
         ));
     }
     let started = Instant::now();
-    let (done, invalid, cand) = search(&s, &plan, &space, ids, threads, deadline, &limits);
+    let (done, invalid, cand) = search(
+        &Catching, &s, &plan, &space, ids, threads, deadline, &limits,
+    );
     let secs = started.elapsed().as_secs_f64();
-    let found = cand.map(|c| {
+    let found = cand.map(|(c, panicked)| {
         eprintln!(
-            "hunt: run {} (seed {}) fails after {done} runs in {secs:.1} s; shrinking its {} \
+            "hunt: run {} (seed {}) {} after {done} runs in {secs:.1} s; shrinking its {} \
              actions...",
             c.index + 1,
             c.seed,
+            if panicked { "panics" } else { "fails" },
             hunt::actions(&c.faults).len()
         );
         // Best so far, on a terminal only: the re-runs and the smallest failing schedule.
@@ -253,15 +282,25 @@ pub fn hunt(a: HuntArgs) -> Result<bool, Bad> {
             indicatif::ProgressBar::hidden()
         };
         let began = Instant::now();
-        let f = hunt::finish_with(&s, &plan, &space, c, &limits, &mut |reruns, best| {
-            bar.set_message(shrink_status(
-                reruns,
-                plan.shrink_reruns,
-                began.elapsed().as_secs_f64(),
-                best,
-            ));
-            bar.tick();
-        });
+        let f = hunt::finish_by(
+            &Catching,
+            &s,
+            &plan,
+            &space,
+            c,
+            panicked,
+            true,
+            &limits,
+            &mut |reruns, best| {
+                bar.set_message(shrink_status(
+                    reruns,
+                    plan.shrink_reruns,
+                    began.elapsed().as_secs_f64(),
+                    best,
+                ));
+                bar.tick();
+            },
+        );
         bar.finish_and_clear();
         f
     });
@@ -354,6 +393,14 @@ fn report(
     );
     for (t, act) in hunt::actions(&f.shrunk) {
         let _ = writeln!(o, "    {:>10}  {}", fmt_duration(t), act.describe());
+    }
+    if let Some(k) = f.nodes {
+        let _ = writeln!(
+            o,
+            "  on fewer nodes: the first {k} of {} ({})",
+            s.topo.names.len(),
+            s.topo.names[..k.min(s.topo.names.len())].join(", ")
+        );
     }
     let text = hunt::found_scenario(s, plan, f).map_err(Bad)?;
     if let Some(t) = out {
@@ -465,6 +512,137 @@ pub fn shrink_status(reruns: u32, bound: u32, secs: f64, best: &[hunt::Fault]) -
 mod tests {
     use super::*;
     use clusterscope_core::engine::action::Action;
+
+    /// A model with a planted bug: any run whose schedule kills n2 panics (an index out of
+    /// bounds), caught like a real model's panic by [`Catching`].
+    struct Planted;
+
+    impl Runner for Planted {
+        fn guard(&self, f: &mut dyn FnMut()) -> Result<(), String> {
+            Catching.guard(f)
+        }
+
+        fn run(
+            &self,
+            s: &Scenario,
+            plan: &Plan,
+            seed: u64,
+            faults: &[hunt::Fault],
+            limits: &Limits,
+        ) -> hunt::Verdict {
+            let mut v = None;
+            let r = self.guard(&mut || {
+                if faults
+                    .iter()
+                    .any(|f| matches!(&f.action, Action::Kill { node } if node == "n2"))
+                {
+                    let none: Vec<u32> = Vec::new();
+                    let _ = none[faults.len()]; // the planted bug
+                }
+                v = Some(hunt::try_run(s, plan, seed, faults, limits));
+            });
+            match r {
+                Ok(()) => v.expect("ran"),
+                Err(m) => hunt::Verdict::Found(format!("{}{m}", hunt::PANICKED)),
+            }
+        }
+    }
+
+    /// Issue 43: a panic in a candidate run does not end the hunt; it is the counterexample,
+    /// "the model panicked: ...", shrunk (a re-run that panics still fails) to the one fault
+    /// that panics, written as a scenario, exit 1; the same on 1 and 2 threads.
+    #[test]
+    fn a_panicking_run_is_found_and_shrunk_to_the_fault_that_panics() {
+        let s = clusterscope_core::scenario::builtin::get("sandbox-pingpong").unwrap();
+        let l = Limits::default();
+        let plan = Plan::new(
+            &s,
+            "sandbox",
+            &toml::Table::new(),
+            Target::Expectation("the balls keep moving".into()),
+            vec![Kind::Kill, Kind::Drop],
+            3,
+            200,
+            &l,
+        )
+        .unwrap();
+        let space = Space::of(&s, &plan, &l).unwrap();
+        let (_, _, one) = search(&Planted, &s, &plan, &space, (0, 1, 200), 1, None, &l);
+        let (_, _, two) = search(&Planted, &s, &plan, &space, (0, 1, 200), 2, None, &l);
+        let (c, panicked) = one.expect("a panicking run is found");
+        assert_eq!(two.map(|(c, p)| (c.index, p)), Some((c.index, panicked)));
+        assert!(panicked, "{c:?}");
+        let kills_n2 = |f: &hunt::Fault| matches!(&f.action, Action::Kill { node } if node == "n2");
+        assert!(c.faults.iter().any(kills_n2));
+        assert!(c.faults.len() > 1, "nothing to shrink: {c:?}");
+        let f = hunt::finish_by(
+            &Planted,
+            &s,
+            &plan,
+            &space,
+            c,
+            true,
+            true,
+            &l,
+            &mut |_, _| {},
+        );
+        assert_eq!(f.shrunk.len(), 1, "{:?}", f.shrunk);
+        // n2 is killed: the first two nodes panic, the first one alone does not.
+        assert_eq!(f.nodes, Some(2));
+        assert!(kills_n2(&f.shrunk[0]), "{:?}", f.shrunk);
+        assert!(
+            f.detail
+                .starts_with("the model panicked: index out of bounds")
+                && f.detail.contains("(at cli/src/hunt_out.rs:"),
+            "{}",
+            f.detail
+        );
+        let dir = std::env::temp_dir().join(format!("cs-hunt-panic-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("found.toml");
+        let path = path.to_str().unwrap();
+        let out = out_file::Target {
+            flag: "--out",
+            path,
+            force: false,
+            inputs: &[],
+        };
+        let clean = report(&s, &plan, 7, Some((0, 0.1)), Some(&f), Some(&out), "", "x");
+        assert!(matches!(clean, Ok(false)), "a found panic exits 1");
+        let text = std::fs::read_to_string(path).unwrap();
+        assert!(
+            text.contains("# What failed: the model panicked: index out of bounds")
+                && text.contains("kill")
+                && text.contains("\"n2\""),
+            "{text}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The real runner: a run that does not panic gives the same verdict as core's.
+    #[test]
+    fn the_catching_runner_agrees_with_core_when_nothing_panics() {
+        let s = clusterscope_core::scenario::builtin::get("sandbox-pingpong").unwrap();
+        let l = Limits::default();
+        let plan = Plan::new(
+            &s,
+            "sandbox",
+            &toml::Table::new(),
+            Target::Expectation("the balls keep moving".into()),
+            vec![Kind::Kill, Kind::Drop],
+            3,
+            20,
+            &l,
+        )
+        .unwrap();
+        let space = Space::of(&s, &plan, &l).unwrap();
+        for i in 0..5 {
+            assert_eq!(
+                hunt::run_candidate_by(&Catching, &s, &plan, &space, i, &l),
+                hunt::run_candidate(&s, &plan, &space, i, &l)
+            );
+        }
+    }
 
     #[test]
     fn the_shrink_status_names_the_reruns_the_rate_and_the_best_schedule() {

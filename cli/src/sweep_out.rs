@@ -76,31 +76,41 @@ std::thread_local! {
     static PANIC: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
 }
 
+/// Run `f`, catching a panic: `Err` with its message and place, which is not printed (the
+/// panic hook keeps it, [`quiet_worker_panics`]). For sweeps' and hunts' runs (issues 39, 43).
+pub(crate) fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    quiet_worker_panics();
+    let was = WORKER.replace(true);
+    PANIC.take();
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    WORKER.set(was);
+    r.map_err(|payload| {
+        PANIC.take().unwrap_or_else(|| {
+            payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "(no message)".into())
+        })
+    })
+}
+
 /// Run job `j`; a panic becomes the job's error.
 fn caught(plan: &Plan, j: u64, run: &(impl Fn(u64) -> Outcome + Sync)) -> Outcome {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(j))) {
+    match catch(|| run(j)) {
         Ok(o) => o,
-        Err(payload) => {
-            let what = PANIC.take().unwrap_or_else(|| {
-                payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "(no message)".into())
-            });
-            Outcome {
-                job: j,
-                seed: plan.job(j).1,
-                passed: false,
-                held: Vec::new(),
-                metrics: Default::default(),
-                error: Some(format!(
-                    "the run panicked (a bug in clusterscope: please report it with this seed): \
+        Err(what) => Outcome {
+            job: j,
+            seed: plan.job(j).1,
+            passed: false,
+            held: Vec::new(),
+            metrics: Default::default(),
+            error: Some(format!(
+                "the run panicked (a bug in clusterscope: please report it with this seed): \
                      {what}"
-                )),
-                observed: Vec::new(),
-            }
-        }
+            )),
+            observed: Vec::new(),
+        },
     }
 }
 

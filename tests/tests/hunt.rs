@@ -43,7 +43,9 @@ fn a_hunt_finds_the_lost_echo_and_shrinks_it_to_a_comeback_and_one_cut() {
         .unwrap()
         .expect("found");
     let l = Limits::default();
-    // Still failing, and 1-minimal: without any one of its faults the symptom does not appear.
+    // Still failing (on the cluster it shrank to), and 1-minimal: without any one of its
+    // faults the symptom does not appear.
+    let s = found.scenario(&s, &p, &l);
     assert!(hunt::try_run(&s, &p, found.seed, &found.shrunk, &l).found());
     for i in 0..found.shrunk.len() {
         let mut less = found.shrunk.clone();
@@ -106,6 +108,103 @@ fn the_found_scenario_replays_the_failure_and_the_fix_heals_it() {
     assert!(
         run("fixed"),
         "the fixed echo does not heal the found schedule"
+    );
+}
+
+/// Fewer nodes where the scenario allows (issue 43): the same hunt on five nodes finds the lost
+/// echo and shrinks the cluster to the first three (on one or two, the found seed's schedule
+/// holds), faults on the removed nodes dropped; the found file has those three nodes and
+/// replays the failure.
+#[test]
+fn a_hunt_on_five_nodes_shrinks_the_cluster_to_three() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/hunting/gossip-21636.toml"
+    );
+    let text = std::fs::read_to_string(path).unwrap().replace(
+        r#"nodes = [{ name = "A" }, { name = "B" }, { name = "C" }]"#,
+        r#"generate = { count = 5 }"#,
+    );
+    let l = Limits::default();
+    let s5 = Scenario::parse("five.toml", &text, &l).unwrap();
+    assert_eq!(s5.topo.names.len(), 5);
+    let p = plan(&s5, "buggy", 1, 2_000);
+    let found = hunt::hunt(&s5, &p, &l).unwrap().expect("found");
+    assert_eq!(found.nodes, Some(3), "{found:?}");
+    let s3 = found.scenario(&s5, &p, &l);
+    assert_eq!(s3.topo.names, ["n1", "n2", "n3"]);
+    assert!(hunt::try_run(&s3, &p, found.seed, &found.shrunk, &l).found());
+    // Sizes are tried smallest first: on one or two nodes this seed's schedule (its faults
+    // on the nodes kept) holds.
+    for k in [1, 2] {
+        let sk = hunt::with_nodes(&s5, &p, k, &l).unwrap();
+        let kept: Vec<_> = found
+            .shrunk
+            .iter()
+            .filter(|f| hunt::with_faults(&sk, std::slice::from_ref(*f), &l).is_ok())
+            .cloned()
+            .collect();
+        assert!(
+            !hunt::try_run(&sk, &p, found.seed, &kept, &l).found(),
+            "{k}"
+        );
+    }
+    let file = hunt::found_scenario(&s5, &p, &found).unwrap();
+    assert!(
+        file.contains("Shrunk from 5 nodes to the first 3."),
+        "{file}"
+    );
+    let f = Scenario::parse("found.toml", &file, &l).unwrap();
+    assert_eq!(f.topo.names, ["n1", "n2", "n3"]);
+    let mut r = Run::new(
+        f,
+        "buggy",
+        None,
+        &toml::Table::new(),
+        &RunOptions::default(),
+    )
+    .unwrap();
+    let rep = r.run(None).unwrap();
+    assert!(
+        !rep.expectations
+            .iter()
+            .find(|e| e.name == SYMPTOM)
+            .unwrap()
+            .passed
+    );
+}
+
+/// A scenario that names a node in an expectation does not lose it: the smaller cluster is
+/// refused, and nothing shrinks below it.
+#[test]
+fn a_cluster_does_not_shrink_past_a_node_the_scenario_names() {
+    let s = clusterscope_core::scenario::builtin::get("sandbox-pingpong").unwrap();
+    let l = Limits::default();
+    let p = |s: &Scenario| {
+        Plan::new(
+            s,
+            "sandbox",
+            &toml::Table::new(),
+            Target::Expectation("the balls keep moving".into()),
+            vec![Kind::Kill],
+            1,
+            10,
+            &l,
+        )
+        .unwrap()
+    };
+    assert_eq!(
+        hunt::with_nodes(&s, &p(&s), 2, &l).map(|s| s.topo.names),
+        Some(vec!["n1".to_string(), "n2".to_string()])
+    );
+    let text = include_str!("../../scenarios/sandbox-pingpong.toml")
+        .replace("node = \"n1\"", "node = \"n3\"");
+    assert!(text.contains("node = \"n3\""), "{text}");
+    let named = Scenario::parse("named.toml", &text, &l).unwrap();
+    assert!(hunt::with_nodes(&named, &p(&named), 2, &l).is_none());
+    assert!(
+        hunt::with_nodes(&named, &p(&named), 3, &l).is_none(),
+        "not fewer"
     );
 }
 

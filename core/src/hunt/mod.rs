@@ -33,7 +33,7 @@ mod shrink;
 pub use candidate::candidate;
 pub use leader::{aims_at_leader, resolve, LEADER};
 pub use parts::{merge, Part, PART_VERSION};
-pub use shrink::{shrink, shrink_with};
+pub use shrink::{shrink, shrink_by, shrink_with, Shrunk};
 
 /// Most faults one generated candidate has by default (each a fault and, for most kinds, its
 /// undo); `--max-faults` changes it.
@@ -529,6 +529,42 @@ pub fn with_faults(
     Ok(s)
 }
 
+/// `scenario` on its first `keep` nodes (a generated cluster's count lowered, a listed one cut
+/// short, seeds past them left out), or `None` when it does not allow it: fewer than one node
+/// or not fewer, or the smaller scenario is invalid for the plan's variant (an expectation, a
+/// fault or a start state names a node past them: its run cannot be made).
+pub fn with_nodes(
+    scenario: &Scenario,
+    plan: &Plan,
+    keep: usize,
+    limits: &Limits,
+) -> Option<Scenario> {
+    let n = scenario.topo.names.len();
+    if keep == 0 || keep >= n {
+        return None;
+    }
+    let mut raw = scenario.raw.clone();
+    let c = &mut raw.cluster;
+    match &mut c.generate {
+        Some(g) => {
+            g.count = keep as u32;
+            g.dcs = g.dcs.min(g.count);
+        }
+        None => c.nodes.truncate(keep),
+    }
+    let kept = &scenario.topo.names[..keep];
+    c.seeds.retain(|s| kept.contains(s));
+    let mut s = Scenario::from_raw(&scenario.file, raw, limits).ok()?;
+    s.section = scenario.section.clone();
+    let opts = RunOptions {
+        body_budget: 0,
+        checkpointing: false,
+        limits: limits.clone(),
+    };
+    let made = Run::new(s.clone(), &plan.variant, None, &plan.overrides(), &opts).is_ok();
+    (made && s.topo.names.len() == keep).then_some(s)
+}
+
 /// Run `seed` with `faults` (those aimed at the leader [`resolve`]d first) and say whether the
 /// plan's target happened.
 pub fn try_run(
@@ -579,6 +615,63 @@ pub fn try_run(
     }
 }
 
+/// How `detail` of a [`Verdict::Found`] starts when the run panicked (a bug in the model, found
+/// by a [`Runner`] that catches panics).
+pub const PANICKED: &str = "the model panicked: ";
+
+/// Whether a verdict is a caught panic of the model.
+pub fn panicked(v: &Verdict) -> bool {
+    matches!(v, Verdict::Found(d) if d.starts_with(PANICKED))
+}
+
+/// How a hunt runs its schedules. [`Direct`] (core, tests, the app's Web Workers) runs them as
+/// they are: a panic of the model ends the hunt. The native CLI's runner catches a panic
+/// (`std::panic::catch_unwind`, in [`Runner::guard`]: core stays pure), and a panic is then a
+/// counterexample of its own: [`Verdict::Found`] with the detail `the model panicked: ...`,
+/// shrunk like any failure.
+pub trait Runner: Sync {
+    /// Run `f`; `Err(message)` when it panicked. The default catches nothing.
+    fn guard(&self, f: &mut dyn FnMut()) -> Result<(), String> {
+        f();
+        Ok(())
+    }
+
+    /// Run `seed` with `faults` ([`try_run`]), a panic ([`Runner::guard`]) being found.
+    fn run(
+        &self,
+        scenario: &Scenario,
+        plan: &Plan,
+        seed: u64,
+        faults: &[Fault],
+        limits: &Limits,
+    ) -> Verdict {
+        let mut v = None;
+        match self.guard(&mut || v = Some(try_run(scenario, plan, seed, faults, limits))) {
+            Ok(()) => v.unwrap_or_else(|| Verdict::Invalid("the run gave no verdict".into())),
+            Err(msg) => Verdict::Found(format!("{PANICKED}{msg}")),
+        }
+    }
+
+    /// [`resolve`], a panic being an error (the schedule is then kept as it is).
+    fn resolve(
+        &self,
+        scenario: &Scenario,
+        plan: &Plan,
+        seed: u64,
+        faults: &[Fault],
+        limits: &Limits,
+    ) -> Result<Vec<Fault>, String> {
+        let mut r = None;
+        self.guard(&mut || r = Some(resolve(scenario, plan, seed, faults, limits)))?;
+        r.unwrap_or_else(|| Err("resolve gave no result".into()))
+    }
+}
+
+/// The runner that catches nothing.
+pub struct Direct;
+
+impl Runner for Direct {}
+
 /// Run candidate `index`.
 pub fn run_candidate(
     scenario: &Scenario,
@@ -587,8 +680,20 @@ pub fn run_candidate(
     index: u64,
     limits: &Limits,
 ) -> (Candidate, Verdict) {
+    run_candidate_by(&Direct, scenario, plan, space, index, limits)
+}
+
+/// [`run_candidate`] by `runner`.
+pub fn run_candidate_by(
+    runner: &dyn Runner,
+    scenario: &Scenario,
+    plan: &Plan,
+    space: &Space,
+    index: u64,
+    limits: &Limits,
+) -> (Candidate, Verdict) {
     let c = candidate(plan, space, index);
-    let v = try_run(scenario, plan, c.seed, &c.faults, limits);
+    let v = runner.run(scenario, plan, c.seed, &c.faults, limits);
     (c, v)
 }
 
@@ -606,6 +711,19 @@ pub struct Found {
     pub detail: String,
     /// Re-runs the shrink spent.
     pub reruns: u32,
+    /// The shrunk cluster: its first this many nodes ([`with_nodes`]), when the failure needs
+    /// fewer than the scenario has.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<usize>,
+}
+
+impl Found {
+    /// The scenario the shrunk schedule fails on: `scenario`, on fewer nodes if it shrank.
+    pub fn scenario(&self, scenario: &Scenario, plan: &Plan, limits: &Limits) -> Scenario {
+        self.nodes
+            .and_then(|k| with_nodes(scenario, plan, k, limits))
+            .unwrap_or_else(|| scenario.clone())
+    }
 }
 
 /// The hunt as one loop, for tests and small hunts: candidates `indices` in order until one
@@ -650,20 +768,51 @@ pub fn finish_with(
     limits: &Limits,
     progress: &mut dyn FnMut(u32, &[Fault]),
 ) -> Found {
-    let (shrunk, reruns) = shrink_with(scenario, plan, space, c.seed, &c.faults, limits, progress);
-    let detail = match try_run(scenario, plan, c.seed, &shrunk, limits) {
+    finish_by(
+        &Direct, scenario, plan, space, c, false, true, limits, progress,
+    )
+}
+
+/// [`finish_with`] by `runner`; `panicked`: the candidate's verdict was a caught panic
+/// ([`panicked`]), which the shrink then keeps; `nodes`: try fewer nodes (see [`shrink_by`];
+/// the app does not, since it opens the result as a branch of the person's own cluster).
+#[allow(clippy::too_many_arguments)]
+pub fn finish_by(
+    runner: &dyn Runner,
+    scenario: &Scenario,
+    plan: &Plan,
+    space: &Space,
+    c: Candidate,
+    panicked: bool,
+    nodes: bool,
+    limits: &Limits,
+    progress: &mut dyn FnMut(u32, &[Fault]),
+) -> Found {
+    let sh = shrink_by(
+        runner, scenario, plan, space, c.seed, &c.faults, panicked, nodes, limits, progress,
+    );
+    let small = sh
+        .nodes
+        .and_then(|k| with_nodes(scenario, plan, k, limits))
+        .unwrap_or_else(|| scenario.clone());
+    let detail = match runner.run(&small, plan, c.seed, &sh.faults, limits) {
         Verdict::Found(d) => d,
         other => panic!("a shrunk schedule that no longer fails: {other:?}"),
     };
     // The schedules as ordinary faults (the shrunk one ran resolved just above).
-    let concrete = |f: &[Fault]| resolve(scenario, plan, c.seed, f, limits).unwrap_or(f.to_vec());
+    let concrete = |s: &Scenario, f: &[Fault]| {
+        runner
+            .resolve(s, plan, c.seed, f, limits)
+            .unwrap_or(f.to_vec())
+    };
     Found {
         index: c.index,
         seed: c.seed,
-        original: concrete(&c.faults),
-        shrunk: concrete(&shrunk),
+        original: concrete(scenario, &c.faults),
+        shrunk: concrete(&small, &sh.faults),
         detail,
-        reruns,
+        reruns: sh.reruns,
+        nodes: sh.nodes,
     }
 }
 
@@ -684,7 +833,8 @@ pub fn hunt(scenario: &Scenario, plan: &Plan, limits: &Limits) -> Result<Option<
 /// the found seed as `seed`, the hunt's `--set` in the variant's `params`; the hunt and the
 /// original schedule as comments at the top. `clusterscope run FILE --variant V` replays it.
 pub fn found_scenario(scenario: &Scenario, plan: &Plan, found: &Found) -> Result<String, String> {
-    let with = with_faults(scenario, &found.shrunk, &Limits::default())?;
+    let small = found.scenario(scenario, plan, &Limits::default());
+    let with = with_faults(&small, &found.shrunk, &Limits::default())?;
     let mut raw = with.raw.clone();
     raw.seed = found.seed;
     let vi = scenario.variant(&plan.variant)?.0;
@@ -725,6 +875,15 @@ pub fn found_scenario(scenario: &Scenario, plan: &Plan, found: &Found) -> Result
     );
     for (t, a) in actions(&found.original) {
         line(&mut head, format!("  {} {}", fmt_duration(t), a.describe()));
+    }
+    if let Some(k) = found.nodes {
+        line(
+            &mut head,
+            format!(
+                "Shrunk from {} nodes to the first {k}.",
+                scenario.topo.names.len()
+            ),
+        );
     }
     Ok(format!("{head}\n{body}"))
 }

@@ -29,30 +29,91 @@ pub fn shrink_with(
     limits: &Limits,
     progress: &mut dyn FnMut(u32, &[Fault]),
 ) -> (Vec<Fault>, u32) {
+    let s = shrink_by(
+        &Direct, scenario, plan, space, seed, faults, false, false, limits, progress,
+    );
+    (s.faults, s.reruns)
+}
+
+/// What [`shrink_by`] gives.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shrunk {
+    /// The schedule that still fails.
+    pub faults: Vec<Fault>,
+    /// Re-runs spent.
+    pub reruns: u32,
+    /// The cluster's first nodes the failure needs ([`with_nodes`]), when fewer than the
+    /// scenario's.
+    pub nodes: Option<usize>,
+}
+
+/// Cluster sizes a shrink tries, smallest first (below `n`): 1 to 6, 8, then a quarter and a
+/// half of `n` (a large cluster costs a few runs, not one per size).
+fn sizes(n: usize) -> Vec<usize> {
+    let mut v: Vec<usize> = [1, 2, 3, 4, 5, 6, 8, n / 4, n / 2]
+        .into_iter()
+        .filter(|&k| k >= 1 && k < n)
+        .collect();
+    crate::small_sort::sort_by_key(&mut v, |k| *k);
+    v.dedup();
+    v
+}
+
+/// [`shrink_with`] by `runner` (the CLI's catches the model's panics). A re-run that panics
+/// counts as still failing; when the schedule to shrink panicked (`panicked`), only a re-run
+/// that panics does, so that the panic is not shrunk into another failure. With `nodes`,
+/// after the first removal of faults it tries smaller clusters ([`with_nodes`]: the first
+/// nodes, where the scenario allows it; faults on the removed nodes dropped), smallest
+/// first, keeping the first that fails the same way (a panic stays a panic, a failure of the
+/// target stays one: a smaller cluster that only panics is another bug).
+#[allow(clippy::too_many_arguments)]
+pub fn shrink_by(
+    runner: &dyn Runner,
+    scenario: &Scenario,
+    plan: &Plan,
+    space: &Space,
+    seed: u64,
+    faults: &[Fault],
+    panicked: bool,
+    nodes: bool,
+    limits: &Limits,
+    progress: &mut dyn FnMut(u32, &[Fault]),
+) -> Shrunk {
     let mut cur = faults.to_vec();
     let mut reruns = 0u32;
     let budget = plan.shrink_reruns;
-    let mut fails = |f: &[Fault], best: &[Fault], reruns: &mut u32| -> bool {
-        if *reruns >= budget {
-            return false;
-        }
-        *reruns += 1;
-        let yes = try_run(scenario, plan, seed, f, limits).found();
-        progress(*reruns, if yes { f } else { best });
-        yes
-    };
+    let mut small: Option<(usize, Scenario)> = None;
+    let mut tried_nodes = !nodes;
+    let mut run =
+        |sc: &Scenario, f: &[Fault], best: &[Fault], reruns: &mut u32, strict: bool| -> bool {
+            if *reruns >= budget {
+                return false;
+            }
+            *reruns += 1;
+            let v = runner.run(sc, plan, seed, f, limits);
+            let yes = if panicked || strict {
+                v.found() && super::panicked(&v) == panicked
+            } else {
+                v.found()
+            };
+            progress(*reruns, if yes { f } else { best });
+            yes
+        };
     // Faults aimed at the leader: pinned to the nodes they hit, if that still fails, so that
     // removing one fault does not re-aim the ones after it (which loses most failures).
     if cur.iter().any(aims_at_leader) {
-        if let Ok(pinned) = resolve(scenario, plan, seed, &cur, limits) {
+        if let Ok(pinned) = runner.resolve(scenario, plan, seed, &cur, limits) {
             let same = cur.clone();
-            if fails(&pinned, &same, &mut reruns) {
+            if run(scenario, &pinned, &same, &mut reruns, false) {
                 cur = pinned;
             }
         }
     }
     loop {
         let before = cur.clone();
+        let now = small.as_ref().map_or(scenario, |(_, s)| s);
+        let mut fails =
+            |f: &[Fault], best: &[Fault], reruns: &mut u32| run(now, f, best, reruns, false);
         // 1. Remove chunks, halving their size (ddmin's complement step).
         let mut chunk = cur.len().div_ceil(2).max(1);
         while !cur.is_empty() {
@@ -71,7 +132,33 @@ pub fn shrink_with(
             }
             chunk = chunk.div_ceil(2);
         }
-        // 2. Simplify each fault.
+        // 2. Fewer nodes, once.
+        if !tried_nodes {
+            tried_nodes = true;
+            let n = scenario.topo.names.len();
+            for k in sizes(n) {
+                let Some(sk) = with_nodes(scenario, plan, k, limits) else {
+                    continue;
+                };
+                let kept: Vec<Fault> = cur
+                    .iter()
+                    .filter(|f| with_faults(&sk, std::slice::from_ref(*f), limits).is_ok())
+                    .cloned()
+                    .collect();
+                if run(&sk, &kept, &cur, &mut reruns, true) {
+                    cur = kept;
+                    small = Some((k, sk));
+                    break;
+                }
+            }
+            if small.is_some() {
+                continue;
+            }
+        }
+        let now = small.as_ref().map_or(scenario, |(_, s)| s);
+        let mut fails =
+            |f: &[Fault], best: &[Fault], reruns: &mut u32| run(now, f, best, reruns, false);
+        // 3. Simplify each fault.
         for i in 0..cur.len() {
             for step in 0..SIMPLIFY_STEPS {
                 // Each simplification repeats while it is accepted and changes something.
@@ -92,7 +179,11 @@ pub fn shrink_with(
             break;
         }
     }
-    (cur, reruns)
+    Shrunk {
+        faults: cur,
+        reruns,
+        nodes: small.map(|(k, _)| k),
+    }
 }
 
 const SIMPLIFY_STEPS: usize = 5;

@@ -1,7 +1,7 @@
 //! "Find a run where this fails" (issue 43, in the app): the native hunt of
 //! `clusterscope_core::hunt` in the Web Workers of the sweep pool (`crate::sweep::workers`).
 //! Everything that decides a result is core's ([`Plan`], [`candidate`], [`run_candidate`],
-//! [`finish`]); this module adds only what the browser needs around it:
+//! [`finish_by`]); this module adds only what the browser needs around it:
 //!
 //! - [`run_batch`]: what a worker runs for the search (exported to JS as `hunt_batch`): the
 //!   candidates `first..first + count` of a plan in order, up to the first whose run fails.
@@ -10,7 +10,7 @@
 //!   candidate `clusterscope hunt` finds for the same hunt seed and budget (the CLI's `--shard`
 //!   and `merge` keep the lowest index the same way).
 //! - [`run_shrink`]: what a worker runs once the search decided (exported as `hunt_shrink`):
-//!   core's [`finish`] (the shrink), then the shrunk faults recorded as a person's actions on
+//!   core's [`finish_by`] (the shrink), then the shrunk faults recorded as a person's actions on
 //!   the found seed (each at its time, [`record`]) and that replay checked again, so that the
 //!   result opens as a branch of actions (on the timeline) that fails as the hunt said.
 //!
@@ -18,7 +18,7 @@
 
 use clusterscope_core::engine::action::RecordedAction;
 use clusterscope_core::hunt::{
-    self, candidate, finish, run_candidate, Found, Kind, Plan, Space, Target, Verdict,
+    self, candidate, finish_by, run_candidate, Found, Kind, Plan, Space, Target, Verdict,
 };
 use clusterscope_core::limits::Limits;
 use clusterscope_core::runner::{Run, RunOptions};
@@ -112,6 +112,7 @@ pub fn run_batch(
             found: None,
         };
         for i in first..first + count {
+            note_run(i);
             let (_, v) = run_candidate(s, plan, space, i, &limits);
             out.done += 1;
             match v {
@@ -126,6 +127,22 @@ pub fn run_batch(
         serde_json::to_string(&out).map_err(|e| e.to_string())
     })
 }
+
+/// The candidate this worker runs, left in its global `__csHuntRun`: a panic of the model stops
+/// the module (`crate::crash`; wasm32 does not unwind, so the CLI's catching of a panic is not
+/// possible here), and `static/sweep-worker.js` then answers "the model panicked in run N: ..."
+/// (the hunt stops with that error instead of waiting for the worker).
+#[cfg(target_arch = "wasm32")]
+fn note_run(i: u64) {
+    let _ = js_sys::Reflect::set(
+        &js_sys::global(),
+        &wasm_bindgen::JsValue::from_str("__csHuntRun"),
+        &wasm_bindgen::JsValue::from_f64(i as f64),
+    );
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn note_run(_: u64) {}
 
 /// What the search decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -293,7 +310,7 @@ pub fn replay_verdict(
     }
 }
 
-/// A worker's shrink: candidate `index` of the plan shrunk ([`finish`]), recorded as actions
+/// A worker's shrink: candidate `index` of the plan shrunk ([`finish_by`], on the same nodes), recorded as actions
 /// ([`record`]) and replayed ([`replay_verdict`]). Returns a [`Shrunk`] as JSON.
 pub fn run_shrink(
     builtin: &str,
@@ -307,7 +324,18 @@ pub fn run_shrink(
         }
         let limits = Limits::browser();
         let c = candidate(plan, space, index);
-        let found = finish(s, plan, space, c, &limits);
+        // On the person's own cluster (no fewer nodes): the result opens as a branch of it.
+        let found = finish_by(
+            &hunt::Direct,
+            s,
+            plan,
+            space,
+            c,
+            false,
+            false,
+            &limits,
+            &mut |_, _| {},
+        );
         let file = hunt::found_scenario(s, plan, &found)?;
         let mut at_step = None;
         let (actions, replay, failed_at_us) = match record(s, plan, &found, &limits) {
@@ -438,6 +466,19 @@ mod tests {
         let sh: Shrunk =
             serde_json::from_str(&run_shrink("sandbox-raft", "", &pj, want.index).unwrap())
                 .unwrap();
+        // Core's shrink on the same nodes (the app's: no fewer nodes).
+        let c = hunt::candidate(&p, &space, want.index);
+        let want = finish_by(
+            &hunt::Direct,
+            &s,
+            &p,
+            &space,
+            c,
+            false,
+            false,
+            &l,
+            &mut |_, _| {},
+        );
         assert_eq!(sh.found, want);
         assert_eq!(sh.actions.len(), hunt::actions(&want.shrunk).len());
         assert!(sh.replay.is_ok(), "{:?}", sh.replay);
