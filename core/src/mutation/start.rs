@@ -122,17 +122,8 @@ pub fn parse(
             };
             for (k, l) in a.iter().enumerate() {
                 let at = format!("{here}.logs #{}", k + 1);
-                let toml::Value::Table(lt) = l else {
-                    return Err(format!(
-                        "{at}: must be a table {{ log, witnessed, witnessed_by, reconciled }}"
-                    ));
-                };
-                if let Some(k) = lt.keys().find(|k| !LOG_KEYS.contains(&k.as_str())) {
-                    return Err(format!(
-                        "{at}: unknown key `{k}`; a log has {}",
-                        LOG_KEYS.join(", ")
-                    ));
-                }
+                let shape = "{ log, witnessed, witnessed_by, reconciled }";
+                let lt = start::table(l, &at, shape, "a log", LOG_KEYS)?;
                 let Some(lname) = lt.get("log") else {
                     return Err(format!(
                         "{at}: `log` is missing: name the node whose coordinator log this is"

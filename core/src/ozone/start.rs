@@ -105,15 +105,8 @@ pub fn parse(
                 };
                 for (k, c) in a.iter().enumerate() {
                     let at = format!("{here}.containers #{}", k + 1);
-                    let toml::Value::Table(ct) = c else {
-                        return Err(format!("{at}: must be a table {{ id, state, bcsid }}"));
-                    };
-                    if let Some(k) = ct.keys().find(|k| !CONTAINER_KEYS.contains(&k.as_str())) {
-                        return Err(format!(
-                            "{at}: unknown key `{k}`; a container has {}",
-                            CONTAINER_KEYS.join(", ")
-                        ));
-                    }
+                    let shape = "{ id, state, bcsid }";
+                    let ct = start::table(c, &at, shape, "a container", CONTAINER_KEYS)?;
                     let Some(cid) = ct.get("id") else {
                         return Err(format!("{at}: `id` is missing: name the container"));
                     };
@@ -156,17 +149,8 @@ pub fn parse(
         };
         for (i, item) in items.iter().enumerate() {
             let here = format!("[[ozone.scm_container]] #{}", i + 1);
-            let toml::Value::Table(t) = item else {
-                return Err(format!(
-                    "{here}: must be a table (container, state, sequence_id)"
-                ));
-            };
-            if let Some(k) = t.keys().find(|k| !SCM_KEYS.contains(&k.as_str())) {
-                return Err(format!(
-                    "{here}: unknown key `{k}`; SCM's record of a container has {}",
-                    SCM_KEYS.join(", ")
-                ));
-            }
+            let shape = "(container, state, sequence_id)";
+            let t = start::table(item, &here, shape, "SCM's record of a container", SCM_KEYS)?;
             let Some(cid) = t.get("container") else {
                 return Err(format!(
                     "{here}: `container` is missing: name the container"

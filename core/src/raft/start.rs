@@ -96,12 +96,7 @@ fn entry(v: &toml::Value, at: &str, index: usize) -> Result<(Term, StartPayload)
             (t, default(t))
         }
         toml::Value::Table(t) => {
-            if let Some(k) = t.keys().find(|k| !ENTRY_KEYS.contains(&k.as_str())) {
-                return Err(format!(
-                    "{at}: unknown key `{k}`; an entry has {}",
-                    ENTRY_KEYS.join(", ")
-                ));
-            }
+            start::known_keys(t, at, "an entry", ENTRY_KEYS)?;
             let term = match t.get("term") {
                 Some(v) => uint(v, &format!("{at}.term"))?,
                 None => return Err(format!("{at}: an entry needs its `term`")),

@@ -32,15 +32,7 @@ pub fn tables<'a>(
     let mut out: Vec<StartTable<'a>> = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let here = format!("[[{section}.start]] #{}", i + 1);
-        let toml::Value::Table(t) = item else {
-            return Err(format!("{here}: must be a table ({fields})"));
-        };
-        if let Some(k) = t.keys().find(|k| !keys.contains(&k.as_str())) {
-            return Err(format!(
-                "{here}: unknown key `{k}`; a start state has {}",
-                keys.join(", ")
-            ));
-        }
+        let t = table(item, &here, &format!("({fields})"), "a start state", keys)?;
         let Some(name) = t.get("node") else {
             return Err(format!(
                 "{here}: `node` is missing: name the {what} this state is of"
@@ -64,6 +56,33 @@ pub fn tables<'a>(
         });
     }
     Ok(out)
+}
+
+/// `item` as a table of `keys` only; else an error at `here`: it must be a table `shape`
+/// ("(node, logs)", "{ id, state, bcsid }"), or the unknown key and what `owner` ("a log") has.
+pub fn table<'a>(
+    item: &'a toml::Value,
+    here: &str,
+    shape: &str,
+    owner: &str,
+    keys: &[&str],
+) -> Result<&'a toml::Table, String> {
+    let toml::Value::Table(t) = item else {
+        return Err(format!("{here}: must be a table {shape}"));
+    };
+    known_keys(t, here, owner, keys)?;
+    Ok(t)
+}
+
+/// An error at `here` for the first key of `t` not in `keys`, saying what `owner` has.
+pub fn known_keys(t: &toml::Table, here: &str, owner: &str, keys: &[&str]) -> Result<(), String> {
+    match t.keys().find(|k| !keys.contains(&k.as_str())) {
+        Some(k) => Err(format!(
+            "{here}: unknown key `{k}`; {owner} has {}",
+            keys.join(", ")
+        )),
+        None => Ok(()),
+    }
 }
 
 /// A string value, or an error naming `what`.
