@@ -11,10 +11,23 @@ use crate::engine::trace::LogLevel;
 use crate::engine::{Ctx, NodeId};
 
 impl<S: StateMachine> Raft<S> {
+    /// A new random timeout from now: a follower's next sleep, or a candidate's round.
     pub(crate) fn reset_election_timer(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
-        let at = ctx.now + self.random_timeout(ctx);
+        let d = self.random_timeout(ctx);
+        node.sleep_for = d;
+        let at = ctx.now + d;
         node.election_deadline = at;
         ctx.set_timer(Timer::Election, at);
+    }
+
+    /// Ratis `RoleInfo.startFollowerState`: a new FollowerState, its `lastRpcTime` its
+    /// creation, sleeping a new random timeout. A follower keeps its FollowerState across
+    /// AppendEntries and votes (they only move `lastRpcTime`); a node becomes a follower, or a
+    /// vote request of a recognized candidate forces a new one (`changeToFollower(force)`).
+    pub(crate) fn start_follower_state(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
+        node.last_rpc = ctx.now;
+        node.no_election_before = 0;
+        self.reset_election_timer(node, ctx);
     }
 
     pub(crate) fn on_election_timeout(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
@@ -22,8 +35,8 @@ impl<S: StateMachine> Raft<S> {
             return;
         }
         if ctx.now < node.elections_held_until {
-            // Held by command: the timeout fires again when the hold ends (a leader's
-            // heartbeat before then resets it as usual).
+            // Held by command: the timer wakes again when the hold ends (and the follower
+            // stands then only if it heard no leader for the timeout it slept).
             let at = node.elections_held_until;
             node.election_deadline = at;
             ctx.set_timer(super::Timer::Election, at);
@@ -35,6 +48,38 @@ impl<S: StateMachine> Raft<S> {
                 ),
             );
             return;
+        }
+        if node.role == Role::Follower {
+            // FollowerState.runImpl: after each sleep the follower stands only if nothing is
+            // being appended, it heard no leader (nor granted a vote) for the timeout it slept,
+            // and it is not a leader that stepped down for lost heartbeats just now; otherwise
+            // it sleeps a new random timeout.
+            let quiet = ctx.now.saturating_sub(node.last_rpc);
+            let why_not = if node.appends_in_progress > 0 {
+                Some(format!(
+                    "{} AppendEntries still being written",
+                    node.appends_in_progress
+                ))
+            } else if quiet < node.sleep_for {
+                Some(format!(
+                    "heard from a leader or a candidate {} ago",
+                    crate::time::fmt_duration(quiet)
+                ))
+            } else if ctx.now < node.no_election_before {
+                Some(format!(
+                    "stepped down for lost heartbeats: no election until {}",
+                    crate::time::fmt_time(node.no_election_before)
+                ))
+            } else {
+                None
+            };
+            if let Some(why) = why_not {
+                ctx.log(
+                    LogLevel::Debug,
+                    format_args!("FollowerState wakes, stays follower: {why}"),
+                );
+                return self.reset_election_timer(node, ctx);
+            }
         }
         ctx.log(
             LogLevel::Info,
@@ -140,9 +185,9 @@ impl<S: StateMachine> Raft<S> {
             node.progress.clear();
             ctx.cancel_timer(Timer::LeaderTick);
             self.fail_pending(node, ctx);
-            self.reset_election_timer(node, ctx);
+            self.start_follower_state(node, ctx);
         } else if was != Role::Follower {
-            self.reset_election_timer(node, ctx);
+            self.start_follower_state(node, ctx);
         }
     }
 
@@ -161,32 +206,50 @@ impl<S: StateMachine> Raft<S> {
         last_index: u64,
         last_term: Term,
     ) {
+        // Ratis VoteContext.checkLeader: a follower refuses while it follows another leader
+        // it heard from (or granted a vote) within min (`FollowerState.isCurrentLeaderValid`);
+        // a leader refuses (the model does not ask `checkLeadership` here).
+        let leader_valid = node.is_leader()
+            || node.role == Role::Follower
+                && node.leader.is_some_and(|l| l != from)
+                && ctx.now < node.last_rpc + self.p.timeout_min.0;
         let granted = if pre {
-            // Ratis pre-vote: refuse while a leader is known and heard from within min timeout.
-            let heard = node.leader.is_some()
-                && ctx.now < node.last_leader_contact + self.p.timeout_min.0
-                || node.is_leader();
-            let ok = term >= node.term && !heard && Self::up_to_date(node, last_index, last_term);
-            // RaftServerImpl.requestVote: a granted vote, pre-vote included, updates a
-            // follower's lastRpcTime (FollowerState.updateLastRpcTime(REQUEST_VOTE)), which
-            // puts off its own election.
-            if ok && node.role == Role::Follower {
-                self.reset_election_timer(node, ctx);
-            }
-            ok
+            // Pre-vote (`checkTerm` returns CHECK_LEADER whatever the term): the leader check,
+            // then the log.
+            !leader_valid && Self::up_to_date(node, last_index, last_term)
         } else {
-            if term > node.term {
-                self.step_down(node, ctx, term, "a candidate has a higher term");
+            // VoteContext.recognizeCandidate: a higher term skips the leader check; the same
+            // term needs no other vote in it and no valid leader; a lower term is refused.
+            let recognized = term > node.term
+                || term == node.term && node.voted_for.is_none_or(|v| v == from) && !leader_valid;
+            if recognized {
+                // changeToFollower(candidateTerm, force = true): a new FollowerState even for
+                // a follower, whether or not the vote is granted.
+                let was_follower = node.role == Role::Follower;
+                let why = if term > node.term {
+                    "a candidate has a higher term"
+                } else {
+                    "a vote request of a recognized candidate"
+                };
+                self.step_down(node, ctx, term, why);
+                if was_follower {
+                    self.start_follower_state(node, ctx);
+                }
             }
-            let ok = term == node.term
+            let ok = recognized
                 && node.voted_for.is_none_or(|v| v == from)
                 && Self::up_to_date(node, last_index, last_term);
             if ok {
                 node.voted_for = Some(from);
-                self.reset_election_timer(node, ctx);
             }
             ok
         };
+        // RaftServerImpl.requestVote: a granted vote, pre-vote included, updates a follower's
+        // lastRpcTime (FollowerState.updateLastRpcTime(REQUEST_VOTE)), which puts off its own
+        // election.
+        if granted && node.role == Role::Follower {
+            node.last_rpc = ctx.now;
+        }
         ctx.log(
             LogLevel::Debug,
             format_args!(
@@ -310,7 +373,10 @@ impl<S: StateMachine> Raft<S> {
                     .count();
             if active < self.majority() {
                 let t = node.term;
-                return self.step_down(node, ctx, t, "lost majority heartbeats (checkLeadership)");
+                self.step_down(node, ctx, t, "lost majority heartbeats (checkLeadership)");
+                // Its FollowerState's reason is LOST_MAJORITY_HEARTBEATS.
+                node.no_election_before = ctx.now + self.p.step_down_wait.0;
+                return;
             }
         }
         // GrpcLogAppender.timeoutAppendRequest: a request without a reply after

@@ -69,10 +69,15 @@ pub fn explain<S: StateMachine>(
         out.push(format!("In term {} it voted for {}.", n.term, name(v)));
     }
     if let Some(a) = r.election_arc(sim, id) {
-        out.push(format!(
-            "Its {} (unless a leader's AppendEntries resets it first).",
-            a.label
-        ));
+        if n.role == Role::Follower {
+            out.push(format!(
+                "Its {}: it stands then only if it heard from no leader (nor granted a vote) for {}, else it sleeps again (Ratis' FollowerState).",
+                a.label,
+                crate::time::fmt_duration(n.sleep_for)
+            ));
+        } else {
+            out.push(format!("Its {}.", a.label));
+        }
     }
     let last = n.last();
     out.push(format!(

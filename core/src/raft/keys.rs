@@ -106,7 +106,7 @@ pub fn actions(
                 .collect()
         }
         // RaftScope's A / T: every running follower's election timer re-armed, together or
-        // spread (`election-timer`); a leader's heartbeat resets them as usual.
+        // spread (`election-timer`); a follower stands at its timer's end only if it heard no leader for that long.
         'A' | 'S' => {
             let f = r.followers(sim, selected);
             if f.is_empty() {

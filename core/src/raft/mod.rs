@@ -28,6 +28,8 @@ mod tests;
 #[cfg(test)]
 mod tests_check;
 #[cfg(test)]
+mod tests_follower;
+#[cfg(test)]
 mod tests_keys;
 #[cfg(test)]
 mod tests_ratis;
@@ -325,7 +327,8 @@ impl<S: StateMachine> Protocol for Raft<S> {
             self.record_commit(node);
         }
         self.kick_apply(node, ctx);
-        self.reset_election_timer(node, ctx);
+        // RaftServerImpl.startAsPeer: a follower with a new FollowerState.
+        self.start_follower_state(node, ctx);
         if self.p.client_rate > 0 && ctx.me == self.client_node {
             ctx.set_timer(
                 Timer::ClientLoad,
@@ -453,13 +456,14 @@ impl<S: StateMachine> Protocol for Raft<S> {
                 Ok(())
             }
             // A teaching aid (RaftScope's spread / align timers): the election timer re-armed
-            // to fire `d` from now, as if the random timeout had drawn it; a heartbeat from a
-            // leader resets it as usual.
+            // to fire `d` from now, as if the random timeout had drawn it; a follower then
+            // stands only if it heard from no leader for `d` (its FollowerState's check).
             ["election-timer", d] => {
                 if node.is_leader() {
                     return Err("election-timer: this node is the leader; it runs no election timer".into());
                 }
                 let d = commands::election_timer(d)?;
+                node.sleep_for = d;
                 let at = ctx.now + d;
                 node.election_deadline = at;
                 ctx.set_timer(Timer::Election, at);

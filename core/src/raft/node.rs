@@ -231,7 +231,21 @@ pub struct RNode<S: StateMachine> {
     /// Leader: `LeaderStateImpl.isReady`, its startup entry applied (at once without one).
     pub ready: bool,
     pub last_leader_contact: Micros,
+    /// When the election timer next fires: a follower's `FollowerState` wakes from its sleep
+    /// (it stands only if `last_rpc` is `sleep_for` ago); a candidate's round times out.
     pub election_deadline: Micros,
+    /// Follower (Ratis `FollowerState.lastRpcTime`): when it last heard an AppendEntries or
+    /// granted a vote; a new FollowerState (a node that becomes or is forced to a follower)
+    /// starts it at its creation.
+    pub last_rpc: Micros,
+    /// Follower: the random timeout drawn for the FollowerState's current sleep.
+    pub sleep_for: Micros,
+    /// Follower (`FollowerState.outstandingOp`): AppendEntries with entries received and not
+    /// yet answered; while any is, the follower stands for no election.
+    pub appends_in_progress: u32,
+    /// Follower (`FollowerState.lostMajorityHeartbeatsRecently`): a leader that stepped down
+    /// for lost heartbeats stands for no election before this time.
+    pub no_election_before: Micros,
     /// `hold-elections DURATION`: until then this server's election timeout starts no
     /// election (volatile: a restart forgets it).
     pub elections_held_until: Micros,
@@ -294,6 +308,10 @@ impl<S: StateMachine> RNode<S> {
             ready: false,
             last_leader_contact: 0,
             election_deadline: 0,
+            last_rpc: 0,
+            sleep_for: 0,
+            appends_in_progress: 0,
+            no_election_before: 0,
             elections_held_until: 0,
             votes: BTreeSet::new(),
             rejects: BTreeSet::new(),
@@ -364,7 +382,11 @@ impl<S: StateMachine> RNode<S> {
         self.log_flushed = self.log_flushed.min(from - 1);
         self.data_pending.retain(|&i| i < from);
         self.reads_pending.retain(|&i| i < from);
+        let before = self.flush_replies.len();
         self.flush_replies.retain(|r| r.match_index < from);
+        // Their appends failed: complete (`outstandingOp` drops).
+        let dropped = (before - self.flush_replies.len()) as u32;
+        self.appends_in_progress = self.appends_in_progress.saturating_sub(dropped);
     }
     /// Keep the first `len` entries.
     pub fn cut(&mut self, len: Index) {

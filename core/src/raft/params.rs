@@ -33,6 +33,10 @@ pub struct RaftParams {
     /// `raft.server.leaderelection.leader.step-down.wait-time`'s sibling: the leader steps down
     /// when no majority answered within `timeout_max` (`raft.server.leader.heartbeat-check.enabled`, true).
     pub leader_heartbeat_check: bool,
+    /// `raft.server.leaderelection.leader.step-down.wait-time` (10 s): a leader that stepped
+    /// down for lost majority heartbeats stands for no election this long
+    /// (`FollowerState.lostMajorityHeartbeatsRecently`).
+    pub step_down_wait: Dur,
     /// `raft.grpc.server.leader.outstanding.appends.max` (8): AppendEntries in flight per follower.
     pub max_outstanding: u32,
     /// Entries per AppendEntries (`raft.server.log.appender.buffer.element-limit`, 0 = unbounded
@@ -85,6 +89,7 @@ impl Default for RaftParams {
             request_timeout: Dur(3 * US_PER_S),
             pre_vote: true,
             leader_heartbeat_check: true,
+            step_down_wait: Dur(10 * US_PER_S),
             max_outstanding: 8,
             append_batch: 64,
             pending_limit: 4096,

@@ -69,7 +69,11 @@ impl<S: StateMachine> Raft<S> {
         reply: Option<FlushReply>,
     ) {
         if epoch != node.epoch {
-            return; // the log was truncated since: this write is void
+            // The log was truncated since: this write is void (its append failed: complete).
+            if reply.is_some() {
+                node.appends_in_progress = node.appends_in_progress.saturating_sub(1);
+            }
+            return;
         }
         node.log_flushed = node.log_flushed.max(upto.min(node.last()));
         self.advance_flush(node, ctx);
@@ -85,6 +89,7 @@ impl<S: StateMachine> Raft<S> {
 
     /// A follower's SUCCESS for entries flushed with their data.
     fn flush_reply(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, r: FlushReply) {
+        node.appends_in_progress = node.appends_in_progress.saturating_sub(1);
         let commit = r.leader_commit.min(r.match_index).min(node.flush);
         self.follower_commit(node, ctx, commit);
         ctx.send(
@@ -402,7 +407,9 @@ impl<S: StateMachine> Raft<S> {
         }
         node.leader = Some(from);
         node.last_leader_contact = ctx.now;
-        self.reset_election_timer(node, ctx);
+        // FollowerState.updateLastRpcTime(APPEND_START): the follower's sleep goes on; it
+        // checks this time when it wakes.
+        node.last_rpc = ctx.now;
         // Ratis checkInconsistentAppendEntries.
         if let Some((first, _)) = entries.first() {
             if node.commit > 0 && node.commit >= *first {
@@ -454,6 +461,9 @@ impl<S: StateMachine> Raft<S> {
             self.follower_commit(node, ctx, commit);
             return reply(node, ctx, AppendResult::Success, node.last() + 1);
         }
+        // Answered once written (APPEND_COMPLETE); until then the follower stands for no
+        // election (`outstandingOp`).
+        node.appends_in_progress += 1;
         let r = FlushReply {
             leader: from,
             term: node.term,

@@ -222,7 +222,7 @@ impl<S: StateMachine> Raft<S> {
     pub const OVERLAY: Overlay = Overlay {
         arc: Some((
             "@asym",
-            "election timer: the time left before the node starts an election (a full circle is timeout_max)",
+            "election timer: the time left before a candidate's round times out, or a follower's timer wakes (it then stands only if it heard no leader for the timeout it slept; a full circle is timeout_max)",
         )),
         edges: &[
             (
@@ -346,7 +346,9 @@ impl<S: StateMachine> Raft<S> {
         let what = match n.role {
             Role::Candidate { pre: true } => "pre-vote round times out",
             Role::Candidate { pre: false } => "election round times out",
-            _ => "election timeout",
+            // Ratis' FollowerState: when its sleep ends it stands only if it heard no leader
+            // (and granted no vote) for the timeout it slept; else it sleeps again.
+            _ => "election timer wakes",
         };
         Some(NodeArc {
             fraction: (left as f64 / self.p.timeout_max.0.max(1) as f64).clamp(0.0, 1.0),

@@ -428,7 +428,7 @@ mod tests {
             "sandbox",
             Target::Expectation(TARGET.into()),
             "all",
-            1,
+            9,
             runs,
         )
         .unwrap();
@@ -446,8 +446,8 @@ mod tests {
         let l = Limits::browser();
         let space = Space::of(&s, &p, &l).unwrap();
         let want = hunt::search(&s, &p, &space, 0..p.runs, &l, &mut |_| {}).expect("core finds");
-        // `clusterscope hunt sandbox-raft --variant sandbox --break ... --hunt-seed 1`: run 199.
-        assert_eq!((want.index, want.seed), (198, 20201805));
+        // `clusterscope hunt sandbox-raft --variant sandbox --break ... --hunt-seed 9`: run 191.
+        assert_eq!((want.index, want.seed), (190, 1074034413));
         let mut se = Search::new(p.runs);
         let mut rounds = 0;
         while se.decided().is_none() {
