@@ -41,6 +41,24 @@ pub struct CommandSpec {
     pub command: &'static str,
     pub label: &'static str,
     pub help: &'static str,
+    /// The arguments a hunt draws for it (`clusterscope hunt --faults command`): empty, the
+    /// hunt sends `command` as it is; else the first word of `command` followed by one drawn
+    /// value of each (docs/HUNTING.md, "Commands with drawn arguments").
+    pub args: &'static [Arg],
+}
+
+/// An argument of a node command, as a hunt draws it (from the candidate's own random stream)
+/// and its shrink lowers it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Arg {
+    /// A node of the cluster, by name.
+    Node,
+    /// A whole number in `min..=max`; small ones more often (uniform below `max`, a quarter,
+    /// a sixteenth or a sixty-fourth of the range, each a quarter of the time). The shrink
+    /// halves it towards `min`.
+    Int { min: u64, max: u64 },
+    /// One of these words.
+    Word(&'static [&'static str]),
 }
 
 /// A named time series for the plots.

@@ -76,16 +76,19 @@ const COMMANDS: &[CommandSpec] = &[
         command: "disablegossip",
         label: "disablegossip",
         help: "nodetool disablegossip: stop gossiping and announce shutdown",
+        args: &[],
     },
     CommandSpec {
         command: "enablegossip",
         label: "enablegossip",
         help: "nodetool enablegossip: gossip again with a new generation",
+        args: &[],
     },
     CommandSpec {
         command: "settimeout misc 30000",
         label: "settimeout misc 30000",
         help: "nodetool settimeout misc 30000: the echo's timeout (the 21636 workaround)",
+        args: &[],
     },
 ];
 

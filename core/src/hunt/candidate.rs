@@ -225,7 +225,7 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                             at: later,
                             action: Action::Command {
                                 node: leader(),
-                                command: c.clone(),
+                                command: command_text(space, c, &mut rng),
                             },
                             undo: None,
                         });
@@ -243,7 +243,7 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                             at,
                             action: Action::Command {
                                 node: leader(),
-                                command: c.clone(),
+                                command: command_text(space, c, &mut rng),
                             },
                             undo: None,
                         }
@@ -256,7 +256,7 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                     at,
                     action: Action::Command {
                         node: space.nodes[*i].clone(),
-                        command: c.clone(),
+                        command: command_text(space, c, &mut rng),
                     },
                     undo: None,
                 }

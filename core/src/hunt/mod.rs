@@ -18,6 +18,7 @@
 
 use crate::engine::action::{Action, Dur};
 use crate::limits::Limits;
+use crate::model::Arg;
 use crate::runner::{Run, RunOptions};
 use crate::scenario::{check_process_states, Scenario, Timed};
 use crate::time::{fmt_duration, Micros};
@@ -363,6 +364,9 @@ pub struct Space {
     pub executors: Vec<String>,
     /// (node index, command) pairs a node accepts.
     pub commands: Vec<(usize, String)>,
+    /// The arguments the model declares for a command (`CommandSpec::args`), by the command
+    /// of `commands`: drawn for each fault ([`command_text`]) and lowered by the shrink.
+    pub args: Vec<(String, &'static [Arg])>,
     pub duration: Micros,
     /// The shortest restart the model calls real (`Model::min_restart_down`): restarts and
     /// kill-then-start are drawn and shrunk no shorter.
@@ -387,11 +391,16 @@ impl Space {
         )?;
         let nodes: Vec<String> = scenario.topo.names.clone();
         let mut commands = Vec::new();
+        let mut args = Vec::new();
+        for c in run.engine.commands().iter().filter(|c| !c.args.is_empty()) {
+            args.push((c.command.to_string(), c.args));
+        }
         for (i, n) in nodes.iter().enumerate() {
             for c in run.engine.commands() {
+                // A command with drawn arguments is checked with the first value of each.
                 let a = Action::Command {
                     node: n.clone(),
-                    command: c.command.to_string(),
+                    command: fill(c.command, c.args, &nodes, |_| 0),
                 };
                 if run.engine.check_action(&a).is_ok() {
                     commands.push((i, c.command.to_string()));
@@ -407,11 +416,45 @@ impl Space {
                 .map(|s| s.to_string())
                 .collect(),
             commands,
+            args,
             duration: scenario.duration(),
             min_down: run.engine.min_restart_down(),
             has_leader: crate::registry::find(&scenario.raw.protocol).is_some_and(|m| m.has_leader)
                 && !scenario.topo.names.iter().any(|n| n == LEADER),
         })
+    }
+}
+
+/// `command` with `args` filled in: as it is without arguments, else its first word and one
+/// value of each argument, `pick(k)` choosing among `k` values (the generator's random stream;
+/// 0 for the first value of each).
+fn fill(command: &str, args: &[Arg], nodes: &[String], mut pick: impl FnMut(u64) -> u64) -> String {
+    if args.is_empty() {
+        return command.to_string();
+    }
+    let mut out = command.split_whitespace().next().unwrap_or("").to_string();
+    for a in args {
+        out.push(' ');
+        match a {
+            Arg::Node => out.push_str(&nodes[pick(nodes.len() as u64) as usize]),
+            Arg::Int { min, max } => {
+                // Small numbers more often: below the whole range, a quarter, a sixteenth or
+                // a sixty-fourth of it.
+                let hi = (max - min) >> (2 * pick(4));
+                out.push_str(&(min + pick(hi + 1)).to_string());
+            }
+            Arg::Word(ws) => out.push_str(ws[pick(ws.len() as u64) as usize]),
+        }
+    }
+    out
+}
+
+/// The text of command `command` of `space` in a drawn fault: its arguments
+/// ([`Space::args`]) drawn from `rng`, the candidate's stream (no draw for a command without).
+pub fn command_text(space: &Space, command: &str, rng: &mut impl Rng) -> String {
+    match space.args.iter().find(|(c, _)| c == command) {
+        Some((_, args)) => fill(command, args, &space.nodes, |k| rng.random_range(0..k)),
+        None => command.to_string(),
     }
 }
 

@@ -162,7 +162,7 @@ pub fn shrink_by(
         for i in 0..cur.len() {
             for step in 0..SIMPLIFY_STEPS {
                 // Each simplification repeats while it is accepted and changes something.
-                while let Some(f) = simplify(&cur[i], step, space.min_down)
+                while let Some(f) = simplify(&cur[i], step, space)
                     .filter(|g| down_time(g).is_none_or(|d| d >= space.min_down))
                 {
                     let mut next = cur.clone();
@@ -186,12 +186,14 @@ pub fn shrink_by(
     }
 }
 
-const SIMPLIFY_STEPS: usize = 5;
+const SIMPLIFY_STEPS: usize = 6;
 
 /// One simplification of a fault, or `None` when it changes nothing: 0 halve its duration
 /// (not below 1 ms), 1 halve its loss (not below 1%), 2 move it to half its time, 3 round its
-/// times to 100 ms, 4 to the second.
-fn simplify(f: &Fault, step: usize, min_down: Micros) -> Option<Fault> {
+/// times to 100 ms, 4 to the second, 5 halve the drawn numbers of its command towards their
+/// least ([`Space::args`]).
+fn simplify(f: &Fault, step: usize, space: &Space) -> Option<Fault> {
+    let min_down = space.min_down;
     let mut g = f.clone();
     // A node's downtime is not shortened below the model's shortest real restart.
     let floor = if down_time(f).is_some() {
@@ -248,9 +250,36 @@ fn simplify(f: &Fault, step: usize, min_down: Micros) -> Option<Fault> {
                 *u = at + len;
             }
         }
+        5 => {
+            let Action::Command { command, .. } = &mut g.action else {
+                return None;
+            };
+            *command = lower_numbers(command, space)?;
+        }
         _ => return None,
     }
     (g != *f).then_some(g)
+}
+
+/// `command` with each drawn whole number ([`Arg::Int`]) halved towards its least, or `None`
+/// when the command has none above it.
+fn lower_numbers(command: &str, space: &Space) -> Option<String> {
+    let mut words: Vec<String> = command.split_whitespace().map(str::to_string).collect();
+    let verb = words.first()?.clone();
+    let (_, args) = space
+        .args
+        .iter()
+        .find(|(c, _)| c.split_whitespace().next() == Some(verb.as_str()))?;
+    let mut changed = false;
+    for (w, a) in words.iter_mut().skip(1).zip(args.iter()) {
+        if let (Arg::Int { min, .. }, Ok(n)) = (a, w.parse::<u64>()) {
+            if n > *min {
+                *w = (min + (n - min) / 2).to_string();
+                changed = true;
+            }
+        }
+    }
+    changed.then(|| words.join(" "))
 }
 
 /// How long a fault keeps its node down: a restart's `down_for`, a kill's time to its start.

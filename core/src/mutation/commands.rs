@@ -6,70 +6,90 @@ use super::{MtNode, MutationTracking, MSG_KINDS, READ_STAGE};
 use crate::engine::trace::LogLevel;
 use crate::engine::Protocol;
 use crate::engine::{Ctx, NodeId};
-use crate::model::CommandSpec;
+use crate::model::{Arg, CommandSpec};
+
+/// An offset of a coordinator log, as a hunt draws it for `push` and `reconciled-snapshot`.
+/// `CoordinatorLogPrimary` numbers a log's mutations 0, 1, 2... as its node coordinates them,
+/// and a reconciled snapshot (`recordFullyReconciledOffsets`, applied where a node receives a
+/// streamed mutation log: `IncomingMutationLogStreamMessage`'s `header.reconciled`) names
+/// offsets that were written: offsets below what the logs of a hunt's sandbox reach (about one
+/// write a second per node), small ones more often. An offset the log does not have yet is
+/// refused at its time (the candidate "could not apply").
+const OFFSET: Arg = Arg::Int { min: 0, max: 63 };
 
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         command: "write",
         label: "write",
         help: "write [ROW]: a tracked write coordinated by this node (next offset of its log)",
+        args: &[],
     },
     CommandSpec {
         command: "read",
         label: "read",
         help: "read [DATA_NODE [SUMMARY_NODE...]]: a tracked read coordinated here (default: \
                this node is the data node, the next replica the summary node)",
+        args: &[],
     },
     CommandSpec {
         command: "hold MUTATION_REQ",
         label: "hold kind",
         help: "hold KIND: messages of this kind arriving here wait until `release`",
+        args: &[],
     },
     CommandSpec {
         command: "release MUTATION_REQ",
         label: "release kind",
         help: "release KIND [FROM]: deliver the held messages of this kind (from FROM only); \
                later ones are still held",
+        args: &[],
     },
     CommandSpec {
         command: "unhold MUTATION_REQ",
         label: "unhold kind",
         help: "unhold KIND: stop holding this kind and deliver what was held",
+        args: &[],
     },
     CommandSpec {
         command: "drop-next MUTATION_REQ",
         label: "drop next",
         help: "drop-next KIND [FROM]: the next message of this kind arriving here (from FROM \
                only) is lost",
+        args: &[],
     },
     CommandSpec {
         command: "duplicate-next PUSH_MUTATION_REQ",
         label: "duplicate next",
         help: "duplicate-next KIND [TO]: the next message of this kind this node sends (to TO \
                only) goes out twice",
+        args: &[],
     },
     CommandSpec {
         command: "push node1 0 node2",
         label: "push",
         help: "push LOG_NODE OFFSET TO: this node's ActiveLogReconciler sends that mutation from \
                its journal to TO as a PUSH_MUTATION_REQ now (a write retry as a fault)",
+        args: &[Arg::Node, OFFSET, Arg::Node],
     },
     CommandSpec {
         command: "park pull",
         label: "park before step",
         help: "park STEP [N]: before the (N+1)th next STEP (apply, finish, local-read, \
                summary-read, collect, pull, count) its stage stops taking tasks until `unpark`",
+        args: &[],
     },
     CommandSpec {
         command: "unpark",
         label: "unpark",
         help: "unpark: run the parked step and everything queued behind it",
+        args: &[],
     },
     CommandSpec {
         command: "reconciled-snapshot",
         label: "reconciled snapshot",
         help: "reconciled-snapshot LOG_NODE OFFSET: this node records the offset as fully \
                reconciled (recordFullyReconciledOffsets) without having witnessed it itself",
+        args: &[Arg::Node, OFFSET],
     },
 ];
 

@@ -133,46 +133,55 @@ pub const COMMANDS: &[CommandSpec] = &[
         command: "client-write-chunk W1 1 1 1024",
         label: "WriteChunk",
         help: "the client on this datanode writes 1024 bytes to container 1, block 1 (client-write-chunk TAG CONTAINER BLOCK LEN [OFFSET])",
+        args: &[],
     },
     CommandSpec {
         command: "client-put-block P1 1 1 1024",
         label: "PutBlock",
         help: "commit block 1 of container 1 at 1024 bytes (client-put-block TAG CONTAINER BLOCK LEN)",
+        args: &[],
     },
     CommandSpec {
         command: "hold-writes",
         label: "Hold writes",
         help: "on the leader: park every WriteChunk between startTransaction and appendTransaction (hold-writes [KIND]: WriteChunk, PutBlock or all)",
+        args: &[],
     },
     CommandSpec {
         command: "hold-writes PutBlock",
         label: "Hold PutBlocks",
         help: "on the leader: park every PutBlock between startTransaction and appendTransaction (a PutBlock racing the close)",
+        args: &[],
     },
     CommandSpec {
         command: "release-writes",
         label: "Release writes",
         help: "let the parked requests go on to appendTransaction",
+        args: &[],
     },
     CommandSpec {
         command: "inject-write-result CHUNK_FILE_INCONSISTENCY",
         label: "Fail next chunk write",
         help: "the next WriteChunk data stage on this datanode writes nothing and answers RESULT: CHUNK_FILE_INCONSISTENCY (tolerated: counted as success) or CONTAINER_INTERNAL_ERROR (the state machine turns unhealthy)",
+        args: &[],
     },
     CommandSpec {
         command: "mark-unhealthy 1",
         label: "Mark replica unhealthy",
         help: "this datanode's replica of container 1 turns UNHEALTHY (the container scanner's verdict) and is reported to SCM",
+        args: &[],
     },
     CommandSpec {
         command: "close-container 1",
         label: "Close container",
         help: "on SCM: close container 1 (CLOSING; the CloseContainerCommand goes to every datanode after params.close_container_wait)",
+        args: &[],
     },
     CommandSpec {
         command: "timeout",
         label: "Time out",
         help: "a datanode starts an election now",
+        args: &[],
     },
 ];
 

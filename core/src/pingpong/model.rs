@@ -50,6 +50,7 @@ const COMMANDS: &[CommandSpec] = &[CommandSpec {
     command: "serve",
     label: "serve a ball",
     help: "put one more ball into play from this node",
+    args: &[],
 }];
 
 const SERIES: &[SeriesSpec] = &[

@@ -99,16 +99,19 @@ pub const COMMANDS: &[CommandSpec] = &[
         command: "timeout",
         label: "Time out",
         help: "start an election now",
+        args: &[],
     },
     CommandSpec {
         command: "client-put x 1",
         label: "Client put",
         help: "the client on this node writes x=1 (client-put KEY VALUE)",
+        args: &[],
     },
     CommandSpec {
         command: "client-get x",
         label: "Client get",
         help: "the client on this node reads x through the log",
+        args: &[],
     },
 ];
 
