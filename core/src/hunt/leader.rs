@@ -177,10 +177,10 @@ pub fn unaim(f: &Fault, nodes: &[String]) -> Fault {
             Action::Restart { node: n, .. }
             | Action::Kill { node: n }
             | Action::Start { node: n }
-            | Action::Command { node: n, .. } => {
-                if *n == x {
-                    *n = LEADER.to_string();
-                }
+            | Action::Command { node: n, .. }
+                if *n == x =>
+            {
+                *n = LEADER.to_string();
             }
             _ => {}
         }
