@@ -370,7 +370,7 @@ fn report(
         o,
         "  FOUND at run {} of the hunt (seed {}), after {done} runs",
         f.index + 1,
-        f.seed
+        f.found_seed.unwrap_or(f.seed)
     );
     let _ = match measured {
         Some((_, secs)) => writeln!(o, ", {secs:.1} s"),
@@ -387,9 +387,13 @@ fn report(
     }
     let _ = writeln!(
         o,
-        "  shrunk ({} actions, {} re-runs):",
+        "  shrunk ({} actions, {} re-runs{}):",
         hunt::actions(&f.shrunk).len(),
-        f.reruns
+        f.reruns,
+        match f.found_seed {
+            Some(_) => format!(", on seed {}", f.seed),
+            None => String::new(),
+        }
     );
     for (t, act) in hunt::actions(&f.shrunk) {
         let _ = writeln!(o, "    {:>10}  {}", fmt_duration(t), act.describe());
@@ -649,6 +653,7 @@ mod tests {
         let kill = |at: u64, n: &str| hunt::Fault {
             at,
             action: Action::Kill { node: n.into() },
+            during: None,
             undo: Some((at + 5_000_000, Action::Start { node: n.into() })),
         };
         let line = shrink_status(32, 400, 2.0, &[kill(43_000_000, "A")]);

@@ -327,6 +327,7 @@ fn restarts_are_drawn_and_shrunk_no_shorter_than_a_real_start() {
             kill: false,
             down_for: Some(Dur(20_000_000)),
         },
+        during: None,
         undo: None,
     }];
     assert!(hunt::try_run(&s, &p, seed, &faults, &l).found());
@@ -411,6 +412,7 @@ fn a_new_ozone_leader_reads_a_chunk_after_its_own_queued_write() {
             node: node.into(),
             command: "timeout".into(),
         },
+        during: None,
         undo: None,
     };
     let faults = vec![
@@ -422,6 +424,7 @@ fn a_new_ozone_leader_reads_a_chunk_after_its_own_queued_write() {
                 kill: false,
                 down_for: Some(clusterscope_core::engine::action::Dur(1_000)),
             },
+            during: None,
             undo: None,
         },
         cmd(4_500_000, "dn3"),
@@ -464,6 +467,7 @@ fn faults_aimed_at_the_leader_hit_the_node_that_leads_at_their_time() {
     let at = |t: u64, a: Action| hunt::Fault {
         at: t,
         action: a,
+        during: None,
         undo: None,
     };
     let faults = vec![
@@ -640,6 +644,7 @@ fn the_shrink_lowers_a_commands_drawn_numbers() {
             node: "node3".into(),
             command: "reconciled-snapshot node3 40".into(),
         },
+        during: None,
         undo: None,
     }];
     let sh = hunt::shrink_by(
@@ -686,6 +691,7 @@ fn bug3_of_21181_is_found_with_a_drawn_snapshot_and_the_fix_holds() {
             node: node.into(),
             command: command.into(),
         },
+        during: None,
         undo: None,
     };
     let shrunk = vec![
@@ -698,5 +704,94 @@ fn bug3_of_21181_is_found_with_a_drawn_snapshot_and_the_fix_holds() {
     assert_eq!(
         hunt::try_run(&s, &fixed, c.seed, &shrunk, &l),
         Verdict::Held
+    );
+}
+
+/// Raft's Figure 8 from the sandbox (issue 43): the buggy `commit_rule = "count-replicas"` with
+/// scenarios/raft-figure-8.toml's other parameters (no pre-vote, no startup entry), `--faults
+/// leader --max-faults 12`, hunt seed 3. Its run 2577 fails by a *stranded leader* (one
+/// compound fault: the leader cut off, a client write at it, healed later), which the hunt did
+/// not find before the compound (it found run 9124 on this hunt seed), and the shrink moves to
+/// another seed where the schedule shrinks to 7 actions (12 on the found seed before the seed
+/// shrink). The failure is the figure's: a leader lacks a committed entry (Leader
+/// Completeness); with Raft's commit rule the same schedule and seed break nothing.
+#[test]
+fn figure_8_is_found_by_stranded_leaders_and_shrunk_on_another_seed() {
+    let s = sandbox_raft();
+    let l = Limits::default();
+    let set = |rule: &str| -> toml::Table {
+        toml::from_str(&format!(
+            "commit_rule = \"{rule}\"\npre_vote = false\nleader_startup_entry = false"
+        ))
+        .unwrap()
+    };
+    let plan = |rule: &str| {
+        Plan::new(
+            &s,
+            "sandbox",
+            &set(rule),
+            Target::Invariants,
+            Kind::parse_list("leader").unwrap(),
+            3,
+            10_000,
+            &l,
+        )
+        .unwrap()
+        .with_max_faults(12)
+        .unwrap()
+    };
+    let p = plan("count-replicas");
+    let space = Space::of(&s, &p, &l).unwrap();
+    let (c, v) = hunt::run_candidate(&s, &p, &space, 2576, &l);
+    assert!(v.found(), "{v:?}");
+    assert!(c.faults.iter().any(|f| f.during.is_some()), "{c:?}");
+    let found = hunt::finish(&s, &p, &space, c.clone(), &l);
+    let acts = hunt::actions(&found.shrunk);
+    assert!(acts.len() <= 7, "{acts:?}");
+    assert_eq!(found.found_seed, Some(c.seed));
+    assert_ne!(found.seed, c.seed);
+    // A client write at a cut-off leader, as the figure's (a) and (b).
+    assert!(
+        found.shrunk.iter().any(|f| matches!(
+            (&f.action, &f.during),
+            (Action::Partition { .. }, Some((_, Action::Command { command, .. })))
+                if command.starts_with("client-put")
+        )),
+        "{:?}",
+        found.shrunk
+    );
+    // The written file replays it, and the violation is Leader Completeness.
+    let text = hunt::found_scenario(&s, &p, &found).unwrap();
+    let again = Scenario::parse("found.toml", &text, &l).unwrap();
+    let opts = RunOptions {
+        body_budget: 0,
+        checkpointing: false,
+        limits: l.clone(),
+    };
+    let mut run = Run::new(again, "sandbox", None, &toml::Table::new(), &opts).unwrap();
+    run.run(None).unwrap();
+    let invariants: Vec<_> = run
+        .trace()
+        .violations
+        .iter()
+        .map(|v| v.violation.invariant)
+        .collect();
+    assert_eq!(invariants, ["Leader Completeness"]);
+    // Raft's rule: the same schedule on the same seed breaks nothing.
+    assert_eq!(
+        hunt::try_run(&s, &plan("current-term"), found.seed, &found.shrunk, &l),
+        Verdict::Held
+    );
+    // The seed shrink re-aims faults at the leader: a resolved fault on one node, unaimed,
+    // resolves to the same fault on the seed it was resolved on.
+    let unaimed: Vec<_> = found
+        .shrunk
+        .iter()
+        .map(|f| hunt::unaim(f, &s.topo.names))
+        .collect();
+    assert!(unaimed.iter().any(hunt::aims_at_leader));
+    assert_eq!(
+        hunt::resolve(&s, &p, found.seed, &unaimed, &l).unwrap(),
+        found.shrunk
     );
 }

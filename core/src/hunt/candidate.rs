@@ -86,7 +86,6 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
         let per = [200u64, 100, 50, 25, 12, 8, 4][rng.random_range(0..7)];
         let len = round_ms((dur / per).max(1_000));
         let until = (at + len).min(last_undo).max(at + 1_000);
-        let mut extra: Option<Fault> = None;
         let mut node = || space.nodes[focus[rng.random_range(0..focus.len())]].clone();
         let fault = match kind {
             Kind::Drop | Kind::Loss | Kind::Delay => {
@@ -123,6 +122,7 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                 Fault {
                     at,
                     action,
+                    during: None,
                     undo: Some((until, Action::HealLink { from, to, one_way })),
                 }
             }
@@ -155,6 +155,7 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                 Fault {
                     at,
                     action: Action::Partition { groups },
+                    during: None,
                     undo: Some((until, Action::HealAll {})),
                 }
             }
@@ -165,6 +166,7 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                     kill: rng.random_bool(0.5),
                     down_for: Some(Dur((until - at).max(space.min_down))),
                 },
+                during: None,
                 undo: None,
             },
             Kind::Kill => {
@@ -172,6 +174,7 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                 Fault {
                     at,
                     action: Action::Kill { node: x.clone() },
+                    during: None,
                     undo: Some((until.max(at + space.min_down), Action::Start { node: x })),
                 }
             }
@@ -184,6 +187,7 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                         node: x.clone(),
                         executor: executor.clone(),
                     },
+                    during: None,
                     undo: Some((until, Action::Release { node: x, executor })),
                 }
             }
@@ -199,11 +203,13 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                             kill: rng.random_bool(0.5),
                             down_for: Some(Dur((until - at).max(space.min_down))),
                         },
+                        during: None,
                         undo: None,
                     },
                     1 => Fault {
                         at,
                         action: Action::Kill { node: leader() },
+                        during: None,
                         undo: Some((
                             until.max(at + space.min_down),
                             Action::Start { node: leader() },
@@ -214,26 +220,28 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                         action: Action::Partition {
                             groups: vec![vec![leader()]],
                         },
+                        during: None,
                         undo: Some((until, Action::HealAll {})),
                     },
                     4 => {
-                        // The leader cut off, then a command at it while it still leads alone
-                        // (Raft: a write only it appends, an entry on a minority).
+                        // The leader stranded: cut off, then a command at it while it still
+                        // leads alone (Raft: a write only it appends, an entry on a minority),
+                        // healed later. One compound fault, resolved at once: the command goes
+                        // to the node the cut isolates, whoever leads by the command's time.
                         let (_, c) = &space.commands[rng.random_range(0..space.commands.len())];
                         let later = at + round_ms(rng.random_range(1_000..=(until - at) / 2));
-                        extra = Some(Fault {
-                            at: later,
-                            action: Action::Command {
-                                node: leader(),
-                                command: command_text(space, c, &mut rng),
-                            },
-                            undo: None,
-                        });
                         Fault {
                             at,
                             action: Action::Partition {
                                 groups: vec![vec![leader()]],
                             },
+                            during: Some((
+                                later,
+                                Action::Command {
+                                    node: leader(),
+                                    command: command_text(space, c, &mut rng),
+                                },
+                            )),
                             undo: Some((until, Action::HealAll {})),
                         }
                     }
@@ -245,6 +253,7 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                                 node: leader(),
                                 command: command_text(space, c, &mut rng),
                             },
+                            during: None,
                             undo: None,
                         }
                     }
@@ -258,17 +267,16 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                         node: space.nodes[*i].clone(),
                         command: command_text(space, c, &mut rng),
                     },
+                    during: None,
                     undo: None,
                 }
             }
         };
         // Keep it only if the schedule stays possible (no start of a running node, no action
         // on a killed one...): what a scenario file's load would refuse.
-        for f in std::iter::once(fault).chain(extra) {
-            faults.push(f);
-            if !possible(space, &faults) {
-                faults.pop();
-            }
+        faults.push(fault);
+        if !possible(space, &faults) {
+            faults.pop();
         }
     }
     Candidate {

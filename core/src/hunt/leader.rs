@@ -16,7 +16,9 @@ pub fn aims_at_leader(f: &Fault) -> bool {
         Action::Partition { groups } => groups.iter().flatten().any(|n| n == LEADER),
         a => a.node() == Some(LEADER),
     };
-    hit(&f.action) || f.undo.as_ref().is_some_and(|(_, a)| hit(a))
+    hit(&f.action)
+        || f.during.as_ref().is_some_and(|(_, a)| hit(a))
+        || f.undo.as_ref().is_some_and(|(_, a)| hit(a))
 }
 
 /// `f` with the leader placeholder replaced by `node`; a partition written `[["leader"]]` is the
@@ -54,6 +56,7 @@ fn aim(f: &Fault, node: &str, nodes: &[String]) -> Fault {
     Fault {
         at: f.at,
         action: fix(&f.action),
+        during: f.during.as_ref().map(|(t, a)| (*t, fix(a))),
         undo: f.undo.as_ref().map(|(t, a)| (*t, fix(a))),
     }
 }
@@ -61,9 +64,10 @@ fn aim(f: &Fault, node: &str, nodes: &[String]) -> Fault {
 /// The schedule with every leader-targeted fault aimed at the node that leads just before its
 /// time (the prefix of the schedule, its earlier faults resolved, run on `seed` up to then); a
 /// fault whose time has no leader (an election under way), or a command the leader refuses
-/// then, is left out. Deterministic: a
+/// then, is left out; a cut's command in between (a compound fault) that its node refuses at
+/// the command's time is left out of it (the cut alone). Deterministic: a
 /// function of the scenario, the plan, the seed and the faults. Costs one run of the prefix per
-/// leader-targeted fault; a schedule without one is returned as it is.
+/// leader-targeted fault and per compound's command; a schedule without one is returned as it is.
 pub fn resolve(
     scenario: &Scenario,
     plan: &Plan,
@@ -87,24 +91,50 @@ pub fn resolve(
         checkpointing: false,
         limits: limits.clone(),
     };
+    // What to decide, in time order: each leader fault's node at its time, then each
+    // compound's command in between at *its* time (`during`: the node may have stepped down by
+    // then and take what a leader refuses, as Raft's `timeout`).
+    let mut steps: Vec<(Micros, bool, usize)> = Vec::new();
     for &i in &order {
         let f = &faults[i];
         if !aims_at_leader(f) {
             continue;
         }
-        // The faults before this one, every other leader-targeted one already resolved or
-        // (later) not yet part of the prefix.
+        steps.push((f.at, false, i));
+        if let Some((d, Action::Command { .. })) = &f.during {
+            steps.push((*d, true, i));
+        }
+    }
+    crate::small_sort::sort_by_key(&mut steps, |&(t, during, _)| (t, during));
+    for (t, during, i) in steps {
+        if during && out[i].is_none() {
+            continue;
+        }
+        // The faults before `t`, every leader-targeted one already resolved or (later) not
+        // yet part of the prefix.
         let prefix: Vec<Fault> = order
             .iter()
-            .filter(|&&j| faults[j].at < f.at)
+            .filter(|&&j| faults[j].at < t)
             .filter_map(|&j| out[j].clone())
             .collect();
         let s = with_faults(scenario, &prefix, limits)?;
         let mut run = Run::new(s, &plan.variant, Some(seed), &plan.overrides(), &opts)?;
         run.engine.set_tracing(false);
         run.engine
-            .run_until(f.at.saturating_sub(1), u64::MAX)
+            .run_until(t.saturating_sub(1), u64::MAX)
             .map_err(|e| e.to_string())?;
+        if during {
+            // The command in between, refused by its node now: the cut alone.
+            if let Some(g) = &mut out[i] {
+                if let Some((_, a)) = &g.during {
+                    if run.engine.apply_user_action(a.clone()).is_err() {
+                        g.during = None;
+                    }
+                }
+            }
+            continue;
+        }
+        let f = &faults[i];
         let aimed = run
             .engine
             .leader()
@@ -118,4 +148,48 @@ pub fn resolve(
         });
     }
     Ok(out.into_iter().flatten().collect())
+}
+
+/// `f` aimed at the leader again, where it has the shape of a resolved leader fault on one
+/// node X of `nodes` (X restarted, killed and started, cut off from every other node, given a
+/// command; a cut's command at X): X written as [`LEADER`]. Other faults are returned as they
+/// are. The inverse of [`aim`]: the seed shrink tries a shrunk schedule on other seeds, where
+/// another node leads.
+pub fn unaim(f: &Fault, nodes: &[String]) -> Fault {
+    let x = match &f.action {
+        Action::Partition { groups } => match groups.as_slice() {
+            [a, b] if a.len() == 1 && b.len() + 1 == nodes.len() => a[0].clone(),
+            [a, b] if b.len() == 1 && a.len() + 1 == nodes.len() => b[0].clone(),
+            _ => return f.clone(),
+        },
+        Action::Restart { node, .. } | Action::Kill { node } | Action::Command { node, .. } => {
+            node.clone()
+        }
+        _ => return f.clone(),
+    };
+    if x == LEADER {
+        return f.clone();
+    }
+    let fix = |a: &Action| -> Action {
+        let mut a = a.clone();
+        match &mut a {
+            Action::Partition { groups } => *groups = vec![vec![LEADER.to_string()]],
+            Action::Restart { node: n, .. }
+            | Action::Kill { node: n }
+            | Action::Start { node: n }
+            | Action::Command { node: n, .. }
+                if *n == x =>
+            {
+                *n = LEADER.to_string();
+            }
+            _ => {}
+        }
+        a
+    };
+    Fault {
+        at: f.at,
+        action: fix(&f.action),
+        during: f.during.as_ref().map(|(t, a)| (*t, fix(a))),
+        undo: f.undo.as_ref().map(|(t, a)| (*t, fix(a))),
+    }
 }

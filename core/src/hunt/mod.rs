@@ -32,9 +32,9 @@ mod parts;
 mod shrink;
 
 pub use candidate::candidate;
-pub use leader::{aims_at_leader, resolve, LEADER};
+pub use leader::{aims_at_leader, resolve, unaim, LEADER};
 pub use parts::{merge, Part, PART_VERSION};
-pub use shrink::{shrink, shrink_by, shrink_with, Shrunk};
+pub use shrink::{shrink, shrink_by, shrink_seed, shrink_with, Shrunk, SEED_PROBES};
 
 /// Most faults one generated candidate has by default (each a fault and, for most kinds, its
 /// undo); `--max-faults` changes it.
@@ -458,12 +458,16 @@ pub fn command_text(space: &Space, command: &str, rng: &mut impl Rng) -> String 
     }
 }
 
-/// One fault of a schedule: an action at `at`, and for most kinds the action that undoes it at
-/// `undo.0` (heal the link, start the node, release the thread).
+/// One fault of a schedule: an action at `at`, for most kinds the action that undoes it at
+/// `undo.0` (heal the link, start the node, release the thread), and for a compound fault an
+/// action in between at `during.0` (the leader cut off *and* a client write at it: one fault,
+/// aimed at one node, removed as one by the shrink; written as its three actions).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Fault {
     pub at: Micros,
     pub action: Action,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub during: Option<(Micros, Action)>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undo: Option<(Micros, Action)>,
 }
@@ -472,6 +476,7 @@ impl Fault {
     /// The scenario actions of this fault, in time order.
     pub fn actions(&self) -> Vec<(Micros, Action)> {
         let mut v = vec![(self.at, self.action.clone())];
+        v.extend(self.during.clone());
         if let Some(u) = &self.undo {
             v.push(u.clone());
         }
@@ -738,9 +743,14 @@ pub fn run_candidate_by(
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Found {
     pub index: u64,
+    /// The seed the shrunk schedule fails on (the candidate's, or another one the seed shrink
+    /// moved to: [`shrink_seed`]); the found scenario's `seed`.
     pub seed: u64,
-    /// The candidate's schedule as generated (faults aimed at the leader resolved: every
-    /// fault names its node).
+    /// The candidate's own seed, when the shrink moved to another (`original` fails on it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found_seed: Option<u64>,
+    /// The candidate's schedule as generated (faults aimed at the leader resolved on the
+    /// candidate's seed: every fault names its node).
     pub original: Vec<Fault>,
     /// The shrunk schedule (still failing on `seed`; resolved like `original`).
     pub shrunk: Vec<Fault>,
@@ -832,23 +842,27 @@ pub fn finish_by(
         .nodes
         .and_then(|k| with_nodes(scenario, plan, k, limits))
         .unwrap_or_else(|| scenario.clone());
-    let detail = match runner.run(&small, plan, c.seed, &sh.faults, limits) {
+    let (seed, shrunk, reruns) = shrink_seed(
+        runner, &small, plan, space, c.seed, &sh.faults, panicked, limits, sh.reruns, progress,
+    );
+    let detail = match runner.run(&small, plan, seed, &shrunk, limits) {
         Verdict::Found(d) => d,
         other => panic!("a shrunk schedule that no longer fails: {other:?}"),
     };
     // The schedules as ordinary faults (the shrunk one ran resolved just above).
-    let concrete = |s: &Scenario, f: &[Fault]| {
+    let concrete = |s: &Scenario, seed: u64, f: &[Fault]| {
         runner
-            .resolve(s, plan, c.seed, f, limits)
+            .resolve(s, plan, seed, f, limits)
             .unwrap_or(f.to_vec())
     };
     Found {
         index: c.index,
-        seed: c.seed,
-        original: concrete(scenario, &c.faults),
-        shrunk: concrete(&small, &sh.faults),
+        seed,
+        found_seed: (seed != c.seed).then_some(c.seed),
+        original: concrete(scenario, c.seed, &c.faults),
+        shrunk: concrete(&small, seed, &shrunk),
         detail,
-        reruns: sh.reruns,
+        reruns,
         nodes: sh.nodes,
     }
 }
@@ -901,6 +915,16 @@ pub fn found_scenario(scenario: &Scenario, plan: &Plan, found: &Found) -> Result
         &mut head,
         format!("What failed: {}", crate::text::clip(&found.detail, 200)),
     );
+    if let Some(first) = found.found_seed {
+        line(
+            &mut head,
+            format!(
+                "The run found was on seed {first}; the shrink moved to seed {}, where fewer \
+                 actions fail the same way.",
+                found.seed
+            ),
+        );
+    }
     line(
         &mut head,
         format!(
