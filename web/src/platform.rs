@@ -46,6 +46,45 @@ pub fn replace_hash(payload: &str) {
     let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
 }
 
+/// Run `f` once the browser has painted the next frame, after the tasks already queued for
+/// that moment (a jump's `cs-jump-paint` mark among them): work that must not hold up the frame
+/// a person waits for, such as the permalink (`replaceState` took ~9 ms of every jump at 251
+/// nodes, issue 44). The next frame's animation callbacks run before `f`, so a test that waits
+/// two frames sees what `f` did. A hidden tab paints no frames: then `f` runs after 250 ms.
+pub fn after_paint(f: impl FnOnce() + 'static) {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use wasm_bindgen::{closure::Closure, JsCast};
+    let Some(w) = window() else {
+        f();
+        return;
+    };
+    type Once = Rc<RefCell<Option<Box<dyn FnOnce()>>>>;
+    let once: Once = Rc::new(RefCell::new(Some(Box::new(f))));
+    let run = |o: Once| {
+        let f = o.borrow_mut().take();
+        if let Some(f) = f {
+            f();
+        }
+    };
+    let o1 = once.clone();
+    let raf = Closure::once_into_js(move || {
+        let Some(w) = window() else { return };
+        // Two hops: a task queued from the animation callback runs after that frame's paint;
+        // the second lets the tasks queued there first (the paint measure) run before `f`.
+        let second = Closure::once_into_js(move || {
+            let task = Closure::once_into_js(move || run(o1));
+            if let Some(w) = window() {
+                let _ = w.set_timeout_with_callback(task.unchecked_ref());
+            }
+        });
+        let _ = w.set_timeout_with_callback(second.unchecked_ref());
+    });
+    let _ = w.request_animation_frame(raf.unchecked_ref());
+    let late = Closure::once_into_js(move || run(once));
+    let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(late.unchecked_ref(), 250);
+}
+
 /// The page's URL with `payload` as its fragment.
 pub fn permalink_url(payload: &str) -> String {
     let base = window()
@@ -221,6 +260,73 @@ pub fn watch_on_screen(el: &web_sys::Element, f: impl Fn(bool) + 'static) -> Opt
     })
 }
 
+/// Whether the first element matching `selector` is out of the viewport (farther than 200 px):
+/// from one `IntersectionObserver` (no layout forced), its answer kept on the element. `false`
+/// for an element not seen before (it is watched from now on) or absent. For the panels a jump
+/// brings up to date only after the frame is painted while nobody can see them (issue 44).
+pub fn off_screen(selector: &str) -> bool {
+    off_screen::get(selector)
+}
+
+mod off_screen {
+    use std::cell::RefCell;
+    use wasm_bindgen::prelude::*;
+    use wasm_bindgen::JsCast;
+
+    /// The expando property on a watched element: `true` while it is off screen.
+    const KEY: &str = "__csOff";
+
+    thread_local! {
+        static OBSERVER: RefCell<Option<web_sys::IntersectionObserver>> = const { RefCell::new(None) };
+    }
+
+    fn observer() -> Option<web_sys::IntersectionObserver> {
+        OBSERVER.with(|o| {
+            if o.borrow().is_none() {
+                let cb = Closure::<dyn FnMut(js_sys::Array)>::new(|entries: js_sys::Array| {
+                    for e in entries.iter() {
+                        let Ok(e) = e.dyn_into::<web_sys::IntersectionObserverEntry>() else {
+                            continue;
+                        };
+                        let off = JsValue::from_bool(!e.is_intersecting());
+                        let _ = js_sys::Reflect::set(&e.target(), &JsValue::from_str(KEY), &off);
+                    }
+                });
+                let opts = web_sys::IntersectionObserverInit::new();
+                opts.set_root_margin("200px");
+                let io = web_sys::IntersectionObserver::new_with_options(
+                    cb.as_ref().unchecked_ref(),
+                    &opts,
+                )
+                .ok();
+                // The observer lives as long as the page.
+                cb.forget();
+                *o.borrow_mut() = io;
+            }
+            o.borrow().clone()
+        })
+    }
+
+    pub fn get(selector: &str) -> bool {
+        let Some(el) = gloo::utils::document()
+            .query_selector(selector)
+            .ok()
+            .flatten()
+        else {
+            return false;
+        };
+        let v = js_sys::Reflect::get(&el, &JsValue::from_str(KEY)).unwrap_or(JsValue::UNDEFINED);
+        if v.is_undefined() {
+            let _ = js_sys::Reflect::set(&el, &JsValue::from_str(KEY), &JsValue::FALSE);
+            if let Some(io) = observer() {
+                io.observe(&el);
+            }
+            return false;
+        }
+        v.is_truthy()
+    }
+}
+
 mod sizes {
     use std::cell::RefCell;
     use wasm_bindgen::prelude::*;
@@ -338,7 +444,8 @@ pub fn prepare_canvas(
 /// Entries: `cs-frame` (an animation frame: the simulation slice in the reducer plus the render
 /// and canvas drawing it causes), split into `cs-frame-compute` and `cs-frame-render`; `cs-jump`
 /// (from the click or key of a jump to the first render where the app is no longer busy) and
-/// `cs-jump-paint` (to the end of the browser's paint of that render: what a person waits for).
+/// `cs-jump-paint` (to the end of the browser's paint of that render: what a person waits for);
+/// `cs-jump-model` (the restore and replay of a jump alone) and `cs-scrub-model` (a drag's update's).
 pub mod perf {
     use std::cell::Cell;
 
@@ -424,6 +531,31 @@ pub mod perf {
             let _ = p.measure_with_start_mark_and_end_mark("cs-scrub-model", "cs-s0", "cs-s1");
             p.clear_marks_with_mark_name("cs-s0");
             p.clear_marks_with_mark_name("cs-s1");
+        }
+    }
+
+    /// A jump's model part starts: the restore and replay of [`crate::model::Model`]'s
+    /// `scrub_to` (`cs-jump-model`, issue 44: a jump's time split into the model's, the render's
+    /// and the browser's).
+    pub fn model_start() {
+        if !cfg!(target_arch = "wasm32") {
+            return;
+        }
+        if let Some(p) = performance() {
+            let _ = p.mark("cs-m0");
+        }
+    }
+
+    /// ... and ends (`cs-jump-model`).
+    pub fn model_end() {
+        if !cfg!(target_arch = "wasm32") {
+            return;
+        }
+        if let Some(p) = performance() {
+            let _ = p.mark("cs-m1");
+            let _ = p.measure_with_start_mark_and_end_mark("cs-jump-model", "cs-m0", "cs-m1");
+            p.clear_marks_with_mark_name("cs-m0");
+            p.clear_marks_with_mark_name("cs-m1");
         }
     }
 

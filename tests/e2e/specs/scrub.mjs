@@ -1,7 +1,8 @@
 // Issue 44, scrub like a video: while the scrubber of the 251-node rolling upgrade is dragged
 // (computed to its end), the cursor follows the pointer and the frame shown may be a keyframe's
 // (the nearest stored state before it, replayed on a little): the clock then marks its time
-// "≈" and the timeline says "≈ frame at <time> · exact on release", and the frame's own time is
+// "≈" and the dock's lecture line says "≈ frame at <time> · exact on release" (never over the
+// timeline, whose top row holds the faults' marks), and the frame's own time is
 // never after the cursor. Released, the exact frame at the pointer is shown: the same step and time
 // as a click (a jump) at that place. A drag that rests (the button still down) refines too.
 import assert from 'node:assert/strict';
@@ -54,6 +55,11 @@ export async function run({ page, baseUrl, screenshot, log }) {
     await page.mouse.move(xAt(0.2 + (0.35 * i) / N), y);
     if (!shot && i > N / 2 && (await page.getAttribute('#app', 'data-approx')) === '1') {
       shot = await app(page);
+      // The note covers none of the timeline (its fault marks run along the top).
+      const [nb, tb] = await Promise.all([page.locator('#scrub-approx').boundingBox(), page.locator('#timeline').boundingBox()]);
+      assert.ok(nb && nb.width > 0, 'the note is shown');
+      const overlaps = nb.x < tb.x + tb.width && tb.x < nb.x + nb.width && nb.y < tb.y + tb.height && tb.y < nb.y + nb.height;
+      assert.ok(!overlaps, `the note is clear of the timeline: ${JSON.stringify({ nb, tb })}`);
       // The viewport (1366x768) while the pointer keeps moving (a rest would refine).
       let moving = true;
       const wiggle = (async () => {

@@ -30,6 +30,12 @@ impl Model {
     /// run computed to its end, or beyond what is computed), what is left of that budget goes on
     /// at once too, and a seek computes the rest.
     pub(super) fn scrub_to(&mut self, t: Micros) {
+        crate::platform::perf::model_start();
+        self.scrub_to_inner(t);
+        crate::platform::perf::model_end();
+    }
+
+    fn scrub_to_inner(&mut self, t: Micros) {
         self.snapshot();
         let trace = self.run.engine.trace();
         let frontier_t = nav::frontier_time(trace);

@@ -23,6 +23,15 @@ use yew::prelude::*;
 pub const SLOW_PANEL_MS: f64 = 250.0;
 /// Header, inspector, sequence diagram, plots, log.
 const SLOW_PANELS: usize = 5;
+/// Where each slow panel is on the page, in the order of `SLOW_PANELS`: a jump brings the ones
+/// off screen up to date after the frame is painted ([`platform::off_screen`], issue 44).
+const SLOW_PANEL_CARDS: [&str; SLOW_PANELS] = [
+    ".topbar",
+    ".insp-card",
+    ".seq-card",
+    ".plots-card",
+    ".log-card",
+];
 
 type FrameClosure = Rc<RefCell<Option<Closure<dyn FnMut(f64)>>>>;
 
@@ -349,7 +358,10 @@ pub fn app() -> Html {
     let rev = s.rev;
     // The revisions the slow panels show (see SLOW_PANEL_MS): while busy, at most one of them
     // catches up per frame (the stalest), so their costs do not add up in one frame.
-    let slow = use_mut_ref(|| ([(0u64, f64::NEG_INFINITY); SLOW_PANELS], None));
+    let slow = use_mut_ref(|| ([(0u64, f64::NEG_INFINITY); SLOW_PANELS], None, 0u32));
+    // Bumped after a painted frame to bring the panels a jump left behind off screen up to date.
+    let catch_up = use_state(|| 0u32);
+    let mut deferred = false;
     let slow_revs = {
         let key = Some((
             m.selected,
@@ -367,7 +379,21 @@ pub fn app() -> Html {
         // While a drag shows keyframes (issue 44), they wait for the exact frame: a catch-up
         // (a restyle and layout of their lists) would hold the drag's next update up.
         let frozen = m.scrub_approx.is_some();
-        if !throttled || sl.1 != key {
+        // This render is the catch-up after a painted frame: every panel comes up to date.
+        let catching_up = sl.2 != *catch_up;
+        sl.2 = *catch_up;
+        if !throttled && sl.1 == key && !catching_up {
+            // A jump, a rest or a release (issue 44): the panels nobody can see (off screen)
+            // wait for the frame to be painted, then catch up (their lists' render and the
+            // reconciling of their DOM were ~40% of a jump's render at 251 nodes).
+            for (i, card) in SLOW_PANEL_CARDS.iter().enumerate() {
+                if sl.0[i].0 != rev && platform::off_screen(card) {
+                    deferred = true;
+                } else {
+                    sl.0[i] = (rev, now);
+                }
+            }
+        } else if !throttled || sl.1 != key {
             sl.0 = [(rev, now); SLOW_PANELS];
             sl.1 = key;
         } else if frozen {
@@ -418,19 +444,29 @@ pub fn app() -> Html {
         });
         let s = s.clone();
         let embedded = embed.is_some();
+        // Done after the frame is painted (`platform::after_paint`): `replaceState` alone took
+        // ~9 ms of a jump at 251 nodes (issue 44). A newer key before then supersedes it.
+        let generation = use_mut_ref(|| 0u64);
         use_effect_with(key, move |key| {
+            *generation.borrow_mut() += 1;
             if key.is_some() && !crate::crash::stopped() && !embedded {
-                let m = s.model.borrow();
-                let enc = m.session().encode();
-                if m.trial.is_none() && *saved.borrow() != enc {
-                    platform::save(platform::SESSION_KEY, &enc);
-                    platform::save(platform::SESSION_LABEL_KEY, &m.session_label());
-                    *saved.borrow_mut() = enc.clone();
-                }
-                if *hashed.borrow() != enc {
-                    platform::replace_hash(&enc);
-                    *hashed.borrow_mut() = enc;
-                }
+                let mine = *generation.borrow();
+                platform::after_paint(move || {
+                    if *generation.borrow() != mine || crate::crash::stopped() {
+                        return;
+                    }
+                    let m = s.model.borrow();
+                    let enc = m.session().encode();
+                    if m.trial.is_none() && *saved.borrow() != enc {
+                        platform::save(platform::SESSION_KEY, &enc);
+                        platform::save(platform::SESSION_LABEL_KEY, &m.session_label());
+                        *saved.borrow_mut() = enc.clone();
+                    }
+                    if *hashed.borrow() != enc {
+                        platform::replace_hash(&enc);
+                        *hashed.borrow_mut() = enc;
+                    }
+                });
             }
         });
     }
@@ -640,12 +676,27 @@ pub fn app() -> Html {
             }
         });
     }
+    // Panels left behind off screen catch up once the frame is painted.
+    {
+        let catch_up = catch_up.clone();
+        use_effect_with((deferred, rev), move |(deferred, _)| {
+            if *deferred {
+                let next = *catch_up + 1;
+                platform::after_paint(move || {
+                    if !crate::crash::stopped() {
+                        catch_up.set(next);
+                    }
+                });
+            }
+        });
+    }
     // Last effect of the root: the children's effects (canvas drawing) have run.
     use_effect(move || platform::perf::rendered(busy));
     html! {
         <main id="app" class={classes!("app", present.then_some("present"), embed.is_some().then_some("embed"))}
             data-ready={if *ready { "1" } else { "0" }}
-            data-busy={if busy { "1" } else { "0" }}
+            data-busy={if busy || deferred { "1" } else { "0" }}
+            data-deferred={if deferred { "1" } else { "0" }}
             data-scenario={scenario} data-variant={variant}
             data-step={step} data-time-us={time} data-frontier={frontier}
             data-cursor-us={cursor_us} data-approx={approx}

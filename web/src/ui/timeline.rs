@@ -404,15 +404,6 @@ pub fn timeline_view(p: &PanelProps) -> Html {
         })
     });
 
-    // A drag showing a keyframe's frame (issue 44): which time that frame is at, over the track.
-    let approx = m.scrub_approx.map(|at| {
-        html! {
-            <div class="tl-approx" id="scrub-approx" data-frame-us={m.now().to_string()} data-cursor-us={at.to_string()}>
-                { format!("≈ frame at {} · exact on release", t(m.now())) }
-            </div>
-        }
-    });
-
     let teach = |msg: TeachMsg| {
         let s = s.clone();
         Callback::from(move |_| s.dispatch(Msg::Teach(msg)))
@@ -568,7 +559,6 @@ pub fn timeline_view(p: &PanelProps) -> Html {
                 data-view-lo={view.0.to_string()} data-view-hi={view.1.to_string()} data-drops={drops_listed} data-marks={marks_listed} data-moments={moments_listed} data-violations={violations} data-bookmarks={bookmarks}
                 onmousedown={on_down} onmousemove={on_move} onmouseup={on_up} onmouseleave={on_leave} oncontextmenu={on_context}></canvas>
             { crate::kit::slot(tip) }
-            { crate::kit::slot(approx) }
         </div>
         { crate::kit::slot(fork_bar) }
         if zoomed {
