@@ -709,12 +709,12 @@ fn bug3_of_21181_is_found_with_a_drawn_snapshot_and_the_fix_holds() {
 
 /// Raft's Figure 8 from the sandbox (issue 43): the buggy `commit_rule = "count-replicas"` with
 /// scenarios/raft-figure-8.toml's other parameters (no pre-vote, no startup entry), `--faults
-/// leader --max-faults 12`, hunt seed 3. Its run 2577 fails by a *stranded leader* (one
-/// compound fault: the leader cut off, a client write at it, healed later), which the hunt did
-/// not find before the compound (it found run 9124 on this hunt seed), and the shrink moves to
-/// another seed where the schedule shrinks to 7 actions (12 on the found seed before the seed
-/// shrink). The failure is the figure's: a leader lacks a committed entry (Leader
-/// Completeness); with Raft's commit rule the same schedule and seed break nothing.
+/// leader --max-faults 12`, hunt seed 5. Its run 6678 fails by *stranded leaders* (a compound
+/// fault: the leader cut off, a command at it, healed later), and the shrink moves to another
+/// seed where the schedule shrinks to 8 actions (two strandings, two restarts). The failure is
+/// the figure's: a leader lacks a committed entry (Leader Completeness); with Raft's commit
+/// rule the same schedule and seed break nothing. (Re-pinned when the model's follower timer
+/// became Ratis' FollowerState: before it, hunt seed 3 found run 2577.)
 #[test]
 fn figure_8_is_found_by_stranded_leaders_and_shrunk_on_another_seed() {
     let s = sandbox_raft();
@@ -732,7 +732,7 @@ fn figure_8_is_found_by_stranded_leaders_and_shrunk_on_another_seed() {
             &set(rule),
             Target::Invariants,
             Kind::parse_list("leader").unwrap(),
-            3,
+            5,
             10_000,
             &l,
         )
@@ -742,12 +742,12 @@ fn figure_8_is_found_by_stranded_leaders_and_shrunk_on_another_seed() {
     };
     let p = plan("count-replicas");
     let space = Space::of(&s, &p, &l).unwrap();
-    let (c, v) = hunt::run_candidate(&s, &p, &space, 2576, &l);
+    let (c, v) = hunt::run_candidate(&s, &p, &space, 6677, &l);
     assert!(v.found(), "{v:?}");
     assert!(c.faults.iter().any(|f| f.during.is_some()), "{c:?}");
     let found = hunt::finish(&s, &p, &space, c.clone(), &l);
     let acts = hunt::actions(&found.shrunk);
-    assert!(acts.len() <= 7, "{acts:?}");
+    assert!(acts.len() <= 8, "{acts:?}");
     assert_eq!(found.found_seed, Some(c.seed));
     assert_ne!(found.seed, c.seed);
     // A client write at a cut-off leader, as the figure's (a) and (b).

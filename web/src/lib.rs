@@ -17,16 +17,19 @@
 //!   panel is `ui::hunt`).
 //! - [`crash`]: when the simulator stops for good (a panic, out of memory): the panic hook, the
 //!   counting allocator, and what the page does instead of calling into a stopped module.
+//! - [`builtins`]: the built-in scenarios: their list compiled in, their texts (but the default
+//!   scenario's) downloaded when one is first opened.
 //! - [`platform`]: browser side effects (storage, URL, downloads, clipboard, clock, canvas sizes
 //!   from a `ResizeObserver`, performance marks for the benchmark).
 //!
-//! Modules import downwards only (ui > models > kit > draw > model > sweep, platform, labels >
-//! layout, crash): the state does not know the panels that read it.
+//! Modules import downwards only (ui > models > kit > draw > model > sweep, platform, labels,
+//! builtins > layout, crash): the state does not know the panels that read it.
 //!
 //! Contract with the end-to-end tests: `#app[data-ready="1"]` once the app has rendered a
 //! scenario and applied any saved session or permalink; `data-busy="0"` when it is not playing or
 //! seeking.
 
+pub mod builtins;
 pub mod crash;
 pub mod draw;
 pub mod hunt;

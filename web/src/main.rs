@@ -56,12 +56,13 @@ pub fn hunt_shrink(builtin: &str, text: &str, plan: &str, index: u64) -> Result<
 
 /// The engine alone on a built-in scenario's default variant, the way `clusterscope run` runs it
 /// without `--trace` (no checkpoints, no message bodies): the figure the app's "compute to the
-/// end" is compared with (`tests/e2e/bench.mjs`, issue 20). Returns the events run.
+/// end" is compared with (`tests/e2e/bench.mjs`, issue 20; the page has opened it, so its text
+/// is downloaded). Returns the events run.
 #[wasm_bindgen]
 pub fn bench_engine(builtin: &str) -> Result<f64, JsValue> {
     use clusterscope_core::runner::{Run, RunOptions};
     let err = |e: String| JsValue::from_str(&e);
-    let s = clusterscope_core::scenario::builtin::get(builtin).map_err(|e| err(e.to_string()))?;
+    let s = clusterscope_web::builtins::get(builtin).map_err(err)?;
     let variant = Run::default_variant(&s);
     let opts = RunOptions {
         checkpointing: false,

@@ -306,7 +306,7 @@ fn split_mine(
             if found.is_empty() {
                 (r, base)
             } else {
-                let same_builtin = builtin::get(base.name()).ok().filter(|b| {
+                let same_builtin = crate::builtins::get(base.name()).ok().filter(|b| {
                     // The export sets the seed and the recorded actions (the session has them).
                     let mut raw = base.raw.clone();
                     raw.seed = b.raw.seed;

@@ -32,7 +32,7 @@ use clusterscope_core::engine::NodeId;
 use clusterscope_core::limits::Limits;
 use clusterscope_core::model::MatrixSummary;
 use clusterscope_core::runner::{Run, RunOptions};
-use clusterscope_core::scenario::{builtin, Scenario};
+use clusterscope_core::scenario::Scenario;
 use clusterscope_core::session::{self, ScenarioRef, Session, PERMALINK_VERSION};
 use clusterscope_core::time::{fmt_time, Micros};
 pub use memory::PAGE_HEAP_BYTES;
@@ -47,8 +47,8 @@ pub use store::Store;
 /// changed (`crate::models::snapshot`; `None`: nothing).
 pub type Snapshot = fn(&Run, NodeId) -> Option<Rc<dyn std::any::Any>>;
 
-/// The scenario opened when there is no link and no saved session.
-pub const DEFAULT_SCENARIO: &str = "cassandra-21636-packet-loss";
+/// The scenario opened when there is no link and no saved session (its text is compiled in).
+pub const DEFAULT_SCENARIO: &str = crate::builtins::DEFAULT;
 /// Slowest and fastest replay speeds (virtual seconds per real second).
 pub const SPEED_MIN: f64 = 1e-4;
 pub const SPEED_MAX: f64 = 1e3;
@@ -104,7 +104,6 @@ pub const SEQ_AUTO_ABOVE: usize = 8;
 #[derive(Clone, Debug, PartialEq)]
 pub struct CatalogEntry {
     pub name: String,
-    pub title: String,
     pub nodes: u32,
 }
 
@@ -263,6 +262,24 @@ pub struct Model {
     /// Expectations the person added (`user_expects.rs`): checked, swept and exported with the
     /// scenario's own.
     pub user_expects: Vec<clusterscope_core::scenario::ExpectSpec>,
+    /// A built-in scenario's text being downloaded, and the messages waiting for it
+    /// (`store.rs`, `crate::builtins`).
+    pub download: Option<Download>,
+    /// The saved session could not be restored (its built-in's text did not download): the
+    /// autosave keeps it until the person changes this session (the `session_rev` it failed
+    /// at), so a reload once online brings it back.
+    pub keep_saved_until_edit: Option<u64>,
+}
+
+/// A built-in scenario's text being downloaded (`crate::builtins::download`, started by the app
+/// when this appears) and the messages that wait for it, in the order they came: the one that
+/// asked for the text first, then whatever came meanwhile, so nothing overtakes it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Download {
+    pub name: &'static str,
+    /// Which download this is (the app starts one per new value).
+    pub id: u64,
+    pub waiting: Vec<Msg>,
 }
 
 /// The longest banner text: a message quoting a huge input is cut here.
@@ -278,19 +295,18 @@ pub fn run_options() -> RunOptions {
 
 /// The built-in scenarios, for the picker.
 pub fn catalog() -> Vec<CatalogEntry> {
-    builtin::all()
-        .into_iter()
-        .map(|s| CatalogEntry {
-            nodes: s.topo.len(),
-            name: s.raw.name,
-            title: s.raw.title,
+    crate::builtins::catalog()
+        .iter()
+        .map(|e| CatalogEntry {
+            nodes: e.nodes,
+            name: e.name.to_string(),
         })
         .collect()
 }
 
 fn resolve(r: &ScenarioRef) -> Result<Scenario, String> {
     match r {
-        ScenarioRef::Builtin(name) => builtin::get(name).map_err(|e| e.to_string()),
+        ScenarioRef::Builtin(name) => crate::builtins::get(name),
         ScenarioRef::Custom(text) => {
             Scenario::parse("scenario.toml", text, &Limits::browser()).map_err(|e| e.to_string())
         }
@@ -311,15 +327,7 @@ impl Model {
     /// The default scenario (or the first built-in one).
     pub fn new() -> Model {
         let catalog = Rc::new(catalog());
-        let name = if catalog.iter().any(|c| c.name == DEFAULT_SCENARIO) {
-            DEFAULT_SCENARIO.to_string()
-        } else {
-            catalog
-                .first()
-                .map(|c| c.name.clone())
-                .expect("at least one built-in scenario")
-        };
-        let r = ScenarioRef::Builtin(name);
+        let r = ScenarioRef::Builtin(DEFAULT_SCENARIO.to_string());
         let scenario = resolve(&r).expect("built-in scenarios parse");
         let variant = Run::default_variant(&scenario);
         let run = Run::new(
@@ -392,6 +400,8 @@ impl Model {
             notice_at: None,
             bookmark_form: false,
             user_expects: Vec::new(),
+            download: None,
+            keep_saved_until_edit: None,
         };
         m.after_install(true);
         m

@@ -28,6 +28,11 @@ pub enum Msg {
     },
     /// A permalink's text (what follows `#`).
     OpenPermalink(String),
+    /// The download of a built-in scenario's text ended (`Model::download`).
+    Downloaded {
+        name: &'static str,
+        result: Result<(), String>,
+    },
     /// A session saved in the browser (same encoding as a permalink).
     RestoreSaved(String),
     /// Keep the session of a link on trial (`trial.rs`): it replaces the saved session.
@@ -141,6 +146,20 @@ pub enum Msg {
 impl Msg {
     /// Whether the person changes the session with this (acts in it, switches variant, seed or
     /// branch, opens another scenario): a link's session on trial is then theirs (`trial.rs`).
+    /// Whether this message may open a built-in scenario, and so wait for its text to be
+    /// downloaded and be applied again (`store.rs`).
+    pub fn may_open_builtin(&self) -> bool {
+        matches!(
+            self,
+            Msg::LoadBuiltin(_)
+                | Msg::OpenPermalink(_)
+                | Msg::RestoreSaved(_)
+                | Msg::ImportScenario { .. }
+                | Msg::ImportFile { .. }
+                | Msg::BackToSaved
+        )
+    }
+
     pub fn edits_session(&self) -> bool {
         matches!(
             self,

@@ -2,7 +2,7 @@
 //! goes through around [`Model::update`] (a planted failure, stale notices, a link's trial,
 //! compare's other side).
 
-use super::{Model, Msg};
+use super::{Download, Model, Msg};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::Reducible;
@@ -36,16 +36,19 @@ impl Reducible for Store {
             let mut m = self.model.borrow_mut();
             // A test's planted failure (`crash::fail_next_update`) happens here, as a bug would.
             crate::crash::planted_failure();
-            let edits = msg.edits_session();
-            let rev = m.session_rev;
-            let changed = m.update(msg);
-            // A "nothing more after the cursor" notice goes once the cursor moved.
-            let changed = m.drop_stale_notice() || changed;
-            // A link's session on trial passes, fails, or is kept by the person's change.
-            let kept = edits && m.session_rev != rev;
-            let trial = m.follow_trial(kept);
-            // Compare mode: the other side follows this side's cursor and session.
-            m.sync_compare() || changed || trial
+            match msg {
+                Msg::Downloaded { name, result } => downloaded(&mut m, name, result),
+                // While a built-in's text is downloaded, what comes waits behind the message
+                // that asked for it (an embed's variant after its scenario, a link after the
+                // saved session), except the animation loop's ticks.
+                msg if m.download.is_some() && !matches!(msg, Msg::Tick { .. }) => {
+                    if let Some(d) = m.download.as_mut() {
+                        d.waiting.push(msg);
+                    }
+                    false
+                }
+                msg => apply(&mut m, msg),
+            }
         };
         if changed {
             Rc::new(Store {
@@ -55,5 +58,107 @@ impl Reducible for Store {
         } else {
             self
         }
+    }
+}
+
+thread_local! {
+    /// Downloads started, to tell two of the same text apart.
+    static DOWNLOADS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// One message through [`Model::update`] and what follows every message. A message that needed
+/// a built-in scenario's text not downloaded yet (`crate::builtins::take_wanted`) waits for it
+/// in [`Model::download`]; the app starts the download when that appears.
+fn apply(m: &mut Model, msg: Msg) -> bool {
+    let again = msg.may_open_builtin().then(|| msg.clone());
+    let edits = msg.edits_session();
+    let rev = m.session_rev;
+    let changed = m.update(msg);
+    if let Some(name) = crate::builtins::take_wanted() {
+        if let Some(msg) = again {
+            // Its error ("not downloaded yet") is replaced by what happens meanwhile.
+            m.info(format!("Opening {name}: downloading its scenario file…"));
+            m.download = Some(Download {
+                name,
+                id: DOWNLOADS.with(|n| {
+                    n.set(n.get() + 1);
+                    n.get()
+                }),
+                waiting: vec![msg],
+            });
+            return true;
+        }
+    }
+    // A "nothing more after the cursor" notice goes once the cursor moved.
+    let changed = m.drop_stale_notice() || changed;
+    // A link's session on trial passes, fails, or is kept by the person's change.
+    let kept = edits && m.session_rev != rev;
+    let trial = m.follow_trial(kept);
+    // Compare mode: the other side follows this side's cursor and session.
+    m.sync_compare() || changed || trial
+}
+
+/// The download of `name` ended: the messages that waited are applied in their order (one may
+/// ask for another download: the rest wait again). On failure the message that asked for the
+/// text is dropped with an error naming the file; the others are applied.
+fn downloaded(m: &mut Model, name: &'static str, result: Result<(), String>) -> bool {
+    let Some(d) = m.download.take().filter(|d| d.name == name) else {
+        return false;
+    };
+    let mut waiting = d.waiting.into_iter();
+    if let Err(e) = result {
+        let restoring = matches!(waiting.next(), Some(Msg::RestoreSaved(_)));
+        m.error(if restoring {
+            format!(
+                "Could not restore your saved session: the built-in scenario {name} did not \
+                 download ({e}). It stays saved: reload the page once you are online."
+            )
+        } else {
+            format!(
+                "Could not open the built-in scenario {name}: {e}. Check the connection and \
+                 choose it again; your current session is unchanged."
+            )
+        });
+        if restoring {
+            m.keep_saved_until_edit = Some(m.session_rev);
+        }
+    } else {
+        m.banner = None;
+    }
+    while let Some(msg) = waiting.next() {
+        apply(m, msg);
+        if let Some(d) = m.download.as_mut() {
+            d.waiting.extend(waiting);
+            break;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A saved session whose built-in did not download stays saved: the autosave holds until
+    /// the person changes the session shown instead.
+    #[test]
+    fn a_failed_restore_keeps_the_saved_session() {
+        let mut m = Model::new();
+        m.download = Some(Download {
+            name: "raft-figure-8",
+            id: 1,
+            waiting: vec![Msg::RestoreSaved("saved".into())],
+        });
+        assert!(downloaded(&mut m, "raft-figure-8", Err("offline".into())));
+        assert_eq!(m.keep_saved_until_edit, Some(m.session_rev));
+        // Another scenario that failed to open holds nothing.
+        let mut m = Model::new();
+        m.download = Some(Download {
+            name: "raft-figure-8",
+            id: 2,
+            waiting: vec![Msg::BackToSaved],
+        });
+        downloaded(&mut m, "raft-figure-8", Err("offline".into()));
+        assert_eq!(m.keep_saved_until_edit, None);
     }
 }

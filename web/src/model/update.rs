@@ -271,6 +271,8 @@ impl Model {
             }
             Msg::AddExpect(e) => self.add_expect(*e),
             Msg::RemoveExpect(i) => self.remove_expect(i),
+            // The store handles it (`store.rs`): it is never queued nor passed here.
+            Msg::Downloaded { .. } => return false,
         }
         true
     }

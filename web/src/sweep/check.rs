@@ -62,8 +62,7 @@ pub fn session_job(
     actions: &[RecordedAction],
 ) -> Result<(String, String), String> {
     match (scenario_ref, actions.is_empty()) {
-        (ScenarioRef::Builtin(n), true) => Ok((n.clone(), String::new())),
-        (ScenarioRef::Custom(text), true) => Ok((String::new(), text.clone())),
+        (r, true) => Ok(crate::builtins::job(r)),
         _ => clusterscope_core::session::export_scenario(scenario, seed, actions)
             .map(|text| (String::new(), text))
             .map_err(|e| e.to_string()),

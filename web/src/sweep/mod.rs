@@ -17,7 +17,7 @@ pub mod workers;
 
 use clusterscope_core::engine::action::{Action, RecordedAction};
 use clusterscope_core::limits::Limits;
-use clusterscope_core::scenario::{builtin, Scenario};
+use clusterscope_core::scenario::Scenario;
 use clusterscope_core::sweep::{digest, run_job, summarize, Outcome, Partial, Plan, Summary};
 use clusterscope_core::time::fmt_duration;
 use std::cell::RefCell;
@@ -52,12 +52,16 @@ thread_local! {
     static SCENARIO: RefCell<Option<((String, String), Scenario)>> = const { RefCell::new(None) };
 }
 
-/// The scenario a sweep names: a built-in by name, else the text of an imported file.
+/// The scenario a sweep names: a built-in by name (its text sent along: a worker downloads
+/// nothing, `crate::builtins::job`), else the text of an imported file.
 pub fn scenario_of(builtin_name: &str, text: &str) -> Result<Scenario, String> {
     if builtin_name.is_empty() {
         Scenario::parse("scenario.toml", text, &Limits::browser()).map_err(|e| e.to_string())
     } else {
-        builtin::get(builtin_name).map_err(|e| e.to_string())
+        if !text.is_empty() {
+            crate::builtins::provide(builtin_name, text)?;
+        }
+        crate::builtins::get(builtin_name)
     }
 }
 
@@ -362,6 +366,7 @@ pub fn histogram(values: &[f64], max_bins: usize) -> Vec<Bin> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clusterscope_core::scenario::builtin;
 
     #[test]
     fn workers_one_per_core_capped() {

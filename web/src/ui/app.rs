@@ -356,6 +356,23 @@ pub fn app() -> Html {
     let m = s.model.borrow();
     let busy = m.busy();
     let rev = s.rev;
+    // A built-in scenario's text being downloaded (`crate::builtins`): the app is busy and not
+    // ready meanwhile (what waits for it is applied when it comes), and nothing is saved.
+    let download = m.download.as_ref().map(|d| (d.name, d.id));
+    let shown_ready = *ready && download.is_none();
+    {
+        let s = s.clone();
+        use_effect_with(download, move |d| {
+            if let Some((name, _)) = *d {
+                wasm_bindgen_futures::spawn_local(async move {
+                    let result = crate::builtins::download(name).await;
+                    if !crate::crash::stopped() {
+                        s.dispatch(Msg::Downloaded { name, result });
+                    }
+                });
+            }
+        });
+    }
     // The revisions the slow panels show (see SLOW_PANEL_MS): while busy, at most one of them
     // catches up per frame (the stalest), so their costs do not add up in one frame.
     let slow = use_mut_ref(|| ([(0u64, f64::NEG_INFINITY); SLOW_PANELS], None, 0u32));
@@ -424,7 +441,9 @@ pub fn app() -> Html {
     {
         // Not while the scrubber is dragged: each move would encode and save the session
         // (issue 44); the release saves where it ended.
-        let key = (!busy && *ready && !m.scrubbing).then(|| {
+        // Nor while a saved session that could not be restored waits for a reload.
+        let keep_saved = m.keep_saved_until_edit == Some(m.session_rev);
+        let key = (!busy && shown_ready && !m.scrubbing && !keep_saved).then(|| {
             (
                 m.session_rev,
                 m.cursor(),
@@ -654,7 +673,7 @@ pub fn app() -> Html {
             (Some(h.0), Some(h.1), Some(h.2), h.3)
         });
         let s1 = s.clone();
-        use_effect_with((opened, *ready), move |(o, ready)| {
+        use_effect_with((opened, shown_ready), move |(o, ready)| {
             if o.is_some() && *ready {
                 super::embed::post_ready(&s1);
             }
@@ -694,8 +713,8 @@ pub fn app() -> Html {
     use_effect(move || platform::perf::rendered(busy));
     html! {
         <main id="app" class={classes!("app", present.then_some("present"), embed.is_some().then_some("embed"))}
-            data-ready={if *ready { "1" } else { "0" }}
-            data-busy={if busy || deferred { "1" } else { "0" }}
+            data-ready={if shown_ready { "1" } else { "0" }}
+            data-busy={if busy || deferred || download.is_some() { "1" } else { "0" }}
             data-deferred={if deferred { "1" } else { "0" }}
             data-scenario={scenario} data-variant={variant}
             data-step={step} data-time-us={time} data-frontier={frontier}

@@ -60,6 +60,21 @@ pub fn header(p: &PanelProps) -> Html {
             }
         })
     };
+    // The picker shows what is open: a pick that failed (its text could not be downloaded,
+    // `crate::builtins`) or is still downloading leaves the choice the DOM made, which the
+    // options' unchanged `selected` would not undo.
+    let picker = use_node_ref();
+    {
+        let picker = picker.clone();
+        let open = current_builtin.clone().unwrap_or_default();
+        use_effect(move || {
+            if let Some(el) = picker.cast::<HtmlSelectElement>() {
+                if el.value() != open {
+                    el.set_value(&open);
+                }
+            }
+        });
+    }
     let custom_opt = current_builtin.is_none().then(|| {
         html! { <option value="" selected=true>{ format!("{} (imported)", m.run.scenario.name()) }</option> }
     });
@@ -308,7 +323,7 @@ pub fn header(p: &PanelProps) -> Html {
             <div class="brand" title="Clusterscope"><span class="logo" aria-hidden="true"></span><span class="brand-name">{ "Clusterscope" }</span></div>
             <label class="field">
                 <span class="sr">{ "Incident" }</span>
-                <select id="scenario-select" onchange={on_pick} title="Built-in incidents">
+                <select id="scenario-select" ref={picker} onchange={on_pick} title="Built-in incidents">
                     <>{ for custom_opt }</>
                     <>{ for options }</>
                 </select>

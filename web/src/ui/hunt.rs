@@ -147,10 +147,7 @@ impl HuntPanel {
             Target::Expectation(self.target.clone())
         };
         let plan = hunt::plan(&mine, &m.run.variant, target, &self.faults, hunt_seed, runs)?;
-        let (builtin, text) = match &mine_ref {
-            ScenarioRef::Builtin(n) => (n.clone(), String::new()),
-            ScenarioRef::Custom(t) => (String::new(), t.clone()),
-        };
+        let (builtin, text) = crate::builtins::job(&mine_ref);
         let plan_json = serde_json::to_string(&plan).map_err(|e| e.to_string())?;
         let n = worker_count(cores(), runs.div_ceil(BATCH));
         // Drop (terminate) any earlier hunt's workers first.

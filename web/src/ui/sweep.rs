@@ -186,10 +186,7 @@ impl SweepPanel {
             let swept = with.map_or(mine_ref, ScenarioRef::Custom);
             (plan, names, m.scenario_ref.clone(), swept, parsed)
         };
-        let (builtin, text) = match &swept_ref {
-            ScenarioRef::Builtin(n) => (n.clone(), String::new()),
-            ScenarioRef::Custom(t) => (String::new(), t.clone()),
-        };
+        let (builtin, text) = crate::builtins::job(&swept_ref);
         let plan_json = serde_json::to_string(&plan).map_err(|e| e.to_string())?;
         let n = worker_count(cores(), plan.jobs());
         // Drop (terminate) any earlier pool before starting the next.
