@@ -38,12 +38,12 @@ pub fn text(name: &str) -> Option<Rc<str>> {
     if name == DEFAULT {
         return Some(Rc::from(DEFAULT_TEXT));
     }
-    let t = TEXTS.with(|t| t.borrow().get(name).cloned());
-    // The crate's own tests have every text at hand (core's `builtin-texts`, a dev-dependency
-    // feature), as if downloaded.
-    #[cfg(test)]
-    let t = t.or_else(|| builtin::text(name).map(Rc::from));
-    t
+    // Native builds that compile the texts into core (its `builtin-texts` feature: the crate's
+    // tests, a workspace build) have every text at hand, as if downloaded; the app's wasm build
+    // has none and downloads them.
+    TEXTS
+        .with(|t| t.borrow().get(name).cloned())
+        .or_else(|| builtin::text(name).map(Rc::from))
 }
 
 /// Keep `text` as the built-in `name`'s (downloaded, or sent to a worker by the page).

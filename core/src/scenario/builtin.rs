@@ -221,6 +221,12 @@ pub fn text(name: &str) -> Option<&'static str> {
     Some(FILES[i].1)
 }
 
+/// Without the `builtin-texts` feature (the web app's build) no text is compiled in.
+#[cfg(not(feature = "builtin-texts"))]
+pub fn text(_name: &str) -> Option<&'static str> {
+    None
+}
+
 /// Find a built-in scenario by its `name`.
 #[cfg(feature = "builtin-texts")]
 pub fn get(name: &str) -> Result<Scenario, ScenarioError> {
