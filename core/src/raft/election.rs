@@ -9,11 +9,18 @@ use super::sm::StateMachine;
 use super::{Msg, Raft, Term, Timer};
 use crate::engine::trace::LogLevel;
 use crate::engine::{Ctx, NodeId};
+use crate::time::Micros;
 
 impl<S: StateMachine> Raft<S> {
     /// A new random timeout from now: a follower's next sleep, or a candidate's round.
     pub(crate) fn reset_election_timer(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
         let d = self.random_timeout(ctx);
+        Self::sleep(node, ctx, d);
+    }
+
+    /// The election timer fires `d` from now; a follower, waking then, compares its
+    /// `lastRpcTime` with `d` (the timeout it slept).
+    pub(crate) fn sleep(node: &mut RNode<S>, ctx: &mut Ctx<Self>, d: Micros) {
         node.sleep_for = d;
         let at = ctx.now + d;
         node.election_deadline = at;

@@ -463,10 +463,7 @@ impl<S: StateMachine> Protocol for Raft<S> {
                     return Err("election-timer: this node is the leader; it runs no election timer".into());
                 }
                 let d = commands::election_timer(d)?;
-                node.sleep_for = d;
-                let at = ctx.now + d;
-                node.election_deadline = at;
-                ctx.set_timer(Timer::Election, at);
+                Self::sleep(node, ctx, d);
                 ctx.log(
                     LogLevel::Info,
                     format!(
