@@ -132,13 +132,29 @@ pub fn run_batch(
 /// the module (`crate::crash`; wasm32 does not unwind, so the CLI's catching of a panic is not
 /// possible here), and `static/sweep-worker.js` then answers "the model panicked in run N: ..."
 /// (the hunt stops with that error instead of waiting for the worker).
+///
+/// Test hook (tests/e2e/specs/hunt-panic.mjs): a worker whose global `__csTestPanicRun` equals
+/// the candidate index panics there, as a model bug would. No input reaches it (no URL, control
+/// or file): only a script run in the worker sets it, the way crash.rs's `test_fail_next_update`
+/// is reached only from the page's JavaScript. A real panicking model would stop failing once
+/// its bug is fixed, so the e2e plants one.
 #[cfg(target_arch = "wasm32")]
 fn note_run(i: u64) {
+    let global = js_sys::global();
     let _ = js_sys::Reflect::set(
-        &js_sys::global(),
+        &global,
         &wasm_bindgen::JsValue::from_str("__csHuntRun"),
         &wasm_bindgen::JsValue::from_f64(i as f64),
     );
+    let planted = js_sys::Reflect::get(
+        &global,
+        &wasm_bindgen::JsValue::from_str("__csTestPanicRun"),
+    )
+    .ok()
+    .and_then(|v| v.as_f64());
+    if planted == Some(i as f64) {
+        panic!("planted by a test in candidate {i}");
+    }
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -657,6 +657,15 @@ fn result(a: &Active, link: &html::Scope<HuntPanel>) -> Html {
                 </div>
             }
         }
+        // A model panic is a bug of the simulator, not a failing run of the scenario; the CLI
+        // catches it (native code unwinds), reports the run and shrinks it.
+        Phase::Error(e) if e.starts_with("the model panicked") => html! {
+            <div id="hunt-result" class="hunt-result" data-found="panic">
+                <p>{ "This is a bug in the simulator's model, not a failing run of the scenario: \
+                    please report it. The same hunt in the CLI reports the run and shrinks it to a \
+                    scenario file that reproduces the panic: " }<code>{ cli }</code></p>
+            </div>
+        },
         _ => html! {},
     }
 }
