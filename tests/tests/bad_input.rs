@@ -1961,14 +1961,21 @@ fn rows() -> Vec<Row> {
             "A reconciled snapshot of an offset the log never had",
             "node1",
             "reconciled-snapshot node1 7",
-            &["`reconciled-snapshot`", "node1's log has offsets 0..=0", "OFFSET 7 was never written", "below 1"],
+            &["`reconciled-snapshot`", "node1's log has offsets 0..=0", "FROM 7 was never written", "below 1"],
         ),
         mt(
             "mt_snapshot_offset_not_a_number",
             "A reconciled snapshot with a negative offset",
             "node1",
             "reconciled-snapshot node1 -1",
-            &["`reconciled-snapshot`", "OFFSET \"-1\"", "whole number in 0..=4294967295"],
+            &["`reconciled-snapshot`", "FROM \"-1\"", "whole number in 0..=4294967295"],
+        ),
+        mt(
+            "mt_snapshot_range_empty",
+            "A reconciled snapshot whose range ends below its start",
+            "node1",
+            "reconciled-snapshot node1 1 0",
+            &["`reconciled-snapshot`", "the range 1..=0 is empty", "TO 0 is below FROM 1", "name the lower offset first", "`reconciled-snapshot node1 0 1`"],
         ),
         mt(
             "mt_write_from_non_replica",
