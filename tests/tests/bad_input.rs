@@ -2527,6 +2527,7 @@ row_tests!(
     mt_snapshot_of_non_replica_log,
     mt_snapshot_offset_never_written,
     mt_snapshot_offset_not_a_number,
+    mt_snapshot_range_empty,
     mt_write_from_non_replica,
     mt_read_from_non_replica_data_node,
     mt_read_unknown_node,

@@ -608,8 +608,8 @@ fn commands_with_declared_arguments_are_drawn_with_them() {
 
 /// The shrink halves a command's drawn numbers towards their least while the target still
 /// happens: a runner that "finds" any schedule whose snapshot starts at an offset of 5 or more
-/// shrinks `reconciled-snapshot node3 40 50` to `... 5 6` (both ends halved at once: 40 50,
-/// 20 25, 10 12, 5 6; 2 3 holds).
+/// shrinks `reconciled-snapshot node3 40 end` to `... 5 end` (40, 20, 10, 5; 2 holds; the
+/// drawn word `end` stays).
 #[test]
 fn the_shrink_lowers_a_commands_drawn_numbers() {
     struct NeedsFive;
@@ -645,7 +645,7 @@ fn the_shrink_lowers_a_commands_drawn_numbers() {
         at: 5_000_000,
         action: Action::Command {
             node: "node3".into(),
-            command: "reconciled-snapshot node3 40 50".into(),
+            command: "reconciled-snapshot node3 40 end".into(),
         },
         during: None,
         undo: None,
@@ -665,7 +665,7 @@ fn the_shrink_lowers_a_commands_drawn_numbers() {
     let Action::Command { command, .. } = &sh.faults[0].action else {
         panic!("{:?}", sh.faults)
     };
-    assert_eq!(command, "reconciled-snapshot node3 5 6");
+    assert_eq!(command, "reconciled-snapshot node3 5 end");
 }
 
 /// CASSANDRA-21181 bug 3, found by the hunt once `reconciled-snapshot` records a range of a
