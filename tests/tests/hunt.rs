@@ -560,8 +560,9 @@ fn plan_21181(s: &Scenario, variant: &str, kinds: &str, hunt_seed: u64, runs: u6
 }
 
 /// A command that declares its arguments (`CommandSpec::args`: mutation tracking's
-/// `reconciled-snapshot LOG_NODE OFFSET`) is drawn with them, from the candidate's stream:
-/// the same candidate twice is the same, and the logs and offsets vary. Before, the hunt sent
+/// `reconciled-snapshot LOG_NODE FROM end`: a range from a drawn offset to the last one the node
+/// knows, as a sender's reconciled snapshot runs to its end) is drawn with them, from the
+/// candidate's stream: the same candidate twice is the same, and the logs and offsets vary. Before, the hunt sent
 /// the command's text as it is (`reconciled-snapshot` with no argument), which the node
 /// refuses at its time, so the snapshot bug 3 needs was never drawn.
 #[test]
@@ -575,7 +576,7 @@ fn commands_with_declared_arguments_are_drawn_with_them() {
         .iter()
         .find(|(c, _)| c == "reconciled-snapshot")
         .expect("reconciled-snapshot declares its arguments");
-    assert_eq!(args.len(), 2);
+    assert_eq!(args.len(), 3);
     let mut logs = std::collections::BTreeSet::new();
     let mut offsets = std::collections::BTreeSet::new();
     for i in 0..400 {
@@ -587,12 +588,13 @@ fn commands_with_declared_arguments_are_drawn_with_them() {
             };
             let w: Vec<&str> = command.split_whitespace().collect();
             if w[0] == "reconciled-snapshot" {
-                assert_eq!(w.len(), 3, "{command}");
+                assert_eq!(w.len(), 4, "{command}");
                 assert!(space.nodes.iter().any(|n| n == w[1]), "{command}");
                 let o: u64 = w[2].parse().unwrap();
                 assert!(o <= 63, "{command}");
-                logs.insert(w[1].to_string());
+                assert_eq!(w[3], "end", "{command}");
                 offsets.insert(o);
+                logs.insert(w[1].to_string());
             }
         }
     }
@@ -605,8 +607,9 @@ fn commands_with_declared_arguments_are_drawn_with_them() {
 }
 
 /// The shrink halves a command's drawn numbers towards their least while the target still
-/// happens: a runner that "finds" any schedule whose snapshot names an offset of 5 or more
-/// shrinks `reconciled-snapshot node3 40` to `... 5` (40, 20, 10, 5; 2 holds).
+/// happens: a runner that "finds" any schedule whose snapshot starts at an offset of 5 or more
+/// shrinks `reconciled-snapshot node3 40 end` to `... 5 end` (40, 20, 10, 5; 2 holds; the
+/// drawn word `end` stays).
 #[test]
 fn the_shrink_lowers_a_commands_drawn_numbers() {
     struct NeedsFive;
@@ -642,7 +645,7 @@ fn the_shrink_lowers_a_commands_drawn_numbers() {
         at: 5_000_000,
         action: Action::Command {
             node: "node3".into(),
-            command: "reconciled-snapshot node3 40".into(),
+            command: "reconciled-snapshot node3 40 end".into(),
         },
         during: None,
         undo: None,
@@ -662,47 +665,60 @@ fn the_shrink_lowers_a_commands_drawn_numbers() {
     let Action::Command { command, .. } = &sh.faults[0].action else {
         panic!("{:?}", sh.faults)
     };
-    assert_eq!(command, "reconciled-snapshot node3 5");
+    assert_eq!(command, "reconciled-snapshot node3 5 end");
 }
 
-/// CASSANDRA-21181 bug 3, found by the hunt once `reconciled-snapshot` is drawn with a log and
-/// an offset: candidate 5562 of hunt seed 1 (`--faults all`, 10,000 runs; docs/HUNTING.md)
-/// holds node1's MUTATION_REQs and has node3 record node2:24 reconciled, which node1 never
-/// had; node1's read with node3 as summary node throws "Missing mutation". The shrunk
-/// schedule fails on `bug3` and holds on `fixed` (collect pulls reconciled offsets too).
+/// CASSANDRA-21181 bug 3, found by the hunt once `reconciled-snapshot` records a range of a
+/// log (as a streamed log's `ReconciledLogSnapshot` does) drawn as `LOG FROM end`: candidate
+/// 236 of hunt seed 5 (`--faults all`, 10,000 runs; docs/HUNTING.md) cuts node1 off and has
+/// node2 record its own log from offset 19 to its end as reconciled, offsets node1 never had;
+/// node1's read with node2 as summary node throws "Missing mutation". The hunt's shrunk
+/// schedule, three actions (node1 cut off from 14 s to 24 s, node2's snapshot of its log from
+/// 0 at 16 s), fails on `bug3` and holds on `fixed` (collect pulls reconciled offsets too).
 #[test]
 fn bug3_of_21181_is_found_with_a_drawn_snapshot_and_the_fix_holds() {
     let s = mutation_21181();
     let l = Limits::default();
-    let p = plan_21181(&s, "bug3", "all", 1, 10_000);
+    let p = plan_21181(&s, "bug3", "all", 5, 10_000);
     let space = Space::of(&s, &p, &l).unwrap();
-    let (c, v) = hunt::run_candidate(&s, &p, &space, 5562, &l);
+    let (c, v) = hunt::run_candidate(&s, &p, &space, 236, &l);
     assert!(v.found(), "{v:?}");
     assert!(
         c.faults.iter().any(|f| matches!(&f.action,
-            Action::Command { node, command } if node == "node3"
-                && command == "reconciled-snapshot node2 24")),
+            Action::Command { node, command } if node == "node2"
+                && command == "reconciled-snapshot node2 19 end")),
         "{:?}",
         c.faults
     );
-    let cmd = |at: u64, node: &str, command: &str| hunt::Fault {
-        at,
-        action: Action::Command {
-            node: node.into(),
-            command: command.into(),
-        },
-        during: None,
-        undo: None,
-    };
     let shrunk = vec![
-        cmd(0, "node2", "write"),
-        cmd(0, "node1", "hold MUTATION_REQ"),
-        cmd(17_029_000, "node3", "reconciled-snapshot node2 24"),
+        hunt::Fault {
+            at: 14_000_000,
+            action: Action::Partition {
+                groups: vec![vec!["node1".into()], vec!["node2".into(), "node3".into()]],
+            },
+            during: None,
+            undo: Some((24_000_000, Action::HealAll {})),
+        },
+        hunt::Fault {
+            at: 16_000_000,
+            action: Action::Command {
+                node: "node2".into(),
+                command: "reconciled-snapshot node2 0 end".into(),
+            },
+            during: None,
+            undo: None,
+        },
     ];
     assert!(hunt::try_run(&s, &p, c.seed, &shrunk, &l).found());
-    let fixed = plan_21181(&s, "fixed", "all", 1, 10);
+    let fixed = plan_21181(&s, "fixed", "all", 5, 10);
     assert_eq!(
         hunt::try_run(&s, &fixed, c.seed, &shrunk, &l),
+        Verdict::Held
+    );
+    // Without the snapshot the cut alone breaks nothing: node1 misses node2's writes for 10 s
+    // and gets them by retries, and no summary calls them reconciled.
+    assert_eq!(
+        hunt::try_run(&s, &p, c.seed, &shrunk[..1], &l),
         Verdict::Held
     );
 }

@@ -1,20 +1,18 @@
 //! Node commands (the `command` action): every one is parsed and validated before anything
 //! changes.
 
-use super::offsets::MutId;
+use super::offsets::{MutId, Offsets};
 use super::{MtNode, MutationTracking, MSG_KINDS, READ_STAGE};
 use crate::engine::trace::LogLevel;
 use crate::engine::Protocol;
 use crate::engine::{Ctx, NodeId};
 use crate::model::{Arg, CommandSpec};
 
-/// An offset of a coordinator log, as a hunt draws it for `push` and `reconciled-snapshot`.
-/// `CoordinatorLogPrimary` numbers a log's mutations 0, 1, 2... as its node coordinates them,
-/// and a reconciled snapshot (`recordFullyReconciledOffsets`, applied where a node receives a
-/// streamed mutation log: `IncomingMutationLogStreamMessage`'s `header.reconciled`) names
-/// offsets that were written: offsets below what the logs of a hunt's sandbox reach (about one
-/// write a second per node), small ones more often. An offset the log does not have yet is
-/// refused at its time (the candidate "could not apply").
+/// An offset of a coordinator log, as a hunt draws it for `push` and for where a
+/// `reconciled-snapshot` range starts. `CoordinatorLogPrimary` numbers a log's mutations 0, 1,
+/// 2... as its node coordinates them: offsets below what the logs of a hunt's sandbox reach
+/// (about one write a second per node), small ones more often. An offset the log does not have
+/// yet is refused at its time (the candidate "could not apply").
 const OFFSET: Arg = Arg::Int { min: 0, max: 63 };
 
 pub const COMMANDS: &[CommandSpec] = &[
@@ -87,9 +85,14 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         command: "reconciled-snapshot",
         label: "reconciled snapshot",
-        help: "reconciled-snapshot LOG_NODE OFFSET: this node records the offset as fully \
-               reconciled (recordFullyReconciledOffsets) without having witnessed it itself",
-        args: &[Arg::Node, OFFSET],
+        help: "reconciled-snapshot LOG_NODE FROM [TO]: this node records offsets FROM..=TO of \
+               the log (TO = FROM: one offset; TO = end: up to the last offset this node knows \
+               the log has) as fully reconciled, as a streamed mutation log's ReconciledLogSnapshot \
+               does (recordFullyReconciledOffsets), without having witnessed them itself; \
+               offsets past what this node knows the log has are left out",
+        // A sender's snapshot is its reconciled offsets of the log, which run to what it has
+        // reconciled: the hunt draws where the range starts and lets it run to the end.
+        args: &[Arg::Node, OFFSET, Arg::Word(&["end"])],
     },
 ];
 
@@ -114,7 +117,14 @@ enum Cmd {
     Push(MutId, NodeId),
     Park(&'static str, u32),
     Unpark,
-    Snapshot(MutId),
+    /// A log's offsets `from..=to` to record as reconciled, and the `TO` the command named
+    /// (above `to` when the range was cut at what the node knows of).
+    Snapshot {
+        log: NodeId,
+        from: u32,
+        to: u32,
+        named_to: u32,
+    },
 }
 
 fn kind(word: Option<&str>, cmd: &str) -> Result<&'static str, String> {
@@ -283,9 +293,9 @@ impl MutationTracking {
                 Cmd::Unpark
             }
             "reconciled-snapshot" => {
-                extra(2)?;
-                let (Some(l), Some(o)) = (rest.first(), rest.get(1)) else {
-                    return Err("`reconciled-snapshot` needs LOG_NODE OFFSET, e.g. `reconciled-snapshot node3 0`".into());
+                extra(3)?;
+                let (Some(l), Some(f)) = (rest.first(), rest.get(1)) else {
+                    return Err("`reconciled-snapshot` needs LOG_NODE FROM [TO], e.g. `reconciled-snapshot node3 0 4` (offsets 0..=4 of node3's log) or `reconciled-snapshot node3 0` (one offset)".into());
                 };
                 // a node records reconciled offsets of the shard it replicates, for a log of that
                 // shard (one per replica), offsets the log has: anything else has no log to go
@@ -305,13 +315,30 @@ impl MutationTracking {
                         replicas()
                     ));
                 }
-                let offset: u32 = o.parse().map_err(|_| {
-                    format!("`reconciled-snapshot`: OFFSET \"{o}\" is not a whole number in 0..={}", u32::MAX)
-                })?;
+                let number = |name: &str, w: &str| -> Result<u32, String> {
+                    w.parse().map_err(|_| {
+                        format!(
+                            "`reconciled-snapshot`: {name} \"{w}\" is not a whole number in 0..={}{}",
+                            u32::MAX,
+                            if name == "TO" { " (or `end`)" } else { "" }
+                        )
+                    })
+                };
+                let from = number("FROM", f)?;
                 let known = node.known_offsets(log);
-                if offset >= known {
+                let named_to = match rest.get(2) {
+                    Some(&"end") => known.saturating_sub(1).max(from),
+                    Some(t) => number("TO", t)?,
+                    None => from,
+                };
+                if named_to < from {
                     return Err(format!(
-                        "`reconciled-snapshot`: {}'s log has {} as far as {} knows; OFFSET {offset} was never written, name one below {known}",
+                        "`reconciled-snapshot`: the range {from}..={named_to} is empty (TO {named_to} is below FROM {from}); name the lower offset first, e.g. `reconciled-snapshot {l} {named_to} {from}`"
+                    ));
+                }
+                if from >= known {
+                    return Err(format!(
+                        "`reconciled-snapshot`: {}'s log has {} as far as {} knows; FROM {from} was never written, name one below {known}",
                         self.nm(ctx, log),
                         if known == 0 {
                             "no offset yet".to_string()
@@ -321,7 +348,12 @@ impl MutationTracking {
                         self.nm(ctx, ctx.me)
                     ));
                 }
-                Cmd::Snapshot(MutId::new(log, offset))
+                Cmd::Snapshot {
+                    log,
+                    from,
+                    to: named_to.min(known - 1),
+                    named_to,
+                }
             }
             "" => return Err("empty command; try `write`, `read`, `hold KIND`, `park pull`".into()),
             other => {
@@ -377,15 +409,34 @@ impl MutationTracking {
                     ctx.submit(stage.unwrap_or(READ_STAGE), t, None);
                 }
             }
-            Cmd::Snapshot(id) => {
+            Cmd::Snapshot {
+                log,
+                from,
+                to,
+                named_to,
+            } => {
+                let mut range = Offsets::new();
+                range.add_range(from, to);
+                let cut = if named_to > to {
+                    format!(
+                        " ({}..={named_to} left out: {} knows of no offset of that log past {to})",
+                        to + 1,
+                        self.nm(ctx, ctx.me)
+                    )
+                } else {
+                    String::new()
+                };
+                // one offset reads as before the ranges ("node3:0 marked reconciled")
+                let what = if from == to {
+                    self.fmt_id(ctx, MutId::new(log, from))
+                } else {
+                    format!("{}'s log {range}", self.nm(ctx, log))
+                };
                 ctx.log(
                     LogLevel::Info,
-                    format_args!(
-                        "recordFullyReconciledOffsets: {} marked reconciled",
-                        self.fmt_id(ctx, id)
-                    ),
+                    format_args!("recordFullyReconciledOffsets: {what} marked reconciled{cut}"),
                 );
-                node.log_mut(id.log).snapshot_reconciled.add(id.offset);
+                node.log_mut(log).snapshot_reconciled.union_with(&range);
             }
         }
         Ok(())

@@ -300,3 +300,81 @@ fn an_unanswered_retry_is_pushed_again_until_answered() {
     assert!(n1.logs[&0].reconciled().contains(0));
     assert!(n1.callbacks.is_empty(), "{:?}", n1.callbacks);
 }
+
+/// `reconciled-snapshot LOG FROM [TO]` records a range, as a streamed log's
+/// `ReconciledLogSnapshot` carries `Offsets` ranges per log: node2 wrote node2:0..=3, node3
+/// records 1..=2, then 0..=63 (cut at 3, the last offset node3 knows of), and the one-offset
+/// form still records one. A malformed range is refused before anything changes.
+#[test]
+fn a_reconciled_snapshot_records_a_range_cut_at_what_the_node_knows() {
+    let mut e = engine_with(
+        vec![
+            (0, "node2", "write a"),
+            (10_000, "node2", "write b"),
+            (20_000, "node2", "write c"),
+            (30_000, "node2", "write d"),
+            (500_000, "node3", "reconciled-snapshot node2 1 2"),
+        ],
+        600_000,
+    );
+    let snap = |e: &Engine<MutationTracking>| {
+        e.sim.nodes[2].state.logs[&1]
+            .snapshot_reconciled
+            .to_string()
+    };
+    assert_eq!(e.sim.nodes[2].state.known_offsets(1), 4);
+    assert_eq!(snap(&e), "{1-2}");
+    let cmd = |command: &str| Action::Command {
+        node: "node3".into(),
+        command: command.into(),
+    };
+    for (c, want) in [
+        ("reconciled-snapshot node2 3 1", "the range 3..=1 is empty (TO 1 is below FROM 3); name the lower offset first, e.g. `reconciled-snapshot node2 1 3`"),
+        ("reconciled-snapshot node2 0 x", "TO \"x\" is not a whole number in 0..=4294967295 (or `end`)"),
+        ("reconciled-snapshot node2 y 3", "FROM \"y\" is not a whole number"),
+        ("reconciled-snapshot node2 4 9", "node2's log has offsets 0..=3 as far as node3 knows; FROM 4 was never written, name one below 4"),
+        ("reconciled-snapshot node2 0 1 2", "unexpected \"2\""),
+        ("reconciled-snapshot node2", "needs LOG_NODE FROM [TO]"),
+    ] {
+        let err = e.apply_user_action(cmd(c)).unwrap_err().to_string();
+        assert!(err.contains(want), "{c}: {err}");
+        assert_eq!(snap(&e), "{1-2}", "{c} changed nothing");
+    }
+    e.apply_user_action(cmd("reconciled-snapshot node2 0 63"))
+        .unwrap();
+    assert_eq!(snap(&e), "{0-3}");
+    let log: Vec<&str> = e.trace.logs.iter().map(|l| e.trace.text(l)).collect();
+    let log = log.join("\n");
+    assert!(
+        log.contains("node2's log {0-3} marked reconciled (4..=63 left out: node3 knows of no offset of that log past 3)"),
+        "{log}"
+    );
+    assert!(
+        e.sim.nodes[2].state.logs[&1].reconciled().contains(3),
+        "the view's reconciled set has the snapshot's offsets"
+    );
+    let mut e = engine_with(
+        vec![
+            (0, "node1", "write a"),
+            (10_000, "node1", "write b"),
+            (20_000, "node1", "write c"),
+        ],
+        100_000,
+    );
+    let snap1 = |e: &Engine<MutationTracking>| {
+        e.sim.nodes[2].state.logs[&0]
+            .snapshot_reconciled
+            .to_string()
+    };
+    e.apply_user_action(cmd("reconciled-snapshot node1 1"))
+        .unwrap();
+    assert_eq!(snap1(&e), "{1}", "one offset");
+    e.apply_user_action(cmd("reconciled-snapshot node1 2 end"))
+        .unwrap();
+    assert_eq!(snap1(&e), "{1-2}", "to the last offset node3 knows");
+    let err = e
+        .apply_user_action(cmd("reconciled-snapshot node1 3 end"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("FROM 3 was never written"), "{err}");
+}
