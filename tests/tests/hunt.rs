@@ -726,13 +726,14 @@ fn bug3_of_21181_is_found_with_a_drawn_snapshot_and_the_fix_holds() {
 /// Raft's Figure 8 from the sandbox (issue 43): the buggy `commit_rule = "count-replicas"` with
 /// scenarios/raft-figure-8.toml's other parameters (no pre-vote, no startup entry), `--faults
 /// leader --max-faults 12`, hunt seed 5. Its run 6678 fails by *stranded leaders* (a compound
-/// fault: the leader cut off, a command at it, healed later), and the shrink moves to another
-/// seed where the schedule shrinks to 8 actions (two strandings, two restarts). The failure is
+/// fault: the leader cut off, a command at it, healed later), and the shrink reaches 8 actions
+/// on its own seed (two strandings, two restarts; the shrink joins a cut left without its heal
+/// and the same cut again with its write and heal into one). The failure is
 /// the figure's: a leader lacks a committed entry (Leader Completeness); with Raft's commit
 /// rule the same schedule and seed break nothing. (Re-pinned when the model's follower timer
 /// became Ratis' FollowerState: before it, hunt seed 3 found run 2577.)
 #[test]
-fn figure_8_is_found_by_stranded_leaders_and_shrunk_on_another_seed() {
+fn figure_8_is_found_by_stranded_leaders_and_shrunk_to_eight_actions() {
     let s = sandbox_raft();
     let l = Limits::default();
     let set = |rule: &str| -> toml::Table {
@@ -763,9 +764,12 @@ fn figure_8_is_found_by_stranded_leaders_and_shrunk_on_another_seed() {
     assert!(c.faults.iter().any(|f| f.during.is_some()), "{c:?}");
     let found = hunt::finish(&s, &p, &space, c.clone(), &l);
     let acts = hunt::actions(&found.shrunk);
+    // 8 on the found seed itself since the shrink joins two faults of one cut (before that, 8
+    // only on another seed the seed shrink moved to); the seed shrink's 1,300 re-runs find no
+    // seed with fewer.
     assert!(acts.len() <= 8, "{acts:?}");
-    assert_eq!(found.found_seed, Some(c.seed));
-    assert_ne!(found.seed, c.seed);
+    assert_eq!(found.found_seed, None);
+    assert_eq!(found.seed, c.seed);
     // A client write at a cut-off leader, as the figure's (a) and (b).
     assert!(
         found.shrunk.iter().any(|f| matches!(

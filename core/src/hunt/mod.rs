@@ -34,7 +34,10 @@ mod shrink;
 pub use candidate::candidate;
 pub use leader::{aims_at_leader, resolve, unaim, LEADER};
 pub use parts::{merge, Part, PART_VERSION};
-pub use shrink::{shrink, shrink_by, shrink_seed, shrink_with, Shrunk, SEED_PROBES};
+pub use shrink::{
+    shrink, shrink_by, shrink_seed, shrink_with, Shrunk, SEED_PROBES, SEED_PROBES_LARGE,
+    SEED_RERUNS_LARGE, SMALL,
+};
 
 /// Most faults one generated candidate has by default (each a fault and, for most kinds, its
 /// undo); `--max-faults` changes it.

@@ -174,6 +174,27 @@ fn shrink_within(
             }
             i += 1;
         }
+        // 1c. Two faults of the same lasting action joined into one (a cut, then the same cut
+        // again with a command in between and a heal: one cut from the first's start, with the
+        // command, healed at the later heal): one action fewer each.
+        let mut i = 0;
+        while i < cur.len() {
+            let mut j = 0;
+            while j < cur.len() {
+                if let Some(g) = (i != j).then(|| join(&cur[i], &cur[j])).flatten() {
+                    let mut next = cur.clone();
+                    next[i] = g;
+                    next.remove(j);
+                    if fails(&next, &cur, &mut reruns) {
+                        cur = next;
+                        j = 0;
+                        continue;
+                    }
+                }
+                j += 1;
+            }
+            i += 1;
+        }
         // 2. Fewer nodes, once.
         if !tried_nodes {
             tried_nodes = true;
@@ -231,18 +252,31 @@ fn shrink_within(
 /// How many other seeds [`shrink_seed`] tries a shrunk schedule on.
 pub const SEED_PROBES: u32 = 64;
 
+/// While the schedule still has more than [`SMALL`] actions, [`shrink_seed`] tries up to this
+/// many other seeds (a probe that does not fail costs one run; the re-run bound still holds).
+pub const SEED_PROBES_LARGE: u32 = 256;
+
+/// While the schedule still has more than [`SMALL`] actions, [`shrink_seed`] may spend this
+/// many times the plan's `shrink_reruns` (a seed where it fails is shrunk again there, which
+/// costs tens to hundreds of re-runs).
+pub const SEED_RERUNS_LARGE: u32 = 3;
+
+/// A schedule of at most this many actions is small enough for [`SEED_PROBES`].
+pub const SMALL: usize = 5;
+
 /// The ChaCha8 stream of a found seed that [`shrink_seed`] draws its other seeds from.
 const SEED_STREAM: u64 = 0x5eed;
 
 /// Shrinking the seed: a schedule shrunk on one seed is minimal for that seed only (removing a
 /// fault moves every later random draw, and the elections with them). Try it on up to
-/// [`SEED_PROBES`] other seeds (drawn from stream [`SEED_STREAM`] of `seed`: deterministic),
-/// as it is and, where the plan draws faults at the leader, with its faults on one node aimed
+/// [`SEED_PROBES`] other seeds ([`SEED_PROBES_LARGE`] while it has more than [`SMALL`]
+/// actions), drawn from stream [`SEED_STREAM`] of `seed` (deterministic), as it is and, where the plan draws faults at the leader, with its faults on one node aimed
 /// at the leader again ([`unaim`]: on another seed another node leads); on a seed where it
 /// still fails the same way, shrink it again (no fewer nodes: `scenario` is the shrunk
 /// cluster already) and keep that seed when the schedule has fewer actions. Stops when the
-/// schedule is one action or less, or after the plan's bound of re-runs (`shrink_reruns`)
-/// spent here, beyond the `used` the schedule's shrink spent.
+/// schedule is one action or less, or after the plan's bound of re-runs (`shrink_reruns`, times
+/// [`SEED_RERUNS_LARGE`] while the schedule has more than [`SMALL`] actions) spent here, beyond
+/// the `used` the schedule's shrink spent.
 /// Returns the seed, the schedule and the re-runs spent in all.
 #[allow(clippy::too_many_arguments)]
 pub fn shrink_seed(
@@ -257,15 +291,20 @@ pub fn shrink_seed(
     used: u32,
     progress: &mut dyn FnMut(u32, &[Fault]),
 ) -> (u64, Vec<Fault>, u32) {
-    // Its own bound: as many re-runs again as the schedule's shrink may spend.
-    let budget = used.saturating_add(plan.shrink_reruns);
+    // Its own bound: as many re-runs again as the schedule's shrink may spend, or
+    // [`SEED_RERUNS_LARGE`] times as many while the schedule has more than [`SMALL`] actions.
+    let bound = |n: usize| {
+        let k = if n > SMALL { SEED_RERUNS_LARGE } else { 1 };
+        used.saturating_add(plan.shrink_reruns.saturating_mul(k))
+    };
     let (mut best_seed, mut best) = (seed, faults.to_vec());
     let mut reruns = used;
     let mut rng = crate::rng::child(seed, SEED_STREAM);
     let leader = space.has_leader && plan.kinds.contains(&Kind::Leader);
-    for _ in 0..SEED_PROBES {
+    for probe in 0..SEED_PROBES_LARGE {
         let n = actions(&best).len();
-        if n <= 1 || reruns >= budget {
+        let budget = bound(n);
+        if n <= 1 || reruns >= budget || (probe >= SEED_PROBES && n <= SMALL) {
             break;
         }
         let other = rng.random_range(1..=u32::MAX as u64);
@@ -454,6 +493,37 @@ fn lower_numbers(command: &str, space: &Space) -> Option<String> {
         }
     }
     changed.then(|| words.join(" "))
+}
+
+/// `a` and a later `b` of the same action, at least one of them undone (a cut, a stall, a
+/// lossy link: a state that lasts), as one fault: `a`'s start, the action in between of either
+/// (not both), the later undo. `None` when they do not join, or the action in between would
+/// fall outside the joined fault. Writing the action once, it is one action fewer; the state
+/// lasts over any gap between `a`'s undo and `b`'s start (whether the failure needs that gap
+/// is the re-run's to say).
+fn join(a: &Fault, b: &Fault) -> Option<Fault> {
+    if a.action != b.action || a.at > b.at || (a.undo.is_none() && b.undo.is_none()) {
+        return None;
+    }
+    if a.during.is_some() && b.during.is_some() {
+        return None;
+    }
+    let undo = match (&a.undo, &b.undo) {
+        (Some(x), Some(y)) => Some(if y.0 >= x.0 { y.clone() } else { x.clone() }),
+        (x, y) => x.clone().or(y.clone()),
+    };
+    let during = a.during.clone().or(b.during.clone());
+    if let (Some((d, _)), Some((u, _))) = (&during, &undo) {
+        if d > u {
+            return None;
+        }
+    }
+    Some(Fault {
+        at: a.at,
+        action: a.action.clone(),
+        during,
+        undo,
+    })
 }
 
 /// Whether `f`'s undo heals every link.

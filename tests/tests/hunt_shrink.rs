@@ -1,0 +1,188 @@
+//! The hunt's shrink steps on small cases (issue 43), each with a stand-in runner whose failure
+//! condition is written out here, so that what a step must reach is known: two faults of one
+//! lasting action joined into one, and the seed shrink probing more seeds while the schedule is
+//! large.
+
+use clusterscope_core::engine::action::Action;
+use clusterscope_core::hunt::{self, Fault, Kind, Plan, Runner, Space, Target, Verdict};
+use clusterscope_core::limits::Limits;
+use clusterscope_core::time::Micros;
+use clusterscope_core::Scenario;
+
+fn sandbox_raft() -> Scenario {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scenarios/sandbox-raft.toml"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    Scenario::parse(path, &text, &Limits::default()).unwrap()
+}
+
+fn plan(s: &Scenario, kinds: &str) -> Plan {
+    Plan::new(
+        s,
+        "sandbox",
+        &toml::Table::new(),
+        Target::Invariants,
+        Kind::parse_list(kinds).unwrap(),
+        1,
+        100,
+        &Limits::default(),
+    )
+    .unwrap()
+}
+
+const S: Micros = 1_000_000;
+
+fn cut_n1() -> Action {
+    Action::Partition {
+        groups: vec![
+            vec!["n1".into()],
+            ["n2", "n3", "n4", "n5"].map(String::from).to_vec(),
+        ],
+    }
+}
+
+fn put_n1() -> Action {
+    Action::Command {
+        node: "n1".into(),
+        command: "client-put x 1".into(),
+    }
+}
+
+/// Fails when n1 is cut off from 2 s through 5 s and a write reaches n1 between 3 s and 4 s.
+struct CutAndWrite;
+
+impl Runner for CutAndWrite {
+    fn run(&self, _: &Scenario, _: &Plan, _: u64, faults: &[Fault], _: &Limits) -> Verdict {
+        let acts = hunt::actions(faults);
+        let cut_at = |t: Micros| {
+            acts.iter()
+                .rev()
+                .find(|(at, a)| {
+                    *at <= t && matches!(a, Action::Partition { .. } | Action::HealAll {})
+                })
+                .is_some_and(|(_, a)| *a == cut_n1())
+        };
+        let cut = (0..=6).all(|k| cut_at(2 * S + k * S / 2));
+        let write = acts
+            .iter()
+            .any(|(t, a)| *a == put_n1() && (3 * S..=4 * S).contains(t) && cut_at(*t));
+        if cut && write {
+            Verdict::Found("cut and write".into())
+        } else {
+            Verdict::Held
+        }
+    }
+}
+
+/// A cut left without its heal (another fault's heals it) and the same cut again, with the write
+/// and a heal: neither can be removed (the first starts the cut in time, the second carries the
+/// write), but the two join into one cut from the first's start, with the write, healed at the
+/// second's heal: 4 actions to 3.
+#[test]
+fn two_faults_of_one_cut_are_joined_into_one() {
+    let s = sandbox_raft();
+    let l = Limits::default();
+    let p = plan(&s, "partition,command");
+    let space = Space::of(&s, &p, &l).unwrap();
+    let faults = vec![
+        Fault {
+            at: 3 * S / 2,
+            action: cut_n1(),
+            during: None,
+            undo: None,
+        },
+        Fault {
+            at: 5 * S / 2,
+            action: cut_n1(),
+            during: Some((7 * S / 2, put_n1())),
+            undo: Some((6 * S, Action::HealAll {})),
+        },
+    ];
+    assert!(CutAndWrite.run(&s, &p, 1, &faults, &l).found());
+    let sh = hunt::shrink_by(
+        &CutAndWrite,
+        &s,
+        &p,
+        &space,
+        1,
+        &faults,
+        false,
+        false,
+        &l,
+        &mut |_, _| {},
+    );
+    assert!(CutAndWrite.run(&s, &p, 1, &sh.faults, &l).found());
+    let acts = hunt::actions(&sh.faults);
+    assert_eq!(acts.len(), 3, "{acts:?}");
+    assert_eq!(sh.faults.len(), 1, "{:?}", sh.faults);
+    let f = &sh.faults[0];
+    assert_eq!(f.action, cut_n1());
+    assert!(f.at <= 2 * S, "{f:?}");
+    assert!(matches!(&f.during, Some((t, a)) if *a == put_n1() && (3 * S..=4 * S).contains(t)));
+    assert!(matches!(&f.undo, Some((t, Action::HealAll {})) if *t >= 5 * S));
+}
+
+/// Fails on the found seed with all of its six restarts, and on about one other seed in 100
+/// with the restart of n1 alone.
+struct OneSeedIn100;
+
+const FOUND_SEED: u64 = 7;
+
+fn restart(node: &str, at: Micros) -> Fault {
+    Fault {
+        at,
+        action: Action::Restart {
+            node: node.into(),
+            kill: true,
+            down_for: None,
+        },
+        during: None,
+        undo: None,
+    }
+}
+
+impl Runner for OneSeedIn100 {
+    fn run(&self, _: &Scenario, _: &Plan, seed: u64, faults: &[Fault], _: &Limits) -> Verdict {
+        let n1 = faults.contains(&restart("n1", S));
+        if (seed == FOUND_SEED && faults.len() == 6) || (seed.is_multiple_of(100) && n1) {
+            Verdict::Found("restarts".into())
+        } else {
+            Verdict::Held
+        }
+    }
+}
+
+/// The seed shrink goes on past [`hunt::SEED_PROBES`] seeds while the schedule has more than
+/// [`hunt::SMALL`] actions: here the first other seed where the schedule fails comes after
+/// more than 64 probes (so 64 would keep the six restarts), and it shrinks there to one.
+#[test]
+fn the_seed_shrink_probes_further_while_the_schedule_is_large() {
+    let s = sandbox_raft();
+    let l = Limits::default();
+    let p = plan(&s, "restart");
+    let space = Space::of(&s, &p, &l).unwrap();
+    let faults: Vec<Fault> = ["n1", "n2", "n3", "n4", "n5", "n2"]
+        .iter()
+        .enumerate()
+        .map(|(i, n)| restart(n, (i as u64 + 1) * S))
+        .collect();
+    let (seed, shrunk, reruns) = hunt::shrink_seed(
+        &OneSeedIn100,
+        &s,
+        &p,
+        &space,
+        FOUND_SEED,
+        &faults,
+        false,
+        &l,
+        0,
+        &mut |_, _| {},
+    );
+    assert!(seed.is_multiple_of(100), "seed {seed}");
+    assert_eq!(shrunk, vec![restart("n1", S)]);
+    // More than 64 seeds were probed (one run each) before the one that fails.
+    assert!(reruns > hunt::SEED_PROBES, "{reruns} re-runs");
+    assert!(reruns <= p.shrink_reruns, "{reruns} re-runs");
+}
