@@ -435,6 +435,129 @@ fn a_new_ozone_leader_reads_a_chunk_after_its_own_queued_write() {
     );
 }
 
+/// HDDS-17673's zero-byte committed write, by its own route: SCM's `close-container 1` lands
+/// while a WriteChunk to container 1 is between startTransaction and appendTransaction, the
+/// CloseContainer is appended first, and the WriteChunk's data stage then finds the container
+/// CLOSED (CLOSED_CONTAINER_IO, counted as written). The target view counts only those, not an
+/// injected CHUNK_FILE_INCONSISTENCY (which the hunt found before, in one command, on the fixed
+/// code too). Pinned: run 5792 (candidate index 5791) of hunt seed 1 (`--faults all`, docs/HUNTING.md), shrunk
+/// to a cut between dn1 and dn2 and the close; the fixed code survives the shrunk schedule.
+#[test]
+fn the_ozone_hunt_finds_a_write_to_a_closed_container_and_the_fix_survives_it() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/hunting/ozone-17673.toml"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let s = Scenario::parse(path, &text, &Limits::default()).unwrap();
+    let l = Limits::default();
+    let plan = |variant: &str| {
+        Plan::new(
+            &s,
+            variant,
+            &toml::Table::new(),
+            Target::Expectation("no WriteChunk met a CLOSED container on any datanode".into()),
+            Kind::parse_list("all").unwrap(),
+            1,
+            10_000,
+            &l,
+        )
+        .unwrap()
+    };
+    let p = plan("buggy");
+    let space = Space::of(&s, &p, &l).unwrap();
+    let found = hunt::search(&s, &p, &space, 5791..5792, &l, &mut |_| {}).expect("found");
+    assert!(
+        found.detail.contains("closed_container_writes is 1"),
+        "{}",
+        found.detail
+    );
+    let acts = hunt::actions(&found.shrunk);
+    assert!(acts.len() <= 5, "{acts:?}");
+    assert!(
+        acts.iter().any(|(_, a)| matches!(a,
+            Action::Command { node, command } if node == "scm" && command == "close-container 1")),
+        "{acts:?}"
+    );
+    // No injected result: the zero-byte write is the close race's.
+    assert!(
+        !acts.iter().any(|(_, a)| matches!(a,
+            Action::Command { command, .. } if command.starts_with("inject-write-result"))),
+        "{acts:?}"
+    );
+    let fs = found.scenario(&s, &p, &l);
+    assert!(hunt::try_run(&fs, &p, found.seed, &found.shrunk, &l).found());
+    assert_eq!(
+        hunt::try_run(&fs, &plan("fixed"), found.seed, &found.shrunk, &l),
+        Verdict::Held
+    );
+}
+
+/// An injected CHUNK_FILE_INCONSISTENCY is a zero-byte write (`zero_byte_writes`) but no write
+/// to a CLOSED container: the hunt's target does not see it, on buggy or fixed.
+#[test]
+fn an_injected_zero_byte_write_is_not_the_ozone_hunts_target() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/hunting/ozone-17673.toml"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let s = Scenario::parse(path, &text, &Limits::default()).unwrap();
+    let l = Limits::default();
+    let cmd = |at: u64, node: &str, command: &str| hunt::Fault {
+        at,
+        action: Action::Command {
+            node: node.into(),
+            command: command.into(),
+        },
+        during: None,
+        undo: None,
+    };
+    // Every datanode fails its next chunk write after the leader is elected (about 5 s).
+    let faults: Vec<hunt::Fault> = ["dn1", "dn2", "dn3"]
+        .iter()
+        .map(|n| cmd(5_500_000, n, "inject-write-result CHUNK_FILE_INCONSISTENCY"))
+        .collect();
+    for v in ["buggy", "fixed"] {
+        let target = |name: &str| {
+            Plan::new(
+                &s,
+                v,
+                &toml::Table::new(),
+                Target::Expectation(name.into()),
+                Kind::parse_list("all").unwrap(),
+                1,
+                1,
+                &l,
+            )
+            .unwrap()
+        };
+        let closed = target("no WriteChunk met a CLOSED container on any datanode");
+        assert_eq!(
+            hunt::try_run(&s, &closed, 1, &faults, &l),
+            Verdict::Held,
+            "{v}"
+        );
+        // ...while the injection did make zero-byte writes (the old view's count).
+        let mut f = Scenario::parse(
+            path,
+            &format!(
+                "{text}\n[[expect]]\nname = \"zero\"\nview = \"zero_byte_writes\"\nobserver = \"dn1, dn2, dn3\"\nnodes = \"all\"\nat = \"end\"\nequals = 0\n"
+            ),
+            &l,
+        )
+        .unwrap();
+        f = hunt::with_faults(&f, &faults, &l).unwrap();
+        let mut r = Run::new(f, v, Some(1), &toml::Table::new(), &RunOptions::default()).unwrap();
+        let rep = r.run(None).unwrap();
+        let zero = rep.expectations.iter().find(|e| e.name == "zero").unwrap();
+        assert!(
+            !zero.passed,
+            "{v}: the injection wrote zero bytes somewhere"
+        );
+    }
+}
+
 fn sandbox_raft() -> Scenario {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),

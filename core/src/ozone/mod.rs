@@ -320,10 +320,15 @@ pub struct OzNode {
     pub next_token: u64,
     // -- what the run showed (kept across restarts)
     pub read_failures: u64,
-    /// WriteChunk data stages that wrote no byte and still counted as success (CLOSED_CONTAINER_IO:
-    /// appended after their container closed), while the pipeline was in place (after SCM removed
-    /// it, QUASI_CLOSED containers refuse what the leader still sends).
+    /// WriteChunk data stages that wrote no byte and still counted as success
+    /// (`handleCommandResult` tolerates CLOSED_CONTAINER_IO, and CHUNK_FILE_INCONSISTENCY, which
+    /// only `inject-write-result` makes here), while the pipeline was in place (after SCM
+    /// removed it, QUASI_CLOSED containers refuse what the leader still sends).
     pub zero_byte_writes: u64,
+    /// Of those, the ones whose container check answered CLOSED_CONTAINER_IO (`checkContainerOpen`
+    /// of a CLOSED container: the WriteChunk was appended after its container closed, the
+    /// HDDS-17673 race); injected results are not counted.
+    pub closed_container_writes: u64,
     /// Result of each tagged request as this node saw it (rejection, data stage or apply).
     pub results: BTreeMap<String, String>,
     /// Data status per log index: "cached" (data stage queued), "cached, written",
@@ -801,22 +806,25 @@ impl StateMachine for Csm {
         n.writes_queued.remove(&i);
         // checkContainerHealthy(skipContainerUnhealthyCheck = true), then
         // KeyValueHandler.handleWriteChunk -> checkContainerOpen.
-        let r = if !n.healthy {
-            Res::ContainerUnhealthy
+        let (r, checked) = if !n.healthy {
+            (Res::ContainerUnhealthy, false)
         } else if let Some(r) = n.inject.pop_front() {
             c.log(
                 LogLevel::Warn,
                 format_args!("ChunkWriter: WriteChunk index {i} meets the injected {r}"),
             );
-            r
+            (r, false)
         } else {
-            Self::check_open(n, cid)
+            (Self::check_open(n, cid), true)
         };
         if r == Res::Success {
             let f = n.files.entry((cid, block)).or_insert(0);
             *f = (*f).max(off + len);
         } else if r.tolerated() && !n.pipeline_removed {
             n.zero_byte_writes += 1;
+            if checked && r == Res::ClosedContainerIo {
+                n.closed_container_writes += 1;
+            }
         }
         let status = match (n.cache.contains_key(&i), r == Res::Success) {
             (true, true) => "cached, written",
@@ -954,6 +962,7 @@ impl StateMachine for Csm {
             "held": n.held.iter().map(|(_, t)| t.clone()).collect::<Vec<_>>(),
             "read_failures": n.read_failures,
             "zero_byte_writes": n.zero_byte_writes,
+            "closed_container_writes": n.closed_container_writes,
             "pipeline_removed": n.pipeline_removed,
             "bcsid": n.bcsid.iter().map(|(c, b)| (c.to_string(), *b)).collect::<BTreeMap<_, _>>(),
             "results": n.results,

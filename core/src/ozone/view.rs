@@ -39,6 +39,7 @@ pub const VIEWS: &[&str] = &[
     "healthy",
     "read_failures",
     "zero_byte_writes",
+    "closed_container_writes",
     "result",
     "data_status",
     "cache_entries",
@@ -279,7 +280,11 @@ fn view_needs(view: &str) -> ViewNeeds {
         "container_state" => dn.key(CONTAINER_KEY).text(CONTAINER_STATES),
         "block_length" | "block_committed" => dn.key(BLOCK_KEY).num(),
         "healthy" | "pipeline_removed" => dn.text(&["true", "false"]),
-        "read_failures" | "zero_byte_writes" | "cache_entries" | "held_requests"
+        "read_failures"
+        | "zero_byte_writes"
+        | "closed_container_writes"
+        | "cache_entries"
+        | "held_requests"
         | "leaked_permits" => dn.num(),
         // `Csm::record`: `Res::as_str`, GroupMismatchException, or "none" before any answer.
         "result" => dn.key(KeyForm::Any).text(&[
@@ -498,6 +503,9 @@ impl Model for Ozone {
             }
             "read_failures" => dn("the datanode").and_then(|n| num(n.read_failures)),
             "zero_byte_writes" => dn("the datanode").and_then(|n| num(n.zero_byte_writes)),
+            "closed_container_writes" => {
+                dn("the datanode").and_then(|n| num(n.closed_container_writes))
+            }
             "result" => dn("the datanode").and_then(|n| {
                 let t = q.need_key("the request's tag")?;
                 text(n.results.get(t).map_or("none", String::as_str))
