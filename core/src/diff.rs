@@ -517,8 +517,7 @@ pub fn view_diffs(
                     v.get("name").and_then(|n| n.as_str()).map(str::to_string)
                 };
                 let names: Vec<Option<String>> = x.iter().map(name).collect();
-                let distinct: std::collections::BTreeSet<&String> =
-                    names.iter().flatten().collect();
+                let distinct = crate::small_sort::set(names.iter().flatten());
                 let by_name =
                     distinct.len() == x.len() && x.iter().zip(y).all(|(p, q)| name(p) == name(q));
                 for (i, (p, q)) in x.iter().zip(y).enumerate() {
@@ -531,7 +530,7 @@ pub fn view_diffs(
                 }
             }
             (Object(x), Object(y)) if depth > 0 => {
-                let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+                let keys = crate::small_sort::set(x.keys().chain(y.keys()));
                 let null = serde_json::Value::Null;
                 for k in keys {
                     path.push(k.clone());

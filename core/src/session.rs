@@ -152,6 +152,8 @@ impl Session {
                 }
                 _ => "the link is damaged (its compressed data is truncated or corrupt); was it cut off when copied?".into(),
             })?;
+        // Every JSON the app reads goes through `from_slice` (one instance of each type's
+        // deserializer in the wasm; `from_str` is a second: docs/PERFORMANCE.md).
         let s: Session = serde_json::from_slice(&json)
             .map_err(|e| format!("the link's session is not valid: {e}"))?;
         if s.v != PERMALINK_VERSION {

@@ -155,10 +155,7 @@ impl Plan {
             variant: variant.to_string(),
             first_seed,
             seeds,
-            set: set
-                .iter()
-                .map(|(k, v)| (k.clone(), v.to_string()))
-                .collect(),
+            set: crate::small_sort::map(set.iter().map(|(k, v)| (k.clone(), v.to_string()))),
             grid,
             until,
         })
@@ -412,7 +409,7 @@ impl Partial {
 
     /// Read a part file's JSON; `file` names it in errors.
     pub fn from_json(file: &str, text: &str) -> Result<Partial, String> {
-        let p: Partial = serde_json::from_str(text).map_err(|e| {
+        let p: Partial = serde_json::from_slice(text.as_bytes()).map_err(|e| {
             format!("{file}: not a sweep part (written by `clusterscope sweep --shard i/n`): {e}")
         })?;
         if p.clusterscope_sweep_part != PART_VERSION {
@@ -532,11 +529,8 @@ pub fn merge(parts: Vec<(String, Partial)>, complete: bool) -> Result<Partial, S
     let (first_file, mut acc) = it
         .next()
         .ok_or_else(|| "merge: no part files given".to_string())?;
-    let mut from: BTreeMap<u64, String> = acc
-        .outcomes
-        .iter()
-        .map(|o| (o.job, first_file.clone()))
-        .collect();
+    let mut from: BTreeMap<u64, String> =
+        crate::small_sort::map(acc.outcomes.iter().map(|o| (o.job, first_file.clone())));
     for (file, p) in it {
         if p.plan != acc.plan || p.expectations != acc.expectations || p.chances != acc.chances {
             return Err(format!(
@@ -776,24 +770,20 @@ pub fn summarize(part: &Partial) -> Summary {
                 })
                 .collect();
             // Every metric any run reported; a run without it counts as 0.
-            let keys: std::collections::BTreeSet<&String> =
-                ok.iter().flat_map(|o| o.metrics.keys()).collect();
-            let metrics = keys
-                .into_iter()
-                .map(|k| {
-                    let vals: Vec<f64> = ok
-                        .iter()
-                        .map(|o| o.metrics.get(k).copied().unwrap_or(0.0))
-                        .collect();
-                    let stat = MetricStat {
-                        mean: vals.iter().sum::<f64>() / vals.len() as f64,
-                        min: vals.iter().cloned().fold(f64::INFINITY, f64::min),
-                        max: vals.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
-                        nonzero: wilson(vals.iter().filter(|v| **v > 0.0).count() as u64, runs),
-                    };
-                    (k.clone(), stat)
-                })
-                .collect();
+            let keys = crate::small_sort::set(ok.iter().flat_map(|o| o.metrics.keys()));
+            let metrics = crate::small_sort::map(keys.into_iter().map(|k| {
+                let vals: Vec<f64> = ok
+                    .iter()
+                    .map(|o| o.metrics.get(k).copied().unwrap_or(0.0))
+                    .collect();
+                let stat = MetricStat {
+                    mean: vals.iter().sum::<f64>() / vals.len() as f64,
+                    min: vals.iter().cloned().fold(f64::INFINITY, f64::min),
+                    max: vals.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
+                    nonzero: wilson(vals.iter().filter(|v| **v > 0.0).count() as u64, runs),
+                };
+                (k.clone(), stat)
+            }));
             CellSummary {
                 values: plan
                     .cell_values(c)

@@ -195,21 +195,17 @@ pub fn node_view(sim: &Sim<Gossip>, id: NodeId) -> NodeView {
             );
         }
     }
-    let inflight_echo = n
-        .inflight
-        .iter()
-        .map(|(p, e)| {
-            (
-                topo.name(*p).to_string(),
-                InflightView {
-                    generation: e.generation,
-                    sent_at_us: e.sent_at,
-                    age_us: sim.now.saturating_sub(e.sent_at),
-                    stuck: inflight_stuck(n, *p),
-                },
-            )
-        })
-        .collect();
+    let inflight_echo = crate::small_sort::map(n.inflight.iter().map(|(p, e)| {
+        (
+            topo.name(*p).to_string(),
+            InflightView {
+                generation: e.generation,
+                sent_at_us: e.sent_at,
+                age_us: sim.now.saturating_sub(e.sent_at),
+                stuck: inflight_stuck(n, *p),
+            },
+        )
+    }));
     NodeView {
         status: slot.status.as_str(),
         gossip_enabled: n.enabled && slot.status != NodeStatus::Stopped,
@@ -228,14 +224,14 @@ pub fn node_view(sim: &Sim<Gossip>, id: NodeId) -> NodeView {
         },
         counters: n.counters.clone(),
         connections: connections(sim, id),
-        writes: n
-            .msg
-            .writes
-            .iter()
-            .enumerate()
-            .filter(|(_, w)| w.sent + w.hinted > 0)
-            .map(|(p, w)| (topo.name(p as NodeId).to_string(), w.clone()))
-            .collect(),
+        writes: crate::small_sort::map(
+            n.msg
+                .writes
+                .iter()
+                .enumerate()
+                .filter(|(_, w)| w.sent + w.hinted > 0)
+                .map(|(p, w)| (topo.name(p as NodeId).to_string(), w.clone())),
+        ),
     }
 }
 
@@ -246,23 +242,21 @@ pub fn views(sim: &Sim<Gossip>) -> GossipViews {
         if slot.status != NodeStatus::Running {
             continue;
         }
-        let row: BTreeMap<String, &'static str> = (0..sim.nodes.len())
-            .filter(|p| *p != o)
-            .map(|p| {
+        let row: BTreeMap<String, &'static str> =
+            crate::small_sort::map((0..sim.nodes.len()).filter(|p| *p != o).map(|p| {
                 (
                     topo.name(p as NodeId).to_string(),
                     liveness_word(slot.state.sees_up(p as NodeId)),
                 )
-            })
-            .collect();
+            }));
         liveness.insert(topo.name(o as NodeId).to_string(), row);
     }
-    let nodes = (0..sim.nodes.len() as NodeId)
-        .map(|i| (topo.name(i).to_string(), node_view(sim, i)))
-        .collect();
+    let nodes = crate::small_sort::map(
+        (0..sim.nodes.len() as NodeId).map(|i| (topo.name(i).to_string(), node_view(sim, i))),
+    );
     let pairs = down_pairs(sim);
-    let observers: std::collections::BTreeSet<NodeId> = pairs.iter().map(|p| p.0).collect();
-    let targets: std::collections::BTreeSet<NodeId> = pairs.iter().map(|p| p.1).collect();
+    let observers = crate::small_sort::set(pairs.iter().map(|p| p.0));
+    let targets = crate::small_sort::set(pairs.iter().map(|p| p.1));
     GossipViews {
         liveness,
         nodes,

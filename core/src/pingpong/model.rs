@@ -171,11 +171,8 @@ impl Model for PingPong {
     }
 
     fn views_json(&self, sim: &Sim<Self>) -> serde_json::Value {
-        let nodes: BTreeMap<&str, serde_json::Value> = sim
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| {
+        let nodes: BTreeMap<&str, serde_json::Value> =
+            crate::small_sort::map(sim.nodes.iter().enumerate().map(|(i, n)| {
                 (
                     sim.topo.name(i as NodeId),
                     serde_json::json!({
@@ -185,8 +182,7 @@ impl Model for PingPong {
                         "starts": n.state.starts,
                     }),
                 )
-            })
-            .collect();
+            }));
         serde_json::json!({ "nodes": nodes })
     }
 

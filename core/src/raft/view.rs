@@ -706,14 +706,10 @@ impl Model for Raft<Kv> {
     }
     fn views_json(&self, sim: &Sim<Self>) -> serde_json::Value {
         let keys = self.views_json_keys(sim).unwrap_or_default();
-        serde_json::Value::Object(
-            keys.into_iter()
-                .map(|k| {
-                    let v = self.views_json_entry(sim, &k);
-                    (k, v)
-                })
-                .collect(),
-        )
+        serde_json::Value::Object(crate::small_sort::json_map(keys.into_iter().map(|k| {
+            let v = self.views_json_entry(sim, &k);
+            (k, v)
+        })))
     }
     fn views_json_keys(&self, sim: &Sim<Self>) -> Option<Vec<String>> {
         // The node names in a JSON object's order (serde_json's `Map` is sorted by key).

@@ -56,8 +56,8 @@ fn with_prepared<T>(
     PREPARED.with(|cell| {
         let mut c = cell.borrow_mut();
         if c.as_ref().is_none_or(|(k, ..)| *k != key) {
-            let plan: Plan =
-                serde_json::from_str(plan_json).map_err(|e| format!("hunt plan: {e}"))?;
+            let plan: Plan = serde_json::from_slice(plan_json.as_bytes())
+                .map_err(|e| format!("hunt plan: {e}"))?;
             let s = crate::sweep::scenario_of(builtin, text)?;
             if digest(&s) != plan.scenario_digest {
                 return Err(format!(
@@ -212,8 +212,8 @@ impl Search {
 
     /// A worker's answer (JSON of [`BatchOut`]); an answer for no batch out is ignored.
     pub fn accept(&mut self, json: &str) -> Result<(), String> {
-        let b: BatchOut =
-            serde_json::from_str(json).map_err(|e| format!("a hunt worker's answer: {e}"))?;
+        let b: BatchOut = serde_json::from_slice(json.as_bytes())
+            .map_err(|e| format!("a hunt worker's answer: {e}"))?;
         if self.out.remove(&b.first).is_none() {
             return Ok(());
         }

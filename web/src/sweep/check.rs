@@ -72,7 +72,8 @@ pub fn session_job(
 /// The expectations in a worker's answer to [`check_session`].
 pub fn expectations_of(out: Result<String, String>) -> Result<Vec<ExpectResult>, String> {
     out.and_then(|o| {
-        serde_json::from_str::<Checked>(&o).map_err(|e| format!("the check's answer: {e}"))
+        serde_json::from_slice::<Checked>(o.as_bytes())
+            .map_err(|e| format!("the check's answer: {e}"))
     })
     .map(|c| c.expectations)
 }

@@ -164,7 +164,8 @@ pub fn run_batch(
     plan_json: &str,
     jobs: &[u64],
 ) -> Result<String, String> {
-    let plan: Plan = serde_json::from_str(plan_json).map_err(|e| format!("sweep plan: {e}"))?;
+    let plan: Plan =
+        serde_json::from_slice(plan_json.as_bytes()).map_err(|e| format!("sweep plan: {e}"))?;
     if let Some(j) = jobs.iter().find(|j| **j >= plan.jobs()) {
         return Err(format!(
             "sweep: job {j} is not in the plan ({} jobs)",
@@ -241,8 +242,8 @@ impl Sweep {
     /// A worker's answer to [`run_batch`]. Outcomes of jobs not in the plan or already present
     /// are refused (a worker of an earlier sweep answering late).
     pub fn accept(&mut self, outcomes_json: &str) -> Result<usize, String> {
-        let outs: Vec<Outcome> =
-            serde_json::from_str(outcomes_json).map_err(|e| format!("sweep outcomes: {e}"))?;
+        let outs: Vec<Outcome> = serde_json::from_slice(outcomes_json.as_bytes())
+            .map_err(|e| format!("sweep outcomes: {e}"))?;
         let mut n = 0;
         for o in outs {
             let known = o.job < self.total() && self.plan.job(o.job).1 == o.seed;

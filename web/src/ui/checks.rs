@@ -139,7 +139,7 @@ impl Component for Checks {
                 // Done with the worker: its memory goes with it.
                 self.pool = None;
                 self.state = match res.and_then(|out| {
-                    serde_json::from_str::<Checked>(&out)
+                    serde_json::from_slice::<Checked>(out.as_bytes())
                         .map_err(|e| format!("the check's answer: {e}"))
                 }) {
                     Ok(c) => {

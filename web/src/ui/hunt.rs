@@ -411,7 +411,7 @@ impl Component for HuntPanel {
                     Phase::Shrinking(_) => {
                         a.pool = None;
                         match res.and_then(|out| {
-                            serde_json::from_str::<Shrunk>(&out)
+                            serde_json::from_slice::<Shrunk>(out.as_bytes())
                                 .map_err(|e| format!("the shrink's answer: {e}"))
                         }) {
                             Ok(sh) => {

@@ -115,10 +115,11 @@ impl Active {
             .cells
             .get(self.cell)
             .map(|c| {
-                c.metrics
-                    .keys()
-                    .map(|k| (k.clone(), Rc::new(self.sweep.metric_values(k, self.cell))))
-                    .collect()
+                clusterscope_core::small_sort::map(
+                    c.metrics
+                        .keys()
+                        .map(|k| (k.clone(), Rc::new(self.sweep.metric_values(k, self.cell)))),
+                )
             })
             .unwrap_or_default();
         self.shown = Some(Rc::new(Shown { summary, values }));

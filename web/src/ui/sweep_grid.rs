@@ -313,11 +313,8 @@ pub fn view(
         ))
     });
     // Every metric a completed run reported, in any cell.
-    let metrics: std::collections::BTreeSet<&String> = summary
-        .cells
-        .iter()
-        .flat_map(|c| c.metrics.keys())
-        .collect();
+    let metrics =
+        clusterscope_core::small_sort::set(summary.cells.iter().flat_map(|c| c.metrics.keys()));
     let stat_pick = match measure {
         Measure::Metric(name, stat) => {
             let name = name.clone();
