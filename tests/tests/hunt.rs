@@ -11,13 +11,15 @@ use clusterscope_core::Scenario;
 
 const SYMPTOM: &str = "every node sees every other UP at the end";
 
+/// A scenario file of the repository (`rel` from its root), parsed.
+fn file(rel: &str) -> Scenario {
+    let path = format!("{}/../{rel}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    Scenario::parse(&path, &text, &Limits::default()).unwrap()
+}
+
 fn scenario() -> Scenario {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../docs/hunting/gossip-21636.toml"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
-    Scenario::parse(path, &text, &Limits::default()).unwrap()
+    file("docs/hunting/gossip-21636.toml")
 }
 
 fn plan(s: &Scenario, variant: &str, hunt_seed: u64, runs: u64) -> Plan {
@@ -282,12 +284,7 @@ fn shards_merged_give_one_hunts_result() {
 #[test]
 fn restarts_are_drawn_and_shrunk_no_shorter_than_a_real_start() {
     use clusterscope_core::engine::action::Dur;
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../docs/hunting/gossip-15138.toml"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
-    let s = Scenario::parse(path, &text, &Limits::default()).unwrap();
+    let s = file("docs/hunting/gossip-15138.toml");
     let l = Limits::default();
     let kinds = Kind::parse_list("restart,kill").unwrap();
     let p = Plan::new(
@@ -346,12 +343,7 @@ fn restarts_are_drawn_and_shrunk_no_shorter_than_a_real_start() {
 /// the fixed code shows for a while too, until the next duplicate notifies it.
 #[test]
 fn bug1_of_21181_is_found_by_its_skipped_listener_and_the_fix_survives() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../docs/hunting/mutation-21181.toml"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
-    let s = Scenario::parse(path, &text, &Limits::default()).unwrap();
+    let s = file("docs/hunting/mutation-21181.toml");
     let l = Limits::default();
     let plan = |variant: &str, runs: u64| {
         Plan::new(
@@ -388,12 +380,7 @@ fn bug1_of_21181_is_found_by_its_skipped_listener_and_the_fix_survives() {
 /// write: the pipeline stays open.
 #[test]
 fn a_new_ozone_leader_reads_a_chunk_after_its_own_queued_write() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../docs/hunting/ozone-17673.toml"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
-    let s = Scenario::parse(path, &text, &Limits::default()).unwrap();
+    let s = file("docs/hunting/ozone-17673.toml");
     let l = Limits::default();
     let p = Plan::new(
         &s,
@@ -444,12 +431,7 @@ fn a_new_ozone_leader_reads_a_chunk_after_its_own_queued_write() {
 /// to a cut between dn1 and dn2 and the close; the fixed code survives the shrunk schedule.
 #[test]
 fn the_ozone_hunt_finds_a_write_to_a_closed_container_and_the_fix_survives_it() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../docs/hunting/ozone-17673.toml"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
-    let s = Scenario::parse(path, &text, &Limits::default()).unwrap();
+    let s = file("docs/hunting/ozone-17673.toml");
     let l = Limits::default();
     let plan = |variant: &str| {
         Plan::new(
@@ -559,12 +541,7 @@ fn an_injected_zero_byte_write_is_not_the_ozone_hunts_target() {
 }
 
 fn sandbox_raft() -> Scenario {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../scenarios/sandbox-raft.toml"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
-    Scenario::parse(path, &text, &Limits::default()).unwrap()
+    file("scenarios/sandbox-raft.toml")
 }
 
 /// `--faults leader`: a fault written for "the leader" hits the node that leads just before its
@@ -658,12 +635,7 @@ fn faults_aimed_at_the_leader_hit_the_node_that_leads_at_their_time() {
 }
 
 fn mutation_21181() -> Scenario {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../docs/hunting/mutation-21181.toml"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
-    Scenario::parse(path, &text, &Limits::default()).unwrap()
+    file("docs/hunting/mutation-21181.toml")
 }
 
 const MISSING: &str = "node1's tracked reads do not throw Missing mutation";
