@@ -9,14 +9,11 @@ use clusterscope_core::limits::Limits;
 use clusterscope_core::runner::{Run, RunOptions};
 use clusterscope_core::Scenario;
 
-const SYMPTOM: &str = "every node sees every other UP at the end";
+#[path = "support/hunting.rs"]
+mod hunting;
+use hunting::{file, shrink};
 
-/// A scenario file of the repository (`rel` from its root), parsed.
-fn file(rel: &str) -> Scenario {
-    let path = format!("{}/../{rel}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap();
-    Scenario::parse(&path, &text, &Limits::default()).unwrap()
-}
+const SYMPTOM: &str = "every node sees every other UP at the end";
 
 fn scenario() -> Scenario {
     file("docs/hunting/gossip-21636.toml")
@@ -745,18 +742,7 @@ fn the_shrink_lowers_a_commands_drawn_numbers() {
         during: None,
         undo: None,
     }];
-    let sh = hunt::shrink_by(
-        &NeedsFive,
-        &s,
-        &p,
-        &space,
-        1,
-        &faults,
-        false,
-        false,
-        &l,
-        &mut |_, _| {},
-    );
+    let sh = shrink(&NeedsFive, &s, &p, &space, 1, &faults, &l);
     let Action::Command { command, .. } = &sh.faults[0].action else {
         panic!("{:?}", sh.faults)
     };

@@ -9,13 +9,12 @@ use clusterscope_core::limits::Limits;
 use clusterscope_core::time::Micros;
 use clusterscope_core::Scenario;
 
+#[path = "support/hunting.rs"]
+mod hunting;
+use hunting::{file, shrink};
+
 fn sandbox_raft() -> Scenario {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../scenarios/sandbox-raft.toml"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
-    Scenario::parse(path, &text, &Limits::default()).unwrap()
+    file("scenarios/sandbox-raft.toml")
 }
 
 fn plan(s: &Scenario, kinds: &str) -> Plan {
@@ -101,18 +100,7 @@ fn two_faults_of_one_cut_are_joined_into_one() {
         },
     ];
     assert!(CutAndWrite.run(&s, &p, 1, &faults, &l).found());
-    let sh = hunt::shrink_by(
-        &CutAndWrite,
-        &s,
-        &p,
-        &space,
-        1,
-        &faults,
-        false,
-        false,
-        &l,
-        &mut |_, _| {},
-    );
+    let sh = shrink(&CutAndWrite, &s, &p, &space, 1, &faults, &l);
     assert!(CutAndWrite.run(&s, &p, 1, &sh.faults, &l).found());
     let acts = hunt::actions(&sh.faults);
     assert_eq!(acts.len(), 3, "{acts:?}");
