@@ -511,52 +511,49 @@ pub mod perf {
         let _ = w.request_animation_frame(raf.unchecked_ref());
     }
 
-    /// The model's part of a scrubber drag's update starts (`cs-scrub-model`, issue 44).
-    pub fn scrub_start() {
+    /// A timed span starts: the performance mark `start` (on wasm32, with the marks on).
+    fn span_start(start: &str) {
         if !cfg!(target_arch = "wasm32") {
             return;
         }
         if let Some(p) = performance() {
-            let _ = p.mark("cs-s0");
+            let _ = p.mark(start);
         }
+    }
+
+    /// ... and ends: the mark `end`, the measure `name` from `start` to it, both marks cleared.
+    fn span_end(name: &str, start: &str, end: &str) {
+        if !cfg!(target_arch = "wasm32") {
+            return;
+        }
+        if let Some(p) = performance() {
+            let _ = p.mark(end);
+            let _ = p.measure_with_start_mark_and_end_mark(name, start, end);
+            p.clear_marks_with_mark_name(start);
+            p.clear_marks_with_mark_name(end);
+        }
+    }
+
+    /// The model's part of a scrubber drag's update starts (`cs-scrub-model`, issue 44).
+    pub fn scrub_start() {
+        span_start("cs-s0");
     }
 
     /// ... and ends: `cs-scrub-model` (the restore and replay of a keyframe, or the exact jump).
     pub fn scrub_end() {
-        if !cfg!(target_arch = "wasm32") {
-            return;
-        }
-        if let Some(p) = performance() {
-            let _ = p.mark("cs-s1");
-            let _ = p.measure_with_start_mark_and_end_mark("cs-scrub-model", "cs-s0", "cs-s1");
-            p.clear_marks_with_mark_name("cs-s0");
-            p.clear_marks_with_mark_name("cs-s1");
-        }
+        span_end("cs-scrub-model", "cs-s0", "cs-s1");
     }
 
     /// A jump's model part starts: the restore and replay of [`crate::model::Model`]'s
     /// `scrub_to` (`cs-jump-model`, issue 44: a jump's time split into the model's, the render's
     /// and the browser's).
     pub fn model_start() {
-        if !cfg!(target_arch = "wasm32") {
-            return;
-        }
-        if let Some(p) = performance() {
-            let _ = p.mark("cs-m0");
-        }
+        span_start("cs-m0");
     }
 
     /// ... and ends (`cs-jump-model`).
     pub fn model_end() {
-        if !cfg!(target_arch = "wasm32") {
-            return;
-        }
-        if let Some(p) = performance() {
-            let _ = p.mark("cs-m1");
-            let _ = p.measure_with_start_mark_and_end_mark("cs-jump-model", "cs-m0", "cs-m1");
-            p.clear_marks_with_mark_name("cs-m0");
-            p.clear_marks_with_mark_name("cs-m1");
-        }
+        span_end("cs-jump-model", "cs-m0", "cs-m1");
     }
 
     /// A jump (scrub click, Home/End) is about to be dispatched.

@@ -144,8 +144,6 @@ pub enum Msg {
 }
 
 impl Msg {
-    /// Whether the person changes the session with this (acts in it, switches variant, seed or
-    /// branch, opens another scenario): a link's session on trial is then theirs (`trial.rs`).
     /// Whether this message may open a built-in scenario, and so wait for its text to be
     /// downloaded and be applied again (`store.rs`).
     pub fn may_open_builtin(&self) -> bool {
@@ -160,6 +158,8 @@ impl Msg {
         )
     }
 
+    /// Whether the person changes the session with this (acts in it, switches variant, seed or
+    /// branch, opens another scenario): a link's session on trial is then theirs (`trial.rs`).
     pub fn edits_session(&self) -> bool {
         matches!(
             self,
