@@ -1,7 +1,7 @@
 //! The hunt's shrink steps on small cases (issue 43), each with a stand-in runner whose failure
 //! condition is written out here, so that what a step must reach is known: two faults of one
-//! lasting action joined into one, and the seed shrink probing more seeds while the schedule is
-//! large.
+//! lasting action joined into one, the seed shrink probing more seeds while the schedule is
+//! large, and a cut that the node's own restart ends written as a stall without a heal.
 
 use clusterscope_core::engine::action::Action;
 use clusterscope_core::hunt::{self, Fault, Kind, Plan, Runner, Space, Target, Verdict};
@@ -173,4 +173,143 @@ fn the_seed_shrink_probes_further_while_the_schedule_is_large() {
     // More than 64 seeds were probed (one run each) before the one that fails.
     assert!(reruns > hunt::SEED_PROBES, "{reruns} re-runs");
     assert!(reruns <= p.shrink_reruns, "{reruns} re-runs");
+}
+
+/// Fails when a write reaches n1 while n1 sends nothing (cut off alone, or its `LogAppender`
+/// stalled) and n1 is restarted (kill -9) after the write, as a stranded Raft leader whose
+/// restart ends its term: the entry stays on n1 alone.
+struct StrandedThenRestarted;
+
+fn stall_n1(executor: &str) -> Action {
+    Action::Stall {
+        node: "n1".into(),
+        executor: executor.into(),
+    }
+}
+
+impl Runner for StrandedThenRestarted {
+    fn run(&self, _: &Scenario, _: &Plan, _: u64, faults: &[Fault], _: &Limits) -> Verdict {
+        let acts = hunt::actions(faults);
+        let restart_n1 = |a: &Action| matches!(a, Action::Restart { node, .. } if node == "n1");
+        // The last partition or heal at or before `t` is n1's cut.
+        let cut_at = |t: Micros| {
+            acts.iter()
+                .rev()
+                .find(|(at, a)| {
+                    *at <= t && matches!(a, Action::Partition { .. } | Action::HealAll {})
+                })
+                .is_some_and(|(_, a)| *a == cut_n1())
+        };
+        // The appender stalled at or before `t`, with no release and no restart of n1 since.
+        let stalled_at = |t: Micros| {
+            acts.iter()
+                .rev()
+                .find(|(at, a)| {
+                    *at <= t
+                        && (restart_n1(a)
+                            || matches!(a, Action::Stall { node, .. } | Action::Release { node, .. } if node == "n1"))
+                })
+                .is_some_and(|(_, a)| *a == stall_n1("LogAppender"))
+        };
+        let found = acts.iter().any(|(t, a)| {
+            *a == put_n1()
+                && (cut_at(*t) || stalled_at(*t))
+                && acts.iter().any(|(r, b)| r > t && restart_n1(b))
+        });
+        if found {
+            Verdict::Found("stranded, then restarted".into())
+        } else {
+            Verdict::Held
+        }
+    }
+}
+
+/// Step 1d: n1 cut off alone with a write at it and its own heal, restarted during the cut (4
+/// actions). The restart ends a stall but heals no link, so the cut becomes a stall of one of
+/// n1's executors without its heal: 3 actions. Only the `LogAppender`'s stall fails here (the
+/// model's other executors are tried first and kept out by the re-run).
+#[test]
+fn a_cut_ended_by_the_nodes_restart_becomes_a_stall_without_a_heal() {
+    let s = sandbox_raft();
+    let l = Limits::default();
+    let p = plan(&s, "partition,command,restart,stall");
+    let space = Space::of(&s, &p, &l).unwrap();
+    assert_eq!(
+        space.executors,
+        ["LogWorker", "LogAppender", "StateMachineUpdater"]
+    );
+    let faults = vec![
+        Fault {
+            at: 2 * S,
+            action: cut_n1(),
+            during: Some((3 * S, put_n1())),
+            undo: Some((6 * S, Action::HealAll {})),
+        },
+        Fault {
+            at: 4 * S,
+            action: Action::Restart {
+                node: "n1".into(),
+                kill: true,
+                down_for: Some(clusterscope_core::engine::action::Dur(S)),
+            },
+            during: None,
+            undo: None,
+        },
+    ];
+    assert!(StrandedThenRestarted.run(&s, &p, 1, &faults, &l).found());
+    let sh = shrink(&StrandedThenRestarted, &s, &p, &space, 1, &faults, &l);
+    assert!(StrandedThenRestarted.run(&s, &p, 1, &sh.faults, &l).found());
+    let acts = hunt::actions(&sh.faults);
+    assert_eq!(acts.len(), 3, "{acts:?}");
+    assert!(
+        sh.faults.iter().any(|f| f.action == stall_n1("LogAppender")
+            && f.undo.is_none()
+            && matches!(&f.during, Some((_, a)) if *a == put_n1())),
+        "{:?}",
+        sh.faults
+    );
+    assert!(!acts
+        .iter()
+        .any(|(_, a)| matches!(a, Action::Partition { .. } | Action::HealAll {})));
+}
+
+/// Without a restart of the cut-off node (here n2 is restarted), nothing would end a stall:
+/// the cut and its heal stay.
+#[test]
+fn a_cut_stays_a_cut_when_no_restart_of_its_node_follows() {
+    let s = sandbox_raft();
+    let l = Limits::default();
+    let p = plan(&s, "partition,command,restart,stall");
+    let space = Space::of(&s, &p, &l).unwrap();
+    // Fails on the cut and the write alone (a restart of n1 is not needed here).
+    struct CutWrite;
+    impl Runner for CutWrite {
+        fn run(&self, s: &Scenario, p: &Plan, seed: u64, f: &[Fault], l: &Limits) -> Verdict {
+            let mut with = f.to_vec();
+            with.push(Fault {
+                at: 20 * S,
+                action: Action::Restart {
+                    node: "n1".into(),
+                    kill: true,
+                    down_for: None,
+                },
+                during: None,
+                undo: None,
+            });
+            StrandedThenRestarted.run(s, p, seed, &with, l)
+        }
+    }
+    let faults = vec![
+        Fault {
+            at: 2 * S,
+            action: cut_n1(),
+            during: Some((3 * S, put_n1())),
+            undo: Some((6 * S, Action::HealAll {})),
+        },
+        restart("n2", 4 * S),
+    ];
+    let sh = shrink(&CutWrite, &s, &p, &space, 1, &faults, &l);
+    assert_eq!(sh.faults.len(), 1, "{:?}", sh.faults);
+    assert_eq!(sh.faults[0].action, cut_n1());
+    assert!(matches!(sh.faults[0].undo, Some((_, Action::HealAll {}))));
 }

@@ -152,7 +152,8 @@ pub fn resolve(
 
 /// `f` aimed at the leader again, where it has the shape of a resolved leader fault on one
 /// node X of `nodes` (X restarted, killed and started, cut off from every other node, given a
-/// command; a cut's command at X): X written as [`LEADER`]. Other faults are returned as they
+/// command, one of X's executors stalled (the shrink's step 1d); a cut's or a stall's command at
+/// X): X written as [`LEADER`]. Other faults are returned as they
 /// are. The inverse of [`aim`]: the seed shrink tries a shrunk schedule on other seeds, where
 /// another node leads.
 pub fn unaim(f: &Fault, nodes: &[String]) -> Fault {
@@ -162,9 +163,10 @@ pub fn unaim(f: &Fault, nodes: &[String]) -> Fault {
             [a, b] if b.len() == 1 && a.len() + 1 == nodes.len() => b[0].clone(),
             _ => return f.clone(),
         },
-        Action::Restart { node, .. } | Action::Kill { node } | Action::Command { node, .. } => {
-            node.clone()
-        }
+        Action::Restart { node, .. }
+        | Action::Kill { node }
+        | Action::Command { node, .. }
+        | Action::Stall { node, .. } => node.clone(),
         _ => return f.clone(),
     };
     if x == LEADER {
@@ -178,6 +180,8 @@ pub fn unaim(f: &Fault, nodes: &[String]) -> Fault {
             | Action::Kill { node: n }
             | Action::Start { node: n }
             | Action::Command { node: n, .. }
+            | Action::Stall { node: n, .. }
+            | Action::Release { node: n, .. }
                 if *n == x =>
             {
                 *n = LEADER.to_string();

@@ -195,6 +195,23 @@ fn shrink_within(
             }
             i += 1;
         }
+        // 1d. A node cut off alone, with its own heal, and restarted later (a restart of the
+        // node, or a kill -9): the cut (its command kept) replaced by a stall of one of the
+        // node's executors, without a release and without the heal. A restarted process
+        // starts its executors afresh, so the restart ends the stall; no restart heals a link.
+        // One action fewer: the heal.
+        let mut i = 0;
+        while i < cur.len() {
+            for g in as_stalls(&cur, i, now, space) {
+                let mut next = cur.clone();
+                next[i] = g;
+                if fails(&next, &cur, &mut reruns) {
+                    cur = next;
+                    break;
+                }
+            }
+            i += 1;
+        }
         // 2. Fewer nodes, once.
         if !tried_nodes {
             tried_nodes = true;
@@ -524,6 +541,52 @@ fn join(a: &Fault, b: &Fault) -> Option<Fault> {
         during,
         undo,
     })
+}
+
+/// The node a partition cuts off alone from the rest of the cluster (`[X] | [everyone else]`).
+fn cut_alone<'a>(a: &'a Action, nodes: &[String]) -> Option<&'a str> {
+    let Action::Partition { groups } = a else {
+        return None;
+    };
+    match groups.as_slice() {
+        [a, b] | [b, a] if a.len() == 1 && a.len() + b.len() == nodes.len() => Some(&a[0]),
+        _ => None,
+    }
+}
+
+/// Step 1d's candidates for `faults[i]`: when it cuts one node off alone and heals it with its
+/// own `heal-all`, and another fault restarts or kills that node after the cut starts, the same
+/// fault as a stall of each of the model's executors on that node (its command in between
+/// kept), with no undo: the restart ends it. None otherwise.
+fn as_stalls(faults: &[Fault], i: usize, scenario: &Scenario, space: &Space) -> Vec<Fault> {
+    let f = &faults[i];
+    let Some(x) = cut_alone(&f.action, &scenario.topo.names) else {
+        return Vec::new();
+    };
+    if !heals_all(f) {
+        return Vec::new();
+    }
+    let restarted = faults.iter().enumerate().any(|(j, g)| {
+        j != i
+            && g.at >= f.at
+            && matches!(&g.action, Action::Restart { node, .. } | Action::Kill { node } if node == x)
+    });
+    if !restarted {
+        return Vec::new();
+    }
+    space
+        .executors
+        .iter()
+        .map(|e| Fault {
+            at: f.at,
+            action: Action::Stall {
+                node: x.to_string(),
+                executor: e.clone(),
+            },
+            during: f.during.clone(),
+            undo: None,
+        })
+        .collect()
 }
 
 /// Whether `f`'s undo heals every link.
