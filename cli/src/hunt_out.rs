@@ -59,7 +59,8 @@ pub struct HuntArgs {
     /// The hunt's own seed: it draws every candidate's seed and fault schedule.
     #[arg(long, default_value_t = 1)]
     hunt_seed: u64,
-    /// Most re-runs the shrink may spend.
+    /// Most re-runs the shrink spends on the found seed; trying other seeds may spend as many
+    /// again, three times as many while the schedule has more than 5 actions (at most 4x in all).
     #[arg(long, default_value_t = hunt::SHRINK_RERUNS)]
     shrink_reruns: u32,
     /// Write the counterexample as a scenario file (with a shard: its part, JSON).
@@ -294,7 +295,7 @@ pub fn hunt(a: HuntArgs) -> Result<bool, Bad> {
             &mut |reruns, best| {
                 bar.set_message(shrink_status(
                     reruns,
-                    plan.shrink_reruns,
+                    hunt::most_reruns(&plan),
                     began.elapsed().as_secs_f64(),
                     best,
                 ));

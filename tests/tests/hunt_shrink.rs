@@ -1,7 +1,8 @@
 //! The hunt's shrink steps on small cases (issue 43), each with a stand-in runner whose failure
 //! condition is written out here, so that what a step must reach is known: two faults of one
 //! lasting action joined into one, the seed shrink probing more seeds while the schedule is
-//! large, and a cut that the node's own restart ends written as a stall without a heal.
+//! large, a cut that the node's own restart ends written as a stall without a heal, and the
+//! bound of a whole shrink's re-runs (`hunt::most_reruns`).
 
 use clusterscope_core::engine::action::Action;
 use clusterscope_core::hunt::{self, Fault, Kind, Plan, Runner, Space, Target, Verdict};
@@ -312,4 +313,61 @@ fn a_cut_stays_a_cut_when_no_restart_of_its_node_follows() {
     assert_eq!(sh.faults.len(), 1, "{:?}", sh.faults);
     assert_eq!(sh.faults[0].action, cut_n1());
     assert!(matches!(sh.faults[0].undo, Some((_, Action::HealAll {}))));
+}
+
+/// Fails with all six restarts on an even seed, and never with fewer: no shrink gets below six
+/// actions, so the seed shrink keeps probing (every other seed fails and is shrunk again there)
+/// until its bound.
+struct SixOnEvenSeeds;
+
+impl Runner for SixOnEvenSeeds {
+    fn run(&self, _: &Scenario, _: &Plan, seed: u64, faults: &[Fault], _: &Limits) -> Verdict {
+        if seed.is_multiple_of(2) && hunt::actions(faults).len() >= 6 {
+            Verdict::Found("six restarts".into())
+        } else {
+            Verdict::Held
+        }
+    }
+}
+
+/// A whole shrink (the schedule's, then the seed's) spends more than `shrink_reruns` when the
+/// schedule stays large, and never more than [`hunt::most_reruns`], the bound the CLI's progress
+/// line and the app's hunt card give: they said `shrink_reruns` while a shrink spent up to four
+/// times as many.
+#[test]
+fn a_whole_shrink_stays_within_most_reruns() {
+    let s = sandbox_raft();
+    let l = Limits::default();
+    let mut p = plan(&s, "restart");
+    p.shrink_reruns = 100;
+    let space = Space::of(&s, &p, &l).unwrap();
+    let faults: Vec<Fault> = ["n1", "n2", "n3", "n4", "n5", "n2"]
+        .iter()
+        .enumerate()
+        .map(|(i, n)| restart(n, (i as u64 + 1) * S))
+        .collect();
+    let c = hunt::Candidate {
+        index: 0,
+        seed: 2,
+        kinds: p.kinds.clone(),
+        focus: space.nodes.clone(),
+        faults,
+    };
+    let mut seen = 0;
+    let f = hunt::finish_by(
+        &SixOnEvenSeeds,
+        &s,
+        &p,
+        &space,
+        c,
+        false,
+        false,
+        &l,
+        &mut |r, _| seen = seen.max(r),
+    );
+    assert_eq!(hunt::most_reruns(&p), 400);
+    assert_eq!(hunt::actions(&f.shrunk).len(), 6);
+    assert!(f.reruns > p.shrink_reruns, "{} re-runs", f.reruns);
+    assert!(f.reruns <= hunt::most_reruns(&p), "{} re-runs", f.reruns);
+    assert!(seen <= hunt::most_reruns(&p), "progress said {seen}");
 }

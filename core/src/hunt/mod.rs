@@ -35,8 +35,8 @@ pub use candidate::candidate;
 pub use leader::{aims_at_leader, resolve, unaim, LEADER};
 pub use parts::{merge, Part, PART_VERSION};
 pub use shrink::{
-    shrink, shrink_by, shrink_seed, shrink_with, Shrunk, SEED_PROBES, SEED_PROBES_LARGE,
-    SEED_RERUNS_LARGE, SMALL,
+    most_reruns, shrink, shrink_by, shrink_seed, shrink_with, Shrunk, SEED_PROBES,
+    SEED_PROBES_LARGE, SEED_RERUNS_LARGE, SMALL,
 };
 
 /// Most faults one generated candidate has by default (each a fault and, for most kinds, its
@@ -44,7 +44,8 @@ pub use shrink::{
 pub const MAX_FAULTS: usize = 6;
 /// The most `--max-faults` allows.
 pub const MAX_FAULTS_LIMIT: usize = 64;
-/// Default bound of the re-runs one shrink may spend.
+/// Default bound of the re-runs a shrink spends on the found seed (the seed shrink may spend
+/// up to three times as many again: [`most_reruns`]).
 pub const SHRINK_RERUNS: u32 = 400;
 /// Most candidate runs one hunt may have.
 pub const MAX_RUNS: u64 = 100_000_000;
@@ -248,7 +249,7 @@ pub struct Plan {
     pub hunt_seed: u64,
     /// Candidates `0..runs` (with a wall-clock budget in the CLI: the upper bound).
     pub runs: u64,
-    /// Most re-runs the shrink may spend.
+    /// Most re-runs the shrink may spend on the found seed (the whole shrink: [`most_reruns`]).
     pub shrink_reruns: u32,
     /// Most faults a candidate draws (`--max-faults`).
     #[serde(default = "default_max_faults")]

@@ -281,6 +281,15 @@ pub const SEED_RERUNS_LARGE: u32 = 3;
 /// A schedule of at most this many actions is small enough for [`SEED_PROBES`].
 pub const SMALL: usize = 5;
 
+/// The most re-runs a whole shrink (`finish_by`: the schedule's on the found seed, then the
+/// seed's) spends for `plan`: `shrink_reruns` on the found seed, then the seed shrink's own
+/// bound, as many again or [`SEED_RERUNS_LARGE`] times as many while the schedule has more than
+/// [`SMALL`] actions. What a progress line or the app's hunt card gives as "at most".
+pub fn most_reruns(plan: &Plan) -> u32 {
+    plan.shrink_reruns
+        .saturating_mul(1 + SEED_RERUNS_LARGE.max(1))
+}
+
 /// The ChaCha8 stream of a found seed that [`shrink_seed`] draws its other seeds from.
 const SEED_STREAM: u64 = 0x5eed;
 

@@ -571,7 +571,7 @@ fn progress(a: &Active) -> Html {
         Phase::Shrinking(i) => format!(
             "run {} fails: shrinking its faults (up to {} re-runs)…",
             i + 1,
-            a.plan.shrink_reruns
+            clusterscope_core::hunt::most_reruns(&a.plan)
         ),
         Phase::Found(_) => format!("done in {:.1} s", a.elapsed_ms / 1000.0),
         Phase::NotFound => format!("done in {:.1} s", a.elapsed_ms / 1000.0),
