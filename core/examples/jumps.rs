@@ -69,6 +69,30 @@ fn main() {
         r.engine.checkpoint_bytes() as f64 / r.engine.checkpoint_count().max(1) as f64 / 1048576.0,
         r.engine.trace().approx_bytes() as f64 / 1048576.0
     );
+    // The checkpoints' steps (from the end back: each is where a jump just after it replays
+    // from), and so the longest replay of each span.
+    let mut at = Vec::new();
+    let mut k = steps - 1;
+    loop {
+        let c = r.engine.replay_from(k);
+        at.push(c);
+        if c == 0 {
+            break;
+        }
+        k = c - 1;
+    }
+    at.reverse();
+    at.push(steps);
+    let mut spans: Vec<u64> = at.windows(2).map(|w| w[1] - w[0]).collect();
+    println!("checkpoint spans (steps): {spans:?}");
+    spans.sort_unstable();
+    println!(
+        "spans: shortest {}, median {}, longest {}; evenly by steps they would be {}",
+        spans[0],
+        spans[spans.len() / 2],
+        spans[spans.len() - 1],
+        steps / (at.len() as u64 - 1)
+    );
     // Every span's longest replay: a jump to just before the next checkpoint.
     let n: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(12);
     let mut worst = 0u64;
