@@ -249,10 +249,24 @@ async function playFor(page, pos, ms, profile, label) {
   await page.evaluate(() => {
     performance.clearMeasures();
     window.__csRaf = [];
+    // The frame gaps while the cursor still moves, and when it last moved: a play that reaches
+    // the run's end stops there, and the wall time after it is not time spent playing (issue 44:
+    // 100x over 8 s from time zero asked for 800 virtual s of an 11-minute run, so the figure
+    // could not exceed 660 / 8 = 82.5x).
+    window.__csRafMoving = [];
+    window.__csPlayT0 = performance.now();
+    window.__csLastMove = null;
+    let lastT = document.querySelector('#app').dataset.timeUs;
     let last = null;
     window.__csRafOn = true;
     const f = (ts) => {
       if (last !== null) window.__csRaf.push(ts - last);
+      const t = document.querySelector('#app').dataset.timeUs;
+      if (t !== lastT) {
+        if (last !== null) window.__csRafMoving.push(ts - last);
+        lastT = t;
+        window.__csLastMove = ts;
+      }
       last = ts;
       if (window.__csRafOn) requestAnimationFrame(f);
     };
@@ -286,6 +300,8 @@ async function playFor(page, pos, ms, profile, label) {
       compute: get('cs-frame-compute'),
       render: get('cs-frame-render'),
       raf: window.__csRaf,
+      rafMoving: window.__csRafMoving,
+      movingMs: window.__csLastMove === null ? NaN : window.__csLastMove - window.__csPlayT0,
     };
   });
   await page.click('#play');
@@ -525,17 +541,62 @@ async function main() {
         const other = variants.find((v) => v !== from);
         result.switches = [];
         for (const v of [other, from, other, from]) {
+          await page.evaluate(() => {
+            performance.clearMeasures('cs-jump');
+            performance.clearMeasures('cs-jump-paint');
+            performance.clearMeasures('cs-jump-model');
+          });
+          // Click to painted frame measured by the page itself, the same way for every build: the
+          // click (a capturing listener), then the first animation frame after `#app`'s
+          // data-variant changed, then a task after that frame's paint.
+          await page.evaluate((v) => {
+            window.__csSwitchPaint = null;
+            const token = (window.__csSwitchToken = (window.__csSwitchToken || 0) + 1);
+            const onClick = (e) => {
+              if (!e.target.closest || !e.target.closest(`#variants button[data-variant="${v}"]`)) return;
+              window.removeEventListener('click', onClick, true);
+              const t0 = performance.now();
+              const app = document.querySelector('#app');
+              const done = () =>
+                requestAnimationFrame(() =>
+                  setTimeout(() => {
+                    if (window.__csSwitchToken === token) window.__csSwitchPaint = performance.now() - t0;
+                  }),
+                );
+              if (app.dataset.variant === v) return done();
+              const obs = new MutationObserver(() => {
+                if (app.dataset.variant !== v) return;
+                obs.disconnect();
+                done();
+              });
+              obs.observe(app, { attributes: true, attributeFilter: ['data-variant'] });
+            };
+            window.addEventListener('click', onClick, true);
+          }, v);
           const t1 = Date.now();
           await page.click(`#variants button[data-variant="${v}"]`);
           await page.waitForSelector(`#app[data-variant="${v}"]`, { timeout: 600_000 });
           await settled(page, 600_000);
           const ms = Date.now() - t1;
+          // In the page, as for jumps (issue 44): from the click to the painted frame of the other
+          // run, without the automation's round trips and the off-screen panels' catch-up after
+          // the paint; the app's own marks (`cs-jump-paint`, `cs-jump-model`) where the build
+          // sets them for a variant button.
+          await page.waitForFunction(() => window.__csSwitchPaint !== null, null, { timeout: 5000 }).catch(() => {});
+          const [markMs, modelMs] = await page.evaluate(() =>
+            ['cs-jump-paint', 'cs-jump-model'].map((n) => {
+              const e = performance.getEntriesByName(n, 'measure');
+              return e.length ? e[e.length - 1].duration : NaN;
+            }),
+          );
+          const paintMs = await page.evaluate(() => (window.__csSwitchPaint === null ? NaN : window.__csSwitchPaint));
           const a = await appData(page);
-          result.switches.push({ to: v, ms, time_us: Number(a.timeUs), frontier: Number(a.frontier) });
-          console.log(`WEBBENCH switch to=${v} ms=${ms} time_us=${a.timeUs} frontier=${a.frontier}`);
+          result.switches.push({ to: v, ms, paint_ms: paintMs, mark_ms: markMs, model_ms: modelMs, time_us: Number(a.timeUs), frontier: Number(a.frontier) });
+          console.log(`WEBBENCH switch to=${v} ms=${ms} click_to_paint_ms=${f1(paintMs)} (app's mark ${f1(markMs)}, model ${f1(modelMs)}) time_us=${a.timeUs} frontier=${a.frontier}`);
         }
         result.switch_first_ms = result.switches[0].ms;
         result.switch_again_ms = Math.max(...result.switches.slice(1).map((x) => x.ms));
+        result.switch_again_paint_ms = Math.max(...result.switches.slice(1).map((x) => x.paint_ms));
         result.wasm_memory_two_runs_mib = await page.evaluate(() =>
           window.__csWasm && window.__csWasm.memory ? window.__csWasm.memory.buffer.byteLength / 2 ** 20 : NaN,
         );
@@ -622,13 +683,19 @@ async function main() {
     if (!ONLY_SWEEP && !ONLY_SCRUB && process.env.BENCH_EXTRAS !== '0') {
       await page.click('#to-start').catch(() => {});
       await settled(page);
-      const o = await playFor(page, SPEED_100X, PLAY_MS, undefined, true);
+      // 6 s: 600 virtual s of the 660 s run at 100x, so that the play does not reach the end
+      // (the label is read while playing); the speed is over the time the cursor moved.
+      const o = await playFor(page, SPEED_100X, Math.min(PLAY_MS, 6000), undefined, true);
+      const moving = Number.isFinite(o.movingMs) ? Math.min(o.wallMs, o.movingMs) : o.wallMs;
       result.speed100 = {
-        achieved: o.virtualUs / 1000 / o.wallMs,
+        achieved: o.virtualUs / 1000 / moving,
         label: o.label,
         behind: o.behind,
+        raf_p95: p95(o.rafMoving),
+        raf_median: med(o.rafMoving),
+        moving_ms: moving,
       };
-      console.log(`WEBBENCH speed100 achieved=${result.speed100.achieved.toFixed(1)} label="${o.label}" behind=${o.behind}`);
+      console.log(`WEBBENCH speed100 achieved=${result.speed100.achieved.toFixed(1)} label="${o.label}" behind=${o.behind} frame_gap_ms=${f1(result.speed100.raf_median)}/${f1(result.speed100.raf_p95)} moving_ms=${moving.toFixed(0)} virtual_s=${(o.virtualUs / 1e6).toFixed(1)}`);
       await page.click('#to-start').catch(() => {});
       await settled(page);
       const f = await playFor(page, '1000', 3000, undefined, true);
@@ -695,6 +762,7 @@ async function main() {
     lines.push(`| tab memory after the 251-node run (wasm linear memory) | ${f1(r.wasm_memory_mib)} MiB | <= 300 MiB, any jump <= 100 ms | ${r.wasm_memory_mib <= 300 && r.jump_max <= 100 ? 'yes' : '**NO**'} |`);
     if (r.switches) {
       lines.push(`| switch variant and back at the end: first switch / later switches (worst of 3) | ${(r.switch_first_ms / 1000).toFixed(2)} s / ${r.switch_again_ms} ms | first <= compute time, second <= 100 ms | ${r.switch_first_ms <= r.compute_to_end_s * 1000 && r.switch_again_ms <= 100 ? 'yes' : '**NO**'} |`);
+      lines.push(`| ... later switches, click to painted frame in the page (worst of 3) | ${f1(r.switch_again_paint_ms)} ms | <= 100 ms | ${r.switch_again_paint_ms <= 100 ? 'yes' : '**NO**'} |`);
       lines.push(`| ... wasm linear memory with both variants computed | ${f1(r.wasm_memory_two_runs_mib)} MiB | - | - |`);
       lines.push(`| open a permalink at 90% of the run (new tab, to the cursor there) | ${r.permalink_s.toFixed(2)} s | <= 2 s | ${r.permalink_s <= 2 ? 'yes' : '**NO**'} |`);
     }
@@ -709,7 +777,7 @@ async function main() {
   if (result.speed100) {
     const a = result.speed100;
     const b = result.speed1000;
-    lines.push(`| playback at 100x, 251 nodes: achieved (label shown) | ${a.achieved.toFixed(1)}x ("${a.label}") | 100x real, actual speed shown | ${a.achieved >= 95 && a.label ? 'yes' : '**NO**'} |`);
+    lines.push(`| playback at 100x, 251 nodes: achieved (label shown); frame gap median / p95 | ${a.achieved.toFixed(1)}x ("${a.label}"); ${f1(a.raf_median)} / ${f1(a.raf_p95)} ms | 100x real, actual speed shown, p95 frame gap <= 33 ms | ${a.achieved >= 95 && a.label && a.raf_p95 <= 33.4 ? 'yes' : '**NO**'} |`);
     lines.push(`| playback at 1000x: achieved (label shown) | ${b.achieved.toFixed(1)}x ("${b.label}") | "falling behind" visible when it cannot keep up | ${b.achieved < 900 ? (b.behind ? 'yes' : '**NO**') : 'keeps up'} |`);
   }
   if (result.sweep) {

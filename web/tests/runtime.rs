@@ -288,3 +288,55 @@ fn a_drag_shows_keyframes_and_the_exact_frame_on_release() {
         "the same step as a jump in a fresh run"
     );
 }
+
+/// One run playing gives the simulation what a frame has left beside its measured render
+/// (issue 44: 100x at 251 nodes needs a little over the fixed 6 ms share): the step budget,
+/// before any boost, settles at `PLAY_FRAME_FIT_MS` less the render, between `PLAY_FRAME_MS`
+/// and `PLAY_FRAME_ROOM_MAX_MS`; a render that leaves no room keeps the old share.
+#[test]
+fn one_run_playing_uses_the_room_its_render_leaves() {
+    use clusterscope_web::model::{PLAY_FRAME_FIT_MS, PLAY_FRAME_MS, PLAY_FRAME_ROOM_MAX_MS};
+    const MS_PER_STEP: f64 = 0.01;
+    const DT_MS: f64 = 16.0;
+    let scenario = "cassandra-21636-restart";
+    let play = |render_ms: f64| {
+        let s = settle(send(store(), Msg::LoadBuiltin(scenario.into())));
+        let s = send(s, Msg::SetSpeed(1000.0));
+        let mut s = send(s, Msg::TogglePlay);
+        let mut steps = 100u64;
+        // 25 frames of 16 ms: 400 ms, within the first 500 ms window, so no boost yet.
+        for _ in 0..25 {
+            let before = s.model.borrow().cursor();
+            s = send(
+                s,
+                Msg::Tick {
+                    dt_ms: DT_MS,
+                    cost_ms: steps as f64 * MS_PER_STEP,
+                    render_ms,
+                },
+            );
+            steps = s.model.borrow().cursor() - before;
+        }
+        let m = s.model.borrow();
+        assert!(m.playing && !m.achieved.boosted, "playing, not boosted yet");
+        (m.steps_per_frame as f64, m.play_share())
+    };
+    let want = |target: f64| target / MS_PER_STEP;
+    let near = |got: f64, target: f64| (got - want(target)).abs() < 0.1 * want(target);
+    for (render_ms, share) in [
+        (0.5, PLAY_FRAME_ROOM_MAX_MS),
+        (4.0, PLAY_FRAME_FIT_MS - 4.0),
+        (10.0, PLAY_FRAME_MS),
+    ] {
+        let (budget, got) = play(render_ms);
+        assert!(
+            (got - share).abs() < 1e-9,
+            "render {render_ms} ms: share {got}, want {share}"
+        );
+        assert!(
+            near(budget, share),
+            "render {render_ms} ms: {budget} steps a frame, want {}",
+            want(share)
+        );
+    }
+}

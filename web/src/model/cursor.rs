@@ -208,6 +208,16 @@ impl Model {
         }
     }
 
+    /// The simulation's share of a frame while playing and not boosted: what
+    /// [`PLAY_FRAME_FIT_MS`] leaves beside the measured render for one run, [`PLAY_FRAME_MS`]
+    /// in compare mode or before a render was measured.
+    pub fn play_share(&self) -> f64 {
+        if self.compare.is_some() || self.render_ms_est <= 0.0 {
+            return PLAY_FRAME_MS;
+        }
+        (PLAY_FRAME_FIT_MS - self.render_ms_est).clamp(PLAY_FRAME_MS, PLAY_FRAME_ROOM_MAX_MS)
+    }
+
     pub(super) fn tick(&mut self, dt_ms: f64, cost_ms: f64) -> bool {
         if !self.busy() {
             return false;
@@ -221,6 +231,7 @@ impl Model {
         }
         // Adapt the step budget to what a frame can afford: a little while playing (the picture
         // must stay smooth), more while seeking (only progress is shown).
+        let normal = self.play_share();
         let target = if self.seek.is_some() {
             SEEK_FRAME_MS
         } else if self.achieved.boosted {
@@ -230,9 +241,9 @@ impl Model {
             } else {
                 PLAY_FRAME_MAX_MS
             };
-            (dt_ms * 0.5).clamp(PLAY_FRAME_MS, max)
+            (dt_ms * 0.5).clamp(normal, max.max(normal))
         } else {
-            PLAY_FRAME_MS
+            normal
         };
         if self.last_tick_steps >= 50 && cost_ms > 0.0 {
             let per_step = cost_ms / self.last_tick_steps as f64;
@@ -302,14 +313,8 @@ impl Model {
             let advanced = self.now().saturating_sub(now_before) as f64;
             // A frame longer than the 100 ms cap asked for less than the chosen speed: short.
             let reached = done && real_dt <= 100.0;
-            self.achieved.frame(
-                real_dt,
-                advanced,
-                reached,
-                self.speed,
-                cost_ms,
-                PLAY_FRAME_MS,
-            );
+            self.achieved
+                .frame(real_dt, advanced, reached, self.speed, cost_ms, normal);
             if self.at_end() || caption_stop.is_some_and(|c| self.now() >= c) {
                 self.playing = false;
                 self.frac_us = 0.0;

@@ -59,6 +59,15 @@ pub const MAX_STEPS_PER_FRAME: u64 = 200_000;
 /// Simulation time per animation frame the step budget aims at, while playing and while seeking.
 pub const PLAY_FRAME_MS: f64 = 6.0;
 pub const SEEK_FRAME_MS: f64 = 45.0;
+/// One run playing (not compare): the simulation and the app's render of a frame together aim
+/// at this, so a frame whose render (measured, smoothed: `Model::render_ms_est`) leaves room
+/// gives the simulation more than [`PLAY_FRAME_MS`], up to [`PLAY_FRAME_ROOM_MAX_MS`], and the
+/// browser's style, layout and paint still fit a 60 Hz frame (issue 44: 100x at 251 nodes
+/// replays ~3,300 steps a frame, ~6.6 ms in Chromium, just over the fixed 6 ms share, so it fell
+/// behind, was boosted to half of each frame and dropped to ~30 fps).
+pub const PLAY_FRAME_FIT_MS: f64 = 12.5;
+/// The most a frame that is not boosted gives the simulation (see [`PLAY_FRAME_FIT_MS`]).
+pub const PLAY_FRAME_ROOM_MAX_MS: f64 = 9.0;
 /// While playing falls behind the chosen speed, the simulation gets up to half of each frame's
 /// real time (the rest renders), at most this much: the picture updates less often, and playing
 /// gets closer to the speed asked for (issue 20).

@@ -83,7 +83,11 @@ pub fn header(p: &PanelProps) -> Html {
         let active = v.name == m.run.variant;
         let s = s.clone();
         let name = v.name.clone();
-        let onclick = Callback::from(move |_| s.dispatch(Msg::SetVariant(name.clone())));
+        // Timed like a jump (`cs-jump-paint`, issue 44): a switch to a kept run is one.
+        let onclick = Callback::from(move |_| {
+            crate::platform::perf::jump_start();
+            s.dispatch(Msg::SetVariant(name.clone()))
+        });
         html! {
             <button class={classes!("seg", active.then_some("active"))} aria-pressed={active.to_string()}
                 data-variant={v.name.clone()} title={v.description.clone()} {onclick}>{ &v.name }</button>
