@@ -89,9 +89,10 @@ pub const JUMP_SYNC_MS: f64 = 150.0;
 /// a keyframe: the nearest checkpoint at or before the time pointed at (or the state shown, when
 /// it is between the two), replayed on towards that time for at most this much
 /// ([`Model::scrub_approx`]). A drag update's render at 251 nodes takes ~6 ms more and the
-/// browser's style, paint and canvas commit ~8 ms: with this, an update fits one 60 Hz frame
-/// (at 5 ms it took ~20 ms, every other frame: moves waited a frame behind it; issue 44).
-pub const SCRUB_PREVIEW_MS: f64 = 2.0;
+/// browser's style, paint and canvas commit ~8 ms: ~17 ms of main-thread CPU an update at 5 ms,
+/// ~14 at 2 ms (issue 44, AMD EPYC). Less replay per update leaves more for the release's
+/// exact frame (at 2 ms, 45-70 ms of its replay against 1-37 at 5), hence 3.
+pub const SCRUB_PREVIEW_MS: f64 = 3.0;
 /// Cost of one simulation step assumed until one is measured (251 nodes in Chromium: ~6 µs).
 pub const STEP_COST_MS_GUESS: f64 = 0.01;
 /// Most nodes shown in the sequence diagram.
