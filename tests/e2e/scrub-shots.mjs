@@ -2,7 +2,7 @@
 // Screenshots of a scrubber drag at 251 nodes (issue 44), 1366x768: one mid-drag while the
 // pointer keeps moving (taken with moves still coming, so that no rest refines the frame
 // first) and one after the release. Not a test; for looking at what a drag shows.
-// Usage: node tests/e2e/scrub-shots.mjs OUT_DIR   (E2E_DIST, CHROMIUM as for run.mjs)
+// Usage: node tests/e2e/scrub-shots.mjs OUT_DIR [WIDTHxHEIGHT]   (E2E_DIST, CHROMIUM as for run.mjs)
 import { mkdirSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,13 +13,14 @@ import { open, settled } from './specs/lib/app.mjs';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const DIST = resolve(process.env.E2E_DIST || join(HERE, '..', '..', 'dist'));
 const OUT = resolve(process.argv[2] || '/tmp');
+const [W, H] = (process.argv[3] || '1366x768').split('x').map(Number);
 mkdirSync(OUT, { recursive: true });
 
 const server = await serveDir(DIST);
 const url = `http://127.0.0.1:${server.address().port}/`;
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
 try {
-  const page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
+  const page = await browser.newPage({ viewport: { width: W, height: H } });
   await open(page, url);
   await page.selectOption('#scenario-select', 'cassandra-21636-rolling-upgrade');
   await settled(page);
@@ -35,7 +36,7 @@ try {
   let shot = null;
   for (let i = 0; i <= 120; i++) {
     await page.mouse.move(xAt(0.3 + (0.3 * i) / 120), y);
-    if (i === 80) shot = page.screenshot({ path: join(OUT, 'scrub-mid-drag.png') });
+    if (i === 80) shot = page.screenshot({ path: join(OUT, `scrub-mid-drag-${W}.png`) });
     await page.waitForTimeout(8);
   }
   await shot;
@@ -43,7 +44,7 @@ try {
   await page.mouse.up();
   await settled(page);
   await page.waitForTimeout(300);
-  await page.screenshot({ path: join(OUT, 'scrub-released.png') });
+  await page.screenshot({ path: join(OUT, `scrub-released-${W}.png`) });
   const after = await page.evaluate(() => ({ ...document.querySelector('#app').dataset }));
   console.log(JSON.stringify({ during: { approx: during.approx, held: during.held, cursorUs: during.cursorUs, timeUs: during.timeUs }, after: { approx: after.approx, held: after.held, cursorUs: after.cursorUs, timeUs: after.timeUs } }));
 } finally {

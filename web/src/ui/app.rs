@@ -405,8 +405,10 @@ pub fn app() -> Html {
         if held || was_held {
             sl.1 = key.clone();
         }
-        // A drag that rests, or is released, is like a jump (below).
-        let throttled = busy;
+        // A drag that rests, or is released, is like a jump (below). In compare mode a drag
+        // jumps exactly at each move (no keyframes, nothing held): the panels follow it at most
+        // every SLOW_PANEL_MS, as while playing (issue 20).
+        let throttled = busy || (m.scrubbing && m.compare.is_some());
         // This render is the catch-up after a painted frame: every panel comes up to date.
         let catching_up = sl.2 != *catch_up;
         sl.2 = *catch_up;
