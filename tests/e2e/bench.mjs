@@ -33,6 +33,7 @@
 //   --trace-jumps out.json: a Chromium performance trace over the jumps (open it in DevTools'
 //   Performance panel); prints the main thread's time by event (style, layout, paint, ...).
 //   --trace-scrub out.json: the same over the scrubber drag.
+//   --profile-scrub out.cpuprofile: a CPU profile over the scrubber drag (as --profile-jumps).
 // Env:   E2E_DIST (default <repo>/dist), CHROMIUM (default /usr/bin/chromium),
 //        BENCH_PLAY_MS (default 8000 per speed), BENCH_JUMPS=0 (skip the jumps), BENCH_REPEAT (default 1: repeat the play
 //        measurements this many times and pool the frames), BENCH_RANDOM_JUMPS (default 6),
@@ -147,8 +148,8 @@ async function gapProbe(page, on) {
  * each dispatched when the page took the previous one) and count the renders that moved the
  * cursor: updates per second. The cursor is `#app[data-cursor-us]` (where the timeline draws it:
  * the dragged-to time while the frame shown is a keyframe's, `data-approx="1"`); a build without
- * it counts `data-step`. Also: how long the page held each pointer move up (the automation's
- * round trip included), how many updates showed an approximate frame, and the time from the
+ * it counts `data-step`. Also: how long each pointer move waited in the page before its
+ * handler ran (and the automation's round trip of it), how many updates showed an approximate frame, and the time from the
  * release to the painted exact frame (`data-approx` back to "0", then a frame painted). */
 async function dragScrubber(page) {
   const box = await page.locator('#timeline').boundingBox();
@@ -184,6 +185,25 @@ async function dragScrubber(page) {
     });
     window.__csObs.observe(el, { attributes: true, attributeFilter: ['data-step', 'data-cursor-us', 'data-approx', 'data-busy', 'data-deferred'] });
     addEventListener('mouseup', () => (window.__csUp = performance.now()), { capture: true, once: true });
+    // Each pointer move as the page saw it: how long it waited in the browser before the first
+    // handler ran (its `timeStamp` is when the browser took it from the automation, as from the
+    // OS; Chromium hands moves to the page at the start of its next frame, so a move waits up
+    // to one frame interval even on an idle page, and longer behind a long frame), and how long
+    // the page's handlers took (a first capturing listener on window to a last bubbling one).
+    window.__csMoves = [];
+    window.__csMoveT = null;
+    window.__csMoveOn = (e) => {
+      if (!(e.buttons & 1)) return;
+      const t = performance.now();
+      window.__csMoveT = { wait: t - e.timeStamp, t };
+    };
+    window.__csMoveOff = () => {
+      const m = window.__csMoveT;
+      if (m) window.__csMoves.push({ wait: m.wait, handler: performance.now() - m.t });
+      window.__csMoveT = null;
+    };
+    addEventListener('mousemove', window.__csMoveOn, { capture: true });
+    addEventListener('mousemove', window.__csMoveOff);
   });
   await page.evaluate(() => performance.clearMeasures());
   await page.mouse.move(xAt(0.3), y);
@@ -203,7 +223,13 @@ async function dragScrubber(page) {
     if (wait > 0) await page.waitForTimeout(wait);
   }
   const s = (Date.now() - t0) / 1000;
-  const during = await page.evaluate(() => [window.__csSteps, window.__csApprox]);
+  const [during, pageMoves] = await page.evaluate(() => {
+    removeEventListener('mousemove', window.__csMoveOn, { capture: true });
+    removeEventListener('mousemove', window.__csMoveOff);
+    return [[window.__csSteps, window.__csApprox], window.__csMoves];
+  });
+  const waits = pageMoves.map((m) => m.wait);
+  const handlers = pageMoves.map((m) => m.handler);
   // The app's work per update while dragging: the model's (`cs-scrub-model`: restore and replay)
   // and the whole update to the end of its render (`cs-jump`).
   const [modelMs, appMs] = await page.evaluate(() =>
@@ -229,8 +255,19 @@ async function dragScrubber(page) {
     model_p95_ms: p95(modelMs),
     app_median_ms: med(appMs),
     app_p95_ms: p95(appMs),
-    move_held_median_ms: med(held),
-    move_held_max_ms: Math.max(...held),
+    // The automation's round trip of a move (CDP's dispatch returns when the page has handled
+    // it): the page's wait and handlers plus the transport; what earlier runs called "held".
+    move_rtt_median_ms: med(held),
+    move_rtt_max_ms: Math.max(...held),
+    // In the page: a move's wait before its handlers (see above) and the handlers' time.
+    move_wait_median_ms: med(waits),
+    move_wait_p95_ms: p95(waits),
+    move_wait_max_ms: Math.max(...waits),
+    // Moves that waited longer than one frame interval (60 Hz, plus 1 ms): held up behind a
+    // frame's work rather than only taken at the next frame.
+    moves_held: waits.filter((w) => w > 1000 / 60 + 1).length,
+    move_handler_max_ms: Math.max(...handlers),
+    page_moves: pageMoves.length,
     exact_after_release_ms: exactMs ?? NaN,
     exact_render_after_release_ms: exactRenderMs ?? NaN,
     exact_model_after_release_ms: exactModelMs,
@@ -611,13 +648,25 @@ async function main() {
           categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing', 'blink', 'v8'],
         });
       }
+      let scdp;
+      if (argOf('--profile-scrub')) {
+        scdp = await page.context().newCDPSession(page);
+        await scdp.send('Profiler.enable');
+        await scdp.send('Profiler.setSamplingInterval', { interval: 100 });
+        await scdp.send('Profiler.start');
+      }
       result.scrub = await dragScrubber(page);
+      if (scdp) {
+        const { profile: prof } = await scdp.send('Profiler.stop');
+        writeFileSync(argOf('--profile-scrub'), JSON.stringify(prof));
+        printProfile(prof);
+      }
       if (argOf('--trace-scrub')) {
         await browser.stopTracing();
         printTrace(JSON.parse(readFileSync(argOf('--trace-scrub'))));
       }
       const sc = result.scrub;
-      console.log(`WEBBENCH scrub moves=${sc.moves} updates=${sc.updates} approx=${sc.approx_updates} s=${sc.s.toFixed(2)} updates_per_s=${sc.per_s.toFixed(1)} model_ms=${f1(sc.model_median_ms)}/${f1(sc.model_p95_ms)} app_ms=${f1(sc.app_median_ms)}/${f1(sc.app_p95_ms)} move_held_median_ms=${f1(sc.move_held_median_ms)} move_held_max_ms=${f1(sc.move_held_max_ms)} exact_after_release_ms=${f1(sc.exact_after_release_ms)} (render ${f1(sc.exact_render_after_release_ms)}, model ${f1(sc.exact_model_after_release_ms)})`);
+      console.log(`WEBBENCH scrub moves=${sc.moves} updates=${sc.updates} approx=${sc.approx_updates} s=${sc.s.toFixed(2)} updates_per_s=${sc.per_s.toFixed(1)} model_ms=${f1(sc.model_median_ms)}/${f1(sc.model_p95_ms)} app_ms=${f1(sc.app_median_ms)}/${f1(sc.app_p95_ms)} move_wait_ms=${f1(sc.move_wait_median_ms)}/${f1(sc.move_wait_p95_ms)}/${f1(sc.move_wait_max_ms)} moves_held=${sc.moves_held}/${sc.page_moves} move_handler_max_ms=${f1(sc.move_handler_max_ms)} move_rtt_ms=${f1(sc.move_rtt_median_ms)}/${f1(sc.move_rtt_max_ms)} exact_after_release_ms=${f1(sc.exact_after_release_ms)} (render ${f1(sc.exact_render_after_release_ms)}, model ${f1(sc.exact_model_after_release_ms)})`);
 
       if (!ONLY_SCRUB) {
         // The permalink at 90% of the run, opened in a new tab: from navigation to the cursor there.
@@ -771,7 +820,8 @@ async function main() {
     const c = result.scrub;
     lines.push(`| scrubber drag at 251 nodes (2 s, ${c.moves} moves; ${c.approx_updates} of the updates a keyframe's frame) | ${c.per_s.toFixed(1)} updates/s | >= 30 updates/s | ${c.per_s >= 30 ? 'yes' : '**NO**'} |`);
     lines.push(`| ... an update's work, median / p95: the model's (restore, replay) and to the end of its render | ${f1(c.model_median_ms)} / ${f1(c.model_p95_ms)} ms; ${f1(c.app_median_ms)} / ${f1(c.app_p95_ms)} ms | - | - |`);
-    lines.push(`| ... a pointer move held up (automation round trip included), median / max | ${f1(c.move_held_median_ms)} / ${f1(c.move_held_max_ms)} ms | - | - |`);
+    lines.push(`| ... a pointer move's wait in the page before its handler (event timeStamp to handler), median / p95 / max; the handlers' longest; moves that waited more than one 60 Hz frame | ${f1(c.move_wait_median_ms)} / ${f1(c.move_wait_p95_ms)} / ${f1(c.move_wait_max_ms)} ms; ${f1(c.move_handler_max_ms)} ms; ${c.moves_held} of ${c.page_moves} | a move never held up behind a frame's work | ${c.moves_held === 0 ? 'yes' : '**NO**'} |`);
+    lines.push(`| ... a move's automation round trip (the wait, the handlers and the transport), median / max | ${f1(c.move_rtt_median_ms)} / ${f1(c.move_rtt_max_ms)} ms | - | - |`);
     lines.push(`| ... release to the painted exact frame (to the end of the render; the model's restore + replay) | ${f1(c.exact_after_release_ms)} ms (${f1(c.exact_render_after_release_ms)}; ${f1(c.exact_model_after_release_ms)}) | <= 100 ms | ${c.exact_after_release_ms <= 100 ? 'yes' : '**NO**'} |`);
   }
   if (result.speed100) {

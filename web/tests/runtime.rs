@@ -240,6 +240,40 @@ fn opening_another_scenario_drops_the_kept_runs() {
     assert!(s.model.borrow().runs.is_empty());
 }
 
+/// Issue 44: while a drag of the scrubber moves, the DOM-heavy panels wait (`scrub_moving`, shown
+/// as `#app[data-held]`); a rest or the release ends that, and a rest renders again even when the
+/// frame shown was already exact (so that the panels catch up with the button still down).
+#[test]
+fn a_moving_drag_holds_the_slow_panels_until_it_rests_or_ends() {
+    let s = at_end("fixed");
+    // Replays priced at nothing: every frame of this drag is exact.
+    s.model.borrow_mut().replay_cost_ms = Some(1e-9);
+    let end = s.model.borrow().end();
+    let s = send(s, Msg::SetScrubbing(true));
+    assert!(!s.model.borrow().scrub_moving, "pressed, not moved yet");
+    let s = send(s, Msg::ScrubTo(end / 2));
+    {
+        let m = s.model.borrow();
+        assert!(m.scrub_moving, "moving: the panels wait");
+        assert_eq!((m.scrub_approx, m.now()), (None, end / 2), "an exact frame");
+    }
+    let rev = s.rev;
+    let s = send(s, Msg::ScrubSettle);
+    assert!(!s.model.borrow().scrub_moving, "rested");
+    assert!(s.rev > rev, "a rest renders, for the panels");
+    let rev = s.rev;
+    let s = send(s, Msg::ScrubSettle);
+    assert_eq!(s.rev, rev, "resting on: nothing more to render");
+    let s = send(s, Msg::ScrubTo(end / 3));
+    assert!(s.model.borrow().scrub_moving);
+    let s = settle(send(s, Msg::SetScrubbing(false)));
+    assert!(
+        !s.model.borrow().scrub_moving,
+        "released: the panels follow again"
+    );
+    assert_eq!(s.model.borrow().now(), end / 3);
+}
+
 /// Issue 44: a drag whose exact frames cost too much shows keyframes (marked approximate, at or
 /// before the cursor, which stays at the pointer); a rest or the release shows the exact frame,
 /// the same state as a jump there.

@@ -5,6 +5,9 @@
 // timeline, whose top row holds the faults' marks), and the frame's own time is
 // never after the cursor. Released, the exact frame at the pointer is shown: the same step and time
 // as a click (a jump) at that place. A drag that rests (the button still down) refines too.
+// While the drag moves, the DOM-heavy panels (inspector, sequence, plots, log) wait for its rest
+// or release and say so (`#app[data-held="1"]`: dimmed, "paused while dragging · updates on
+// release").
 import assert from 'node:assert/strict';
 import { app, open, settled } from './lib/app.mjs';
 
@@ -33,6 +36,7 @@ export async function run({ page, baseUrl, screenshot, log }) {
       const note = document.querySelector('#scrub-approx');
       window.__seen.push({
         approx: d.approx,
+        held: d.held,
         cursor: Number(d.cursorUs),
         time: Number(d.timeUs),
         mark: !!document.querySelector('#clock-approx.on'),
@@ -60,6 +64,19 @@ export async function run({ page, baseUrl, screenshot, log }) {
       assert.ok(nb && nb.width > 0, 'the note is shown');
       const overlaps = nb.x < tb.x + tb.width && tb.x < nb.x + nb.width && nb.y < tb.y + tb.height && tb.y < nb.y + nb.height;
       assert.ok(!overlaps, `the note is clear of the timeline: ${JSON.stringify({ nb, tb })}`);
+      // The DOM-heavy panels wait while the drag moves (issue 44) and say so: the inspector
+      // card is dimmed under "paused while dragging · updates on release".
+      const insp = await page.evaluate(() => {
+        const c = document.querySelector('.insp-card');
+        return {
+          held: document.querySelector('#app').dataset.held,
+          note: getComputedStyle(c, '::before').content,
+          opacity: getComputedStyle(c.firstElementChild).opacity,
+        };
+      });
+      assert.equal(insp.held, '1', 'the slow panels are held while the drag moves');
+      assert.equal(insp.note, '"paused while dragging · updates on release"', `the inspector says it is paused: ${JSON.stringify(insp)}`);
+      assert.ok(Number(insp.opacity) < 1, `the inspector is dimmed: ${JSON.stringify(insp)}`);
       // The viewport (1366x768) while the pointer keeps moving (a rest would refine).
       let moving = true;
       const wiggle = (async () => {
@@ -92,6 +109,7 @@ export async function run({ page, baseUrl, screenshot, log }) {
     assert.ok(s.time <= s.cursor, `a keyframe's frame is at or before the cursor: ${JSON.stringify(s)}`);
     assert.ok(s.mark, `the clock marks the time approximate (≈): ${JSON.stringify(s)}`);
     assert.match(s.note || '', /^≈ frame at .* · exact on release$/, `the timeline says so: ${JSON.stringify(s)}`);
+    assert.equal(s.held, '1', `the slow panels say they wait while a keyframe is shown: ${JSON.stringify(s)}`);
   }
   // The cursor followed the pointer forward.
   const cursors = seen.map((s) => s.cursor);
@@ -100,6 +118,12 @@ export async function run({ page, baseUrl, screenshot, log }) {
   assert.equal(released.cursorUs, released.timeUs, 'released: the frame is at the cursor');
   assert.equal(await page.$('#clock-approx.on'), null, 'released: no approximate clock');
   assert.equal(await page.$('#scrub-approx'), null, 'released: no note');
+  assert.equal(released.held, '0', 'released: the panels follow again');
+  assert.equal(
+    await page.evaluate(() => getComputedStyle(document.querySelector('.insp-card'), '::before').content),
+    'none',
+    'released: no "paused" note on the inspector',
+  );
 
   // The same place by a click (a jump from elsewhere): the same exact frame.
   await page.mouse.click(xAt(0.1), y);
@@ -120,10 +144,19 @@ export async function run({ page, baseUrl, screenshot, log }) {
     wasApprox ||= (await page.getAttribute('#app', 'data-approx')) === '1';
   }
   await page.waitForSelector('#app[data-approx="0"]', { timeout: 5_000 });
+  await page.waitForSelector('#app[data-held="0"]', { timeout: 5_000 });
   const rested = await app(page);
   log(`rested (button down): approximate before ${wasApprox}, step ${rested.step}, ${rested.timeUs} us`);
   assert.equal(rested.cursorUs, rested.timeUs);
+  assert.equal(rested.held, '0', 'rested: the panels follow again');
+  // At rest the inspector shows the exact frame already: the release (same place) changes
+  // none of its rows.
+  const rows = () => page.$$eval('#endpoint-states tr[data-peer]', (rs) => rs.map((r) => `${r.dataset.peer}:${r.dataset.liveness}:${r.dataset.heartbeat}`).join(','));
+  await settled(page);
+  const atRest = await rows();
+  assert.ok(atRest.length > 0, 'the inspector lists endpoints');
   await page.mouse.up();
   await settled(page);
+  assert.equal(await rows(), atRest, 'the inspector at rest was the exact frame\'s');
   await screenshot('released', { fullPage: false });
 }

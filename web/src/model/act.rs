@@ -8,7 +8,9 @@ impl Model {
     /// Bookkeeping after the engine moved: index new records, keep samples current.
     pub(super) fn after_move(&mut self) {
         self.marks.update(&*self.run.engine);
-        if self.seq_auto && !self.busy() {
+        // Not while a drag of the scrubber moves (issue 44): the sequence diagram waits for
+        // its rest or release (`Model::scrub_rest`).
+        if self.seq_auto && !self.busy() && !self.scrub_moving {
             self.follow_partners(false);
         }
     }

@@ -129,6 +129,19 @@ impl Model {
         }
     }
 
+    /// The drag rested or ended (issue 44): what waited while it moved catches up (the
+    /// sequence diagram's partners; the panels render, see [`Model::scrub_moving`]). Whether
+    /// anything waited.
+    pub(super) fn scrub_rest(&mut self) -> bool {
+        if !std::mem::take(&mut self.scrub_moving) {
+            return false;
+        }
+        if self.seq_auto && !self.busy() {
+            self.follow_partners(false);
+        }
+        true
+    }
+
     /// Go forward towards time `t` taking at most `budget` steps (at least one), then show
     /// where that arrived; whether `t` was reached (or the run ended).
     pub(super) fn forward_within(&mut self, t: Micros, budget: u64) -> bool {

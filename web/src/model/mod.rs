@@ -97,9 +97,11 @@ pub const JUMP_SYNC_MS: f64 = 150.0;
 /// replay (at the measured cost of a replayed step) shows that frame at once; a longer one shows
 /// a keyframe: the nearest checkpoint at or before the time pointed at (or the state shown, when
 /// it is between the two), replayed on towards that time for at most this much
-/// ([`Model::scrub_approx`]). A render of the 251-node run takes ~10-15 ms more, so a drag
-/// update fits ~30 ms: >= 30 cursor updates a second.
-pub const SCRUB_PREVIEW_MS: f64 = 5.0;
+/// ([`Model::scrub_approx`]). A drag update's render at 251 nodes takes ~6 ms more and the
+/// browser's style, paint and canvas commit ~8 ms: ~17 ms of main-thread CPU an update at 5 ms,
+/// ~14 at 2 ms (issue 44, AMD EPYC). Less replay per update leaves more for the release's
+/// exact frame (at 2 ms, 45-70 ms of its replay against 1-37 at 5), hence 3.
+pub const SCRUB_PREVIEW_MS: f64 = 3.0;
 /// Cost of one simulation step assumed until one is measured (251 nodes in Chromium: ~6 µs).
 pub const STEP_COST_MS_GUESS: f64 = 0.01;
 /// Most nodes shown in the sequence diagram.
@@ -244,6 +246,11 @@ pub struct Model {
     /// shown is at the cursor. The exact frame follows on release or when the drag rests
     /// ([`Msg::ScrubSettle`]), as a video player scrubs on keyframes and refines (issue 44).
     pub scrub_approx: Option<Micros>,
+    /// The scrubber is being dragged and has moved since it last rested (issue 44): the
+    /// DOM-heavy panels (header, inspector, sequence, plots, log) and the sequence diagram's
+    /// choice of partners wait meanwhile, and say so; a rest ([`Msg::ScrubSettle`]) or the
+    /// release brings them to the exact frame.
+    pub scrub_moving: bool,
     /// Real time since the last render while a seek computes (renders are throttled to
     /// [`SEEK_RENDER_MS`]).
     seek_quiet_ms: f64,
@@ -398,6 +405,7 @@ impl Model {
             achieved: speed::Achieved::default(),
             scrubbing: false,
             scrub_approx: None,
+            scrub_moving: false,
             seek_quiet_ms: 0.0,
             teach: teach::Teach::default(),
             compare: None,

@@ -162,6 +162,7 @@ impl Model {
                 self.seek = None;
                 // Compare mode keeps its exact jumps (both sides on one cursor).
                 if self.scrubbing && self.compare.is_none() {
+                    self.scrub_moving = true;
                     crate::platform::perf::scrub_start();
                     self.scrub_preview(t);
                     crate::platform::perf::scrub_end();
@@ -169,8 +170,9 @@ impl Model {
                     self.scrub_to(t.min(self.end()));
                 }
             }
-            // Settled above, if a keyframe's frame was shown.
-            Msg::ScrubSettle => return settle,
+            // Settled above, if a keyframe's frame was shown; the panels held while the drag
+            // moved catch up (issue 44).
+            Msg::ScrubSettle => return self.scrub_rest() || settle,
             Msg::SetSpeed(s) => {
                 self.achieved.reset();
                 self.speed = if s.is_finite() {
@@ -246,6 +248,9 @@ impl Model {
                     return false;
                 }
                 self.scrubbing = b;
+                if !b {
+                    self.scrub_rest();
+                }
             }
             Msg::Teach(t) => return self.teach_update(t),
             Msg::Compare(v) => self.set_compare(v),

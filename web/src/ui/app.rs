@@ -376,6 +376,10 @@ pub fn app() -> Html {
     // The revisions the slow panels show (see SLOW_PANEL_MS): while busy, at most one of them
     // catches up per frame (the stalest), so their costs do not add up in one frame.
     let slow = use_mut_ref(|| ([(0u64, f64::NEG_INFINITY); SLOW_PANELS], None, 0u32));
+    // The slow panels wait while a drag of the scrubber moves (issue 44).
+    let held = m.scrub_moving;
+    let held_before = use_mut_ref(|| false);
+    let was_held = std::mem::replace(&mut *held_before.borrow_mut(), held);
     // Bumped after a painted frame to bring the panels a jump left behind off screen up to date.
     let catch_up = use_state(|| 0u32);
     let mut deferred = false;
@@ -391,20 +395,32 @@ pub fn app() -> Html {
         ));
         let now = platform::now_ms();
         let mut sl = slow.borrow_mut();
-        // Dragging the scrubber moves the cursor as often as playing does (issue 20).
-        let throttled = busy || m.scrubbing;
-        // While a drag shows keyframes (issue 44), they wait for the exact frame: a catch-up
-        // (a restyle and layout of their lists) would hold the drag's next update up.
-        let frozen = m.scrub_approx.is_some();
+        // While a drag of the scrubber moves (issue 44) they wait for its rest or release,
+        // and say so (`#app[data-held]`): a catch-up (their lists' render, a restyle and
+        // layout) would hold the drag's next update up. Their key (the sequence diagram's
+        // nodes follow the selected node's partners) is taken as it is, so that it does not
+        // bring them all up at once meanwhile, nor at the rest or release, whose partners
+        // are followed then (`Model::scrub_rest`): that render is a jump's, the panels off
+        // screen catch up after the paint.
+        if held || was_held {
+            sl.1 = key.clone();
+        }
+        // A drag that rests, or is released, is like a jump (below). In compare mode a drag
+        // jumps exactly at each move (no keyframes, nothing held): the panels follow it at most
+        // every SLOW_PANEL_MS, as while playing (issue 20).
+        let throttled = busy || (m.scrubbing && m.compare.is_some());
         // This render is the catch-up after a painted frame: every panel comes up to date.
         let catching_up = sl.2 != *catch_up;
         sl.2 = *catch_up;
-        if !throttled && sl.1 == key && !catching_up {
+        if held {
+        } else if !throttled && sl.1 == key && !catching_up {
             // A jump, a rest or a release (issue 44): the panels nobody can see (off screen)
             // wait for the frame to be painted, then catch up (their lists' render and the
             // reconciling of their DOM were ~40% of a jump's render at 251 nodes).
+            // Right after a drag that held them (its rest or release), all of them wait for
+            // that paint: the exact frame of the cluster view and the cursor comes first.
             for (i, card) in SLOW_PANEL_CARDS.iter().enumerate() {
-                if sl.0[i].0 != rev && platform::off_screen(card) {
+                if sl.0[i].0 != rev && (was_held || platform::off_screen(card)) {
                     deferred = true;
                 } else {
                     sl.0[i] = (rev, now);
@@ -413,7 +429,6 @@ pub fn app() -> Html {
         } else if !throttled || sl.1 != key {
             sl.0 = [(rev, now); SLOW_PANELS];
             sl.1 = key;
-        } else if frozen {
         } else if let Some(i) = (0..SLOW_PANELS)
             .filter(|i| now - sl.0[*i].1 >= SLOW_PANEL_MS)
             .min_by(|a, b| sl.0[*a].1.total_cmp(&sl.0[*b].1))
@@ -716,6 +731,7 @@ pub fn app() -> Html {
             data-ready={if shown_ready { "1" } else { "0" }}
             data-busy={if busy || deferred || download.is_some() { "1" } else { "0" }}
             data-deferred={if deferred { "1" } else { "0" }}
+            data-held={if held || (was_held && deferred) { "1" } else { "0" }}
             data-scenario={scenario} data-variant={variant}
             data-step={step} data-time-us={time} data-frontier={frontier}
             data-cursor-us={cursor_us} data-approx={approx}
