@@ -8,6 +8,65 @@ use crate::engine::trace::LogLevel;
 use crate::raft::sm::SmCtx;
 use std::fmt;
 
+/// Why a datanode asked SCM to close the pipeline: which `XceiverServerRatis` handler called
+/// `triggerPipelineClose`. The model raises two of Ozone's five: `handleFollowerSlowness` and
+/// `handleNoLeader` (Ratis' `notifyFollowerSlowness` / `notifyExtendedNoLeader`, after
+/// `raft.server.rpc.slowness.timeout` / `raft.server.notification.no-leader.timeout`, 300 s by
+/// Ozone's defaults) and `handleInstallSnapshotFromLeader` (no snapshots here) are not modelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CloseCause {
+    /// The leader's `readStateMachineData` failed (the chunk range read back from the block
+    /// file is short: "Unexpected read size"): Ratis' `SegmentedRaftLog.getEntryWithData` calls
+    /// `notifyLogFailed`, and `handleNodeLogFailure` raises the close with reason
+    /// PIPELINE_LOG_FAILED.
+    ReadFailed,
+    /// An `applyTransaction` answered a result `handleCommandResult` does not tolerate (e.g.
+    /// CONTAINER_UNHEALTHY): `handleApplyTransactionFailure`, reason
+    /// STATEMACHINE_TRANSACTION_FAILED.
+    ApplyFailed,
+}
+
+/// The values of the views `pipeline_close_cause` and `pipeline_closed_by`.
+pub const CLOSE_CAUSES: &[&str] = &["none", "read failed", "apply failed"];
+
+impl CloseCause {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CloseCause::ReadFailed => "read failed",
+            CloseCause::ApplyFailed => "apply failed",
+        }
+    }
+    /// `ClosePipelineInfo.Reason`.
+    pub fn reason_code(self) -> &'static str {
+        match self {
+            CloseCause::ReadFailed => "PIPELINE_LOG_FAILED",
+            CloseCause::ApplyFailed => "STATEMACHINE_TRANSACTION_FAILED",
+        }
+    }
+    /// The view's text for an optional cause ("none" without one).
+    pub fn text(c: Option<CloseCause>) -> &'static str {
+        c.map_or("none", CloseCause::as_str)
+    }
+}
+
+impl OzNode {
+    /// Drop the leader's cached WriteChunk data up to index `upto` (`removeCacheDataUpTo`;
+    /// `Index::MAX`: all of it, `evictStateMachineCache`).
+    pub(super) fn evict_up_to(&mut self, upto: crate::raft::Index) {
+        let keep = self.cache.split_off(&upto.saturating_add(1));
+        for k in std::mem::replace(&mut self.cache, keep).into_keys() {
+            if let Some(d) = self.data.get_mut(&k) {
+                *d = match *d {
+                    "cached, zero bytes" => "zero bytes, evicted",
+                    // A data stage still queued: its status is set when it runs.
+                    "cached" => "cached",
+                    _ => "written, evicted",
+                };
+            }
+        }
+    }
+}
+
 impl Csm {
     /// An incremental container report (ICR) of one replica to SCM (`sendICR`: at once, with a
     /// triggered heartbeat).
@@ -45,23 +104,31 @@ impl Csm {
         }
     }
 
-    /// `XceiverServerRatis.triggerPipelineClose`: a PipelineAction CLOSE on the next
-    /// heartbeat, once per pipeline (`isPipelineCloseInProgress`).
+    /// `XceiverServerRatis.triggerPipelineClose`: a PipelineAction CLOSE with its
+    /// `ClosePipelineInfo.Reason` and detail on the next heartbeat, once per pipeline
+    /// (`isPipelineCloseInProgress`). The first cause of the run is kept for the view
+    /// `pipeline_close_cause`.
     pub(super) fn trigger_pipeline_close(
         &self,
         n: &mut OzNode,
         c: &mut SmCtx<Self>,
+        cause: CloseCause,
         reason: String,
     ) {
         if n.pipeline_action_sent {
             return;
         }
         n.pipeline_action_sent = true;
+        n.close_cause.get_or_insert(cause);
         c.log(
             LogLevel::Warn,
-            format_args!("pipeline Action CLOSE on the pipeline. Reason : {reason}"),
+            format_args!(
+                "pipeline Action CLOSE on the pipeline ({}, {}). Reason : {reason}",
+                cause.reason_code(),
+                cause.as_str()
+            ),
         );
-        c.send(self.scm, OzMsg::PipelineActionClose { reason });
+        c.send(self.scm, OzMsg::PipelineActionClose { cause, reason });
     }
 
     /// `KeyValueHandler.markContainerForClose`: OPEN -> CLOSING (and an ICR); any other state is

@@ -24,6 +24,7 @@ pub mod scm;
 pub mod start;
 pub mod view;
 
+pub use dn::{CloseCause, CLOSE_CAUSES};
 pub use scm::{Replica, Scm};
 
 use crate::engine::action::Dur;
@@ -230,8 +231,9 @@ impl OzCmd {
 /// datanodes.
 #[derive(Clone, Debug, PartialEq)]
 pub enum OzMsg {
-    /// Datanode heartbeat: `PipelineAction` CLOSE (`XceiverServerRatis.triggerPipelineClose`).
-    PipelineActionClose { reason: String },
+    /// Datanode heartbeat: `PipelineAction` CLOSE (`XceiverServerRatis.triggerPipelineClose`):
+    /// its cause (`ClosePipelineInfo.Reason`) and detailed reason.
+    PipelineActionClose { cause: CloseCause, reason: String },
     /// SCM -> datanode: `CloseContainerCommand`; `force` closes a QUASI_CLOSED replica (or one
     /// without a pipeline) CLOSED without Raft.
     CloseContainer { c: u32, force: bool },
@@ -310,6 +312,9 @@ pub struct OzNode {
     /// Appender reads queued behind them ([`OzTask::ChunkRead`]).
     pub reads_queued: BTreeSet<Index>,
     pub pipeline_action_sent: bool,
+    /// Why this datanode first asked SCM to close the pipeline in the run (kept across
+    /// restarts; `pipeline_action_sent` is per process).
+    pub close_cause: Option<CloseCause>,
     /// The request kinds held at the hold point (between startTransaction and appendTransaction):
     /// `WriteChunk` (the reproduction's `hold-writes`), `PutBlock`.
     pub hold: BTreeSet<&'static str>,
@@ -413,6 +418,11 @@ impl StateMachine for Csm {
 
     fn wants_follower_next(&self) -> bool {
         self.p.wait_on_all_followers
+    }
+    /// `ContainerStateMachine.notifyNotLeader`: a leader that steps down clears
+    /// `stateMachineDataCache` (`evictStateMachineCache`).
+    fn not_leader(&self, n: &mut OzNode, _c: &mut SmCtx<Self>) {
+        n.evict_up_to(Index::MAX);
     }
     fn init(&self, id: NodeId) -> OzNode {
         let mut containers: BTreeMap<u32, CState> =
@@ -698,8 +708,12 @@ impl StateMachine for Csm {
                 "ReadStateMachine failed. cmd WriteChunk logIndex {i} msg : {msg} Container Result: CONTAINER_INTERNAL_ERROR"
             ),
         );
+        // readStateMachineData: stateMachineHealthy false and the container unhealthy
+        // (`unhealthyContainers.add`), then the read's future fails and Ratis'
+        // `getEntryWithData` calls `notifyLogFailed` -> `handleNodeLogFailure`.
+        n.unhealthy_containers.insert(cid);
         self.unhealthy(n, c, "readStateMachineData failed");
-        self.trigger_pipeline_close(n, c, msg.clone());
+        self.trigger_pipeline_close(n, c, CloseCause::ReadFailed, msg.clone());
         Stage::Failed(msg)
     }
 
@@ -727,15 +741,7 @@ impl StateMachine for Csm {
             (true, false) => Some(i),
         };
         if let Some(upto) = evict_to {
-            let keep = n.cache.split_off(&(upto + 1));
-            for k in std::mem::replace(&mut n.cache, keep).into_keys() {
-                if let Some(d) = n.data.get_mut(&k) {
-                    *d = match *d {
-                        "cached, zero bytes" => "zero bytes, evicted",
-                        _ => "written, evicted",
-                    };
-                }
-            }
+            n.evict_up_to(upto);
         }
         let cid = cmd.container();
         let r = match cmd {
@@ -781,6 +787,7 @@ impl StateMachine for Csm {
             self.trigger_pipeline_close(
                 n,
                 c,
+                CloseCause::ApplyFailed,
                 format!("Ratis Transaction failure in datanode {me} with role {role} .Triggering pipeline close action."),
             );
         }
@@ -849,6 +856,16 @@ impl StateMachine for Csm {
                 }
             ),
         );
+        // HddsDispatcher.dispatchRequest: a write the handler answered with a result
+        // `canIgnoreException` does not ignore (not SUCCESS, CLOSED_CONTAINER_IO,
+        // CONTAINER_UNHEALTHY...) marks its OPEN or CLOSING container UNHEALTHY: the injected
+        // results. The apply of the same WriteChunk then answers CONTAINER_UNHEALTHY.
+        if !checked
+            && matches!(r, Res::ChunkFileInconsistency | Res::ContainerInternalError)
+            && matches!(n.state(cid), Some(CState::Open | CState::Closing))
+        {
+            self.mark_unhealthy(n, c, cid);
+        }
         if !r.tolerated() {
             n.unhealthy_containers.insert(cid);
             self.unhealthy(n, c, &format!("writeStateMachineData of index {i}: {r}"));
@@ -885,7 +902,9 @@ impl StateMachine for Csm {
     }
     fn render_msg(&self, m: &OzMsg) -> String {
         match m {
-            OzMsg::PipelineActionClose { reason } => format!("PipelineAction CLOSE: {reason}"),
+            OzMsg::PipelineActionClose { cause, reason } => {
+                format!("PipelineAction CLOSE ({}): {reason}", cause.reason_code())
+            }
             OzMsg::CloseContainer { c, force } => {
                 format!(
                     "CloseContainerCommand c{c}{}",
@@ -964,6 +983,7 @@ impl StateMachine for Csm {
             "zero_byte_writes": n.zero_byte_writes,
             "closed_container_writes": n.closed_container_writes,
             "pipeline_removed": n.pipeline_removed,
+            "pipeline_close_cause": CloseCause::text(n.close_cause),
             "bcsid": n.bcsid.iter().map(|(c, b)| (c.to_string(), *b)).collect::<BTreeMap<_, _>>(),
             "results": n.results,
         })
@@ -972,5 +992,7 @@ impl StateMachine for Csm {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_close;
 #[cfg(test)]
 mod tests_start;

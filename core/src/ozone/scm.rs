@@ -7,7 +7,7 @@
 //! (updateContainerStats, updateContainerState) and the ReplicationManager's
 //! `ClosingContainerHandler`, `QuasiClosedContainerHandler`, `MismatchedReplicasHandler`.
 
-use super::{CState, Csm, OzMsg, OzTimer};
+use super::{CState, CloseCause, Csm, OzMsg, OzTimer};
 use crate::engine::trace::LogLevel;
 use crate::engine::NodeId;
 use crate::raft::sm::SmCtx;
@@ -38,6 +38,8 @@ pub struct Scm {
     /// (container, datanode) -> the number of the newest report processed.
     pub report_no: BTreeMap<(u32, NodeId), u64>,
     pub pipeline_actions: u64,
+    /// The datanode whose pipeline action moved the pipeline to CLOSED, and its cause.
+    pub closed_by: Option<(NodeId, CloseCause)>,
     /// Close leases taken (numbers them).
     pub leases: u64,
     /// A ReplicationManager run is scheduled.
@@ -90,6 +92,7 @@ impl Scm {
                 "containers": self.containers.iter().map(|(k, v)| (k.to_string(), v.as_str())).collect::<BTreeMap<_, _>>(),
                 "sequence_ids": self.seq.iter().map(|(k, v)| (k.to_string(), *v)).collect::<BTreeMap<_, _>>(),
                 "pipeline_actions": self.pipeline_actions,
+                "pipeline_closed_by": CloseCause::text(self.closed_by.map(|(_, c)| c)),
             }
         })
     }
@@ -229,13 +232,21 @@ impl Csm {
     /// containers (FINALIZE the OPEN ones, a close event for every CLOSING one) and move the
     /// pipeline to CLOSED; it is destroyed (ClosePipelineCommand) `pipeline_destroy_timeout`
     /// later. An action for a destroyed pipeline gets a ClosePipelineCommand back.
-    fn pipeline_action(&self, s: &mut Scm, c: &mut SmCtx<Self>, from: NodeId, reason: &str) {
+    fn pipeline_action(
+        &self,
+        s: &mut Scm,
+        c: &mut SmCtx<Self>,
+        from: NodeId,
+        cause: CloseCause,
+        reason: &str,
+    ) {
         s.pipeline_actions += 1;
         c.log(
             LogLevel::Warn,
             format_args!(
-                "PipelineActionHandler: CLOSE from {} (Reason : {reason})",
-                c.ctx.topo.name(from)
+                "PipelineActionHandler: CLOSE from {} ({}, Reason : {reason})",
+                c.ctx.topo.name(from),
+                cause.reason_code()
             ),
         );
         if s.pipeline_destroyed {
@@ -248,6 +259,7 @@ impl Csm {
         }
         if s.pipeline_open {
             s.pipeline_open = false;
+            s.closed_by = Some((from, cause));
             c.log(LogLevel::Warn, "SCM: pipeline moved to CLOSED state");
             c.set_timer(
                 OzTimer::DestroyPipeline,
@@ -405,7 +417,9 @@ impl Csm {
 
     pub(super) fn scm_message(&self, s: &mut Scm, c: &mut SmCtx<Self>, from: NodeId, m: OzMsg) {
         match m {
-            OzMsg::PipelineActionClose { reason } => self.pipeline_action(s, c, from, &reason),
+            OzMsg::PipelineActionClose { cause, reason } => {
+                self.pipeline_action(s, c, from, cause, &reason)
+            }
             OzMsg::ContainerReport {
                 c: cid,
                 state,

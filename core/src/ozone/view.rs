@@ -47,12 +47,14 @@ pub const VIEWS: &[&str] = &[
     "leaked_permits",
     "bcsid",
     "pipeline_removed",
+    "pipeline_close_cause",
     // SCM's
     "pipeline",
     "scm_container_state",
     "scm_replica_state",
     "scm_sequence_id",
     "pipeline_actions",
+    "pipeline_closed_by",
 ];
 
 pub const MSG_KINDS: &[MsgKind] = &[
@@ -317,6 +319,9 @@ fn view_needs(view: &str) -> ViewNeeds {
         "scm_replica_state" => dn.key(CONTAINER_KEY).text(CONTAINER_STATES),
         "scm_sequence_id" => ViewNeeds::NONE.key(CONTAINER_KEY).num(),
         "pipeline_actions" => ViewNeeds::NONE.num(),
+        // `CloseCause::as_str`, "none" before a close.
+        "pipeline_close_cause" => dn.text(super::CLOSE_CAUSES),
+        "pipeline_closed_by" => ViewNeeds::NONE.text(super::CLOSE_CAUSES),
         raft => <crate::raft::RaftKv as Model>::view_needs(raft),
     }
 }
@@ -539,6 +544,12 @@ impl Model for Ozone {
                 num(s.seq.get(&c).copied().unwrap_or(0))
             }),
             "pipeline_actions" => scm().and_then(|s| num(s.pipeline_actions)),
+            "pipeline_close_cause" => {
+                dn("the datanode").and_then(|n| text(super::CloseCause::text(n.close_cause)))
+            }
+            "pipeline_closed_by" => {
+                scm().and_then(|s| text(super::CloseCause::text(s.closed_by.map(|(_, c)| c))))
+            }
             _ => return self.query_impl(sim, q),
         };
         Some(r)

@@ -192,6 +192,7 @@ impl<S: StateMachine> Raft<S> {
             node.progress.clear();
             ctx.cancel_timer(Timer::LeaderTick);
             self.fail_pending(node, ctx);
+            self.with_sm(node, ctx, |s, n, c| s.not_leader(n, c));
             self.start_follower_state(node, ctx);
         } else if was != Role::Follower {
             self.start_follower_state(node, ctx);

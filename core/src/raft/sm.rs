@@ -174,6 +174,8 @@ pub trait StateMachine: Clone + fmt::Debug + 'static {
     ) -> Stage {
         Stage::Done
     }
+    /// The leader stepped down (Ratis `LeaderEventApi.notifyNotLeader`).
+    fn not_leader(&self, _n: &mut Self::Node, _c: &mut SmCtx<Self>) {}
     fn apply(
         &self,
         n: &mut Self::Node,

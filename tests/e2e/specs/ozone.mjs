@@ -49,6 +49,7 @@ export async function run({ page, baseUrl, screenshot, log }) {
   await stepUntil(page, () => document.querySelector('#oz-held')?.dataset.count === '1');
   assert.match(await page.textContent('#oz-held'), /W1/, 'W1 is held at the hold point');
   assert.equal(await page.getAttribute('#oz-pipeline', 'data-state'), 'OPEN');
+  assert.equal(await page.getAttribute('#oz-pipeline', 'data-closed-by'), 'none');
 
   // 3.9 s (after the release at 3 s): the CloseContainer at index 3, W1 at index 4 with zero bytes.
   await captionsUntil(page, 3_000_000);
@@ -76,6 +77,9 @@ export async function run({ page, baseUrl, screenshot, log }) {
   assert.equal((await cell(page, 'dn1', 2)).status, 'read from disk', 'W0 was read back from the disk');
   assert.equal(await page.getAttribute('#oz-health .oz-h[data-node="dn1"]', 'data-healthy'), 'false');
   assert.equal(await page.getAttribute('#oz-pipeline', 'data-state'), 'CLOSED');
+  // Why: the leader's failed readStateMachineData (pipeline_closed_by, pipeline_close_cause).
+  assert.equal(await page.getAttribute('#oz-pipeline', 'data-closed-by'), 'read failed');
+  assert.equal(await page.getAttribute('#oz-health .oz-h[data-node="dn1"]', 'data-close-cause'), 'read failed');
   assert.equal(await container(page, 'scm', '2'), 'CLOSED', 'SCM closed the other container');
   const dn2 = await page.$eval('#raft-strips .rs-strip[data-node="dn2"]', (e) => ({ ...e.dataset }));
   assert.ok(Number(dn2.last) <= 3, `dn2 never gets index 4 (last ${dn2.last})`);
@@ -93,6 +97,7 @@ export async function run({ page, baseUrl, screenshot, log }) {
   await page.click('#to-end');
   await settled(page);
   assert.equal(await page.getAttribute('#oz-pipeline', 'data-state'), 'OPEN');
+  assert.equal(await page.getAttribute('#oz-pipeline', 'data-closed-by'), 'none');
   assert.equal(await page.getAttribute('#oz-health .oz-h[data-node="dn1"]', 'data-healthy'), 'true');
   assert.equal((await cell(page, 'dn1', 2)).status, 'read from disk');
   const fixedDn2 = await page.$eval('#raft-strips .rs-strip[data-node="dn2"]', (e) => ({ ...e.dataset }));

@@ -7,7 +7,8 @@
 //! `entries[]` {index, kind, container, data} and `quota` {used, leaked, limit}; SCM:
 //! `state_machine.scm`). Missing fields show as "—".
 //!
-//! Test hooks: `#oz-pipeline[data-state]`; `#oz-health .oz-h[data-node][data-healthy]`;
+//! Test hooks: `#oz-pipeline[data-state][data-closed-by]`;
+//! `#oz-health .oz-h[data-node][data-healthy][data-close-cause]`;
 //! `#oz-data tr[data-node]` with `td[data-index][data-kind][data-container][data-status]`;
 //! `#oz-containers td[data-node][data-container]` (text = state; SCM's column has
 //! data-node="scm" or the SCM node's name); `#oz-cache[data-entries]`;
@@ -88,6 +89,8 @@ pub fn ozone_inspector(p: &PanelProps) -> Html {
         })
         .unwrap_or(Value::Null);
     let pipeline = text(&scm, "pipeline");
+    // Why SCM closed it: the cause of the pipeline action it closed it on ("none" while OPEN).
+    let closed_by = text(&scm, "pipeline_closed_by");
     let prev = m
         .prev_node
         .as_ref()
@@ -115,6 +118,11 @@ pub fn ozone_inspector(p: &PanelProps) -> Html {
         let sm = v.get("state_machine").cloned().unwrap_or(Value::Null);
         let healthy = sm.get("healthy").and_then(Value::as_bool);
         let fails = sm.get("read_failures").and_then(Value::as_u64).unwrap_or(0);
+        let cause = sm
+            .get("pipeline_close_cause")
+            .and_then(Value::as_str)
+            .unwrap_or("none")
+            .to_string();
         let label = match healthy {
             Some(true) => "healthy",
             Some(false) => "UNHEALTHY",
@@ -122,9 +130,10 @@ pub fn ozone_inspector(p: &PanelProps) -> Html {
         };
         html! {
             <span class={classes!("oz-h", (healthy == Some(false)).then_some("oz-bad"))} data-node={n.clone()}
-                data-healthy={healthy.map(|h| h.to_string()).unwrap_or_default()}
-                title="stateMachineHealthy; readStateMachineData failures">
+                data-healthy={healthy.map(|h| h.to_string()).unwrap_or_default()} data-close-cause={cause.clone()}
+                title="stateMachineHealthy; readStateMachineData failures; why this datanode asked SCM to close the pipeline (pipeline_close_cause)">
                 <b>{ n }</b>{ format!(" {} · {} · read failures {fails}", text(&v, "role"), label) }
+                { if cause == "none" { String::new() } else { format!(" · close: {cause}") } }
             </span>
         }
     });
@@ -273,8 +282,10 @@ pub fn ozone_inspector(p: &PanelProps) -> Html {
             </div>
             <div class="oz-top">
                 <span id="oz-pipeline" class={classes!("oz-pipe", (pipeline == "CLOSED").then_some("oz-bad"))} data-state={pipeline.clone()}
-                    title="SCM's view of the pipeline (PipelineActionHandler closes it)">
+                    data-closed-by={closed_by.clone()}
+                    title="SCM's view of the pipeline (PipelineActionHandler closes it) and the cause of the action it closed it on (pipeline_closed_by)">
                     { format!("SCM pipeline {pipeline}") }
+                    { if pipeline == "CLOSED" && closed_by != "none" { format!(" ({closed_by})") } else { String::new() } }
                 </span>
                 <div id="oz-health" class="oz-health">{ for health }</div>
             </div>

@@ -1,0 +1,133 @@
+//! Why the pipeline closed (`pipeline_close_cause` per datanode, `pipeline_closed_by` at SCM):
+//! the ticket's route (a committed zero-byte WriteChunk read back for a lagging follower) and
+//! the by-design routes (an UNHEALTHY replica, an injected CHUNK_FILE_INCONSISTENCY) tell apart.
+
+use crate::limits::Limits;
+use crate::model::QValue;
+use crate::runner::{Run, RunOptions};
+use crate::scenario::{builtin, Scenario};
+
+fn run(s: Scenario, variant: &str, seed: u64) -> Run {
+    let mut r = Run::new(
+        s,
+        variant,
+        Some(seed),
+        &toml::Table::new(),
+        &RunOptions::default(),
+    )
+    .unwrap();
+    r.run(None).unwrap();
+    r
+}
+
+fn text(r: &Run, view: &str, node: Option<u32>) -> String {
+    match r.query(view, node, None, None, 0).unwrap() {
+        QValue::Text(t) => t,
+        v => panic!("{view}: {v:?}"),
+    }
+}
+
+/// Sandbox, dn1 elected at 10 ms, a write at 2 s, plus `extra` (TOML faults).
+fn scripted(extra: &str) -> Scenario {
+    let text = format!(
+        r#"
+name = "close-cause"
+title = "close cause"
+protocol = "ozone"
+duration = "6s"
+[cluster]
+nodes = [{{ name = "dn1" }}, {{ name = "dn2" }}, {{ name = "dn3" }}, {{ name = "scm" }}]
+[network]
+latency_min = "1ms"
+latency_max = "3ms"
+[params]
+preset = "ozone"
+close_container_wait = "1s"
+[[variants]]
+name = "v"
+description = "v"
+[[faults]]
+at = "10ms"
+action = "command"
+node = "dn1"
+command = "timeout"
+[[faults]]
+at = "2s"
+action = "command"
+node = "dn1"
+command = "client-write-chunk W1 1 1 1024"
+{extra}"#
+    );
+    Scenario::parse("close-cause.toml", &text, &Limits::default()).unwrap()
+}
+
+#[test]
+fn a_failed_read_of_a_committed_zero_byte_chunk_is_the_close_cause() {
+    for seed in 1..=5 {
+        let r = run(
+            builtin::get("hdds-17673-close-race").unwrap(),
+            "buggy",
+            seed,
+        );
+        assert_eq!(text(&r, "pipeline", None), "CLOSED", "seed {seed}");
+        assert_eq!(
+            text(&r, "pipeline_closed_by", None),
+            "read failed",
+            "seed {seed}"
+        );
+        // dn1 leads and read W1 back; the followers raised nothing.
+        assert_eq!(text(&r, "pipeline_close_cause", Some(0)), "read failed");
+        assert_eq!(text(&r, "pipeline_close_cause", Some(1)), "none");
+        assert_eq!(text(&r, "pipeline_close_cause", Some(2)), "none");
+        // readStateMachineData put W1's container among the unhealthy ones: it stays so.
+        assert_eq!(text(&r, "healthy", Some(0)), "false");
+        let fixed = run(
+            builtin::get("hdds-17673-close-race").unwrap(),
+            "fixed",
+            seed,
+        );
+        assert_eq!(
+            text(&fixed, "pipeline_closed_by", None),
+            "none",
+            "seed {seed}"
+        );
+        assert_eq!(text(&fixed, "pipeline_close_cause", Some(0)), "none");
+    }
+}
+
+#[test]
+fn an_unhealthy_replica_closes_the_pipeline_by_a_failed_apply_not_a_read() {
+    let r = run(
+        scripted(
+            "[[faults]]\nat = \"1s\"\naction = \"command\"\nnode = \"dn3\"\ncommand = \"mark-unhealthy 1\"\n",
+        ),
+        "v",
+        1,
+    );
+    assert_eq!(text(&r, "pipeline", None), "CLOSED");
+    assert_eq!(text(&r, "pipeline_closed_by", None), "apply failed");
+    assert_eq!(text(&r, "pipeline_close_cause", Some(2)), "apply failed");
+    assert_eq!(text(&r, "pipeline_close_cause", Some(0)), "none");
+}
+
+/// HddsDispatcher marks the container of an injected CHUNK_FILE_INCONSISTENCY UNHEALTHY, so the
+/// same WriteChunk's apply fails: an apply failure, though the data stage wrote zero bytes.
+#[test]
+fn an_injected_inconsistency_closes_the_pipeline_by_a_failed_apply() {
+    let r = run(
+        scripted(
+            "[[faults]]\nat = \"1s\"\naction = \"command\"\nnode = \"dn1\"\ncommand = \"inject-write-result CHUNK_FILE_INCONSISTENCY\"\n",
+        ),
+        "v",
+        1,
+    );
+    let replica = r
+        .query_key("container_state", Some(0), None, None, Some("1"), 0)
+        .unwrap();
+    assert_eq!(replica, QValue::Text("UNHEALTHY".into()));
+    let zero = r.query("zero_byte_writes", Some(0), None, None, 0).unwrap();
+    assert_eq!(zero, QValue::Num(1.0));
+    assert_eq!(text(&r, "pipeline", None), "CLOSED");
+    assert_eq!(text(&r, "pipeline_closed_by", None), "apply failed");
+    assert_eq!(text(&r, "pipeline_close_cause", Some(0)), "apply failed");
+}
