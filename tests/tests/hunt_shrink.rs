@@ -18,6 +18,15 @@ fn sandbox_raft() -> Scenario {
     file("scenarios/sandbox-raft.toml")
 }
 
+/// sandbox-raft with the default limits, a plan of `kinds` and its space: each test's start.
+fn setup(kinds: &str) -> (Scenario, Limits, Plan, Space) {
+    let s = sandbox_raft();
+    let l = Limits::default();
+    let p = plan(&s, kinds);
+    let space = Space::of(&s, &p, &l).unwrap();
+    (s, l, p, space)
+}
+
 fn plan(s: &Scenario, kinds: &str) -> Plan {
     Plan::new(
         s,
@@ -82,10 +91,7 @@ impl Runner for CutAndWrite {
 /// second's heal: 4 actions to 3.
 #[test]
 fn two_faults_of_one_cut_are_joined_into_one() {
-    let s = sandbox_raft();
-    let l = Limits::default();
-    let p = plan(&s, "partition,command");
-    let space = Space::of(&s, &p, &l).unwrap();
+    let (s, l, p, space) = setup("partition,command");
     let faults = vec![
         Fault {
             at: 3 * S / 2,
@@ -148,10 +154,7 @@ impl Runner for OneSeedIn100 {
 /// more than 64 probes (so 64 would keep the six restarts), and it shrinks there to one.
 #[test]
 fn the_seed_shrink_probes_further_while_the_schedule_is_large() {
-    let s = sandbox_raft();
-    let l = Limits::default();
-    let p = plan(&s, "restart");
-    let space = Space::of(&s, &p, &l).unwrap();
+    let (s, l, p, space) = setup("restart");
     let faults: Vec<Fault> = ["n1", "n2", "n3", "n4", "n5", "n2"]
         .iter()
         .enumerate()
@@ -231,10 +234,7 @@ impl Runner for StrandedThenRestarted {
 /// model's other executors are tried first and kept out by the re-run).
 #[test]
 fn a_cut_ended_by_the_nodes_restart_becomes_a_stall_without_a_heal() {
-    let s = sandbox_raft();
-    let l = Limits::default();
-    let p = plan(&s, "partition,command,restart,stall");
-    let space = Space::of(&s, &p, &l).unwrap();
+    let (s, l, p, space) = setup("partition,command,restart,stall");
     assert_eq!(
         space.executors,
         ["LogWorker", "LogAppender", "StateMachineUpdater"]
@@ -278,10 +278,7 @@ fn a_cut_ended_by_the_nodes_restart_becomes_a_stall_without_a_heal() {
 /// the cut and its heal stay.
 #[test]
 fn a_cut_stays_a_cut_when_no_restart_of_its_node_follows() {
-    let s = sandbox_raft();
-    let l = Limits::default();
-    let p = plan(&s, "partition,command,restart,stall");
-    let space = Space::of(&s, &p, &l).unwrap();
+    let (s, l, p, space) = setup("partition,command,restart,stall");
     // Fails on the cut and the write alone (a restart of n1 is not needed here).
     struct CutWrite;
     impl Runner for CutWrite {
@@ -336,11 +333,8 @@ impl Runner for SixOnEvenSeeds {
 /// times as many.
 #[test]
 fn a_whole_shrink_stays_within_most_reruns() {
-    let s = sandbox_raft();
-    let l = Limits::default();
-    let mut p = plan(&s, "restart");
+    let (s, l, mut p, space) = setup("restart");
     p.shrink_reruns = 100;
-    let space = Space::of(&s, &p, &l).unwrap();
     let faults: Vec<Fault> = ["n1", "n2", "n3", "n4", "n5", "n2"]
         .iter()
         .enumerate()
