@@ -36,7 +36,9 @@ async function handle(d) {
       return;
     }
     if (d.kind === 'shrink') {
-      self.postMessage({ out: app.hunt_shrink(d.builtin, d.text, d.plan, BigInt(d.index)) });
+      // The shrink's progress ("RERUNS ACTIONS") goes to the page's hunt card as it goes.
+      const progress = (p) => self.postMessage({ progress: p });
+      self.postMessage({ out: app.hunt_shrink(d.builtin, d.text, d.plan, BigInt(d.index), progress) });
       return;
     }
     const jobs = new BigUint64Array(d.jobs.map((j) => BigInt(j)));

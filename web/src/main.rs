@@ -49,9 +49,21 @@ pub fn hunt_batch(
 /// A hunt's shrink (`kind: "shrink"`): candidate `index` shrunk and recorded as actions. See
 /// `clusterscope_web::hunt::run_shrink`.
 #[wasm_bindgen]
-pub fn hunt_shrink(builtin: &str, text: &str, plan: &str, index: u64) -> Result<String, JsValue> {
-    clusterscope_web::hunt::run_shrink(builtin, text, plan, index)
-        .map_err(|e| JsValue::from_str(&e))
+pub fn hunt_shrink(
+    builtin: &str,
+    text: &str,
+    plan: &str,
+    index: u64,
+    progress: &js_sys::Function,
+) -> Result<String, JsValue> {
+    clusterscope_web::hunt::run_shrink(builtin, text, plan, index, &mut |reruns, actions| {
+        // "RERUNS ACTIONS": the worker posts it as `{ progress }` (web/src/sweep/workers.rs).
+        let _ = progress.call1(
+            &JsValue::NULL,
+            &JsValue::from_str(&format!("{reruns} {actions}")),
+        );
+    })
+    .map_err(|e| JsValue::from_str(&e))
 }
 
 /// The engine alone on a built-in scenario's default variant, the way `clusterscope run` runs it

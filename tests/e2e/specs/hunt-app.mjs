@@ -66,9 +66,21 @@ export async function run({ page, baseUrl, log }) {
     await page.fill('#hunt-budget', '2000');
     await page.fill('#hunt-seed', '9');
     await page.selectOption('#hunt-faults', 'all');
+    // What the card says while it shrinks (recorded as it changes): its worker's progress.
+    await page.evaluate(() => {
+      window.__shrinkTexts = [];
+      const panel = document.querySelector('#hunt-panel');
+      new MutationObserver(() => {
+        if (panel.dataset.state === 'shrinking') window.__shrinkTexts.push(panel.textContent);
+      }).observe(panel, { subtree: true, childList: true, characterData: true, attributes: true });
+    });
     const t0 = Date.now();
     await page.click('#hunt-start');
     await page.waitForSelector('#hunt-panel[data-state="found"]', { timeout: 180_000 });
+    const shrinking = await page.evaluate(() => window.__shrinkTexts);
+    const progress = shrinking.filter((t) => /re-run \d+ of at most 1600; best so far \d+ actions?…/.test(t));
+    assert.ok(progress.length > 0, `the card showed the shrink's progress: ${JSON.stringify(shrinking.slice(-3))}`);
+    log(`${w}: ${progress.length} progress texts while shrinking, the last: ${progress[progress.length - 1].match(/re-run [^…]*/)[0]}`);
     const panel = await page.$eval('#hunt-panel', (e) => ({ ...e.dataset }));
     log(`${w}: found candidate ${panel.index} (seed ${panel.seed}, ${panel.actions} action(s)) after ${panel.done} runs in ${Date.now() - t0} ms`);
     assert.equal(panel.index, '190', 'the candidate `clusterscope hunt` finds');

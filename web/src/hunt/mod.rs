@@ -326,13 +326,20 @@ pub fn replay_verdict(
     }
 }
 
+/// How many re-runs of a shrink may pass between two progress reports ([`run_shrink`]).
+pub const PROGRESS_EVERY: u32 = 10;
+
 /// A worker's shrink: candidate `index` of the plan shrunk ([`finish_by`], on the same nodes), recorded as actions
-/// ([`record`]) and replayed ([`replay_verdict`]). Returns a [`Shrunk`] as JSON.
+/// ([`record`]) and replayed ([`replay_verdict`]). Returns a [`Shrunk`] as JSON. `progress`
+/// hears (re-runs so far, actions of the smallest failing schedule so far) whenever the
+/// schedule got smaller and every [`PROGRESS_EVERY`] re-runs (the worker posts it to the page's
+/// hunt card, as the CLI's progress line shows it).
 pub fn run_shrink(
     builtin: &str,
     text: &str,
     plan_json: &str,
     index: u64,
+    progress: &mut dyn FnMut(u32, usize),
 ) -> Result<String, String> {
     with_prepared(builtin, text, plan_json, |s, plan, space| {
         if index >= plan.runs {
@@ -340,6 +347,7 @@ pub fn run_shrink(
         }
         let limits = Limits::browser();
         let c = candidate(plan, space, index);
+        let mut last = (0, usize::MAX);
         // On the person's own cluster (no fewer nodes): the result opens as a branch of it.
         let found = finish_by(
             &hunt::Direct,
@@ -350,7 +358,13 @@ pub fn run_shrink(
             false,
             false,
             &limits,
-            &mut |_, _| {},
+            &mut |reruns, best| {
+                let n = hunt::actions(best).len();
+                if n != last.1 || reruns >= last.0 + PROGRESS_EVERY {
+                    last = (reruns, n);
+                    progress(reruns, n);
+                }
+            },
         );
         let file = hunt::found_scenario(s, plan, &found)?;
         let mut at_step = None;
@@ -479,9 +493,14 @@ mod tests {
         }
         assert_eq!(se.decided(), Some(Decided::Found(want.index)));
         assert!(se.take(BATCH).is_none(), "nothing past the result");
-        let sh: Shrunk =
-            serde_json::from_str(&run_shrink("sandbox-raft", "", &pj, want.index).unwrap())
-                .unwrap();
+        let mut heard: Vec<(u32, usize)> = Vec::new();
+        let sh: Shrunk = serde_json::from_str(
+            &run_shrink("sandbox-raft", "", &pj, want.index, &mut |r, n| {
+                heard.push((r, n))
+            })
+            .unwrap(),
+        )
+        .unwrap();
         // Core's shrink on the same nodes (the app's: no fewer nodes).
         let c = hunt::candidate(&p, &space, want.index);
         let want = finish_by(
@@ -497,6 +516,16 @@ mod tests {
         );
         assert_eq!(sh.found, want);
         assert_eq!(sh.actions.len(), hunt::actions(&want.shrunk).len());
+        // Progress: re-runs growing up to the whole shrink's, within its bound, and the last
+        // report's schedule the shrunk one.
+        assert!(!heard.is_empty());
+        assert!(heard.windows(2).all(|w| w[0].0 <= w[1].0), "{heard:?}");
+        let (r, n) = *heard.last().unwrap();
+        assert!(
+            r <= want.reruns && want.reruns <= hunt::most_reruns(&p),
+            "{heard:?}"
+        );
+        assert_eq!(n, hunt::actions(&want.shrunk).len(), "{heard:?}");
         assert!(sh.replay.is_ok(), "{:?}", sh.replay);
         assert!(sh.file.contains("[[faults]]"), "{}", sh.file);
     }

@@ -64,6 +64,16 @@ pub fn cores() -> f64 {
 impl Pool {
     /// `n` module workers; `on_reply` gets every answer.
     pub fn start(n: usize, on_reply: Rc<dyn Fn(Reply)>) -> Result<Pool, String> {
+        Self::start_with(n, on_reply, Rc::new(|_| {}))
+    }
+
+    /// [`Pool::start`], and `on_progress` gets a worker's `{ progress }` messages before its
+    /// answer (a hunt's shrink: "RERUNS ACTIONS").
+    pub fn start_with(
+        n: usize,
+        on_reply: Rc<dyn Fn(Reply)>,
+        on_progress: Rc<dyn Fn(String)>,
+    ) -> Result<Pool, String> {
         let app_js = app_js_url()?;
         let opts = WorkerOptions::new();
         opts.set_type(WorkerType::Module);
@@ -75,6 +85,7 @@ impl Pool {
             let w = Worker::new_with_options(&url, &opts)
                 .map_err(|e| format!("could not start a worker: {e:?}"))?;
             let f = on_reply.clone();
+            let progress = on_progress.clone();
             let onmsg = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
                 // After a panic the page calls nothing in the module (`crate::crash`).
                 if crate::crash::stopped() {
@@ -86,6 +97,10 @@ impl Pool {
                         .ok()
                         .and_then(|v| v.as_string())
                 };
+                if let Some(p) = get("progress") {
+                    progress(p);
+                    return;
+                }
                 f((
                     i,
                     match (get("out"), get("error")) {

@@ -98,6 +98,9 @@ struct Active {
     scenario_ref: ScenarioRef,
     expects: Vec<ExpectSpec>,
     selected: Option<String>,
+    /// The shrink's progress as its worker reports it: re-runs so far, actions of the smallest
+    /// failing schedule so far.
+    shrink_progress: Option<(u32, usize)>,
 }
 
 pub enum HMsg {
@@ -110,6 +113,8 @@ pub enum HMsg {
     Start,
     Cancel,
     Reply(Reply),
+    /// A shrinking worker's `{ progress }`: "RERUNS ACTIONS".
+    ShrinkProgress(String),
     OpenResult,
 }
 
@@ -169,6 +174,7 @@ impl HuntPanel {
             scenario_ref: m.scenario_ref.clone(),
             expects: m.user_expects.clone(),
             selected: m.session().selected,
+            shrink_progress: None,
         };
         drop(m);
         for i in 0..n {
@@ -354,6 +360,21 @@ impl Component for HuntPanel {
                     a.elapsed_ms = platform::now_ms() - a.started_ms;
                 }
             }
+            HMsg::ShrinkProgress(p) => {
+                let Some(a) = self.run.as_mut() else {
+                    return false;
+                };
+                if a.pool.is_none() || !matches!(a.phase, Phase::Shrinking(_)) {
+                    return false; // late, from a cancelled or finished shrink
+                }
+                let mut w = p.split_whitespace().map(str::parse::<u64>);
+                match (w.next(), w.next()) {
+                    (Some(Ok(r)), Some(Ok(n))) => {
+                        a.shrink_progress = Some((r as u32, n as usize));
+                    }
+                    _ => return false,
+                }
+            }
             HMsg::Reply((i, res)) => {
                 let Some(a) = self.run.as_mut() else {
                     return false;
@@ -378,9 +399,11 @@ impl Component for HuntPanel {
                                 // one fresh worker.
                                 a.pool = None;
                                 let link = ctx.link().clone();
-                                let started = Pool::start(
+                                let heard = ctx.link().clone();
+                                let started = Pool::start_with(
                                     1,
                                     Rc::new(move |r| link.send_message(HMsg::Reply(r))),
+                                    Rc::new(move |p| heard.send_message(HMsg::ShrinkProgress(p))),
                                 )
                                 .and_then(|p| {
                                     p.send_hunt(
@@ -568,11 +591,19 @@ fn progress(a: &Active) -> Html {
     };
     let status = match &a.phase {
         Phase::Searching => "searching…".to_string(),
-        Phase::Shrinking(i) => format!(
-            "run {} fails: shrinking its faults (up to {} re-runs)…",
-            i + 1,
-            clusterscope_core::hunt::most_reruns(&a.plan)
-        ),
+        Phase::Shrinking(i) => match a.shrink_progress {
+            Some((r, n)) => format!(
+                "run {} fails: shrinking its faults, re-run {r} of at most {}; best so far {n} action{}…",
+                i + 1,
+                clusterscope_core::hunt::most_reruns(&a.plan),
+                if n == 1 { "" } else { "s" }
+            ),
+            None => format!(
+                "run {} fails: shrinking its faults (up to {} re-runs)…",
+                i + 1,
+                clusterscope_core::hunt::most_reruns(&a.plan)
+            ),
+        },
         Phase::Found(_) => format!("done in {:.1} s", a.elapsed_ms / 1000.0),
         Phase::NotFound => format!("done in {:.1} s", a.elapsed_ms / 1000.0),
         Phase::Cancelled => "cancelled: nothing was changed".into(),
