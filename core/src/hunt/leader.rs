@@ -150,6 +150,19 @@ pub fn resolve(
     Ok(out.into_iter().flatten().collect())
 }
 
+/// The node a partition cuts off alone from the rest of `nodes` (`[X] | [everyone else]`, in
+/// either order): the shape of a resolved leader cut ([`unaim`]) and of the cuts the shrink's
+/// step 1d writes as stalls.
+pub(super) fn cut_alone<'a>(a: &'a Action, nodes: &[String]) -> Option<&'a str> {
+    let Action::Partition { groups } = a else {
+        return None;
+    };
+    match groups.as_slice() {
+        [a, b] | [b, a] if a.len() == 1 && a.len() + b.len() == nodes.len() => Some(&a[0]),
+        _ => None,
+    }
+}
+
 /// `f` aimed at the leader again, where it has the shape of a resolved leader fault on one
 /// node X of `nodes` (X restarted, killed and started, cut off from every other node, given a
 /// command, one of X's executors stalled (the shrink's step 1d); a cut's or a stall's command at
@@ -158,10 +171,9 @@ pub fn resolve(
 /// another node leads.
 pub fn unaim(f: &Fault, nodes: &[String]) -> Fault {
     let x = match &f.action {
-        Action::Partition { groups } => match groups.as_slice() {
-            [a, b] if a.len() == 1 && b.len() + 1 == nodes.len() => a[0].clone(),
-            [a, b] if b.len() == 1 && a.len() + 1 == nodes.len() => b[0].clone(),
-            _ => return f.clone(),
+        Action::Partition { .. } => match cut_alone(&f.action, nodes) {
+            Some(x) => x.to_string(),
+            None => return f.clone(),
         },
         Action::Restart { node, .. }
         | Action::Kill { node }

@@ -552,24 +552,13 @@ fn join(a: &Fault, b: &Fault) -> Option<Fault> {
     })
 }
 
-/// The node a partition cuts off alone from the rest of the cluster (`[X] | [everyone else]`).
-fn cut_alone<'a>(a: &'a Action, nodes: &[String]) -> Option<&'a str> {
-    let Action::Partition { groups } = a else {
-        return None;
-    };
-    match groups.as_slice() {
-        [a, b] | [b, a] if a.len() == 1 && a.len() + b.len() == nodes.len() => Some(&a[0]),
-        _ => None,
-    }
-}
-
 /// Step 1d's candidates for `faults[i]`: when it cuts one node off alone and heals it with its
 /// own `heal-all`, and another fault restarts or kills that node after the cut starts, the same
 /// fault as a stall of each of the model's executors on that node (its command in between
 /// kept), with no undo: the restart ends it. None otherwise.
 fn as_stalls(faults: &[Fault], i: usize, scenario: &Scenario, space: &Space) -> Vec<Fault> {
     let f = &faults[i];
-    let Some(x) = cut_alone(&f.action, &scenario.topo.names) else {
+    let Some(x) = super::leader::cut_alone(&f.action, &scenario.topo.names) else {
         return Vec::new();
     };
     if !heals_all(f) {

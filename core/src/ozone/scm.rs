@@ -38,8 +38,8 @@ pub struct Scm {
     /// (container, datanode) -> the number of the newest report processed.
     pub report_no: BTreeMap<(u32, NodeId), u64>,
     pub pipeline_actions: u64,
-    /// The datanode whose pipeline action moved the pipeline to CLOSED, and its cause.
-    pub closed_by: Option<(NodeId, CloseCause)>,
+    /// The cause of the pipeline action that moved the pipeline to CLOSED.
+    pub closed_by: Option<CloseCause>,
     /// Close leases taken (numbers them).
     pub leases: u64,
     /// A ReplicationManager run is scheduled.
@@ -92,7 +92,7 @@ impl Scm {
                 "containers": self.containers.iter().map(|(k, v)| (k.to_string(), v.as_str())).collect::<BTreeMap<_, _>>(),
                 "sequence_ids": self.seq.iter().map(|(k, v)| (k.to_string(), *v)).collect::<BTreeMap<_, _>>(),
                 "pipeline_actions": self.pipeline_actions,
-                "pipeline_closed_by": CloseCause::text(self.closed_by.map(|(_, c)| c)),
+                "pipeline_closed_by": CloseCause::text(self.closed_by),
             }
         })
     }
@@ -259,7 +259,7 @@ impl Csm {
         }
         if s.pipeline_open {
             s.pipeline_open = false;
-            s.closed_by = Some((from, cause));
+            s.closed_by = Some(cause);
             c.log(LogLevel::Warn, "SCM: pipeline moved to CLOSED state");
             c.set_timer(
                 OzTimer::DestroyPipeline,

@@ -547,9 +547,7 @@ impl Model for Ozone {
             "pipeline_close_cause" => {
                 dn("the datanode").and_then(|n| text(super::CloseCause::text(n.close_cause)))
             }
-            "pipeline_closed_by" => {
-                scm().and_then(|s| text(super::CloseCause::text(s.closed_by.map(|(_, c)| c))))
-            }
+            "pipeline_closed_by" => scm().and_then(|s| text(super::CloseCause::text(s.closed_by))),
             _ => return self.query_impl(sim, q),
         };
         Some(r)

@@ -8,8 +8,13 @@ impl Model {
     /// Bookkeeping after the engine moved: index new records, keep samples current.
     pub(super) fn after_move(&mut self) {
         self.marks.update(&*self.run.engine);
-        // Not while a drag of the scrubber moves (issue 44): the sequence diagram waits for
-        // its rest or release (`Model::scrub_rest`).
+        self.follow_partners_if_auto();
+    }
+
+    /// [`Model::follow_partners`] after a move, while [`Model::seq_auto`] and not busy; not
+    /// while a drag of the scrubber moves (issue 44): the sequence diagram waits for its rest
+    /// or release (`Model::scrub_rest`, which calls this once the drag stopped moving).
+    pub(super) fn follow_partners_if_auto(&mut self) {
         if self.seq_auto && !self.busy() && !self.scrub_moving {
             self.follow_partners(false);
         }

@@ -136,9 +136,7 @@ impl Model {
         if !std::mem::take(&mut self.scrub_moving) {
             return false;
         }
-        if self.seq_auto && !self.busy() {
-            self.follow_partners(false);
-        }
+        self.follow_partners_if_auto();
         true
     }
 
