@@ -312,6 +312,62 @@ fn a_cut_stays_a_cut_when_no_restart_of_its_node_follows() {
     assert!(matches!(sh.faults[0].undo, Some((_, Action::HealAll {}))));
 }
 
+/// Fails as [`StrandedThenRestarted`] does, and also whenever one of n1's executors is left
+/// stalled for good (no release, no restart after it), as a target about recovery fails
+/// trivially on a node that never works again.
+struct StrandedOrStuck;
+
+impl Runner for StrandedOrStuck {
+    fn run(&self, s: &Scenario, p: &Plan, seed: u64, faults: &[Fault], l: &Limits) -> Verdict {
+        let acts = hunt::actions(faults);
+        let stuck = acts.iter().any(|(t, a)| {
+            matches!(a, Action::Stall { node, .. } if node == "n1")
+                && !acts.iter().any(|(r, b)| {
+                    r >= t
+                        && matches!(b, Action::Restart { node, .. } | Action::Release { node, .. }
+                            if node == "n1")
+                })
+        });
+        if stuck {
+            return Verdict::Found("n1 stalled for good".into());
+        }
+        StrandedThenRestarted.run(s, p, seed, faults, l)
+    }
+}
+
+/// Step 1d writes the cut as a stall that n1's restart ends; the next round of removals must
+/// not then take the restart away: the stall alone, never released, still "fails", but as a
+/// different run (n1 stuck for good) from the one found, in which every fault ended. Found on
+/// the CASSANDRA-21636 hunt (hunt seed 5 shrank to one unreleased stall of C's GossipStage).
+#[test]
+fn a_shrink_does_not_leave_a_fault_that_the_found_run_ended_open() {
+    let (s, l, p, space) = setup("partition,command,restart,stall");
+    let faults = vec![
+        Fault {
+            at: 2 * S,
+            action: cut_n1(),
+            during: Some((3 * S, put_n1())),
+            undo: Some((6 * S, Action::HealAll {})),
+        },
+        restart("n1", 4 * S),
+    ];
+    assert!(StrandedOrStuck.run(&s, &p, 1, &faults, &l).found());
+    let sh = shrink(&StrandedOrStuck, &s, &p, &space, 1, &faults, &l);
+    assert!(StrandedOrStuck.run(&s, &p, 1, &sh.faults, &l).found());
+    let acts = hunt::actions(&sh.faults);
+    // Still the found run's story: n1 stranded with the write, then restarted.
+    assert!(
+        StrandedThenRestarted.run(&s, &p, 1, &sh.faults, &l).found(),
+        "{acts:?}"
+    );
+    assert!(
+        acts.iter()
+            .any(|(_, a)| matches!(a, Action::Restart { node, .. } if node == "n1")),
+        "{acts:?}"
+    );
+    assert_eq!(acts.len(), 3, "{acts:?}");
+}
+
 /// Fails with all six restarts on an even seed, and never with fewer: no shrink gets below six
 /// actions, so the seed shrink keeps probing (every other seed fails and is shrunk again there)
 /// until its bound.
