@@ -165,7 +165,7 @@ pub const PARAMS: &[ParamSpec] = &[
     param("timeout_max", "duration", Range::Dur { min: TIMEOUT_MIN_US, max: NO_MAX_US, or_zero: false }, "raft.server.rpc.timeout.max: election timeout upper bound (at least timeout_min); the leader's lease"),
     param("request_timeout", "duration", Range::POSITIVE, "raft.server.rpc.request.timeout: an unanswered AppendEntries is given up; also the client's timeout"),
     param("pre_vote", "", Range::BOOL, "raft.server.leaderelection.pre-vote: ask for pre-votes before raising the term"),
-    param("leader_heartbeat_check", "", Range::BOOL, "the leader steps down when no majority answered within timeout_max"),
+    param("leader_heartbeat_check", "", Range::BOOL, "checkLeadership: the leader steps down when no majority answered within timeout_max, checked when its event queue stayed empty for timeout_max (each flush or follower progress puts it off)"),
     param("step_down_wait", "duration", Range::DUR, "raft.server.leaderelection.leader.step-down.wait-time: a leader that stepped down for lost heartbeats stands for no election this long"),
     param("max_outstanding", "requests", Range::Int { min: 1, max: MAX_OUTSTANDING_MAX as i64 }, "AppendEntries in flight per follower"),
     param("append_batch", "entries", Range::Int { min: 1, max: APPEND_BATCH_MAX as i64 }, "entries per AppendEntries"),

@@ -191,6 +191,7 @@ impl<S: StateMachine> Raft<S> {
             node.leader = None;
             node.progress.clear();
             ctx.cancel_timer(Timer::LeaderTick);
+            ctx.cancel_timer(Timer::LeadershipCheck);
             self.fail_pending(node, ctx);
             self.with_sm(node, ctx, |s, n, c| s.not_leader(n, c));
             self.start_follower_state(node, ctx);
@@ -360,19 +361,33 @@ impl<S: StateMachine> Raft<S> {
         }
         self.notify_appenders(node, ctx);
         ctx.set_timer(Timer::LeaderTick, ctx.now + self.tick_us());
+        node.leader_woke = ctx.now;
+        if self.p.leader_heartbeat_check {
+            ctx.set_timer(Timer::LeadershipCheck, ctx.now + self.p.timeout_max.0);
+        }
     }
 
     pub(crate) fn tick_us(&self) -> u64 {
         (self.p.timeout_min.0 / 4).max(1)
     }
 
-    /// Every min/4: the leadership check, AppendEntries timeouts, due heartbeats.
-    pub(crate) fn on_leader_tick(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
-        if !node.is_leader() {
+    /// Ratis' `LeaderStateImpl.EventProcessor`: it polls its event queue for up to max timeout
+    /// and runs `checkLeadership` only when the poll returns nothing, so every event (an
+    /// updateCommit: the leader's own flush, a follower's matchIndex advance) puts the check off
+    /// by max. After max in office, a leader steps down when fewer than a majority (itself
+    /// included) answered within max.
+    pub(crate) fn on_leadership_check(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
+        if !node.is_leader() || !self.p.leader_heartbeat_check {
             return;
         }
         let max = self.p.timeout_max.0;
-        if self.p.leader_heartbeat_check && ctx.now >= node.role_since + max {
+        let due = node.leader_woke + max;
+        if ctx.now < due {
+            ctx.set_timer(Timer::LeadershipCheck, due);
+            return;
+        }
+        node.leader_woke = ctx.now;
+        if ctx.now >= node.role_since + max {
             let active = 1
                 + (0..self.n)
                     .filter(|&p| {
@@ -386,6 +401,14 @@ impl<S: StateMachine> Raft<S> {
                 node.no_election_before = ctx.now + self.p.step_down_wait.0;
                 return;
             }
+        }
+        ctx.set_timer(Timer::LeadershipCheck, ctx.now + max);
+    }
+
+    /// Every min/4: AppendEntries timeouts, due heartbeats.
+    pub(crate) fn on_leader_tick(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
+        if !node.is_leader() {
+            return;
         }
         // GrpcLogAppender.timeoutAppendRequest: a request without a reply after
         // `request_timeout` leaves the pending map and counts as an error; nextIndex stays

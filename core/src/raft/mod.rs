@@ -128,8 +128,11 @@ pub enum Msg<S: StateMachine> {
 pub enum Timer<T> {
     /// Follower/candidate election timeout.
     Election,
-    /// Leader: heartbeats, the leadership (lease) check, AppendEntries timeouts.
+    /// Leader: heartbeats, AppendEntries timeouts.
     LeaderTick,
+    /// Leader: its EventProcessor's `poll(maxTimeout)` ran out with no event: the leadership
+    /// check (`checkLeadership`), or a later wake if an event came since.
+    LeadershipCheck,
     /// Generated client load.
     ClientLoad,
     /// A client request's timeout or back-off.
@@ -402,6 +405,7 @@ impl<S: StateMachine> Protocol for Raft<S> {
         match timer {
             Timer::Election => self.on_election_timeout(node, ctx),
             Timer::LeaderTick => self.on_leader_tick(node, ctx),
+            Timer::LeadershipCheck => self.on_leadership_check(node, ctx),
             Timer::ClientLoad => {
                 let seq = node.client.next_seq;
                 let cmd = self.sm.load_request(seq);
@@ -599,6 +603,7 @@ impl<S: StateMachine> Protocol for Raft<S> {
         match t {
             Timer::Election => "election-timeout",
             Timer::LeaderTick => "leader-tick",
+            Timer::LeadershipCheck => "leadership-check",
             Timer::ClientLoad => "client-load",
             Timer::ClientRetry(_) => "client-retry",
             Timer::Appender(_) => "appender-wake",

@@ -226,6 +226,10 @@ pub struct RNode<S: StateMachine> {
     /// Bumped on every truncation: a flush task of an older epoch is void.
     pub epoch: u64,
     pub role_since: Micros,
+    /// Leader: when its EventProcessor last woke (an event on its queue, an updateCommit from its
+    /// own flush or a follower's matchIndex advance, or its last leadership check): the check
+    /// runs once `poll(maxTimeout)` waited max from there with no event.
+    pub leader_woke: Micros,
     /// Leader: the index of its startup entry (0: none).
     pub startup_index: Index,
     /// Leader: `LeaderStateImpl.isReady`, its startup entry applied (at once without one).
@@ -304,6 +308,7 @@ impl<S: StateMachine> RNode<S> {
             log_flushed: 0,
             epoch: 0,
             role_since: 0,
+            leader_woke: 0,
             startup_index: 0,
             ready: false,
             last_leader_contact: 0,

@@ -634,6 +634,9 @@ impl<S: StateMachine> Raft<S> {
 
     /// LeaderStateImpl.updateCommit: the majority index of (own flush, followers' matchIndex).
     pub(crate) fn update_commit(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
+        // An UPDATE_COMMIT event: the EventProcessor wakes, and its leadership check waits
+        // max from now.
+        node.leader_woke = ctx.now;
         let mut idx: Vec<Index> = (0..self.n)
             .map(|p| {
                 if p == ctx.me {

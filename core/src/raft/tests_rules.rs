@@ -155,8 +155,10 @@ fn outstanding_appends_per_follower_are_bounded() {
     );
 }
 
-/// A leader cut off from every follower steps down after `timeout_max` without hearing a
-/// higher term (Ratis' checkLeadership); with the check off it stays leader.
+/// A leader cut off from every follower steps down without hearing a higher term (Ratis'
+/// checkLeadership: its EventProcessor's poll found no event for `timeout_max`, and no
+/// majority answered within it, so between max and 2 x max after the cut); with the check off
+/// it stays leader.
 #[test]
 fn leader_steps_down_when_it_loses_its_majority() {
     for check in [true, false] {
@@ -172,8 +174,9 @@ fn leader_steps_down_when_it_loses_its_majority() {
                 groups: vec![vec![ln], rest],
             },
         );
-        // timeout_max (300 ms) + one leader tick (37.5 ms) + slack.
-        run_for(&mut e, 400 * US_PER_MS);
+        // The check runs every timeout_max (300 ms) while no event comes: the first one more
+        // than max after the last answers is at most 2 x max after the cut.
+        run_for(&mut e, 650 * US_PER_MS);
         let n = &e.sim.nodes[l as usize].state;
         assert_eq!(n.term, term, "no higher term reached it");
         if check {
@@ -189,6 +192,47 @@ fn leader_steps_down_when_it_loses_its_majority() {
         assert_eq!(others.len(), 1, "the majority elected a leader: {others:?}");
         assert_eq!(e.sim.violations, 0);
     }
+}
+
+/// Ratis runs `checkLeadership` only when its EventProcessor's `poll(maxTimeout)` returns no
+/// event, and the leader's own flush of each appended entry submits one (an UPDATE_COMMIT,
+/// `SegmentedRaftLogWorker.postUpdateFlushedIndex`): a leader cut off from every follower but
+/// still given a write more often than max never checks, and stays leader of its term; once the
+/// writes stop, it steps down within 2 x max.
+#[test]
+fn writes_to_a_cut_off_leader_put_its_leadership_check_off() {
+    let mut e = engine(5, "", 4);
+    run_for(&mut e, US_PER_S);
+    let l = leader(&e);
+    let term = e.sim.nodes[l as usize].state.term;
+    let rest: Vec<String> = (0..5).filter(|&i| i != l).map(|i| name(&e, i)).collect();
+    let ln = name(&e, l);
+    act(
+        &mut e,
+        Action::Partition {
+            groups: vec![vec![ln], rest],
+        },
+    );
+    // A write every 100 ms for 2 s (max is 300 ms): about 7 x max without a majority.
+    for k in 0..20 {
+        put(&mut e, l, &format!("k{k} v"));
+        run_for(&mut e, 100 * US_PER_MS);
+        let n = &e.sim.nodes[l as usize].state;
+        assert_eq!(n.role, Role::Leader, "after write {k}: no check ran");
+        assert_eq!(n.term, term);
+    }
+    let n = &e.sim.nodes[l as usize].state;
+    assert!(n.last() > n.commit, "its writes wait, uncommitted");
+    // Writes stop: the poll runs out after max, the check finds no majority.
+    run_for(&mut e, 650 * US_PER_MS);
+    let n = &e.sim.nodes[l as usize].state;
+    assert_eq!(
+        n.role,
+        Role::Follower,
+        "stepped down once its queue stayed empty"
+    );
+    assert_eq!(n.term, term, "on its own, not for a higher term");
+    assert_eq!(e.sim.violations, 0);
 }
 
 /// The leader's own entry counts toward commit only once its LogWorker flushed it: with one of
