@@ -6,13 +6,18 @@
 
 use crate::engine::network::Link;
 use crate::engine::{Engine, Sim};
+#[cfg(feature = "gossip")]
 use crate::gossip::Gossip;
 use crate::limits::Limits;
 use crate::meaning::{Info, ParamSpec};
 use crate::model::{Driver, Model, ViewNeeds};
+#[cfg(feature = "mutation-tracking")]
 use crate::mutation::MutationTracking;
+#[cfg(feature = "ozone")]
 use crate::ozone::view::Ozone;
+#[cfg(feature = "pingpong")]
 use crate::pingpong::PingPong;
+#[cfg(feature = "raft")]
 use crate::raft::RaftKv;
 use crate::scenario_file::{ModelVocab, Scenario};
 use crate::time::Micros;
@@ -60,6 +65,16 @@ impl ModelEntry {
     }
 }
 
+// Unused only in a build without any model (`--no-default-features`: a download measurement).
+#[cfg_attr(
+    not(any(
+        feature = "gossip",
+        feature = "mutation-tracking",
+        feature = "pingpong",
+        feature = "raft"
+    )),
+    allow(dead_code)
+)]
 const fn entry<M: Model>() -> ModelEntry {
     ModelEntry {
         name: M::NAME,
@@ -75,12 +90,18 @@ const fn entry<M: Model>() -> ModelEntry {
     }
 }
 
-/// Every model, in the order `clusterscope list` shows them.
+/// Every model compiled in (the crate's features; all of them by default), in the order
+/// `clusterscope list` shows them.
 pub static MODELS: &[ModelEntry] = &[
+    #[cfg(feature = "gossip")]
     entry::<Gossip>(),
+    #[cfg(feature = "mutation-tracking")]
     entry::<MutationTracking>(),
+    #[cfg(feature = "pingpong")]
     entry::<PingPong>(),
+    #[cfg(feature = "raft")]
     entry::<RaftKv>(),
+    #[cfg(feature = "ozone")]
     entry::<Ozone>(),
 ];
 
@@ -110,6 +131,15 @@ pub fn names() -> Vec<&'static str> {
     MODELS.iter().map(|m| m.name).collect()
 }
 
+#[cfg_attr(
+    not(any(
+        feature = "gossip",
+        feature = "mutation-tracking",
+        feature = "pingpong",
+        feature = "raft"
+    )),
+    allow(dead_code)
+)]
 fn build<M: Model>(a: BuildArgs) -> Result<Box<dyn Driver>, String> {
     let sc = a.scenario;
     let proto = M::build(a.params, sc.section.as_ref(), sc)?;
