@@ -191,9 +191,14 @@ impl TraceHash {
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
-            let mut b = [0u8; 8];
-            b[..rest.len()].copy_from_slice(rest);
-            self.u64(u64::from_le_bytes(b));
+            // The remaining 1-7 bytes, little-endian, the rest zero: byte by byte, not through a
+            // `copy_from_slice` of a variable length (a call to `memcpy`, two per record of a
+            // run: most labels are shorter than 8 bytes).
+            let mut w = 0u64;
+            for (i, &b) in rest.iter().enumerate() {
+                w |= (b as u64) << (8 * i);
+            }
+            self.u64(w);
         }
     }
 }

@@ -485,3 +485,24 @@ fn trace_hash_is_stable_and_separates_strings() {
     // Pinned value (computed independently): the same on every platform.
     assert_eq!(one(&|t| t.u64(0)), 0xf8bb_92c9_1b3f_5cc0);
 }
+
+/// `TraceHash::str` pinned word by word for every remainder length (0-7 bytes after whole
+/// words): the words are the string's bytes little-endian, zero-padded, whatever code builds
+/// them (it once padded through `copy_from_slice`, now byte by byte).
+#[test]
+fn trace_hash_of_a_string_is_its_zero_padded_words() {
+    let text = "GossipDigestAck2 x";
+    for len in 0..=text.len() {
+        let s = &text[..len];
+        let mut h = TraceHash::default();
+        h.str(s);
+        let mut x = TraceHash::default();
+        x.u64(len as u64);
+        for c in s.as_bytes().chunks(8) {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            x.u64(u64::from_le_bytes(w));
+        }
+        assert_eq!(h, x, "{s:?}");
+    }
+}
