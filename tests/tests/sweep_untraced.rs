@@ -95,7 +95,7 @@ fn a_run_that_keeps_no_records_reports_the_same() {
             assert_eq!(ra.expectations, rb.expectations, "{at}");
             assert_eq!(ra.metrics, rb.metrics, "{at}");
             assert!(
-                a.trace().recs.len() > 0,
+                !a.trace().recs.is_empty(),
                 "{at}: the reference keeps records"
             );
             if b.needs_trace() {
