@@ -498,6 +498,8 @@ pub trait Driver {
     fn hash(&self) -> TraceHash;
     /// `Sim::set_tracing`: off for a run whose outcome alone matters (no trace, no hash).
     fn set_tracing(&mut self, on: bool);
+    /// `Engine::set_keep_records`: off for a run whose trace nobody reads (hashed, not kept).
+    fn set_keep_records(&mut self, on: bool);
     fn tracing(&self) -> bool;
     fn topo(&self) -> &Topology;
     fn net(&self) -> &Network;
@@ -641,6 +643,9 @@ impl<M: Model> Driver for Engine<M> {
     }
     fn set_tracing(&mut self, on: bool) {
         self.sim.set_tracing(on)
+    }
+    fn set_keep_records(&mut self, on: bool) {
+        Engine::set_keep_records(self, on)
     }
     fn tracing(&self) -> bool {
         self.sim.tracing()

@@ -61,6 +61,59 @@ fn untraced_seeds_give_the_traced_outcome() {
     );
 }
 
+/// `clusterscope run` without `--trace` hashes the records but keeps none unless an
+/// expectation reads them (`Run::keep_records_only_if_needed`, issue 44): for every built-in
+/// scenario and variant (cut at 20 s of virtual time), the same report as a run that keeps them
+/// (trace hash, events, every expectation's verdict and detail, metrics), and no records kept.
+#[test]
+fn a_run_that_keeps_no_records_reports_the_same() {
+    let (mut kept_none, mut kept) = (0, 0);
+    for s in builtin::all() {
+        for v in s.raw.variants.iter().map(|v| v.name.clone()) {
+            let mk = || {
+                Run::new(
+                    s.clone(),
+                    &v,
+                    None,
+                    &toml::Table::new(),
+                    &RunOptions {
+                        body_budget: 0,
+                        ..RunOptions::default()
+                    },
+                )
+                .unwrap_or_else(|e| panic!("{} {v}: {e}", s.raw.name))
+            };
+            let (mut a, mut b) = (mk(), mk());
+            b.keep_records_only_if_needed();
+            let (ra, rb) = (
+                a.run(Some(20_000_000)).unwrap(),
+                b.run(Some(20_000_000)).unwrap(),
+            );
+            let at = format!("{} [{v}]", s.raw.name);
+            assert_eq!(ra.trace_hash, rb.trace_hash, "{at}");
+            assert_eq!(ra.events, rb.events, "{at}");
+            assert_eq!(ra.expectations, rb.expectations, "{at}");
+            assert_eq!(ra.metrics, rb.metrics, "{at}");
+            assert!(
+                !a.trace().recs.is_empty(),
+                "{at}: the reference keeps records"
+            );
+            if b.needs_trace() {
+                assert_eq!(b.trace().recs.len(), a.trace().recs.len(), "{at}");
+                kept += 1;
+            } else {
+                assert_eq!(b.trace().recs.len(), 0, "{at}: no records kept");
+                assert_eq!(b.trace().logs.len(), 0, "{at}: no log lines kept");
+                kept_none += 1;
+            }
+        }
+    }
+    assert!(
+        kept_none > 10 && kept > 0,
+        "kept none {kept_none}, kept {kept}"
+    );
+}
+
 /// An untraced run keeps no trace and says so instead of showing a hash.
 #[test]
 fn an_untraced_run_says_so() {

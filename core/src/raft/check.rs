@@ -26,9 +26,36 @@
 use super::node::RNode;
 use super::sm::StateMachine;
 use super::{Index, Raft, Term};
-use crate::engine::{NodeId, NodeStatus, Sim, Violation};
+use crate::engine::{NodeId, NodeSlot, NodeStatus, Sim, Violation};
 use std::collections::BTreeSet;
 use std::sync::Mutex;
+
+/// The nodes' states, by index: a view over the engine's slots (a `Vec<&RNode>` built after
+/// every event cost an allocation and a free per event).
+struct Nodes<'a, S: StateMachine>(&'a [NodeSlot<Raft<S>>]);
+
+impl<S: StateMachine> Clone for Nodes<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S: StateMachine> Copy for Nodes<'_, S> {}
+
+impl<'a, S: StateMachine> std::ops::Index<usize> for Nodes<'a, S> {
+    type Output = RNode<S>;
+    fn index(&self, k: usize) -> &RNode<S> {
+        &self.0[k].state
+    }
+}
+
+impl<'a, S: StateMachine> Nodes<'a, S> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn iter(&self) -> impl Iterator<Item = &'a RNode<S>> + 'a {
+        self.0.iter().map(|s| &s.state)
+    }
+}
 
 /// Log Matching for one pair: the first common term whose runs overlap with different logs
 /// below the top of the overlap, as (term, top).
@@ -72,11 +99,11 @@ fn violation(invariant: &'static str, nodes: &[usize], detail: String) -> Violat
 
 fn lm_violation<S: StateMachine>(
     names: &[String],
-    nodes: &[&RNode<S>],
+    nodes: Nodes<S>,
     a: usize,
     b: usize,
 ) -> Option<Violation> {
-    let (ta, top) = lm_pair(nodes[a], nodes[b])?;
+    let (ta, top) = lm_pair(&nodes[a], &nodes[b])?;
     Some(violation(
         "Log Matching",
         &[a, b],
@@ -89,7 +116,7 @@ fn lm_violation<S: StateMachine>(
 
 fn sms_violation<S: StateMachine>(
     names: &[String],
-    nodes: &[&RNode<S>],
+    nodes: Nodes<S>,
     a: usize,
     b: usize,
 ) -> Option<Violation> {
@@ -115,7 +142,16 @@ fn sms_violation<S: StateMachine>(
 /// `led` is a buffer (its contents are replaced).
 fn election_and_broken<S: StateMachine>(
     names: &[String],
-    nodes: &[&RNode<S>],
+    nodes: Nodes<S>,
+    led: &mut Vec<(Term, usize)>,
+) -> Option<Violation> {
+    election_safety(names, nodes, led).or_else(|| broken_rule(names, nodes))
+}
+
+/// Election Safety: at most one leader per term (`Ghost::led`). `led` is a buffer.
+fn election_safety<S: StateMachine>(
+    names: &[String],
+    nodes: Nodes<S>,
     led: &mut Vec<(Term, usize)>,
 ) -> Option<Violation> {
     led.clear();
@@ -138,6 +174,11 @@ fn election_and_broken<S: StateMachine>(
             ));
         }
     }
+    None
+}
+
+/// The rules a node noticed broken in itself (`Ghost::broken`), the first node's.
+fn broken_rule<S: StateMachine>(names: &[String], nodes: Nodes<S>) -> Option<Violation> {
     for (k, n) in nodes.iter().enumerate() {
         if let Some(b) = &n.ghost.broken {
             let what = if b.starts_with("leader") {
@@ -155,7 +196,7 @@ fn election_and_broken<S: StateMachine>(
 fn leader_completeness<S: StateMachine>(
     sim: &Sim<Raft<S>>,
     names: &[String],
-    nodes: &[&RNode<S>],
+    nodes: Nodes<S>,
 ) -> Option<Violation> {
     for (l, ln) in nodes.iter().enumerate() {
         if !ln.is_leader() || sim.nodes[l].status == NodeStatus::Stopped {
@@ -318,13 +359,29 @@ struct MemoInner {
     quiet_now: Vec<u64>,
 }
 
+/// The quiet key's words per node ([`quiet_key`]), and where each is.
+const W: usize = 9;
+const FLAGS: usize = 0;
+const TERM: usize = 1;
+const LAST: usize = 2;
+const CHAIN: usize = 3;
+const LED: usize = 4;
+const COMMITTED: usize = 5;
+const COMMITTED_HASH: usize = 6;
+const APPLIED: usize = 7;
+const APPLIED_HASH: usize = 8;
+/// The bits of the `FLAGS` word.
+const STOPPED: u64 = 1;
+const LEADER: u64 = 2;
+const BROKEN: u64 = 4;
+
 /// Everything [`check`] reads, per node, by value or by fingerprint: whether the node is stopped
 /// (`NodeSlot::status`), its role and term, its log by [`log_fp`] (the (index, term) sequence
 /// that `runs` and every `chain_at` follow from: the assumption Log Matching's classes and
 /// [`lc_key`] already make), `ghost.led` by its length and a hash of its contents, whether
 /// `ghost.broken` is set, `ghost.committed` by length and `Ghost::committed_hash` (as
 /// [`lc_key`]), and `ghost.applied` by [`app_fp`] (as State Machine Safety's classes); with the
-/// number of nodes (the key's length) and the names (fixed for a run).
+/// number of nodes (the key's length) and the names (fixed for a run). `W` words per node.
 ///
 /// Why skipping on an equal key is exact: [`check`] is a function of these inputs (and of its
 /// `Memo`, a cache that agrees with them: every other part of its state is kept from the same
@@ -335,51 +392,60 @@ struct MemoInner {
 /// model sets where it changes things, so a change made anywhere (a handler, a restart, a test
 /// planting a violation by hand, a checkpoint restored) moves it. In a steady run most events
 /// (heartbeats, their replies, timers, client traffic, flushes of nothing new) move none of it.
+///
+/// When it moved, the parts of [`check`] read their inputs from it (the fingerprints of the
+/// pairwise classes, [`lc_key`]) instead of reading every node again, and Election Safety runs
+/// only when some node's `ghost.led` word moved (its answer is a function of the `ghost.led`s
+/// alone, and was nothing when the key was kept).
 fn quiet_key<S: StateMachine>(sim: &Sim<Raft<S>>, key: &mut Vec<u64>) {
-    key.clear();
-    for slot in &sim.nodes {
+    // Written in place, a fixed-size chunk per node (after every event: no per-word capacity
+    // checks).
+    key.resize(sim.nodes.len() * W, 0);
+    for (slot, w) in sim.nodes.iter().zip(key.chunks_exact_mut(W)) {
         let n = &slot.state;
         let (last, chain) = log_fp(n);
-        let led = n.ghost.led.iter().fold(n.ghost.led.len() as u64, |h, &t| {
+        let (applied, applied_hash) = app_fp(n);
+        w[FLAGS] = if slot.status == NodeStatus::Stopped {
+            STOPPED
+        } else {
+            0
+        } | if n.is_leader() { LEADER } else { 0 }
+            | if n.ghost.broken.is_some() { BROKEN } else { 0 };
+        w[TERM] = n.term;
+        w[LAST] = last;
+        w[CHAIN] = chain;
+        w[LED] = n.ghost.led.iter().fold(n.ghost.led.len() as u64, |h, &t| {
             super::node::chain(h, 1, t)
         });
-        key.extend([
-            (slot.status == NodeStatus::Stopped) as u64
-                | (n.is_leader() as u64) << 1
-                | (n.ghost.broken.is_some() as u64) << 2,
-            n.term,
-            last,
-            chain,
-            led,
-            n.ghost.committed.len() as u64,
-            n.ghost.committed_hash,
-            n.ghost.applied.len() as u64,
-            n.ghost.applied_hash,
-        ]);
+        w[COMMITTED] = n.ghost.committed.len() as u64;
+        w[COMMITTED_HASH] = n.ghost.committed_hash;
+        w[APPLIED] = applied;
+        w[APPLIED_HASH] = applied_hash;
     }
 }
 
-/// Everything [`leader_completeness`] reads, per node: whether it is a running leader and, if
-/// so, its term and its log by fingerprint ([`log_fp`]: `chain_at(i)` for every `i` follows from
-/// the (index, term) sequence the fingerprint hashes, the assumption Log Matching's classes make
-/// too), and its `ghost.committed` by length and `Ghost::committed_hash` (appended to only, by
-/// `Ghost::commit`). The check's answer is a function of exactly these, so with an equal key it
-/// cannot have changed: it can change only when a leader appears or stops (role, term, node
-/// status), a leader's log changes, or some node commits more. In a steady run most events
-/// (heartbeats, their replies, timers, client traffic at followers) change none of them, and the
-/// O(leaders x nodes) binary searches run only when one moved (about one event in ten here).
-fn lc_key<S: StateMachine>(sim: &Sim<Raft<S>>, nodes: &[&RNode<S>], key: &mut Vec<u64>) {
+/// Everything [`leader_completeness`] reads, per node, taken from the quiet key: whether it is a
+/// running leader and, if so, its term and its log by fingerprint ([`log_fp`]: `chain_at(i)` for
+/// every `i` follows from the (index, term) sequence the fingerprint hashes, the assumption Log
+/// Matching's classes make too), and its `ghost.committed` by length and
+/// `Ghost::committed_hash` (appended to only, by `Ghost::commit`). The check's answer is a
+/// function of exactly these, so with an equal key it cannot have changed: it can change only
+/// when a leader appears or stops (role, term, node status), a leader's log changes, or some
+/// node commits more. In a steady run most events (heartbeats, their replies, timers, client
+/// traffic at followers) change none of them, and the O(leaders x nodes) binary searches run
+/// only when one moved (about one event in ten here).
+fn lc_key(quiet: &[u64], key: &mut Vec<u64>) {
     key.clear();
-    for (k, n) in nodes.iter().enumerate() {
-        let leads = n.is_leader() && sim.nodes[k].status != NodeStatus::Stopped;
-        let (last, chain) = if leads { log_fp(n) } else { (0, 0) };
+    for w in quiet.chunks_exact(W) {
+        let leads = w[FLAGS] & (STOPPED | LEADER) == LEADER;
+        let if_leads = |v: u64| if leads { v } else { 0 };
         key.extend([
             leads as u64,
-            if leads { n.term } else { 0 },
-            last,
-            chain,
-            n.ghost.committed.len() as u64,
-            n.ghost.committed_hash,
+            if_leads(w[TERM]),
+            if_leads(w[LAST]),
+            if_leads(w[CHAIN]),
+            w[COMMITTED],
+            w[COMMITTED_HASH],
         ]);
     }
 }
@@ -396,10 +462,11 @@ pub fn check<S: StateMachine>(sim: &Sim<Raft<S>>, memo: &Memo) -> Option<Violati
     let mut m = memo.0.lock().unwrap_or_else(|e| e.into_inner());
     let inner = &mut *m;
     quiet_key(sim, &mut inner.quiet_now);
-    if !inner.quiet.is_empty() && inner.quiet == inner.quiet_now {
+    let kept = !inner.quiet.is_empty() && inner.quiet.len() == inner.quiet_now.len();
+    if kept && inner.quiet == inner.quiet_now {
         return None;
     }
-    let found = check_moved(sim, inner);
+    let found = check_moved(sim, inner, kept);
     if found.is_none() {
         std::mem::swap(&mut inner.quiet, &mut inner.quiet_now);
     } else {
@@ -408,64 +475,83 @@ pub fn check<S: StateMachine>(sim: &Sim<Raft<S>>, memo: &Memo) -> Option<Violati
     found
 }
 
-/// [`check`] when something it reads moved since it last found nothing.
-fn check_moved<S: StateMachine>(sim: &Sim<Raft<S>>, m: &mut MemoInner) -> Option<Violation> {
+/// [`check`] when something it reads moved since it last found nothing (`kept`: `m.quiet` is
+/// the key of that answer, for as many nodes; otherwise every part runs).
+#[inline(never)]
+fn check_moved<S: StateMachine>(
+    sim: &Sim<Raft<S>>,
+    m: &mut MemoInner,
+    kept: bool,
+) -> Option<Violation> {
     let names = &sim.topo.names;
-    let nodes: Vec<&RNode<S>> = sim.nodes.iter().map(|s| &s.state).collect();
+    let nodes = Nodes(&sim.nodes);
     let MemoInner {
         lm,
         sms,
         fps,
         led,
-        lc_key: kept,
+        lc_key: lc_kept,
         lc_now,
-        ..
+        quiet,
+        quiet_now: key,
     } = m;
-    if let Some(v) = election_and_broken(names, &nodes, led) {
-        return Some(v);
-    }
-    fps.clear();
-    fps.extend(nodes.iter().map(|n| log_fp(n)));
-    if let Some((a, b)) = lm.update(fps, |a, b| lm_pair(nodes[a], nodes[b]).is_some()) {
-        return lm_violation(names, &nodes, a, b);
-    }
-    lc_key(sim, &nodes, lc_now);
-    if lc_now != kept {
-        if let Some(v) = leader_completeness(sim, names, &nodes) {
-            kept.clear();
+    let led_moved = !kept
+        || quiet
+            .chunks_exact(W)
+            .zip(key.chunks_exact(W))
+            .any(|(a, b)| a[LED] != b[LED]);
+    if led_moved {
+        if let Some(v) = election_safety(names, nodes, led) {
             return Some(v);
         }
-        std::mem::swap(kept, lc_now);
+    }
+    if key.chunks_exact(W).any(|w| w[FLAGS] & BROKEN != 0) {
+        if let Some(v) = broken_rule(names, nodes) {
+            return Some(v);
+        }
     }
     fps.clear();
-    fps.extend(nodes.iter().map(|n| app_fp(n)));
+    fps.extend(key.chunks_exact(W).map(|w| (w[LAST], w[CHAIN])));
+    if let Some((a, b)) = lm.update(fps, |a, b| lm_pair(&nodes[a], &nodes[b]).is_some()) {
+        return lm_violation(names, nodes, a, b);
+    }
+    lc_key(key, lc_now);
+    if lc_now != lc_kept {
+        if let Some(v) = leader_completeness(sim, names, nodes) {
+            lc_kept.clear();
+            return Some(v);
+        }
+        std::mem::swap(lc_kept, lc_now);
+    }
+    fps.clear();
+    fps.extend(key.chunks_exact(W).map(|w| (w[APPLIED], w[APPLIED_HASH])));
     let first = sms.update(fps, |a, b| {
         sms_pair(&nodes[a].ghost.applied, &nodes[b].ghost.applied)
     });
-    first.and_then(|(a, b)| sms_violation(names, &nodes, a, b))
+    first.and_then(|(a, b)| sms_violation(names, nodes, a, b))
 }
 
 /// The invariants after an event, by a full pass over every pair of nodes: O(n^2). The
 /// reference [`check`] must agree with.
 pub fn check_full<S: StateMachine>(sim: &Sim<Raft<S>>) -> Option<Violation> {
     let names = &sim.topo.names;
-    let nodes: Vec<&RNode<S>> = sim.nodes.iter().map(|s| &s.state).collect();
-    if let Some(v) = election_and_broken(names, &nodes, &mut Vec::new()) {
+    let nodes = Nodes(&sim.nodes);
+    if let Some(v) = election_and_broken(names, nodes, &mut Vec::new()) {
         return Some(v);
     }
     for a in 0..nodes.len() {
         for b in a + 1..nodes.len() {
-            if let Some(v) = lm_violation(names, &nodes, a, b) {
+            if let Some(v) = lm_violation(names, nodes, a, b) {
                 return Some(v);
             }
         }
     }
-    if let Some(v) = leader_completeness(sim, names, &nodes) {
+    if let Some(v) = leader_completeness(sim, names, nodes) {
         return Some(v);
     }
     for a in 0..nodes.len() {
         for b in a + 1..nodes.len() {
-            if let Some(v) = sms_violation(names, &nodes, a, b) {
+            if let Some(v) = sms_violation(names, nodes, a, b) {
                 return Some(v);
             }
         }

@@ -380,6 +380,15 @@ impl Run {
         }
     }
 
+    /// For a run whose trace nobody reads beyond its hash (the CLI's `run` without `--trace`):
+    /// the records are hashed but not kept unless an expectation reads them. The same outcome,
+    /// report and `trace_hash`. Before the first step.
+    pub fn keep_records_only_if_needed(&mut self) {
+        if !self.needs_trace() {
+            self.engine.set_keep_records(false);
+        }
+    }
+
     /// What this run checks: the scenario's and the variant's expectations, then its
     /// captions' checks (`Scenario::expectations`).
     pub fn expectations(&self) -> Vec<ExpectSpec> {
