@@ -119,6 +119,34 @@ fn two_faults_of_one_cut_are_joined_into_one() {
     assert!(matches!(&f.undo, Some((t, Action::HealAll {})) if *t >= 5 * S));
 }
 
+/// The same two faults listed the other way round (a schedule's faults are in draw order, not
+/// time order): the later-listed one is the earlier cut, so the join keeps that place and
+/// removes a fault listed before it. The shrink panicked there (an index past the end, found
+/// by a Figure 8 hunt on the Raft model of stop 56); now it joins them as above.
+#[test]
+fn a_join_with_a_fault_listed_before_it() {
+    let (s, l, p, space) = setup("partition,command");
+    let faults = vec![
+        Fault {
+            at: 5 * S / 2,
+            action: cut_n1(),
+            during: Some((7 * S / 2, put_n1())),
+            undo: Some((6 * S, Action::HealAll {})),
+        },
+        Fault {
+            at: 3 * S / 2,
+            action: cut_n1(),
+            during: None,
+            undo: None,
+        },
+    ];
+    assert!(CutAndWrite.run(&s, &p, 1, &faults, &l).found());
+    let sh = shrink(&CutAndWrite, &s, &p, &space, 1, &faults, &l);
+    assert!(CutAndWrite.run(&s, &p, 1, &sh.faults, &l).found());
+    assert_eq!(sh.faults.len(), 1, "{:?}", sh.faults);
+    assert_eq!(hunt::actions(&sh.faults).len(), 3, "{:?}", sh.faults);
+}
+
 /// Fails on the found seed with all of its six restarts, and on about one other seed in 100
 /// with the restart of n1 alone.
 struct OneSeedIn100;

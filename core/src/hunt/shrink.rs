@@ -192,6 +192,11 @@ fn shrink_within(
                     next.remove(j);
                     if fails(&next, &cur, &mut reruns) {
                         cur = next;
+                        // The joined fault stays where `i` was; removing an earlier `j` moves
+                        // it one place up.
+                        if j < i {
+                            i -= 1;
+                        }
                         j = 0;
                         continue;
                     }
