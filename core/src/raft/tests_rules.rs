@@ -155,6 +155,23 @@ fn outstanding_appends_per_follower_are_bounded() {
     );
 }
 
+/// After 1 s of a 5-node cluster, its leader cut off from every follower: the leader and its
+/// term.
+fn cut_off_leader(e: &mut Engine<RaftKv>) -> (NodeId, super::Term) {
+    run_for(e, US_PER_S);
+    let l = leader(e);
+    let term = e.sim.nodes[l as usize].state.term;
+    let rest: Vec<String> = (0..5).filter(|&i| i != l).map(|i| name(e, i)).collect();
+    let ln = name(e, l);
+    act(
+        e,
+        Action::Partition {
+            groups: vec![vec![ln], rest],
+        },
+    );
+    (l, term)
+}
+
 /// A leader cut off from every follower steps down without hearing a higher term (Ratis'
 /// checkLeadership: its EventProcessor's poll found no event for `timeout_max`, and no
 /// majority answered within it, so between max and 2 x max after the cut); with the check off
@@ -163,17 +180,7 @@ fn outstanding_appends_per_follower_are_bounded() {
 fn leader_steps_down_when_it_loses_its_majority() {
     for check in [true, false] {
         let mut e = engine(5, &format!("leader_heartbeat_check = {check}"), 4);
-        run_for(&mut e, US_PER_S);
-        let l = leader(&e);
-        let term = e.sim.nodes[l as usize].state.term;
-        let rest: Vec<String> = (0..5).filter(|&i| i != l).map(|i| name(&e, i)).collect();
-        let ln = name(&e, l);
-        act(
-            &mut e,
-            Action::Partition {
-                groups: vec![vec![ln], rest],
-            },
-        );
+        let (l, term) = cut_off_leader(&mut e);
         // The check runs every timeout_max (300 ms) while no event comes: the first one more
         // than max after the last answers is at most 2 x max after the cut.
         run_for(&mut e, 650 * US_PER_MS);
@@ -202,17 +209,7 @@ fn leader_steps_down_when_it_loses_its_majority() {
 #[test]
 fn writes_to_a_cut_off_leader_put_its_leadership_check_off() {
     let mut e = engine(5, "", 4);
-    run_for(&mut e, US_PER_S);
-    let l = leader(&e);
-    let term = e.sim.nodes[l as usize].state.term;
-    let rest: Vec<String> = (0..5).filter(|&i| i != l).map(|i| name(&e, i)).collect();
-    let ln = name(&e, l);
-    act(
-        &mut e,
-        Action::Partition {
-            groups: vec![vec![ln], rest],
-        },
-    );
+    let (l, term) = cut_off_leader(&mut e);
     // A write every 100 ms for 2 s (max is 300 ms): about 7 x max without a majority.
     for k in 0..20 {
         put(&mut e, l, &format!("k{k} v"));
