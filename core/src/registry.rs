@@ -4,6 +4,18 @@
 //! Adding a model: its folder in `core/src/<model>/` with `impl Protocol` and `impl Model`, one
 //! line in [`MODELS`] (see ARCHITECTURE.md, "Adding a model").
 
+// `entry` and `build` are unused only in a build without any model (`--no-default-features`:
+// a download measurement, `scripts/wasm-models none`).
+#![cfg_attr(
+    not(any(
+        feature = "gossip",
+        feature = "mutation-tracking",
+        feature = "pingpong",
+        feature = "raft"
+    )),
+    allow(dead_code)
+)]
+
 use crate::engine::network::Link;
 use crate::engine::{Engine, Sim};
 #[cfg(feature = "gossip")]
@@ -65,16 +77,6 @@ impl ModelEntry {
     }
 }
 
-// Unused only in a build without any model (`--no-default-features`: a download measurement).
-#[cfg_attr(
-    not(any(
-        feature = "gossip",
-        feature = "mutation-tracking",
-        feature = "pingpong",
-        feature = "raft"
-    )),
-    allow(dead_code)
-)]
 const fn entry<M: Model>() -> ModelEntry {
     ModelEntry {
         name: M::NAME,
@@ -131,15 +133,6 @@ pub fn names() -> Vec<&'static str> {
     MODELS.iter().map(|m| m.name).collect()
 }
 
-#[cfg_attr(
-    not(any(
-        feature = "gossip",
-        feature = "mutation-tracking",
-        feature = "pingpong",
-        feature = "raft"
-    )),
-    allow(dead_code)
-)]
 fn build<M: Model>(a: BuildArgs) -> Result<Box<dyn Driver>, String> {
     let sc = a.scenario;
     let proto = M::build(a.params, sc.section.as_ref(), sc)?;

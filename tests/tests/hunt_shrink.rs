@@ -256,6 +256,16 @@ impl Runner for StrandedThenRestarted {
     }
 }
 
+/// n1 cut off alone from 2 s, a write reaching it at 3 s, healed at 6 s: one fault.
+fn cut_n1_with_write() -> Fault {
+    Fault {
+        at: 2 * S,
+        action: cut_n1(),
+        during: Some((3 * S, put_n1())),
+        undo: Some((6 * S, Action::HealAll {})),
+    }
+}
+
 /// Step 1d: n1 cut off alone with a write at it and its own heal, restarted during the cut (4
 /// actions). The restart ends a stall but heals no link, so the cut becomes a stall of one of
 /// n1's executors without its heal: 3 actions. Only the `LogAppender`'s stall fails here (the
@@ -268,12 +278,7 @@ fn a_cut_ended_by_the_nodes_restart_becomes_a_stall_without_a_heal() {
         ["LogWorker", "LogAppender", "StateMachineUpdater"]
     );
     let faults = vec![
-        Fault {
-            at: 2 * S,
-            action: cut_n1(),
-            during: Some((3 * S, put_n1())),
-            undo: Some((6 * S, Action::HealAll {})),
-        },
+        cut_n1_with_write(),
         Fault {
             at: 4 * S,
             action: Action::Restart {
@@ -325,15 +330,7 @@ fn a_cut_stays_a_cut_when_no_restart_of_its_node_follows() {
             StrandedThenRestarted.run(s, p, seed, &with, l)
         }
     }
-    let faults = vec![
-        Fault {
-            at: 2 * S,
-            action: cut_n1(),
-            during: Some((3 * S, put_n1())),
-            undo: Some((6 * S, Action::HealAll {})),
-        },
-        restart("n2", 4 * S),
-    ];
+    let faults = vec![cut_n1_with_write(), restart("n2", 4 * S)];
     let sh = shrink(&CutWrite, &s, &p, &space, 1, &faults, &l);
     assert_eq!(sh.faults.len(), 1, "{:?}", sh.faults);
     assert_eq!(sh.faults[0].action, cut_n1());
@@ -370,15 +367,7 @@ impl Runner for StrandedOrStuck {
 #[test]
 fn a_shrink_does_not_leave_a_fault_that_the_found_run_ended_open() {
     let (s, l, p, space) = setup("partition,command,restart,stall");
-    let faults = vec![
-        Fault {
-            at: 2 * S,
-            action: cut_n1(),
-            during: Some((3 * S, put_n1())),
-            undo: Some((6 * S, Action::HealAll {})),
-        },
-        restart("n1", 4 * S),
-    ];
+    let faults = vec![cut_n1_with_write(), restart("n1", 4 * S)];
     assert!(StrandedOrStuck.run(&s, &p, 1, &faults, &l).found());
     let sh = shrink(&StrandedOrStuck, &s, &p, &space, 1, &faults, &l);
     assert!(StrandedOrStuck.run(&s, &p, 1, &sh.faults, &l).found());
