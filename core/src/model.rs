@@ -45,6 +45,10 @@ pub struct CommandSpec {
     /// hunt sends `command` as it is; else the first word of `command` followed by one drawn
     /// value of each (docs/HUNTING.md, "Commands with drawn arguments").
     pub args: &'static [Arg],
+    /// A client write: it changes the replicated state (a Raft leader appends it to its log;
+    /// a read is answered without an entry). What a hunt's stranded-leader fault gives the
+    /// leader it cuts off (docs/HUNTING.md, "Faults aimed at the leader").
+    pub client_write: bool,
 }
 
 /// An argument of a node command, as a hunt draws it (from the candidate's own random stream)

@@ -631,6 +631,38 @@ fn faults_aimed_at_the_leader_hit_the_node_that_leads_at_their_time() {
     assert!((0..50).all(|i| hunt::candidate(&gp, &space, i).faults.is_empty()));
 }
 
+/// A stranded leader (cut off, then a command at it) is given a client write: on Raft the one
+/// command that appends (`client-put`; `client-get` is answered from the state machine without an
+/// entry, as Ratis' default read option does, and `timeout` is refused by a leader).
+#[test]
+fn a_stranded_leader_is_given_a_client_write() {
+    let s = sandbox_raft();
+    let l = Limits::default();
+    let p = Plan::new(
+        &s,
+        "sandbox",
+        &toml::Table::new(),
+        Target::Invariants,
+        Kind::parse_list("leader").unwrap(),
+        1,
+        400,
+        &l,
+    )
+    .unwrap();
+    let space = Space::of(&s, &p, &l).unwrap();
+    assert_eq!(space.writes, vec!["client-put x 1".to_string()]);
+    let mut strandings = 0;
+    for i in 0..400 {
+        for f in hunt::candidate(&p, &space, i).faults {
+            if let Some((_, Action::Command { command, .. })) = &f.during {
+                strandings += 1;
+                assert_eq!(command, "client-put x 1", "candidate {i}");
+            }
+        }
+    }
+    assert!(strandings > 50, "{strandings} strandings in 400 candidates");
+}
+
 fn mutation_21181() -> Scenario {
     file("docs/hunting/mutation-21181.toml")
 }

@@ -77,18 +77,21 @@ const COMMANDS: &[CommandSpec] = &[
         label: "disablegossip",
         help: "nodetool disablegossip: stop gossiping and announce shutdown",
         args: &[],
+        client_write: false,
     },
     CommandSpec {
         command: "enablegossip",
         label: "enablegossip",
         help: "nodetool enablegossip: gossip again with a new generation",
         args: &[],
+        client_write: false,
     },
     CommandSpec {
         command: "settimeout misc 30000",
         label: "settimeout misc 30000",
         help: "nodetool settimeout misc 30000: the echo's timeout (the 21636 workaround)",
         args: &[],
+        client_write: false,
     },
 ];
 

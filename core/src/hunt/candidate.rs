@@ -227,8 +227,14 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                         // The leader stranded: cut off, then a command at it while it still
                         // leads alone (Raft: a write only it appends, an entry on a minority),
                         // healed later. One compound fault, resolved at once: the command goes
-                        // to the node the cut isolates, whoever leads by the command's time.
-                        let (_, c) = &space.commands[rng.random_range(0..space.commands.len())];
+                        // to the node the cut isolates, whoever leads by the command's time. The
+                        // command is a client write when the model has any (a read appends
+                        // nothing), one draw either way.
+                        let c = if space.writes.is_empty() {
+                            &space.commands[rng.random_range(0..space.commands.len())].1
+                        } else {
+                            &space.writes[rng.random_range(0..space.writes.len())]
+                        };
                         let later = at + round_ms(rng.random_range(1_000..=(until - at) / 2));
                         Fault {
                             at,

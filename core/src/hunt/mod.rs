@@ -371,6 +371,9 @@ pub struct Space {
     /// The arguments the model declares for a command (`CommandSpec::args`), by the command
     /// of `commands`: drawn for each fault ([`command_text`]) and lowered by the shrink.
     pub args: Vec<(String, &'static [Arg])>,
+    /// The commands of `commands` that are client writes (`CommandSpec::client_write`): a
+    /// stranded leader's command is drawn from them when there are any.
+    pub writes: Vec<String>,
     pub duration: Micros,
     /// The shortest restart the model calls real (`Model::min_restart_down`): restarts and
     /// kill-then-start are drawn and shrunk no shorter.
@@ -399,6 +402,7 @@ impl Space {
         for c in run.engine.commands().iter().filter(|c| !c.args.is_empty()) {
             args.push((c.command.to_string(), c.args));
         }
+        let mut writes: Vec<String> = Vec::new();
         for (i, n) in nodes.iter().enumerate() {
             for c in run.engine.commands() {
                 // A command with drawn arguments is checked with the first value of each.
@@ -408,6 +412,9 @@ impl Space {
                 };
                 if run.engine.check_action(&a).is_ok() {
                     commands.push((i, c.command.to_string()));
+                    if c.client_write && !writes.iter().any(|w| w == c.command) {
+                        writes.push(c.command.to_string());
+                    }
                 }
             }
         }
@@ -421,6 +428,7 @@ impl Space {
                 .collect(),
             commands,
             args,
+            writes,
             duration: scenario.duration(),
             min_down: run.engine.min_restart_down(),
             has_leader: crate::registry::find(&scenario.raw.protocol).is_some_and(|m| m.has_leader)

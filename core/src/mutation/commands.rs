@@ -21,6 +21,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         label: "write",
         help: "write [ROW]: a tracked write coordinated by this node (next offset of its log)",
         args: &[],
+        client_write: true,
     },
     CommandSpec {
         command: "read",
@@ -28,12 +29,14 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "read [DATA_NODE [SUMMARY_NODE...]]: a tracked read coordinated here (default: \
                this node is the data node, the next replica the summary node)",
         args: &[],
+        client_write: false,
     },
     CommandSpec {
         command: "hold MUTATION_REQ",
         label: "hold kind",
         help: "hold KIND: messages of this kind arriving here wait until `release`",
         args: &[],
+        client_write: false,
     },
     CommandSpec {
         command: "release MUTATION_REQ",
@@ -41,12 +44,14 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "release KIND [FROM]: deliver the held messages of this kind (from FROM only); \
                later ones are still held",
         args: &[],
+        client_write: false,
     },
     CommandSpec {
         command: "unhold MUTATION_REQ",
         label: "unhold kind",
         help: "unhold KIND: stop holding this kind and deliver what was held",
         args: &[],
+        client_write: false,
     },
     CommandSpec {
         command: "drop-next MUTATION_REQ",
@@ -54,6 +59,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "drop-next KIND [FROM]: the next message of this kind arriving here (from FROM \
                only) is lost",
         args: &[],
+        client_write: false,
     },
     CommandSpec {
         command: "duplicate-next PUSH_MUTATION_REQ",
@@ -61,6 +67,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "duplicate-next KIND [TO]: the next message of this kind this node sends (to TO \
                only) goes out twice",
         args: &[],
+        client_write: false,
     },
     CommandSpec {
         command: "push node1 0 node2",
@@ -68,6 +75,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "push LOG_NODE OFFSET TO: this node's ActiveLogReconciler sends that mutation from \
                its journal to TO as a PUSH_MUTATION_REQ now (a write retry as a fault)",
         args: &[Arg::Node, OFFSET, Arg::Node],
+        client_write: false,
     },
     CommandSpec {
         command: "park pull",
@@ -75,12 +83,14 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "park STEP [N]: before the (N+1)th next STEP (apply, finish, local-read, \
                summary-read, collect, pull, count) its stage stops taking tasks until `unpark`",
         args: &[],
+        client_write: false,
     },
     CommandSpec {
         command: "unpark",
         label: "unpark",
         help: "unpark: run the parked step and everything queued behind it",
         args: &[],
+        client_write: false,
     },
     CommandSpec {
         command: "reconciled-snapshot",
@@ -93,6 +103,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         // A sender's snapshot is its reconciled offsets of the log, which run to what it has
         // reconciled: the hunt draws where the range starts and lets it run to the end.
         args: &[Arg::Node, OFFSET, Arg::Word(&["end"])],
+        client_write: false,
     },
 ];
 

@@ -51,6 +51,7 @@ const COMMANDS: &[CommandSpec] = &[CommandSpec {
     label: "serve a ball",
     help: "put one more ball into play from this node",
     args: &[],
+    client_write: false,
 }];
 
 const SERIES: &[SeriesSpec] = &[

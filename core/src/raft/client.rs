@@ -5,6 +5,8 @@
 //! follows a NotLeader hint at once, backs off `client_retry` when there is no hint, and after
 //! `request_timeout` without a reply tries the next server. A leader checks the retry cache
 //! (a request already applied gets its cached reply; one already appended waits for it),
+//! answers a read-only request from its state machine at once (no log entry: `readAsync` with
+//! the default read option),
 //! takes a pending-request permit, runs startTransaction (a refusal gets no index), appends
 //! (preAppendTransaction inside), and replies once the StateMachineUpdater applied the entry.
 //! Losing leadership answers every pending request with NotLeader.
@@ -74,9 +76,13 @@ impl<S: StateMachine> Raft<S> {
             return; // a duplicate answer, or for the client's previous incarnation
         };
         match outcome {
-            Outcome::Ok { index, term, .. } => {
+            Outcome::Ok { .. } | Outcome::Read { .. } => {
                 let lat = ctx.now - r.first_sent;
-                node.client.outstanding.remove(&seq);
+                let r = node
+                    .client
+                    .outstanding
+                    .remove(&seq)
+                    .expect("looked up above");
                 ctx.cancel_timer(Timer::ClientRetry(seq));
                 let c = &mut node.client;
                 c.acked += 1;
@@ -85,7 +91,23 @@ impl<S: StateMachine> Raft<S> {
                 c.lat_max = c.lat_max.max(lat);
                 c.lat_last = lat;
                 c.target = from;
-                node.ghost.acked.push((index, term));
+                match outcome {
+                    // Only a write has an entry that must stay committed.
+                    Outcome::Ok { index, term, .. } => node.ghost.acked.push((index, term)),
+                    Outcome::Read {
+                        term,
+                        applied,
+                        reply,
+                    } => ctx.log(
+                        LogLevel::Info,
+                        format_args!(
+                            "client read #{seq}: {} -> {reply:?} (answered by {} in term {term} from its state machine, applied up to index {applied})",
+                            self.sm.describe(&r.cmd),
+                            ctx.topo.name(from)
+                        ),
+                    ),
+                    _ => {}
+                }
             }
             Outcome::NotLeader { hint } => {
                 if r.target != from || r.backoff {
@@ -154,6 +176,16 @@ impl<S: StateMachine> Raft<S> {
                     outcome: Outcome::LeaderNotReady,
                 },
             );
+        }
+        // readAsync (read option DEFAULT): past checkLeaderState, the state machine answers a
+        // read-only request at once, from what this leader has applied; nothing is appended.
+        if let Some(reply) = self.sm.read(&node.sm, &cmd) {
+            let outcome = Outcome::Read {
+                term: node.term,
+                applied: node.applied,
+                reply,
+            };
+            return ctx.send(from, Msg::Reply { seq, outcome });
         }
         match node.retry.get(&key) {
             Some(Cached::Done {

@@ -34,6 +34,8 @@ mod tests_keys;
 #[cfg(test)]
 mod tests_ratis;
 #[cfg(test)]
+mod tests_reads;
+#[cfg(test)]
 mod tests_rules;
 #[cfg(test)]
 mod tests_start;
@@ -81,6 +83,13 @@ pub enum Outcome<R> {
     /// `LeaderNotReadyException`: the leader has not applied its startup entry yet.
     LeaderNotReady,
     Failed(String),
+    /// A read-only request answered by the leader from its state machine as applied up to
+    /// `applied` (`queryStateMachine`; no log entry, so no index of its own).
+    Read {
+        term: Term,
+        applied: Index,
+        reply: R,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -684,6 +693,14 @@ impl<S: StateMachine> Protocol for Raft<S> {
                         write!(s, "client reply #{seq}: LeaderNotReadyException")
                     }
                     Outcome::Failed(e) => write!(s, "client reply #{seq}: failed: {e}"),
+                    Outcome::Read {
+                        term,
+                        applied,
+                        reply,
+                    } => write!(
+                        s,
+                        "client reply #{seq}: read from the state machine in term {term}, applied up to i{applied} -> {reply:?}"
+                    ),
                 };
             }
             Msg::Sm(m) => s = self.sm.render_msg(m),

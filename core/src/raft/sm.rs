@@ -174,6 +174,14 @@ pub trait StateMachine: Clone + fmt::Debug + 'static {
     ) -> Stage {
         Stage::Done
     }
+    /// A read-only request (Ratis `RaftClientRequest.isReadOnly`, sent with
+    /// `RaftClient.io().sendReadOnly`): the leader answers it from its state machine
+    /// (`RaftServerImpl.readAsync` with the default `raft.server.read.option`, DEFAULT:
+    /// `checkLeaderState`, then `queryStateMachine`), with no log entry. `None`: a write, which
+    /// goes through the log.
+    fn read(&self, _n: &Self::Node, _cmd: &Self::Cmd) -> Option<Self::Reply> {
+        None
+    }
     /// The leader stepped down (Ratis `LeaderEventApi.notifyNotLeader`).
     fn not_leader(&self, _n: &mut Self::Node, _c: &mut SmCtx<Self>) {}
     fn apply(
@@ -296,6 +304,12 @@ impl StateMachine for Kv {
         // The value is the request's number within this client incarnation (the low 32 bits of
         // `seq`; the incarnation sits above them): "k3 = 19", not "k3 = 4294967315".
         KvCmd::Put(format!("k{}", seq % 16), format!("{}", seq & 0xffff_ffff))
+    }
+    fn read(&self, n: &KvNode, cmd: &KvCmd) -> Option<Option<String>> {
+        match cmd {
+            KvCmd::Get(k) => Some(n.map.get(k).cloned()),
+            KvCmd::Put(..) => None,
+        }
     }
     fn describe(&self, c: &KvCmd) -> String {
         match c {

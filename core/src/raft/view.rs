@@ -100,18 +100,21 @@ pub const COMMANDS: &[CommandSpec] = &[
         label: "Time out",
         help: "start an election now",
         args: &[],
+        client_write: false,
     },
     CommandSpec {
         command: "client-put x 1",
         label: "Client put",
         help: "the client on this node writes x=1 (client-put KEY VALUE)",
         args: &[],
+        client_write: true,
     },
     CommandSpec {
         command: "client-get x",
         label: "Client get",
-        help: "the client on this node reads x through the log",
+        help: "the client on this node reads x: the leader answers from its state machine, no log entry (Ratis' default read option)",
         args: &[],
+        client_write: false,
     },
 ];
 
