@@ -24,6 +24,8 @@ pub mod start;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_code;
+#[cfg(test)]
 mod tests_start;
 mod view;
 mod write;
