@@ -334,10 +334,14 @@ fn restarts_are_drawn_and_shrunk_no_shorter_than_a_real_start() {
 }
 
 /// CASSANDRA-21181 bug 1 from the mutation-tracking sandbox: the target is the bug's own trace
-/// (a duplicate delivery that leaves a waiting listener uncalled), found within a few dozen runs
-/// and shrunk to a short stall of node1's MutationStage; the fixed code survives 300 runs.
-/// Before, the target was "an orphaned listener" (a listener on a witnessed mutation), which
-/// the fixed code shows for a while too, until the next duplicate notifies it.
+/// (a duplicate delivery that leaves a waiting listener uncalled), found within a few hundred
+/// runs (hunt seed 1: run 174) and shrunk to at most 2 actions (there: node2->node3 cut off
+/// 0.7-1.5 s); the fixed code survives 300 runs. Before, the target was "an orphaned listener"
+/// (a listener on a witnessed mutation), which the fixed code shows for a while too, until the
+/// next duplicate notifies it. Until the model's `startWriting` followed the code (false only
+/// for a witnessed offset, not one still being written) the hunt shrank to a stall of node1's
+/// MutationStage: copies piled up behind it counted as duplicates while the first was still
+/// being written, a route Cassandra does not have (docs/MODEL.md).
 #[test]
 fn bug1_of_21181_is_found_by_its_skipped_listener_and_the_fix_survives() {
     let s = file("docs/hunting/mutation-21181.toml");
@@ -355,16 +359,16 @@ fn bug1_of_21181_is_found_by_its_skipped_listener_and_the_fix_survives() {
         )
         .unwrap()
     };
-    let found = hunt::hunt(&s, &plan("bug1", 100), &l)
+    let found = hunt::hunt(&s, &plan("bug1", 300), &l)
         .unwrap()
-        .expect("bug 1 found in 100 runs");
+        .expect("bug 1 found in 300 runs");
     assert!(found.shrunk.len() <= 2, "{:?}", found.shrunk);
     assert!(
-        found
+        !found
             .shrunk
             .iter()
-            .any(|f| matches!(&f.action, Action::Stall { node, .. } if node == "node1")),
-        "{:?}",
+            .any(|f| matches!(&f.action, Action::Stall { .. })),
+        "a stall no longer makes a duplicate of a copy still being written: {:?}",
         found.shrunk
     );
     assert_eq!(hunt::hunt(&s, &plan("fixed", 300), &l).unwrap(), None);

@@ -2,7 +2,7 @@
 //!
 //! Tracked writes (`TrackedWriteRequest`, `write.rs`): the coordinator takes the next offset of
 //! its own coordinator log, applies locally and sends MUTATION_REQ with a callback to the other
-//! replicas; MUTATION_RSP marks the replica as having witnessed the offset; a callback that
+//! replicas; MUTATION_RSP marks the replica a witness (at the log's coordinator only); a callback that
 //! expires after `write_timeout` gets its replica a PUSH_MUTATION_REQ (`ActiveLogReconciler`),
 //! whatever the coordinator has heard since; BROADCAST_LOG_OFFSETS tells peers what a node has
 //! witnessed. Every arriving mutation goes through
@@ -23,6 +23,8 @@ mod recon;
 pub mod start;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_code;
 #[cfg(test)]
 mod tests_start;
 mod view;

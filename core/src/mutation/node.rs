@@ -306,26 +306,27 @@ impl MtNode {
         })
     }
 
-    /// Witnessed locally (finished) or being written (pending).
-    pub fn has_locally(&self, id: MutId) -> bool {
-        self.logs.get(&id.log).is_some_and(|l| {
-            l.witnessed[self.me as usize].contains(id.offset) || l.pending.contains(id.offset)
-        })
-    }
-
     pub fn witnessed_locally(&self, id: MutId) -> bool {
         self.logs
             .get(&id.log)
             .is_some_and(|l| l.witnessed[self.me as usize].contains(id.offset))
     }
 
-    /// The local `MutationSummary` (includePending: pending offsets count as local).
-    pub fn summary(&self) -> Summary {
+    /// The local `MutationSummary` (`createMutationSummary(includePending)`): per log the
+    /// reconciled offsets and the unreconciled ones witnessed here, plus, with `include_pending`,
+    /// those being written (`UnreconciledMutations.collect` skips PENDING entries without it).
+    /// The data node's secondary summary includes them, a summary node's does not
+    /// (`ReadReconciliations.handleSummaryRequest`: `createMutationSummary(false)`).
+    pub fn summary(&self, include_pending: bool) -> Summary {
         let me = self.me as usize;
         let mut out = Vec::new();
         for (&log, l) in &self.logs {
             let reconciled = l.reconciled();
-            let mut unreconciled = Offsets::union(&l.witnessed[me], &l.pending);
+            let mut unreconciled = if include_pending {
+                Offsets::union(&l.witnessed[me], &l.pending)
+            } else {
+                l.witnessed[me].clone()
+            };
             unreconciled.subtract(&reconciled);
             if !reconciled.is_empty() || !unreconciled.is_empty() {
                 out.push(LogSummary {

@@ -235,7 +235,8 @@ impl MutationTracking {
         summary_nodes: Vec<NodeId>,
     ) {
         let rows = Rows::of_table(&node.data);
-        let summary = node.summary();
+        // the secondary summary: createMutationSummary(true)
+        let summary = node.summary(true);
         let r = self.get_or_create(node, ctx, read, ctx.me, &summary_nodes);
         r.rows = rows;
         self.accept_local_summary(node, ctx, read, summary);
@@ -250,7 +251,8 @@ impl MutationTracking {
         data_node: NodeId,
         summary_nodes: Vec<NodeId>,
     ) {
-        let summary = node.summary();
+        // createMutationSummary(false): what this node is still writing is left out
+        let summary = node.summary(false);
         self.get_or_create(node, ctx, read, data_node, &summary_nodes);
         self.accept_local_summary(node, ctx, read, summary);
     }

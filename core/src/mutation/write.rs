@@ -109,9 +109,14 @@ impl MutationTracking {
         }
         node.callbacks.remove(&cb);
         ctx.cancel_timer(Timer::WriteRetry(cb));
-        let mut o = Offsets::new();
-        o.add(id.offset);
-        self.witnessed_by(node, from, id.log, &o);
+        // `CoordinatorLogPrimary.receivedWriteResponse` records the witness;
+        // `CoordinatorLogReplica.receivedWriteResponse` is a no-op (a replica of the log learns
+        // it from BROADCAST_LOG_OFFSETS)
+        if id.log == ctx.me {
+            let mut o = Offsets::new();
+            o.add(id.offset);
+            self.witnessed_by(node, from, id.log, &o);
+        }
     }
 
     /// A write callback expired: `onFailure` -> `retryFailedWrite` -> the ActiveLogReconciler
@@ -186,14 +191,21 @@ impl MutationTracking {
         let id = m.id;
         let sid = self.fmt_id(ctx, id);
         node.journal.insert(id, m.clone());
-        let started = !node.has_locally(id);
+        // `CoordinatorLog.startWriting`: false only for an offset already witnessed here; a copy
+        // arriving while another is being written (pending) starts writing too
+        let started = !node.witnessed_locally(id);
         if started {
-            node.log_mut(id.log).pending.add(id.offset);
+            let again = !node.log_mut(id.log).pending.add(id.offset);
             node.data.insert(id, m.row.clone());
             ctx.log(
                 LogLevel::Debug,
                 format_args!(
-                    "applyInternalTracked {sid} via {via}: journaled, startWriting = true, applied"
+                    "applyInternalTracked {sid} via {via}: journaled, startWriting = true{}, applied",
+                    if again {
+                        " (another copy is being written)"
+                    } else {
+                        ""
+                    }
                 ),
             );
             ctx.submit(MUTATION_STAGE, Task::Finish { m, via, reply }, None);
@@ -244,13 +256,21 @@ impl MutationTracking {
         let me = ctx.me as usize;
         let l = node.log_mut(id.log);
         l.pending.remove(id.offset);
-        l.witnessed[me].add(id.offset);
+        // `CoordinatorLog.finishWriting`: a copy that raced with another write finds the offset
+        // witnessed and returns; `MutationTrackingService.finishWriting` invokes the listeners
+        // either way
+        let first = l.witnessed[me].add(id.offset);
         let fired = self.invoke_listeners(node, ctx, id);
         ctx.log(
             LogLevel::Debug,
             format_args!(
-                "finishWriting {}: witnessed, invokeListeners fired {fired}",
-                self.fmt_id(ctx, id)
+                "finishWriting {}: {}, invokeListeners fired {fired}",
+                self.fmt_id(ctx, id),
+                if first {
+                    "witnessed"
+                } else {
+                    "already witnessed (raced with another write)"
+                }
             ),
         );
         node.record_delivery(Delivery {
