@@ -293,7 +293,10 @@ impl Gossip {
         }
         // "check this at the end so nodes will learn about the endpoint": a new generation
         // that is already shut down (learned while its node is down) is marked as such.
-        if node.map[ep as usize].as_ref().is_some_and(|st| st.is_shutdown()) {
+        if node.map[ep as usize]
+            .as_ref()
+            .is_some_and(|st| st.is_shutdown())
+        {
             self.mark_as_shutdown(node, ctx, ep);
         }
     }

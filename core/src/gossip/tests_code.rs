@@ -103,12 +103,7 @@ const C: u32 = 2;
 fn a_silent_peer_is_convicted_after_phi_8_of_mean_intervals() {
     let mut r = run(&["A", "B", "C"], &["A"], "", "", "2m");
     until(&mut r, 60 * US_PER_S);
-    act(
-        &mut r,
-        Action::Kill {
-            node: "B".into(),
-        },
-    );
+    act(&mut r, Action::Kill { node: "B".into() });
     until(&mut r, 100 * US_PER_S);
     let a = node(&r, A);
     let last = a.fd.last(B as usize).expect("A has a window for B");
@@ -158,12 +153,7 @@ fn a_shutdown_announcement_marks_the_node_down_at_once() {
     );
     until(&mut r, 40 * US_PER_S);
     assert!(node(&r, C).sees_up(B), "C still sees B UP through A");
-    act(
-        &mut r,
-        Action::Stop {
-            node: "B".into(),
-        },
-    );
+    act(&mut r, Action::Stop { node: "B".into() });
     until(&mut r, 41 * US_PER_S);
     let a = node(&r, A);
     assert!(!a.sees_up(B));
@@ -179,8 +169,14 @@ fn a_shutdown_announcement_marks_the_node_down_at_once() {
     // C: the shutdown state arrives by gossip and does not mark B down by itself.
     until(&mut r, 45 * US_PER_S);
     let c = node(&r, C);
-    assert!(c.state(B).unwrap().is_shutdown(), "C learned STATUS=shutdown");
-    assert!(c.sees_up(B), "... and still holds B alive (applyNewStates only)");
+    assert!(
+        c.state(B).unwrap().is_shutdown(),
+        "C learned STATUS=shutdown"
+    );
+    assert!(
+        c.sees_up(B),
+        "... and still holds B alive (applyNewStates only)"
+    );
     until(&mut r, 80 * US_PER_S);
     let c_down = logged(&r, C, "InetAddress /B is now DOWN");
     assert_eq!(c_down.len(), 1);
@@ -230,8 +226,16 @@ fn a_new_generation_is_marked_dead_until_its_echo_returns() {
     // Within 1 ms of the change; an echo round trip takes at least 4 ms here.
     assert!(!a.sees_up(B), "markAlive marked the new state dead");
     let iv = a.fd.intervals(B as usize);
-    assert_eq!(iv.first().copied(), Some(2_000_000), "window restarted at 2 s");
-    assert!(iv.len() <= 2, "cleared: {} samples (was {before})", iv.len());
+    assert_eq!(
+        iv.first().copied(),
+        Some(2_000_000),
+        "window restarted at 2 s"
+    );
+    assert!(
+        iv.len() <= 2,
+        "cleared: {} samples (was {before})",
+        iv.len()
+    );
     until(&mut r, 75 * US_PER_S);
     // The ECHO_REQ leaves with the major state change; UP comes only with its reply, later.
     let echo_at: Vec<Micros> = r
@@ -251,7 +255,10 @@ fn a_new_generation_is_marked_dead_until_its_echo_returns() {
         .filter(|&u| u > 30 * US_PER_S)
         .collect();
     assert_eq!(up.len(), 1, "the echo reply marks B UP, once");
-    assert!(up[0] > restarted[0], "UP after the round trip, not with the new state");
+    assert!(
+        up[0] > restarted[0],
+        "UP after the round trip, not with the new state"
+    );
     assert!(node(&r, A).sees_up(B));
 
     // Down for 3 s (kill -9): B is still alive at A when its new generation arrives, so the
@@ -270,7 +277,11 @@ fn a_new_generation_is_marked_dead_until_its_echo_returns() {
     until(&mut r, 40 * US_PER_S);
     assert_eq!(logged(&r, A, "Node /B has restarted, now UP").len(), 1);
     let iv = node(&r, A).fd.intervals(B as usize);
-    assert!(iv.len() > before, "kept: {} samples (was {before})", iv.len());
+    assert!(
+        iv.len() > before,
+        "kept: {} samples (was {before})",
+        iv.len()
+    );
     assert!(iv.iter().all(|&x| x as u64 <= 2 * US_PER_S));
     assert!(node(&r, A).sees_up(B));
 }
@@ -285,12 +296,7 @@ fn a_new_generation_is_marked_dead_until_its_echo_returns() {
 fn a_new_generation_that_is_shut_down_is_marked_as_shutdown() {
     let mut r = run(&["A", "B", "C"], &["A"], "echo = \"buggy\"", "", "2m");
     until(&mut r, 20 * US_PER_S);
-    act(
-        &mut r,
-        Action::Stop {
-            node: "C".into(),
-        },
-    );
+    act(&mut r, Action::Stop { node: "C".into() });
     until(&mut r, 30 * US_PER_S);
     act(
         &mut r,
@@ -308,7 +314,11 @@ fn a_new_generation_that_is_shut_down_is_marked_as_shutdown() {
     assert_eq!(c_at_b.hb.version, MAX_VERSION);
     assert!(!b.sees_up(C));
     let restarted = logged(&r, B, "Node /C has restarted, now UP");
-    assert_eq!(restarted.len(), 1, "logged as Cassandra does, before the check");
+    assert_eq!(
+        restarted.len(),
+        1,
+        "logged as Cassandra does, before the check"
+    );
     let down = logged(&r, B, "InetAddress /C is now DOWN");
     assert!(
         down.iter().any(|&d| d == restarted[0]),
