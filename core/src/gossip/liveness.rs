@@ -212,7 +212,17 @@ impl Gossip {
             match node.map[ep as usize].as_ref() {
                 Some(local) => {
                     let (lg, rg) = (local.hb.generation, remote.hb.generation);
-                    if lg != 0 && rg as u64 > lg as u64 + MAX_GENERATION_DIFFERENCE as u64 {
+                    // Against the local clock (`currentTimeMillis() / 1000`), not the local
+                    // generation: generations are start times in seconds.
+                    let local_time = self.p.generation_base as u64 + ctx.now / US_PER_S;
+                    if rg as u64 > local_time + MAX_GENERATION_DIFFERENCE as u64 {
+                        ctx.log(
+                            LogLevel::Warn,
+                            format_args!(
+                                "received an invalid gossip generation for peer {}; local time = {local_time}, received generation = {rg}",
+                                addr(ctx.topo, ep)
+                            ),
+                        );
                         return;
                     }
                     if rg > lg {
@@ -280,6 +290,14 @@ impl Gossip {
             self.mark_alive(node, ctx, ep);
         } else {
             self.mark_dead(node, ctx, ep);
+        }
+        // "check this at the end so nodes will learn about the endpoint": a new generation
+        // that is already shut down (learned while its node is down) is marked as such.
+        if node.map[ep as usize]
+            .as_ref()
+            .is_some_and(|st| st.is_shutdown())
+        {
+            self.mark_as_shutdown(node, ctx, ep);
         }
     }
 

@@ -905,3 +905,5 @@ impl Protocol for Gossip {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_code;
