@@ -133,6 +133,9 @@ fn run(seed: u64, ops: &[(u64, Op)], fixed: bool) -> Result<(), String> {
             // SCM's close commands go out at once (Ozone waits 150 s by default, its
             // integration tests 1 s): the closes interleave with the other operations as drawn.
             close_container_wait: Dur(0),
+            // ...and reach each datanode with its next heartbeat, within 100 ms (Ozone's
+            // default is 30 s, its integration tests' 1 s).
+            heartbeat_interval: Dur(100 * MS),
             ..OzoneParams::default()
         },
         dns: 3,

@@ -76,5 +76,6 @@ pub const PARAMS: &[ParamSpec] = &[
     param("close_container_wait", "duration", Range::DUR, "ozone.scm.close.container.wait.duration: SCM holds a close command this long"),
     param("pipeline_destroy_timeout", "duration", Range::DUR, "ozone.scm.pipeline.destroy.timeout: how long a CLOSED pipeline stays before SCM destroys it"),
     param("replication_interval", "duration", Range::Dur { min: US_PER_MS, max: NO_MAX_US, or_zero: false }, "hdds.scm.replication.thread.interval: the ReplicationManager's period"),
+    param("heartbeat_interval", "duration", Range::Dur { min: US_PER_MS, max: NO_MAX_US, or_zero: false }, "hdds.heartbeat.interval: a datanode's heartbeat period; SCM's commands to it wait for its next heartbeat"),
     param("wait_on_all_followers", "", Range::BOOL, "hdds.datanode.wait.on.all.followers: the leader keeps WriteChunk data cached until every follower's nextIndex passes it"),
 ];

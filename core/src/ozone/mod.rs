@@ -76,6 +76,13 @@ pub struct OzoneParams {
     /// `hdds.scm.replication.thread.interval`: the ReplicationManager runs at every multiple of
     /// it (Ozone's default 300 s).
     pub replication_interval: Dur,
+    /// `hdds.heartbeat.interval`: a datanode heartbeats SCM this often (here at every multiple
+    /// of it: the datanodes start together), and SCM's commands to it (close container, close
+    /// pipeline) wait in SCM's command queue for its next heartbeat
+    /// (`SCMNodeManager.processHeartbeat` hands them out in the response). A report or pipeline
+    /// action triggers a heartbeat at once (`DatanodeStateMachine.triggerHeartbeat`), which
+    /// takes the queued commands too. Ozone's default 30 s; its integration tests use 1 s.
+    pub heartbeat_interval: Dur,
     /// `hdds.datanode.wait.on.all.followers` (Ozone's default false): the leader keeps a
     /// WriteChunk's data in `stateMachineDataCache` until every follower's nextIndex passes it
     /// (`removeStateMachineDataIfNeeded`), not only until it is applied
@@ -100,6 +107,7 @@ pub const OZONE_KEYS: &[&str] = &[
     "close_container_wait",
     "pipeline_destroy_timeout",
     "replication_interval",
+    "heartbeat_interval",
     "wait_on_all_followers",
 ];
 
@@ -114,6 +122,7 @@ impl Default for OzoneParams {
             close_container_wait: Dur(150 * US_PER_S),
             pipeline_destroy_timeout: Dur(66 * US_PER_S),
             replication_interval: Dur(300 * US_PER_S),
+            heartbeat_interval: Dur(30 * US_PER_S),
             wait_on_all_followers: false,
         }
     }
@@ -282,6 +291,9 @@ pub enum OzTimer {
     DestroyPipeline,
     /// SCM: a ReplicationManager run.
     ReplicationMonitor,
+    /// SCM: datanode `d`'s periodic heartbeat (`HeartbeatEndpointTask`, at every multiple of
+    /// `heartbeat_interval`) takes the commands queued for it.
+    Heartbeat(NodeId),
 }
 
 /// One node: a datanode's containers and state machine, or SCM.
@@ -952,6 +964,7 @@ impl StateMachine for Csm {
             OzTimer::CloseLease { .. } => "close-container-lease",
             OzTimer::DestroyPipeline => "pipeline-destroy",
             OzTimer::ReplicationMonitor => "replication-monitor",
+            OzTimer::Heartbeat(_) => "datanode-heartbeat",
         }
     }
     fn service_us(&self, _n: &OzNode, t: &OzTask) -> Micros {

@@ -44,6 +44,12 @@ pub struct Scm {
     pub leases: u64,
     /// A ReplicationManager run is scheduled.
     pub rm_pending: bool,
+    /// `SCMNodeManager`'s command queue: the commands for each datanode, oldest first, handed
+    /// out with the response to its next heartbeat.
+    pub queued: BTreeMap<NodeId, Vec<OzMsg>>,
+    /// The datanodes whose next periodic heartbeat is scheduled (a timer on SCM: the model sends
+    /// no heartbeat messages, only the commands in the responses).
+    pub heartbeat_due: std::collections::BTreeSet<NodeId>,
 }
 
 impl Scm {
@@ -167,9 +173,27 @@ impl Csm {
         );
     }
 
+    /// A command for datanode `d` (the DATANODE_COMMAND event): `SCMNodeManager` queues it until
+    /// `d`'s next heartbeat.
+    fn queue_command(&self, s: &mut Scm, c: &mut SmCtx<Self>, d: NodeId, m: OzMsg) {
+        s.queued.entry(d).or_default().push(m);
+        if s.heartbeat_due.insert(d) {
+            let iv = self.p.heartbeat_interval.0.max(1);
+            c.set_timer(OzTimer::Heartbeat(d), (c.ctx.now / iv + 1) * iv);
+        }
+    }
+
+    /// `SCMNodeManager.processHeartbeat`: a heartbeat from `d` (periodic, or triggered by a
+    /// report or pipeline action) is answered with every command queued for it.
+    fn heartbeat_from(&self, s: &mut Scm, c: &mut SmCtx<Self>, d: NodeId) {
+        for m in s.queued.remove(&d).unwrap_or_default() {
+            c.send(d, m);
+        }
+    }
+
     /// `ReplicationManager.sendCloseContainerReplicaCommand` (no lease).
-    fn send_close(&self, c: &mut SmCtx<Self>, d: NodeId, cid: u32, force: bool) {
-        c.send(d, OzMsg::CloseContainer { c: cid, force });
+    fn send_close(&self, s: &mut Scm, c: &mut SmCtx<Self>, d: NodeId, cid: u32, force: bool) {
+        self.queue_command(s, c, d, OzMsg::CloseContainer { c: cid, force });
     }
 
     /// `SCMClientProtocolServer.closeContainer` (`ozone admin container close`): only an OPEN
@@ -250,7 +274,7 @@ impl Csm {
             ),
         );
         if s.pipeline_destroyed {
-            c.send(from, OzMsg::ClosePipeline);
+            self.queue_command(s, c, from, OzMsg::ClosePipeline);
             return;
         }
         let ids: Vec<u32> = s.containers.keys().copied().collect();
@@ -353,7 +377,7 @@ impl Csm {
                     .map(|(d, _)| *d)
                     .collect();
                 for &d in &live {
-                    self.send_close(c, d, cid, false);
+                    self.send_close(s, c, d, cid, false);
                 }
                 if !live.is_empty() {
                     c.log(
@@ -385,7 +409,7 @@ impl Csm {
                         );
                         for (d, r) in &reps {
                             if r.state == CState::QuasiClosed && r.bcsid == b {
-                                self.send_close(c, *d, cid, true);
+                                self.send_close(s, c, *d, cid, true);
                             }
                         }
                     }
@@ -409,13 +433,18 @@ impl Csm {
                             if force { " (force)" } else { "" }
                         ),
                     );
-                    self.send_close(c, *d, cid, force);
+                    self.send_close(s, c, *d, cid, force);
                 }
             }
         }
     }
 
     pub(super) fn scm_message(&self, s: &mut Scm, c: &mut SmCtx<Self>, from: NodeId, m: OzMsg) {
+        // Every message from a datanode travels on a heartbeat: the commands queued before it
+        // go back in its response.
+        if from < self.dns {
+            self.heartbeat_from(s, c, from);
+        }
         match m {
             OzMsg::PipelineActionClose { cause, reason } => {
                 self.pipeline_action(s, c, from, cause, &reason)
@@ -438,27 +467,31 @@ impl Csm {
                 c.log(
                     LogLevel::Info,
                     format_args!(
-                        "SCM: CloseContainerCommand c{cid} to every datanode of the pipeline"
+                        "SCM: CloseContainerCommand c{cid} to every datanode of the pipeline, with its next heartbeat"
                     ),
                 );
                 for d in 0..self.dns {
-                    self.send_close(c, d, cid, false);
+                    self.send_close(s, c, d, cid, false);
                 }
             }
             OzTimer::DestroyPipeline => {
                 s.pipeline_destroyed = true;
                 c.log(
                     LogLevel::Warn,
-                    "SCM: scrubbing the pipeline (CLOSED for ozone.scm.pipeline.destroy.timeout): removed; ClosePipelineCommand to its datanodes",
+                    "SCM: scrubbing the pipeline (CLOSED for ozone.scm.pipeline.destroy.timeout): removed; ClosePipelineCommand queued for its datanodes",
                 );
                 for d in 0..self.dns {
-                    c.send(d, OzMsg::ClosePipeline);
+                    self.queue_command(s, c, d, OzMsg::ClosePipeline);
                 }
             }
             OzTimer::ReplicationMonitor => {
                 s.rm_pending = false;
                 self.rm_run(s, c);
                 self.schedule_rm(s, c);
+            }
+            OzTimer::Heartbeat(d) => {
+                s.heartbeat_due.remove(&d);
+                self.heartbeat_from(s, c, d);
             }
             OzTimer::Append(_) => {}
         }

@@ -43,6 +43,7 @@ latency_max = "3ms"
 [params]
 preset = "ozone"
 close_container_wait = "1s"
+heartbeat_interval = "1s"
 [[variants]]
 name = "v"
 description = "v"
@@ -130,4 +131,66 @@ fn an_injected_inconsistency_closes_the_pipeline_by_a_failed_apply() {
     assert_eq!(text(&r, "pipeline", None), "CLOSED");
     assert_eq!(text(&r, "pipeline_closed_by", None), "apply failed");
     assert_eq!(text(&r, "pipeline_close_cause", Some(0)), "apply failed");
+}
+
+/// SCM's close command waits in SCM's command queue for each datanode's next heartbeat
+/// (`SCMNodeManager.processHeartbeat` hands out the queued commands; `hdds.heartbeat.interval`,
+/// 30 s by default; the model's datanodes heartbeat at its multiples): with a 1 s lease, a close
+/// taken at 1 s reaches no datanode at 2.1 s (before: every datanode, 1-3 ms after the lease),
+/// and every datanode with the 30 s heartbeat, where the leader closes the container through Raft.
+#[test]
+fn a_close_command_reaches_a_datanode_with_its_next_heartbeat() {
+    let scenario = |until: &str| {
+        let text = format!(
+            r#"
+name = "close-heartbeat"
+title = "close heartbeat"
+protocol = "ozone"
+duration = "{until}"
+[cluster]
+nodes = [{{ name = "dn1" }}, {{ name = "dn2" }}, {{ name = "dn3" }}, {{ name = "scm" }}]
+[network]
+latency_min = "1ms"
+latency_max = "3ms"
+[params]
+preset = "ozone"
+close_container_wait = "1s"
+[[variants]]
+name = "v"
+description = "v"
+[[faults]]
+at = "10ms"
+action = "command"
+node = "dn1"
+command = "timeout"
+[[faults]]
+at = "1s"
+action = "command"
+node = "scm"
+command = "close-container 1"
+"#
+        );
+        Scenario::parse("close-heartbeat.toml", &text, &Limits::default()).unwrap()
+    };
+    let state = |r: &Run, node: u32| match r
+        .query_key("container_state", Some(node), None, None, Some("1"), 0)
+        .unwrap()
+    {
+        QValue::Text(t) => t,
+        v => panic!("{v:?}"),
+    };
+    let mut open_at_lease = 0;
+    for seed in 1..=5 {
+        let early = run(scenario("2100ms"), "v", seed);
+        open_at_lease += (0..3).filter(|d| state(&early, *d) == "OPEN").count();
+        let late = run(scenario("32s"), "v", seed);
+        for d in 0..3 {
+            assert_eq!(state(&late, d), "CLOSED", "seed {seed}, dn{}", d + 1);
+        }
+        let scm = late
+            .query_key("scm_container_state", Some(3), None, None, Some("1"), 0)
+            .unwrap();
+        assert_eq!(scm, QValue::Text("CLOSED".into()), "seed {seed}");
+    }
+    assert_eq!(open_at_lease, 15, "replicas still OPEN at 2.1 s");
 }

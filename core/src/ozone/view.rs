@@ -184,7 +184,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         command: "close-container 1",
         label: "Close container",
-        help: "on SCM: close container 1 (CLOSING; the CloseContainerCommand goes to every datanode after params.close_container_wait)",
+        help: "on SCM: close container 1 (CLOSING; the CloseContainerCommand goes to every datanode after params.close_container_wait, with its next heartbeat)",
         args: &[],
         client_write: false,
     },
@@ -381,6 +381,12 @@ fn parse_params(params: toml::Table, sc: &Scenario) -> Result<(OzoneParams, Raft
         return Err(format!(
             "params.replication_interval {} is too short: at least 1ms",
             crate::time::fmt_duration(op.replication_interval.0)
+        ));
+    }
+    if op.heartbeat_interval.0 < crate::time::US_PER_MS {
+        return Err(format!(
+            "params.heartbeat_interval {} is too short: at least 1ms",
+            crate::time::fmt_duration(op.heartbeat_interval.0)
         ));
     }
     let n = sc.topo.len();
