@@ -243,8 +243,7 @@ impl<P: Protocol> Sim<P> {
         // Commands are validated by the protocol; run them before recording so a refusal
         // leaves no trace.
         if let Change::Command(id, cmd) = &change {
-            let proto = self.proto.clone();
-            return match self.run_handler(*id, |n, ctx| proto.on_command(n, ctx, cmd)) {
+            return match self.run_handler(*id, |proto, n, ctx| proto.on_command(n, ctx, cmd)) {
                 Err(e) => {
                     self.discard_pending();
                     Err(err(format!(
@@ -356,8 +355,7 @@ impl<P: Protocol> Sim<P> {
 
     pub(super) fn stop_node(&mut self, out: &mut Out, node: NodeId) -> Result<(), SimError> {
         self.set_status(out, node, NodeStatus::Stopping);
-        let proto = self.proto.clone();
-        self.with_node(out, node, None, |n, ctx| proto.on_stop(n, ctx))
+        self.with_node(out, node, None, |proto, n, ctx| proto.on_stop(n, ctx))
     }
 
     /// The model-dependent checks of an action that do not depend on the run's state: executor

@@ -13,7 +13,7 @@ impl<P: Protocol> Sim<P> {
         out: &mut Out,
         node: NodeId,
         first: Option<(RecKind, RecKind)>,
-        f: impl FnOnce(&mut P::Node, &mut Ctx<P>),
+        f: impl FnOnce(&P, &mut P::Node, &mut Ctx<P>),
     ) -> Result<(), SimError> {
         self.run_handler(node, f);
         if let Some((deliver, discard)) = first {
@@ -28,11 +28,13 @@ impl<P: Protocol> Sim<P> {
     pub(super) fn run_handler<R>(
         &mut self,
         node: NodeId,
-        f: impl FnOnce(&mut P::Node, &mut Ctx<P>) -> R,
+        f: impl FnOnce(&P, &mut P::Node, &mut Ctx<P>) -> R,
     ) -> R {
         debug_assert!(self.effects.is_empty() && self.log_buf.is_empty());
-        let (_, state, mut ctx) = self.handler(node);
-        f(state, &mut ctx)
+        // The protocol by reference, not an `Arc` clone per handler (two atomic operations an
+        // event, issue 44).
+        let (proto, state, mut ctx) = self.handler(node);
+        f(proto, state, &mut ctx)
     }
 
     /// What a handler of `node` works with: the protocol, the node's state and its context.
@@ -98,14 +100,12 @@ impl<P: Protocol> Sim<P> {
                 Effect::SetTimer { key, at } => {
                     let at = at.max(self.now);
                     let inc = self.nodes[node as usize].incarnation;
-                    let seq = self.seq;
-                    self.push(
+                    let seq = self.push(
                         at,
                         Ev::Timer {
                             node,
                             inc,
                             key: key.clone(),
-                            seq,
                         },
                     );
                     self.nodes[node as usize].timers.insert(key, seq);

@@ -29,7 +29,7 @@ impl<P: Protocol> Sim<P> {
             enqueued_at: self.now,
             deadline,
         });
-        self.refresh_stats(node, exec);
+        // `try_start_task` refreshes the stats on every way out (once, not twice a submit).
         self.try_start_task(out, node, exec);
         Ok(())
     }
@@ -44,16 +44,19 @@ impl<P: Protocol> Sim<P> {
     }
 
     /// Start the next task if the executor is idle and not stalled; expired tasks are dropped.
+    /// The executor's stats are up to date when it returns.
     pub(super) fn try_start_task(&mut self, out: &mut Out, node: NodeId, exec: u8) {
         loop {
             let now = self.now;
             let slot = &mut self.nodes[node as usize];
             if slot.status == NodeStatus::Stopped {
+                self.refresh_stats(node, exec);
                 return;
             }
             let stats = &slot.exec_stats[exec as usize];
             let e = &mut slot.execs[exec as usize];
             if e.busy.is_some() || stats.stalled {
+                self.refresh_stats(node, exec);
                 return;
             }
             let Some(q) = e.queue.pop_front() else {
@@ -115,8 +118,7 @@ impl<P: Protocol> Sim<P> {
         self.refresh_stats(node, exec);
         let label = self.proto.task_label(&task);
         self.emit(out, node, RecKind::TaskDone { exec, label }, None);
-        let proto = self.proto.clone();
-        self.with_node(out, node, None, |n, ctx| proto.on_task(n, ctx, task))?;
+        self.with_node(out, node, None, |proto, n, ctx| proto.on_task(n, ctx, task))?;
         self.try_start_task(out, node, exec);
         Ok(())
     }
@@ -141,8 +143,9 @@ impl<P: Protocol> Sim<P> {
             }
         }
         self.set_status(out, node, NodeStatus::Running);
-        let proto = self.proto.clone();
-        self.with_node(out, node, None, |n, ctx| proto.on_start(n, ctx, first))
+        self.with_node(out, node, None, |proto, n, ctx| {
+            proto.on_start(n, ctx, first)
+        })
     }
 
     pub(super) fn exit_node(&mut self, out: &mut Out, node: NodeId) -> Result<(), SimError> {

@@ -133,8 +133,9 @@ enum Ev<P: Protocol> {
     Timer {
         node: NodeId,
         inc: u32,
+        /// Live while the node's timer table holds this entry's `seq` for `key` (set again or
+        /// cancelled: stale).
         key: P::Timer,
-        seq: u64,
     },
     TaskDone {
         node: NodeId,
@@ -534,16 +535,11 @@ impl<P: Protocol> Sim<P> {
 
     fn is_stale(&self, e: &Entry<P>) -> bool {
         match &e.ev {
-            Ev::Timer {
-                node,
-                inc,
-                key,
-                seq,
-            } => {
+            Ev::Timer { node, inc, key } => {
                 let slot = &self.nodes[*node as usize];
                 slot.incarnation != *inc
                     || slot.status == NodeStatus::Stopped
-                    || slot.timers.get(key) != Some(seq)
+                    || slot.timers.get(key) != Some(&e.seq)
             }
             Ev::TaskDone { node, inc, .. } => {
                 let slot = &self.nodes[*node as usize];
@@ -611,8 +607,7 @@ impl<P: Protocol> Sim<P> {
                 self.nodes[node as usize].timers.remove(&key);
                 let label = self.proto.timer_label(&key);
                 self.emit(out, node, RecKind::Timer { label }, None);
-                let proto = self.proto.clone();
-                self.with_node(out, node, None, |n, ctx| proto.on_timer(n, ctx, key))
+                self.with_node(out, node, None, |proto, n, ctx| proto.on_timer(n, ctx, key))
             }
             Ev::TaskDone { node, exec, .. } => self.task_done(out, node, exec),
             Ev::Scheduled(i) => {
@@ -707,7 +702,6 @@ impl<P: Protocol> Sim<P> {
             }
             return Ok(());
         }
-        let proto = self.proto.clone();
         let deliver = RecKind::Deliver {
             msg: id,
             from: f.from,
@@ -721,7 +715,7 @@ impl<P: Protocol> Sim<P> {
             label,
             reason: DropReason::Discarded,
         };
-        self.with_node(out, f.to, Some((deliver, discard)), |n, ctx| {
+        self.with_node(out, f.to, Some((deliver, discard)), |proto, n, ctx| {
             proto.on_message(n, ctx, f.from, f.msg)
         })
     }

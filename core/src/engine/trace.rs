@@ -191,13 +191,21 @@ impl TraceHash {
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
-            // The remaining 1-7 bytes, little-endian, the rest zero: byte by byte, not through a
-            // `copy_from_slice` of a variable length (a call to `memcpy`, two per record of a
-            // run: most labels are shorter than 8 bytes).
-            let mut w = 0u64;
-            for (i, &b) in rest.iter().enumerate() {
-                w |= (b as u64) << (8 * i);
-            }
+            // The remaining 1-7 bytes, little-endian, the rest zero, from at most two loads
+            // that overlap (the bytes both read are the same, so or-ing them is exact): no
+            // `memcpy` call for a variable length and no loop over the bytes (most labels are
+            // shorter than 8 bytes, two strings a record).
+            let n = rest.len();
+            let w = if n >= 4 {
+                let lo = u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")) as u64;
+                let hi = u32::from_le_bytes(rest[n - 4..].try_into().expect("4 bytes")) as u64;
+                lo | hi << (8 * (n - 4))
+            } else if n >= 2 {
+                let lo = u16::from_le_bytes(rest[..2].try_into().expect("2 bytes")) as u64;
+                lo | (rest[n - 1] as u64) << (8 * (n - 1))
+            } else {
+                rest[0] as u64
+            };
             self.u64(w);
         }
     }

@@ -488,7 +488,8 @@ fn trace_hash_is_stable_and_separates_strings() {
 
 /// `TraceHash::str` pinned word by word for every remainder length (0-7 bytes after whole
 /// words): the words are the string's bytes little-endian, zero-padded, whatever code builds
-/// them (it once padded through `copy_from_slice`, now byte by byte).
+/// them (it once padded through `copy_from_slice`, then byte by byte, now from two overlapping
+/// loads).
 #[test]
 fn trace_hash_of_a_string_is_its_zero_padded_words() {
     let text = "GossipDigestAck2 x";
