@@ -195,6 +195,14 @@ fn random_load_is_seeded_bounded_and_duplicates() {
 
 /// A bare three-replica engine running `schedule` (commands on node1..node3) to `end`.
 fn engine_with(schedule: Vec<(u64, &str, &str)>, end: u64) -> Engine<MutationTracking> {
+    let mut e = bare_engine(MtParams::default(), &schedule);
+    e.run_until(end, u64::MAX).unwrap();
+    e
+}
+
+/// A three-replica engine (node1..node3) with these params, `schedule` (commands on them)
+/// queued, not yet run.
+pub(super) fn bare_engine(p: MtParams, schedule: &[(u64, &str, &str)]) -> Engine<MutationTracking> {
     use crate::engine::network::Link;
     use crate::engine::{Sim, Topology};
     let names = ["node1", "node2", "node3"];
@@ -205,8 +213,8 @@ fn engine_with(schedule: Vec<(u64, &str, &str)>, end: u64) -> Engine<MutationTra
         seeds: vec![0],
     };
     let sched = schedule
-        .into_iter()
-        .map(|(at, node, command)| {
+        .iter()
+        .map(|&(at, node, command)| {
             (
                 at,
                 Action::Command {
@@ -217,16 +225,14 @@ fn engine_with(schedule: Vec<(u64, &str, &str)>, end: u64) -> Engine<MutationTra
         })
         .collect();
     let sim = Sim::new(
-        MutationTracking::new(MtParams::default()).unwrap(),
+        MutationTracking::new(p).unwrap(),
         topo,
         Link::healthy(1_000, 3_000),
         1,
         sched,
         Default::default(),
     );
-    let mut e = Engine::new(sim, false, 1 << 16);
-    e.run_until(end, u64::MAX).unwrap();
-    e
+    Engine::new(sim, false, 1 << 16)
 }
 
 /// The retry follows the write's callback, not what the coordinator has heard: node2's

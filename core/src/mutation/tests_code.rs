@@ -8,41 +8,12 @@
 use super::node::Outcome;
 use super::offsets::MutId;
 use super::*;
-use crate::engine::action::{Action, Dur};
+use crate::engine::action::Dur;
 use crate::engine::Engine;
 
 /// A three-replica engine (node1..node3) with these params, the schedule queued, not yet run.
 fn engine(p: MtParams, schedule: &[(u64, &str, &str)]) -> Engine<MutationTracking> {
-    use crate::engine::network::Link;
-    use crate::engine::{Sim, Topology};
-    let names = ["node1", "node2", "node3"];
-    let topo = Topology {
-        names: names.iter().map(|s| s.to_string()).collect(),
-        dcs: vec!["dc1".into(); 3],
-        racks: vec!["r1".into(); 3],
-        seeds: vec![0],
-    };
-    let sched = schedule
-        .iter()
-        .map(|&(at, node, command)| {
-            (
-                at,
-                Action::Command {
-                    node: node.into(),
-                    command: command.into(),
-                },
-            )
-        })
-        .collect();
-    let sim = Sim::new(
-        MutationTracking::new(p).unwrap(),
-        topo,
-        Link::healthy(1_000, 3_000),
-        1,
-        sched,
-        Default::default(),
-    );
-    Engine::new(sim, false, 1 << 16)
+    super::tests::bare_engine(p, schedule)
 }
 
 fn run(p: MtParams, schedule: &[(u64, &str, &str)], end: u64) -> Engine<MutationTracking> {
