@@ -3,7 +3,7 @@
 //! report to SCM), `CloseContainerCommandHandler`, `ClosePipelineCommandHandler` and
 //! `ContainerStateMachine.notifyGroupRemove`.
 
-use super::{CState, Csm, OzCmd, OzMsg, OzNode, Res};
+use super::{CState, Csm, OzCmd, OzMsg, OzNode, OzTimer, Res};
 use crate::engine::trace::LogLevel;
 use crate::raft::sm::SmCtx;
 use std::fmt;
@@ -102,6 +102,13 @@ impl Csm {
                 self.icr(n, c, cid);
             }
         }
+    }
+
+    /// The datanode's next periodic heartbeat (`DatanodeStateMachine`'s loop, every
+    /// `hdds.heartbeat.interval`): at the next multiple of the interval.
+    pub(super) fn arm_heartbeat(&self, c: &mut SmCtx<Self>) {
+        let iv = self.p.heartbeat_interval.0.max(1);
+        c.set_timer(OzTimer::Heartbeat, (c.ctx.now / iv + 1) * iv);
     }
 
     /// `XceiverServerRatis.triggerPipelineClose`: a PipelineAction CLOSE with its

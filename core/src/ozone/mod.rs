@@ -76,12 +76,13 @@ pub struct OzoneParams {
     /// `hdds.scm.replication.thread.interval`: the ReplicationManager runs at every multiple of
     /// it (Ozone's default 300 s).
     pub replication_interval: Dur,
-    /// `hdds.heartbeat.interval`: a datanode heartbeats SCM this often (here at every multiple
-    /// of it: the datanodes start together), and SCM's commands to it (close container, close
-    /// pipeline) wait in SCM's command queue for its next heartbeat
-    /// (`SCMNodeManager.processHeartbeat` hands them out in the response). A report or pipeline
-    /// action triggers a heartbeat at once (`DatanodeStateMachine.triggerHeartbeat`), which
-    /// takes the queued commands too. Ozone's default 30 s; its integration tests use 1 s.
+    /// `hdds.heartbeat.interval`: a running datanode heartbeats SCM this often (a message, at
+    /// every multiple of it: the datanodes start together), and SCM's commands to it (close
+    /// container, close pipeline) wait in SCM's command queue for its next heartbeat that
+    /// arrives (`SCMNodeManager.processHeartbeat` hands them out in the response): a datanode
+    /// that is down or cut off from SCM gets them when it heartbeats again. A report or
+    /// pipeline action triggers a heartbeat at once (`DatanodeStateMachine.triggerHeartbeat`),
+    /// which takes the queued commands too. Ozone's default 30 s; its integration tests use 1 s.
     pub heartbeat_interval: Dur,
     /// `hdds.datanode.wait.on.all.followers` (Ozone's default false): the leader keeps a
     /// WriteChunk's data in `stateMachineDataCache` until every follower's nextIndex passes it
@@ -240,6 +241,9 @@ impl OzCmd {
 /// datanodes.
 #[derive(Clone, Debug, PartialEq)]
 pub enum OzMsg {
+    /// Datanode -> SCM: the periodic heartbeat (`HeartbeatEndpointTask`); SCM answers with the
+    /// commands queued for the datanode.
+    Heartbeat,
     /// Datanode heartbeat: `PipelineAction` CLOSE (`XceiverServerRatis.triggerPipelineClose`):
     /// its cause (`ClosePipelineInfo.Reason`) and detailed reason.
     PipelineActionClose { cause: CloseCause, reason: String },
@@ -291,9 +295,9 @@ pub enum OzTimer {
     DestroyPipeline,
     /// SCM: a ReplicationManager run.
     ReplicationMonitor,
-    /// SCM: datanode `d`'s periodic heartbeat (`HeartbeatEndpointTask`, at every multiple of
-    /// `heartbeat_interval`) takes the commands queued for it.
-    Heartbeat(NodeId),
+    /// A datanode's periodic heartbeat to SCM (`HeartbeatEndpointTask`, at every multiple of
+    /// `heartbeat_interval` while it runs).
+    Heartbeat,
 }
 
 /// One node: a datanode's containers and state machine, or SCM.
@@ -497,7 +501,13 @@ impl StateMachine for Csm {
     /// SCM's ReplicationManager runs on its interval; the model schedules a run only when it
     /// would have work, so a preloaded state that gives it some (`[[ozone.start]]`, e.g.
     /// QUASI_CLOSED replicas) schedules one when SCM starts.
+    /// A datanode's heartbeats start with its process (the registration before them is not
+    /// modelled).
     fn on_start(&self, n: &mut OzNode, c: &mut SmCtx<Self>) {
+        if n.scm.is_none() {
+            self.arm_heartbeat(c);
+            return;
+        }
         if self.start.is_empty() {
             return;
         }
@@ -900,11 +910,14 @@ impl StateMachine for Csm {
             OzMsg::GroupRemove => {
                 self.remove_group(n, c, format_args!("removed by {}", c.ctx.topo.name(from)))
             }
-            OzMsg::PipelineActionClose { .. } | OzMsg::ContainerReport { .. } => {}
+            OzMsg::Heartbeat
+            | OzMsg::PipelineActionClose { .. }
+            | OzMsg::ContainerReport { .. } => {}
         }
     }
     fn msg_label(&self, m: &OzMsg) -> &'static str {
         match m {
+            OzMsg::Heartbeat => "HEARTBEAT",
             OzMsg::PipelineActionClose { .. } => "PIPELINE_ACTION",
             OzMsg::CloseContainer { .. } => "CLOSE_CONTAINER_CMD",
             OzMsg::ClosePipeline => "CLOSE_PIPELINE_CMD",
@@ -914,6 +927,7 @@ impl StateMachine for Csm {
     }
     fn render_msg(&self, m: &OzMsg) -> String {
         match m {
+            OzMsg::Heartbeat => "heartbeat".into(),
             OzMsg::PipelineActionClose { cause, reason } => {
                 format!("PipelineAction CLOSE ({}): {reason}", cause.reason_code())
             }
@@ -955,6 +969,10 @@ impl StateMachine for Csm {
         match (t, n.scm.as_mut()) {
             (OzTimer::Append(token), _) => c.resume(token, Ok(())),
             (t, Some(scm)) => self.scm_timer(scm, c, t),
+            (OzTimer::Heartbeat, None) => {
+                c.send(self.scm, OzMsg::Heartbeat);
+                self.arm_heartbeat(c);
+            }
             (_, None) => {}
         }
     }
@@ -964,7 +982,7 @@ impl StateMachine for Csm {
             OzTimer::CloseLease { .. } => "close-container-lease",
             OzTimer::DestroyPipeline => "pipeline-destroy",
             OzTimer::ReplicationMonitor => "replication-monitor",
-            OzTimer::Heartbeat(_) => "datanode-heartbeat",
+            OzTimer::Heartbeat => "datanode-heartbeat",
         }
     }
     fn service_us(&self, _n: &OzNode, t: &OzTask) -> Micros {

@@ -45,11 +45,10 @@ pub struct Scm {
     /// A ReplicationManager run is scheduled.
     pub rm_pending: bool,
     /// `SCMNodeManager`'s command queue: the commands for each datanode, oldest first, handed
-    /// out with the response to its next heartbeat.
+    /// out with the response to its next heartbeat that arrives (they wait while it is down or
+    /// cut off; SCM's dead-node handling, which clears them after
+    /// `ozone.scm.dead.node.interval`, 10 min, is not modelled).
     pub queued: BTreeMap<NodeId, Vec<OzMsg>>,
-    /// The datanodes whose next periodic heartbeat is scheduled (a timer on SCM: the model sends
-    /// no heartbeat messages, only the commands in the responses).
-    pub heartbeat_due: std::collections::BTreeSet<NodeId>,
 }
 
 impl Scm {
@@ -174,13 +173,9 @@ impl Csm {
     }
 
     /// A command for datanode `d` (the DATANODE_COMMAND event): `SCMNodeManager` queues it until
-    /// `d`'s next heartbeat.
-    fn queue_command(&self, s: &mut Scm, c: &mut SmCtx<Self>, d: NodeId, m: OzMsg) {
+    /// a heartbeat from `d` arrives.
+    fn queue_command(&self, s: &mut Scm, d: NodeId, m: OzMsg) {
         s.queued.entry(d).or_default().push(m);
-        if s.heartbeat_due.insert(d) {
-            let iv = self.p.heartbeat_interval.0.max(1);
-            c.set_timer(OzTimer::Heartbeat(d), (c.ctx.now / iv + 1) * iv);
-        }
     }
 
     /// `SCMNodeManager.processHeartbeat`: a heartbeat from `d` (periodic, or triggered by a
@@ -192,8 +187,8 @@ impl Csm {
     }
 
     /// `ReplicationManager.sendCloseContainerReplicaCommand` (no lease).
-    fn send_close(&self, s: &mut Scm, c: &mut SmCtx<Self>, d: NodeId, cid: u32, force: bool) {
-        self.queue_command(s, c, d, OzMsg::CloseContainer { c: cid, force });
+    fn send_close(&self, s: &mut Scm, d: NodeId, cid: u32, force: bool) {
+        self.queue_command(s, d, OzMsg::CloseContainer { c: cid, force });
     }
 
     /// `SCMClientProtocolServer.closeContainer` (`ozone admin container close`): only an OPEN
@@ -274,7 +269,7 @@ impl Csm {
             ),
         );
         if s.pipeline_destroyed {
-            self.queue_command(s, c, from, OzMsg::ClosePipeline);
+            self.queue_command(s, from, OzMsg::ClosePipeline);
             return;
         }
         let ids: Vec<u32> = s.containers.keys().copied().collect();
@@ -377,7 +372,7 @@ impl Csm {
                     .map(|(d, _)| *d)
                     .collect();
                 for &d in &live {
-                    self.send_close(s, c, d, cid, false);
+                    self.send_close(s, d, cid, false);
                 }
                 if !live.is_empty() {
                     c.log(
@@ -409,7 +404,7 @@ impl Csm {
                         );
                         for (d, r) in &reps {
                             if r.state == CState::QuasiClosed && r.bcsid == b {
-                                self.send_close(s, c, *d, cid, true);
+                                self.send_close(s, *d, cid, true);
                             }
                         }
                     }
@@ -433,7 +428,7 @@ impl Csm {
                             if force { " (force)" } else { "" }
                         ),
                     );
-                    self.send_close(s, c, *d, cid, force);
+                    self.send_close(s, *d, cid, force);
                 }
             }
         }
@@ -455,7 +450,10 @@ impl Csm {
                 bcsid,
                 n,
             } => self.on_report(s, c, from, cid, Replica { state, bcsid }, n),
-            OzMsg::CloseContainer { .. } | OzMsg::ClosePipeline | OzMsg::GroupRemove => {}
+            OzMsg::Heartbeat
+            | OzMsg::CloseContainer { .. }
+            | OzMsg::ClosePipeline
+            | OzMsg::GroupRemove => {}
         }
     }
 
@@ -471,7 +469,7 @@ impl Csm {
                     ),
                 );
                 for d in 0..self.dns {
-                    self.send_close(s, c, d, cid, false);
+                    self.send_close(s, d, cid, false);
                 }
             }
             OzTimer::DestroyPipeline => {
@@ -481,7 +479,7 @@ impl Csm {
                     "SCM: scrubbing the pipeline (CLOSED for ozone.scm.pipeline.destroy.timeout): removed; ClosePipelineCommand queued for its datanodes",
                 );
                 for d in 0..self.dns {
-                    self.queue_command(s, c, d, OzMsg::ClosePipeline);
+                    self.queue_command(s, d, OzMsg::ClosePipeline);
                 }
             }
             OzTimer::ReplicationMonitor => {
@@ -489,11 +487,7 @@ impl Csm {
                 self.rm_run(s, c);
                 self.schedule_rm(s, c);
             }
-            OzTimer::Heartbeat(d) => {
-                s.heartbeat_due.remove(&d);
-                self.heartbeat_from(s, c, d);
-            }
-            OzTimer::Append(_) => {}
+            OzTimer::Heartbeat | OzTimer::Append(_) => {}
         }
     }
 }

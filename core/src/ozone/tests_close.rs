@@ -194,3 +194,58 @@ command = "close-container 1"
     }
     assert_eq!(open_at_lease, 15, "replicas still OPEN at 2.1 s");
 }
+
+/// A command for a datanode that is down waits in SCM's queue until the datanode heartbeats
+/// again (`SCMNodeManager` keeps its `CommandQueue` until a heartbeat takes it, or the dead-node
+/// handler clears it after `ozone.scm.dead.node.interval`, 10 min): the whole pipeline killed
+/// after SCM's close and before its command went out, started again later, still gets the close
+/// (each replica leaves OPEN). Before, the model's SCM sent the commands at the heartbeat's time
+/// whether or not the datanode ran, and they were lost with the message.
+#[test]
+fn a_close_command_for_a_datanode_that_is_down_waits_for_its_next_heartbeat() {
+    let mut faults = String::from(
+        "[[faults]]\nat = \"10ms\"\naction = \"command\"\nnode = \"dn1\"\ncommand = \"timeout\"\n\
+         [[faults]]\nat = \"1s\"\naction = \"command\"\nnode = \"scm\"\ncommand = \"close-container 1\"\n",
+    );
+    for d in ["dn1", "dn2", "dn3"] {
+        faults += &format!(
+            "[[faults]]\nat = \"1500ms\"\naction = \"kill\"\nnode = \"{d}\"\n\
+             [[faults]]\nat = \"3500ms\"\naction = \"start\"\nnode = \"{d}\"\n"
+        );
+    }
+    let text = format!(
+        r#"
+name = "close-while-down"
+title = "close while down"
+protocol = "ozone"
+duration = "8s"
+[cluster]
+nodes = [{{ name = "dn1" }}, {{ name = "dn2" }}, {{ name = "dn3" }}, {{ name = "scm" }}]
+[network]
+latency_min = "1ms"
+latency_max = "3ms"
+[params]
+preset = "ozone"
+close_container_wait = "1s"
+heartbeat_interval = "1s"
+{faults}
+[[variants]]
+name = "v"
+description = "v"
+"#
+    );
+    let scenario = Scenario::parse("close-while-down.toml", &text, &Limits::default()).unwrap();
+    for seed in 1..=5 {
+        let r = run(scenario.clone(), "v", seed);
+        for d in 0..3u32 {
+            let state = match r
+                .query_key("container_state", Some(d), None, None, Some("1"), 0)
+                .unwrap()
+            {
+                QValue::Text(t) => t,
+                v => panic!("{v:?}"),
+            };
+            assert_ne!(state, "OPEN", "seed {seed}, dn{}", d + 1);
+        }
+    }
+}
