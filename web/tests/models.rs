@@ -4,7 +4,8 @@
 
 use clusterscope_web::models::mutation::{self, outcome_class, read_view, sparkline};
 use clusterscope_web::models::raft::{
-    self, cluster, election_timer, ruler, strip, term_colour, window, MarkKind, MAX_STRIPS, WINDOW,
+    self, cluster, election_timer, ruler, strip, term_colour, window, MarkKind, MAX_STRIPS,
+    MIN_WINDOW, WINDOW,
 };
 use serde_json::{json, Value};
 
@@ -74,8 +75,11 @@ fn term_colours_are_stable_and_distinct_for_neighbours() {
 
 #[test]
 fn the_window_keeps_the_newest_entries_and_a_free_slot() {
-    assert_eq!(window(0), (0, WINDOW - 1));
-    assert_eq!(window(5), (0, WINDOW - 1));
+    // Short logs: at least MIN_WINDOW slots (wide cells), then one more slot per entry.
+    assert_eq!(window(0), (0, MIN_WINDOW - 1));
+    assert_eq!(window(5), (0, MIN_WINDOW - 1));
+    assert_eq!(window(MIN_WINDOW - 1), (0, MIN_WINDOW));
+    assert_eq!(window(WINDOW - 2), (0, WINDOW - 1));
     assert_eq!(window(WINDOW - 1), (1, WINDOW));
     assert_eq!(window(100), (101 - WINDOW + 1, 101));
     let (lo, hi) = window(100);

@@ -68,8 +68,9 @@ pub fn last_of(found: &[Moment], kind: u8) -> Option<&Moment> {
 /// Most moments kept for one run (a long run's commits): later ones are not collected.
 pub const MAX_MOMENTS: usize = 50_000;
 
-/// The generic "what happened" line of one record, or `None` for a record worth less than
-/// another of its step (a send, a task's bookkeeping).
+/// The generic "what happened" line of one record and its rank (a step says its highest-ranked
+/// record's line): a send or a task's bookkeeping ranks lowest; `None` for a record it cannot
+/// name (a log line or action missing from the trace).
 pub fn generic_line(trace: &Trace, topo: &Topology, r: &Rec) -> Option<(u8, String)> {
     let me = name(topo, r.node);
     Some(match r.kind {
@@ -106,7 +107,12 @@ pub fn generic_line(trace: &Trace, topo: &Topology, r: &Rec) -> Option<(u8, Stri
         RecKind::TaskExpired { label, .. } => {
             (3, format!("{me}: task {label} expired before it ran"))
         }
-        RecKind::Send { .. } | RecKind::TaskStart { .. } | RecKind::TaskDone { .. } => return None,
+        // Worth least, but a step of only these says something (issue 40's lecture line was left
+        // blank after Figure 8's captions (a) to (d): the step before was a log flush or an
+        // appender's send).
+        RecKind::Send { to, label, .. } => (1, format!("{me} sent {label} to {}", name(topo, to))),
+        RecKind::TaskDone { label, .. } => (0, format!("{me} finished its {label} task")),
+        RecKind::TaskStart { label, .. } => (0, format!("{me} started its {label} task")),
     })
 }
 

@@ -359,3 +359,37 @@ fn raft_badge_marks_a_delayed_thread() {
     r.engine.run_until(9 * US_PER_S, u64::MAX).unwrap();
     assert!(!r.engine.node_badge(n1).contains('⏱'));
 }
+
+/// "What just happened" says something after every step that left a record, over a whole run of
+/// each Raft lecture scenario: Figure 8's line was blank after four of its twelve captions (the
+/// step before was S1's log flush, or an appender's send), and a blank band sat over the
+/// topology. A flush-only step names the task.
+#[test]
+fn what_happened_says_something_after_every_recorded_step() {
+    let mut flush = 0;
+    for name in ["raft-figure-8", "raft-leader-election", "raft-slow-apply"] {
+        let sc = builtin::get(name).unwrap();
+        for variant in sc.raw.variants.iter().map(|v| v.name.clone()) {
+            let mut r = run(name, &variant);
+            let end = r.scenario.duration();
+            while r.engine.now() <= end && r.engine.step().unwrap() {
+                let s = r.engine.steps();
+                let t = r.engine.trace();
+                let recs = t.rec_index_at_step(s) - t.rec_index_at_step(s - 1);
+                let line = r.engine.what_happened();
+                assert_eq!(
+                    line.is_some(),
+                    recs > 0,
+                    "{name}/{variant} step {s}: {line:?}"
+                );
+                if line
+                    .as_deref()
+                    .is_some_and(|l| l.ends_with(" finished its flush task"))
+                {
+                    flush += 1;
+                }
+            }
+        }
+    }
+    assert!(flush > 0, "some step was only a flush");
+}

@@ -27,6 +27,8 @@ const LABEL_FONT: &str = "600 12px ui-monospace, monospace";
 const LABEL_H: f64 = 9.5;
 /// From one line of a node's under-text to the next.
 const UNDER_STEP: f64 = LABEL_H + 2.5;
+/// The room labels leave around a node's under-text.
+const UNDER_PAD: f64 = 3.0;
 /// Drop labels name only the newest drops: the first part of the drop window (the crosses fade
 /// over all of it) and at most this many (issue 40: 12 red labels of earlier partitions piled
 /// up around S5 at Figure 8's violation).
@@ -213,6 +215,8 @@ pub struct Drawn {
     pub rings: Vec<NodeId>,
     /// The model's text inside each node that has one, its fill and the text's colour.
     pub glance: Vec<(NodeId, String, String, String)>,
+    /// The lines written under the nodes ("leader t2") and their boxes, for `data-unders`.
+    pub unders: Vec<(String, TextBox)>,
 }
 
 /// Messages in flight, recent drops and nodes: redrawn every frame over the static layer.
@@ -327,11 +331,13 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
             if let Some(lines) = under_lines.get(i).filter(|u| !u.is_empty() && l.r >= 8.0) {
                 let w = lines.iter().map(|t| text_width(ctx, t)).fold(0.0, f64::max);
                 let h = lines.len() as f64 * UNDER_STEP - (UNDER_STEP - LABEL_H);
+                // With room around it: a label just under "leader t2" read as its next line
+                // (issue 40, Figure 8's ring at 1366 and 1920).
                 labels.block(TextBox {
-                    x: pt.x - w / 2.0 - 2.0,
-                    y: pt.y + l.r + under_gap(inp, id) + h - LABEL_H + 2.0,
-                    w: w + 4.0,
-                    h: h + 2.0,
+                    x: pt.x - w / 2.0 - UNDER_PAD,
+                    y: pt.y + l.r + under_gap(inp, id) + h - LABEL_H + 2.0 + UNDER_PAD,
+                    w: w + 2.0 * UNDER_PAD,
+                    h: h + 2.0 + 2.0 * UNDER_PAD,
                 });
             }
         }
@@ -567,9 +573,7 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
                 let _ = ctx.fill_text(name, pt.x, pt.y + 4.5);
             } else {
                 name_font(ctx, l.r, name);
-                ctx.set_fill_style_str(p.fg);
-                ctx.set_text_align("center");
-                let _ = ctx.fill_text(name, pt.x, pt.y - l.r - 5.0);
+                boxed_text(ctx, name, pt.x, pt.y - l.r - 5.0, 10.0, p.fg, p.panel);
             }
         }
         if down > 0 && l.r >= 8.0 && status == NodeStatus::Running {
@@ -586,24 +590,24 @@ pub fn draw_dynamic(ctx: &Ctx, inp: &TopologyInput) -> Drawn {
         let _ = arc_drawn;
         let lines = &under_lines[i];
         if !lines.is_empty() && l.r >= 8.0 {
-            ctx.set_fill_style_str(&under_color);
             ctx.set_font(LABEL_FONT);
-            ctx.set_text_align("center");
             let y0 = pt.y + l.r + under_gap(inp, id);
             for (k, line) in lines.iter().enumerate() {
-                let _ = ctx.fill_text(line, pt.x, y0 + k as f64 * UNDER_STEP);
+                let y = y0 + k as f64 * UNDER_STEP;
+                boxed_text(ctx, line, pt.x, y, LABEL_H, &under_color, p.panel);
+                let w = text_width(ctx, line);
+                drawn_overlay
+                    .unders
+                    .push((line.clone(), TextBox::centred(pt.x, y, w, LABEL_H)));
             }
         }
     }
     // Message texts last, on a halo in the panel colour, so they stay legible over nodes.
     ctx.set_font(LABEL_FONT);
     ctx.set_text_align("left");
-    ctx.set_line_width(3.0);
-    ctx.set_stroke_style_str(p.panel);
     for ((text, color), at) in texts.iter().zip(&labels.boxes) {
-        ctx.stroke_text(text, at.x, at.y).ok();
         ctx.set_fill_style_str(color);
-        let _ = ctx.fill_text(text, at.x, at.y);
+        halo_text(ctx, text, at.x, at.y, p.panel);
     }
     drawn_overlay.texts = texts.iter().map(|t| t.0).zip(labels.boxes).collect();
     drawn_overlay.colors = texts.into_iter().map(|t| t.1).collect();
@@ -662,6 +666,27 @@ fn name_font(ctx: &Ctx, r: f64, name: &str) -> bool {
 
 /// A message's place, its link's two ends and their nodes.
 type OnLink = (Pt, ([Pt; 2], [NodeId; 2]));
+
+/// `text` in the current font and fill, on a halo of `panel` (what is drawn under it stays
+/// off the letters).
+fn halo_text(ctx: &Ctx, text: &str, x: f64, y: f64, panel: &str) {
+    ctx.set_line_width(3.0);
+    ctx.set_stroke_style_str(panel);
+    let _ = ctx.stroke_text(text, x, y);
+    let _ = ctx.fill_text(text, x, y);
+}
+
+/// `text` centred on `x` in the current font (`h` px above the baseline `y`) in `color`, on a
+/// box of `panel`: a node's name or role stays whole where links and drop crosses run into the
+/// node (they ran through "leader t2" and between its words at the ring's top).
+fn boxed_text(ctx: &Ctx, text: &str, x: f64, y: f64, h: f64, color: &str, panel: &str) {
+    let w = text_width(ctx, text) + 4.0;
+    ctx.set_fill_style_str(panel);
+    ctx.fill_rect(x - w / 2.0, y - h - 2.0, w, h + 5.0);
+    ctx.set_fill_style_str(color);
+    ctx.set_text_align("center");
+    let _ = ctx.fill_text(text, x, y);
+}
 
 /// Width of `text` in the context's current font (0 if the canvas cannot say).
 fn text_width(ctx: &Ctx, text: &str) -> f64 {

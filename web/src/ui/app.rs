@@ -629,7 +629,8 @@ pub fn app() -> Html {
                 html! { <div class="banner idle"><span class="banner-text muted">{ format!("“{what}” discarded {n} recorded action(s).") }</span>
                 <button id="undo" class="btn small-btn" {onclick}>{ "Undo" }</button></div> }
             }
-            _ => html! { <div class="banner idle" aria-hidden="true"></div> },
+            // Nothing to say: the row of the lecture line keeps the height a message takes.
+            _ => html! {},
         },
     };
     let help = m
@@ -744,9 +745,13 @@ pub fn app() -> Html {
                     onclick={{ let f = dock_folded.clone(); Callback::from(move |_| f.set(!*f)) }}>
                     { if *dock_folded { "▾ more" } else { "▴ less" } }</button>
                 <Transport s={s.clone()} dark={dark} resize={*resize} rev={rev} />
-                <super::lecture::LectureLine s={s.clone()} dark={dark} rev={rev} />
+                // "Just now" and the status message share one row (an empty status line was a
+                // blank band of 30 px over the topology).
+                <div class="say-row">
+                    <super::lecture::LectureLine s={s.clone()} dark={dark} rev={rev} />
+                    <div class="status-line" id="status-line">{ banner }</div>
+                </div>
                 <super::violation::ViolationBanner s={s.clone()} dark={dark} rev={rev} />
-                <div class="status-line" id="status-line">{ banner }</div>
                 <super::compare::CompareBar s={s.clone()} dark={dark} rev={rev} />
                 <super::branches::BranchList s={s.clone()} dark={dark} rev={header_rev} />
                 <super::bookmarks::BookmarkBar s={s.clone()} dark={dark} rev={rev} />

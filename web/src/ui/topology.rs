@@ -43,7 +43,7 @@ pub fn topology_view(p: &PanelProps) -> Html {
             let m = mm.borrow();
             // Presentation mode draws everything larger: the same picture at a smaller logical
             // size, scaled up (hit tests divide by the same factor).
-            let k = present_scale(m.teach.present);
+            let k = present_scale(m.teach.present, h);
             let (w, h) = (w / k, h / k);
             let _ = ctx.scale(k, k);
             let topo = &m.run.scenario.topo;
@@ -109,12 +109,9 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 .collect::<Vec<_>>()
                 .join(" ");
             // The labels written and their boxes (`LABEL@x,y,w,h`, CSS pixels, baseline y).
-            let texts = drawn
-                .texts
-                .iter()
-                .map(|(t, b)| format!("{t}@{:.1},{:.1},{:.1},{:.1}", b.x, b.y, b.w, b.h))
-                .collect::<Vec<_>>()
-                .join(" ");
+            let texts = boxes(drawn.texts.iter().map(|(t, b)| (*t, b)), " ");
+            // The texts under the nodes, likewise (`leader t2@x,y,w,h|...`: they have spaces).
+            let unders = boxes(drawn.unders.iter().map(|(t, b)| (t.as_str(), b)), "|");
             // The nodes ringed for a safety violation: `S5,S1`.
             let violation = drawn
                 .violation
@@ -148,6 +145,7 @@ pub fn topology_view(p: &PanelProps) -> Html {
                 ("data-arcs", arcs),
                 ("data-edges", edges),
                 ("data-texts", texts),
+                ("data-unders", unders),
                 ("data-violation-nodes", violation),
             ] {
                 if c.get_attribute(k).as_deref() != Some(v.as_str()) {
@@ -165,8 +163,12 @@ pub fn topology_view(p: &PanelProps) -> Html {
     let hit_at = {
         let geo = geo.clone();
         let s = s.clone();
+        let canvas = canvas.clone();
         move |e: &MouseEvent| -> Option<Hit> {
-            let k = present_scale(s.model.borrow().teach.present);
+            let h = canvas
+                .cast::<HtmlCanvasElement>()
+                .map_or(0.0, |c| platform::canvas_size(&c).1.max(1) as f64);
+            let k = present_scale(s.model.borrow().teach.present, h);
             let g = geo.borrow();
             let (l, links) = g.as_ref()?;
             layout::hit_test(
@@ -370,11 +372,20 @@ pub fn topology_view(p: &PanelProps) -> Html {
     }
 }
 
-/// How much larger presentation mode draws the topology.
-fn present_scale(present: bool) -> f64 {
+/// How much larger presentation mode draws the topology on a canvas `h` CSS px tall: 1.5x, less
+/// where that would leave the drawing under 270 px tall (1366x768 with Figure 8's violation
+/// banner: its 5-node ring in 225 px, the nodes on each other's text).
+fn present_scale(present: bool, h: f64) -> f64 {
     if present {
-        1.5
+        (h / 270.0).clamp(1.0, 1.5)
     } else {
         1.0
     }
+}
+
+/// Texts and their boxes for a test hook: `LABEL@x,y,w,h` (CSS pixels, baseline y) joined by `sep`.
+fn boxes<'a>(v: impl Iterator<Item = (&'a str, &'a crate::labels::TextBox)>, sep: &str) -> String {
+    v.map(|(t, b)| format!("{t}@{:.1},{:.1},{:.1},{:.1}", b.x, b.y, b.w, b.h))
+        .collect::<Vec<_>>()
+        .join(sep)
 }

@@ -8,7 +8,7 @@
 //! data-match on a follower of the leader); `#raft-head` with data-role, data-term,
 //! data-leader; `#raft-client` with data-acked.
 
-use super::{cluster, election_timer, ruler, text, Cluster, Strip, WINDOW};
+use super::{cluster, election_timer, ruler, text, Cluster, Strip};
 use crate::kit::{age, PanelProps};
 use crate::models::generic::no_selection;
 use crate::models::generic::{node_entry, render, threads};
@@ -46,8 +46,12 @@ fn role_class(role: &str) -> &'static str {
     }
 }
 
-fn pct(slot: u64) -> String {
-    format!("left:{:.3}%", (slot as f64 + 0.5) / WINDOW as f64 * 100.0)
+/// Where slot `slot` of the window of `c` is, across the strip.
+fn pct(slot: u64, c: &Cluster) -> String {
+    format!(
+        "left:{:.3}%",
+        (slot as f64 + 0.5) / (c.hi + 1 - c.lo) as f64 * 100.0
+    )
 }
 
 fn strip_html(s: &Strip, c: &Cluster) -> Html {
@@ -86,7 +90,7 @@ fn strip_html(s: &Strip, c: &Cluster) -> Html {
         let lanes = if above { 2 } else { 3 };
         let marks = s.markers.iter().filter(|mk| mk.kind.above() == above).map(|mk| {
             let style = match mk.slot {
-                Some(slot) => format!("{};top:{}px", pct(slot), mk.kind.lane() * 12),
+                Some(slot) => format!("{};top:{}px", pct(slot, c), mk.kind.lane() * 12),
                 None => format!("left:0;top:{}px", mk.kind.lane() * 12),
             };
             let left = mk.slot.is_none();
@@ -128,7 +132,7 @@ fn strip_html(s: &Strip, c: &Cluster) -> Html {
                 data-flush={opt(s.flush)} data-next={s.next_index.map(|x| x.to_string())}
                 data-match={s.match_index.map(|x| x.to_string())}>
                 <>{ for has_progress.then(|| band(true)) }</>
-                <div class="rs-boxes" style={format!("grid-template-columns:repeat({WINDOW},minmax(0,1fr))")}>
+                <div class="rs-boxes" style={format!("grid-template-columns:repeat({},minmax(0,1fr))", c.hi + 1 - c.lo)}>
                     <>{ for s.commit.filter(|ci| *ci >= c.lo).map(|ci| html!{
                         <span class="rs-committed" style={format!("grid-column:1 / {}", (ci.min(c.hi) - c.lo) + 2)}></span>
                     }) }</>
@@ -144,7 +148,7 @@ fn strip_html(s: &Strip, c: &Cluster) -> Html {
 
 pub(crate) fn strips_html(c: &Cluster) -> Html {
     let ticks = ruler(c.lo, c.hi).into_iter().map(|i| {
-        html! { <span class="rs-tick" style={pct(i - c.lo)}>{ i }</span> }
+        html! { <span class="rs-tick" style={pct(i - c.lo, c)}>{ i }</span> }
     });
     html! {
         <div id="raft-strips" class="rs" data-lo={c.lo.to_string()} data-hi={c.hi.to_string()}

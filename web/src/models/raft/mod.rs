@@ -14,8 +14,11 @@ use serde_json::Value;
 use std::any::Any;
 use std::rc::Rc;
 
-/// Index slots a strip shows: the newest entries of the longest log (and a free slot after it).
+/// Index slots a strip shows at most: the newest entries of the longest log (and a free slot after it).
 pub const WINDOW: u64 = 20;
+/// Index slots a strip shows at least: short logs (Figure 8's two or three entries) get cells
+/// twice as wide as in 20 slots, to read from the back of a lecture hall (RaftScope shows 10).
+pub const MIN_WINDOW: u64 = 10;
 /// Colours of the term palette (`.rt-c0` .. `.rt-c7` in style.css): term t gets t mod 8.
 pub const PALETTE: u64 = 8;
 /// Above this many nodes only the selected node's strip and the leader's are shown.
@@ -141,7 +144,7 @@ pub struct Strip {
 /// The cluster's strips, on a shared index window so a column is the same index on every strip.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cluster {
-    /// First and last index of the window (inclusive; `hi - lo + 1 == WINDOW`). Slot 0 is index
+    /// First and last index of the window (inclusive; `MIN_WINDOW` to `WINDOW` slots). Slot 0 is index
     /// `lo`; index 0 (nothing) is a blank slot.
     pub lo: u64,
     pub hi: u64,
@@ -154,8 +157,8 @@ pub struct Cluster {
 
 /// Slots of the window from the longest log: the newest entries plus one free slot.
 pub fn window(max_last: u64) -> (u64, u64) {
-    let hi = (max_last + 1).max(WINDOW - 1);
-    (hi + 1 - WINDOW, hi)
+    let hi = (max_last + 1).max(MIN_WINDOW - 1);
+    ((hi + 1).saturating_sub(WINDOW), hi)
 }
 
 /// The log of a node's JSON as (index, term, kind, what); an entry without an index takes its
