@@ -142,6 +142,11 @@ pub const VIEW_INFO: &[Info] = &[
         "client requests the leader holds pending (they use permits of pending_limit)",
     ),
     info(
+        "reads_waiting",
+        "reads",
+        "linearizable reads the node holds: waiting for a heartbeat round, the leader's readIndex or the apply (read_option = \"linearizable\")",
+    ),
+    info(
         "kv",
         "text",
         "the value the node's state machine stores under the key (\"\" when unset)",
@@ -182,4 +187,6 @@ pub const PARAMS: &[ParamSpec] = &[
     param("check_invariants", "", Range::BOOL, "check the Raft safety invariants after every event"),
     param("group_size", "nodes", Range::U32, "how many nodes (the first ones) form the Raft group; 0: all"),
     param("leak_permit_on_pre_append_failure", "", Range::BOOL, "Ratis as released: a request rejected by preAppendTransaction never releases its pending permit"),
+    param("read_option", "", Range::Words(&["default", "linearizable"]), "raft.server.read.option: DEFAULT answers a read from the leader's state machine at once; LINEARIZABLE confirms the leader's commitIndex with a heartbeat round a majority acknowledges, then answers once applied (a follower asks the leader for the readIndex)"),
+    param("read_timeout", "duration", Range::POSITIVE, "raft.server.read.timeout: a linearizable read waiting for its readIndex to be applied fails with ReadException after this long"),
 ];

@@ -98,10 +98,24 @@ impl<S: StateMachine> Raft<S> {
                         term,
                         applied,
                         reply,
+                        read_index: None,
                     } => ctx.log(
                         LogLevel::Info,
                         format_args!(
-                            "client read #{seq}: {} -> {reply:?} (answered by {} in term {term} from its state machine, applied up to index {applied})",
+                            "client read #{seq} (read option DEFAULT): {} -> {reply:?} (answered by {} in term {term} from its state machine, applied up to index {applied})",
+                            self.sm.describe(&r.cmd),
+                            ctx.topo.name(from)
+                        ),
+                    ),
+                    Outcome::Read {
+                        term,
+                        applied,
+                        reply,
+                        read_index: Some(ri),
+                    } => ctx.log(
+                        LogLevel::Info,
+                        format_args!(
+                            "client read #{seq} (read option LINEARIZABLE): {} -> {reply:?} (answered by {} in term {term} at readIndex {ri}, applied up to index {applied})",
                             self.sm.describe(&r.cmd),
                             ctx.topo.name(from)
                         ),
@@ -134,6 +148,23 @@ impl<S: StateMachine> Raft<S> {
                 r.backoff = true;
                 ctx.set_timer(Timer::ClientRetry(seq), ctx.now + self.p.client_retry.0);
             }
+            Outcome::ReadFailed(e) => {
+                if r.target != from || r.backoff {
+                    return; // stale: already sent elsewhere
+                }
+                // A ReadException / ReadIndexException is an IOException to the client: its retry
+                // policy sends the request again to the same server (after `client_retry` here).
+                r.backoff = true;
+                ctx.set_timer(Timer::ClientRetry(seq), ctx.now + self.p.client_retry.0);
+                ctx.log(
+                    LogLevel::Warn,
+                    format_args!(
+                        "client read #{seq} ({}) failed at {}: {e}; retrying",
+                        self.sm.describe(&r.cmd),
+                        ctx.topo.name(from)
+                    ),
+                );
+            }
             Outcome::Failed(e) => {
                 node.client.outstanding.remove(&seq);
                 ctx.cancel_timer(Timer::ClientRetry(seq));
@@ -155,6 +186,10 @@ impl<S: StateMachine> Raft<S> {
         seq: u64,
         cmd: S::Cmd,
     ) {
+        // readAsync with LINEARIZABLE: no checkLeaderState; the readIndex decides (`reads`).
+        if self.linearizable() && self.sm.read(&node.sm, &cmd).is_some() {
+            return self.linearizable_read(node, ctx, from, seq, cmd);
+        }
         if !node.is_leader() {
             let hint = node.leader.filter(|&l| l != ctx.me);
             return ctx.send(
@@ -184,6 +219,7 @@ impl<S: StateMachine> Raft<S> {
                 term: node.term,
                 applied: node.applied,
                 reply,
+                read_index: None,
             };
             return ctx.send(from, Msg::Reply { seq, outcome });
         }
@@ -389,6 +425,9 @@ impl<S: StateMachine> Raft<S> {
                     },
                 );
             }
+        }
+        if !node.reads.is_empty() {
+            self.reads_applied(node, ctx);
         }
         // Retry cache expiry (`raft.server.retrycache.expirytime`).
         let exp = self.p.retry_cache_expiry.0;

@@ -193,6 +193,7 @@ impl<S: StateMachine> Raft<S> {
             ctx.cancel_timer(Timer::LeaderTick);
             ctx.cancel_timer(Timer::LeadershipCheck);
             self.fail_pending(node, ctx);
+            self.reads_not_leader(node, ctx);
             self.with_sm(node, ctx, |s, n, c| s.not_leader(n, c));
             self.start_follower_state(node, ctx);
         } else if was != Role::Follower {
@@ -329,6 +330,9 @@ impl<S: StateMachine> Raft<S> {
     fn become_leader(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
         // Reads an earlier leadership's appenders waited for: this one's appenders ask again.
         node.reads_pending.clear();
+        // A new LeaderStateImpl: new ReadIndexHeartbeats (no rounds, ackedCommitIndex none).
+        node.read_rounds.clear();
+        node.acked_commit = 0;
         node.role = Role::Leader;
         node.role_since = ctx.now;
         node.leader = Some(ctx.me);

@@ -20,6 +20,7 @@ pub mod keys;
 pub mod moments;
 pub mod node;
 pub mod params;
+pub mod reads;
 pub mod replication;
 pub mod sm;
 pub mod start;
@@ -31,6 +32,8 @@ mod tests_check;
 mod tests_follower;
 #[cfg(test)]
 mod tests_keys;
+#[cfg(test)]
+mod tests_linearizable;
 #[cfg(test)]
 mod tests_ratis;
 #[cfg(test)]
@@ -84,12 +87,19 @@ pub enum Outcome<R> {
     LeaderNotReady,
     Failed(String),
     /// A read-only request answered by the leader from its state machine as applied up to
-    /// `applied` (`queryStateMachine`; no log entry, so no index of its own).
+    /// `applied` (`queryStateMachine`; no log entry, so no index of its own). `read_index`:
+    /// the readIndex it waited for (read option LINEARIZABLE), `None` with DEFAULT.
     Read {
         term: Term,
         applied: Index,
         reply: R,
+        read_index: Option<Index>,
     },
+    /// A linearizable read failed with `ReadException` (its readIndex not applied within
+    /// `read_timeout`) or `ReadIndexException` (no leader known, the leader refused the
+    /// readIndex or stepped down before its startup entry was applied): the client's retry
+    /// policy sends it again to the same server.
+    ReadFailed(String),
 }
 
 #[derive(Clone, Debug)]
@@ -120,6 +130,19 @@ pub enum Msg<S: StateMachine> {
         /// Success with entries: the last index written (and flushed).
         match_index: Option<Index>,
         call: u64,
+        /// The follower's commitIndex (`AppendEntriesReplyProto.followerCommit`): a reply acks a
+        /// linearizable read's heartbeat round only for readIndexes up to it.
+        follower_commit: Index,
+    },
+    /// A follower asks the leader for a readIndex (`readIndexAsync`, read option LINEARIZABLE).
+    ReadIndex {
+        id: u64,
+    },
+    /// The leader's answer: the readIndex confirmed by a heartbeat round, or `None` (not the
+    /// leader, or it stepped down first: `ReadIndexReplyProto` without success).
+    ReadIndexReply {
+        id: u64,
+        index: Option<Index>,
     },
     Request {
         seq: u64,
@@ -148,6 +171,9 @@ pub enum Timer<T> {
     ClientRetry(u64),
     /// Leader: the LogAppender for this follower wakes from `sleepForErrors` (or its restart).
     Appender(NodeId),
+    /// Linearizable reads waiting for this readIndex to be applied time out
+    /// (`ReadIndexQueue.handleTimeout`, `raft.server.read.timeout`).
+    ReadTimeout(Index),
     Sm(T),
 }
 
@@ -404,7 +430,20 @@ impl<S: StateMachine> Protocol for Raft<S> {
                 next_index,
                 match_index,
                 call,
-            } => self.on_append_reply(node, ctx, from, term, result, next_index, match_index, call),
+                follower_commit,
+            } => self.on_append_reply(
+                node,
+                ctx,
+                from,
+                term,
+                result,
+                next_index,
+                match_index,
+                call,
+                follower_commit,
+            ),
+            Msg::ReadIndex { id } => self.on_read_index(node, ctx, from, id),
+            Msg::ReadIndexReply { id, index } => self.on_read_index_reply(node, ctx, id, index),
             Msg::Request { seq, cmd } => self.on_request(node, ctx, from, seq, cmd),
             Msg::Reply { seq, outcome } => self.on_reply(node, ctx, from, seq, outcome),
             Msg::Sm(m) => self.with_sm(node, ctx, |s, n, c| s.on_message(n, c, from, m)),
@@ -426,6 +465,7 @@ impl<S: StateMachine> Protocol for Raft<S> {
             }
             Timer::ClientRetry(seq) => self.on_client_retry(node, ctx, seq),
             Timer::Appender(_) => self.notify_appenders(node, ctx),
+            Timer::ReadTimeout(i) => self.on_read_timeout(node, ctx, i),
             Timer::Sm(t) => self.with_sm(node, ctx, |s, n, c| s.on_timer(n, c, t)),
         }
     }
@@ -597,6 +637,8 @@ impl<S: StateMachine> Protocol for Raft<S> {
             Msg::AppendReply { .. } => "APPEND_ENTRIES_REPLY",
             Msg::Request { .. } => "CLIENT_REQUEST",
             Msg::Reply { .. } => "CLIENT_REPLY",
+            Msg::ReadIndex { .. } => "READ_INDEX",
+            Msg::ReadIndexReply { .. } => "READ_INDEX_REPLY",
             Msg::Sm(m) => self.sm.msg_label(m),
         }
     }
@@ -616,6 +658,7 @@ impl<S: StateMachine> Protocol for Raft<S> {
             Timer::ClientLoad => "client-load",
             Timer::ClientRetry(_) => "client-retry",
             Timer::Appender(_) => "appender-wake",
+            Timer::ReadTimeout(_) => "read-timeout",
             Timer::Sm(t) => self.sm.timer_label(t),
         }
     }
@@ -672,8 +715,18 @@ impl<S: StateMachine> Protocol for Raft<S> {
                 next_index,
                 match_index,
                 call,
+                follower_commit,
             } => {
-                let _ = write!(s, "appendEntries reply call={call} term={term} result={result:?} nextIndex={next_index} matchIndex={}", match_index.map_or(-1, |m| m as i64));
+                let _ = write!(s, "appendEntries reply call={call} term={term} result={result:?} nextIndex={next_index} matchIndex={} followerCommit={follower_commit}", match_index.map_or(-1, |m| m as i64));
+            }
+            Msg::ReadIndex { id } => {
+                let _ = write!(s, "readIndex request #{id}");
+            }
+            Msg::ReadIndexReply { id, index } => {
+                let _ = match index {
+                    Some(i) => write!(s, "readIndex reply #{id}: success, readIndex={i}"),
+                    None => write!(s, "readIndex reply #{id}: no success"),
+                };
             }
             Msg::Request { seq, cmd } => {
                 let _ = write!(s, "client request #{seq}: {}", self.sm.describe(cmd));
@@ -697,10 +750,21 @@ impl<S: StateMachine> Protocol for Raft<S> {
                         term,
                         applied,
                         reply,
+                        read_index: None,
                     } => write!(
                         s,
                         "client reply #{seq}: read from the state machine in term {term}, applied up to i{applied} -> {reply:?}"
                     ),
+                    Outcome::Read {
+                        term,
+                        applied,
+                        reply,
+                        read_index: Some(ri),
+                    } => write!(
+                        s,
+                        "client reply #{seq}: linearizable read at readIndex {ri} in term {term}, applied up to i{applied} -> {reply:?}"
+                    ),
+                    Outcome::ReadFailed(e) => write!(s, "client reply #{seq}: {e}"),
                 };
             }
             Msg::Sm(m) => s = self.sm.render_msg(m),
@@ -715,6 +779,7 @@ impl<S: StateMachine> Protocol for Raft<S> {
             + node.retry_expiry.capacity() * 24
             + node.progress.len() * std::mem::size_of::<node::Progress>()
             + (node.retry.len() + node.pending.len() + node.client.outstanding.len()) * 64
+            + node.reads.len() * std::mem::size_of::<reads::ReadWait<S::Cmd>>()
     }
     const CHECKS: bool = true;
     fn check(&self, sim: &Sim<Self>) -> Option<crate::engine::Violation> {

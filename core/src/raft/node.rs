@@ -285,6 +285,18 @@ pub struct RNode<S: StateMachine> {
     /// `RaftParams::leak_permit_on_pre_append_failure`).
     pub leaked_permits: u64,
     pub leaked_term: Term,
+    /// Linearizable reads this server holds (read option LINEARIZABLE; `reads`), by local id.
+    pub reads: BTreeMap<u64, super::reads::ReadWait<S::Cmd>>,
+    pub next_read: u64,
+    /// Leader: the heartbeat rounds of linearizable reads, by readIndex
+    /// (`ReadIndexHeartbeats.AppendEntriesListeners`).
+    pub read_rounds: BTreeMap<Index, super::reads::Round>,
+    /// Leader: the highest readIndex a heartbeat round confirmed (`ackedCommitIndex`, one per
+    /// leadership); a read at or below it needs no round.
+    pub acked_commit: Index,
+    /// readIndexes with a `Timer::ReadTimeout` armed and reads waiting for their apply
+    /// (`ReadIndexQueue.sorted`).
+    pub read_applies: BTreeSet<Index>,
     pub sm: S::Node,
     // -- counters (volatile too, but kept: they describe the run, not the process)
     pub elections: u64,
@@ -334,6 +346,11 @@ impl<S: StateMachine> RNode<S> {
             sm_seq: 0,
             leaked_permits: 0,
             leaked_term: 0,
+            reads: BTreeMap::new(),
+            next_read: 0,
+            read_rounds: BTreeMap::new(),
+            acked_commit: 0,
+            read_applies: BTreeSet::new(),
             sm,
             elections: 0,
             applied_client: 0,

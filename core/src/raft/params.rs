@@ -16,6 +16,20 @@ pub enum CommitRule {
     CountReplicas,
 }
 
+/// `raft.server.read.option` (`RaftServerConfigKeys.Read.Option`): how a leader answers a
+/// read-only request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReadOption {
+    /// Ratis' default: `checkLeaderState`, then the state machine answers at once from what it
+    /// applied (no round trip: a deposed leader that does not know it answers stale values).
+    Default,
+    /// ReadIndex: the leader's commitIndex, confirmed by a heartbeat round a majority acknowledges
+    /// (`LeaderStateImpl.getReadIndex`), then the read waits until applied >= readIndex
+    /// (`ReadRequests`); a follower asks the leader for the readIndex (`readIndexAsync`).
+    Linearizable,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RaftParams {
@@ -76,6 +90,11 @@ pub struct RaftParams {
     /// `appendTransaction` acquired, so each rejection shrinks the leader's `pending_limit` for
     /// the rest of its term. Off: the permit is released (the model's default, as before).
     pub leak_permit_on_pre_append_failure: bool,
+    /// `raft.server.read.option` (DEFAULT): `default` or `linearizable` (docs/MODEL.md, "Reads").
+    pub read_option: ReadOption,
+    /// `raft.server.read.timeout` (10 s): a linearizable read waiting for the state machine to
+    /// apply its readIndex fails with ReadException after this long (`ReadIndexQueue`).
+    pub read_timeout: Dur,
     /// `default` (Ratis) or `ozone` (election timeout 5 s - 5.2 s); `teaching` (1.5 s - 3 s,
     /// slow enough to watch). Applied before the explicit fields.
     pub preset: String,
@@ -105,6 +124,8 @@ impl Default for RaftParams {
             check_invariants: true,
             group_size: 0,
             leak_permit_on_pre_append_failure: false,
+            read_option: ReadOption::Default,
+            read_timeout: Dur(10 * US_PER_S),
             preset: "default".into(),
         }
     }
@@ -234,6 +255,9 @@ impl RaftParams {
                 "params.client_rate {} must be at most {CLIENT_RATE_MAX} requests/s",
                 self.client_rate
             ));
+        }
+        if self.read_timeout.0 == 0 {
+            return Err("params.read_timeout must be > 0".into());
         }
         if self.client_retry.0 == 0 {
             return Err("params.client_retry must be > 0".into());

@@ -100,6 +100,7 @@ impl<S: StateMachine> Raft<S> {
                 next_index: r.match_index + 1,
                 match_index: Some(r.match_index),
                 call: r.call,
+                follower_commit: node.commit,
             },
         );
     }
@@ -376,6 +377,7 @@ impl<S: StateMachine> Raft<S> {
                     next_index,
                     match_index: None,
                     call,
+                    follower_commit: node.commit,
                 },
             )
         };
@@ -505,6 +507,7 @@ impl<S: StateMachine> Raft<S> {
         next_index: Index,
         match_index: Option<Index>,
         call: u64,
+        follower_commit: Index,
     ) {
         if term > node.term {
             return self.step_down(node, ctx, term, "a follower has a higher term");
@@ -553,6 +556,7 @@ impl<S: StateMachine> Raft<S> {
                         self.update_commit(node, ctx);
                     }
                 }
+                self.read_round_reply(node, ctx, from, call, follower_commit);
             }
             AppendResult::NotLeader => {}
             AppendResult::Inconsistency => {

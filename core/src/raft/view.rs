@@ -43,6 +43,7 @@ pub const VIEWS: &[&str] = &[
     "client_latency_mean_ms",
     "applied_writes",
     "pending_requests",
+    "reads_waiting",
     "kv",
 ];
 
@@ -91,6 +92,16 @@ pub const MSG_KINDS: &[MsgKind] = &[
         label: "CLIENT_REPLY",
         color: "#cc5de8",
         about: "the reply, or NotLeader with a hint",
+    },
+    MsgKind {
+        label: "READ_INDEX",
+        color: "#0ca678",
+        about: "a follower asks the leader for a readIndex (read option linearizable)",
+    },
+    MsgKind {
+        label: "READ_INDEX_REPLY",
+        color: "#38d9a9",
+        about: "the readIndex a heartbeat round confirmed, or no success",
     },
 ];
 
@@ -512,6 +523,7 @@ impl<S: StateMachine> Raft<S> {
             }
             "applied_writes" => node("the node").and_then(|n| num(n.applied_client)),
             "pending_requests" => node("the leader").and_then(|n| num(n.pending.len() as u64)),
+            "reads_waiting" => node("the node").and_then(|n| num(n.reads.len() as u64)),
             other => {
                 let n = match node("the node") {
                     Ok(n) => n,
@@ -579,6 +591,7 @@ impl<S: StateMachine> Raft<S> {
             "log": entries,
             "followers": followers,
             "pending_requests": n.pending.len(),
+            "reads_waiting": n.reads.values().map(|w| self.read_wait_text(sim, w)).collect::<Vec<_>>(),
             "retry_cache": n.retry.len(),
             "executors": execs,
             "client": {"acked": n.client.acked, "failed": n.client.failed, "pending": n.client.outstanding.len(),
@@ -590,6 +603,28 @@ impl<S: StateMachine> Raft<S> {
 
     fn executors_named(&self) -> &'static [&'static str] {
         S::EXECUTORS
+    }
+
+    /// A linearizable read this node holds, and what it waits for.
+    fn read_wait_text(&self, sim: &Sim<Self>, w: &super::reads::ReadWait<S::Cmd>) -> String {
+        use super::reads::{Asker, Stage};
+        let who = match &w.asker {
+            Asker::Client { client, seq, cmd } => format!(
+                "read #{seq} of {}'s client ({})",
+                sim.topo.name(*client),
+                self.sm.describe(cmd)
+            ),
+            Asker::Peer { peer, id } => {
+                format!("readIndex request #{id} from {}", sim.topo.name(*peer))
+            }
+        };
+        let what = match w.stage {
+            Stage::Startup => "waits for the leader's startup entry to be applied".to_string(),
+            Stage::Round(ri) => format!("waits for a heartbeat round to confirm readIndex {ri}"),
+            Stage::Leader(l) => format!("waits for {}'s readIndex", sim.topo.name(l)),
+            Stage::Apply(ri) => format!("waits for the apply of readIndex {ri}"),
+        };
+        format!("{who}: {what} (since {})", crate::time::fmt_time(w.since))
     }
 }
 
@@ -649,9 +684,8 @@ impl Model for Raft<Kv> {
             }
             "leader" | "voted_for" => ViewNeeds::NODE.node_name(),
             "term" | "commit_index" | "last_applied" | "apply_lag" | "flush_index"
-            | "log_length" | "last_log_term" | "applied_writes" | "pending_requests" => {
-                ViewNeeds::NODE.num()
-            }
+            | "log_length" | "last_log_term" | "applied_writes" | "pending_requests"
+            | "reads_waiting" => ViewNeeds::NODE.num(),
             "log_term" => ViewNeeds::NODE.key(KeyForm::Number("a log index")).num(),
             "log_entry" => ViewNeeds::NODE
                 .key(KeyForm::Number("a log index"))

@@ -56,6 +56,7 @@ pub const CATALOG: &[Entry] = &[
     e("raft-partition", 5),
     e("raft-slow-apply", 3),
     e("raft-split-vote", 5),
+    e("raft-stale-read", 5),
     e("sandbox-gossip", 3),
     e("sandbox-mutation-tracking", 3),
     e("sandbox-ozone", 4),
@@ -175,6 +176,10 @@ pub const FILES: &[(&str, &str)] = &[
     (
         "raft-split-vote.toml",
         include_str!("../../../scenarios/raft-split-vote.toml"),
+    ),
+    (
+        "raft-stale-read.toml",
+        include_str!("../../../scenarios/raft-stale-read.toml"),
     ),
     (
         "sandbox-gossip.toml",

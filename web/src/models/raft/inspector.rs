@@ -269,6 +269,12 @@ pub fn raft_inspector(p: &PanelProps) -> Html {
                         <dt>{ "max" }</dt><dd>{ us("latency_max_us") }</dd>
                         <dt>{ "requests" }</dt><dd>{ text(&node, "pending_requests") }</dd>
                         <dt>{ "retry cache" }</dt><dd>{ text(&node, "retry_cache") }</dd>
+                        // Linearizable reads this server holds and what each waits for
+                        // (read_option = "linearizable": a heartbeat round, the leader's readIndex,
+                        // the apply).
+                        { for node.get("reads_waiting").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).map(|r| html!{
+                            <><dt>{ "read" }</dt><dd class="small">{ r.to_string() }</dd></>
+                        }) }
                     </dl>
                 </div>
                 <div>
