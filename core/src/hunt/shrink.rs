@@ -133,9 +133,10 @@ fn shrink_within(
             progress(*reruns, if yes { f } else { best });
             yes
         };
-    // Faults aimed at the leader: pinned to the nodes they hit, if that still fails, so that
-    // removing one fault does not re-aim the ones after it (which loses most failures).
-    if cur.iter().any(aims_at_leader) {
+    // Faults aimed at the leader (or a follower): pinned to the nodes they hit, if that still
+    // fails, so that removing one fault does not re-aim the ones after it (which loses most
+    // failures).
+    if cur.iter().any(aimed) {
         if let Ok(pinned) = runner.resolve(scenario, plan, seed, &cur, limits) {
             let same = cur.clone();
             if run(scenario, &pinned, &same, &mut reruns, false) {
