@@ -294,3 +294,52 @@ fn the_pipeline_close_is_found_by_a_close_while_a_follower_is_away_and_shrunk_wh
     assert_eq!(hunt::actions(&sh.faults).len(), 3);
     assert!(hunt::try_run(&s, &p, seed, &sh.faults, &l).found());
 }
+
+/// A planted bug: "found" whenever the schedule holds SCM's close (the command alone is enough).
+struct CloseFails;
+
+impl hunt::Runner for CloseFails {
+    fn run(&self, _: &Scenario, _: &Plan, _: u64, faults: &[Fault], _: &Limits) -> Verdict {
+        let close = hunt::actions(faults).iter().any(|(_, a)| {
+            matches!(a, Action::Command { node, command } if node == "scm" && command == CLOSE)
+        });
+        if close {
+            Verdict::Found("the close".into())
+        } else {
+            Verdict::Held
+        }
+    }
+}
+
+/// The shrink writes a compound whose command is at another node than the one away as the
+/// command alone when that still fails (simplify step 9), and leaves a stranding's shape (the
+/// command at the node cut off) as it is.
+#[test]
+fn a_command_while_a_follower_is_away_shrinks_to_the_command_alone_when_that_fails() {
+    let l = Limits::default();
+    let s = ozone();
+    let p = plan(&s, "buggy", CLOSED_BY_READ, "all", 10);
+    let space = Space::of(&s, &p, &l).unwrap();
+    let mut f = away(0, 4_000_000, 4_500_000, 5_000_000);
+    f.action = Action::Partition {
+        groups: vec![
+            vec!["dn2".into()],
+            vec!["dn1".into(), "dn3".into(), "scm".into()],
+        ],
+    };
+    let sh = shrink(&CloseFails, &s, &p, &space, 1, &[f], &l);
+    assert_eq!(sh.faults.len(), 1, "{:?}", sh.faults);
+    assert!(sh.faults[0].during.is_none() && sh.faults[0].undo.is_none());
+    assert!(matches!(&sh.faults[0].action,
+        Action::Command { node, command } if node == "scm" && command == CLOSE));
+    // SCM itself cut off alone with the close at it: the command stays inside its cut.
+    let mut g = away(0, 4_000_000, 4_500_000, 5_000_000);
+    g.action = Action::Partition {
+        groups: vec![
+            vec!["dn1".into(), "dn2".into(), "dn3".into()],
+            vec!["scm".into()],
+        ],
+    };
+    let sh = shrink(&CloseFails, &s, &p, &space, 1, &[g], &l);
+    assert_eq!(hunt::actions(&sh.faults).len(), 3, "{:?}", sh.faults);
+}
