@@ -49,6 +49,12 @@ pub struct CommandSpec {
     /// a read is answered without an entry). What a hunt's stranded-leader fault gives the
     /// leader it cuts off (docs/HUNTING.md, "Faults aimed at the leader").
     pub client_write: bool,
+    /// A command whose effect the group's leader must later send to a follower that lags
+    /// (Ozone: SCM's `close-container`, whose racing WriteChunk the leader reads back for a
+    /// lagging follower): a hunt draws it, half the time, as one compound fault, a follower of
+    /// the leader away (cut off alone or one of its threads stalled), the command while it is
+    /// away, then its return (docs/HUNTING.md, "A command while a follower is away").
+    pub follower_away: bool,
 }
 
 /// An argument of a node command, as a hunt draws it (from the candidate's own random stream)
@@ -200,6 +206,12 @@ pub trait Model: Protocol {
     /// The current leader (Raft: the running leader of the highest term), if any.
     fn leader(&self, _sim: &Sim<Self>) -> Option<NodeId> {
         None
+    }
+    /// The running nodes of the leader's group that do not lead now (all its running nodes
+    /// while none leads); empty for a model without a leader. What a hunt's "follower away"
+    /// fault aims at.
+    fn followers(&self, _sim: &Sim<Self>) -> Vec<NodeId> {
+        Vec::new()
     }
     /// What each of [`Model::VIEWS`] means, one sentence and a unit (`crate::catalogue`).
     const VIEW_INFO: &'static [&'static [Info]] = &[];
@@ -525,6 +537,8 @@ pub trait Driver {
     fn query(&self, q: &Query) -> Option<Result<QValue, String>>;
     /// `Model::leader` now.
     fn leader(&self) -> Option<NodeId>;
+    /// `Model::followers` now.
+    fn followers(&self) -> Vec<NodeId>;
     fn metrics(&self, out: &mut BTreeMap<String, f64>);
     fn views_json(&self) -> serde_json::Value;
     /// `Model::views_json_keys`.
@@ -704,6 +718,9 @@ impl<M: Model> Driver for Engine<M> {
     }
     fn leader(&self) -> Option<NodeId> {
         self.sim.proto.leader(&self.sim)
+    }
+    fn followers(&self) -> Vec<NodeId> {
+        self.sim.proto.followers(&self.sim)
     }
     fn metrics(&self, out: &mut BTreeMap<String, f64>) {
         self.sim.proto.metrics(&self.sim, out)

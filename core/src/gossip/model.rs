@@ -78,6 +78,7 @@ const COMMANDS: &[CommandSpec] = &[
         help: "nodetool disablegossip: stop gossiping and announce shutdown",
         args: &[],
         client_write: false,
+        follower_away: false,
     },
     CommandSpec {
         command: "enablegossip",
@@ -85,6 +86,7 @@ const COMMANDS: &[CommandSpec] = &[
         help: "nodetool enablegossip: gossip again with a new generation",
         args: &[],
         client_write: false,
+        follower_away: false,
     },
     CommandSpec {
         command: "settimeout misc 30000",
@@ -92,6 +94,7 @@ const COMMANDS: &[CommandSpec] = &[
         help: "nodetool settimeout misc 30000: the echo's timeout (the 21636 workaround)",
         args: &[],
         client_write: false,
+        follower_away: false,
     },
 ];
 

@@ -265,6 +265,59 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                     }
                 }
             }
+            // A model that declares commands to matter while a follower is away
+            // (`CommandSpec::follower_away`, `Space::away`): half its command faults are one
+            // compound fault, one of those commands (uniform) at a node that accepts it, while
+            // a follower of the leader is away from `at` (cut off alone, or one of its threads
+            // stalled) until `until`; the command 1 ms to half the time away later. Aimed once
+            // at `at` (`resolve`: the k-th follower then), removed whole by the shrink. Drawn
+            // regardless of the focus (the follower is whoever follows then). These draws are
+            // made only when the model declares such a command, so the hunts of the others
+            // draw what they drew.
+            Kind::Command if !space.away.is_empty() && rng.random_bool(0.5) => {
+                let c = &space.away[rng.random_range(0..space.away.len())];
+                let on: Vec<usize> = space
+                    .commands
+                    .iter()
+                    .filter(|(_, x)| x == c)
+                    .map(|(i, _)| *i)
+                    .collect();
+                let i = on[rng.random_range(0..on.len())];
+                let action = Action::Command {
+                    node: space.nodes[i].clone(),
+                    command: command_text(space, c, &mut rng),
+                };
+                let who = follower(rng.random_range(0..4));
+                let later = at + round_ms(rng.random_range(1_000..=((until - at) / 2).max(1_000)));
+                let stall = !space.executors.is_empty() && rng.random_bool(0.5);
+                let (away, back) = if stall {
+                    let executor =
+                        space.executors[rng.random_range(0..space.executors.len())].clone();
+                    (
+                        Action::Stall {
+                            node: who.clone(),
+                            executor: executor.clone(),
+                        },
+                        Action::Release {
+                            node: who,
+                            executor,
+                        },
+                    )
+                } else {
+                    (
+                        Action::Partition {
+                            groups: vec![vec![who]],
+                        },
+                        Action::HealAll {},
+                    )
+                };
+                Fault {
+                    at,
+                    action: away,
+                    during: Some((later, action)),
+                    undo: Some((until, back)),
+                }
+            }
             Kind::Command => {
                 let (i, c) = pick_command(&commands, &mut rng);
                 Fault {
@@ -329,12 +382,8 @@ fn possible(space: &Space, faults: &[Fault]) -> bool {
         racks: vec!["rack1".into(); space.nodes.len()],
         seeds: vec![0],
     };
-    // Faults aimed at the leader name their node only when they run (`resolve`).
-    let known: Vec<Fault> = faults
-        .iter()
-        .filter(|f| !aims_at_leader(f))
-        .cloned()
-        .collect();
+    // Faults aimed at the leader or a follower name their node only when they run (`resolve`).
+    let known: Vec<Fault> = faults.iter().filter(|f| !aimed(f)).cloned().collect();
     let acts = actions(&known);
     let items: Vec<Timed> = acts
         .iter()

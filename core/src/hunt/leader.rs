@@ -10,25 +10,65 @@ use super::*;
 /// The placeholder node of a leader-targeted fault (the word expectations use for the leader).
 pub const LEADER: &str = crate::scenario_file::noderef::LEADER;
 
-/// Whether `f` is aimed at the leader (not yet resolved).
-pub fn aims_at_leader(f: &Fault) -> bool {
-    let hit = |a: &Action| match a {
-        Action::Partition { groups } => groups.iter().flatten().any(|n| n == LEADER),
-        a => a.node() == Some(LEADER),
-    };
-    hit(&f.action)
-        || f.during.as_ref().is_some_and(|(_, a)| hit(a))
-        || f.undo.as_ref().is_some_and(|(_, a)| hit(a))
+/// How the placeholder node of a follower-targeted fault starts: [`follower`]`(k)` is
+/// `"follower K"`, the `k`-th (modulo their count) of the leader's followers when the fault
+/// fires (`Driver::followers`). A node name has no space, so it is never a node's.
+pub const FOLLOWER: &str = "follower ";
+
+/// The placeholder of the `k`-th follower ([`FOLLOWER`]).
+pub fn follower(k: u32) -> String {
+    format!("{FOLLOWER}{k}")
 }
 
-/// `f` with the leader placeholder replaced by `node`; a partition written `[["leader"]]` is the
-/// leader cut off from every other node.
-fn aim(f: &Fault, node: &str, nodes: &[String]) -> Fault {
+/// `k` of a follower placeholder ([`follower`]).
+fn follower_index(name: &str) -> Option<u32> {
+    name.strip_prefix(FOLLOWER)?.parse().ok()
+}
+
+/// The node names of `f`'s actions (a partition's every group), in order.
+fn node_names(f: &Fault) -> Vec<&str> {
+    let mut v = Vec::new();
+    let during = f.during.as_ref().map(|(_, a)| a);
+    let undo = f.undo.as_ref().map(|(_, a)| a);
+    for a in std::iter::once(&f.action).chain(during).chain(undo) {
+        match a {
+            Action::Partition { groups } => v.extend(groups.iter().flatten().map(String::as_str)),
+            a => v.extend(a.node()),
+        }
+    }
+    v
+}
+
+/// Whether an action of `f` names a node that `is` recognizes.
+fn names(f: &Fault, is: impl Fn(&str) -> bool) -> bool {
+    node_names(f).into_iter().any(is)
+}
+
+/// Whether `f` is aimed at the leader (not yet resolved).
+pub fn aims_at_leader(f: &Fault) -> bool {
+    names(f, |n| n == LEADER)
+}
+
+/// Whether `f` is aimed at a follower of the leader (not yet resolved: [`FOLLOWER`]).
+pub fn aims_at_follower(f: &Fault) -> bool {
+    names(f, |n| follower_index(n).is_some())
+}
+
+/// Whether `f` names its node only when it runs ([`resolve`]): aimed at the leader or at a
+/// follower.
+pub fn aimed(f: &Fault) -> bool {
+    aims_at_leader(f) || aims_at_follower(f)
+}
+
+/// `f` with the placeholder `placeholder` (the leader's or a follower's) replaced by `node`;
+/// a partition written `[["leader"]]` (`[["follower K"]]`) is that node cut off from every
+/// other node.
+fn aim(f: &Fault, placeholder: &str, node: &str, nodes: &[String]) -> Fault {
     let fix = |a: &Action| -> Action {
         let mut a = a.clone();
         match &mut a {
             Action::Partition { groups } => {
-                if groups.len() == 1 && groups[0].len() == 1 && groups[0][0] == LEADER {
+                if groups.len() == 1 && groups[0].len() == 1 && groups[0][0] == placeholder {
                     let rest = nodes.iter().filter(|n| *n != node).cloned().collect();
                     *groups = vec![vec![node.to_string()], rest];
                 }
@@ -45,7 +85,7 @@ fn aim(f: &Fault, node: &str, nodes: &[String]) -> Fault {
             | Action::HealLink { from: n, .. }
             | Action::SetLoss { from: n, .. }
             | Action::SetLatency { from: n, .. } => {
-                if n == LEADER {
+                if n == placeholder {
                     *n = node.to_string();
                 }
             }
@@ -65,9 +105,12 @@ fn aim(f: &Fault, node: &str, nodes: &[String]) -> Fault {
 /// time (the prefix of the schedule, its earlier faults resolved, run on `seed` up to then); a
 /// fault whose time has no leader (an election under way), or a command the leader refuses
 /// then, is left out; a cut's command in between (a compound fault) that its node refuses at
-/// the command's time is left out of it (the cut alone). Deterministic: a
-/// function of the scenario, the plan, the seed and the faults. Costs one run of the prefix per
-/// leader-targeted fault and per compound's command; a schedule without one is returned as it is.
+/// the command's time is left out of it (the cut alone). A follower-targeted fault
+/// ([`FOLLOWER`]) is aimed the same way at the `k`-th of the followers then
+/// (`Driver::followers`, modulo their count); with none, its command in between stays alone.
+/// Deterministic: a function of the scenario, the plan, the seed and the faults. Costs one run
+/// of the prefix per aimed fault and per leader compound's command; a schedule without one is
+/// returned as it is.
 pub fn resolve(
     scenario: &Scenario,
     plan: &Plan,
@@ -75,7 +118,7 @@ pub fn resolve(
     faults: &[Fault],
     limits: &Limits,
 ) -> Result<Vec<Fault>, String> {
-    if !faults.iter().any(aims_at_leader) {
+    if !faults.iter().any(aimed) {
         return Ok(faults.to_vec());
     }
     let nodes = &scenario.topo.names;
@@ -84,25 +127,27 @@ pub fn resolve(
     crate::small_sort::sort_by_key(&mut order, |&i| faults[i].at);
     let mut out: Vec<Option<Fault>> = faults
         .iter()
-        .map(|f| (!aims_at_leader(f)).then(|| f.clone()))
+        .map(|f| (!aimed(f)).then(|| f.clone()))
         .collect();
     let opts = RunOptions {
         body_budget: 0,
         checkpointing: false,
         limits: limits.clone(),
     };
-    // What to decide, in time order: each leader fault's node at its time, then each
+    // What to decide, in time order: each aimed fault's node at its time, then each leader
     // compound's command in between at *its* time (`during`: the node may have stepped down by
     // then and take what a leader refuses, as Raft's `timeout`).
     let mut steps: Vec<(Micros, bool, usize)> = Vec::new();
     for &i in &order {
         let f = &faults[i];
-        if !aims_at_leader(f) {
+        if !aimed(f) {
             continue;
         }
         steps.push((f.at, false, i));
         if let Some((d, Action::Command { .. })) = &f.during {
-            steps.push((*d, true, i));
+            if aims_at_leader(f) {
+                steps.push((*d, true, i));
+            }
         }
     }
     crate::small_sort::sort_by_key(&mut steps, |&(t, during, _)| (t, during));
@@ -110,8 +155,8 @@ pub fn resolve(
         if during && out[i].is_none() {
             continue;
         }
-        // The faults before `t`, every leader-targeted one already resolved or (later) not
-        // yet part of the prefix.
+        // The faults before `t`, every aimed one already resolved or (later) not yet part of
+        // the prefix.
         let prefix: Vec<Fault> = order
             .iter()
             .filter(|&&j| faults[j].at < t)
@@ -135,10 +180,14 @@ pub fn resolve(
             continue;
         }
         let f = &faults[i];
+        if aims_at_follower(f) {
+            out[i] = aim_follower(f, &run.engine.followers(), nodes);
+            continue;
+        }
         let aimed = run
             .engine
             .leader()
-            .map(|id| aim(f, &nodes[id as usize], nodes));
+            .map(|id| aim(f, LEADER, &nodes[id as usize], nodes));
         // A command the leader refuses now (Raft's `timeout`: "this node is the leader") is
         // left out like a fault with no leader to hit: tried on the prefix run, thrown away
         // after.
@@ -148,6 +197,25 @@ pub fn resolve(
         });
     }
     Ok(out.into_iter().flatten().collect())
+}
+
+/// A follower-targeted fault aimed at the `k`-th of `followers` (its placeholder's `k`,
+/// modulo their count); with no follower, its command in between alone (at its time), or
+/// nothing.
+fn aim_follower(f: &Fault, followers: &[crate::engine::NodeId], nodes: &[String]) -> Option<Fault> {
+    let k = node_names(f).into_iter().find_map(follower_index);
+    let placeholder = follower(k?);
+    if followers.is_empty() {
+        let (d, a) = f.during.clone()?;
+        return Some(Fault {
+            at: d,
+            action: a,
+            during: None,
+            undo: None,
+        });
+    }
+    let id = followers[k? as usize % followers.len()];
+    Some(aim(f, &placeholder, &nodes[id as usize], nodes))
 }
 
 /// The node a partition cuts off alone from the rest of `nodes` (`[X] | [everyone else]`, in

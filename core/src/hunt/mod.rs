@@ -32,7 +32,9 @@ mod parts;
 mod shrink;
 
 pub use candidate::candidate;
-pub use leader::{aims_at_leader, resolve, unaim, LEADER};
+pub use leader::{
+    aimed, aims_at_follower, aims_at_leader, follower, resolve, unaim, FOLLOWER, LEADER,
+};
 pub use parts::{merge, Part, PART_VERSION};
 pub use shrink::{
     most_reruns, shrink, shrink_by, shrink_seed, shrink_with, Shrunk, SEED_PROBES,
@@ -374,6 +376,10 @@ pub struct Space {
     /// The commands of `commands` that are client writes (`CommandSpec::client_write`): a
     /// stranded leader's command is drawn from them when there are any.
     pub writes: Vec<String>,
+    /// The commands of `commands` the model declares to matter while a follower is away
+    /// (`CommandSpec::follower_away`; only for a model with a leader): a command fault drawn
+    /// with one of them is, half the time, one compound fault ([`FOLLOWER`]).
+    pub away: Vec<String>,
     pub duration: Micros,
     /// The shortest restart the model calls real (`Model::min_restart_down`): restarts and
     /// kill-then-start are drawn and shrunk no shorter.
@@ -403,6 +409,10 @@ impl Space {
             args.push((c.command.to_string(), c.args));
         }
         let mut writes: Vec<String> = Vec::new();
+        let mut away: Vec<String> = Vec::new();
+        let has_leader = crate::registry::find(&scenario.raw.protocol)
+            .is_some_and(|m| m.has_leader)
+            && !scenario.topo.names.iter().any(|n| n == LEADER);
         for (i, n) in nodes.iter().enumerate() {
             for c in run.engine.commands() {
                 // A command with drawn arguments is checked with the first value of each.
@@ -414,6 +424,9 @@ impl Space {
                     commands.push((i, c.command.to_string()));
                     if c.client_write && !writes.iter().any(|w| w == c.command) {
                         writes.push(c.command.to_string());
+                    }
+                    if c.follower_away && has_leader && !away.iter().any(|w| w == c.command) {
+                        away.push(c.command.to_string());
                     }
                 }
             }
@@ -429,10 +442,10 @@ impl Space {
             commands,
             args,
             writes,
+            away,
             duration: scenario.duration(),
             min_down: run.engine.min_restart_down(),
-            has_leader: crate::registry::find(&scenario.raw.protocol).is_some_and(|m| m.has_leader)
-                && !scenario.topo.names.iter().any(|n| n == LEADER),
+            has_leader,
         })
     }
 }
@@ -472,8 +485,9 @@ pub fn command_text(space: &Space, command: &str, rng: &mut impl Rng) -> String 
 
 /// One fault of a schedule: an action at `at`, for most kinds the action that undoes it at
 /// `undo.0` (heal the link, start the node, release the thread), and for a compound fault an
-/// action in between at `during.0` (the leader cut off *and* a client write at it: one fault,
-/// aimed at one node, removed as one by the shrink; written as its three actions).
+/// action in between at `during.0` (the leader cut off *and* a client write at it; a follower
+/// cut off or stalled *and* a command, at another node, while it is away: one fault, aimed
+/// once, removed as one by the shrink; written as its three actions).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Fault {
     pub at: Micros,

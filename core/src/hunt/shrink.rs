@@ -133,9 +133,10 @@ fn shrink_within(
             progress(*reruns, if yes { f } else { best });
             yes
         };
-    // Faults aimed at the leader: pinned to the nodes they hit, if that still fails, so that
-    // removing one fault does not re-aim the ones after it (which loses most failures).
-    if cur.iter().any(aims_at_leader) {
+    // Faults aimed at the leader (or a follower): pinned to the nodes they hit, if that still
+    // fails, so that removing one fault does not re-aim the ones after it (which loses most
+    // failures).
+    if cur.iter().any(aimed) {
         if let Ok(pinned) = runner.resolve(scenario, plan, seed, &cur, limits) {
             let same = cur.clone();
             if run(scenario, &pinned, &same, &mut reruns, false) {
@@ -388,15 +389,16 @@ pub fn shrink_seed(
     (best_seed, best, reruns)
 }
 
-const SIMPLIFY_STEPS: usize = 9;
+const SIMPLIFY_STEPS: usize = 10;
 
 /// One simplification of a fault, or `None` when it changes nothing: 0 halve its duration
 /// (not below 1 ms), 1 halve its loss (not below 1%), 2 move it to half its time, 3 round its
 /// times to 100 ms, 4 to the second; for a compound fault 5 leave its action in between out,
 /// 6 bring that action halfway to the fault's start; 7 a kill -9 and its start written as one
 /// restart (kill -9, down as long: the same run in one action); 8 halve the drawn numbers of its
-/// command towards their least ([`Space::args`]). An action in between stays between the
-/// fault and its undo.
+/// command towards their least ([`Space::args`]); 9 for a compound whose command is at another
+/// node than the one away (a command while a follower is away), the command alone. An action in
+/// between stays between the fault and its undo.
 fn simplify(f: &Fault, step: usize, space: &Space) -> Option<Fault> {
     let min_down = space.min_down;
     let mut g = f.clone();
@@ -496,6 +498,29 @@ fn simplify(f: &Fault, step: usize, space: &Space) -> Option<Fault> {
                 _ => return None,
             };
             *command = lower_numbers(command, space)?;
+        }
+        9 => {
+            // A compound whose command is at another node than the one away (a command
+            // while a follower is away): the command alone, at its time.
+            let (d, command) = g.during.clone()?;
+            let at = command.node()?;
+            let away = match &g.action {
+                // The side cut off: the smallest group.
+                Action::Partition { groups } => groups
+                    .iter()
+                    .min_by_key(|g| g.len())
+                    .is_some_and(|g| g.iter().any(|n| n == at)),
+                a => a.node() == Some(at),
+            };
+            if away {
+                return None;
+            }
+            return Some(Fault {
+                at: d,
+                action: command,
+                during: None,
+                undo: None,
+            });
         }
         _ => return None,
     }

@@ -22,6 +22,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "write [ROW]: a tracked write coordinated by this node (next offset of its log)",
         args: &[],
         client_write: true,
+        follower_away: false,
     },
     CommandSpec {
         command: "read",
@@ -30,6 +31,7 @@ pub const COMMANDS: &[CommandSpec] = &[
                this node is the data node, the next replica the summary node)",
         args: &[],
         client_write: false,
+        follower_away: false,
     },
     CommandSpec {
         command: "hold MUTATION_REQ",
@@ -37,6 +39,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "hold KIND: messages of this kind arriving here wait until `release`",
         args: &[],
         client_write: false,
+        follower_away: false,
     },
     CommandSpec {
         command: "release MUTATION_REQ",
@@ -45,6 +48,7 @@ pub const COMMANDS: &[CommandSpec] = &[
                later ones are still held",
         args: &[],
         client_write: false,
+        follower_away: false,
     },
     CommandSpec {
         command: "unhold MUTATION_REQ",
@@ -52,6 +56,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "unhold KIND: stop holding this kind and deliver what was held",
         args: &[],
         client_write: false,
+        follower_away: false,
     },
     CommandSpec {
         command: "drop-next MUTATION_REQ",
@@ -60,6 +65,7 @@ pub const COMMANDS: &[CommandSpec] = &[
                only) is lost",
         args: &[],
         client_write: false,
+        follower_away: false,
     },
     CommandSpec {
         command: "duplicate-next PUSH_MUTATION_REQ",
@@ -68,6 +74,7 @@ pub const COMMANDS: &[CommandSpec] = &[
                only) goes out twice",
         args: &[],
         client_write: false,
+        follower_away: false,
     },
     CommandSpec {
         command: "push node1 0 node2",
@@ -76,6 +83,7 @@ pub const COMMANDS: &[CommandSpec] = &[
                its journal to TO as a PUSH_MUTATION_REQ now (a write retry as a fault)",
         args: &[Arg::Node, OFFSET, Arg::Node],
         client_write: false,
+        follower_away: false,
     },
     CommandSpec {
         command: "park pull",
@@ -84,6 +92,7 @@ pub const COMMANDS: &[CommandSpec] = &[
                summary-read, collect, pull, count) its stage stops taking tasks until `unpark`",
         args: &[],
         client_write: false,
+        follower_away: false,
     },
     CommandSpec {
         command: "unpark",
@@ -91,6 +100,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "unpark: run the parked step and everything queued behind it",
         args: &[],
         client_write: false,
+        follower_away: false,
     },
     CommandSpec {
         command: "reconciled-snapshot",
@@ -104,6 +114,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         // reconciled: the hunt draws where the range starts and lets it run to the end.
         args: &[Arg::Node, OFFSET, Arg::Word(&["end"])],
         client_write: false,
+        follower_away: false,
     },
 ];
 

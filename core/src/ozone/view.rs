@@ -138,6 +138,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "the client on this datanode writes 1024 bytes to container 1, block 1 (client-write-chunk TAG CONTAINER BLOCK LEN [OFFSET])",
         args: &[],
         client_write: true,
+        follower_away: false,
     },
     CommandSpec {
         command: "client-put-block P1 1 1 1024",
@@ -145,6 +146,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "commit block 1 of container 1 at 1024 bytes (client-put-block TAG CONTAINER BLOCK LEN)",
         args: &[],
         client_write: true,
+        follower_away: false,
     },
     CommandSpec {
         command: "hold-writes",
@@ -152,6 +154,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "on the leader: park every WriteChunk between startTransaction and appendTransaction (hold-writes [KIND]: WriteChunk, PutBlock or all)",
         args: &[],
         client_write: false,
+        follower_away: false,
     },
     CommandSpec {
         command: "hold-writes PutBlock",
@@ -159,6 +162,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "on the leader: park every PutBlock between startTransaction and appendTransaction (a PutBlock racing the close)",
         args: &[],
         client_write: false,
+        follower_away: false,
     },
     CommandSpec {
         command: "release-writes",
@@ -166,6 +170,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "let the parked requests go on to appendTransaction",
         args: &[],
         client_write: false,
+        follower_away: false,
     },
     CommandSpec {
         command: "inject-write-result CHUNK_FILE_INCONSISTENCY",
@@ -173,6 +178,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "the next WriteChunk data stage on this datanode writes nothing and answers RESULT: CHUNK_FILE_INCONSISTENCY (tolerated: counted as success) or CONTAINER_INTERNAL_ERROR (the state machine turns unhealthy)",
         args: &[],
         client_write: false,
+        follower_away: false,
     },
     CommandSpec {
         command: "mark-unhealthy 1",
@@ -180,6 +186,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "this datanode's replica of container 1 turns UNHEALTHY (the container scanner's verdict) and is reported to SCM",
         args: &[],
         client_write: false,
+        follower_away: false,
     },
     CommandSpec {
         command: "close-container 1",
@@ -187,6 +194,9 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "on SCM: close container 1 (CLOSING; the CloseContainerCommand goes to every datanode after params.close_container_wait, with its next heartbeat)",
         args: &[],
         client_write: false,
+        // The close's WriteChunk that found the container CLOSED is committed with no bytes;
+        // the leader reads it back for a follower that lags (HDDS-17673's pipeline close).
+        follower_away: true,
     },
     CommandSpec {
         command: "timeout",
@@ -194,6 +204,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "a datanode starts an election now",
         args: &[],
         client_write: false,
+        follower_away: false,
     },
 ];
 
@@ -465,6 +476,10 @@ impl Model for Ozone {
     const HAS_LEADER: bool = true;
     fn leader(&self, sim: &Sim<Self>) -> Option<NodeId> {
         Self::current_leader(sim)
+    }
+    /// The pipeline's other datanodes (SCM is no member).
+    fn followers(&self, sim: &Sim<Self>) -> Vec<NodeId> {
+        self.followers_now(sim)
     }
     const VIEW_INFO: &'static [&'static [crate::meaning::Info]] =
         &[crate::raft::about::VIEW_INFO, super::about::VIEW_INFO];

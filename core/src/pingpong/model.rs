@@ -52,6 +52,7 @@ const COMMANDS: &[CommandSpec] = &[CommandSpec {
     help: "put one more ball into play from this node",
     args: &[],
     client_write: false,
+    follower_away: false,
 }];
 
 const SERIES: &[SeriesSpec] = &[

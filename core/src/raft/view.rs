@@ -112,6 +112,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "start an election now",
         args: &[],
         client_write: false,
+        follower_away: false,
     },
     CommandSpec {
         command: "client-put x 1",
@@ -119,6 +120,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "the client on this node writes x=1 (client-put KEY VALUE)",
         args: &[],
         client_write: true,
+        follower_away: false,
     },
     CommandSpec {
         command: "client-get x",
@@ -126,6 +128,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "the client on this node reads x: the leader answers from its state machine, no log entry (Ratis' default read option)",
         args: &[],
         client_write: false,
+        follower_away: false,
     },
 ];
 
@@ -184,6 +187,14 @@ fn ms(us: u64) -> f64 {
 impl<S: StateMachine> Raft<S> {
     fn up(sim: &Sim<Self>, id: NodeId) -> bool {
         sim.nodes[id as usize].status != NodeStatus::Stopped
+    }
+    /// The running members of the group (`0..n`) that do not lead now (all of them while
+    /// none leads): `Model::followers`.
+    pub fn followers_now(&self, sim: &Sim<Self>) -> Vec<NodeId> {
+        let leader = Self::current_leader(sim);
+        (0..self.n as NodeId)
+            .filter(|&i| Self::up(sim, i) && Some(i) != leader)
+            .collect()
     }
     /// Running leaders: (node, term).
     pub fn leaders(sim: &Sim<Self>) -> Vec<(NodeId, u64)> {
@@ -664,6 +675,9 @@ impl Model for Raft<Kv> {
     const HAS_LEADER: bool = true;
     fn leader(&self, sim: &Sim<Self>) -> Option<NodeId> {
         Self::current_leader(sim)
+    }
+    fn followers(&self, sim: &Sim<Self>) -> Vec<NodeId> {
+        self.followers_now(sim)
     }
     const VIEW_INFO: &'static [&'static [crate::meaning::Info]] = &[super::about::VIEW_INFO];
     const METRICS: &'static [&'static [crate::meaning::Info]] = &[super::about::METRICS];
