@@ -490,7 +490,11 @@ impl Protocol for Gossip {
                 "Closing non-gossip connections before announcing shutdown",
             );
         }
-        if node.enabled && !node.me().is_shutdown() {
+        // `StorageService.drain` -> `Gossiper.stop`, whether or not gossip still runs: it
+        // announces unless the local STATUS is a silent-shutdown state (a dead state; the model
+        // has no bootstrapping). `shutdown` is not one, so a node stopped after `disablegossip`
+        // announces a second time and sleeps 2 s more before `MessagingService.shutdown`.
+        if !node.me().is_dead_state() {
             self.announce_shutdown(node, ctx);
         } else {
             ctx.exit();

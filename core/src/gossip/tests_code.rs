@@ -474,3 +474,349 @@ fn state_for_version_bigger_than() {
     assert!(!st.newer_than(9, 50, &mut out));
     assert!(out.is_empty());
 }
+
+// ---- Cassandra 3.11 internode messaging (CASSANDRA-15138) ----
+//
+// Read in apache/cassandra at 3df63ed054ebaaf058fb6f93d149fca38eb687e1 (a cassandra-3.11 commit:
+// `MessagingService` has VERSION_3014 and PING): `net/MessagingService.java` (`verbStages`,
+// `convict`, `shutdown`, `SocketThread.close`, `sendOneWay`, `sendReply`),
+// `net/OutboundTcpConnection.java` (`closeSocket`, `run`, `connect`), `gms/Gossiper.java`
+// (`stop`, `markAsShutdown`, `markDead`, `handleMajorStateChange`, `markAlive`) and
+// `service/StorageService.java` (`drain`, `stopGossiping`). `OutboundTcpConnectionPool` (3.x,
+// three connections) and `StorageService.onDead`/`onRestart` are not stored at a 3.11 commit of
+// apache/cassandra; read in a 3.x copy of the index (id 400004893) and in
+// ddolyniuk1/cassandra-3.11 d5ef984abb84620e71435cf7626d2a8c378f1d66, which agree on the methods
+// used here.
+
+use super::messaging::{Chan, OutState};
+
+/// A 3.11 cluster with the connection model, legacy echoes, and more `[params]` lines.
+fn run_311(nodes: &[&str], params: &str, extra: &str, duration: &str) -> Run {
+    let p = format!("connections = true\nmessaging = \"3.x\"\necho = \"legacy\"\n{params}");
+    run(nodes, &nodes[..1], &p, extra, duration)
+}
+
+fn out_state(r: &Run, from: u32, to: u32, chan: Chan) -> OutState {
+    node(r, from).msg.peers[to as usize].out[chan.index()].state
+}
+
+fn established(r: &Run, from: u32, to: u32, chan: Chan) -> bool {
+    matches!(out_state(r, from, to, chan), OutState::Established { .. })
+}
+
+fn status(r: &Run, id: u32) -> crate::engine::NodeStatus {
+    r.sim_of::<Gossip>().unwrap().nodes[id as usize].status
+}
+
+/// `OutboundTcpConnectionPool.getConnection`: `Stage.GOSSIP == msg.getStage()` -> `gossipMessages`
+/// (`verbStages`: the SYN/ACK/ACK2, ECHO and GOSSIP_SHUTDOWN verbs are GOSSIP-stage); anything else
+/// by `payloadSize > LARGE_MESSAGE_THRESHOLD` (64 KiB) -> `largeMessages`, else `smallMessages`.
+/// `EchoVerbHandler` answers with a REQUEST_RESPONSE (`sendReply`): REQUEST_RESPONSE stage, so the
+/// echo reply opens `small`. Connections open lazily (`OutboundTcpConnection.run`: `socket !=
+/// null || connect()` on the first queued message).
+#[test]
+fn verbs_take_the_311_pool_connection_of_their_stage_and_size() {
+    // Gossip only: every pair has `gossip` open both ways, nothing else.
+    let mut r = run_311(&["A", "B", "C"], "", "", "2m");
+    until(&mut r, 15 * US_PER_S);
+    for (x, y) in [(A, B), (B, A), (A, C), (C, A), (B, C), (C, B)] {
+        assert!(established(&r, x, y, Chan::Gossip), "{x}->{y} gossip");
+        assert_eq!(out_state(&r, x, y, Chan::Small), OutState::Closed);
+        assert_eq!(out_state(&r, x, y, Chan::Large), OutState::Closed);
+    }
+    // B restarts (kill -9, 3 s). A and C each learn B's new generation, reset their pool to B
+    // (`onRestart`: B was still alive) and echo B; B answers each with a REQUEST_RESPONSE on its
+    // own `small`, which nothing resets afterwards (B loaded A and C as dead saved endpoints, so
+    // its `onRestart` resets nothing). (B's echoes to A and C open *their* `small` to B, but a
+    // reply that goes out before that peer's own reset is closed by it: not asserted.)
+    act(
+        &mut r,
+        Action::Restart {
+            node: "B".into(),
+            kill: true,
+            down_for: Some(Dur(3 * US_PER_S)),
+        },
+    );
+    until(&mut r, 30 * US_PER_S);
+    assert!(node(&r, A).sees_up(B) && node(&r, B).sees_up(A));
+    for x in [A, C] {
+        assert!(node(&r, x).counters.echo_ok >= 1, "{x} echoed B");
+        assert!(
+            established(&r, B, x, Chan::Small),
+            "B->{x}: echo reply on small"
+        );
+        assert!(
+            established(&r, B, x, Chan::Gossip),
+            "B->{x}: its echo on gossip"
+        );
+        assert_eq!(out_state(&r, B, x, Chan::Large), OutState::Closed);
+        assert_eq!(out_state(&r, x, B, Chan::Large), OutState::Closed);
+    }
+    // A and C exchanged no echo: their `small` was never opened.
+    assert_eq!(out_state(&r, A, C, Chan::Small), OutState::Closed);
+    assert_eq!(out_state(&r, C, A, Chan::Small), OutState::Closed);
+
+    // Client writes of 70,000 bytes (> 64 KiB) from A: MUTATION on `large`; the replicas'
+    // write responses (REQUEST_RESPONSE, a few bytes) on their `small`.
+    let mut r = run_311(
+        &["A", "B", "C"],
+        "client_rate = 20.0\nmutation_bytes = 70000",
+        "",
+        "1m",
+    );
+    until(&mut r, 10 * US_PER_S);
+    for peer in [B, C] {
+        assert!(established(&r, A, peer, Chan::Large), "A->{peer} large");
+        assert_eq!(out_state(&r, A, peer, Chan::Small), OutState::Closed);
+        assert!(established(&r, peer, A, Chan::Small), "{peer}->A small");
+        assert_eq!(out_state(&r, peer, A, Chan::Large), OutState::Closed);
+    }
+    let w = &node(&r, A).msg.writes[B as usize];
+    assert!(w.acked > 100 && w.acked + 2 >= w.sent, "{w:?}");
+}
+
+/// `GossipShutdownVerbHandler` -> `Gossiper.markAsShutdown` -> `markDead` -> subscribers'
+/// `onDead` (`StorageService.onDead` -> `MessagingService.convict` -> the pool's `reset()`:
+/// `closeSocket(false)` on small, large and gossip alike). The next message to the peer reopens
+/// only its own connection (`run`: `socket != null || connect()`), and the stopping node still
+/// accepts it: its server socket closes only with `MessagingService.shutdown`.
+#[test]
+fn a_shutdown_announcement_resets_all_three_and_the_next_message_reopens_one() {
+    // A coordinates writes (small, established); client_delay 0: no write routed before the
+    // DOWN goes out after it.
+    let mut r = run_311(
+        &["A", "B", "C"],
+        "client_rate = 50.0\nclient_delay = \"0ms\"",
+        "",
+        "1m",
+    );
+    until(&mut r, 20 * US_PER_S);
+    assert!(established(&r, A, B, Chan::Small) && established(&r, A, B, Chan::Gossip));
+    act(&mut r, Action::Stop { node: "B".into() });
+    // GOSSIP_SHUTDOWN arrives within the 1 ms latency bound used here (10 ms).
+    let mut t = 20 * US_PER_S;
+    while node(&r, A).sees_up(B) {
+        t += 500;
+        assert!(t < 21 * US_PER_S, "A never processed GOSSIP_SHUTDOWN");
+        until(&mut r, t);
+    }
+    for c in [Chan::Small, Chan::Large, Chan::Gossip] {
+        assert_eq!(out_state(&r, A, B, c), OutState::Closed, "{c:?} reset");
+    }
+    let reset = logged(&r, A, "Resetting outbound connections to /B");
+    assert_eq!(reset.len(), 1);
+    assert_eq!(logged(&r, A, "InetAddress /B is now DOWN"), reset);
+    // Within B's 2 s announce window A gossips to unreachable B (probability 1/2 a round: B
+    // unreachable, C live): the SYN reopens `gossip` only, and B accepts it. Writes to B are
+    // hinted from the DOWN on, so `small` stays closed.
+    until(&mut r, 21_900_000);
+    assert_eq!(status(&r, B), crate::engine::NodeStatus::Stopping);
+    assert_eq!(out_state(&r, A, B, Chan::Small), OutState::Closed);
+    assert_eq!(out_state(&r, A, B, Chan::Large), OutState::Closed);
+    let syns = syns_sent(&r, A, 3, t, 21_900_000)[B as usize];
+    assert!(syns >= 1, "seed 7: A SYNs unreachable B in the window");
+    assert!(
+        established(&r, A, B, Chan::Gossip),
+        "B accepted the reconnect: {:?}",
+        out_state(&r, A, B, Chan::Gossip)
+    );
+    assert!(node(&r, A).msg.writes[B as usize].hinted > 0);
+}
+
+/// `StorageService.drain`: `Gossiper.stop` (STATUS=shutdown, GOSSIP_SHUTDOWN to each of
+/// `liveEndpoints`, then `sleepUninterruptibly(shutdown_announce_in_ms = 2000)` while the
+/// scheduled GossipTask keeps running, then `scheduledGossipTask.cancel`), and only then
+/// `MessagingService.shutdown` (`SocketThread.close`: the server socket and every accepted
+/// connection; every pool's `close`). The stopping node gossips for 2 s after the announcement;
+/// a connection attempt after the drain is refused.
+#[test]
+fn drain_announces_then_keeps_gossiping_for_two_seconds_then_closes_messaging() {
+    let mut r = run_311(&["A", "B", "C"], "", "", "1m");
+    until(&mut r, 20 * US_PER_S);
+    act(&mut r, Action::Stop { node: "B".into() });
+    until(&mut r, 40 * US_PER_S);
+    let announced = logged(&r, B, "Announcing shutdown");
+    assert_eq!(announced, vec![20 * US_PER_S]);
+    let shutdowns: Vec<(Micros, u32)> = r
+        .trace()
+        .recs
+        .iter()
+        .filter_map(|rec| match rec.kind {
+            RecKind::Send { to, label, .. } if rec.node == B && label == "GOSSIP_SHUTDOWN" => {
+                Some((rec.time, to))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        shutdowns,
+        vec![(20 * US_PER_S, A), (20 * US_PER_S, C)],
+        "one GOSSIP_SHUTDOWN to each live endpoint"
+    );
+    // The GossipTask still runs in the 2 s sleep: one round a second, at least a SYN each.
+    let window: u64 = syns_sent(&r, B, 3, 20 * US_PER_S + 1, 22 * US_PER_S)
+        .iter()
+        .sum();
+    assert!(window >= 2, "B's SYNs between announce and drain: {window}");
+    let after: u64 = syns_sent(&r, B, 3, 22 * US_PER_S + 1, 40 * US_PER_S)
+        .iter()
+        .sum();
+    assert_eq!(after, 0, "the gossip task is cancelled");
+    assert_eq!(status(&r, B), crate::engine::NodeStatus::Stopped);
+    // After the drain, A's next SYN to B (unreachable: every other round on average) finds
+    // the port closed.
+    let refused = logged(&r, A, "Connection to /B (gossip) refused or reset");
+    assert!(
+        refused.iter().any(|&t| t > 22 * US_PER_S),
+        "a reconnect after the drain is refused: {refused:?}"
+    );
+    assert!(refused.iter().all(|&t| t > 22 * US_PER_S), "{refused:?}");
+}
+
+/// `handleMajorStateChange` runs the subscribers' `onRestart(ep, localEpState)` with the *old*
+/// state; `StorageService.onRestart`: "If we have restarted before the node was even marked
+/// down, we need to reset the connection pool" (`if (state.isAlive()) onDead(...)`). A peer that
+/// was already marked down keeps its pool as it is — the half-open `small` of CASSANDRA-15138
+/// survives the restart that way.
+#[test]
+fn a_new_generation_resets_the_pool_only_if_the_old_state_was_alive() {
+    // 3 s down (kill -9): A still holds B alive when the new generation comes.
+    let mut r = run_311(&["A", "B", "C"], "", "", "2m");
+    until(&mut r, 20 * US_PER_S);
+    act(
+        &mut r,
+        Action::Restart {
+            node: "B".into(),
+            kill: true,
+            down_for: Some(Dur(3 * US_PER_S)),
+        },
+    );
+    until(&mut r, 30 * US_PER_S);
+    let restarted = logged(&r, A, "Node /B has restarted, now UP");
+    assert_eq!(restarted.len(), 1);
+    assert!(logged(&r, A, "InetAddress /B is now DOWN").is_empty());
+    let resets = logged(&r, A, "Resetting outbound connections to /B");
+    assert!(
+        resets.contains(&restarted[0]),
+        "onRestart reset at the new generation: {resets:?} vs {restarted:?}"
+    );
+
+    // 40 s down: A convicts B first (phi), which resets the pool; at the new generation B is
+    // not alive, so no second reset there.
+    let mut r = run_311(&["A", "B", "C"], "", "", "2m");
+    until(&mut r, 20 * US_PER_S);
+    act(
+        &mut r,
+        Action::Restart {
+            node: "B".into(),
+            kill: true,
+            down_for: Some(Dur(40 * US_PER_S)),
+        },
+    );
+    until(&mut r, 75 * US_PER_S);
+    let restarted = logged(&r, A, "Node /B has restarted, now UP");
+    let down = logged(&r, A, "InetAddress /B is now DOWN");
+    assert_eq!(restarted.len(), 1);
+    assert_eq!(down.len(), 1);
+    assert!(down[0] < restarted[0]);
+    let resets = logged(&r, A, "Resetting outbound connections to /B");
+    assert!(
+        !resets.contains(&restarted[0]),
+        "{resets:?} vs {restarted:?}"
+    );
+    assert!(node(&r, A).sees_up(B));
+}
+
+/// `GossipShutdownVerbHandler.doVerb`: "Ignoring shutdown message from {} because gossip is
+/// disabled" when `!Gossiper.instance.isEnabled()` (the gossip task cancelled, e.g. by nodetool
+/// disablegossip): the announcement neither marks the sender down nor resets the pool.
+#[test]
+fn a_node_with_gossip_disabled_ignores_a_shutdown_announcement() {
+    let mut r = run_311(&["A", "B", "C"], "", "", "1m");
+    until(&mut r, 20 * US_PER_S);
+    // A's own announcement must not reach B (B would mark A down and not announce to it).
+    act(
+        &mut r,
+        Action::DropLink {
+            from: "A".into(),
+            to: "B".into(),
+            one_way: true,
+        },
+    );
+    act(
+        &mut r,
+        Action::Command {
+            node: "A".into(),
+            command: "disablegossip".into(),
+        },
+    );
+    until(&mut r, 25 * US_PER_S);
+    assert!(!node(&r, A).enabled);
+    assert!(node(&r, B).sees_up(A), "B never got A's announcement");
+    act(&mut r, Action::Stop { node: "B".into() });
+    until(&mut r, 30 * US_PER_S);
+    let to_a = r.trace().recs.iter().any(|rec| {
+        matches!(rec.kind, RecKind::Send { to, label, .. }
+            if rec.node == B && to == A && label == "GOSSIP_SHUTDOWN")
+    });
+    assert!(to_a, "B announced to A");
+    assert!(logged(&r, A, "InetAddress /B is now DOWN").is_empty());
+    assert!(node(&r, A).sees_up(B), "A ignored it");
+    assert!(!node(&r, A).state(B).unwrap().is_shutdown());
+    // C, gossip enabled, took it.
+    assert_eq!(logged(&r, C, "InetAddress /B is now DOWN").len(), 1);
+}
+
+/// `StorageService.drain` calls `Gossiper.stop` whether or not gossip is still running, and
+/// `Gossiper.stop` announces unless the local STATUS is a silent-shutdown state
+/// (`isSilentShutdownState`: the dead states and bootstrapping; `shutdown` is none of them):
+/// a node stopped after `nodetool disablegossip` (`stopGossiping` -> `Gossiper.stop`, the first
+/// announcement) announces a second time to the `liveEndpoints` it still holds and sleeps
+/// another 2 s before `MessagingService.shutdown`. A peer that gets the second announcement runs
+/// `markAsShutdown` -> `markDead` -> `onDead` again, resetting its pool to the node once more.
+#[test]
+fn a_drain_after_disablegossip_announces_again_and_waits_two_seconds() {
+    let mut r = run_311(&["A", "B", "C"], "", "", "1m");
+    until(&mut r, 20 * US_PER_S);
+    act(
+        &mut r,
+        Action::Command {
+            node: "B".into(),
+            command: "disablegossip".into(),
+        },
+    );
+    until(&mut r, 30 * US_PER_S);
+    assert!(!node(&r, B).enabled);
+    // A marked B down at 20 s; its SYN to unreachable B is ignored by B (gossip disabled) but
+    // reopens A's `gossip` connection, which B accepts (its messaging is still up).
+    act(&mut r, Action::Stop { node: "B".into() });
+    until(&mut r, 31 * US_PER_S);
+    assert_eq!(
+        logged(&r, B, "Announcing shutdown"),
+        vec![20 * US_PER_S, 30 * US_PER_S],
+        "drain's Gossiper.stop announces again"
+    );
+    let second: Vec<u32> = r
+        .trace()
+        .recs
+        .iter()
+        .filter_map(|rec| match rec.kind {
+            RecKind::Send { to, label, .. }
+                if rec.node == B && label == "GOSSIP_SHUTDOWN" && rec.time == 30 * US_PER_S =>
+            {
+                Some(to)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(second, vec![A, C], "to the live endpoints B still holds");
+    assert_eq!(
+        status(&r, B),
+        crate::engine::NodeStatus::Stopping,
+        "sleeping shutdown_announce_in_ms before MessagingService.shutdown"
+    );
+    let down = logged(&r, A, "InetAddress /B is now DOWN");
+    assert_eq!(down.len(), 2, "markAsShutdown -> markDead again: {down:?}");
+    until(&mut r, 33 * US_PER_S);
+    assert_eq!(status(&r, B), crate::engine::NodeStatus::Stopped);
+}

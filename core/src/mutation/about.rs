@@ -1,6 +1,8 @@
 //! What mutation tracking's views, metrics and parameters mean (`crate::catalogue`).
 
-use super::params::{BROADCAST_MIN_US, LOAD_INTERVAL_MIN_US, MAX_NODES, PURGE_MIN_US, TASK_MAX_US};
+use super::params::{
+    BROADCAST_MIN_US, CONVICT_MIN_US, LOAD_INTERVAL_MIN_US, MAX_NODES, PURGE_MIN_US, TASK_MAX_US,
+};
 use crate::meaning::{info, param, Info, ParamSpec, Range, NO_MAX_US};
 
 pub const VIEW_INFO: &[Info] = &[
@@ -75,6 +77,7 @@ pub const PARAMS: &[ParamSpec] = &[
     param("read_timeout", "duration", Range::POSITIVE, "read_request_timeout: a read coordinator expires after the larger of this and range_timeout"),
     param("range_timeout", "duration", Range::POSITIVE, "range_request_timeout"),
     param("broadcast_interval", "duration", Range::Dur { min: BROADCAST_MIN_US, max: NO_MAX_US, or_zero: true }, "period of BROADCAST_LOG_OFFSETS; \"0s\": off"),
+    param("convict_after", "duration", Range::Dur { min: CONVICT_MIN_US, max: NO_MAX_US, or_zero: true }, "failure detector: a peer unheard from for this long is down (pulls go to the summary's sender); \"0s\": always alive"),
     param("purge_interval", "duration", Range::Dur { min: PURGE_MIN_US, max: NO_MAX_US, or_zero: false }, "period of the ExpiredStatePurger"),
     param("task_us", "duration", Range::Dur { min: 0, max: TASK_MAX_US, or_zero: true }, "service time of one ReadStage / MutationStage task"),
     param("load_interval", "duration", Range::Dur { min: LOAD_INTERVAL_MIN_US, max: NO_MAX_US, or_zero: true }, "random load: each replica issues an operation about this often; \"0s\": none"),

@@ -129,5 +129,6 @@ pub fn node(n: &MtNode) -> usize {
         + n.held.iter().map(|(_, m)| msg(m)).sum::<usize>()
         + n.park.parked.capacity() * size_of::<Task>()
         + n.park.parked.iter().map(task).sum::<usize>()
+        + n.heard.capacity() * size_of::<crate::time::Micros>()
         + (n.holding.len() + n.drop_next.len() + n.dup_next.len()) * 48
 }

@@ -291,6 +291,7 @@ impl Protocol for MutationTracking {
         let mut node = MtNode {
             me: id,
             participants: self.participants(topo),
+            heard: vec![0; topo.len() as usize],
             ..Default::default()
         };
         if let Some(&next) = self.start_next.get(id as usize) {
@@ -301,6 +302,7 @@ impl Protocol for MutationTracking {
     }
 
     fn on_start(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, _first: bool) {
+        node.heard.fill(ctx.now);
         ctx.set_timer(Timer::Purge, ctx.now + self.p.purge_interval.0);
         if self.p.load_interval.0 > 0 && node.is_participant(ctx.me) {
             self.next_load(ctx);
@@ -328,6 +330,9 @@ impl Protocol for MutationTracking {
     }
 
     fn on_message(&self, node: &mut MtNode, ctx: &mut Ctx<Self>, from: NodeId, msg: Msg) {
+        if let Some(t) = node.heard.get_mut(from as usize) {
+            *t = ctx.now;
+        }
         let kind = self.msg_label(&msg);
         if take_next(&mut node.drop_next, kind, from) {
             ctx.log(

@@ -277,6 +277,9 @@ pub struct MtNode {
     pub drop_next: BTreeMap<(&'static str, Option<NodeId>), u32>,
     pub dup_next: BTreeMap<(&'static str, Option<NodeId>), u32>,
     pub park: Park,
+    /// The failure detector's input: when this node last heard from each node (any message;
+    /// volatile, every peer counts as just heard at a start).
+    pub heard: Vec<Micros>,
 }
 
 impl MtNode {

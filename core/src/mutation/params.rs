@@ -35,6 +35,12 @@ pub struct MtParams {
     pub range_timeout: Dur,
     /// Period of BROADCAST_LOG_OFFSETS (each node's witnessed offsets to every peer); "0s" = off.
     pub broadcast_interval: Dur,
+    /// The failure detector (`FailureDetector.isAlive`, gossip's liveness, which
+    /// `ReadReconciliations.pull` asks): a peer is down once nothing has been heard from it for
+    /// this long (phi 8 at 1 s gossip: 8 x ln 10 = 18.4 s). The model has no gossip: what a node
+    /// receives from a peer, BROADCAST_LOG_OFFSETS every `broadcast_interval` above all, stands
+    /// in for its heartbeats. "0s", or broadcasts off: every peer is always alive.
+    pub convict_after: Dur,
     /// Period of the ExpiredStatePurger (expires listeners and read coordinators).
     pub purge_interval: Dur,
     /// Service time of one ReadStage / MutationStage task.
@@ -65,6 +71,7 @@ impl Default for MtParams {
             read_timeout: Dur(5 * US_PER_S),
             range_timeout: Dur(10 * US_PER_S),
             broadcast_interval: Dur(US_PER_S),
+            convict_after: Dur(18_400 * US_PER_MS),
             purge_interval: Dur(US_PER_S),
             task_us: Dur(100),
             load_interval: Dur(0),
@@ -78,6 +85,8 @@ impl Default for MtParams {
 /// How `acceptRemoteSummary` counts the mutations it waits for.
 /// The shortest BROADCAST_LOG_OFFSETS period (when on).
 pub const BROADCAST_MIN_US: u64 = 10 * US_PER_MS;
+/// The shortest failure-detector conviction time (when on).
+pub const CONVICT_MIN_US: u64 = US_PER_S;
 /// The shortest ExpiredStatePurger period.
 pub const PURGE_MIN_US: u64 = 10 * US_PER_MS;
 /// The shortest random-load interval (when on).
@@ -126,6 +135,18 @@ impl MtParams {
             return Err(
                 "[params] broadcast_interval must be \"0s\" (off) or at least \"10ms\"".into(),
             );
+        }
+        if self.convict_after.0 != 0 && self.convict_after.0 < CONVICT_MIN_US {
+            return Err("[params] convict_after must be \"0s\" (off) or at least \"1s\"".into());
+        }
+        if self.convict_after.0 != 0 && self.convict_after.0 < self.broadcast_interval.0 {
+            return Err(format!(
+                "[params] convict_after ({}) is shorter than broadcast_interval ({}): every peer \
+                 would be convicted between two broadcasts; use at least the broadcast period \
+                 (Cassandra: 18.4s at 1s gossip), or \"0s\" (off)",
+                crate::time::fmt_duration(self.convict_after.0),
+                crate::time::fmt_duration(self.broadcast_interval.0)
+            ));
         }
         if self.purge_interval.0 < PURGE_MIN_US {
             return Err("[params] purge_interval must be at least \"10ms\"".into());

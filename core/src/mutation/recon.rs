@@ -20,6 +20,7 @@ use super::params::CountMode;
 use super::{Msg, MtNode, MutationTracking, Summary, Task, MUTATION_STAGE, READ_STAGE};
 use crate::engine::trace::LogLevel;
 use crate::engine::{Ctx, NodeId};
+use crate::time::Micros;
 
 impl MutationTracking {
     pub(super) fn rid(&self, ctx: &Ctx<Self>, r: ReadId) -> String {
@@ -401,13 +402,23 @@ impl MutationTracking {
         {
             *c += counted;
         }
-        // from the log's coordinator (this model's failure detector: always alive), else the
-        // summary's sender
-        let pull_from = if log < ctx.topo.len() && log != ctx.me {
-            log
-        } else {
-            from
-        };
+        // `pull`: from the log's coordinator if `FailureDetector.isAlive(logCoordinator)`, else
+        // from the summary's sender ("by definition it also has the mutation")
+        let coordinator = log < ctx.topo.len() && log != ctx.me;
+        let down = coordinator && !self.is_alive(node, ctx.now, log);
+        let pull_from = if coordinator && !down { log } else { from };
+        if down && !to_pull.is_empty() {
+            let silent = ctx.now - node.heard[log as usize];
+            ctx.log(
+                LogLevel::Info,
+                format_args!(
+                    "FailureDetector: log coordinator {} is down (nothing heard for {}): pulling from {}",
+                    self.nm(ctx, log),
+                    crate::time::fmt_duration(silent),
+                    self.nm(ctx, from)
+                ),
+            );
+        }
         ctx.log(
             LogLevel::Info,
             format_args!(
@@ -432,6 +443,18 @@ impl MutationTracking {
                 },
             );
         }
+    }
+
+    /// `FailureDetector.isAlive(peer)`: this node itself always; otherwise alive unless nothing
+    /// has come from the peer for `convict_after` (off, "0s", or with broadcasts off: alive).
+    pub(super) fn is_alive(&self, node: &MtNode, now: Micros, peer: NodeId) -> bool {
+        let limit = self.p.convict_after.0;
+        if peer == node.me || limit == 0 || self.p.broadcast_interval.0 == 0 {
+            return true;
+        }
+        node.heard
+            .get(peer as usize)
+            .is_none_or(|&t| now.saturating_sub(t) <= limit)
     }
 
     /// `acceptRemoteSummary`, step 3: `summaries.add`, update the counter.

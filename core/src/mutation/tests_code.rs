@@ -337,3 +337,81 @@ fn two_reads_missing_one_id_share_one_pull_and_both_complete() {
         assert_eq!(r.rows.shown, vec!["W".to_string()]);
     }
 }
+
+/// `ReadReconciliations.pull` (trunk, 051c3236e24df58693942c02b54b42d049de4019): `pullFrom =
+/// FailureDetector.instance.isAlive(logCoordinator) ? logCoordinator : host(node)`, `node` being
+/// the replica whose summary named the offsets ("from the coordinator, if alive, or from the node
+/// we got the summary from (by definition it also has the mutation)"). `FailureDetector.isAlive`
+/// is gossip's `EndpointState.isAlive`: false once phi convicts (18.4 s of silence at 1 s
+/// gossip). node3 writes W, node1 misses it (dropped), node2 has it; node3 dies at 200 ms.
+/// - read at 20 s (node3 silent for ~19.8 s, convicted): the pull goes to node2, the read
+///   completes with W;
+/// - read at 5 s (not yet convicted): the pull goes to the dead node3, the read times out;
+/// - read at 20 s with the detector off (`convict_after = "0s"`, the model before): to node3,
+///   timeout.
+#[test]
+fn a_pull_skips_a_log_coordinator_the_failure_detector_convicted() {
+    let case = |read_at: u64, convict: u64| {
+        let p = MtParams {
+            convict_after: Dur(convict),
+            ..Default::default()
+        };
+        let mut e = engine(
+            p,
+            &[
+                (0, "node1", "drop-next MUTATION_REQ node3"),
+                (10_000, "node3", "write W"),
+            ],
+        );
+        e.run_until(200_000, u64::MAX).unwrap();
+        assert!(
+            node(&e, 1).witnessed_locally(MutId::new(2, 0)),
+            "node2 has W"
+        );
+        e.apply_user_action(crate::engine::action::Action::Kill {
+            node: "node3".into(),
+        })
+        .unwrap();
+        e.run_until(read_at, u64::MAX).unwrap();
+        e.apply_user_action(crate::engine::action::Action::Command {
+            node: "node1".into(),
+            command: "read node1 node2".into(),
+        })
+        .unwrap();
+        e.run_until(read_at + 12_000_000, u64::MAX).unwrap();
+        let lines = log_lines(&e);
+        let pulls: Vec<String> = lines
+            .iter()
+            .filter(|l| l.contains("PULL_MUTATIONS_REQ"))
+            .cloned()
+            .collect();
+        let fd: Vec<String> = lines
+            .iter()
+            .filter(|l| l.contains("FailureDetector"))
+            .cloned()
+            .collect();
+        let c = node(&e, 0).client_reads.values().next().unwrap().clone();
+        (pulls, fd, c)
+    };
+    let fd_on = MtParams::default().convict_after.0;
+    assert_eq!(fd_on, 18_400_000);
+
+    let (pulls, fd, c) = case(20_000_000, fd_on);
+    assert_eq!(pulls.len(), 1, "{pulls:?}");
+    assert!(pulls[0].contains("to node2"), "{}", pulls[0]);
+    assert_eq!(fd.len(), 1, "{fd:?}");
+    assert!(fd[0].contains("log coordinator node3 is down"), "{}", fd[0]);
+    assert_eq!(c.outcome, Outcome::Completed);
+    assert_eq!(c.rows.shown, vec!["W".to_string()]);
+
+    let (pulls, fd, c) = case(5_000_000, fd_on);
+    assert_eq!(pulls.len(), 1, "{pulls:?}");
+    assert!(pulls[0].contains("to node3"), "{}", pulls[0]);
+    assert!(fd.is_empty(), "{fd:?}");
+    assert_eq!(c.outcome, Outcome::Timeout);
+
+    let (pulls, fd, c) = case(20_000_000, 0);
+    assert!(pulls[0].contains("to node3"), "{}", pulls[0]);
+    assert!(fd.is_empty(), "{fd:?}");
+    assert_eq!(c.outcome, Outcome::Timeout);
+}
