@@ -286,11 +286,11 @@ pub struct RNode<S: StateMachine> {
     pub leaked_permits: u64,
     pub leaked_term: Term,
     /// Linearizable reads this server holds (read option LINEARIZABLE; `reads`), by local id.
-    pub reads: BTreeMap<u64, super::reads::ReadWait<S::Cmd>>,
+    pub reads: BTreeMap<u64, ReadWait<S::Cmd>>,
     pub next_read: u64,
     /// Leader: the heartbeat rounds of linearizable reads, by readIndex
     /// (`ReadIndexHeartbeats.AppendEntriesListeners`).
-    pub read_rounds: BTreeMap<Index, super::reads::Round>,
+    pub read_rounds: BTreeMap<Index, Round>,
     /// Leader: the highest readIndex a heartbeat round confirmed (`ackedCommitIndex`, one per
     /// leadership); a read at or below it needs no round.
     pub acked_commit: Index,
@@ -429,4 +429,40 @@ impl<S: StateMachine> RNode<S> {
     pub fn is_leader(&self) -> bool {
         self.role == Role::Leader
     }
+}
+
+// -- linearizable reads waiting on a server (`reads.rs`)
+
+/// Who waits for a read: a client's request, or a follower's READ_INDEX (on the leader).
+#[derive(Clone, Debug)]
+pub enum Asker<C> {
+    Client { client: NodeId, seq: u64, cmd: C },
+    Peer { peer: NodeId, id: u64 },
+}
+
+/// What a read waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Leader: its startup entry's apply (`startupLogEntry.getAppliedIndexFuture()`).
+    Startup,
+    /// Leader: the heartbeat round of this readIndex.
+    Round(Index),
+    /// Follower: the leader's READ_INDEX_REPLY.
+    Leader(NodeId),
+    /// The apply of this readIndex (`ReadIndexQueue`).
+    Apply(Index),
+}
+
+#[derive(Clone, Debug)]
+pub struct ReadWait<C> {
+    pub asker: Asker<C>,
+    pub stage: Stage,
+    pub since: Micros,
+}
+
+/// One heartbeat round (`AppendEntriesListener`): replies to calls from `min_call` on count.
+#[derive(Clone, Debug, Default)]
+pub struct Round {
+    pub min_call: u64,
+    pub acks: BTreeSet<NodeId>,
 }

@@ -20,47 +20,15 @@
 //!   apply keep waiting (the queue is the server's, not the leader's).
 
 use super::node::RNode;
+// The waiting reads' types are the node's state (`RNode::reads`, `read_rounds`): defined in
+// node.rs so that its imports run downwards.
+pub use super::node::{Asker, ReadWait, Round, Stage};
 use super::params::ReadOption;
 use super::sm::StateMachine;
 use super::{Index, Msg, Outcome, Raft, Timer};
 use crate::engine::trace::LogLevel;
 use crate::engine::{Ctx, NodeId};
-use crate::time::Micros;
 use std::collections::BTreeSet;
-
-/// Who waits for a read: a client's request, or a follower's READ_INDEX (on the leader).
-#[derive(Clone, Debug)]
-pub enum Asker<C> {
-    Client { client: NodeId, seq: u64, cmd: C },
-    Peer { peer: NodeId, id: u64 },
-}
-
-/// What a read waits for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stage {
-    /// Leader: its startup entry's apply (`startupLogEntry.getAppliedIndexFuture()`).
-    Startup,
-    /// Leader: the heartbeat round of this readIndex.
-    Round(Index),
-    /// Follower: the leader's READ_INDEX_REPLY.
-    Leader(NodeId),
-    /// The apply of this readIndex (`ReadIndexQueue`).
-    Apply(Index),
-}
-
-#[derive(Clone, Debug)]
-pub struct ReadWait<C> {
-    pub asker: Asker<C>,
-    pub stage: Stage,
-    pub since: Micros,
-}
-
-/// One heartbeat round (`AppendEntriesListener`): replies to calls from `min_call` on count.
-#[derive(Clone, Debug, Default)]
-pub struct Round {
-    pub min_call: u64,
-    pub acks: BTreeSet<NodeId>,
-}
 
 impl<S: StateMachine> Raft<S> {
     pub(crate) fn linearizable(&self) -> bool {
