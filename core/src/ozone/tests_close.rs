@@ -27,14 +27,15 @@ fn text(r: &Run, view: &str, node: Option<u32>) -> String {
     }
 }
 
-/// Sandbox, dn1 elected at 10 ms, a write at 2 s, plus `extra` (TOML faults).
-fn scripted(extra: &str) -> Scenario {
+/// Three datanodes and SCM (1 s close lease, 1 s heartbeat), dn1 elected at 10 ms, running for
+/// `duration`, plus `faults` (TOML).
+fn sandbox(duration: &str, faults: &str) -> Scenario {
     let text = format!(
         r#"
 name = "close-cause"
 title = "close cause"
 protocol = "ozone"
-duration = "6s"
+duration = "{duration}"
 [cluster]
 nodes = [{{ name = "dn1" }}, {{ name = "dn2" }}, {{ name = "dn3" }}, {{ name = "scm" }}]
 [network]
@@ -52,14 +53,19 @@ at = "10ms"
 action = "command"
 node = "dn1"
 command = "timeout"
-[[faults]]
-at = "2s"
-action = "command"
-node = "dn1"
-command = "client-write-chunk W1 1 1 1024"
-{extra}"#
+{faults}"#
     );
     Scenario::parse("close-cause.toml", &text, &Limits::default()).unwrap()
+}
+
+/// [`sandbox`] for 6 s with a write at 2 s, plus `extra` (TOML faults).
+fn scripted(extra: &str) -> Scenario {
+    sandbox(
+        "6s",
+        &format!(
+            "[[faults]]\nat = \"2s\"\naction = \"command\"\nnode = \"dn1\"\ncommand = \"client-write-chunk W1 1 1 1024\"\n{extra}"
+        ),
+    )
 }
 
 #[test]
@@ -204,8 +210,7 @@ command = "close-container 1"
 #[test]
 fn a_close_command_for_a_datanode_that_is_down_waits_for_its_next_heartbeat() {
     let mut faults = String::from(
-        "[[faults]]\nat = \"10ms\"\naction = \"command\"\nnode = \"dn1\"\ncommand = \"timeout\"\n\
-         [[faults]]\nat = \"1s\"\naction = \"command\"\nnode = \"scm\"\ncommand = \"close-container 1\"\n",
+        "[[faults]]\nat = \"1s\"\naction = \"command\"\nnode = \"scm\"\ncommand = \"close-container 1\"\n",
     );
     for d in ["dn1", "dn2", "dn3"] {
         faults += &format!(
@@ -213,28 +218,7 @@ fn a_close_command_for_a_datanode_that_is_down_waits_for_its_next_heartbeat() {
              [[faults]]\nat = \"3500ms\"\naction = \"start\"\nnode = \"{d}\"\n"
         );
     }
-    let text = format!(
-        r#"
-name = "close-while-down"
-title = "close while down"
-protocol = "ozone"
-duration = "8s"
-[cluster]
-nodes = [{{ name = "dn1" }}, {{ name = "dn2" }}, {{ name = "dn3" }}, {{ name = "scm" }}]
-[network]
-latency_min = "1ms"
-latency_max = "3ms"
-[params]
-preset = "ozone"
-close_container_wait = "1s"
-heartbeat_interval = "1s"
-{faults}
-[[variants]]
-name = "v"
-description = "v"
-"#
-    );
-    let scenario = Scenario::parse("close-while-down.toml", &text, &Limits::default()).unwrap();
+    let scenario = sandbox("8s", &faults);
     for seed in 1..=5 {
         let r = run(scenario.clone(), "v", seed);
         for d in 0..3u32 {
