@@ -5,7 +5,7 @@
 //! the model before the option (the parameter did not exist; reads were DEFAULT's).
 
 use super::reads::Stage;
-use super::tests::{act, command, engine, name, run_for};
+use super::tests::{act, command, engine, isolate, name, run_for};
 use super::RaftKv;
 use crate::engine::action::{Action, Dur};
 use crate::engine::{Engine, NodeId};
@@ -40,26 +40,6 @@ fn kv(e: &Engine<RaftKv>, n: NodeId) -> Option<String> {
     e.sim.nodes[n as usize].state.sm.map.get("x").cloned()
 }
 
-fn cut_off(e: &mut Engine<RaftKv>, old: NodeId, n: u32, down: bool) {
-    for b in (0..n).filter(|&b| b != old) {
-        let (from, to) = (name(e, old), name(e, b));
-        let a = if down {
-            Action::DropLink {
-                from,
-                to,
-                one_way: false,
-            }
-        } else {
-            Action::HealLink {
-                from,
-                to,
-                one_way: false,
-            }
-        };
-        act(e, a);
-    }
-}
-
 /// A 5-node group; the leader is cut off from the others and kept leading by its own client's
 /// writes (each flush puts its leadership check off); the majority elects a new leader, which
 /// commits x = 2. `before` runs at the old leader before the cut (after x = 1 committed).
@@ -73,7 +53,7 @@ fn stranded(e: &mut Engine<RaftKv>, seed: u64, before: &str) -> (NodeId, NodeId)
         command(e, old, before);
         run_for(e, 200 * US_PER_MS);
     }
-    cut_off(e, old, 5, true);
+    isolate(e, old, 5, true);
     for k in 0..10 {
         command(e, old, &format!("client-put y {k}"));
         run_for(e, 100 * US_PER_MS);
@@ -116,7 +96,7 @@ fn a_stranded_leader_never_answers_a_stale_linearizable_read() {
             1,
             "seed {seed}"
         );
-        cut_off(&mut e, old, 5, false);
+        isolate(&mut e, old, 5, false);
         run_for(&mut e, 3 * US_PER_S);
         assert_eq!(
             lines(
