@@ -216,9 +216,18 @@ impl<S: StateMachine> Raft<S> {
         last_index: u64,
         last_term: Term,
     ) {
-        // Ratis VoteContext.checkLeader: a follower refuses while it follows another leader
-        // it heard from (or granted a vote) within min (`FollowerState.isCurrentLeaderValid`);
-        // a leader refuses (the model does not ask `checkLeadership` here).
+        // Ratis VoteContext.checkLeader, asked for a pre-vote whatever its term and for a vote of
+        // the node's own term that its vote does not rule out (`checkTerm`): a leader refuses
+        // while `checkLeadership` holds, and when it does not, that check has stepped it down
+        // (at its own term) and the request is judged as a follower's; a follower refuses while
+        // it follows another leader it heard from (or granted a vote) within min
+        // (`FollowerState.isCurrentLeaderValid`). With `leader_heartbeat_check` off (a teaching
+        // switch, not Ratis) a leader always refuses.
+        let asks_leader = pre || term == node.term && node.voted_for.is_none_or(|v| v == from);
+        if asks_leader && node.is_leader() && self.p.leader_heartbeat_check {
+            // Steps the leader down when it fails; a leader that holds refuses below.
+            self.check_leadership(node, ctx);
+        }
         let leader_valid = node.is_leader()
             || node.role == Role::Follower
                 && node.leader.is_some_and(|l| l != from)
@@ -391,22 +400,34 @@ impl<S: StateMachine> Raft<S> {
             return;
         }
         node.leader_woke = ctx.now;
-        if ctx.now >= node.role_since + max {
-            let active = 1
-                + (0..self.n)
-                    .filter(|&p| {
-                        p != ctx.me && ctx.now <= node.progress[p as usize].last_response + max
-                    })
-                    .count();
-            if active < self.majority() {
-                let t = node.term;
-                self.step_down(node, ctx, t, "lost majority heartbeats (checkLeadership)");
-                // Its FollowerState's reason is LOST_MAJORITY_HEARTBEATS.
-                node.no_election_before = ctx.now + self.p.step_down_wait.0;
-                return;
-            }
+        if self.check_leadership(node, ctx) {
+            ctx.set_timer(Timer::LeadershipCheck, ctx.now + max);
         }
-        ctx.set_timer(Timer::LeadershipCheck, ctx.now + max);
+    }
+
+    /// `LeaderStateImpl.checkLeadership`: true while the leader has been in office less than max
+    /// or a majority (itself included) answered within max; otherwise it steps down at its own
+    /// term (LOST_MAJORITY_HEARTBEATS) and answers false. Run by the EventProcessor above and by
+    /// `VoteContext.checkLeader` when a (pre-)vote request reaches a leader.
+    fn check_leadership(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) -> bool {
+        let max = self.p.timeout_max.0;
+        if ctx.now < node.role_since + max {
+            return true;
+        }
+        let active = 1
+            + (0..self.n)
+                .filter(|&p| {
+                    p != ctx.me && ctx.now <= node.progress[p as usize].last_response + max
+                })
+                .count();
+        if active >= self.majority() {
+            return true;
+        }
+        let t = node.term;
+        self.step_down(node, ctx, t, "lost majority heartbeats (checkLeadership)");
+        // Its FollowerState's reason is LOST_MAJORITY_HEARTBEATS.
+        node.no_election_before = ctx.now + self.p.step_down_wait.0;
+        false
     }
 
     /// Every min/4: AppendEntries timeouts, due heartbeats.

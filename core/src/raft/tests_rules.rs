@@ -232,6 +232,80 @@ fn writes_to_a_cut_off_leader_put_its_leadership_check_off() {
     assert_eq!(e.sim.violations, 0);
 }
 
+/// Ratis' `VoteContext.checkLeader` asks a leader's `checkLeadership` when a pre-vote reaches
+/// it: a leader whose messages to every follower are lost (one way: it still hears them), the
+/// followers cut off from each other (so no pre-vote wins), and kept from its EventProcessor's
+/// check by a write every 100 ms, refuses the first pre-votes (its followers answered within
+/// max) and steps down at its own term at the first pre-vote more than max after their last
+/// answers (the model before this refused every pre-vote and led on). With the check off it
+/// leads on.
+#[test]
+fn a_pre_vote_reaching_a_leader_without_a_majority_steps_it_down() {
+    for check in [true, false] {
+        let mut e = engine(5, &format!("leader_heartbeat_check = {check}"), 4);
+        run_for(&mut e, US_PER_S);
+        let l = leader(&e);
+        let term = e.sim.nodes[l as usize].state.term;
+        let ln = name(&e, l);
+        let answered = (e.sim.nodes[l as usize].state.progress.iter())
+            .map(|p| p.last_response)
+            .max()
+            .unwrap();
+        for f in (0..5).filter(|&i| i != l) {
+            let to = name(&e, f);
+            act(
+                &mut e,
+                Action::DropLink {
+                    from: ln.clone(),
+                    to,
+                    one_way: true,
+                },
+            );
+        }
+        let fs: Vec<NodeId> = (0..5).filter(|&i| i != l).collect();
+        for (k, &a) in fs.iter().enumerate() {
+            for &b in &fs[k + 1..] {
+                let (from, to) = (name(&e, a), name(&e, b));
+                act(
+                    &mut e,
+                    Action::DropLink {
+                        from,
+                        to,
+                        one_way: false,
+                    },
+                );
+            }
+        }
+        // The first time l is no leader, and its term then.
+        let mut stepped = None;
+        for k in 0..30 {
+            put(&mut e, l, &format!("k{k} v"));
+            let end = e.sim.now + 100 * US_PER_MS;
+            while e.sim.now < end && stepped.is_none() {
+                assert!(e.step().unwrap());
+                let n = &e.sim.nodes[l as usize].state;
+                if !n.is_leader() {
+                    stepped = Some((e.sim.now, n.term));
+                }
+            }
+            if stepped.is_some() {
+                break;
+            }
+        }
+        if check {
+            let (at, t) = stepped.expect("the leader stepped down within 3 s");
+            assert_eq!(t, term, "at {at}: on its own, at its own term");
+            assert!(
+                at > answered + 300 * US_PER_MS,
+                "at {at}: not before max after the followers' last answers ({answered})"
+            );
+        } else {
+            assert_eq!(stepped, None, "the check is off: it leads on");
+        }
+        assert_eq!(e.sim.violations, 0);
+    }
+}
+
 /// The leader's own entry counts toward commit only once its LogWorker flushed it: with one of
 /// two followers down and the leader's LogWorker stalled, the other follower holds the entries
 /// but nothing commits; released, they commit.
