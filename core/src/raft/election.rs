@@ -259,7 +259,9 @@ impl<S: StateMachine> Raft<S> {
                 && node.voted_for.is_none_or(|v| v == from)
                 && Self::up_to_date(node, last_index, last_term);
             if ok {
+                // ServerState.grantVote: the vote, and no known leader (`setLeader(null)`).
                 node.voted_for = Some(from);
+                node.leader = None;
             }
             ok
         };

@@ -187,3 +187,49 @@ fn a_same_term_vote_is_refused_while_the_voter_follows_a_live_leader() {
         assert_eq!(leader(&e), l, "seed {seed}: the leader stays");
     }
 }
+
+/// The same, once the leader has gone quiet for f for more than min: Ratis' `checkLeader`
+/// passes, the vote is granted, and `ServerState.grantVote` forgets the leader
+/// (`setLeader(null)`): f no longer names l in its `leader` view or its NotLeader hints.
+#[test]
+fn a_granted_same_term_vote_forgets_the_leader() {
+    for seed in 0..5 {
+        let mut e = engine(3, "pre_vote = false", seed);
+        let f = 2;
+        run_for(&mut e, 1);
+        command(&mut e, f, "hold-elections 5s");
+        isolate(&mut e, f, 3, true);
+        run_for(&mut e, US_PER_S);
+        isolate(&mut e, f, 3, false);
+        run_for(&mut e, 200 * US_PER_MS);
+        let l = leader(&e);
+        let c = 3 - l - f;
+        let term = e.sim.nodes[f as usize].state.term;
+        assert_eq!(e.sim.nodes[f as usize].state.leader, Some(l), "seed {seed}");
+        // l's messages to f are lost from now on: after min, f's leader is no longer valid.
+        let (ln, fnm) = (name(&e, l), name(&e, f));
+        act(
+            &mut e,
+            Action::DropLink {
+                from: ln,
+                to: fnm.clone(),
+                one_way: true,
+            },
+        );
+        run_for(&mut e, 200 * US_PER_MS);
+        let (last, last_term) = {
+            let n = &e.sim.nodes[f as usize].state;
+            (n.last(), n.last_term())
+        };
+        command(
+            &mut e,
+            c,
+            &format!("send-vote {fnm} {term} {last} {last_term}"),
+        );
+        run_for(&mut e, 5 * US_PER_MS);
+        let n = &e.sim.nodes[f as usize].state;
+        assert_eq!(n.voted_for, Some(c), "seed {seed}: granted");
+        assert_eq!(n.term, term, "seed {seed}: the same term");
+        assert_eq!(n.leader, None, "seed {seed}: the leader is forgotten");
+    }
+}
