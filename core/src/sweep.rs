@@ -677,7 +677,8 @@ fn observed_groups(outs: &[&Outcome], i: usize) -> Vec<Observed> {
     }
     let mut v: Vec<Observed> = by.into_values().collect();
     // Stable: equal counts stay in the map's (value) order.
-    v.sort_by_key(|g| std::cmp::Reverse(g.count));
+    // (A few distinct values: the small sort, not a driftsort instance for `Observed`.)
+    crate::small_sort::sort_by_key(&mut v, |g| std::cmp::Reverse(g.count));
     v.truncate(MAX_OBSERVED_VALUES);
     v
 }

@@ -105,12 +105,12 @@ impl Network {
     /// Change the links `pairs` (from, to) by `f`. Copies the table first when a checkpoint
     /// shares it.
     pub fn update(&mut self, pairs: &[(u32, u32)], f: &dyn Fn(&mut Link)) {
-        let mut index: BTreeMap<_, u32> = self
-            .kinds
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (key(l), i as u32))
-            .collect();
+        let mut index: BTreeMap<_, u32> = crate::small_sort::map(
+            self.kinds
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (key(l), i as u32)),
+        );
         // What `f` makes of each kind, computed once per kind.
         let mut made: BTreeMap<u32, u32> = BTreeMap::new();
         let n = self.n;

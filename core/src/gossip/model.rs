@@ -10,7 +10,7 @@ use crate::model::{
     SeriesSpec, StateMarks, ViewNeeds,
 };
 use crate::scenario_file::Scenario;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// `Model::min_restart_down` with the connection model: 5 s, a low figure for a Cassandra
 /// start (the scenarios keep restarted nodes down 10 s or more).
@@ -199,9 +199,8 @@ impl Model for Gossip {
     fn metrics(&self, sim: &Sim<Self>, m: &mut BTreeMap<String, f64>) {
         let pairs = view::down_pairs(sim);
         m.insert("down_pairs".into(), pairs.len() as f64);
-        let distinct = |f: fn(&(NodeId, NodeId)) -> NodeId| {
-            pairs.iter().map(f).collect::<BTreeSet<_>>().len() as f64
-        };
+        let distinct =
+            |f: fn(&(NodeId, NodeId)) -> NodeId| distinct_nodes(sim, pairs.iter().map(f)) as f64;
         m.insert("down_observers".into(), distinct(|p| p.0));
         m.insert("down_targets".into(), distinct(|p| p.1));
         let max_per_observer = (0..sim.nodes.len() as NodeId)
@@ -463,6 +462,14 @@ impl Model for Gossip {
     }
 }
 
+/// How many distinct nodes `ids` names (each a node of `sim`): a table of seen nodes rather
+/// than a `BTreeSet` (whose `collect` sorts, and ships a stable sort for the element type).
+fn distinct_nodes(sim: &Sim<Gossip>, ids: impl Iterator<Item = NodeId>) -> usize {
+    let mut seen = vec![false; sim.nodes.len()];
+    ids.filter(|&i| !std::mem::replace(&mut seen[i as usize], true))
+        .count()
+}
+
 fn query(sim: &Sim<Gossip>, q: &Query) -> Result<QValue, String> {
     let g = |id: NodeId| &sim.nodes[id as usize].state;
     let pair =
@@ -556,9 +563,8 @@ fn query(sim: &Sim<Gossip>, q: &Query) -> Result<QValue, String> {
         }
         "down_pairs" | "down_observers" | "down_targets" => {
             let pairs = view::down_pairs(sim);
-            let pick = |f: fn(&(NodeId, NodeId)) -> NodeId| {
-                pairs.iter().map(f).collect::<BTreeSet<_>>().len()
-            };
+            let pick =
+                |f: fn(&(NodeId, NodeId)) -> NodeId| distinct_nodes(sim, pairs.iter().map(f));
             QValue::Num(match q.view {
                 "down_pairs" => pairs.len(),
                 "down_observers" => pick(|p| p.0),

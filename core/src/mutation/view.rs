@@ -338,12 +338,12 @@ pub fn node_json(topo: &Topology, node: &MtNode) -> Value {
             let reconciled = l.reconciled();
             let mut unreconciled = Offsets::union(&l.witnessed[node.me as usize], &l.pending);
             unreconciled.subtract(&reconciled);
-            let witnessed: serde_json::Map<String, Value> = l
-                .witnessed
-                .iter()
-                .enumerate()
-                .map(|(p, o)| (name(p as NodeId), offsets_json(o)))
-                .collect();
+            let witnessed = crate::small_sort::json_map(
+                l.witnessed
+                    .iter()
+                    .enumerate()
+                    .map(|(p, o)| (name(p as NodeId), offsets_json(o))),
+            );
             json!({
                 "log": name(*log),
                 "witnessed": witnessed,

@@ -94,7 +94,7 @@ impl StateMachine for Csm {
     }
     fn init(&self, id: NodeId) -> OzNode {
         let mut containers: BTreeMap<u32, CState> =
-            (1..=self.p.containers).map(|c| (c, CState::Open)).collect();
+            crate::small_sort::map((1..=self.p.containers).map(|c| (c, CState::Open)));
         if id == self.scm {
             let mut scm_states = containers.clone();
             for (c, (st, _)) in &self.start.scm {
@@ -656,18 +656,18 @@ impl StateMachine for Csm {
         }
         serde_json::json!({
             "healthy": n.healthy,
-            "containers": n.containers.iter().map(|(k, v)| (k.to_string(), v.as_str())).collect::<BTreeMap<_, _>>(),
-            "block_files": n.files.iter().map(|((c, b), l)| (format!("{c}/{b}"), *l)).collect::<BTreeMap<_, _>>(),
-            "blocks_committed": n.blocks.iter().map(|((c, b), l)| (format!("{c}/{b}"), *l)).collect::<BTreeMap<_, _>>(),
-            "cache": n.cache.iter().map(|(i, l)| (i.to_string(), *l)).collect::<BTreeMap<_, _>>(),
-            "data": n.data.iter().map(|(i, s)| (i.to_string(), *s)).collect::<BTreeMap<_, _>>(),
+            "containers": crate::small_sort::map(n.containers.iter().map(|(k, v)| (k.to_string(), v.as_str()))),
+            "block_files": crate::small_sort::map(n.files.iter().map(|((c, b), l)| (format!("{c}/{b}"), *l))),
+            "blocks_committed": crate::small_sort::map(n.blocks.iter().map(|((c, b), l)| (format!("{c}/{b}"), *l))),
+            "cache": crate::small_sort::map(n.cache.iter().map(|(i, l)| (i.to_string(), *l))),
+            "data": crate::small_sort::map(n.data.iter().map(|(i, s)| (i.to_string(), *s))),
             "held": n.held.iter().map(|(_, t)| t.clone()).collect::<Vec<_>>(),
             "read_failures": n.read_failures,
             "zero_byte_writes": n.zero_byte_writes,
             "closed_container_writes": n.closed_container_writes,
             "pipeline_removed": n.pipeline_removed,
             "pipeline_close_cause": CloseCause::text(n.close_cause),
-            "bcsid": n.bcsid.iter().map(|(c, b)| (c.to_string(), *b)).collect::<BTreeMap<_, _>>(),
+            "bcsid": crate::small_sort::map(n.bcsid.iter().map(|(c, b)| (c.to_string(), *b))),
             "results": n.results,
         })
     }

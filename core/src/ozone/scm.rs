@@ -56,21 +56,18 @@ impl Scm {
         Scm {
             pipeline_open: true,
             containers: containers.clone(),
-            seq: containers.keys().map(|c| (*c, 0)).collect(),
-            replicas: containers
-                .iter()
-                .flat_map(|(c, s)| {
-                    (0..dns).map(move |d| {
-                        (
-                            (*c, d),
-                            Replica {
-                                state: *s,
-                                bcsid: 0,
-                            },
-                        )
-                    })
+            seq: crate::small_sort::map(containers.keys().map(|c| (*c, 0))),
+            replicas: crate::small_sort::map(containers.iter().flat_map(|(c, s)| {
+                (0..dns).map(move |d| {
+                    (
+                        (*c, d),
+                        Replica {
+                            state: *s,
+                            bcsid: 0,
+                        },
+                    )
                 })
-                .collect(),
+            })),
             ..Scm::default()
         }
     }
@@ -94,8 +91,8 @@ impl Scm {
             "scm": {
                 "pipeline": if self.pipeline_open { "OPEN" } else { "CLOSED" },
                 "pipeline_destroyed": self.pipeline_destroyed,
-                "containers": self.containers.iter().map(|(k, v)| (k.to_string(), v.as_str())).collect::<BTreeMap<_, _>>(),
-                "sequence_ids": self.seq.iter().map(|(k, v)| (k.to_string(), *v)).collect::<BTreeMap<_, _>>(),
+                "containers": crate::small_sort::map(self.containers.iter().map(|(k, v)| (k.to_string(), v.as_str()))),
+                "sequence_ids": crate::small_sort::map(self.seq.iter().map(|(k, v)| (k.to_string(), *v))),
                 "pipeline_actions": self.pipeline_actions,
                 "pipeline_closed_by": CloseCause::text(self.closed_by),
             }

@@ -351,9 +351,7 @@ pub fn mark_differing_rows(a_id: &str, b_id: &str) -> usize {
     };
     let (ra, rb) = (rows(&a), rows(&b));
     let index = |v: &[(String, String, web_sys::Element)]| {
-        v.iter()
-            .map(|(k, t, _)| (k.clone(), t.clone()))
-            .collect::<std::collections::BTreeMap<_, _>>()
+        clusterscope_core::small_sort::map(v.iter().map(|(k, t, _)| (k.clone(), t.clone())))
     };
     let (ia, ib) = (index(&ra), index(&rb));
     let mut n = 0;
