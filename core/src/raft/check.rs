@@ -27,7 +27,6 @@ use super::node::RNode;
 use super::sm::StateMachine;
 use super::{Index, Raft, Term};
 use crate::engine::{NodeId, NodeSlot, NodeStatus, Sim, Violation};
-use std::collections::BTreeSet;
 use std::sync::Mutex;
 
 /// The nodes' states, by index: a view over the engine's slots (a `Vec<&RNode>` built after
@@ -244,40 +243,107 @@ fn app_fp<S: StateMachine>(n: &RNode<S>) -> Fp {
 }
 
 /// One pairwise property kept incrementally: each node's fingerprint, the nodes by
-/// fingerprint, and the violating pairs (a < b).
+/// fingerprint, and the violating pairs (a < b). Node sets are bitsets of `words` 64-bit words
+/// (one word up to 64 nodes): taking a node out of its class, putting it into another, and
+/// asking which members lie above or below it are a few word operations, not a search, a
+/// `Vec::remove` and a `Vec::insert` (their `memmove`s) on every append and apply.
 #[derive(Debug, Default)]
 struct Pairs {
     fp: Vec<Fp>,
-    /// The classes: a fingerprint and its nodes (ascending, never empty), in no particular
-    /// order (a list, not a map: a changed node is compared with every class anyway, and a
-    /// map's nodes were allocated and freed as logs grew, on every append and apply).
-    classes: Vec<(Fp, Vec<usize>)>,
-    /// Emptied classes' member lists, kept for reuse.
-    spare: Vec<Vec<usize>>,
-    bad: BTreeSet<(usize, usize)>,
+    /// 64-bit words per node set.
+    words: usize,
+    /// The classes: a fingerprint and its nodes (a bitset, never empty), in no particular
+    /// order (a list, not a map: a changed node is compared with every class anyway).
+    classes: Vec<(Fp, Vec<u64>)>,
+    /// Emptied classes' bitsets, kept for reuse (all zero).
+    spare: Vec<Vec<u64>>,
+    /// The violating pairs: row `a` (`words` words from `a * words`) has bit `b` for (a, b).
+    bad: Vec<u64>,
+    /// How many bits of `bad` are set.
+    nbad: usize,
     /// A buffer: the nodes whose fingerprint moved (kept to spare an allocation per event).
     changed: Vec<usize>,
 }
 
+fn bit(set: &[u64], k: usize) -> bool {
+    set[k / 64] >> (k % 64) & 1 != 0
+}
+
+/// Set bit `k`; whether it was clear.
+fn set_bit(set: &mut [u64], k: usize) -> bool {
+    let was = bit(set, k);
+    set[k / 64] |= 1 << (k % 64);
+    !was
+}
+
+/// Clear bit `k`; whether it was set.
+fn clear_bit(set: &mut [u64], k: usize) -> bool {
+    let was = bit(set, k);
+    set[k / 64] &= !(1 << (k % 64));
+    was
+}
+
+/// The members of `set` below `k` and above `k`, as (any below, any above).
+fn around(set: &[u64], k: usize) -> (bool, bool) {
+    let (w, b) = (k / 64, k % 64);
+    let below_mask = (1u64 << b) - 1;
+    let above_mask = if b == 63 { 0 } else { !0u64 << (b + 1) };
+    let below = set[w] & below_mask != 0 || set[..w].iter().any(|&x| x != 0);
+    let above = set[w] & above_mask != 0 || set[w + 1..].iter().any(|&x| x != 0);
+    (below, above)
+}
+
+/// The members of `set`, ascending.
+fn members(set: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    set.iter().enumerate().flat_map(|(w, &x)| {
+        let mut x = x;
+        std::iter::from_fn(move || {
+            (x != 0).then(|| {
+                let b = x.trailing_zeros() as usize;
+                x &= x - 1;
+                w * 64 + b
+            })
+        })
+    })
+}
+
 impl Pairs {
-    /// Bring the pairs up to date with `fps` (the nodes' fingerprints now); `pred(a, b)` is the
-    /// property's pair predicate over the nodes' current state (it depends on their
-    /// fingerprinted contents only). Returns the first violating pair.
+    /// Bring the pairs up to date with the nodes' fingerprints now, node `k`'s being
+    /// `(key[k * W + i], key[k * W + j])` (the quiet key's words `i` and `j`); `pred(a, b)` is
+    /// the property's pair predicate over the nodes' current state (it depends on their
+    /// fingerprinted contents only). Returns the first violating pair (the least (a, b)).
     fn update(
         &mut self,
-        fps: &[Fp],
+        key: &[u64],
+        (i, j): (usize, usize),
         pred: impl Fn(usize, usize) -> bool,
     ) -> Option<(usize, usize)> {
-        if self.fp.len() != fps.len() {
+        let n = key.len() / W;
+        let fps = |k: usize| (key[k * W + i], key[k * W + j]);
+        if self.fp.len() != n {
             *self = Pairs::default();
+            self.words = n.div_ceil(64);
+            self.bad = vec![0; n * self.words];
         }
+        let words = self.words;
         let fresh = self.fp.is_empty();
         let mut changed = std::mem::take(&mut self.changed);
         changed.clear();
-        changed.extend((0..fps.len()).filter(|&k| fresh || self.fp[k] != fps[k]));
+        if fresh {
+            changed.extend(0..n);
+        } else {
+            changed.extend(
+                self.fp
+                    .iter()
+                    .zip(key.chunks_exact(W))
+                    .enumerate()
+                    .filter(|(_, (f, w))| **f != (w[i], w[j]))
+                    .map(|(k, _)| k),
+            );
+        }
         if !changed.is_empty() {
             if fresh {
-                self.fp = fps.to_vec();
+                self.fp = (0..n).map(fps).collect();
             }
             // First take every changed node out (its class and its pairs), so that a class's
             // representative below is always a node whose content matches the class.
@@ -285,51 +351,70 @@ impl Pairs {
                 if !fresh {
                     let old = self.fp[k];
                     if let Some(c) = self.classes.iter().position(|(f, _)| *f == old) {
-                        let members = &mut self.classes[c].1;
-                        if let Ok(at) = members.binary_search(&k) {
-                            members.remove(at);
-                        }
-                        if members.is_empty() {
+                        let set = &mut self.classes[c].1;
+                        clear_bit(set, k);
+                        if set.iter().all(|&x| x == 0) {
                             let (_, v) = self.classes.swap_remove(c);
                             self.spare.push(v);
                         }
                     }
                 }
             }
-            if !self.bad.is_empty() {
-                let set: BTreeSet<usize> = changed.iter().copied().collect();
-                self.bad
-                    .retain(|(a, b)| !set.contains(a) && !set.contains(b));
-            }
-            for &k in &changed {
-                for (_, members) in &self.classes {
-                    let r = *members.first().expect("classes are never empty");
-                    let split = members.partition_point(|&m| m < k);
-                    let (below, above) = (&members[..split], &members[split..]);
-                    if !above.is_empty() && pred(k, r) {
-                        self.bad.extend(above.iter().map(|&b| (k, b)));
+            if self.nbad > 0 {
+                for &k in &changed {
+                    for x in &mut self.bad[k * words..(k + 1) * words] {
+                        self.nbad -= x.count_ones() as usize;
+                        *x = 0;
                     }
-                    if !below.is_empty() && pred(r, k) {
-                        self.bad.extend(below.iter().map(|&a| (a, k)));
+                    for a in 0..n {
+                        if clear_bit(&mut self.bad[a * words..(a + 1) * words], k) {
+                            self.nbad -= 1;
+                        }
                     }
                 }
-                self.fp[k] = fps[k];
-                match self.classes.iter_mut().find(|(f, _)| *f == fps[k]) {
-                    Some((_, members)) => {
-                        let at = members.partition_point(|&m| m < k);
-                        members.insert(at, k);
+            }
+            for &k in &changed {
+                for (_, set) in &self.classes {
+                    let r = members(set).next().expect("classes are never empty");
+                    let (below, above) = around(set, k);
+                    if above && pred(k, r) {
+                        let row = &mut self.bad[k * words..(k + 1) * words];
+                        for b in members(set).filter(|&b| b > k) {
+                            self.nbad += set_bit(row, b) as usize;
+                        }
+                    }
+                    if below && pred(r, k) {
+                        for a in members(set).take_while(|&a| a < k) {
+                            let row = &mut self.bad[a * words..(a + 1) * words];
+                            self.nbad += set_bit(row, k) as usize;
+                        }
+                    }
+                }
+                let now = fps(k);
+                self.fp[k] = now;
+                match self.classes.iter_mut().find(|(f, _)| *f == now) {
+                    Some((_, set)) => {
+                        set_bit(set, k);
                     }
                     None => {
-                        let mut members = self.spare.pop().unwrap_or_default();
-                        members.clear();
-                        members.push(k);
-                        self.classes.push((fps[k], members));
+                        let mut set = self.spare.pop().unwrap_or_default();
+                        set.clear();
+                        set.resize(words, 0);
+                        set_bit(&mut set, k);
+                        self.classes.push((now, set));
                     }
                 }
             }
         }
         self.changed = changed;
-        self.bad.first().copied()
+        if self.nbad == 0 {
+            return None;
+        }
+        let w = self.bad.iter().position(|&x| x != 0)?;
+        Some((
+            w / words,
+            (w % words) * 64 + self.bad[w].trailing_zeros() as usize,
+        ))
     }
 }
 
@@ -343,11 +428,11 @@ pub struct Memo(Mutex<MemoInner>);
 struct MemoInner {
     lm: Pairs,
     sms: Pairs,
-    fps: Vec<Fp>,
     /// A buffer for Election Safety's (term, node) list.
     led: Vec<(Term, usize)>,
-    /// What Leader Completeness's answer depends on ([`lc_key`]) when it last found nothing:
-    /// while the key stays the same the answer does (empty: no answer kept).
+    /// What Leader Completeness's answer depends on ([`lc_key`]) at a state where it found
+    /// nothing: while the key equals it the answer is nothing (empty: no answer kept). Used
+    /// only without a kept quiet key (whose own words say the same, `lc_same`); updated then.
     lc_key: Vec<u64>,
     /// A buffer: the key now.
     lc_now: Vec<u64>,
@@ -437,17 +522,39 @@ fn quiet_key<S: StateMachine>(sim: &Sim<Raft<S>>, key: &mut Vec<u64>) {
 fn lc_key(quiet: &[u64], key: &mut Vec<u64>) {
     key.clear();
     for w in quiet.chunks_exact(W) {
-        let leads = w[FLAGS] & (STOPPED | LEADER) == LEADER;
-        let if_leads = |v: u64| if leads { v } else { 0 };
-        key.extend([
-            leads as u64,
-            if_leads(w[TERM]),
-            if_leads(w[LAST]),
-            if_leads(w[CHAIN]),
-            w[COMMITTED],
-            w[COMMITTED_HASH],
-        ]);
+        key.extend(lc_words(w));
     }
+}
+
+/// One node's words of [`lc_key`], from its words of the quiet key.
+#[inline]
+fn lc_words(w: &[u64]) -> [u64; 6] {
+    let leads = leads(w);
+    let if_leads = |v: u64| if leads { v } else { 0 };
+    [
+        leads as u64,
+        if_leads(w[TERM]),
+        if_leads(w[LAST]),
+        if_leads(w[CHAIN]),
+        w[COMMITTED],
+        w[COMMITTED_HASH],
+    ]
+}
+
+/// Whether a node is a running leader, from its words of the quiet key.
+#[inline]
+fn leads(w: &[u64]) -> bool {
+    w[FLAGS] & (STOPPED | LEADER) == LEADER
+}
+
+/// `lc_words(a) == lc_words(b)`, without building them.
+#[inline]
+fn lc_same(a: &[u64], b: &[u64]) -> bool {
+    let l = leads(a);
+    l == leads(b)
+        && a[COMMITTED] == b[COMMITTED]
+        && a[COMMITTED_HASH] == b[COMMITTED_HASH]
+        && (!l || (a[TERM] == b[TERM] && a[LAST] == b[LAST] && a[CHAIN] == b[CHAIN]))
 }
 
 impl Clone for Memo {
@@ -488,44 +595,55 @@ fn check_moved<S: StateMachine>(
     let MemoInner {
         lm,
         sms,
-        fps,
         led,
         lc_key: lc_kept,
         lc_now,
         quiet,
         quiet_now: key,
     } = m;
-    let led_moved = !kept
-        || quiet
-            .chunks_exact(W)
-            .zip(key.chunks_exact(W))
-            .any(|(a, b)| a[LED] != b[LED]);
+    // One pass over both keys: whether some `ghost.led` moved, whether some node has a broken
+    // rule noted, and whether what Leader Completeness reads moved since it last answered
+    // nothing. Its answer is a function of `lc_key` alone, so any key it answered nothing for
+    // will do: with a kept quiet key, that key's (the whole check answered nothing there),
+    // compared word by word in place (`lc_same`, no key built); without one (after a
+    // violation), `lc_kept`, the key of the last nothing it answered without a quiet key.
+    let (mut led_moved, mut broken, mut lc_moved) = (!kept, false, false);
+    if kept {
+        for (a, b) in quiet.chunks_exact(W).zip(key.chunks_exact(W)) {
+            led_moved |= a[LED] != b[LED];
+            broken |= b[FLAGS] & BROKEN != 0;
+            lc_moved |= !lc_same(a, b);
+        }
+    } else {
+        broken = key.chunks_exact(W).any(|w| w[FLAGS] & BROKEN != 0);
+        lc_key(key, lc_now);
+        lc_moved = lc_now != lc_kept;
+    }
     if led_moved {
         if let Some(v) = election_safety(names, nodes, led) {
             return Some(v);
         }
     }
-    if key.chunks_exact(W).any(|w| w[FLAGS] & BROKEN != 0) {
+    if broken {
         if let Some(v) = broken_rule(names, nodes) {
             return Some(v);
         }
     }
-    fps.clear();
-    fps.extend(key.chunks_exact(W).map(|w| (w[LAST], w[CHAIN])));
-    if let Some((a, b)) = lm.update(fps, |a, b| lm_pair(&nodes[a], &nodes[b]).is_some()) {
+    if let Some((a, b)) = lm.update(key, (LAST, CHAIN), |a, b| {
+        lm_pair(&nodes[a], &nodes[b]).is_some()
+    }) {
         return lm_violation(names, nodes, a, b);
     }
-    lc_key(key, lc_now);
-    if lc_now != lc_kept {
+    if lc_moved {
         if let Some(v) = leader_completeness(sim, names, nodes) {
             lc_kept.clear();
             return Some(v);
         }
-        std::mem::swap(lc_kept, lc_now);
+        if !kept {
+            std::mem::swap(lc_kept, lc_now);
+        }
     }
-    fps.clear();
-    fps.extend(key.chunks_exact(W).map(|w| (w[APPLIED], w[APPLIED_HASH])));
-    let first = sms.update(fps, |a, b| {
+    let first = sms.update(key, (APPLIED, APPLIED_HASH), |a, b| {
         sms_pair(&nodes[a].ghost.applied, &nodes[b].ghost.applied)
     });
     first.and_then(|(a, b)| sms_violation(names, nodes, a, b))

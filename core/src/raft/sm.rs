@@ -13,6 +13,7 @@ use crate::engine::{Ctx, NodeId};
 use crate::time::Micros;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 /// What the data stage or a data read says now.
 #[derive(Clone, Debug, PartialEq)]
@@ -259,10 +260,13 @@ pub trait StateMachine: Clone + fmt::Debug + 'static {
 #[derive(Clone, Debug, Default)]
 pub struct Kv;
 
+/// A key-value command. Its key and value are shared strings (`Arc<str>`, printed and compared
+/// as the `String`s they were): an entry is cloned into every AppendEntries that carries it, the
+/// data stage and the apply, and a shared string's clone is a count, not an allocation.
 #[derive(Clone, Debug, PartialEq)]
 pub enum KvCmd {
-    Put(String, String),
-    Get(String),
+    Put(Arc<str>, Arc<str>),
+    Get(Arc<str>),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -288,11 +292,11 @@ impl StateMachine for Kv {
     }
     fn parse_request(&self, w: &[&str]) -> Option<Result<KvCmd, String>> {
         match w {
-            ["client-put", k, v] => Some(Ok(KvCmd::Put(k.to_string(), v.to_string()))),
+            ["client-put", k, v] => Some(Ok(KvCmd::Put((*k).into(), (*v).into()))),
             ["client-put", ..] => Some(Err(
                 "client-put needs a key and a value, e.g. \"client-put x 1\"".into(),
             )),
-            ["client-get", k] => Some(Ok(KvCmd::Get(k.to_string()))),
+            ["client-get", k] => Some(Ok(KvCmd::Get((*k).into()))),
             ["client-get", ..] => Some(Err("client-get needs a key, e.g. \"client-get x\"".into())),
             _ => None,
         }
@@ -303,11 +307,18 @@ impl StateMachine for Kv {
     fn load_request(&self, seq: u64) -> KvCmd {
         // The value is the request's number within this client incarnation (the low 32 bits of
         // `seq`; the incarnation sits above them): "k3 = 19", not "k3 = 4294967315".
-        KvCmd::Put(format!("k{}", seq % 16), format!("{}", seq & 0xffff_ffff))
+        const KEYS: [&str; 16] = [
+            "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9", "k10", "k11", "k12", "k13",
+            "k14", "k15",
+        ];
+        KvCmd::Put(
+            KEYS[(seq % 16) as usize].into(),
+            (seq & 0xffff_ffff).to_string().into(),
+        )
     }
     fn read(&self, n: &KvNode, cmd: &KvCmd) -> Option<Option<String>> {
         match cmd {
-            KvCmd::Get(k) => Some(n.map.get(k).cloned()),
+            KvCmd::Get(k) => Some(n.map.get(&**k).cloned()),
             KvCmd::Put(..) => None,
         }
     }
@@ -327,9 +338,14 @@ impl StateMachine for Kv {
         match cmd {
             KvCmd::Put(k, v) => {
                 n.applied_puts += 1;
-                n.map.insert(k.clone(), v.clone())
+                // The key's copy only for a new key (the same answer as `insert`, which keeps
+                // the key it has).
+                match n.map.get_mut(&**k) {
+                    Some(old) => Some(std::mem::replace(old, String::from(&**v))),
+                    None => n.map.insert(String::from(&**k), String::from(&**v)),
+                }
             }
-            KvCmd::Get(k) => n.map.get(k).cloned(),
+            KvCmd::Get(k) => n.map.get(&**k).cloned(),
         }
     }
     fn query(&self, n: &KvNode, view: &str, key: Option<&str>) -> Option<Result<String, String>> {

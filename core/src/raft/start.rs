@@ -69,7 +69,7 @@ impl NodeStart {
                     StartPayload::Put(key, v) => Payload::Client {
                         client: 0,
                         seq: k as u64 + 1,
-                        cmd: KvCmd::Put(key.clone(), v.clone()),
+                        cmd: KvCmd::Put(key.as_str().into(), v.as_str().into()),
                     },
                 };
                 (*t, payload)
