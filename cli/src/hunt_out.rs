@@ -60,7 +60,7 @@ pub struct HuntArgs {
     #[arg(long, default_value_t = 1)]
     hunt_seed: u64,
     /// Most re-runs the shrink spends on the found seed; trying other seeds may spend as many
-    /// again, three times as many while the schedule has more than 5 actions (at most 4x in all).
+    /// again, five times as many while the schedule has more than 5 actions (at most 6x in all).
     #[arg(long, default_value_t = hunt::SHRINK_RERUNS)]
     shrink_reruns: u32,
     /// Write the counterexample as a scenario file (with a shard: its part, JSON).

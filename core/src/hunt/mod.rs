@@ -37,7 +37,7 @@ pub use leader::{
 };
 pub use parts::{merge, Part, PART_VERSION};
 pub use shrink::{
-    most_reruns, shrink, shrink_by, shrink_seed, shrink_with, Shrunk, SEED_PROBES,
+    most_reruns, shrink, shrink_by, shrink_seed, shrink_with, Shrunk, FEWER_PROBES, SEED_PROBES,
     SEED_PROBES_LARGE, SEED_RERUNS_LARGE, SMALL,
 };
 
@@ -47,7 +47,7 @@ pub const MAX_FAULTS: usize = 6;
 /// The most `--max-faults` allows.
 pub const MAX_FAULTS_LIMIT: usize = 64;
 /// Default bound of the re-runs a shrink spends on the found seed (the seed shrink may spend
-/// up to three times as many again: [`most_reruns`]).
+/// up to five times as many again: [`most_reruns`]).
 pub const SHRINK_RERUNS: u32 = 400;
 /// Most candidate runs one hunt may have.
 pub const MAX_RUNS: u64 = 100_000_000;

@@ -287,7 +287,7 @@ pub const SEED_PROBES_LARGE: u32 = 256;
 /// While the schedule still has more than [`SMALL`] actions, [`shrink_seed`] may spend this
 /// many times the plan's `shrink_reruns` (a seed where it fails is shrunk again there, which
 /// costs tens to hundreds of re-runs).
-pub const SEED_RERUNS_LARGE: u32 = 3;
+pub const SEED_RERUNS_LARGE: u32 = 5;
 
 /// A schedule of at most this many actions is small enough for [`SEED_PROBES`].
 pub const SMALL: usize = 5;
@@ -304,13 +304,58 @@ pub fn most_reruns(plan: &Plan) -> u32 {
 /// The ChaCha8 stream of a found seed that [`shrink_seed`] draws its other seeds from.
 const SEED_STREAM: u64 = 0x5eed;
 
+/// The stream of a found seed that [`shrink_seed`]'s schedules of one action fewer are tried
+/// on (its own, so the whole schedule's probes draw the seeds they drew before).
+const FEWER_STREAM: u64 = 0xfe3e;
+
+/// On how many other seeds [`shrink_seed`] tries each schedule of one action fewer, while the
+/// schedule has more than [`SMALL`] actions.
+pub const FEWER_PROBES: u32 = 64;
+
+/// The schedules of one action fewer than `faults` (or more fewer: a fault of several actions
+/// left out) that the shrink's steps would try: each fault left out, a compound's action in
+/// between left out, a cut's own `heal-all` left out where another fault's heals it later
+/// (step 1b), a cut ended by its node's restart written as a stall (step 1d).
+fn fewer(faults: &[Fault], scenario: &Scenario, space: &Space) -> Vec<Vec<Fault>> {
+    let mut out = Vec::new();
+    for i in 0..faults.len() {
+        let mut less = faults.to_vec();
+        less.remove(i);
+        out.push(less);
+    }
+    for i in 0..faults.len() {
+        if faults[i].during.is_some() {
+            let mut less = faults.to_vec();
+            less[i].during = None;
+            out.push(less);
+        }
+        if heals_all(&faults[i]) && healed_later(faults, i) {
+            let mut less = faults.to_vec();
+            less[i].undo = None;
+            out.push(less);
+        }
+        for g in as_stalls(faults, i, scenario, space) {
+            let mut less = faults.to_vec();
+            less[i] = g;
+            out.push(less);
+        }
+    }
+    // The smallest first (a fault of three actions left out before one of one); stable.
+    crate::small_sort::sort_by_key(&mut out, |f| actions(f).len());
+    out
+}
+
 /// Shrinking the seed: a schedule shrunk on one seed is minimal for that seed only (removing a
 /// fault moves every later random draw, and the elections with them). Try it on up to
 /// [`SEED_PROBES`] other seeds ([`SEED_PROBES_LARGE`] while it has more than [`SMALL`]
 /// actions), drawn from stream [`SEED_STREAM`] of `seed` (deterministic), as it is and, where the plan draws faults at the leader, with its faults on one node aimed
 /// at the leader again ([`unaim`]: on another seed another node leads); on a seed where it
 /// still fails the same way, shrink it again (no fewer nodes: `scenario` is the shrunk
-/// cluster already) and keep that seed when the schedule has fewer actions. Stops when the
+/// cluster already) and keep that seed when the schedule has fewer actions. Then, while the
+/// schedule still has more than [`SMALL`] actions, each schedule of one action fewer
+/// ([`fewer`]) is tried on up to [`FEWER_PROBES`] other seeds of its own stream, and shrunk
+/// again where it fails (a removal that loses the failure on one seed may keep it on
+/// another; the whole schedule's probes never try it). Stops when the
 /// schedule is one action or less, or after the plan's bound of re-runs (`shrink_reruns`, times
 /// [`SEED_RERUNS_LARGE`] while the schedule has more than [`SMALL`] actions) spent here, beyond
 /// the `used` the schedule's shrink spent.
@@ -338,6 +383,18 @@ pub fn shrink_seed(
     let mut reruns = used;
     let mut rng = crate::rng::child(seed, SEED_STREAM);
     let leader = space.has_leader && plan.kinds.contains(&Kind::Leader);
+    // The schedule's forms to try on another seed: re-aimed at the leader first (where the
+    // plan draws leader faults), then as it is.
+    let forms_of = |f: &[Fault]| -> Vec<Vec<Fault>> {
+        let mut forms = vec![f.to_vec()];
+        if leader {
+            let again: Vec<Fault> = f.iter().map(|g| unaim(g, &scenario.topo.names)).collect();
+            if again != forms[0] {
+                forms.insert(0, again);
+            }
+        }
+        forms
+    };
     for probe in 0..SEED_PROBES_LARGE {
         let n = actions(&best).len();
         let budget = bound(n);
@@ -345,17 +402,7 @@ pub fn shrink_seed(
             break;
         }
         let other = rng.random_range(1..=u32::MAX as u64);
-        let mut forms = vec![best.clone()];
-        if leader {
-            let again: Vec<Fault> = best
-                .iter()
-                .map(|f| unaim(f, &scenario.topo.names))
-                .collect();
-            if again != best {
-                forms.insert(0, again);
-            }
-        }
-        for form in forms {
+        for form in forms_of(&best) {
             if reruns >= budget {
                 break;
             }
@@ -385,6 +432,60 @@ pub fn shrink_seed(
             }
             break;
         }
+    }
+    // Then, while the schedule is still large: each schedule of one action fewer (a fault left
+    // out, a compound's command left out, a cut's own heal left out where a later `heal-all`
+    // heals it, a cut its node's restart ends as a stall) that fails on none of the seeds
+    // tried so far may fail on another: tried on up to [`FEWER_PROBES`] other seeds each
+    // (stream [`FEWER_STREAM`]), and where it fails, shrunk again there.
+    let mut fewer_rng = crate::rng::child(seed, FEWER_STREAM);
+    let open = left_open(&best);
+    'fewer: loop {
+        let n = actions(&best).len();
+        if n <= SMALL {
+            break;
+        }
+        let budget = bound(n);
+        let now = best.clone();
+        for less in fewer(&now, scenario, space) {
+            if left_open(&less) > open {
+                continue;
+            }
+            // One form per seed: re-aimed where the plan draws leader faults.
+            let form = forms_of(&less).swap_remove(0);
+            for _ in 0..FEWER_PROBES {
+                if reruns >= budget {
+                    break 'fewer;
+                }
+                let other = fewer_rng.random_range(1..=u32::MAX as u64);
+                reruns += 1;
+                let v = runner.run(scenario, plan, other, &form, limits);
+                progress(reruns, &best);
+                if !(v.found() && super::panicked(&v) == panicked) {
+                    continue;
+                }
+                let base = reruns;
+                let sh = shrink_within(
+                    runner,
+                    scenario,
+                    plan,
+                    space,
+                    other,
+                    &form,
+                    panicked,
+                    false,
+                    limits,
+                    budget - reruns,
+                    &mut |r, b| progress(base + r, b),
+                );
+                reruns += sh.reruns;
+                if actions(&sh.faults).len() < n {
+                    (best_seed, best) = (other, sh.faults);
+                    continue 'fewer;
+                }
+            }
+        }
+        break;
     }
     (best_seed, best, reruns)
 }

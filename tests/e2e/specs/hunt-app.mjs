@@ -78,7 +78,7 @@ export async function run({ page, baseUrl, log }) {
     await page.click('#hunt-start');
     await page.waitForSelector('#hunt-panel[data-state="found"]', { timeout: 180_000 });
     const shrinking = await page.evaluate(() => window.__shrinkTexts);
-    const progress = shrinking.filter((t) => /re-run \d+ of at most 1600; best so far \d+ actions?…/.test(t));
+    const progress = shrinking.filter((t) => /re-run \d+ of at most 2400; best so far \d+ actions?…/.test(t));
     assert.ok(progress.length > 0, `the card showed the shrink's progress: ${JSON.stringify(shrinking.slice(-3))}`);
     log(`${w}: ${progress.length} progress texts while shrinking, the last: ${progress[progress.length - 1].match(/re-run [^…]*/)[0]}`);
     const panel = await page.$eval('#hunt-panel', (e) => ({ ...e.dataset }));
