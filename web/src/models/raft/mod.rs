@@ -444,7 +444,7 @@ pub fn ruler_marks(a: &Axis) -> Vec<(u64, String)> {
         .collect();
     if let (Some((gap, _)), Some((x, y))) = (a.gap(), a.tail) {
         // The window's last index would crowd the gap's "…" beside it.
-        out.retain(|(slot, _)| *slot + 1 < gap || (a.lo + slot) % 5 == 0);
+        out.retain(|(slot, _)| *slot + 1 < gap || (a.lo + slot).is_multiple_of(5));
         out.push((gap, "…".into()));
         out.push((gap + 1, x.to_string()));
         if y >= x + 2 {
