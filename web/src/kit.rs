@@ -1,5 +1,5 @@
 //! The panel kit: what every panel takes ([`PanelProps`], the store's [`Handle`]) and the small
-//! helpers they share ([`slot`], [`use_on_screen`], [`t`], [`age`]). It sits below the generic
+//! helpers they share ([`slot`], [`use_on_screen`], [`t`], [`age`], [`kv_row`]). It sits below the generic
 //! panels (`crate::ui`) and the model panels (`crate::models`), so that both use it while the
 //! app (`ui::app`) puts them together.
 
@@ -92,5 +92,23 @@ pub fn age(us: u64) -> String {
         format!("{:.1}s", us as f64 / 1e6)
     } else {
         format!("{}ms", us / 1000)
+    }
+}
+
+/// A value longer than this many characters takes a `.kv` list's row to itself, across the
+/// list's width, rather than wrapping in its narrow value column.
+pub const KV_WIDE: usize = 28;
+
+/// One `<dt>`/`<dd>` pair of a `.kv` list, both `wide` (a row of their own, the value spanning
+/// the list) when the value is longer than [`KV_WIDE`]: a Raft read's "read #3 of n2's
+/// client (get x): waits for a heartbeat round to confirm readIndex 16 (since 11.004s)" wrapped
+/// ten lines in a quarter of the inspector.
+pub fn kv_row(label: &str, value: String, class: Option<&'static str>) -> Html {
+    let wide = (value.chars().count() > KV_WIDE).then_some("wide");
+    html! {
+        <>
+            <dt class={classes!(wide)}>{ label.to_string() }</dt>
+            <dd class={classes!(wide, class)}>{ value }</dd>
+        </>
     }
 }

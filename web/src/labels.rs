@@ -27,6 +27,11 @@ impl TextBox {
         }
     }
 
+    /// Whether two boxes share some height: written side by side, they read along one line.
+    pub fn same_line(&self, o: &TextBox) -> bool {
+        self.y - self.h < o.y + 2.0 && o.y - o.h < self.y + 2.0
+    }
+
     /// How far apart two boxes are (0 when touching), or how deep they overlap, as a negative
     /// distance: the one clearance test of both placers.
     pub fn clearance(&self, o: &TextBox) -> f64 {
@@ -48,6 +53,13 @@ pub struct LinkEnds {
     pub r: f64,
     pub above: [f64; 2],
 }
+
+/// How far apart two labels on one line of the topology stand at least (drawing px; the
+/// labels' 12 px font scales with them): an em, three word spaces, as far as the two labels left
+/// and right of one mark stand (its cross between them), so that two drops' kinds side by side
+/// read as two labels ("REQUEST_VOTE HEARTBEAT", 2 px apart, read as one phrase on a projected
+/// Figure 8). Labels one above the other are lines apart already.
+pub const LABEL_SEP: f64 = 12.0;
 
 /// The labels written on a canvas so far, so that each new one finds a spot of its own inside
 /// the canvas.
@@ -78,7 +90,8 @@ impl Labels {
     /// Where to write a label `w` x `h` px (its left end on the baseline) beside a mark at `q` on
     /// a link, which is then taken: the first of right-above, left-above, right-below,
     /// left-below (below first when `below`), then the same one line further out, whose box
-    /// clears both nodes, the names above them, the labels already placed and the canvas's
+    /// clears both nodes, the names above them, the labels already placed (on its line by
+    /// [`LABEL_SEP`]) and the canvas's
     /// edges; else, of those clear of labels and edges, the one that clears the nodes most;
     /// `None` (the label is not written) when every spot is taken or cut off. A message just leaving a node toward the left
     /// had its label written into that node ("SYN" over "B"), a label over a name
@@ -142,11 +155,24 @@ impl Labels {
             let (aw, ah) = self.area;
             let inside = x.min(aw - (x + w)).min(y - h).min(ah - (y + 2.0));
             let free = self
-                .boxes
+                .blocked
                 .iter()
-                .chain(&self.blocked)
                 .map(|t| t.clearance(&me))
                 .fold(inside, f64::min);
+            // The labels already written; one on the same line counts `LABEL_SEP` less 1 px
+            // nearer than it is, so that it stays that far away.
+            let free = self
+                .boxes
+                .iter()
+                .map(|t| {
+                    let c = t.clearance(&me);
+                    if t.same_line(&me) {
+                        c - (LABEL_SEP - 1.0)
+                    } else {
+                        c
+                    }
+                })
+                .fold(free, f64::min);
             (nodes, free)
         };
         let ok = |s: &(f64, f64)| {
@@ -270,6 +296,67 @@ mod tests {
                 .place(q, w, h, &ends([a, b], r, [0.0; 2]), false)
                 .expect("a spot")
         ));
+    }
+
+    #[test]
+    fn labels_side_by_side_stand_a_word_space_apart() {
+        // Two drops' marks on neighbouring links, 85 px apart: the second kind fitted 5 px right
+        // of the first, on its line ("APPEND_ENTRIES REQUEST_VOTE", one phrase on a projected
+        // ring).
+        let far = [
+            Pt { x: 0.0, y: 0.0 },
+            Pt {
+                x: 1000.0,
+                y: 1000.0,
+            },
+        ];
+        let e = ends(far, 10.0, [0.0; 2]);
+        let (w, h) = (80.0, 9.0);
+        let bx = |p: Pt| TextBox {
+            x: p.x,
+            y: p.y,
+            w,
+            h,
+        };
+        let mut l = fresh();
+        let a = l.place(Pt { x: 100.0, y: 100.0 }, w, h, &e, false).unwrap();
+        let b = l.place(Pt { x: 185.0, y: 100.0 }, w, h, &e, false).unwrap();
+        let gap = bx(a).clearance(&bx(b));
+        assert!(
+            !bx(a).same_line(&bx(b)) || gap >= LABEL_SEP,
+            "{a:?} and {b:?} are {gap} px apart on one line"
+        );
+        assert!(gap >= 1.0, "{a:?} {b:?}");
+        // Without the rule it went on the first one's line, 5 px to its right.
+        assert!(bx(a).same_line(&bx(Pt { x: 191.0, y: 95.0 })));
+        // Marks every 20 px along a line: whatever is written keeps the distance on its line.
+        let mut l = fresh();
+        let placed: Vec<Pt> = (0..6)
+            .filter_map(|k| {
+                l.place(
+                    Pt {
+                        x: 300.0 + 20.0 * k as f64,
+                        y: 300.0,
+                    },
+                    w,
+                    h,
+                    &e,
+                    k % 2 == 0,
+                )
+            })
+            .collect();
+        assert!(placed.len() >= 2, "{placed:?}");
+        for (i, p) in placed.iter().enumerate() {
+            for q in &placed[i + 1..] {
+                let (p, q) = (bx(*p), bx(*q));
+                let c = p.clearance(&q);
+                assert!(c >= 0.0, "{p:?} / {q:?}");
+                assert!(
+                    !p.same_line(&q) || c >= LABEL_SEP - 1.0,
+                    "{p:?} / {q:?}: {c}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -624,6 +624,22 @@ pub fn is_fullscreen() -> bool {
     gloo::utils::document().fullscreen_element().is_some()
 }
 
+/// Scrolls the page so that the card holding the element `id` starts just under the sticky
+/// dock: a phone's jump to the topology, which is under the title, the caption and the dock,
+/// off the first screen at 390x844.
+pub fn scroll_under_dock(id: &str) {
+    let doc = gloo::utils::document();
+    let (Some(w), Some(e)) = (window(), doc.get_element_by_id(id)) else {
+        return;
+    };
+    let target = e.closest(".card").ok().flatten().unwrap_or(e);
+    let dock = doc
+        .get_element_by_id("dock")
+        .map_or(0.0, |d| d.get_bounding_client_rect().height());
+    let y = w.scroll_y().unwrap_or(0.0) + target.get_bounding_client_rect().top() - dock - 4.0;
+    w.scroll_to_with_x_and_y(0.0, y.max(0.0));
+}
+
 /// Keeps the CSS variable `--topo-top` on the root element at the topology canvas' top in the
 /// document (px, as at scroll 0), so that `style.css` sizes the canvas to end at the bottom of
 /// the viewport: the whole ring fits on screen at any size (issue 40: the bottom node of a

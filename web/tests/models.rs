@@ -4,8 +4,8 @@
 
 use clusterscope_web::models::mutation::{self, outcome_class, read_view, sparkline};
 use clusterscope_web::models::raft::{
-    self, cluster, election_timer, ruler, strip, term_colour, window, MarkKind, MAX_STRIPS,
-    MIN_WINDOW, WINDOW,
+    self, axis, cluster, election_timer, ruler, ruler_marks, strip, term_colour, window, MarkKind,
+    MAX_STRIPS, MIN_WINDOW, TAIL, WINDOW,
 };
 use serde_json::{json, Value};
 
@@ -244,6 +244,112 @@ fn long_logs_scroll_and_markers_left_of_the_window_are_clamped() {
         .find(|m| m.kind == MarkKind::Commit)
         .unwrap();
     assert_eq!(commit.slot, None, "commit 10 is left of the window {win:?}");
+}
+
+/// raft-stale-read at 10.5 s: n1 still leads term 1 in its minority with 60 entries, 15 of them
+/// committed before the partition, n2 follows it with 58; the majority's leader n3 of term 2
+/// has 15 + its startup entry + x = 2, all committed on n3..n5.
+fn stranded() -> Value {
+    let old: Vec<(u64, &str)> = (0..60)
+        .map(|i| (1, if i == 0 { "startup" } else { "client" }))
+        .collect();
+    let mut new: Vec<(u64, &str)> = old[..15].to_vec();
+    new.extend([(2, "startup"), (2, "client")]);
+    let mut n1 = raft_node("leader", 1, &old, 15, 15);
+    n1["followers"] = json!([{"peer": "n2", "next_index": 59, "match_index": 58}]);
+    let mut n3 = raft_node("leader", 2, &new, 17, 17);
+    n3["followers"] = json!([{"peer": "n4", "next_index": 18, "match_index": 17}]);
+    json!({
+        "n1": n1,
+        "n2": raft_node("follower", 1, &old[..58], 15, 15),
+        "n3": n3,
+        "n4": raft_node("follower", 2, &new, 17, 17),
+        "n5": raft_node("follower", 2, &new, 16, 16),
+    })
+}
+
+#[test]
+fn a_stranded_leaders_long_log_does_not_hide_the_committed_entries() {
+    let v = stranded();
+    let c = cluster(&v, None, &names(5), "n1");
+    assert_eq!(c.leader.as_deref(), Some("n3"));
+    assert!(c.axis.columns() <= WINDOW, "{:?}", c.axis);
+    let by = |n: &str| c.strips.iter().find(|s| s.name == n).unwrap();
+    for s in &c.strips {
+        let drawn: Vec<u64> = s.entries.iter().map(|e| e.index).collect();
+        // Every node's commitIndex entry is drawn, on its own column.
+        let ci = s.commit.unwrap();
+        assert!(
+            drawn.contains(&ci),
+            "{}: commit {ci} not in {drawn:?}",
+            s.name
+        );
+        let mk = s
+            .markers
+            .iter()
+            .find(|m| m.kind == MarkKind::Commit)
+            .unwrap();
+        assert_eq!(mk.slot, c.axis.slot(ci));
+        assert!(mk.slot.is_some());
+        // Drawn or counted: never silently missing.
+        assert_eq!(
+            drawn.len() as u64 + s.hidden_before + s.hidden_gap + s.hidden_after,
+            s.last_index,
+            "{}",
+            s.name
+        );
+    }
+    // The majority's leader: every entry from the window's start to its last, x = 2 included.
+    let n3 = by("n3");
+    assert_eq!(n3.entries.last().map(|e| (e.index, e.term)), Some((17, 2)));
+    assert_eq!((n3.hidden_gap, n3.hidden_after), (0, 0));
+    // The stranded leader: its newest TAIL entries after the gap, the rest counted in it.
+    let n1 = by("n1");
+    let tail: Vec<u64> = n1
+        .entries
+        .iter()
+        .map(|e| e.index)
+        .filter(|&i| i > c.hi)
+        .collect();
+    assert_eq!(tail, (61 - TAIL..=60).collect::<Vec<_>>());
+    assert_eq!(n1.hidden_gap, 60 - TAIL - c.hi);
+    assert_eq!(c.axis.tail, Some((61 - TAIL, 60)));
+    // n2's 58 entries: those in the gap counted there, its last on the tail's first column.
+    let n2 = by("n2");
+    assert_eq!(n2.hidden_gap, 60 - TAIL - c.hi);
+    assert_eq!(n2.entries.last().map(|e| e.index), Some(58));
+    assert_eq!(c.axis.slot(58), Some(c.axis.gap().unwrap().0 + 1));
+    // Columns are the same index on every strip: index 16 (term 1 on n1, term 2 on n3).
+    let at = |s: &raft::Strip, i: u64| s.entries.iter().find(|e| e.index == i).map(|e| e.term);
+    assert_eq!((at(n1, 16), at(n3, 16)), (Some(1), Some(2)));
+    // The ruler labels the gap and the tail.
+    let marks = ruler_marks(&c.axis);
+    let (gap, _) = c.axis.gap().unwrap();
+    assert!(marks.contains(&(gap, "…".to_string())), "{marks:?}");
+    assert!(
+        marks.contains(&(c.axis.slot(60).unwrap(), "60".to_string())),
+        "{marks:?}"
+    );
+}
+
+#[test]
+fn the_axis_keeps_its_columns_and_widens_for_a_short_overhang() {
+    // No overhang: the plain window.
+    assert_eq!(axis(3, 3), window(3).into());
+    // A few entries past the leader's: the window takes them.
+    let a = axis(30, 33);
+    assert_eq!((a.hi, a.tail), (33, None));
+    assert!(a.columns() <= WINDOW);
+    // Far past: window, gap, tail; never more than WINDOW columns; slots strictly increase.
+    for (rel, max) in [(0, 50), (5, 9), (17, 60), (100, 400)] {
+        let a = axis(rel, max);
+        assert!(a.columns() <= WINDOW.max(MIN_WINDOW), "{rel} {max}: {a:?}");
+        assert_eq!(a.end(), max);
+        assert!(a.slot(rel).is_some(), "{rel} {max}: {a:?}");
+        let slots: Vec<u64> = (a.lo..=max).filter_map(|i| a.slot(i)).collect();
+        assert!(slots.windows(2).all(|w| w[0] <= w[1]), "{slots:?}");
+        assert_eq!(slots.last(), Some(&(a.columns() - 1)));
+    }
 }
 
 #[test]

@@ -686,6 +686,10 @@ impl Model for Ozone {
                 ring: (!scm.pipeline_open).then_some(OZ_CLOSED),
             };
         }
+        if !up && n.sm.scm.is_some() {
+            // A stopped SCM is no Raft server: no term inside.
+            return crate::model::Glance::default();
+        }
         let mut g = crate::raft::glance::of(up, n.role, n.term);
         if up && !n.sm.healthy {
             g.fill = Some(OZ_UNHEALTHY);

@@ -25,10 +25,16 @@ pub const LEGEND: GlanceLegend = GlanceLegend {
     text: "the term",
 };
 
-/// A running server of role `role` in term `term`; a stopped one is drawn by its status.
+/// A running server of role `role` in term `term`. A stopped one keeps its last term inside,
+/// on its status' fill (grey), as RaftScope draws a stopped server: the term it comes back
+/// with (Ratis persists it, `raft-meta`), and how far behind it fell while down.
 pub fn of(up: bool, role: Role, term: u64) -> Glance {
     if !up {
-        return Glance::default();
+        return Glance {
+            fill: None,
+            text: term.to_string(),
+            ring: None,
+        };
     }
     let (fill, ring) = match role {
         Role::Leader => (LEADER, Some(LEADER_RING)),
@@ -56,6 +62,8 @@ mod tests {
         let g = of(true, Role::Candidate { pre: true }, 2);
         assert_eq!((g.fill, g.ring), (Some(CANDIDATE), None));
         assert_eq!(of(true, Role::Follower, 7).text, "7");
-        assert_eq!(of(false, Role::Leader, 3), Glance::default());
+        // Down: no role fill nor ring (grey, by its status), its last term still inside.
+        let g = of(false, Role::Leader, 3);
+        assert_eq!((g.fill, g.text.as_str(), g.ring), (None, "3", None));
     }
 }

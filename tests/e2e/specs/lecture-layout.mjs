@@ -11,6 +11,8 @@
 //   drop label (`data-texts`) comes within 3 px of a node's under-text (`data-unders`, the
 //   lines written under the nodes and their boxes), and nothing is drawn across one: every
 //   pixel of its box is the panel's colour, the text's, or a blend of the two.
+// - (stop 59) two drop labels side by side, 1-5 px apart, read as one phrase: labels on one line stand
+//   an em (12 px) apart at least.
 import assert from 'node:assert/strict';
 import { app, open, settled } from './lib/app.mjs';
 
@@ -112,6 +114,17 @@ export async function run({ page, baseUrl, screenshot, log }) {
         for (const u of unders) {
           const cl = clearance(t, u);
           assert.ok(cl >= 3, `${at}: label ${t.text} at ${t.x},${t.y} is ${cl.toFixed(1)} px from "${u.text}" at ${u.x},${u.y}`);
+        }
+      }
+      // Two labels side by side read as one phrase ("REQUEST_VOTE HEARTBEAT" 1-5 px apart): on
+      // one line (boxes sharing some height), an em, 12 px, at least (labels::LABEL_SEP), 1 px
+      // less for the attribute's rounding.
+      for (let a = 0; a < texts.length; a++) {
+        for (let b = a + 1; b < texts.length; b++) {
+          const [p, q] = [texts[a], texts[b]];
+          if (!(p.y - p.h < q.y + 2 && q.y - q.h < p.y + 2)) continue;
+          const d = Math.max(q.x - (p.x + p.w), p.x - (q.x + q.w));
+          assert.ok(d >= 11, `${at}: labels ${p.text} and ${q.text} are ${d.toFixed(1)} px apart on one line`);
         }
       }
       assert.deepEqual(await crossed(page), [], `${at}: drawn across a node's under-text`);

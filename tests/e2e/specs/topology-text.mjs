@@ -30,6 +30,23 @@ function collisions(list) {
   return out;
 }
 
+/** Pairs of labels on one line (their boxes share some height) nearer than `sep` px: two kinds
+ *  side by side 1-5 px apart read as one phrase on a projected ring ("REQUEST_VOTE HEARTBEAT");
+ *  the placer keeps an em, 12 px (`labels::LABEL_SEP`), 1 px less here for the attribute's
+ *  rounding. */
+function tooClose(list, sep = 11) {
+  const out = [];
+  for (let i = 0; i < list.length; i++) {
+    for (let j = i + 1; j < list.length; j++) {
+      const [a, b] = [list[i], list[j]];
+      if (!(a.top < b.bottom && b.top < a.bottom)) continue;
+      const d = Math.max(b.left - a.right, a.left - b.right);
+      if (d < sep) out.push(`${a.text} / ${b.text} ${d.toFixed(1)} px`);
+    }
+  }
+  return out;
+}
+
 export async function run({ page, baseUrl, log }) {
   await open(page, baseUrl);
   let checked = 0;
@@ -52,6 +69,7 @@ export async function run({ page, baseUrl, log }) {
       checked += list.length;
       const at = `${name} at ${(await app(page)).timeUs} us, ${width}x${height}`;
       assert.deepEqual(collisions(list), [], `${at}: labels written over each other`);
+      assert.deepEqual(tooClose(list), [], `${at}: labels too close to read as two`);
       const out = list.filter((b) => b.left < -1 || b.top < -1 || b.right > w + 1 || b.bottom > h + 1).map((b) => b.text);
       assert.deepEqual(out, [], `${at}: labels past the ${w}x${h} canvas's edges`);
     }

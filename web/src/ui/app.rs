@@ -749,6 +749,10 @@ pub fn app() -> Html {
                 // blank band of 30 px over the topology).
                 <div class="say-row">
                     <super::lecture::LectureLine s={s.clone()} dark={dark} rev={rev} />
+                    // Phones only (style.css): the topology is below the first screen there. Before
+                    // the status line, which takes a row of its own on a phone.
+                    <button id="jump-topology" class="jump-topo btn small-btn" title="Scroll to the cluster's topology"
+                        onclick={Callback::from(|_| platform::scroll_under_dock("topology"))}>{ "↓ topology" }</button>
                     <div class="status-line" id="status-line">{ banner }</div>
                 </div>
                 <super::violation::ViolationBanner s={s.clone()} dark={dark} rev={rev} />

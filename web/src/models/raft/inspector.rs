@@ -3,13 +3,15 @@
 //! lastApplied markers, the leader's nextIndex / matchIndex on each follower's strip, what the
 //! last move changed highlighted), the client's figures, the state machine and the threads.
 //!
-//! Test hooks: `#raft-strips` (data-lo, data-hi, data-leader); `.rs-strip[data-node]` with
-//! data-role, data-term, data-last, data-commit, data-applied, data-flush (and data-next,
-//! data-match on a follower of the leader); `#raft-head` with data-role, data-term,
-//! data-leader; `#raft-client` with data-acked.
+//! Test hooks: `#raft-strips` (data-lo, data-hi, data-tail "a-b" after an elided gap,
+//! data-leader); `.rs-strip[data-node]` with data-role, data-term, data-last, data-commit,
+//! data-applied, data-flush, data-shown / data-before / data-elided (entries drawn, left of
+//! the window, in the gap), and data-next, data-match on a follower of the leader; `.rs-gap`
+//! (the gap's "…", its title the count); `#raft-head` with data-role, data-term, data-leader;
+//! `#raft-client` with data-acked; `#raft-reads` (the reads waiting, one wide row each).
 
-use super::{cluster, election_timer, ruler, text, Cluster, Strip};
-use crate::kit::{age, PanelProps};
+use super::{cluster, election_timer, ruler_marks, text, Cluster, Strip};
+use crate::kit::{age, kv_row, slot, PanelProps};
 use crate::models::generic::no_selection;
 use crate::models::generic::{node_entry, render, threads};
 use clusterscope_core::time::parse_duration;
@@ -46,17 +48,26 @@ fn role_class(role: &str) -> &'static str {
     }
 }
 
-/// Where slot `slot` of the window of `c` is, across the strip.
+/// Where column `slot` of the axis of `c` is, across the strip.
 fn pct(slot: u64, c: &Cluster) -> String {
     format!(
         "left:{:.3}%",
-        (slot as f64 + 0.5) / (c.hi + 1 - c.lo) as f64 * 100.0
+        (slot as f64 + 0.5) / c.axis.columns() as f64 * 100.0
     )
 }
 
+/// "a–b", or "a" when one index.
+fn span(a: u64, b: u64) -> String {
+    if a == b {
+        a.to_string()
+    } else {
+        format!("{a}–{b}")
+    }
+}
+
 fn strip_html(s: &Strip, c: &Cluster) -> Html {
-    let cells = s.entries.iter().map(|e| {
-        let slot = e.index - c.lo;
+    let ax = &c.axis;
+    let cells = s.entries.iter().filter_map(|e| Some((e, ax.slot(e.index)?))).map(|(e, slot)| {
         // Commit vs apply (issue 40): applied, committed but not applied yet, not committed.
         let committed = s.commit.is_some_and(|ci| e.index <= ci);
         let applied = s.applied.is_some_and(|a| e.index <= a);
@@ -128,30 +139,55 @@ fn strip_html(s: &Strip, c: &Cluster) -> Html {
                 }) }</>
             </div>
             <div class="rs-strip" data-node={s.name.clone()} data-role={s.role.clone()} data-term={term.clone()}
+                data-shown={s.entries.len().to_string()} data-before={s.hidden_before.to_string()}
+                data-elided={s.hidden_gap.to_string()}
                 data-last={s.last_index.to_string()} data-commit={opt(s.commit)} data-applied={opt(s.applied)}
                 data-flush={opt(s.flush)} data-next={s.next_index.map(|x| x.to_string())}
                 data-match={s.match_index.map(|x| x.to_string())}>
                 <>{ for has_progress.then(|| band(true)) }</>
-                <div class="rs-boxes" style={format!("grid-template-columns:repeat({},minmax(0,1fr))", c.hi + 1 - c.lo)}>
+                <div class="rs-boxes" style={format!("grid-template-columns:repeat({},minmax(0,1fr))", ax.columns())}>
                     <>{ for s.commit.filter(|ci| *ci >= c.lo).map(|ci| html!{
-                        <span class="rs-committed" style={format!("grid-column:1 / {}", (ci.min(c.hi) - c.lo) + 2)}></span>
+                        <span class="rs-committed" style={format!("grid-column:1 / {}", ax.slot(ci.min(ax.end())).unwrap_or(0) + 2)}></span>
                     }) }</>
                     <>{ for cells }</>
-                    <>{ for (s.entries.is_empty()).then(|| html!{ <span class="rs-empty muted small" style="grid-column:1 / -1">{ if s.last_index == 0 { "empty log" } else { "" } }</span> }) }</>
+                    <>{ for ax.gap().filter(|_| s.hidden_gap > 0).map(|(gap, (a, b))| html!{
+                        <span class="rs-gap" style={format!("grid-column:{}", gap + 1)} data-elided={s.hidden_gap.to_string()}
+                            title={format!("{} entries not drawn (indexes {})", s.hidden_gap, span(a, b.min(s.last_index)))}>{ "…" }</span>
+                    }) }</>
+                    <>{ for (s.entries.is_empty()).then(|| html!{ <span class="rs-empty muted small" style="grid-column:1 / -1">{ empty_text(s, c) }</span> }) }</>
                 </div>
                 { band(false) }
-                <>{ for (s.hidden_before > 0).then(|| html!{ <span class="rs-hidden muted small" title="entries left of the window">{ format!("+{} earlier", s.hidden_before) }</span> }) }</>
+                <>{ for (s.hidden_before > 0).then(|| html!{ <span class="rs-hidden muted small" title={format!("indexes {} are left of the window", span(1, c.lo - 1))}>{ format!("‹ {} earlier", s.hidden_before) }</span> }) }</>
             </div>
         </div>
     }
 }
 
+/// What a strip with no entry drawn says: an empty log, or where its entries are.
+fn empty_text(s: &Strip, c: &Cluster) -> String {
+    if s.last_index == 0 {
+        return "empty log".into();
+    }
+    let n = s.hidden_before + s.hidden_gap + s.hidden_after;
+    let at = if s.last_index < c.lo {
+        "left of the window"
+    } else {
+        "not drawn"
+    };
+    format!(
+        "{n} entries {at} (last: index {}, term {})",
+        s.last_index, s.last_term
+    )
+}
+
 pub(crate) fn strips_html(c: &Cluster) -> Html {
-    let ticks = ruler(c.lo, c.hi).into_iter().map(|i| {
-        html! { <span class="rs-tick" style={pct(i - c.lo, c)}>{ i }</span> }
+    let ticks = ruler_marks(&c.axis).into_iter().map(|(slot, label)| {
+        let gap = label == "…";
+        html! { <span class={classes!("rs-tick", gap.then_some("gap"))} style={pct(slot, c)}>{ label }</span> }
     });
     html! {
         <div id="raft-strips" class="rs" data-lo={c.lo.to_string()} data-hi={c.hi.to_string()}
+            data-tail={c.axis.tail.map(|(a, b)| format!("{a}-{b}"))}
             data-leader={c.leader.clone().unwrap_or_default()}>
             <div class="rs-row ruler">
                 <div class="rs-name muted small">{ "index" }</div>
@@ -171,6 +207,9 @@ pub(crate) fn strips_html(c: &Cluster) -> Html {
                 <span><i class="rs-e uncommitted rt-c1 swatch"></i>{ " not committed" }</span>
                 <span><i class="rs-e hot rt-c1 swatch"></i>{ " changed by the last move" }</span>
                 <span><i class="rs-e startup rt-c2 swatch"></i>{ " leader's startup entry" }</span>
+                <>{ for c.axis.gap().map(|(_, (a, b))| html!{
+                    <span><i class="rs-gap swatch">{ "…" }</i>{ format!(" indexes {} not drawn (a log running past the leader's)", span(a, b)) }</span>
+                }) }</>
             </div>
         </div>
     }
@@ -225,6 +264,14 @@ pub fn raft_inspector(p: &PanelProps) -> Html {
             .unwrap_or_else(|| "—".into())
     };
     let sm = node.get("state_machine").cloned().unwrap_or(Value::Null);
+    let reads: Vec<String> = node
+        .get("reads_waiting")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect();
     html! {
         <section class="card insp-card raft" aria-label="Inspector" id="inspector" data-node={name.clone()}>
             <div class="card-head">
@@ -269,12 +316,6 @@ pub fn raft_inspector(p: &PanelProps) -> Html {
                         <dt>{ "max" }</dt><dd>{ us("latency_max_us") }</dd>
                         <dt>{ "requests" }</dt><dd>{ text(&node, "pending_requests") }</dd>
                         <dt>{ "retry cache" }</dt><dd>{ text(&node, "retry_cache") }</dd>
-                        // Linearizable reads this server holds and what each waits for
-                        // (read_option = "linearizable": a heartbeat round, the leader's readIndex,
-                        // the apply).
-                        { for node.get("reads_waiting").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).map(|r| html!{
-                            <><dt>{ "read" }</dt><dd class="small">{ r.to_string() }</dd></>
-                        }) }
                     </dl>
                 </div>
                 <div>
@@ -282,6 +323,15 @@ pub fn raft_inspector(p: &PanelProps) -> Html {
                     <div class="gv" id="raft-sm">{ render(&sm, 0) }</div>
                 </div>
             </div>
+            // Linearizable reads this server holds and what each waits for (read_option =
+            // "linearizable": a heartbeat round, the leader's readIndex, the apply): long
+            // sentences, across the whole card.
+            { slot((!reads.is_empty()).then(|| html!{
+                <div id="raft-reads">
+                    <h4>{ "Reads waiting" }</h4>
+                    <dl class="kv">{ for reads.iter().map(|r| kv_row("read", r.clone(), Some("small"))) }</dl>
+                </div>
+            })) }
             { threads(&m, id) }
         </section>
     }

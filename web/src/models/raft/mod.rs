@@ -14,8 +14,12 @@ use serde_json::Value;
 use std::any::Any;
 use std::rc::Rc;
 
-/// Index slots a strip shows at most: the newest entries of the longest log (and a free slot after it).
+/// Index slots (columns) a strip shows at most: the newest entries up to the current leader's
+/// last one (and a free slot after it), see [`axis`].
 pub const WINDOW: u64 = 20;
+/// Newest entries of a log that runs far past the window (a stranded leader's uncommitted
+/// tail) shown after an elided gap.
+pub const TAIL: u64 = 3;
 /// Index slots a strip shows at least: short logs (Figure 8's two or three entries) get cells
 /// twice as wide as in 20 slots, to read from the back of a lecture hall (RaftScope shows 10).
 pub const MIN_WINDOW: u64 = 10;
@@ -130,6 +134,13 @@ pub struct Strip {
     pub entries: Vec<Entry>,
     /// Entries left of the window (not drawn).
     pub hidden_before: u64,
+    /// Entries in the elided gap between the window and its tail (not drawn; a "…" with their
+    /// count in the gap's column).
+    pub hidden_gap: u64,
+    /// Entries right of the last column (not drawn).
+    pub hidden_after: u64,
+    /// The last entry's term (0: empty log).
+    pub last_term: u64,
     /// The last log index (0: empty log).
     pub last_index: u64,
     pub commit: Option<u64>,
@@ -141,13 +152,59 @@ pub struct Strip {
     pub markers: Vec<Marker>,
 }
 
-/// The cluster's strips, on a shared index window so a column is the same index on every strip.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Cluster {
-    /// First and last index of the window (inclusive; `MIN_WINDOW` to `WINDOW` slots). Slot 0 is index
-    /// `lo`; index 0 (nothing) is a blank slot.
+/// The strips' shared index axis: the window `lo..=hi` (slot 0 is index `lo`; index 0, nothing,
+/// is a blank slot), then, when a log runs far past it, one gap column standing for the elided
+/// indexes and the `tail` run (the longest log's newest [`TAIL`] entries).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Axis {
     pub lo: u64,
     pub hi: u64,
+    pub tail: Option<(u64, u64)>,
+}
+
+impl From<(u64, u64)> for Axis {
+    fn from((lo, hi): (u64, u64)) -> Axis {
+        Axis { lo, hi, tail: None }
+    }
+}
+
+impl Axis {
+    /// Columns drawn: the window's slots, and the gap's and the tail's.
+    pub fn columns(&self) -> u64 {
+        self.hi + 1 - self.lo + self.tail.map(|(a, b)| 1 + b + 1 - a).unwrap_or(0)
+    }
+    /// The last index with a column.
+    pub fn end(&self) -> u64 {
+        self.tail.map(|t| t.1).unwrap_or(self.hi)
+    }
+    /// The gap's column and the indexes it stands for, when there is a tail.
+    pub fn gap(&self) -> Option<(u64, (u64, u64))> {
+        self.tail
+            .map(|(a, _)| (self.hi + 1 - self.lo, (self.hi + 1, a - 1)))
+    }
+    /// The column of `index`: its own in the window or the tail, the gap's for an elided index;
+    /// `None` left of the window or right of the end.
+    pub fn slot(&self, index: u64) -> Option<u64> {
+        if index < self.lo || index > self.end() {
+            return None;
+        }
+        if index <= self.hi {
+            return Some(index - self.lo);
+        }
+        let (gap, _) = self.gap()?;
+        let (a, _) = self.tail?;
+        Some(if index < a { gap } else { gap + 1 + index - a })
+    }
+}
+
+/// The cluster's strips, on a shared index axis so a column is the same index on every strip.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cluster {
+    /// First and last index of the window (inclusive; `MIN_WINDOW` to `WINDOW` slots), as in
+    /// `axis`.
+    pub lo: u64,
+    pub hi: u64,
+    pub axis: Axis,
     pub strips: Vec<Strip>,
     /// The leader whose follower progress is drawn (the highest term's).
     pub leader: Option<String>,
@@ -155,10 +212,35 @@ pub struct Cluster {
     pub not_shown: usize,
 }
 
-/// Slots of the window from the longest log: the newest entries plus one free slot.
-pub fn window(max_last: u64) -> (u64, u64) {
-    let hi = (max_last + 1).max(MIN_WINDOW - 1);
+/// Slots of a window ending at index `last`: the newest entries plus one free slot.
+pub fn window(last: u64) -> (u64, u64) {
+    let hi = (last + 1).max(MIN_WINDOW - 1);
     ((hi + 1).saturating_sub(WINDOW), hi)
+}
+
+/// The strips' axis: the window ending at `relevant` (the current leader's last index or the
+/// highest commitIndex, whichever is higher: what every node agrees on or is being told) and,
+/// when the longest log (`max_last`) runs more than `TAIL + 1` entries past it, a gap and that
+/// log's newest `TAIL` entries; a shorter overhang widens the window instead. Never more than
+/// [`WINDOW`] columns. (A stranded leader's long uncommitted log used to set the window alone:
+/// the new leader's committed entries fell left of it and its strips looked empty.)
+pub fn axis(relevant: u64, max_last: u64) -> Axis {
+    let (lo, hi) = window(relevant);
+    if max_last <= hi {
+        return Axis { lo, hi, tail: None };
+    }
+    if max_last <= hi + TAIL + 1 {
+        return Axis {
+            lo: lo.max((max_last + 1).saturating_sub(WINDOW)),
+            hi: max_last,
+            tail: None,
+        };
+    }
+    Axis {
+        lo: lo.max((hi + 1 + 1 + TAIL).saturating_sub(WINDOW)),
+        hi,
+        tail: Some((max_last + 1 - TAIL, max_last)),
+    }
 }
 
 /// The log of a node's JSON as (index, term, kind, what); an entry without an index takes its
@@ -208,16 +290,19 @@ pub fn progress_of<'a>(leader: &'a Value, peer: &str) -> Option<&'a Value> {
         .find(|f| f.get("peer").and_then(Value::as_str) == Some(peer))
 }
 
-/// One node's strip on the window `lo..=hi`. `prev` is the same node's JSON before the last
-/// cursor move (nothing is highlighted without it); `progress` the leader's `followers[]` entry
-/// for this node.
+/// One node's strip on the axis `axis` (a window `(lo, hi)` or an [`Axis`]). `prev` is the same
+/// node's JSON before the last cursor move (nothing is highlighted without it); `progress` the
+/// leader's `followers[]` entry for this node.
 pub fn strip(
     name: &str,
     node: &Value,
     prev: Option<&Value>,
     progress: Option<&Value>,
-    (lo, hi): (u64, u64),
+    axis: impl Into<Axis>,
 ) -> Strip {
+    let axis: Axis = axis.into();
+    let (lo, end) = (axis.lo, axis.end());
+    let elided = |i: u64| axis.tail.is_some_and(|(a, _)| i > axis.hi && i < a);
     let log = log_of(node);
     let prev_log = prev.map(log_of);
     let changed = |index: u64, term: u64, what: &str| -> bool {
@@ -227,7 +312,7 @@ pub fn strip(
     };
     let entries: Vec<Entry> = log
         .iter()
-        .filter(|e| e.0 >= lo && e.0 <= hi)
+        .filter(|e| e.0 >= lo && e.0 <= end && !elided(e.0))
         .map(|(index, term, kind, what)| Entry {
             index: *index,
             term: *term,
@@ -238,6 +323,8 @@ pub fn strip(
         })
         .collect();
     let hidden_before = log.iter().filter(|e| e.0 < lo).count() as u64;
+    let hidden_gap = log.iter().filter(|e| elided(e.0)).count() as u64;
+    let hidden_after = log.iter().filter(|e| e.0 > end).count() as u64;
     let (commit, applied, flush) = (
         num(node, "commit_index"),
         num(node, "last_applied"),
@@ -248,14 +335,14 @@ pub fn strip(
     let mut markers = Vec::new();
     let mut mark = |kind: MarkKind, index: Option<u64>, key: &str| {
         let Some(index) = index else { return };
-        if index > hi {
+        if index > end {
             return;
         }
         let moved = prev.is_some_and(|p| num(p, key) != Some(index));
         markers.push(Marker {
             kind,
             index,
-            slot: (index >= lo).then(|| index - lo),
+            slot: axis.slot(index),
             changed: moved && !kind.above(),
         });
     };
@@ -276,6 +363,9 @@ pub fn strip(
         is_leader: node.get("role").and_then(Value::as_str) == Some("leader"),
         entries,
         hidden_before,
+        hidden_gap,
+        hidden_after,
+        last_term: log.last().map(|e| e.1).unwrap_or(0),
         last_index: log.last().map(|e| e.0).unwrap_or(0),
         commit,
         applied,
@@ -311,7 +401,17 @@ pub fn cluster(views: &Value, prev: Option<&Value>, names: &[String], selected: 
         order.extend(nodes.iter().filter(|(n, _)| n != selected));
     }
     let max_last = order.iter().map(|(_, v)| last_index(v)).max().unwrap_or(0);
-    let win = window(max_last);
+    let max_commit = order
+        .iter()
+        .filter_map(|(_, v)| num(v, "commit_index"))
+        .max()
+        .unwrap_or(0);
+    // Without a leader no log is the one being replicated: the longest sets the window.
+    let relevant = match &lead {
+        Some((_, lv)) => last_index(lv).max(max_commit).min(max_last),
+        None => max_last,
+    };
+    let win = axis(relevant, max_last);
     let strips = order
         .iter()
         .map(|(n, v)| {
@@ -326,12 +426,32 @@ pub fn cluster(views: &Value, prev: Option<&Value>, names: &[String], selected: 
         })
         .collect::<Vec<_>>();
     Cluster {
-        lo: win.0,
-        hi: win.1,
+        lo: win.lo,
+        hi: win.hi,
+        axis: win,
         not_shown: nodes.len().saturating_sub(strips.len()),
         strips,
         leader: lead.map(|(n, _)| n),
     }
+}
+
+/// The ruler's labels by column: [`ruler`]'s indexes in the window, "…" on the gap and the
+/// tail's ends.
+pub fn ruler_marks(a: &Axis) -> Vec<(u64, String)> {
+    let mut out: Vec<(u64, String)> = ruler(a.lo, a.hi)
+        .into_iter()
+        .map(|i| (i - a.lo, i.to_string()))
+        .collect();
+    if let (Some((gap, _)), Some((x, y))) = (a.gap(), a.tail) {
+        // The window's last index would crowd the gap's "…" beside it.
+        out.retain(|(slot, _)| *slot + 1 < gap || (a.lo + slot).is_multiple_of(5));
+        out.push((gap, "…".into()));
+        out.push((gap + 1, x.to_string()));
+        if y >= x + 2 {
+            out.push((gap + 1 + y - x, y.to_string()));
+        }
+    }
+    out
 }
 
 /// The ruler's labelled indexes: every fifth index in the window, and its ends.
