@@ -10,6 +10,7 @@
 use super::node::Role;
 use super::tests::{act, command, engine, isolate, leader, name, run_for};
 use crate::engine::action::Action;
+use crate::engine::NodeId;
 use crate::time::{US_PER_MS, US_PER_S};
 
 /// The leader is killed: each follower stands between min and 2 x max after it last heard
@@ -140,6 +141,22 @@ fn a_leader_that_lost_its_majority_waits_before_standing_again() {
     }
 }
 
+/// Three nodes, pre-vote off: node 2 (`f`), cut off with its elections held while the others
+/// elect a leader `l`, learns the term from `l`'s AppendEntries once healed, so it has no vote
+/// in that term. Answers the engine 200 ms after the heal, `f` and `l`.
+fn follower_without_a_vote(seed: u64) -> (crate::engine::Engine<super::RaftKv>, NodeId, NodeId) {
+    let mut e = engine(3, "pre_vote = false", seed);
+    let f = 2;
+    run_for(&mut e, 1);
+    command(&mut e, f, "hold-elections 5s");
+    isolate(&mut e, f, 3, true);
+    run_for(&mut e, US_PER_S);
+    isolate(&mut e, f, 3, false);
+    run_for(&mut e, 200 * US_PER_MS);
+    let l = leader(&e);
+    (e, f, l)
+}
+
 /// A vote request of the voter's own term is refused while the voter follows another leader
 /// it heard from within min (pre-vote off). The follower `f` learns the term from the leader's
 /// AppendEntries (cut off, its elections held, during the election), so it has no vote in that
@@ -148,15 +165,7 @@ fn a_leader_that_lost_its_majority_waits_before_standing_again() {
 #[test]
 fn a_same_term_vote_is_refused_while_the_voter_follows_a_live_leader() {
     for seed in 0..5 {
-        let mut e = engine(3, "pre_vote = false", seed);
-        let f = 2;
-        run_for(&mut e, 1);
-        command(&mut e, f, "hold-elections 5s");
-        isolate(&mut e, f, 3, true);
-        run_for(&mut e, US_PER_S);
-        isolate(&mut e, f, 3, false);
-        run_for(&mut e, 200 * US_PER_MS);
-        let l = leader(&e);
+        let (mut e, f, l) = follower_without_a_vote(seed);
         assert_ne!(l, f);
         let c = 3 - l - f;
         let (term, voted, follows) = {
@@ -194,15 +203,7 @@ fn a_same_term_vote_is_refused_while_the_voter_follows_a_live_leader() {
 #[test]
 fn a_granted_same_term_vote_forgets_the_leader() {
     for seed in 0..5 {
-        let mut e = engine(3, "pre_vote = false", seed);
-        let f = 2;
-        run_for(&mut e, 1);
-        command(&mut e, f, "hold-elections 5s");
-        isolate(&mut e, f, 3, true);
-        run_for(&mut e, US_PER_S);
-        isolate(&mut e, f, 3, false);
-        run_for(&mut e, 200 * US_PER_MS);
-        let l = leader(&e);
+        let (mut e, f, l) = follower_without_a_vote(seed);
         let c = 3 - l - f;
         let term = e.sim.nodes[f as usize].state.term;
         assert_eq!(e.sim.nodes[f as usize].state.leader, Some(l), "seed {seed}");
