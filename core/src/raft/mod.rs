@@ -20,6 +20,7 @@ pub mod keys;
 pub mod moments;
 pub mod node;
 pub mod params;
+mod query;
 pub mod reads;
 pub mod replication;
 pub mod sm;
