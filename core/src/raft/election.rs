@@ -223,8 +223,10 @@ impl<S: StateMachine> Raft<S> {
         // it follows another leader it heard from (or granted a vote) within min
         // (`FollowerState.isCurrentLeaderValid`). With `leader_heartbeat_check` off (a teaching
         // switch, not Ratis) a leader always refuses.
-        let asks_leader = pre || term == node.term && node.voted_for.is_none_or(|v| v == from);
-        if asks_leader && node.is_leader() && self.p.leader_heartbeat_check {
+        // A vote of the node's own term that its vote does not rule out (checkLeadership's
+        // step-down keeps the term and the vote, so this holds after it too).
+        let open_vote = term == node.term && node.voted_for.is_none_or(|v| v == from);
+        if (pre || open_vote) && node.is_leader() && self.p.leader_heartbeat_check {
             // Steps the leader down when it fails; a leader that holds refuses below.
             self.check_leadership(node, ctx);
         }
@@ -239,8 +241,7 @@ impl<S: StateMachine> Raft<S> {
         } else {
             // VoteContext.recognizeCandidate: a higher term skips the leader check; the same
             // term needs no other vote in it and no valid leader; a lower term is refused.
-            let recognized = term > node.term
-                || term == node.term && node.voted_for.is_none_or(|v| v == from) && !leader_valid;
+            let recognized = term > node.term || open_vote && !leader_valid;
             if recognized {
                 // changeToFollower(candidateTerm, force = true): a new FollowerState even for
                 // a follower, whether or not the vote is granted.

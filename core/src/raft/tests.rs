@@ -66,6 +66,12 @@ pub(super) fn run_for(e: &mut Engine<RaftKv>, us: u64) {
 }
 
 /// Both ways between `a` and every other node of `n`: down or up again.
+/// Drops the messages from `a` to `b` (and back, unless `one_way`).
+pub(super) fn drop_link(e: &mut Engine<RaftKv>, a: NodeId, b: NodeId, one_way: bool) {
+    let (from, to) = (name(e, a), name(e, b));
+    act(e, Action::DropLink { from, to, one_way });
+}
+
 pub(super) fn isolate(e: &mut Engine<RaftKv>, a: NodeId, n: u32, down: bool) {
     for b in (0..n).filter(|&b| b != a) {
         let (from, to) = (name(e, a), name(e, b));

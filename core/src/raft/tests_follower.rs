@@ -8,7 +8,7 @@
 //! within min (`VoteContext.checkLeader`).
 
 use super::node::Role;
-use super::tests::{act, command, engine, isolate, leader, name, run_for};
+use super::tests::{act, command, drop_link, engine, isolate, leader, name, run_for};
 use crate::engine::action::Action;
 use crate::engine::NodeId;
 use crate::time::{US_PER_MS, US_PER_S};
@@ -208,15 +208,8 @@ fn a_granted_same_term_vote_forgets_the_leader() {
         let term = e.sim.nodes[f as usize].state.term;
         assert_eq!(e.sim.nodes[f as usize].state.leader, Some(l), "seed {seed}");
         // l's messages to f are lost from now on: after min, f's leader is no longer valid.
-        let (ln, fnm) = (name(&e, l), name(&e, f));
-        act(
-            &mut e,
-            Action::DropLink {
-                from: ln,
-                to: fnm.clone(),
-                one_way: true,
-            },
-        );
+        drop_link(&mut e, l, f, true);
+        let fnm = name(&e, f);
         run_for(&mut e, 200 * US_PER_MS);
         let (last, last_term) = {
             let n = &e.sim.nodes[f as usize].state;

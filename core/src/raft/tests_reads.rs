@@ -6,9 +6,8 @@
 //! answers from its old state (what LINEARIZABLE's ReadIndex exists for).
 
 use super::node::Payload;
-use super::tests::{act, command, engine, name, run_for};
+use super::tests::{command, engine, isolate, name, run_for};
 use super::RaftKv;
-use crate::engine::action::Action;
 use crate::engine::{Engine, NodeId};
 use crate::time::{US_PER_MS, US_PER_S};
 
@@ -87,17 +86,7 @@ fn a_leader_cut_off_from_the_majority_answers_a_stale_read() {
         let old = leaders(&e)[0].0;
         command(&mut e, old, "client-put x 1");
         run_for(&mut e, US_PER_S);
-        for b in (0..5).filter(|&b| b != old) {
-            let (from, to) = (name(&e, old), name(&e, b));
-            act(
-                &mut e,
-                Action::DropLink {
-                    from,
-                    to,
-                    one_way: false,
-                },
-            );
-        }
+        isolate(&mut e, old, 5, true);
         // Writes at the old leader more often than timeout_max (300 ms) keep it leading.
         for k in 0..10 {
             command(&mut e, old, &format!("client-put y {k}"));

@@ -4,7 +4,7 @@
 
 use super::node::{Payload, Role};
 use super::params::RaftParams;
-use super::tests::{act, engine, leader, name, run_for};
+use super::tests::{act, drop_link, engine, leader, name, run_for};
 use super::RaftKv;
 use crate::engine::action::Action;
 use crate::engine::{Engine, NodeId};
@@ -246,34 +246,15 @@ fn a_pre_vote_reaching_a_leader_without_a_majority_steps_it_down() {
         run_for(&mut e, US_PER_S);
         let l = leader(&e);
         let term = e.sim.nodes[l as usize].state.term;
-        let ln = name(&e, l);
         let answered = (e.sim.nodes[l as usize].state.progress.iter())
             .map(|p| p.last_response)
             .max()
             .unwrap();
-        for f in (0..5).filter(|&i| i != l) {
-            let to = name(&e, f);
-            act(
-                &mut e,
-                Action::DropLink {
-                    from: ln.clone(),
-                    to,
-                    one_way: true,
-                },
-            );
-        }
         let fs: Vec<NodeId> = (0..5).filter(|&i| i != l).collect();
         for (k, &a) in fs.iter().enumerate() {
+            drop_link(&mut e, l, a, true);
             for &b in &fs[k + 1..] {
-                let (from, to) = (name(&e, a), name(&e, b));
-                act(
-                    &mut e,
-                    Action::DropLink {
-                        from,
-                        to,
-                        one_way: false,
-                    },
-                );
+                drop_link(&mut e, a, b, false);
             }
         }
         // The first time l is no leader, and its term then.
