@@ -395,6 +395,37 @@ pub fn shrink_seed(
         }
         forms
     };
+    // One re-run of `form` on seed `other`; where it fails the same way, shrunk again there
+    // within what is left of `budget`: that schedule (`None` where it did not fail).
+    let mut on_seed = |other: u64,
+                       form: &[Fault],
+                       best: &[Fault],
+                       reruns: &mut u32,
+                       budget: u32|
+     -> Option<Vec<Fault>> {
+        *reruns += 1;
+        let v = runner.run(scenario, plan, other, form, limits);
+        progress(*reruns, best);
+        if !(v.found() && super::panicked(&v) == panicked) {
+            return None;
+        }
+        let base = *reruns;
+        let sh = shrink_within(
+            runner,
+            scenario,
+            plan,
+            space,
+            other,
+            form,
+            panicked,
+            false,
+            limits,
+            budget - *reruns,
+            &mut |r, b| progress(base + r, b),
+        );
+        *reruns += sh.reruns;
+        Some(sh.faults)
+    };
     for probe in 0..SEED_PROBES_LARGE {
         let n = actions(&best).len();
         let budget = bound(n);
@@ -406,29 +437,11 @@ pub fn shrink_seed(
             if reruns >= budget {
                 break;
             }
-            reruns += 1;
-            let v = runner.run(scenario, plan, other, &form, limits);
-            progress(reruns, &best);
-            if !(v.found() && super::panicked(&v) == panicked) {
+            let Some(shrunk) = on_seed(other, &form, &best, &mut reruns, budget) else {
                 continue;
-            }
-            let base = reruns;
-            let sh = shrink_within(
-                runner,
-                scenario,
-                plan,
-                space,
-                other,
-                &form,
-                panicked,
-                false,
-                limits,
-                budget - reruns,
-                &mut |r, b| progress(base + r, b),
-            );
-            reruns += sh.reruns;
-            if actions(&sh.faults).len() < n {
-                (best_seed, best) = (other, sh.faults);
+            };
+            if actions(&shrunk).len() < n {
+                (best_seed, best) = (other, shrunk);
             }
             break;
         }
@@ -458,29 +471,11 @@ pub fn shrink_seed(
                     break 'fewer;
                 }
                 let other = fewer_rng.random_range(1..=u32::MAX as u64);
-                reruns += 1;
-                let v = runner.run(scenario, plan, other, &form, limits);
-                progress(reruns, &best);
-                if !(v.found() && super::panicked(&v) == panicked) {
+                let Some(shrunk) = on_seed(other, &form, &best, &mut reruns, budget) else {
                     continue;
-                }
-                let base = reruns;
-                let sh = shrink_within(
-                    runner,
-                    scenario,
-                    plan,
-                    space,
-                    other,
-                    &form,
-                    panicked,
-                    false,
-                    limits,
-                    budget - reruns,
-                    &mut |r, b| progress(base + r, b),
-                );
-                reruns += sh.reruns;
-                if actions(&sh.faults).len() < n {
-                    (best_seed, best) = (other, sh.faults);
+                };
+                if actions(&shrunk).len() < n {
+                    (best_seed, best) = (other, shrunk);
                     continue 'fewer;
                 }
             }
