@@ -167,6 +167,34 @@ fn restart(node: &str, at: Micros) -> Fault {
     }
 }
 
+/// Six restarts, one a second from 1 s: n1, n2, n3, n4, n5, n2.
+fn six_restarts() -> Vec<Fault> {
+    ["n1", "n2", "n3", "n4", "n5", "n2"]
+        .iter()
+        .enumerate()
+        .map(|(i, n)| restart(n, (i as u64 + 1) * S))
+        .collect()
+}
+
+/// The seed shrink of [`six_restarts`] found on [`FOUND_SEED`] by `runner`: the seed, the
+/// schedule and the re-runs it ends with, and the plan.
+fn seed_shrink_of_six_restarts(runner: &dyn Runner) -> (u64, Vec<Fault>, u32, Plan) {
+    let (s, l, p, space) = setup("restart");
+    let (seed, shrunk, reruns) = hunt::shrink_seed(
+        runner,
+        &s,
+        &p,
+        &space,
+        FOUND_SEED,
+        &six_restarts(),
+        false,
+        &l,
+        0,
+        &mut |_, _| {},
+    );
+    (seed, shrunk, reruns, p)
+}
+
 impl Runner for OneSeedIn100 {
     fn run(&self, _: &Scenario, _: &Plan, seed: u64, faults: &[Fault], _: &Limits) -> Verdict {
         let n1 = faults.contains(&restart("n1", S));
@@ -183,24 +211,7 @@ impl Runner for OneSeedIn100 {
 /// more than 64 probes (so 64 would keep the six restarts), and it shrinks there to one.
 #[test]
 fn the_seed_shrink_probes_further_while_the_schedule_is_large() {
-    let (s, l, p, space) = setup("restart");
-    let faults: Vec<Fault> = ["n1", "n2", "n3", "n4", "n5", "n2"]
-        .iter()
-        .enumerate()
-        .map(|(i, n)| restart(n, (i as u64 + 1) * S))
-        .collect();
-    let (seed, shrunk, reruns) = hunt::shrink_seed(
-        &OneSeedIn100,
-        &s,
-        &p,
-        &space,
-        FOUND_SEED,
-        &faults,
-        false,
-        &l,
-        0,
-        &mut |_, _| {},
-    );
+    let (seed, shrunk, reruns, p) = seed_shrink_of_six_restarts(&OneSeedIn100);
     assert!(seed.is_multiple_of(100), "seed {seed}");
     assert_eq!(shrunk, vec![restart("n1", S)]);
     // More than 64 seeds were probed (one run each) before the one that fails.
@@ -227,29 +238,12 @@ impl Runner for FiveElsewhere {
 }
 
 /// h/fig8z: while the schedule is large, the seed shrink tries each schedule of one action
-/// fewer on other seeds ([`hunt::FEWER_PROBES`] each) before the schedule itself: here the six
+/// fewer on other seeds ([`hunt::FEWER_PROBES`] each) after the schedule's own probes: here the six
 /// restarts fail on no other seed (the whole schedule's probes alone keep six), five of them
 /// with n1's on one seed in ten, so the shrink ends with five on such a seed.
 #[test]
 fn the_seed_shrink_tries_a_schedule_one_fault_smaller_on_other_seeds() {
-    let (s, l, p, space) = setup("restart");
-    let faults: Vec<Fault> = ["n1", "n2", "n3", "n4", "n5", "n2"]
-        .iter()
-        .enumerate()
-        .map(|(i, n)| restart(n, (i as u64 + 1) * S))
-        .collect();
-    let (seed, shrunk, reruns) = hunt::shrink_seed(
-        &FiveElsewhere,
-        &s,
-        &p,
-        &space,
-        FOUND_SEED,
-        &faults,
-        false,
-        &l,
-        0,
-        &mut |_, _| {},
-    );
+    let (seed, shrunk, reruns, p) = seed_shrink_of_six_restarts(&FiveElsewhere);
     assert!(seed.is_multiple_of(10), "seed {seed}");
     assert_eq!(shrunk.len(), 5, "{shrunk:?}");
     assert!(shrunk.contains(&restart("n1", S)), "{shrunk:?}");
@@ -457,11 +451,7 @@ impl Runner for SixOnEvenSeeds {
 fn a_whole_shrink_stays_within_most_reruns() {
     let (s, l, mut p, space) = setup("restart");
     p.shrink_reruns = 100;
-    let faults: Vec<Fault> = ["n1", "n2", "n3", "n4", "n5", "n2"]
-        .iter()
-        .enumerate()
-        .map(|(i, n)| restart(n, (i as u64 + 1) * S))
-        .collect();
+    let faults = six_restarts();
     let c = hunt::Candidate {
         index: 0,
         seed: 2,
