@@ -178,7 +178,7 @@ impl<S: StateMachine> Raft<S> {
             "term": n.term,
             "voted_for": name(sim, n.voted_for),
             "leader": name(sim, n.leader),
-            "election_deadline_us": if n.role == Role::Leader { None } else { Some(n.election_deadline) },
+            "election_deadline_us": if n.role == Role::Leader || slot.status == NodeStatus::Stopped { None } else { Some(n.election_deadline) },
             "votes": n.votes.iter().map(|&v| sim.topo.name(v)).collect::<Vec<_>>(),
             "commit_index": n.commit,
             "last_applied": n.applied,

@@ -157,3 +157,26 @@ fn a_held_follower_starts_no_election_but_votes() {
         "no leader 1 s after the hold ended"
     );
 }
+
+/// A stopped node has no election timer: the inspector's JSON gives none (it gave the deadline
+/// the node had when it died, which the inspector showed as "fires in 0ms" once past).
+#[test]
+fn a_stopped_follower_has_no_election_timer_in_its_json() {
+    let mut e = engine(5, "", 1);
+    run_for(&mut e, 3 * US_PER_S);
+    let l = leader(&e);
+    let f = (0..5).find(|&i| i != l).unwrap();
+    let g = (0..5).find(|&i| i != l && i != f).unwrap();
+    let node = name(&e, f);
+    act(&mut e, Action::Kill { node });
+    run_for(&mut e, 2 * US_PER_S);
+    let proto = e.sim.proto.clone();
+    let down = proto.node_json(&e.sim, f);
+    assert_eq!(down["role"], "down");
+    assert!(down["election_deadline_us"].is_null(), "{down}");
+    let up = proto.node_json(&e.sim, g);
+    assert!(
+        up["election_deadline_us"].as_u64().unwrap() > e.sim.now,
+        "{up}"
+    );
+}

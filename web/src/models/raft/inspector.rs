@@ -295,7 +295,7 @@ pub fn raft_inspector(p: &PanelProps) -> Html {
                                 <span class="small mono" id="election-left" data-left-us={left.to_string()}>{ format!("fires in {}", age(left)) }</span>
                             </>
                         },
-                        None => html!{ <span class="small muted" id="election-left">{ if role == "leader" { "— (leader: no timer)" } else { "—" } }</span> },
+                        None => html!{ <span class="small muted" id="election-left">{ match role.as_str() { "leader" => "— (leader: no timer)", "down" => "— (down: no timer)", _ => "—" } }</span> },
                     } }
                 </div>
             </div>
