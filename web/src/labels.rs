@@ -58,8 +58,13 @@ pub struct LinkEnds {
 /// labels' 12 px font scales with them): an em, three word spaces, as far as the two labels left
 /// and right of one mark stand (its cross between them), so that two drops' kinds side by side
 /// read as two labels ("REQUEST_VOTE HEARTBEAT", 2 px apart, read as one phrase on a projected
-/// Figure 8). Labels one above the other are lines apart already.
+/// Figure 8).
 pub const LABEL_SEP: f64 = 12.0;
+
+/// How far apart two labels one above the other stand at least (drawing px, below the upper
+/// one's descenders): half a line, so that two stacked kinds read as two lines ("REQUEST_VOTE"
+/// over "APPEND_ENTRIES" 2 px apart read as one block on a projected Raft ring).
+pub const LINE_SEP: f64 = 5.0;
 
 /// The labels written on a canvas so far, so that each new one finds a spot of its own inside
 /// the canvas.
@@ -101,7 +106,8 @@ impl Labels {
         const GAP: f64 = 6.0;
         let (right, left) = (q.x + GAP, q.x - GAP - w);
         let (up, down) = (q.y - GAP + 1.0, q.y + GAP + h);
-        let (up2, down2) = (up - h - 4.0, down + h + 4.0);
+        // One line further out: `LINE_SEP` between the boxes (2 px of descenders each).
+        let (up2, down2) = (up - h - 2.0 - LINE_SEP, down + h + 2.0 + LINE_SEP);
         let spots = if below {
             [
                 (right, down),
@@ -159,18 +165,18 @@ impl Labels {
                 .iter()
                 .map(|t| t.clearance(&me))
                 .fold(inside, f64::min);
-            // The labels already written; one on the same line counts `LABEL_SEP` less 1 px
-            // nearer than it is, so that it stays that far away.
+            // The labels already written: one on the same line counts `LABEL_SEP` less 1 px
+            // nearer than it is, so that it stays that far away; one above or below, `LINE_SEP`.
             let free = self
                 .boxes
                 .iter()
                 .map(|t| {
                     let c = t.clearance(&me);
-                    if t.same_line(&me) {
-                        c - (LABEL_SEP - 1.0)
+                    c - (if t.same_line(&me) {
+                        LABEL_SEP
                     } else {
-                        c
-                    }
+                        LINE_SEP
+                    } - 1.0)
                 })
                 .fold(free, f64::min);
             (nodes, free)
@@ -357,6 +363,47 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn stacked_labels_stand_half_a_line_apart() {
+        // Two drops at one spot with different kinds (the REQUEST_VOTE and the APPEND_ENTRIES
+        // lost on one link): the second goes above or below the first, `LINE_SEP` away (it
+        // was 2 px: the two kinds read as one block).
+        let far = [
+            Pt { x: 0.0, y: 0.0 },
+            Pt {
+                x: 1000.0,
+                y: 1000.0,
+            },
+        ];
+        let e = ends(far, 10.0, [0.0; 2]);
+        let (w, h) = (80.0, 9.0);
+        let bx = |p: Pt| TextBox {
+            x: p.x,
+            y: p.y,
+            w,
+            h,
+        };
+        let mut l = fresh();
+        let q = Pt { x: 300.0, y: 300.0 };
+        // Four fit around the mark on its two lines; the fifth and sixth go a line further out.
+        let placed: Vec<Pt> = (0..6).filter_map(|_| l.place(q, w, h, &e, false)).collect();
+        assert_eq!(placed.len(), 6, "{placed:?}");
+        let mut stacked = 0;
+        for (i, p) in placed.iter().enumerate() {
+            for r in &placed[i + 1..] {
+                let (p, r) = (bx(*p), bx(*r));
+                let c = p.clearance(&r);
+                if !p.same_line(&r) {
+                    assert!(c >= LINE_SEP - 1e-9, "{p:?} / {r:?}: {c} px apart");
+                    stacked += 1;
+                } else {
+                    assert!(c >= LABEL_SEP - 1.0, "{p:?} / {r:?}: {c}");
+                }
+            }
+        }
+        assert!(stacked >= 1, "{placed:?}");
     }
 
     #[test]

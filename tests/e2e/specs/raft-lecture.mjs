@@ -121,12 +121,15 @@ export async function run({ page, baseUrl, screenshot, log }) {
     return {
       top: r.top, bottom: r.bottom, h: innerHeight, dock: document.querySelector('#dock').getBoundingClientRect().bottom,
       jump: !!jr && jr.height > 0 && jr.top >= 0 && jr.bottom <= innerHeight,
+      jumpW: jr ? jr.width : 0, jumpH: jr ? jr.height : 0,
     };
   });
   const first = await where();
   log(`phone: topology ${first.top.toFixed(0)}..${first.bottom.toFixed(0)} of ${first.h}; jump in view ${first.jump}`);
   assert.ok(first.top + (first.bottom - first.top) / 2 < first.h || first.jump, `at 390x844 the topology starts at ${first.top.toFixed(0)} px, off the first screen, and no jump to it is in view`);
   if (first.jump) {
+    // WCAG 2.2's minimum target size (2.5.8): 24 x 24 CSS px.
+    assert.ok(first.jumpW >= 24 && first.jumpH >= 24, `the phone's jump to the topology is ${first.jumpW.toFixed(0)} x ${first.jumpH.toFixed(0)} px, under the 24 x 24 px minimum target`);
     await page.click('#jump-topology');
     await page.waitForTimeout(300);
     const after = await where();
