@@ -304,11 +304,8 @@ mod tests {
         ));
     }
 
-    #[test]
-    fn labels_side_by_side_stand_a_word_space_apart() {
-        // Two drops' marks on neighbouring links, 85 px apart: the second kind fitted 5 px right
-        // of the first, on its line ("APPEND_ENTRIES REQUEST_VOTE", one phrase on a projected
-        // ring).
+    /// A link whose nodes are far from the marks the tests place labels at.
+    fn far_ends() -> LinkEnds {
         let far = [
             Pt { x: 0.0, y: 0.0 },
             Pt {
@@ -316,8 +313,15 @@ mod tests {
                 y: 1000.0,
             },
         ];
-        let e = ends(far, 10.0, [0.0; 2]);
-        let (w, h) = (80.0, 9.0);
+        ends(far, 10.0, [0.0; 2])
+    }
+
+    #[test]
+    fn labels_side_by_side_stand_a_word_space_apart() {
+        // Two drops' marks on neighbouring links, 85 px apart: the second kind fitted 5 px right
+        // of the first, on its line ("APPEND_ENTRIES REQUEST_VOTE", one phrase on a projected
+        // ring).
+        let (e, w, h) = (far_ends(), 80.0, 9.0);
         let bx = |p: Pt| TextBox {
             x: p.x,
             y: p.y,
@@ -370,15 +374,7 @@ mod tests {
         // Two drops at one spot with different kinds (the REQUEST_VOTE and the APPEND_ENTRIES
         // lost on one link): the second goes above or below the first, `LINE_SEP` away (it
         // was 2 px: the two kinds read as one block).
-        let far = [
-            Pt { x: 0.0, y: 0.0 },
-            Pt {
-                x: 1000.0,
-                y: 1000.0,
-            },
-        ];
-        let e = ends(far, 10.0, [0.0; 2]);
-        let (w, h) = (80.0, 9.0);
+        let (e, w, h) = (far_ends(), 80.0, 9.0);
         let bx = |p: Pt| TextBox {
             x: p.x,
             y: p.y,
