@@ -402,17 +402,20 @@ impl<S: StateMachine> Raft<S> {
             let reply = self.with_sm(node, ctx, |s, n, c| s.apply(n, c, i, cmd));
             node.applied_client += 1;
             let at = ctx.now;
+            // The leader that took the request answers it; every server keeps the reply in its
+            // retry cache (one copy, for the answer, only where there is someone to answer).
+            let answer = node.pending.remove(&i).map(|_| reply.clone());
             node.retry_expiry.push_back((at, (*client, *seq)));
             node.retry.insert(
                 (*client, *seq),
                 Cached::Done {
                     index: i,
                     term: e.term,
-                    reply: reply.clone(),
+                    reply,
                     at,
                 },
             );
-            if node.pending.remove(&i).is_some() {
+            if let Some(reply) = answer {
                 ctx.send(
                     *client,
                     Msg::Reply {

@@ -6,7 +6,8 @@ use super::sm::StateMachine;
 use super::{Index, Term};
 use crate::engine::NodeId;
 use crate::time::Micros;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -125,6 +126,47 @@ pub enum Cached<R> {
         reply: R,
         at: Micros,
     },
+}
+
+/// The retry cache's map: (client, call) -> what the server did with the call.
+pub type RetryCache<R> = HashMap<(NodeId, u64), Cached<R>, BuildHasherDefault<KeyHasher>>;
+
+/// A fixed (unseeded, so deterministic) hasher for small integer keys: FxHash's
+/// rotate-xor-multiply per word. Only for maps the model looks up by key and never iterates in
+/// their order.
+#[derive(Default, Clone, Copy)]
+pub struct KeyHasher(u64);
+
+impl KeyHasher {
+    #[inline]
+    fn add(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for KeyHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.add(b as u64);
+        }
+    }
+    #[inline]
+    fn write_u32(&mut self, x: u32) {
+        self.add(x as u64);
+    }
+    #[inline]
+    fn write_u64(&mut self, x: u64) {
+        self.add(x);
+    }
+    #[inline]
+    fn write_usize(&mut self, x: usize) {
+        self.add(x as u64);
+    }
 }
 
 /// A client request waiting in the co-located client.
@@ -271,7 +313,11 @@ pub struct RNode<S: StateMachine> {
     /// Follower: AppendEntries replies whose entries are written but whose data stage is still
     /// running (Ratis' reply waits for the entry's combined log + state-machine-data future).
     pub flush_replies: Vec<super::FlushReply>,
-    pub retry: BTreeMap<(NodeId, u64), Cached<S::Reply>>,
+    /// Ratis' `RetryCacheImpl` (a Guava cache keyed by client id and call id). Looked up,
+    /// inserted and removed by key only, never walked in its order by the model (expiry walks
+    /// `retry_expiry`; a view reads its length), so a hash map: a `BTreeMap` of ~6,000 keys
+    /// cost ~585 instructions an insert on every apply of every node.
+    pub retry: RetryCache<S::Reply>,
     /// The `Cached::Done` replies of `retry` in the order they were stored, with the time they
     /// were stored (nondecreasing: virtual time only grows, and a restart starts both afresh):
     /// they expire in this order, so expiry pops from the front instead of walking the whole
@@ -340,7 +386,7 @@ impl<S: StateMachine> RNode<S> {
             held: BTreeMap::new(),
             data_pending: BTreeSet::new(),
             reads_pending: BTreeSet::new(),
-            retry: BTreeMap::new(),
+            retry: RetryCache::default(),
             retry_expiry: VecDeque::new(),
             client: Client::new(me),
             sm_seq: 0,

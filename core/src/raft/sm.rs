@@ -269,15 +269,17 @@ pub enum KvCmd {
     Get(Arc<str>),
 }
 
+/// A server's store. Keys and values are the commands' shared strings (an apply stores a count,
+/// not a copy; the reply, the value it replaced, is kept in every server's retry cache).
 #[derive(Clone, Debug, Default)]
 pub struct KvNode {
-    pub map: BTreeMap<String, String>,
+    pub map: BTreeMap<Arc<str>, Arc<str>>,
     pub applied_puts: u64,
 }
 
 impl StateMachine for Kv {
     type Cmd = KvCmd;
-    type Reply = Option<String>;
+    type Reply = Option<Arc<str>>;
     type Node = KvNode;
     type Task = ();
     type Timer = ();
@@ -316,7 +318,7 @@ impl StateMachine for Kv {
             (seq & 0xffff_ffff).to_string().into(),
         )
     }
-    fn read(&self, n: &KvNode, cmd: &KvCmd) -> Option<Option<String>> {
+    fn read(&self, n: &KvNode, cmd: &KvCmd) -> Option<Option<Arc<str>>> {
         match cmd {
             KvCmd::Get(k) => Some(n.map.get(&**k).cloned()),
             KvCmd::Put(..) => None,
@@ -334,16 +336,11 @@ impl StateMachine for Kv {
         _c: &mut SmCtx<Self>,
         _i: Index,
         cmd: &KvCmd,
-    ) -> Option<String> {
+    ) -> Option<Arc<str>> {
         match cmd {
             KvCmd::Put(k, v) => {
                 n.applied_puts += 1;
-                // The key's copy only for a new key (the same answer as `insert`, which keeps
-                // the key it has).
-                match n.map.get_mut(&**k) {
-                    Some(old) => Some(std::mem::replace(old, String::from(&**v))),
-                    None => n.map.insert(String::from(&**k), String::from(&**v)),
-                }
+                n.map.insert(k.clone(), v.clone())
             }
             KvCmd::Get(k) => n.map.get(&**k).cloned(),
         }
@@ -351,7 +348,7 @@ impl StateMachine for Kv {
     fn query(&self, n: &KvNode, view: &str, key: Option<&str>) -> Option<Result<String, String>> {
         match view {
             "kv" => Some(match key {
-                Some(k) => Ok(n.map.get(k).cloned().unwrap_or_default()),
+                Some(k) => Ok(n.map.get(k).map(|v| v.to_string()).unwrap_or_default()),
                 None => Err("view `kv` needs `key = \"...\"` (the key to read)".into()),
             }),
             _ => None,

@@ -212,7 +212,7 @@ fn generated_puts_store_the_request_number() {
         // k{n % 16} = n, n counting this client incarnation's requests from 1.
         let n: u64 = v.parse().unwrap_or_else(|_| panic!("{k} = {v}"));
         assert!((1..=kv.applied_puts * 3).contains(&n), "{k} = {v}");
-        assert_eq!(k, &format!("k{}", n % 16), "{k} = {v}");
+        assert_eq!(**k, *format!("k{}", n % 16), "{k} = {v}");
     }
 }
 

@@ -37,7 +37,12 @@ fn leaders(e: &Engine<RaftKv>) -> Vec<(NodeId, u64)> {
 }
 
 fn kv(e: &Engine<RaftKv>, n: NodeId) -> Option<String> {
-    e.sim.nodes[n as usize].state.sm.map.get("x").cloned()
+    e.sim.nodes[n as usize]
+        .state
+        .sm
+        .map
+        .get("x")
+        .map(|v| v.to_string())
 }
 
 /// A 5-node group; the leader is cut off from the others and kept leading by its own client's

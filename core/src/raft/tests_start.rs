@@ -92,10 +92,7 @@ fn a_restart_keeps_the_preloaded_state() {
         2,
         "applied up to the preloaded commitIndex"
     );
-    assert_eq!(
-        node(&r, "n1").sm.map.get("i1").map(|s| s.as_str()),
-        Some("t1")
-    );
+    assert_eq!(node(&r, "n1").sm.map.get("i1").map(|s| &**s), Some("t1"));
     r.run(Some(1_200_000)).unwrap();
     assert_eq!(node(&r, "n1").applied, 0, "down: nothing applied");
     r.run(None).unwrap();
