@@ -7,7 +7,6 @@ use super::{Index, Term};
 use crate::engine::NodeId;
 use crate::time::Micros;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -128,46 +127,10 @@ pub enum Cached<R> {
     },
 }
 
-/// The retry cache's map: (client, call) -> what the server did with the call.
-pub type RetryCache<R> = HashMap<(NodeId, u64), Cached<R>, BuildHasherDefault<KeyHasher>>;
-
-/// A fixed (unseeded, so deterministic) hasher for small integer keys: FxHash's
-/// rotate-xor-multiply per word. Only for maps the model looks up by key and never iterates in
-/// their order.
-#[derive(Default, Clone, Copy)]
-pub struct KeyHasher(u64);
-
-impl KeyHasher {
-    #[inline]
-    fn add(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
-impl Hasher for KeyHasher {
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.add(b as u64);
-        }
-    }
-    #[inline]
-    fn write_u32(&mut self, x: u32) {
-        self.add(x as u64);
-    }
-    #[inline]
-    fn write_u64(&mut self, x: u64) {
-        self.add(x);
-    }
-    #[inline]
-    fn write_usize(&mut self, x: usize) {
-        self.add(x as u64);
-    }
-}
+/// The retry cache's map: (client, call) -> what the server did with the call. FxHash
+/// (`rustc-hash`): fixed and unseeded, so deterministic; only for maps the model looks up by key
+/// and never iterates in their order.
+pub type RetryCache<R> = HashMap<(NodeId, u64), Cached<R>, rustc_hash::FxBuildHasher>;
 
 /// A client request waiting in the co-located client.
 #[derive(Clone, Debug)]
