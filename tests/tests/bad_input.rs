@@ -331,6 +331,23 @@ fn act(id: &'static str, what: &'static str, a: Action, want: &'static [&'static
     }
 }
 
+/// A user action (not a command) on `sandbox-ozone`.
+fn ozone_act(
+    id: &'static str,
+    what: &'static str,
+    a: Action,
+    want: &'static [&'static str],
+) -> Row {
+    Row {
+        id,
+        what,
+        shown: serde_json::to_string(&a).unwrap(),
+        input: Input::OzoneAction(a),
+        want,
+        bug: None,
+    }
+}
+
 fn ozone_cmd(
     id: &'static str,
     what: &'static str,
