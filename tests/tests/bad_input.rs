@@ -839,6 +839,7 @@ row_tests!(
     ozone_write_chunk_past_block,
     ozone_write_chunk_oversized,
     ozone_write_chunk_empty,
+    ozone_stall_old_chunk_writer,
     mt_snapshot_on_non_replica,
     mt_snapshot_of_non_replica_log,
     mt_snapshot_offset_never_written,
