@@ -331,6 +331,23 @@ fn act(id: &'static str, what: &'static str, a: Action, want: &'static [&'static
     }
 }
 
+/// A user action (not a command) on `sandbox-ozone`.
+fn ozone_act(
+    id: &'static str,
+    what: &'static str,
+    a: Action,
+    want: &'static [&'static str],
+) -> Row {
+    Row {
+        id,
+        what,
+        shown: serde_json::to_string(&a).unwrap(),
+        input: Input::OzoneAction(a),
+        want,
+        bug: None,
+    }
+}
+
 fn ozone_cmd(
     id: &'static str,
     what: &'static str,
@@ -822,6 +839,7 @@ row_tests!(
     ozone_write_chunk_past_block,
     ozone_write_chunk_oversized,
     ozone_write_chunk_empty,
+    ozone_stall_old_chunk_writer,
     mt_snapshot_on_non_replica,
     mt_snapshot_of_non_replica_log,
     mt_snapshot_offset_never_written,

@@ -24,13 +24,25 @@ fn ozone() -> Scenario {
 }
 
 fn plan(s: &Scenario, variant: &str, target: &str, kinds: &str, runs: u64) -> Plan {
+    plan_on(1, s, variant, target, kinds, runs)
+}
+
+/// [`plan`] with another hunt seed.
+fn plan_on(
+    hunt_seed: u64,
+    s: &Scenario,
+    variant: &str,
+    target: &str,
+    kinds: &str,
+    runs: u64,
+) -> Plan {
     Plan::new(
         s,
         variant,
         &toml::Table::new(),
         Target::Expectation(target.into()),
         Kind::parse_list(kinds).unwrap(),
-        1,
+        hunt_seed,
         runs,
         &Limits::default(),
     )
@@ -184,9 +196,11 @@ fn the_follower_away_is_the_kth_follower_at_its_time() {
     }
 }
 
-/// HDDS-17673's pipeline close, found by the compound (hunt seed 1 of `--faults all`, run 3235
-/// as measured in docs/HUNTING.md since the datanodes' heartbeats are messages; run 1476
-/// before): shrunk to at most 5 actions with SCM's close and a datanode
+/// HDDS-17673's pipeline close, found by the compound (hunt seed 2 of `--faults all`, run 466 as
+/// measured in docs/HUNTING.md since the model has Ozone's ten chunk executors, where hunt seed
+/// 1's first find, run 1499, is a stall of one of the leader's chunk executors over SCM's close,
+/// no compound; before: seed 1's run 3235 since the datanodes' heartbeats are messages, run 1476
+/// before that): shrunk to at most 5 actions with SCM's close and a datanode
 /// away over it, and the fixed code holds on the shrunk schedule. Then the shrink on a schedule
 /// of two compounds and a delay: the one that does not matter (a late stall) is removed whole,
 /// the one that does is kept whole (its three actions).
@@ -194,11 +208,11 @@ fn the_follower_away_is_the_kth_follower_at_its_time() {
 fn the_pipeline_close_is_found_by_a_close_while_a_follower_is_away_and_shrunk_whole() {
     let l = Limits::default();
     let s = ozone();
-    let p = plan(&s, "buggy", CLOSED_BY_READ, "all", 10_000);
+    let p = plan_on(2, &s, "buggy", CLOSED_BY_READ, "all", 10_000);
     let space = Space::of(&s, &p, &l).unwrap();
-    let c = hunt::candidate(&p, &space, 3234);
+    let c = hunt::candidate(&p, &space, 465);
     assert!(c.faults.iter().any(is_away), "{:?}", c.faults);
-    let found = hunt::search(&s, &p, &space, 3234..3235, &l, &mut |_| {}).expect("found");
+    let found = hunt::search(&s, &p, &space, 465..466, &l, &mut |_| {}).expect("found");
     assert!(found.detail.contains("read failed"), "{}", found.detail);
     let acts = hunt::actions(&found.shrunk);
     assert!(acts.len() <= 5, "{acts:?}");
@@ -215,9 +229,11 @@ fn the_pipeline_close_is_found_by_a_close_while_a_follower_is_away_and_shrunk_wh
         Verdict::Held
     );
 
-    // Hunt seed 3's find (docs/HUNTING.md): on seed 3177818320, dn3 (the third follower before
-    // the first election) cut off 4.1-5.4 s with SCM's close at 4.1 s fails the target.
-    let seed = 3_177_818_320;
+    // dn3 (the third follower before the first election) cut off 4.1-5.4 s with SCM's close at
+    // 4.1 s fails the target on seed 3428989595 (hunt seed 3's find on seed 3177818320 before
+    // the ten chunk executors, which that seed no longer fails; this compound fails on 54 of 399
+    // seeds tried, `i * 2654435761 mod 2^32` for i in 1..400, this one first).
+    let seed = 3_428_989_595;
     let needed = away(2, 4_100_000, 4_100_000, 5_400_000);
     assert!(hunt::try_run(&s, &p, seed, std::slice::from_ref(&needed), &l).found());
     assert_eq!(

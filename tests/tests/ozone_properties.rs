@@ -41,8 +41,9 @@ enum Op {
     Close(u32),
     /// Hold every WriteChunk at the hold point of a datanode for a while.
     Hold(usize, u64),
-    /// Slow a datanode's chunk writer by `extra` ms per chunk for a while.
-    SlowWriter(usize, u64, u64),
+    /// Slow one of a datanode's chunk executors (`ChunkWriter-<i>`, of Ozone's default 10) by
+    /// `extra` ms per chunk for a while.
+    SlowWriter(usize, u8, u64, u64),
     /// Stop (or kill -9) a datanode, start it again after a while.
     Restart(usize, bool, u64),
 }
@@ -52,7 +53,8 @@ fn op() -> impl Strategy<Value = Op> {
         6 => (0..3usize, 1..=CONTAINERS).prop_map(|(n, c)| Op::Write(n, c)),
         1 => (1..=CONTAINERS).prop_map(Op::Close),
         2 => (0..3usize, 1..1_500u64).prop_map(|(n, d)| Op::Hold(n, d)),
-        2 => (0..3usize, 1..200u64, 1..2_000u64).prop_map(|(n, x, d)| Op::SlowWriter(n, x, d)),
+        2 => (0..3usize, 0..10u8, 1..200u64, 1..2_000u64)
+            .prop_map(|(n, w, x, d)| Op::SlowWriter(n, w, x, d)),
         2 => (0..3usize, any::<bool>(), 1..3_000u64).prop_map(|(n, k, d)| Op::Restart(n, k, d)),
     ]
 }
@@ -81,12 +83,12 @@ fn schedule(ops: &[(u64, Op)]) -> Vec<(u64, Action)> {
                 s.push(cmd(t, *n, "hold-writes".into()));
                 s.push(cmd(t + d * MS, *n, "release-writes".into()));
             }
-            Op::SlowWriter(n, x, d) => {
+            Op::SlowWriter(n, w, x, d) => {
                 s.push((
                     t,
                     Action::Delay {
                         node: NAMES[*n].into(),
-                        executor: "ChunkWriter".into(),
+                        executor: format!("ChunkWriter-{w}"),
                         extra: Dur(x * MS),
                     },
                 ));
@@ -94,7 +96,7 @@ fn schedule(ops: &[(u64, Op)]) -> Vec<(u64, Action)> {
                     t + d * MS,
                     Action::Release {
                         node: NAMES[*n].into(),
-                        executor: "ChunkWriter".into(),
+                        executor: format!("ChunkWriter-{w}"),
                     },
                 ));
             }

@@ -6,17 +6,32 @@ use super::*;
 
 impl<P: Protocol> Sim<P> {
     pub(super) fn exec_index(&self, executor: &str) -> Result<u8, String> {
-        self.proto
-            .executors()
+        let all = self.proto.executors();
+        if let Some(i) = all.iter().position(|e| e.eq_ignore_ascii_case(executor)) {
+            return Ok(i as u8);
+        }
+        // A name that is a family of numbered executors here (Ozone's one `ChunkWriter` became
+        // `ChunkWriter-0`, `ChunkWriter-1`, ...): say which, rather than only "unknown".
+        let family: Vec<&str> = all
             .iter()
-            .position(|e| e.eq_ignore_ascii_case(executor))
-            .map(|i| i as u8)
-            .ok_or_else(|| {
-                format!(
-                    "unknown executor \"{executor}\"; this protocol has: {}",
-                    self.proto.executors().join(", ")
-                )
+            .copied()
+            .filter(|e| {
+                e.len() > executor.len() + 1
+                    && e.is_char_boundary(executor.len())
+                    && e[..executor.len()].eq_ignore_ascii_case(executor)
+                    && e[executor.len()..].starts_with('-')
             })
+            .collect();
+        if let (Some(first), Some(last)) = (family.first(), family.last()) {
+            return Err(format!(
+                "executor \"{executor}\" is {} executors here, {first} to {last}: name one",
+                family.len()
+            ));
+        }
+        Err(format!(
+            "unknown executor \"{executor}\"; this protocol has: {}",
+            all.join(", ")
+        ))
     }
 
     pub(super) fn link_pairs(

@@ -1,7 +1,7 @@
 //! What Ozone's own views, metrics and parameters mean (`crate::catalogue`); Raft's come from
 //! `raft::about`.
 
-use super::{MAX_CHUNK_LEN, MAX_CONTAINERS};
+use super::{MAX_CHUNK_EXECUTORS, MAX_CHUNK_LEN, MAX_CONTAINERS};
 use crate::meaning::{info, param, Info, ParamSpec, Range, NO_MAX_US};
 use crate::time::US_PER_MS;
 
@@ -71,7 +71,8 @@ pub const PARAMS: &[ParamSpec] = &[
     param("containers", "containers", Range::Int { min: 1, max: MAX_CONTAINERS as i64 }, "containers 1..=N, OPEN on every datanode of the pipeline at start"),
     param("chunk_len", "bytes", Range::Int { min: 1, max: MAX_CHUNK_LEN as i64 }, "bytes per WriteChunk of the client load (at most OZONE_SCM_CHUNK_MAX_SIZE)"),
     param("recheck_in_pre_append", "", Range::BOOL, "the HDDS-17673 fix: preAppendTransaction re-checks that the container is still OPEN"),
-    param("chunk_write_cost", "duration", Range::DUR, "time the chunk writer takes per WriteChunk data stage"),
+    param("chunk_write_cost", "duration", Range::DUR, "time a chunk executor takes per WriteChunk data stage"),
+    param("chunk_executors", "executors", Range::Int { min: 1, max: MAX_CHUNK_EXECUTORS as i64 }, "hdds.container.ratis.num.write.chunk.threads.per.volume x volumes (one here): a datanode's single-threaded chunk executors ChunkWriter-0.., a WriteChunk's block (localID) mod their count picks one"),
     param("append_wait", "duration", Range::DUR, "a WriteChunk waits uniform [0, append_wait] between startTransaction and appendTransaction"),
     param("close_container_wait", "duration", Range::DUR, "ozone.scm.close.container.wait.duration: SCM holds a close command this long"),
     param("pipeline_destroy_timeout", "duration", Range::DUR, "ozone.scm.pipeline.destroy.timeout: how long a CLOSED pipeline stays before SCM destroys it"),

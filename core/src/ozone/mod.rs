@@ -64,6 +64,11 @@ impl Csm {
             n.results.insert(t.to_string(), r.into());
         }
     }
+    /// `ContainerStateMachine.getChunkExecutor`: a WriteChunk's block picks its chunk executor,
+    /// `blockID.localID % chunkExecutors.size()` (the `k` of [`SmCtx::submit`]).
+    pub fn chunk_executor(&self, block: u32) -> u8 {
+        (block % self.p.chunk_executors.max(1)) as u8
+    }
     fn unhealthy(&self, n: &mut OzNode, c: &mut SmCtx<Self>, why: &str) {
         if n.healthy {
             c.log(
@@ -83,6 +88,9 @@ impl StateMachine for Csm {
     type Timer = OzTimer;
     type Msg = OzMsg;
     const EXECUTORS: &'static [&'static str] = EXECUTORS;
+    fn executor_count(&self) -> usize {
+        crate::raft::RAFT_EXECUTORS.len() + self.p.chunk_executors as usize
+    }
 
     fn wants_follower_next(&self) -> bool {
         self.p.wait_on_all_followers
@@ -289,8 +297,9 @@ impl StateMachine for Csm {
         }
     }
 
-    /// writeStateMachineData: a WriteChunk goes to the chunk writer; the leader keeps its bytes
-    /// in `stateMachineDataCache` for the appenders.
+    /// writeStateMachineData: a WriteChunk goes to its block's chunk executor
+    /// (`getChunkExecutor(requestProto.getWriteChunk()).submit`); the leader keeps its bytes in
+    /// `stateMachineDataCache` for the appenders.
     fn write_data(
         &self,
         n: &mut OzNode,
@@ -316,7 +325,7 @@ impl StateMachine for Csm {
         }
         n.writes_queued.insert(i);
         c.submit(
-            0,
+            self.chunk_executor(block),
             OzTask::ChunkWrite {
                 i,
                 c: cid,
@@ -328,8 +337,11 @@ impl StateMachine for Csm {
         Stage::Pending
     }
 
-    /// readStateMachineData: the cache, else the chunk range read back from the block file
-    /// (`ChunkUtils`: fewer bytes than the chunk is "Unexpected read size").
+    /// `ContainerStateMachine.read`: the cache, else readStateMachineData on the block's chunk
+    /// executor (`CompletableFuture.runAsync(..., getChunkExecutor(...))`): the chunk range read
+    /// back from the block file (`ChunkUtils`: fewer bytes than the chunk is "Unexpected read
+    /// size"). The model runs the read at once unless that executor still holds the entry's own
+    /// data stage (a follower that became leader); then the read queues behind it.
     fn read_data(
         &self,
         n: &mut OzNode,
@@ -362,7 +374,7 @@ impl StateMachine for Csm {
             // A follower that became leader before its own data stage of `i` ran: the read
             // goes on the same chunk executor, behind the write.
             if n.reads_queued.insert(i) {
-                c.submit(0, OzTask::ChunkRead { i });
+                c.submit(self.chunk_executor(block), OzTask::ChunkRead { i });
             }
             return Stage::Pending;
         }
@@ -492,7 +504,10 @@ impl StateMachine for Csm {
         } else if let Some(r) = n.inject.pop_front() {
             c.log(
                 LogLevel::Warn,
-                format_args!("ChunkWriter: WriteChunk index {i} meets the injected {r}"),
+                format_args!(
+                    "ChunkWriter-{}: WriteChunk index {i} meets the injected {r}",
+                    self.chunk_executor(block)
+                ),
             );
             (r, false)
         } else {
@@ -521,7 +536,8 @@ impl StateMachine for Csm {
                 LogLevel::Warn
             },
             format_args!(
-                "ChunkWriter: WriteChunk index {i} c{cid} b{block}: {r}, {} bytes written{}",
+                "ChunkWriter-{}: WriteChunk index {i} c{cid} b{block}: {r}, {} bytes written{}",
+                self.chunk_executor(block),
                 if r == Res::Success { len } else { 0 },
                 if r != Res::Success && r.tolerated() {
                     " (handleCommandResult counts it as success)"
@@ -677,5 +693,7 @@ impl StateMachine for Csm {
 mod tests;
 #[cfg(test)]
 mod tests_close;
+#[cfg(test)]
+mod tests_exec;
 #[cfg(test)]
 mod tests_start;

@@ -11,14 +11,80 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-/// The chunk writer: `ContainerStateMachine`'s per-block single-threaded write executors (one
-/// here: a backlog on it is what the race needs).
-pub const CHUNK_WRITER: u8 = crate::raft::SM_EXEC0;
+/// The most chunk executors a datanode may have (`chunk_executors`).
+pub const MAX_CHUNK_EXECUTORS: u32 = 64;
+
+/// Every executor an Ozone datanode may have: Raft's three, then the chunk executors of
+/// `XceiverServerRatis.createChunkExecutors` (single-threaded executors, named as their threads
+/// are, `ChunkWriter-<i>`); a run has the first [`OzoneParams::chunk_executors`] of these.
 pub const EXECUTORS: &[&str] = &[
     RAFT_EXECUTORS[0],
     RAFT_EXECUTORS[1],
     RAFT_EXECUTORS[2],
-    "ChunkWriter",
+    "ChunkWriter-0",
+    "ChunkWriter-1",
+    "ChunkWriter-2",
+    "ChunkWriter-3",
+    "ChunkWriter-4",
+    "ChunkWriter-5",
+    "ChunkWriter-6",
+    "ChunkWriter-7",
+    "ChunkWriter-8",
+    "ChunkWriter-9",
+    "ChunkWriter-10",
+    "ChunkWriter-11",
+    "ChunkWriter-12",
+    "ChunkWriter-13",
+    "ChunkWriter-14",
+    "ChunkWriter-15",
+    "ChunkWriter-16",
+    "ChunkWriter-17",
+    "ChunkWriter-18",
+    "ChunkWriter-19",
+    "ChunkWriter-20",
+    "ChunkWriter-21",
+    "ChunkWriter-22",
+    "ChunkWriter-23",
+    "ChunkWriter-24",
+    "ChunkWriter-25",
+    "ChunkWriter-26",
+    "ChunkWriter-27",
+    "ChunkWriter-28",
+    "ChunkWriter-29",
+    "ChunkWriter-30",
+    "ChunkWriter-31",
+    "ChunkWriter-32",
+    "ChunkWriter-33",
+    "ChunkWriter-34",
+    "ChunkWriter-35",
+    "ChunkWriter-36",
+    "ChunkWriter-37",
+    "ChunkWriter-38",
+    "ChunkWriter-39",
+    "ChunkWriter-40",
+    "ChunkWriter-41",
+    "ChunkWriter-42",
+    "ChunkWriter-43",
+    "ChunkWriter-44",
+    "ChunkWriter-45",
+    "ChunkWriter-46",
+    "ChunkWriter-47",
+    "ChunkWriter-48",
+    "ChunkWriter-49",
+    "ChunkWriter-50",
+    "ChunkWriter-51",
+    "ChunkWriter-52",
+    "ChunkWriter-53",
+    "ChunkWriter-54",
+    "ChunkWriter-55",
+    "ChunkWriter-56",
+    "ChunkWriter-57",
+    "ChunkWriter-58",
+    "ChunkWriter-59",
+    "ChunkWriter-60",
+    "ChunkWriter-61",
+    "ChunkWriter-62",
+    "ChunkWriter-63",
 ];
 
 /// The Ozone keys of `[params]` (the rest are Raft's).
@@ -32,8 +98,15 @@ pub struct OzoneParams {
     /// The HDDS-17673 fix: `preAppendTransaction` re-checks that a WriteChunk's container is
     /// still OPEN and rejects it (StateMachineException, leaderShouldStepDown=false) otherwise.
     pub recheck_in_pre_append: bool,
-    /// Time the chunk writer takes per WriteChunk data stage.
+    /// Time a chunk executor takes per WriteChunk data stage.
     pub chunk_write_cost: Dur,
+    /// The datanode's chunk executors (`XceiverServerRatis.createChunkExecutors`):
+    /// `hdds.container.ratis.num.write.chunk.threads.per.volume` (Ozone's default 10; its
+    /// integration tests use 4) times the datanode's volumes (`hdds.datanode.dir`; the model's
+    /// datanode has one), each a single thread. `ContainerStateMachine.getChunkExecutor` runs a
+    /// WriteChunk's data stage, and the appender's read of its data, on executor
+    /// `blockID.localID % chunk_executors` (the model's block number is the local ID).
+    pub chunk_executors: u32,
     /// Time a WriteChunk spends between startTransaction and appendTransaction without the hold
     /// point, uniform in [0, append_wait] per request: the gRPC handler thread waiting for the
     /// Raft server's lock under load (not FIFO, so a later CloseContainer can overtake it).
@@ -78,6 +151,7 @@ pub const OZONE_KEYS: &[&str] = &[
     "chunk_len",
     "recheck_in_pre_append",
     "chunk_write_cost",
+    "chunk_executors",
     "append_wait",
     "close_container_wait",
     "pipeline_destroy_timeout",
@@ -93,6 +167,7 @@ impl Default for OzoneParams {
             chunk_len: 1024,
             recheck_in_pre_append: false,
             chunk_write_cost: Dur(US_PER_MS),
+            chunk_executors: 10,
             append_wait: Dur(0),
             close_container_wait: Dur(150 * US_PER_S),
             pipeline_destroy_timeout: Dur(66 * US_PER_S),
@@ -244,7 +319,7 @@ pub enum OzMsg {
 
 #[derive(Clone, Debug)]
 pub enum OzTask {
-    /// The data stage of WriteChunk `i` on the chunk writer.
+    /// The data stage of WriteChunk `i` on its block's chunk executor.
     ChunkWrite {
         i: Index,
         c: u32,
@@ -297,7 +372,7 @@ pub struct OzNode {
     pub unhealthy_containers: BTreeSet<u32>,
     /// The leader's `stateMachineDataCache`: log index -> bytes.
     pub cache: BTreeMap<Index, u64>,
-    /// WriteChunk data stages queued on the chunk executor, not yet run.
+    /// WriteChunk data stages queued on their chunk executors, not yet run.
     pub writes_queued: BTreeSet<Index>,
     /// Appender reads queued behind them ([`OzTask::ChunkRead`]).
     pub reads_queued: BTreeSet<Index>,

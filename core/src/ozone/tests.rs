@@ -143,7 +143,7 @@ fn leader_applies_a_write_chunk_only_after_its_own_chunk_write() {
     e.run_until(500_000, u64::MAX).unwrap();
     e.apply_user_action(Action::Delay {
         node: "dn1".into(),
-        executor: "ChunkWriter".into(),
+        executor: "ChunkWriter-1".into(),
         extra: Dur(300_000),
     })
     .unwrap();

@@ -388,6 +388,13 @@ fn parse_params(params: toml::Table, sc: &Scenario) -> Result<(OzoneParams, Raft
                 op.chunk_len
             ));
     }
+    if op.chunk_executors == 0 || op.chunk_executors > super::MAX_CHUNK_EXECUTORS {
+        return Err(format!(
+            "params.chunk_executors {} must be between 1 and {} (hdds.container.ratis.num.write.chunk.threads.per.volume x volumes)",
+            op.chunk_executors,
+            super::MAX_CHUNK_EXECUTORS
+        ));
+    }
     if op.replication_interval.0 < crate::time::US_PER_MS {
         return Err(format!(
             "params.replication_interval {} is too short: at least 1ms",

@@ -230,6 +230,10 @@ impl<S: StateMachine> Raft<S> {
                 && S::EXECUTORS[..RAFT_EXECUTORS.len()] == *RAFT_EXECUTORS,
             "a StateMachine's EXECUTORS must begin with RAFT_EXECUTORS"
         );
+        assert!(
+            (RAFT_EXECUTORS.len()..=S::EXECUTORS.len()).contains(&sm.executor_count()),
+            "a StateMachine's executor_count must keep Raft's and stay within its EXECUTORS"
+        );
         if topo.is_empty() {
             return Err("cluster: Raft needs at least one node".into());
         }
@@ -334,7 +338,7 @@ impl<S: StateMachine> Protocol for Raft<S> {
     type Timer = Timer<S::Timer>;
 
     fn executors(&self) -> &'static [&'static str] {
-        S::EXECUTORS
+        &S::EXECUTORS[..self.sm.executor_count()]
     }
     fn init_node(&self, id: NodeId, _topo: &Topology) -> RNode<S> {
         let mut node = RNode::new(id, self.sm.init(id));

@@ -197,7 +197,7 @@ impl<S: StateMachine> Raft<S> {
     }
 
     fn executors_named(&self) -> &'static [&'static str] {
-        S::EXECUTORS
+        &S::EXECUTORS[..self.sm.executor_count()]
     }
 
     /// A linearizable read this node holds, and what it waits for.

@@ -120,6 +120,11 @@ pub trait StateMachine: Clone + fmt::Debug + 'static {
     /// All executors of a Raft node running this state machine: Raft's three
     /// ([`super::RAFT_EXECUTORS`]) first, then the state machine's own.
     const EXECUTORS: &'static [&'static str];
+    /// How many of [`Self::EXECUTORS`] this run has (a state machine whose executor count is a
+    /// parameter lists the most it allows and runs the first `executor_count`).
+    fn executor_count(&self) -> usize {
+        Self::EXECUTORS.len()
+    }
 
     fn init(&self, id: NodeId) -> Self::Node;
     /// Whether the hooks read [`SmCtx::min_follower_next`] (computed for them on the leader).

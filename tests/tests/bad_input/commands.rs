@@ -631,6 +631,20 @@ pub(super) fn commands() -> Vec<Row> {
             "client-write-chunk W1 1 1 0",
             &["client-write-chunk", "LEN 0 is out of range", "1 to 33554432"],
         ),
+        ozone_act(
+            "ozone_stall_old_chunk_writer",
+            "Ozone: stall the one ChunkWriter of before (now ten chunk executors)",
+            Action::Stall {
+                node: s("dn1"),
+                executor: s("ChunkWriter"),
+            },
+            &[
+                "impossible action",
+                "executor \"ChunkWriter\" is 10 executors here",
+                "ChunkWriter-0 to ChunkWriter-9",
+                "name one",
+            ],
+        ),
         // ---- mutation-tracking commands (MT_BASE: node4 is not a replica) ----
         mt(
             "mt_snapshot_on_non_replica",
