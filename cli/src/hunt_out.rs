@@ -388,8 +388,17 @@ fn report(
     }
     let _ = writeln!(
         o,
-        "  shrunk ({} actions, {} re-runs{}):",
+        "  shrunk ({} actions{}, {} re-runs{}):",
         hunt::actions(&f.shrunk).len(),
+        match hunt::actions(&f.shrunk)
+            .iter()
+            .filter(|(_, a)| a.cut_for().is_some())
+            .count()
+        {
+            0 => String::new(),
+            1 => ", 1 of them a timed cut (starts and ends a cut)".into(),
+            n => format!(", {n} of them timed cuts (each starts and ends a cut)"),
+        },
         f.reruns,
         match f.found_seed {
             Some(_) => format!(", on seed {}", f.seed),

@@ -303,6 +303,7 @@ mod tests {
                     from: "A".into(),
                     to: "B".into(),
                     one_way: true,
+                    down_for: None,
                 },
             }],
             cursor: 500,

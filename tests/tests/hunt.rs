@@ -818,6 +818,7 @@ fn bug3_of_21181_is_found_with_a_drawn_snapshot_and_the_fix_holds() {
             at: 14_000_000,
             action: Action::Partition {
                 groups: vec![vec!["node1".into()], vec!["node2".into(), "node3".into()]],
+                down_for: None,
             },
             during: None,
             undo: Some((24_000_000, Action::HealAll {})),
@@ -923,7 +924,7 @@ fn figure_8_is_found_by_stranded_leaders_and_shrunk_to_seven_actions() {
         .shrunk
         .iter()
         .find_map(|f| match (&f.action, &f.during) {
-            (Action::Partition { groups }, Some((_, Action::Command { node, .. })))
+            (Action::Partition { groups, .. }, Some((_, Action::Command { node, .. })))
                 if groups.iter().any(|g| g == &vec![node.clone()]) =>
             {
                 Some(node.clone())

@@ -56,6 +56,7 @@ fn away(k: u32, at: u64, close: u64, until: u64) -> Fault {
         at,
         action: Action::Partition {
             groups: vec![vec![hunt::follower(k)]],
+            down_for: None,
         },
         during: Some((
             close,
@@ -92,7 +93,7 @@ fn a_command_while_a_follower_is_away_is_drawn_only_where_the_model_declares_it(
                 let (u, back) = f.undo.as_ref().unwrap();
                 assert!(f.at < *d && d <= u, "{f:?}");
                 match (&f.action, back) {
-                    (Action::Partition { groups }, Action::HealAll {}) => {
+                    (Action::Partition { groups, .. }, Action::HealAll {}) => {
                         assert_eq!(groups.len(), 1);
                         cuts += 1;
                     }
@@ -180,7 +181,7 @@ fn the_follower_away_is_the_kth_follower_at_its_time() {
             assert_eq!(r.len(), 1);
             assert!(!hunt::aimed(&r[0]), "{r:?}");
             match &r[0].action {
-                Action::Partition { groups } => {
+                Action::Partition { groups, .. } => {
                     assert_eq!(groups.len(), 2, "{groups:?}");
                     assert!(groups.contains(&vec![want.clone()]), "{groups:?} {want}");
                 }
@@ -298,7 +299,7 @@ fn the_pipeline_close_is_found_by_a_close_while_a_follower_is_away_and_shrunk_wh
     assert_eq!(sh.faults.len(), 1, "{:?}", sh.faults);
     let f = &sh.faults[0];
     assert!(
-        matches!(&f.action, Action::Partition { groups }
+        matches!(&f.action, Action::Partition { groups, .. }
         if groups.contains(&vec!["dn3".to_string()])),
         "{f:?}"
     );
@@ -343,6 +344,7 @@ fn a_command_while_a_follower_is_away_shrinks_to_the_command_alone_when_that_fai
             vec!["dn2".into()],
             vec!["dn1".into(), "dn3".into(), "scm".into()],
         ],
+        down_for: None,
     };
     let sh = shrink(&CloseFails, &s, &p, &space, 1, &[f], &l);
     assert_eq!(sh.faults.len(), 1, "{:?}", sh.faults);
@@ -356,6 +358,7 @@ fn a_command_while_a_follower_is_away_shrinks_to_the_command_alone_when_that_fai
             vec!["dn1".into(), "dn2".into(), "dn3".into()],
             vec!["scm".into()],
         ],
+        down_for: None,
     };
     let sh = shrink(&CloseFails, &s, &p, &space, 1, &[g], &l);
     assert_eq!(hunt::actions(&sh.faults).len(), 3, "{:?}", sh.faults);

@@ -50,6 +50,7 @@ fn cut_n1() -> Action {
             vec!["n1".into()],
             ["n2", "n3", "n4", "n5"].map(String::from).to_vec(),
         ],
+        down_for: None,
     }
 }
 

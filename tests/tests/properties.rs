@@ -257,7 +257,7 @@ fn delay(max_us: Option<u64>) -> BoxedStrategy<Dur> {
 fn action(max_delay_us: Option<u64>) -> impl Strategy<Value = Action> {
     let link = || (node_name(), node_name(), any::<bool>());
     prop_oneof![
-        3 => link().prop_map(|(from, to, one_way)| Action::DropLink { from, to, one_way }),
+        3 => link().prop_map(|(from, to, one_way)| Action::DropLink { from, to, one_way, down_for: None }),
         2 => link().prop_map(|(from, to, one_way)| Action::HealLink { from, to, one_way }),
         2 => (link(), loss()).prop_map(|((from, to, one_way), loss)| Action::SetLoss {
             from,
@@ -275,7 +275,7 @@ fn action(max_delay_us: Option<u64>) -> impl Strategy<Value = Action> {
             }
         ),
         2 => prop::collection::vec(prop::collection::vec(node_name(), 0..3), 0..4)
-            .prop_map(|groups| Action::Partition { groups }),
+            .prop_map(|groups| Action::Partition { groups, down_for: None }),
         2 => Just(Action::HealAll {}),
         3 => node_name().prop_map(|node| Action::Stop { node }),
         3 => node_name().prop_map(|node| Action::Kill { node }),
@@ -712,6 +712,7 @@ fn nonsense_actions_are_refused_and_change_nothing() {
             from: s("A"),
             to: s("A"),
             one_way: false,
+            down_for: None,
         },
         Action::Stop { node: s("Z") },
         Action::Stall {
@@ -768,9 +769,11 @@ fn nonsense_actions_are_refused_and_change_nothing() {
         },
         Action::Partition {
             groups: vec![vec![s("A")]],
+            down_for: None,
         },
         Action::Partition {
             groups: vec![vec![s("A")], vec![s("A"), s("B")]],
+            down_for: None,
         },
     ];
     for a in nonsense {

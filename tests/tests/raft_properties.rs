@@ -103,12 +103,14 @@ fn to_action(o: &Op) -> Action {
             };
             Action::Partition {
                 groups: vec![g(0), g(1)],
+                down_for: None,
             }
         }
         Op::DropOneWay(a, b) => Action::DropLink {
             from: name(*a),
             to: name(*b),
             one_way: true,
+            down_for: None,
         },
         Op::Loss(a, b, l) => Action::SetLoss {
             from: name(*a),

@@ -160,6 +160,7 @@ fn recorded_actions_replay_the_same_untraced() {
                 from: "A".into(),
                 to: "B".into(),
                 one_way: false,
+                down_for: None,
             },
         },
     ];

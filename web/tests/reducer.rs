@@ -231,6 +231,7 @@ fn user_action_is_recorded_and_refused_action_changes_nothing() {
             from: "A".into(),
             to: "C".into(),
             one_way: false,
+            down_for: None,
         }),
     );
     {

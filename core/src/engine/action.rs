@@ -54,12 +54,15 @@ fn is_false(b: &bool) -> bool {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "action", rename_all = "kebab-case")]
 pub enum Action {
-    /// Drop every message from `from` to `to` (and back, unless `one_way`).
+    /// Drop every message from `from` to `to` (and back, unless `one_way`); with `down_for`, a
+    /// timed cut: at `at + down_for` the links it cut come back up ([`Action::cut_for`]).
     DropLink {
         from: String,
         to: String,
         #[serde(default, skip_serializing_if = "is_false")]
         one_way: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        down_for: Option<Dur>,
     },
     /// Restore the link(s) to the scenario's default condition.
     HealLink {
@@ -84,9 +87,12 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "is_false")]
         one_way: bool,
     },
-    /// Cut every link between different groups; links inside a group are untouched.
+    /// Cut every link between different groups; links inside a group are untouched. With
+    /// `down_for`, a timed cut (as for `DropLink`).
     Partition {
         groups: Vec<Vec<String>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        down_for: Option<Dur>,
     },
     /// Every link back to the scenario default.
     HealAll {},
@@ -152,6 +158,18 @@ pub enum MsgFate {
 }
 
 impl Action {
+    /// How long a timed cut keeps its links down (`down_for` of a `drop-link` or `partition`):
+    /// one action that starts a cut and ends it. At `at + down_for` the engine sets back up
+    /// exactly the links this action cut that no later action has cut or healed since (a later
+    /// `drop-link`, `partition`, `heal-link` or `heal-all` on a link takes it over; `set-loss`
+    /// and `set-latency` do not, and what they set stays). `None` for every other action.
+    pub fn cut_for(&self) -> Option<Dur> {
+        match self {
+            Action::DropLink { down_for, .. } | Action::Partition { down_for, .. } => *down_for,
+            _ => None,
+        }
+    }
+
     /// The node this action is about, when there is one (for the timeline and the topology).
     pub fn node(&self) -> Option<&str> {
         match self {
@@ -174,8 +192,17 @@ impl Action {
     /// One line for timelines and logs.
     pub fn describe(&self) -> String {
         let dir = |one_way: bool| if one_way { "->" } else { "<->" };
+        let cut_for = |d: &Option<Dur>| {
+            d.map(|d| format!(" for {}", fmt_duration(d.0)))
+                .unwrap_or_default()
+        };
         match self {
-            Action::DropLink { from, to, one_way } => format!("drop {from}{}{to}", dir(*one_way)),
+            Action::DropLink {
+                from,
+                to,
+                one_way,
+                down_for,
+            } => format!("drop {from}{}{to}{}", dir(*one_way), cut_for(down_for)),
             Action::HealLink { from, to, one_way } => format!("heal {from}{}{to}", dir(*one_way)),
             Action::SetLoss {
                 from,
@@ -197,12 +224,12 @@ impl Action {
                 fmt_duration(max.0),
                 dir(*one_way)
             ),
-            Action::Partition { groups } => {
+            Action::Partition { groups, down_for } => {
                 let g: Vec<String> = groups
                     .iter()
                     .map(|g| format!("[{}]", g.join(",")))
                     .collect();
-                format!("partition {}", g.join(" | "))
+                format!("partition {}{}", g.join(" | "), cut_for(down_for))
             }
             Action::HealAll {} => "heal all links".into(),
             Action::Stop { node } => format!("stop {node} (graceful)"),
@@ -285,7 +312,8 @@ mod tests {
             Action::DropLink {
                 from: "A".into(),
                 to: "B".into(),
-                one_way: false
+                one_way: false,
+                down_for: None,
             }
         );
         let text = toml::to_string(&a).unwrap();
@@ -312,6 +340,7 @@ mod tests {
                 from: s("A"),
                 to: s("B"),
                 one_way: true,
+                down_for: None,
             },
             Action::HealLink {
                 from: s("A"),
@@ -333,6 +362,7 @@ mod tests {
             },
             Action::Partition {
                 groups: vec![vec![s("A"), s("B")], vec![s("C")]],
+                down_for: None,
             },
             Action::HealAll {},
             Action::Stop { node: s("A") },

@@ -64,8 +64,17 @@ impl<P: Protocol> Sim<P> {
         let err = SimError::Action;
         let default = self.net.default_link().clone();
         // Validate and compute the change.
+        // What a link change does to the links' timed cuts (`Sim::cut_owner`).
+        enum Up {
+            /// Loss or latency: the link's `up` untouched, and who cut it with it.
+            Keep,
+            /// A heal: the link's own again.
+            Heal,
+            /// A cut; timed (its duration) or not.
+            Cut(Option<Micros>),
+        }
         enum Change {
-            Links(Vec<(NodeId, NodeId)>, Box<dyn Fn(&mut Link)>),
+            Links(Vec<(NodeId, NodeId)>, Box<dyn Fn(&mut Link)>, Up),
             HealAll,
             Stop(NodeId),
             Kill(NodeId),
@@ -76,15 +85,22 @@ impl<P: Protocol> Sim<P> {
             Fate(u64, crate::engine::action::MsgFate),
         }
         let change = match action {
-            Action::DropLink { from, to, one_way } => Change::Links(
+            Action::DropLink {
+                from,
+                to,
+                one_way,
+                down_for,
+            } => Change::Links(
                 self.link_pairs(from, to, *one_way).map_err(err)?,
                 Box::new(|l| l.up = false),
+                Up::Cut(self.cut_time(*down_for)?),
             ),
             Action::HealLink { from, to, one_way } => {
                 let d = default.clone();
                 Change::Links(
                     self.link_pairs(from, to, *one_way).map_err(err)?,
                     Box::new(move |l| *l = d.clone()),
+                    Up::Heal,
                 )
             }
             Action::SetLoss {
@@ -102,6 +118,7 @@ impl<P: Protocol> Sim<P> {
                 Change::Links(
                     self.link_pairs(from, to, *one_way).map_err(err)?,
                     Box::new(move |l| l.loss = p),
+                    Up::Keep,
                 )
             }
             Action::SetLatency {
@@ -132,9 +149,11 @@ impl<P: Protocol> Sim<P> {
                         l.latency_min_us = lo;
                         l.latency_max_us = hi;
                     }),
+                    Up::Keep,
                 )
             }
-            Action::Partition { groups } => {
+            Action::Partition { groups, down_for } => {
+                let timed = self.cut_time(*down_for)?;
                 let mut group_of = vec![usize::MAX; self.topo.len() as usize];
                 for (gi, g) in groups.iter().enumerate() {
                     for name in g {
@@ -157,7 +176,7 @@ impl<P: Protocol> Sim<P> {
                         }
                     }
                 }
-                Change::Links(pairs, Box::new(|l| l.up = false))
+                Change::Links(pairs, Box::new(|l| l.up = false), Up::Cut(timed))
             }
             Action::HealAll {} => Change::HealAll,
             Action::Stop { node } => {
@@ -279,8 +298,37 @@ impl<P: Protocol> Sim<P> {
             action.node().and_then(|n| self.topo.id(n)).unwrap_or(0),
         );
         match change {
-            Change::Links(pairs, f) => self.net.update(&pairs, &*f),
-            Change::HealAll => self.net.heal_all(),
+            Change::Links(pairs, f, up) => {
+                self.net.update(&pairs, &*f);
+                match up {
+                    Up::Keep => {}
+                    Up::Heal | Up::Cut(None) => {
+                        if !self.cuts.owner.is_empty() {
+                            for p in &pairs {
+                                self.cuts.owner.remove(p);
+                            }
+                        }
+                    }
+                    Up::Cut(Some(d)) => {
+                        // The cut's token is the seq of the event that ends it.
+                        let token = self.seq;
+                        self.push(self.now + d, Ev::CutEnds(token));
+                        let text = format!(
+                            "{} (at {})",
+                            action.describe(),
+                            crate::time::fmt_duration(self.now)
+                        );
+                        self.cuts.texts.insert(token, text);
+                        for p in pairs {
+                            self.cuts.owner.insert(p, token);
+                        }
+                    }
+                }
+            }
+            Change::HealAll => {
+                self.net.heal_all();
+                self.cuts.owner.clear();
+            }
             Change::Stop(id) => self.stop_node(out, id)?,
             Change::Kill(id) => self.exit_node(out, id)?,
             Change::Start(id) => self.start_node(out, id)?,
@@ -308,6 +356,43 @@ impl<P: Protocol> Sim<P> {
             Change::Command(..) => unreachable!("handled above"),
         }
         Ok(())
+    }
+
+    /// A timed cut's duration, checked as the scenario file checks it; `None` for a cut that
+    /// lasts until a heal.
+    fn cut_time(&self, down_for: Option<Dur>) -> Result<Option<Micros>, SimError> {
+        match down_for {
+            None => Ok(None),
+            Some(d) => {
+                crate::scenario_file::check_cut_for(d.0, self.limits.max_duration_us)
+                    .map_err(SimError::Action)?;
+                Ok(Some(d.0))
+            }
+        }
+    }
+
+    /// The end of a timed cut (`Ev::CutEnds`): every link whose last cut or heal is still that
+    /// cut comes back up (its loss and latency as they are now); links a later action cut or
+    /// healed are that action's. Logged, with how many links came up.
+    pub(super) fn end_cut(&mut self, out: &mut Out, token: u64) {
+        let mine: Vec<(NodeId, NodeId)> = self
+            .cuts
+            .owner
+            .iter()
+            .filter(|(_, t)| **t == token)
+            .map(|(p, _)| *p)
+            .collect();
+        for p in &mine {
+            self.cuts.owner.remove(p);
+        }
+        self.net.update(&mine, &|l| l.up = true);
+        let what = self.cuts.texts.remove(&token).unwrap_or_default();
+        let text = format!(
+            "the timed cut {what} ended: {} link{} up again",
+            mine.len(),
+            if mine.len() == 1 { "" } else { "s" }
+        );
+        self.log(out, 0, LogLevel::Info, &text);
     }
 
     pub(super) fn record_action(

@@ -144,6 +144,17 @@ enum Ev<P: Protocol> {
     },
     Scheduled(u32),
     Start(NodeId),
+    /// The end of a timed cut (`Action::cut_for`), by its token.
+    CutEnds(u64),
+}
+
+/// The open timed cuts: which cut each link's `up = false` belongs to (its token, the seq of its
+/// `Ev::CutEnds`), while no later cut or heal took the link over, and each cut's text for the
+/// log line of its end. Empty unless a timed cut ran.
+#[derive(Clone, Debug, Default)]
+struct TimedCuts {
+    owner: BTreeMap<(NodeId, NodeId), u64>,
+    texts: BTreeMap<u64, String>,
 }
 
 #[derive(Clone, Debug)]
@@ -252,6 +263,8 @@ pub struct Sim<P: Protocol> {
     next_msg: u64,
     /// Forks' decisions about messages not yet sent, by id (`Action::Message`).
     fates: BTreeMap<u64, crate::engine::action::MsgFate>,
+    /// Timed cuts not ended yet (`Action::cut_for`).
+    cuts: TimedCuts,
     net_rng: SimRng,
     limits: Limits,
     effects: Vec<Effect<P>>,
@@ -342,6 +355,7 @@ impl<P: Protocol> Clone for Sim<P> {
             seq,
             next_msg,
             fates,
+            cuts,
             net_rng,
             limits,
             effects,
@@ -365,6 +379,7 @@ impl<P: Protocol> Clone for Sim<P> {
             seq: *seq,
             next_msg: *next_msg,
             fates: fates.clone(),
+            cuts: cuts.clone(),
             net_rng: net_rng.clone(),
             limits: limits.clone(),
             effects: effects.clone(),
@@ -391,6 +406,7 @@ impl<P: Protocol> Clone for Sim<P> {
             seq,
             next_msg,
             fates,
+            cuts,
             net_rng,
             limits,
             effects,
@@ -413,6 +429,7 @@ impl<P: Protocol> Clone for Sim<P> {
         self.seq = *seq;
         self.next_msg = *next_msg;
         self.fates.clone_from(fates);
+        self.cuts.clone_from(cuts);
         self.net_rng.clone_from(net_rng);
         self.limits.clone_from(limits);
         self.effects.clone_from(effects);
@@ -504,6 +521,7 @@ impl<P: Protocol> Sim<P> {
             seq: 0,
             next_msg: 0,
             fates: BTreeMap::new(),
+            cuts: TimedCuts::default(),
             net_rng: rng::child(seed, rng::STREAM_NETWORK),
             limits,
             effects: Vec::new(),
@@ -633,6 +651,10 @@ impl<P: Protocol> Sim<P> {
                     Ok(())
                 }
             }
+            Ev::CutEnds(token) => {
+                self.end_cut(out, token);
+                Ok(())
+            }
         }?;
         self.check_invariants(out);
         self.steps += 1;
@@ -745,3 +767,5 @@ pub use run::{Engine, MAX_CHECKPOINTS, MIN_CHECKPOINTS};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_cuts;

@@ -92,6 +92,7 @@ fn link_down_and_loss_drop_with_reasons() {
             from: "n0".into(),
             to: "n1".into(),
             one_way: true,
+            down_for: None,
         },
     )];
     let mut e = engine(pp(false), 2, lan(), sched, 1);
@@ -165,6 +166,7 @@ fn partition_and_heal() {
             0,
             Action::Partition {
                 groups: vec![vec!["n0".into()], vec!["n1".into(), "n2".into()]],
+                down_for: None,
             },
         ),
         (5_000_000, Action::HealAll {}),
@@ -280,6 +282,7 @@ fn impossible_actions_are_refused_without_changing_anything() {
                 from: "n0".into(),
                 to: "n0".into(),
                 one_way: false,
+                down_for: None,
             },
             "two different nodes",
         ),
@@ -470,6 +473,7 @@ fn user_actions_replay_exactly() {
         from: "n1".into(),
         to: "n3".into(),
         one_way: true,
+        down_for: None,
     })
     .unwrap();
     live.run_until(900_000, 1_000_000).unwrap();

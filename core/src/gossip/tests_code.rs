@@ -149,6 +149,7 @@ fn a_shutdown_announcement_marks_the_node_down_at_once() {
             from: "B".into(),
             to: "C".into(),
             one_way: false,
+            down_for: None,
         },
     );
     until(&mut r, 40 * US_PER_S);
@@ -415,6 +416,7 @@ fn an_isolated_node_gossips_to_an_unreachable_peer_and_a_seed_every_round() {
         &mut r,
         Action::Partition {
             groups: vec![vec!["D".into()], vec!["A".into(), "B".into(), "C".into()]],
+            down_for: None,
         },
     );
     until(&mut r, 60 * US_PER_S);
@@ -741,6 +743,7 @@ fn a_node_with_gossip_disabled_ignores_a_shutdown_announcement() {
             from: "A".into(),
             to: "B".into(),
             one_way: true,
+            down_for: None,
         },
     );
     act(

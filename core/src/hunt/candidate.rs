@@ -100,6 +100,7 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                         from: from.clone(),
                         to: to.clone(),
                         one_way,
+                        down_for: None,
                     },
                     Kind::Loss => Action::SetLoss {
                         from: from.clone(),
@@ -154,7 +155,10 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                 });
                 Fault {
                     at,
-                    action: Action::Partition { groups },
+                    action: Action::Partition {
+                        groups,
+                        down_for: None,
+                    },
                     during: None,
                     undo: Some((until, Action::HealAll {})),
                 }
@@ -219,6 +223,7 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                         at,
                         action: Action::Partition {
                             groups: vec![vec![leader()]],
+                            down_for: None,
                         },
                         during: None,
                         undo: Some((until, Action::HealAll {})),
@@ -240,6 +245,7 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                             at,
                             action: Action::Partition {
                                 groups: vec![vec![leader()]],
+                                down_for: None,
                             },
                             during: Some((
                                 later,
@@ -307,6 +313,7 @@ pub fn candidate(plan: &Plan, space: &Space, index: u64) -> Candidate {
                     (
                         Action::Partition {
                             groups: vec![vec![who]],
+                            down_for: None,
                         },
                         Action::HealAll {},
                     )

@@ -32,7 +32,9 @@ fn node_names(f: &Fault) -> Vec<&str> {
     let undo = f.undo.as_ref().map(|(_, a)| a);
     for a in std::iter::once(&f.action).chain(during).chain(undo) {
         match a {
-            Action::Partition { groups } => v.extend(groups.iter().flatten().map(String::as_str)),
+            Action::Partition { groups, .. } => {
+                v.extend(groups.iter().flatten().map(String::as_str))
+            }
             a => v.extend(a.node()),
         }
     }
@@ -67,7 +69,7 @@ fn aim(f: &Fault, placeholder: &str, node: &str, nodes: &[String]) -> Fault {
     let fix = |a: &Action| -> Action {
         let mut a = a.clone();
         match &mut a {
-            Action::Partition { groups } => {
+            Action::Partition { groups, .. } => {
                 if groups.len() == 1 && groups[0].len() == 1 && groups[0][0] == placeholder {
                     let rest = nodes.iter().filter(|n| *n != node).cloned().collect();
                     *groups = vec![vec![node.to_string()], rest];
@@ -222,7 +224,7 @@ fn aim_follower(f: &Fault, followers: &[crate::engine::NodeId], nodes: &[String]
 /// either order): the shape of a resolved leader cut ([`unaim`]) and of the cuts the shrink's
 /// step 1d writes as stalls.
 pub(super) fn cut_alone<'a>(a: &'a Action, nodes: &[String]) -> Option<&'a str> {
-    let Action::Partition { groups } = a else {
+    let Action::Partition { groups, .. } = a else {
         return None;
     };
     match groups.as_slice() {
@@ -255,7 +257,7 @@ pub fn unaim(f: &Fault, nodes: &[String]) -> Fault {
     let fix = |a: &Action| -> Action {
         let mut a = a.clone();
         match &mut a {
-            Action::Partition { groups } => *groups = vec![vec![LEADER.to_string()]],
+            Action::Partition { groups, .. } => *groups = vec![vec![LEADER.to_string()]],
             Action::Restart { node: n, .. }
             | Action::Kill { node: n }
             | Action::Start { node: n }

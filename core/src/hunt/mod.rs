@@ -37,8 +37,8 @@ pub use leader::{
 };
 pub use parts::{merge, Part, PART_VERSION};
 pub use shrink::{
-    most_reruns, shrink, shrink_by, shrink_seed, shrink_with, Shrunk, FEWER_PROBES, SEED_PROBES,
-    SEED_PROBES_LARGE, SEED_RERUNS_LARGE, SMALL,
+    as_timed_cut, most_reruns, shrink, shrink_by, shrink_seed, shrink_with, time_cuts, Shrunk,
+    FEWER_PROBES, SEED_PROBES, SEED_PROBES_LARGE, SEED_RERUNS_LARGE, SMALL,
 };
 
 /// Most faults one generated candidate has by default (each a fault and, for most kinds, its
@@ -535,7 +535,7 @@ pub fn size(faults: &[Fault]) -> (usize, Micros, Micros) {
         .map(|f| match (&f.undo, &f.action) {
             (Some((u, _)), _) => u - f.at,
             (None, Action::Restart { down_for, .. }) => down_for.map_or(0, |d| d.0),
-            _ => 0,
+            (None, a) => a.cut_for().map_or(0, |d| d.0),
         })
         .sum();
     let at = faults.iter().map(|f| f.at).sum();
@@ -871,6 +871,20 @@ pub fn finish_by(
     let (seed, shrunk, reruns) = shrink_seed(
         runner, &small, plan, space, c.seed, &sh.faults, panicked, limits, sh.reruns, progress,
     );
+    // Last: cuts and the heals that end only them as timed cuts, within the whole bound.
+    let (shrunk, timed) = time_cuts(
+        runner,
+        &small,
+        plan,
+        space,
+        seed,
+        &shrunk,
+        panicked,
+        limits,
+        most_reruns(plan).saturating_sub(reruns),
+        &mut |r, b| progress(reruns + r, b),
+    );
+    let reruns = reruns + timed;
     let detail = match runner.run(&small, plan, seed, &shrunk, limits) {
         Verdict::Found(d) => d,
         other => panic!("a shrunk schedule that no longer fails: {other:?}"),

@@ -514,6 +514,12 @@ fn simplify(f: &Fault, step: usize, space: &Space) -> Option<Fault> {
                 *u = g.at + round_ms(len / 2).max(floor);
             } else if let Action::Restart {
                 down_for: Some(d), ..
+            }
+            | Action::DropLink {
+                down_for: Some(d), ..
+            }
+            | Action::Partition {
+                down_for: Some(d), ..
             } = &mut g.action
             {
                 if d.0 <= floor {
@@ -553,6 +559,15 @@ fn simplify(f: &Fault, step: usize, space: &Space) -> Option<Fault> {
             let len = g.undo.as_ref().map(|(u, _)| r(*u - g.at).max(q));
             let off = g.during.as_ref().map(|(d, _)| r(*d - g.at));
             g.at = at;
+            if let Action::DropLink {
+                down_for: Some(d), ..
+            }
+            | Action::Partition {
+                down_for: Some(d), ..
+            } = &mut g.action
+            {
+                d.0 = r(d.0).max(q);
+            }
             if let (Some((u, _)), Some(len)) = (&mut g.undo, len) {
                 *u = at + len;
             }
@@ -602,7 +617,7 @@ fn simplify(f: &Fault, step: usize, space: &Space) -> Option<Fault> {
             let at = command.node()?;
             let away = match &g.action {
                 // The side cut off: the smallest group.
-                Action::Partition { groups } => groups
+                Action::Partition { groups, .. } => groups
                     .iter()
                     .min_by_key(|g| g.len())
                     .is_some_and(|g| g.iter().any(|n| n == at)),
@@ -620,8 +635,13 @@ fn simplify(f: &Fault, step: usize, space: &Space) -> Option<Fault> {
         }
         _ => return None,
     }
-    // The action in between stays after the fault and not after its undo.
-    let undo_at = g.undo.as_ref().map(|(u, _)| *u);
+    // The action in between stays after the fault and not after its undo (or a timed cut's
+    // end).
+    let undo_at = g
+        .undo
+        .as_ref()
+        .map(|(u, _)| *u)
+        .or(g.action.cut_for().map(|d| g.at + d.0));
     if let Some((d, _)) = &mut g.during {
         *d = (*d).max(g.at);
         if let Some(u) = undo_at {
@@ -718,6 +738,133 @@ fn as_stalls(faults: &[Fault], i: usize, scenario: &Scenario, space: &Space) -> 
         .collect()
 }
 
+/// The last step of a whole shrink ([`super::finish_by`], after the seed's): each cut and the
+/// heal that ends only it written as one timed cut ([`as_timed_cut`]: one action fewer) where
+/// the schedule still fails the same way on `seed`, then each timed cut's duration halved (not
+/// below 1 ms) and rounded to 100 ms and to the second while it does. At most `budget` re-runs;
+/// returns the schedule and the re-runs spent. It runs last, on the schedule the other steps
+/// reached, so that it only takes actions away: run inside the loop, a timed cut changed which
+/// removals the later steps found (Figure 8's hunt seed 2 ended at 8 actions instead of 7).
+#[allow(clippy::too_many_arguments)]
+pub fn time_cuts(
+    runner: &dyn Runner,
+    scenario: &Scenario,
+    plan: &Plan,
+    space: &Space,
+    seed: u64,
+    faults: &[Fault],
+    panicked: bool,
+    limits: &Limits,
+    budget: u32,
+    progress: &mut dyn FnMut(u32, &[Fault]),
+) -> (Vec<Fault>, u32) {
+    let mut cur = faults.to_vec();
+    let mut reruns = 0u32;
+    let mut fails = |f: &[Fault], best: &[Fault], reruns: &mut u32| -> bool {
+        if *reruns >= budget {
+            return false;
+        }
+        *reruns += 1;
+        let v = runner.run(scenario, plan, seed, f, limits);
+        let yes = v.found() && super::panicked(&v) == panicked;
+        progress(*reruns, if yes { f } else { best });
+        yes
+    };
+    for i in 0..cur.len() {
+        let Some(g) = as_timed_cut(&cur, i) else {
+            continue;
+        };
+        let mut next = cur.clone();
+        next[i] = g;
+        if !fails(&next, &cur, &mut reruns) {
+            continue;
+        }
+        cur = next;
+        for step in [0, 3, 4] {
+            while let Some(f) = simplify(&cur[i], step, space) {
+                let mut next = cur.clone();
+                next[i] = f;
+                if fails(&next, &cur, &mut reruns) {
+                    cur = next;
+                } else {
+                    break;
+                }
+            }
+        }
+    }
+    (cur, reruns)
+}
+
+/// [`time_cuts`]' candidate for `faults[i]`: when it is a cut (`drop-link` or `partition`, not timed)
+/// whose undo is a heal that ends only that cut's links (a `heal-all` while no other fault's
+/// link state, a cut, loss or latency, is in force; a `heal-link` of the same link while no
+/// other fault's is), the same cut as one timed cut (`down_for` = the heal's time minus the
+/// cut's), its action in between kept, without the heal. None otherwise.
+pub fn as_timed_cut(faults: &[Fault], i: usize) -> Option<Fault> {
+    let f = &faults[i];
+    let (u, heal) = f.undo.as_ref()?;
+    let ends_it = match (&f.action, heal) {
+        (
+            Action::DropLink { down_for: None, .. } | Action::Partition { down_for: None, .. },
+            Action::HealAll {},
+        ) => true,
+        (
+            Action::DropLink {
+                from,
+                to,
+                one_way,
+                down_for: None,
+            },
+            Action::HealLink {
+                from: hf,
+                to: ht,
+                one_way: hw,
+            },
+        ) => from == hf && to == ht && one_way == hw,
+        _ => false,
+    };
+    if !ends_it || *u <= f.at {
+        return None;
+    }
+    // Another fault's link state in force at the heal: the heal ends it too.
+    let links = |a: &Action| {
+        matches!(
+            a,
+            Action::DropLink { .. }
+                | Action::Partition { .. }
+                | Action::SetLoss { .. }
+                | Action::SetLatency { .. }
+        )
+    };
+    let other = faults.iter().enumerate().any(|(j, g)| {
+        j != i
+            && g.actions().iter().any(|(t, a)| {
+                if !links(a) || *t > *u {
+                    return false;
+                }
+                // Ended before the heal: by its own undo or its own duration.
+                let end = match (&g.undo, a.cut_for()) {
+                    (_, Some(d)) => Some(t + d.0),
+                    (Some((e, _)), None) if (*t, a) == (g.at, &g.action) => Some(*e),
+                    _ => None,
+                };
+                end.is_none_or(|e| e >= *u)
+            })
+    });
+    if other {
+        return None;
+    }
+    let mut g = f.clone();
+    match &mut g.action {
+        Action::DropLink { down_for, .. } | Action::Partition { down_for, .. } => {
+            *down_for = Some(Dur(u - f.at));
+        }
+        _ => return None,
+    }
+    g.undo = None;
+    Some(g)
+}
+
 /// How many of `faults`' lasting states nothing ends: a link fault (a cut, a drop, loss,
 /// latency) without its undo and with no `heal-all` after it, an executor stalled or delayed
 /// without its release and with no restart or kill of its node after it (a restarted process
@@ -737,6 +884,12 @@ fn left_open(faults: &[Fault]) -> usize {
         .filter(|(i, f)| {
             f.undo.is_none()
                 && match &f.action {
+                    // A timed cut ends itself.
+                    Action::DropLink { .. } | Action::Partition { .. }
+                        if f.action.cut_for().is_some() =>
+                    {
+                        false
+                    }
                     Action::DropLink { .. }
                     | Action::SetLoss { .. }
                     | Action::SetLatency { .. }

@@ -69,7 +69,15 @@ pub(super) fn run_for(e: &mut Engine<RaftKv>, us: u64) {
 /// Drops the messages from `a` to `b` (and back, unless `one_way`).
 pub(super) fn drop_link(e: &mut Engine<RaftKv>, a: NodeId, b: NodeId, one_way: bool) {
     let (from, to) = (name(e, a), name(e, b));
-    act(e, Action::DropLink { from, to, one_way });
+    act(
+        e,
+        Action::DropLink {
+            from,
+            to,
+            one_way,
+            down_for: None,
+        },
+    );
 }
 
 pub(super) fn isolate(e: &mut Engine<RaftKv>, a: NodeId, n: u32, down: bool) {
@@ -82,6 +90,7 @@ pub(super) fn isolate(e: &mut Engine<RaftKv>, a: NodeId, n: u32, down: bool) {
                     from,
                     to,
                     one_way: false,
+                    down_for: None,
                 }
             } else {
                 Action::HealLink {

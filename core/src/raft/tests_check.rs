@@ -125,6 +125,7 @@ fn incremental_check_agrees_with_the_full_scan_under_random_faults() {
                 0 | 1 => Action::Kill { node },
                 2 => Action::Partition {
                     groups: vec![e.sim.topo.names[..k + 1].to_vec()],
+                    down_for: None,
                 },
                 3 => Action::HealAll {},
                 _ => continue,

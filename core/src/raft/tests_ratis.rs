@@ -337,6 +337,7 @@ fn granting_a_pre_vote_puts_off_the_voters_election() {
                     from,
                     to,
                     one_way: true,
+                    down_for: None,
                 },
             );
         }

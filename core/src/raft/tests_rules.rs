@@ -65,6 +65,7 @@ fn retry_cache_answers_a_retried_request_without_a_second_entry() {
             from: ln.clone(),
             to: fname.clone(),
             one_way: true,
+            down_for: None,
         },
     );
     put(&mut e, f, "x 2");
@@ -167,6 +168,7 @@ fn cut_off_leader(e: &mut Engine<RaftKv>) -> (NodeId, super::Term) {
         e,
         Action::Partition {
             groups: vec![vec![ln], rest],
+            down_for: None,
         },
     );
     (l, term)

@@ -185,6 +185,9 @@ pub fn check_action(a: &Action, topo: &Topology, limits: &Limits) -> Result<(), 
             fmt_duration(max)
         ))
     };
+    if let Some(d) = a.cut_for() {
+        check_cut_for(d.0, limits.max_duration_us)?;
+    }
     match a {
         Action::DropLink { from, to, .. }
         | Action::HealLink { from, to, .. }
@@ -209,7 +212,7 @@ pub fn check_action(a: &Action, topo: &Topology, limits: &Limits) -> Result<(), 
         Action::Restart {
             down_for: Some(d), ..
         } if d.0 > limits.max_duration_us => over("down_for", d.0, limits.max_duration_us),
-        Action::Partition { groups } => {
+        Action::Partition { groups, .. } => {
             let mut seen = std::collections::BTreeSet::new();
             for name in groups.iter().flatten() {
                 if !seen.insert(topo.id(name)) {
@@ -228,6 +231,26 @@ pub fn check_action(a: &Action, topo: &Topology, limits: &Limits) -> Result<(), 
     }
 }
 
+/// A timed cut's `down_for` (`drop-link`, `partition`): above 0 and within the scenario's
+/// duration limit, as a restart's. The engine checks the same (`Sim::apply_action`).
+pub fn check_cut_for(d: Micros, max: Micros) -> Result<(), String> {
+    if d == 0 {
+        return Err(
+            "a cut with down_for = \"0s\" ends as it starts: give it a duration \
+                    (down_for = \"1s\"), or leave down_for out for a cut that lasts until a heal"
+                .into(),
+        );
+    }
+    if d > max {
+        return Err(format!(
+            "down_for {} is above the limit of {} (the scenario's duration limit)",
+            fmt_duration(d),
+            fmt_duration(max)
+        ));
+    }
+    Ok(())
+}
+
 /// Names in an action must exist (the engine re-checks state-dependent rules when it applies it).
 pub fn check_action_nodes(a: &Action, topo: &Topology) -> Result<(), String> {
     let mut names: Vec<&str> = Vec::new();
@@ -239,7 +262,9 @@ pub fn check_action_nodes(a: &Action, topo: &Topology) -> Result<(), String> {
             names.push(from);
             names.push(to);
         }
-        Action::Partition { groups } => names.extend(groups.iter().flatten().map(|s| s.as_str())),
+        Action::Partition { groups, .. } => {
+            names.extend(groups.iter().flatten().map(|s| s.as_str()))
+        }
         _ => names.extend(a.node()),
     }
     for n in names {

@@ -259,6 +259,24 @@ pub(super) fn expectations() -> Vec<Row> {
             &["faults[0]", "two different nodes", "\"A\" twice"],
         ),
         sc_append(
+            "fault_timed_cut_zero",
+            "A timed cut of 0s",
+            "[[faults]]\nat = \"10s\"\naction = \"drop-link\"\nfrom = \"A\"\nto = \"B\"\ndown_for = \"0s\"\n",
+            &["faults[0]", "down_for = \"0s\" ends as it starts", "down_for = \"1s\"", "leave down_for out"],
+        ),
+        sc_append(
+            "fault_timed_cut_over_limit",
+            "A timed partition longer than the duration limit",
+            "[[faults]]\nat = \"10s\"\naction = \"partition\"\ngroups = [[\"A\"], [\"B\", \"C\"]]\ndown_for = \"7h\"\n",
+            &["faults[0]", "down_for 25200s is above the limit of 21600s"],
+        ),
+        sc_append(
+            "fault_timed_heal",
+            "A duration on a heal (only cuts take one)",
+            "[[faults]]\nat = \"10s\"\naction = \"heal-link\"\nfrom = \"A\"\nto = \"B\"\ndown_for = \"1s\"\n",
+            &["faults[0]", "unknown field `down_for`", "expected one of `from`, `to`, `one_way`"],
+        ),
+        sc_append(
             "fault_latency_over_limit",
             "A fault setting a latency above the limit",
             "[[faults]]\nat = \"10s\"\naction = \"set-latency\"\nfrom = \"A\"\nto = \"B\"\nmin = \"1ms\"\nmax = \"2h\"\n",

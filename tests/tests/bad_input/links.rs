@@ -117,6 +117,7 @@ pub(super) fn user_actions() -> Vec<Row> {
                 from: s("A"),
                 to: s("A"),
                 one_way: false,
+                down_for: None,
             },
             &["impossible action", "two different nodes", "\"A\" twice"],
         ),
@@ -175,6 +176,19 @@ pub(super) fn user_actions() -> Vec<Row> {
             &["impossible action", "down_for", "duration limit"],
         ),
         act(
+            "action_timed_cut_zero",
+            "A user's timed cut of 0s",
+            Action::Partition {
+                groups: vec![vec![s("A")], vec![s("B"), s("C")]],
+                down_for: Some(Dur(0)),
+            },
+            &[
+                "impossible action",
+                "ends as it starts",
+                "leave down_for out",
+            ],
+        ),
+        act(
             "action_unknown_executor",
             "Stall an unknown executor",
             Action::Stall {
@@ -227,6 +241,7 @@ pub(super) fn user_actions() -> Vec<Row> {
             "A partition with one group",
             Action::Partition {
                 groups: vec![vec![s("A"), s("B")]],
+                down_for: None,
             },
             &["impossible action", "at least two groups"],
         ),
@@ -235,6 +250,7 @@ pub(super) fn user_actions() -> Vec<Row> {
             "A node in two partition groups",
             Action::Partition {
                 groups: vec![vec![s("A")], vec![s("A"), s("B")]],
+                down_for: None,
             },
             &["impossible action", "node \"A\" is in two partition groups"],
         ),

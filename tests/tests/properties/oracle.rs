@@ -48,7 +48,7 @@ pub(super) fn must_refuse(run: &Run, a: &Action) -> Option<&'static str> {
                 None
             }
         }
-        Action::Partition { groups } => {
+        Action::Partition { groups, .. } => {
             let mut seen = HashSet::new();
             for n in groups.iter().flatten() {
                 if id(n).is_none() {

@@ -179,6 +179,7 @@ fn pingpong_hash(variant: &str, seed: u64) -> u64 {
                             vec![node(0), node(1), node(2)],
                             vec![node(3), node(4), node(5)],
                         ],
+                        down_for: None,
                     },
                 ),
                 (

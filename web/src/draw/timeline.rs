@@ -120,9 +120,17 @@ pub fn draw(
         }
     }
 
-    // Scheduled faults (all, including the future) and captions.
-    for (t, _) in m.run.engine.schedule() {
-        tri(ctx, x_of(*t, end, w), 4.0, 4.0, p.fault);
+    // Scheduled faults (all, including the future) and captions; a timed cut (`down_for`) with
+    // a line to its end.
+    for (t, a) in m.run.engine.schedule() {
+        let x = x_of(*t, end, w);
+        if let Some(d) = a.cut_for() {
+            let x2 = x_of(t.saturating_add(d.0), end, w);
+            ctx.set_fill_style_str(p.fault);
+            ctx.fill_rect(x, 4.0, (x2 - x).max(1.0), 1.5);
+            ctx.fill_rect(x2 - 0.75, 3.0, 1.5, 5.0);
+        }
+        tri(ctx, x, 4.0, 4.0, p.fault);
     }
     // Captions, numbered as the chapters list when there is room for the number.
     ctx.set_font("600 9.5px system-ui, sans-serif");
@@ -430,6 +438,13 @@ pub fn describe_at(m: &Model, x: f64, w: f64) -> Option<String> {
     for (t, a) in m.run.engine.schedule() {
         if near(*t) {
             out.push(format!("fault: {}", a.describe()));
+        }
+        if let Some(d) = a.cut_for().filter(|d| near(t.saturating_add(d.0))) {
+            out.push(format!(
+                "fault ends (cut for {}): {}",
+                clusterscope_core::time::fmt_duration(d.0),
+                a.describe()
+            ));
         }
     }
     for a in m.run.engine.user_actions() {

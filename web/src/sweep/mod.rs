@@ -438,6 +438,7 @@ mod tests {
             from: "A".into(),
             to: "C".into(),
             one_way: false,
+            down_for: None,
         };
         let acts = vec![
             RecordedAction {

@@ -269,7 +269,12 @@ pub fn link_panel(p: &LinkPanelProps) -> Html {
     let link = |kind: &str, from: &str, to: &str, one_way: bool| -> Action {
         let (from, to) = (from.to_string(), to.to_string());
         match kind {
-            "drop" => Action::DropLink { from, to, one_way },
+            "drop" => Action::DropLink {
+                from,
+                to,
+                one_way,
+                down_for: None,
+            },
             _ => Action::HealLink { from, to, one_way },
         }
     };

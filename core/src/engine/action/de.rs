@@ -96,11 +96,11 @@ impl<'de> Deserialize<'de> for Raw {
 
 /// The variants' names (serde's kebab-case of `Action`'s variants) and their fields.
 const VARIANTS: &[(&str, &[&str])] = &[
-    ("drop-link", &["from", "to", "one_way"]),
+    ("drop-link", &["from", "to", "one_way", "down_for"]),
     ("heal-link", &["from", "to", "one_way"]),
     ("set-loss", &["from", "to", "loss", "one_way"]),
     ("set-latency", &["from", "to", "min", "max", "one_way"]),
-    ("partition", &["groups"]),
+    ("partition", &["groups", "down_for"]),
     ("heal-all", &[]),
     ("stop", &["node"]),
     ("kill", &["node"]),
@@ -171,6 +171,7 @@ impl Raw {
                 from: req(self.from, "from")?,
                 to: req(self.to, "to")?,
                 one_way,
+                down_for: self.down_for,
             },
             "heal-link" => Action::HealLink {
                 from: req(self.from, "from")?,
@@ -192,6 +193,7 @@ impl Raw {
             },
             "partition" => Action::Partition {
                 groups: req(self.groups, "groups")?,
+                down_for: self.down_for,
             },
             "heal-all" => Action::HealAll {},
             "stop" => Action::Stop {
