@@ -299,6 +299,27 @@ pub struct RecordedAction {
     pub action: Action,
 }
 
+/// A timed cut's `down_for` (`drop-link`, `partition`): above 0 and within the scenario's
+/// duration limit, as a restart's. The scenario file checks it (`scenario_file::check_action`)
+/// and the engine again when it applies one (`Sim::apply_action`).
+pub fn check_cut_for(d: Micros, max: Micros) -> Result<(), String> {
+    if d == 0 {
+        return Err(
+            "a cut with down_for = \"0s\" ends as it starts: give it a duration \
+                    (down_for = \"1s\"), or leave down_for out for a cut that lasts until a heal"
+                .into(),
+        );
+    }
+    if d > max {
+        return Err(format!(
+            "down_for {} is above the limit of {} (the scenario's duration limit)",
+            fmt_duration(d),
+            fmt_duration(max)
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

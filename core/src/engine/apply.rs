@@ -364,7 +364,7 @@ impl<P: Protocol> Sim<P> {
         match down_for {
             None => Ok(None),
             Some(d) => {
-                crate::scenario_file::check_cut_for(d.0, self.limits.max_duration_us)
+                super::action::check_cut_for(d.0, self.limits.max_duration_us)
                     .map_err(SimError::Action)?;
                 Ok(Some(d.0))
             }

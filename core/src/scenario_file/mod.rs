@@ -22,10 +22,11 @@ mod schedule;
 pub mod start;
 mod views;
 
+pub use crate::engine::action::check_cut_for;
 use cluster::build_topology;
 use expect::check_expect;
 use reading::{clean_toml_error, split_section};
-pub use schedule::{check_action, check_action_nodes, check_cut_for, check_process_states, Timed};
+pub use schedule::{check_action, check_action_nodes, check_process_states, Timed};
 use schedule::{parse_faults, sched_items};
 pub use views::generic_view_needs;
 

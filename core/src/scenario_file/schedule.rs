@@ -231,26 +231,6 @@ pub fn check_action(a: &Action, topo: &Topology, limits: &Limits) -> Result<(), 
     }
 }
 
-/// A timed cut's `down_for` (`drop-link`, `partition`): above 0 and within the scenario's
-/// duration limit, as a restart's. The engine checks the same (`Sim::apply_action`).
-pub fn check_cut_for(d: Micros, max: Micros) -> Result<(), String> {
-    if d == 0 {
-        return Err(
-            "a cut with down_for = \"0s\" ends as it starts: give it a duration \
-                    (down_for = \"1s\"), or leave down_for out for a cut that lasts until a heal"
-                .into(),
-        );
-    }
-    if d > max {
-        return Err(format!(
-            "down_for {} is above the limit of {} (the scenario's duration limit)",
-            fmt_duration(d),
-            fmt_duration(max)
-        ));
-    }
-    Ok(())
-}
-
 /// Names in an action must exist (the engine re-checks state-dependent rules when it applies it).
 pub fn check_action_nodes(a: &Action, topo: &Topology) -> Result<(), String> {
     let mut names: Vec<&str> = Vec::new();
