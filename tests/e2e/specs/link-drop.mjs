@@ -48,4 +48,22 @@ export async function run({ page, baseUrl, screenshot }) {
   await page.waitForSelector('#node-panel[data-node="A"]');
   await page.selectOption('#link-select', { label: 'A ↔ B' });
   await page.waitForSelector('#link-panel[data-link="A-B"][data-ab="down"][data-ba="down"]');
+
+  // A timed cut (down_for): heal, drop both ways "for 1000 ms"; a virtual second later the link
+  // is up again by itself (the scenario's own cut of A-B is at 20 s).
+  await page.click('#link-heal-both');
+  await page.waitForSelector('#link-panel[data-ab="up"][data-ba="up"]');
+  await page.fill('#link-cut-for', '1000');
+  await page.click('#link-drop-both');
+  await page.waitForSelector('#link-panel[data-ab="down"][data-ba="down"]');
+  assert.match(await bannerText(page, 'info'), /drop A<->B/);
+  const t0 = Number((await app(page)).timeUs);
+  assert.ok(t0 < 18_000_000, `the timed cut starts at ${t0} us, before the scenario's own at 20 s`);
+  await page.click('#play');
+  await page.waitForFunction((t) => Number(document.querySelector('#app').dataset.timeUs) > t + 1_200_000, t0, { timeout: 30_000 });
+  await page.click('#play');
+  await settled(page);
+  const t1 = Number((await app(page)).timeUs);
+  assert.ok(t1 < 20_000_000, `stopped at ${t1} us, before the scenario's own cut`);
+  await page.waitForSelector('#link-panel[data-ab="up"][data-ba="up"]', { timeout: 5_000 });
 }

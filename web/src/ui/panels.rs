@@ -261,22 +261,41 @@ pub fn link_panel(p: &LinkPanelProps) -> Html {
     let lat_min = use_state(|| "50".to_string());
     let lat_max = use_state(|| "200".to_string());
     let dir = use_state(|| "both".to_string());
+    // A drop's `down_for` in ms: empty, the cut lasts until a heal.
+    let cut_for = use_state(String::new);
     let m = s.model.borrow();
     let (a, b) = (m.name(p.a).to_string(), m.name(p.b).to_string());
     let net = &m.run.engine.net();
     let (ab, ba) = (net.link(p.a, p.b), net.link(p.b, p.a));
 
-    let link = |kind: &str, from: &str, to: &str, one_way: bool| -> Action {
+    let heal = |from: &str, to: &str, one_way: bool| -> Action {
         let (from, to) = (from.to_string(), to.to_string());
-        match kind {
-            "drop" => Action::DropLink {
-                from,
-                to,
+        Action::HealLink { from, to, one_way }
+    };
+    // A drop, timed when "for" holds a duration (the link comes back by itself then).
+    let drop = |from: &str, to: &str, one_way: bool| -> Callback<MouseEvent> {
+        let (s, from, to, text) = (
+            s.clone(),
+            from.to_string(),
+            to.to_string(),
+            (*cut_for).clone(),
+        );
+        Callback::from(move |_| {
+            let down_for = if text.trim().is_empty() {
+                None
+            } else {
+                match parse_ms(&text, "drop for") {
+                    Ok(us) => Some(Dur(us)),
+                    Err(e) => return s.dispatch(Msg::ShowError(e)),
+                }
+            };
+            s.dispatch(Msg::UserAction(Action::DropLink {
+                from: from.clone(),
+                to: to.clone(),
                 one_way,
-                down_for: None,
-            },
-            _ => Action::HealLink { from, to, one_way },
-        }
+                down_for,
+            }));
+        })
     };
     // The chosen direction as (from, to, one_way).
     let direction = {
@@ -365,15 +384,20 @@ pub fn link_panel(p: &LinkPanelProps) -> Html {
             <div class="actions">
                 <div class="group">
                     <span class="glabel">{ "drop" }</span>
-                    <button id="link-drop-both" class="btn danger" onclick={act(s, link("drop", &a, &b, false))}>{ "Drop both ways" }</button>
-                    <button id="link-drop-ab" class="btn" onclick={act(s, link("drop", &a, &b, true))}>{ format!("Drop {a}→{b}") }</button>
-                    <button id="link-drop-ba" class="btn" onclick={act(s, link("drop", &b, &a, true))}>{ format!("Drop {b}→{a}") }</button>
+                    <button id="link-drop-both" class="btn danger" onclick={drop(&a, &b, false)}>{ "Drop both ways" }</button>
+                    <button id="link-drop-ab" class="btn" onclick={drop(&a, &b, true)}>{ format!("Drop {a}→{b}") }</button>
+                    <button id="link-drop-ba" class="btn" onclick={drop(&b, &a, true)}>{ format!("Drop {b}→{a}") }</button>
+                    <label class="mini" title="A timed cut: the link comes back up by itself after this long (down_for); empty: until a heal">
+                        { "for" }
+                        <input id="link-cut-for" type="text" inputmode="decimal" placeholder="∞" value={(*cut_for).clone()} oninput={text_input(&cut_for)} aria-label="drop for (ms; empty: until a heal)" />
+                        { "ms" }
+                    </label>
                 </div>
                 <div class="group">
                     <span class="glabel">{ "heal" }</span>
-                    <button id="link-heal-both" class="btn" onclick={act(s, link("heal", &a, &b, false))}>{ "Heal both ways" }</button>
-                    <button id="link-heal-ab" class="btn" onclick={act(s, link("heal", &a, &b, true))}>{ format!("Heal {a}→{b}") }</button>
-                    <button id="link-heal-ba" class="btn" onclick={act(s, link("heal", &b, &a, true))}>{ format!("Heal {b}→{a}") }</button>
+                    <button id="link-heal-both" class="btn" onclick={act(s, heal(&a, &b, false))}>{ "Heal both ways" }</button>
+                    <button id="link-heal-ab" class="btn" onclick={act(s, heal(&a, &b, true))}>{ format!("Heal {a}→{b}") }</button>
+                    <button id="link-heal-ba" class="btn" onclick={act(s, heal(&b, &a, true))}>{ format!("Heal {b}→{a}") }</button>
                 </div>
                 <div class="group">
                     <span class="glabel">{ "shape" }</span>
