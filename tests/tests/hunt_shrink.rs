@@ -181,18 +181,16 @@ fn six_restarts() -> Vec<Fault> {
 /// schedule and the re-runs it ends with, and the plan.
 fn seed_shrink_of_six_restarts(runner: &dyn Runner) -> (u64, Vec<Fault>, u32, Plan) {
     let (s, l, p, space) = setup("restart");
-    let (seed, shrunk, reruns) = hunt::shrink_seed(
+    let sh = hunt::Shrinker {
         runner,
-        &s,
-        &p,
-        &space,
-        FOUND_SEED,
-        &six_restarts(),
-        false,
-        &l,
-        0,
-        &mut |_, _| {},
-    );
+        scenario: &s,
+        plan: &p,
+        space: &space,
+        limits: &l,
+        panicked: false,
+    };
+    let (seed, shrunk, reruns) =
+        hunt::shrink_seed(&sh, FOUND_SEED, &six_restarts(), 0, &mut |_, _| {});
     (seed, shrunk, reruns, p)
 }
 

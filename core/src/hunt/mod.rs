@@ -37,8 +37,8 @@ pub use leader::{
 };
 pub use parts::{merge, Part, PART_VERSION};
 pub use shrink::{
-    as_timed_cut, most_reruns, shrink, shrink_by, shrink_seed, shrink_with, time_cuts, Shrunk,
-    FEWER_PROBES, SEED_PROBES, SEED_PROBES_LARGE, SEED_RERUNS_LARGE, SMALL,
+    as_timed_cut, most_reruns, shrink, shrink_by, shrink_seed, shrink_with, time_cuts, Shrinker,
+    Shrunk, FEWER_PROBES, SEED_PROBES, SEED_PROBES_LARGE, SEED_RERUNS_LARGE, SMALL,
 };
 
 /// Most faults one generated candidate has by default (each a fault and, for most kinds, its
@@ -868,19 +868,20 @@ pub fn finish_by(
         .nodes
         .and_then(|k| with_nodes(scenario, plan, k, limits))
         .unwrap_or_else(|| scenario.clone());
-    let (seed, shrunk, reruns) = shrink_seed(
-        runner, &small, plan, space, c.seed, &sh.faults, panicked, limits, sh.reruns, progress,
-    );
-    // Last: cuts and the heals that end only them as timed cuts, within the whole bound.
-    let (shrunk, timed) = time_cuts(
+    let on_small = Shrinker {
         runner,
-        &small,
+        scenario: &small,
         plan,
         space,
+        limits,
+        panicked,
+    };
+    let (seed, shrunk, reruns) = shrink_seed(&on_small, c.seed, &sh.faults, sh.reruns, progress);
+    // Last: cuts and the heals that end only them as timed cuts, within the whole bound.
+    let (shrunk, timed) = time_cuts(
+        &on_small,
         seed,
         &shrunk,
-        panicked,
-        limits,
         most_reruns(plan).saturating_sub(reruns),
         &mut |r, b| progress(reruns + r, b),
     );

@@ -79,201 +79,247 @@ pub fn shrink_by(
     limits: &Limits,
     progress: &mut dyn FnMut(u32, &[Fault]),
 ) -> Shrunk {
-    shrink_within(
+    let sh = Shrinker {
         runner,
         scenario,
         plan,
         space,
-        seed,
-        faults,
-        panicked,
-        nodes,
         limits,
-        plan.shrink_reruns,
-        progress,
-    )
+        panicked,
+    };
+    sh.within(seed, faults, nodes, plan.shrink_reruns, progress)
 }
 
-/// [`shrink_by`] with at most `budget` re-runs.
-#[allow(clippy::too_many_arguments)]
-fn shrink_within(
-    runner: &dyn Runner,
-    scenario: &Scenario,
-    plan: &Plan,
-    space: &Space,
+/// What every shrink step shares: how a schedule is re-run and judged, on which scenario, with
+/// which plan, fault space and limits. `panicked`: the schedule being shrunk panicked, so only a
+/// re-run that panics still fails (a panic is not shrunk into another failure).
+#[derive(Clone, Copy)]
+pub struct Shrinker<'a> {
+    pub runner: &'a dyn Runner,
+    pub scenario: &'a Scenario,
+    pub plan: &'a Plan,
+    pub space: &'a Space,
+    pub limits: &'a Limits,
+    pub panicked: bool,
+}
+
+/// Re-runs of one shrink step on one seed, counted against a bound, each reported to
+/// `progress` with the best schedule so far.
+struct Reruns<'p> {
     seed: u64,
-    faults: &[Fault],
-    panicked: bool,
-    nodes: bool,
-    limits: &Limits,
     budget: u32,
-    progress: &mut dyn FnMut(u32, &[Fault]),
-) -> Shrunk {
-    let mut cur = faults.to_vec();
-    let mut reruns = 0u32;
-    let mut small: Option<(usize, Scenario)> = None;
-    let mut tried_nodes = !nodes;
-    // A candidate may not leave more lasting states open at the end than the schedule as
-    // found (a stall whose restart was removed, a cut whose shared heal was): a node stalled or
-    // cut off for good fails a target about recovery trivially, a different run from the one
-    // found. Refused without a re-run.
-    let open = left_open(faults);
-    let mut run =
-        |sc: &Scenario, f: &[Fault], best: &[Fault], reruns: &mut u32, strict: bool| -> bool {
-            if *reruns >= budget || left_open(f) > open {
-                return false;
-            }
-            *reruns += 1;
-            let v = runner.run(sc, plan, seed, f, limits);
-            let yes = if panicked || strict {
-                v.found() && super::panicked(&v) == panicked
-            } else {
-                v.found()
-            };
-            progress(*reruns, if yes { f } else { best });
-            yes
+    spent: u32,
+    /// A candidate may not leave more lasting states open than this ([`left_open`]); refused
+    /// without a re-run.
+    open: Option<usize>,
+    progress: &'p mut dyn FnMut(u32, &[Fault]),
+}
+
+impl Reruns<'_> {
+    /// Whether `f` still fails on `sc` (one re-run, unless the bound is spent or `f` leaves
+    /// too much open). A re-run that panics counts as failing unless `strict` or the schedule
+    /// shrunk panicked: then it must fail the same way (panic or not) as the one found.
+    fn fails(
+        &mut self,
+        sh: &Shrinker,
+        sc: &Scenario,
+        f: &[Fault],
+        best: &[Fault],
+        strict: bool,
+    ) -> bool {
+        if self.spent >= self.budget || self.open.is_some_and(|o| left_open(f) > o) {
+            return false;
+        }
+        self.spent += 1;
+        let v = sh.runner.run(sc, sh.plan, self.seed, f, sh.limits);
+        let yes = if sh.panicked || strict {
+            v.found() && super::panicked(&v) == sh.panicked
+        } else {
+            v.found()
         };
-    // Faults aimed at the leader (or a follower): pinned to the nodes they hit, if that still
-    // fails, so that removing one fault does not re-aim the ones after it (which loses most
-    // failures).
-    if cur.iter().any(aimed) {
-        if let Ok(pinned) = runner.resolve(scenario, plan, seed, &cur, limits) {
-            let same = cur.clone();
-            if run(scenario, &pinned, &same, &mut reruns, false) {
-                cur = pinned;
+        (self.progress)(self.spent, if yes { f } else { best });
+        yes
+    }
+
+    /// Simplification `step` of `cur[i]` ([`simplify`]) applied again and again while the
+    /// result passes `keep` and still fails on `sc`.
+    #[allow(clippy::too_many_arguments)]
+    fn simplify_while_failing(
+        &mut self,
+        sh: &Shrinker,
+        sc: &Scenario,
+        cur: &mut Vec<Fault>,
+        i: usize,
+        step: usize,
+        strict: bool,
+        keep: impl Fn(&Fault) -> bool,
+    ) {
+        while let Some(f) = simplify(&cur[i], step, sh.space).filter(|g| keep(g)) {
+            let mut next = cur.clone();
+            next[i] = f;
+            if self.fails(sh, sc, &next, cur, strict) {
+                *cur = next;
+            } else {
+                break;
             }
         }
     }
-    loop {
-        let before = cur.clone();
-        let now = small.as_ref().map_or(scenario, |(_, s)| s);
-        let mut fails =
-            |f: &[Fault], best: &[Fault], reruns: &mut u32| run(now, f, best, reruns, false);
-        // 1. Remove chunks, halving their size (ddmin's complement step).
-        let mut chunk = cur.len().div_ceil(2).max(1);
-        while !cur.is_empty() {
-            let mut i = 0;
-            while i < cur.len() {
-                let mut next = cur.clone();
-                next.drain(i..(i + chunk).min(cur.len()));
-                if fails(&next, &cur, &mut reruns) {
-                    cur = next;
-                } else {
-                    i += chunk;
+}
+
+impl Shrinker<'_> {
+    /// [`shrink_by`] on `seed` with at most `budget` re-runs.
+    fn within(
+        &self,
+        seed: u64,
+        faults: &[Fault],
+        nodes: bool,
+        budget: u32,
+        progress: &mut dyn FnMut(u32, &[Fault]),
+    ) -> Shrunk {
+        let (scenario, space) = (self.scenario, self.space);
+        let mut cur = faults.to_vec();
+        let mut small: Option<(usize, Scenario)> = None;
+        let mut tried_nodes = !nodes;
+        // A candidate may not leave more lasting states open at the end than the schedule as
+        // found (a stall whose restart was removed, a cut whose shared heal was): a node stalled
+        // or cut off for good fails a target about recovery trivially, a different run from the
+        // one found. Refused without a re-run.
+        let mut r = Reruns {
+            seed,
+            budget,
+            spent: 0,
+            open: Some(left_open(faults)),
+            progress,
+        };
+        // Faults aimed at the leader (or a follower): pinned to the nodes they hit, if that
+        // still fails, so that removing one fault does not re-aim the ones after it (which
+        // loses most failures).
+        if cur.iter().any(aimed) {
+            if let Ok(pinned) = self
+                .runner
+                .resolve(scenario, self.plan, seed, &cur, self.limits)
+            {
+                if r.fails(self, scenario, &pinned, &cur, false) {
+                    cur = pinned;
                 }
             }
-            if chunk == 1 {
-                break;
-            }
-            chunk = chunk.div_ceil(2);
         }
-        // 1b. One heal for several cuts: a cut's own `heal-all` left out where another fault's
-        // `heal-all` after the cut's start heals it anyway (the cut then lasts until that one).
-        let mut i = 0;
-        while i < cur.len() {
-            if heals_all(&cur[i]) && healed_later(&cur, i) {
-                let mut next = cur.clone();
-                next[i].undo = None;
-                if fails(&next, &cur, &mut reruns) {
-                    cur = next;
-                }
-            }
-            i += 1;
-        }
-        // 1c. Two faults of the same lasting action joined into one (a cut, then the same cut
-        // again with a command in between and a heal: one cut from the first's start, with the
-        // command, healed at the later heal): one action fewer each.
-        let mut i = 0;
-        while i < cur.len() {
-            let mut j = 0;
-            while j < cur.len() {
-                if let Some(g) = (i != j).then(|| join(&cur[i], &cur[j])).flatten() {
+        loop {
+            let before = cur.clone();
+            let now = small.as_ref().map_or(scenario, |(_, s)| s);
+            // 1. Remove chunks, halving their size (ddmin's complement step).
+            let mut chunk = cur.len().div_ceil(2).max(1);
+            while !cur.is_empty() {
+                let mut i = 0;
+                while i < cur.len() {
                     let mut next = cur.clone();
-                    next[i] = g;
-                    next.remove(j);
-                    if fails(&next, &cur, &mut reruns) {
-                        cur = next;
-                        // The joined fault stays where `i` was; removing an earlier `j` moves
-                        // it one place up.
-                        if j < i {
-                            i -= 1;
-                        }
-                        j = 0;
-                        continue;
-                    }
-                }
-                j += 1;
-            }
-            i += 1;
-        }
-        // 1d. A node cut off alone, with its own heal, and restarted later (a restart of the
-        // node, or a kill -9): the cut (its command kept) replaced by a stall of one of the
-        // node's executors, without a release and without the heal. A restarted process
-        // starts its executors afresh, so the restart ends the stall; no restart heals a link.
-        // One action fewer: the heal.
-        let mut i = 0;
-        while i < cur.len() {
-            for g in as_stalls(&cur, i, now, space) {
-                let mut next = cur.clone();
-                next[i] = g;
-                if fails(&next, &cur, &mut reruns) {
-                    cur = next;
-                    break;
-                }
-            }
-            i += 1;
-        }
-        // 2. Fewer nodes, once.
-        if !tried_nodes {
-            tried_nodes = true;
-            let n = scenario.topo.names.len();
-            for k in sizes(n) {
-                let Some(sk) = with_nodes(scenario, plan, k, limits) else {
-                    continue;
-                };
-                let kept: Vec<Fault> = cur
-                    .iter()
-                    .filter(|f| with_faults(&sk, std::slice::from_ref(*f), limits).is_ok())
-                    .cloned()
-                    .collect();
-                if run(&sk, &kept, &cur, &mut reruns, true) {
-                    cur = kept;
-                    small = Some((k, sk));
-                    break;
-                }
-            }
-            if small.is_some() {
-                continue;
-            }
-        }
-        let now = small.as_ref().map_or(scenario, |(_, s)| s);
-        let mut fails =
-            |f: &[Fault], best: &[Fault], reruns: &mut u32| run(now, f, best, reruns, false);
-        // 3. Simplify each fault.
-        for i in 0..cur.len() {
-            for step in 0..SIMPLIFY_STEPS {
-                // Each simplification repeats while it is accepted and changes something.
-                while let Some(f) = simplify(&cur[i], step, space)
-                    .filter(|g| down_time(g).is_none_or(|d| d >= space.min_down))
-                {
-                    let mut next = cur.clone();
-                    next[i] = f;
-                    if fails(&next, &cur, &mut reruns) {
+                    next.drain(i..(i + chunk).min(cur.len()));
+                    if r.fails(self, now, &next, &cur, false) {
                         cur = next;
                     } else {
+                        i += chunk;
+                    }
+                }
+                if chunk == 1 {
+                    break;
+                }
+                chunk = chunk.div_ceil(2);
+            }
+            // 1b. One heal for several cuts: a cut's own `heal-all` left out where another
+            // fault's `heal-all` after the cut's start heals it anyway (the cut then lasts until
+            // that one).
+            for i in 0..cur.len() {
+                if heals_all(&cur[i]) && healed_later(&cur, i) {
+                    let mut next = cur.clone();
+                    next[i].undo = None;
+                    if r.fails(self, now, &next, &cur, false) {
+                        cur = next;
+                    }
+                }
+            }
+            // 1c. Two faults of the same lasting action joined into one (a cut, then the same
+            // cut again with a command in between and a heal: one cut from the first's start,
+            // with the command, healed at the later heal): one action fewer each.
+            let mut i = 0;
+            while i < cur.len() {
+                let mut j = 0;
+                while j < cur.len() {
+                    if let Some(g) = (i != j).then(|| join(&cur[i], &cur[j])).flatten() {
+                        let mut next = cur.clone();
+                        next[i] = g;
+                        next.remove(j);
+                        if r.fails(self, now, &next, &cur, false) {
+                            cur = next;
+                            // The joined fault stays where `i` was; removing an earlier `j`
+                            // moves it one place up.
+                            if j < i {
+                                i -= 1;
+                            }
+                            j = 0;
+                            continue;
+                        }
+                    }
+                    j += 1;
+                }
+                i += 1;
+            }
+            // 1d. A node cut off alone, with its own heal, and restarted later (a restart of
+            // the node, or a kill -9): the cut (its command kept) replaced by a stall of one of
+            // the node's executors, without a release and without the heal. A restarted process
+            // starts its executors afresh, so the restart ends the stall; no restart heals a
+            // link. One action fewer: the heal.
+            for i in 0..cur.len() {
+                for g in as_stalls(&cur, i, now, space) {
+                    let mut next = cur.clone();
+                    next[i] = g;
+                    if r.fails(self, now, &next, &cur, false) {
+                        cur = next;
                         break;
                     }
                 }
             }
+            // 2. Fewer nodes, once.
+            if !tried_nodes {
+                tried_nodes = true;
+                let n = scenario.topo.names.len();
+                for k in sizes(n) {
+                    let Some(sk) = with_nodes(scenario, self.plan, k, self.limits) else {
+                        continue;
+                    };
+                    let kept: Vec<Fault> = cur
+                        .iter()
+                        .filter(|f| with_faults(&sk, std::slice::from_ref(*f), self.limits).is_ok())
+                        .cloned()
+                        .collect();
+                    if r.fails(self, &sk, &kept, &cur, true) {
+                        cur = kept;
+                        small = Some((k, sk));
+                        break;
+                    }
+                }
+                if small.is_some() {
+                    continue;
+                }
+            }
+            let now = small.as_ref().map_or(scenario, |(_, s)| s);
+            // 3. Simplify each fault; each simplification repeats while it is accepted and
+            // changes something (a downtime not below the model's shortest restart).
+            for i in 0..cur.len() {
+                for step in 0..SIMPLIFY_STEPS {
+                    r.simplify_while_failing(self, now, &mut cur, i, step, false, |g| {
+                        down_time(g).is_none_or(|d| d >= space.min_down)
+                    });
+                }
+            }
+            if cur == before || r.spent >= budget {
+                break;
+            }
         }
-        if cur == before || reruns >= budget {
-            break;
+        Shrunk {
+            faults: cur,
+            reruns: r.spent,
+            nodes: small.map(|(k, _)| k),
         }
-    }
-    Shrunk {
-        faults: cur,
-        reruns,
-        nodes: small.map(|(k, _)| k),
     }
 }
 
@@ -360,19 +406,14 @@ fn fewer(faults: &[Fault], scenario: &Scenario, space: &Space) -> Vec<Vec<Fault>
 /// [`SEED_RERUNS_LARGE`] while the schedule has more than [`SMALL`] actions) spent here, beyond
 /// the `used` the schedule's shrink spent.
 /// Returns the seed, the schedule and the re-runs spent in all.
-#[allow(clippy::too_many_arguments)]
 pub fn shrink_seed(
-    runner: &dyn Runner,
-    scenario: &Scenario,
-    plan: &Plan,
-    space: &Space,
+    sh: &Shrinker,
     seed: u64,
     faults: &[Fault],
-    panicked: bool,
-    limits: &Limits,
     used: u32,
     progress: &mut dyn FnMut(u32, &[Fault]),
 ) -> (u64, Vec<Fault>, u32) {
+    let (scenario, plan, space) = (sh.scenario, sh.plan, sh.space);
     // Its own bound: as many re-runs again as the schedule's shrink may spend, or
     // [`SEED_RERUNS_LARGE`] times as many while the schedule has more than [`SMALL`] actions.
     let bound = |n: usize| {
@@ -404,27 +445,17 @@ pub fn shrink_seed(
                        budget: u32|
      -> Option<Vec<Fault>> {
         *reruns += 1;
-        let v = runner.run(scenario, plan, other, form, limits);
+        let v = sh.runner.run(scenario, plan, other, form, sh.limits);
         progress(*reruns, best);
-        if !(v.found() && super::panicked(&v) == panicked) {
+        if !(v.found() && super::panicked(&v) == sh.panicked) {
             return None;
         }
         let base = *reruns;
-        let sh = shrink_within(
-            runner,
-            scenario,
-            plan,
-            space,
-            other,
-            form,
-            panicked,
-            false,
-            limits,
-            budget - *reruns,
-            &mut |r, b| progress(base + r, b),
-        );
-        *reruns += sh.reruns;
-        Some(sh.faults)
+        let s = sh.within(other, form, false, budget - *reruns, &mut |r, b| {
+            progress(base + r, b)
+        });
+        *reruns += s.reruns;
+        Some(s.faults)
     };
     for probe in 0..SEED_PROBES_LARGE {
         let n = actions(&best).len();
@@ -745,30 +776,20 @@ fn as_stalls(faults: &[Fault], i: usize, scenario: &Scenario, space: &Space) -> 
 /// returns the schedule and the re-runs spent. It runs last, on the schedule the other steps
 /// reached, so that it only takes actions away: run inside the loop, a timed cut changed which
 /// removals the later steps found (Figure 8's hunt seed 2 ended at 8 actions instead of 7).
-#[allow(clippy::too_many_arguments)]
 pub fn time_cuts(
-    runner: &dyn Runner,
-    scenario: &Scenario,
-    plan: &Plan,
-    space: &Space,
+    sh: &Shrinker,
     seed: u64,
     faults: &[Fault],
-    panicked: bool,
-    limits: &Limits,
     budget: u32,
     progress: &mut dyn FnMut(u32, &[Fault]),
 ) -> (Vec<Fault>, u32) {
     let mut cur = faults.to_vec();
-    let mut reruns = 0u32;
-    let mut fails = |f: &[Fault], best: &[Fault], reruns: &mut u32| -> bool {
-        if *reruns >= budget {
-            return false;
-        }
-        *reruns += 1;
-        let v = runner.run(scenario, plan, seed, f, limits);
-        let yes = v.found() && super::panicked(&v) == panicked;
-        progress(*reruns, if yes { f } else { best });
-        yes
+    let mut r = Reruns {
+        seed,
+        budget,
+        spent: 0,
+        open: None,
+        progress,
     };
     for i in 0..cur.len() {
         let Some(g) = as_timed_cut(&cur, i) else {
@@ -776,23 +797,15 @@ pub fn time_cuts(
         };
         let mut next = cur.clone();
         next[i] = g;
-        if !fails(&next, &cur, &mut reruns) {
+        if !r.fails(sh, sh.scenario, &next, &cur, true) {
             continue;
         }
         cur = next;
         for step in [0, 3, 4] {
-            while let Some(f) = simplify(&cur[i], step, space) {
-                let mut next = cur.clone();
-                next[i] = f;
-                if fails(&next, &cur, &mut reruns) {
-                    cur = next;
-                } else {
-                    break;
-                }
-            }
+            r.simplify_while_failing(sh, sh.scenario, &mut cur, i, step, true, |_| true);
         }
     }
-    (cur, reruns)
+    (cur, r.spent)
 }
 
 /// [`time_cuts`]' candidate for `faults[i]`: when it is a cut (`drop-link` or `partition`, not timed)
