@@ -157,6 +157,9 @@ pub enum MsgFate {
     Delay { by: Dur },
 }
 
+/// A partition group of more names than this is described by its first few and a count.
+pub const GROUP_NAMES_SHOWN: usize = 12;
+
 impl Action {
     /// How long a timed cut keeps its links down (`down_for` of a `drop-link` or `partition`):
     /// one action that starts a cut and ends it. At `at + down_for` the engine sets back up
@@ -225,9 +228,17 @@ impl Action {
                 dir(*one_way)
             ),
             Action::Partition { groups, down_for } => {
+                // A large group (a node cut off from the other 250) named by its first few.
                 let g: Vec<String> = groups
                     .iter()
-                    .map(|g| format!("[{}]", g.join(",")))
+                    .map(|g| match g.len() {
+                        n if n > GROUP_NAMES_SHOWN => format!(
+                            "[{},… {} more]",
+                            g[..GROUP_NAMES_SHOWN - 2].join(","),
+                            n - (GROUP_NAMES_SHOWN - 2)
+                        ),
+                        _ => format!("[{}]", g.join(",")),
+                    })
                     .collect();
                 format!("partition {}{}", g.join(" | "), cut_for(down_for))
             }
@@ -486,5 +497,27 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("has no unit"), "{e}");
+    }
+
+    #[test]
+    fn a_large_partition_group_is_named_by_its_first_few() {
+        let others: Vec<String> = (1..251).map(|i| format!("n{i}")).collect();
+        let isolate = Action::Partition {
+            groups: vec![vec!["n0".into()], others],
+            down_for: Some(Dur(2_000_000)),
+        };
+        assert_eq!(
+            isolate.describe(),
+            "partition [n0] | [n1,n2,n3,n4,n5,n6,n7,n8,n9,n10,… 240 more] for 2s"
+        );
+        let twelve: Vec<String> = (0..12).map(|i| format!("n{i}")).collect();
+        let small = Action::Partition {
+            groups: vec![twelve, vec!["x".into()]],
+            down_for: None,
+        };
+        assert_eq!(
+            small.describe(),
+            "partition [n0,n1,n2,n3,n4,n5,n6,n7,n8,n9,n10,n11] | [x]"
+        );
     }
 }

@@ -42,6 +42,15 @@ fn parse_ms(text: &str, what: &str) -> Result<u64, String> {
     Ok((v * US_PER_MS as f64).round() as u64)
 }
 
+/// A cut's "for ... ms" field: empty, the cut lasts until a heal (`None`).
+fn parse_cut_for(text: &str, what: &str) -> Result<Option<Dur>, String> {
+    if text.trim().is_empty() {
+        Ok(None)
+    } else {
+        parse_ms(text, what).map(|us| Some(Dur(us)))
+    }
+}
+
 /// Ids of the panel's own buttons, which a model's command must not take.
 const PANEL_BUTTONS: &[&str] = &[
     "restart",
@@ -52,6 +61,8 @@ const PANEL_BUTTONS: &[&str] = &[
     "stall",
     "delay",
     "release",
+    "isolate",
+    "heal-all",
 ];
 
 /// `act-<first word>` for a model's command button (`#act-disablegossip`, `#act-client-put`);
@@ -71,6 +82,8 @@ pub fn node_panel(p: &NodePanelProps) -> Html {
     let s = &p.s;
     let down_for = use_state(|| "5000".to_string());
     let delay = use_state(|| "500".to_string());
+    // An isolation's `down_for` in ms: empty, until a heal.
+    let isolate_for = use_state(String::new);
     let exec_pick = use_state(|| 0usize);
     let m = s.model.borrow();
     let id = p.id;
@@ -119,6 +132,26 @@ pub fn node_panel(p: &NodePanelProps) -> Html {
                 extra: Dur(us),
             })),
             Err(e) => s.dispatch(Msg::ShowError(e)),
+        })
+    };
+    // Cut this node off from every other: a partition of it alone against the rest, timed
+    // when "for" holds a duration.
+    let on_isolate = {
+        let s = s.clone();
+        let others: Vec<String> = (0..m.n() as NodeId)
+            .filter(|q| *q != id)
+            .map(|q| m.name(q).to_string())
+            .collect();
+        let (node, text) = (name.clone(), (*isolate_for).clone());
+        Callback::from(move |_| {
+            let down_for = match parse_cut_for(&text, "isolate for") {
+                Ok(d) => d,
+                Err(e) => return s.dispatch(Msg::ShowError(e)),
+            };
+            s.dispatch(Msg::UserAction(Action::Partition {
+                groups: vec![vec![node.clone()], others.clone()],
+                down_for,
+            }));
         })
     };
     let cmd = |c: &str| {
@@ -221,6 +254,13 @@ pub fn node_panel(p: &NodePanelProps) -> Html {
                         <option value="" selected=true>{ "Select a link…" }</option>
                         <>{ for peers }</>
                     </select>
+                    <button id="act-isolate" class="btn" disabled={m.n() < 2} onclick={on_isolate} title="Partition this node from every other (its links both ways down); with a duration the links come back by themselves">{ "Isolate" }</button>
+                    <label class="mini" title="A timed isolation: the links come back up by themselves after this long (down_for); empty: until a heal">
+                        { "for" }
+                        <input id="isolate-for" type="text" inputmode="decimal" placeholder="∞" value={(*isolate_for).clone()} oninput={text_input(&isolate_for)} aria-label="isolate for (ms; empty: until a heal)" />
+                        { "ms" }
+                    </label>
+                    <button id="act-heal-all" class="btn" onclick={act(s, Action::HealAll {})} title="Every link of the cluster back to the scenario's default (ends every cut, loss and latency)">{ "Heal all" }</button>
                 </div>
             </div>
         </div>
@@ -281,13 +321,9 @@ pub fn link_panel(p: &LinkPanelProps) -> Html {
             (*cut_for).clone(),
         );
         Callback::from(move |_| {
-            let down_for = if text.trim().is_empty() {
-                None
-            } else {
-                match parse_ms(&text, "drop for") {
-                    Ok(us) => Some(Dur(us)),
-                    Err(e) => return s.dispatch(Msg::ShowError(e)),
-                }
+            let down_for = match parse_cut_for(&text, "drop for") {
+                Ok(d) => d,
+                Err(e) => return s.dispatch(Msg::ShowError(e)),
             };
             s.dispatch(Msg::UserAction(Action::DropLink {
                 from: from.clone(),
