@@ -140,11 +140,72 @@ pub fn generic_inspector(p: &PanelProps) -> Html {
     }
 }
 
-/// The node's threads: one row per executor the model declares (generic, every model).
+/// A pool's name without its index: `ChunkWriter-3` -> `ChunkWriter`; `None` for a name that
+/// does not end in `-<digits>`.
+fn family(name: &str) -> Option<&str> {
+    let (head, tail) = name.rsplit_once('-')?;
+    (!tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit())).then_some(head)
+}
+
+/// How the Threads table shows executors `0..quiet.len()`, in order: each alone, or a run of at
+/// least [`FOLD_AT`] neighbours of one pool (`ChunkWriter-0` .. `ChunkWriter-9`) that are all
+/// quiet (idle, nothing queued, not stalled or delayed) as one row. A thread with something to
+/// show breaks the run and keeps its own row where it is.
+fn thread_rows(names: &[&str], quiet: &[bool]) -> Vec<std::ops::Range<usize>> {
+    let mut rows = Vec::new();
+    let mut i = 0;
+    while i < names.len() {
+        let mut j = i + 1;
+        if let (true, Some(f)) = (quiet[i], family(names[i])) {
+            while j < names.len() && quiet[j] && family(names[j]) == Some(f) {
+                j += 1;
+            }
+        }
+        if j - i >= FOLD_AT {
+            rows.push(i..j);
+        } else {
+            rows.extend((i..j).map(|k| k..k + 1));
+        }
+        i = j;
+    }
+    rows
+}
+
+/// The fewest quiet threads of one pool folded into one row.
+const FOLD_AT: usize = 3;
+
+/// The node's threads: one row per executor the model declares (generic, every model); quiet
+/// threads of one pool (Ozone's ten `ChunkWriter-i`) folded into one row ([`thread_rows`]).
 pub fn threads(m: &crate::model::Model, id: NodeId) -> Html {
     let e = &*m.run.engine;
     let now = e.now();
-    let rows = e.executors().iter().zip(e.exec_stats(id)).map(|(name, st)| {
+    let names = e.executors();
+    let stats = e.exec_stats(id);
+    let quiet: Vec<bool> = stats
+        .iter()
+        .map(|st| !st.stalled && st.delay_us == 0 && !st.busy && st.pending == 0)
+        .collect();
+    let rows = thread_rows(names, &quiet).into_iter().map(|r| {
+        if r.len() > 1 {
+            let (first, last) = (names[r.start], names[r.end - 1]);
+            let pool = family(first).unwrap_or(first);
+            let idx = |n: &str| n.rsplit_once('-').map_or("", |(_, i)| i).to_string();
+            let label = format!("{pool}-{}…{} ({})", idx(first), idx(last), r.len());
+            let all = names[r.clone()].join(", ");
+            let done: u64 = stats[r.clone()].iter().map(|st| st.done).sum();
+            let expired: u64 = stats[r.clone()].iter().map(|st| st.expired).sum();
+            return html! {
+                <tr class="folded" data-exec={format!("{pool}-*")} data-folded={r.len().to_string()} title={format!("{all}: idle, nothing queued (counts summed)")}>
+                    <td>{ label }</td>
+                    <td>{ "idle" }</td>
+                    <td class="num">{ 0 }</td>
+                    <td class="num"></td>
+                    <td class="num">{ done }</td>
+                    <td class="num">{ expired }</td>
+                </tr>
+            };
+        }
+        let (name, st) = (names[r.start], &stats[r.start]);
         let state = if st.stalled {
             "stalled".to_string()
         } else if st.delay_us > 0 {
@@ -156,7 +217,7 @@ pub fn threads(m: &crate::model::Model, id: NodeId) -> Html {
         };
         html! {
             <tr class={classes!(st.stalled.then_some("bad"))} data-exec={name.to_string()}>
-                <td>{ *name }</td>
+                <td>{ name }</td>
                 <td>{ state }</td>
                 <td class="num">{ st.pending }</td>
                 <td class="num">{ st.oldest_enqueued_at.map(|t| age(now.saturating_sub(t))).unwrap_or_default() }</td>
@@ -181,7 +242,42 @@ pub fn threads(m: &crate::model::Model, id: NodeId) -> Html {
 
 #[cfg(test)]
 mod tests {
-    use super::natural_cmp;
+    use super::{natural_cmp, thread_rows};
+
+    #[test]
+    fn quiet_threads_of_one_pool_fold_and_busy_ones_keep_their_row() {
+        let names = [
+            "RaftServer",
+            "LogAppender",
+            "ChunkWriter-0",
+            "ChunkWriter-1",
+            "ChunkWriter-2",
+            "ChunkWriter-3",
+            "ChunkWriter-4",
+            "ChunkWriter-5",
+            "ChunkWriter-6",
+            "ChunkWriter-7",
+        ];
+        let all_quiet = [true; 10];
+        assert_eq!(
+            thread_rows(&names, &all_quiet),
+            vec![0..1, 1..2, 2..10],
+            "names without an index stay alone even when quiet"
+        );
+        // ChunkWriter-3 stalled: it keeps its row between two folds.
+        let mut q = all_quiet;
+        q[5] = false;
+        assert_eq!(thread_rows(&names, &q), vec![0..1, 1..2, 2..5, 5..6, 6..10]);
+        // A run shorter than three is not folded.
+        q[4] = false;
+        assert_eq!(
+            thread_rows(&names, &q),
+            vec![0..1, 1..2, 2..3, 3..4, 4..5, 5..6, 6..10]
+        );
+        // Another pool does not join the run.
+        let mixed = ["a-0", "a-1", "a-2", "b-3", "b-4"];
+        assert_eq!(thread_rows(&mixed, &[true; 5]), vec![0..3, 3..4, 4..5]);
+    }
 
     #[test]
     fn natural_order_reads_digit_runs_as_numbers() {
