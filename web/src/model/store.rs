@@ -179,4 +179,40 @@ mod tests {
         downloaded(&mut m, "raft-figure-8", Err("offline".into()));
         assert_eq!(m.keep_saved_until_edit, None);
     }
+
+    /// A model's part that did not load (the split release build): an error naming the model,
+    /// the message that wanted it dropped, the session shown unchanged; one that loaded lets
+    /// the waiting message through (natively every model is compiled in, so it opens).
+    #[test]
+    fn a_model_part_waits_like_a_text() {
+        let mut m = Model::new();
+        let file = m.run.scenario.file.clone();
+        m.download = Some(Download {
+            name: "raft",
+            part: true,
+            id: 3,
+            waiting: vec![Msg::LoadBuiltin("raft-figure-8".into())],
+        });
+        assert!(downloaded(&mut m, "raft", Err("offline".into())));
+        let b = m.banner.as_ref().expect("an error");
+        assert!(
+            b.text
+                .starts_with("Could not open a scenario of the raft model: offline."),
+            "{}",
+            b.text
+        );
+        assert_eq!(m.run.scenario.file, file, "the session is unchanged");
+        assert!(m.download.is_none());
+        m.download = Some(Download {
+            name: "raft",
+            part: true,
+            id: 4,
+            waiting: vec![Msg::LoadBuiltin("raft-figure-8".into())],
+        });
+        assert!(downloaded(&mut m, "raft", Ok(())));
+        assert_eq!(
+            m.run.scenario.raw.protocol, "raft",
+            "the waiting message applied"
+        );
+    }
 }
