@@ -104,11 +104,28 @@ ensure_trunk() {
     CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
       cargo install --locked "trunk@$TRUNK_VERSION" --force
   fi
+  # The release build's post_build hook (Trunk.toml): node running scripts/wasm-split.mjs, which
+  # runs the splitter.
+  ensure_node
+  ensure_wasm_split
   # Trunk.toml pins the wasm-bindgen version; keep it equal to Cargo.lock's.
   local pinned
   pinned="$(sed -n 's/^wasm_bindgen *= *"\(.*\)"/\1/p' Trunk.toml)"
   [[ "$pinned" == "$(wasm_bindgen_version)" ]] ||
     die "Trunk.toml pins wasm_bindgen = \"$pinned\" but Cargo.lock has $(wasm_bindgen_version)"
+}
+
+# The splitter of the release build's wasm (issue 44; scripts/wasm-split.mjs): crates.io
+# wasm-split-cli, Dioxus', at the version of the `wasm-splitter` macros core uses.
+WASM_SPLIT_VERSION="0.8.0-alpha.3"
+ensure_wasm_split() {
+  local have
+  # No --version: ask cargo what it installed.
+  have="$(cargo install --list | sed -n 's/^wasm-split-cli v\([^:]*\):$/\1/p')"
+  if [[ "$have" != "$WASM_SPLIT_VERSION" ]] || ! command -v wasm-split-cli >/dev/null; then
+    say "installing wasm-split-cli $WASM_SPLIT_VERSION (found: ${have:-none})"
+    cargo install wasm-split-cli --version "$WASM_SPLIT_VERSION" --force
+  fi
 }
 
 _major() { "$1" --version 2>/dev/null | grep -oE '[0-9]+\.[0-9.]+' | head -1 | cut -d. -f1; }

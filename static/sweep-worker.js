@@ -9,6 +9,8 @@
 // (web/src/crash.rs): the answer names the panic (a hunt's, the run it panicked in), and the next
 // message runs on a fresh instance
 // (the JS module imported again under another URL, the compiled module instantiated anew).
+// A message whose model's code is not loaded yet (the split release build) loads it and runs
+// again.
 // Messages are handled one after another, in the order they came: the first one awaits the
 // module's import, and a second arriving meanwhile must not overtake it (the branch list pairs
 // answers with what it sent by their order; two evaluations came back swapped).
@@ -27,22 +29,36 @@ async function handle(d) {
       await m.default({ module_or_path: d.module });
       app = m;
     }
-    if (d.kind === 'check') {
-      self.postMessage({ out: app.check_session(d.builtin, d.text, d.variant, BigInt(d.seed)) });
-      return;
+    const work = () => {
+      if (d.kind === 'check') return app.check_session(d.builtin, d.text, d.variant, BigInt(d.seed));
+      if (d.kind === 'hunt') return app.hunt_batch(d.builtin, d.text, d.plan, BigInt(d.first), BigInt(d.count));
+      if (d.kind === 'shrink') {
+        // The shrink's progress ("RERUNS ACTIONS") goes to the page's hunt card as it goes.
+        const progress = (p) => self.postMessage({ progress: p });
+        return app.hunt_shrink(d.builtin, d.text, d.plan, BigInt(d.index), progress);
+      }
+      const jobs = new BigUint64Array(d.jobs.map((j) => BigInt(j)));
+      return app.sweep_jobs(d.builtin, d.text, d.plan, jobs);
+    };
+    // In the split release build a model's code is a part loaded on first use: a job that
+    // found it missing (an error, or a job's outcome) names the model; the worker loads the part
+    // once and runs the message again.
+    let out;
+    let failed;
+    try {
+      out = work();
+    } catch (err) {
+      if (self.__csPanic || err instanceof WebAssembly.RuntimeError) throw err;
+      failed = err;
     }
-    if (d.kind === 'hunt') {
-      self.postMessage({ out: app.hunt_batch(d.builtin, d.text, d.plan, BigInt(d.first), BigInt(d.count)) });
-      return;
+    const want = app.wanted_model();
+    if (want) {
+      await app.load_model(want);
+      failed = undefined;
+      out = work();
     }
-    if (d.kind === 'shrink') {
-      // The shrink's progress ("RERUNS ACTIONS") goes to the page's hunt card as it goes.
-      const progress = (p) => self.postMessage({ progress: p });
-      self.postMessage({ out: app.hunt_shrink(d.builtin, d.text, d.plan, BigInt(d.index), progress) });
-      return;
-    }
-    const jobs = new BigUint64Array(d.jobs.map((j) => BigInt(j)));
-    self.postMessage({ out: app.sweep_jobs(d.builtin, d.text, d.plan, jobs) });
+    if (failed !== undefined) throw failed;
+    self.postMessage({ out });
   } catch (err) {
     // A panic left its message here (web/src/crash.rs).
     const panic = self.__csPanic;

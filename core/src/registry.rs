@@ -68,16 +68,42 @@ pub struct ModelEntry {
     /// `Model::HAS_LEADER`: an expectation may name `"leader"` as its node.
     pub has_leader: bool,
     build: fn(BuildArgs) -> Result<Box<dyn Driver>, String>,
+    /// In the web app's split release build: the name of the part of the wasm that holds the
+    /// model's code, fetched on first use (see [`take_wanted`]); `None`: in the main module.
+    pub part: Option<&'static str>,
+}
+
+thread_local! {
+    /// A model a build asked for whose code is not loaded yet ([`take_wanted`]).
+    static WANTED: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
+}
+
+/// The model asked for by a build since the last call whose code was not loaded. Only in the
+/// web app's split release build, where every model but gossip (the default scenario's) is a
+/// part of the wasm (`ModelEntry::part`, ARCHITECTURE.md, "The split build"): the app fetches
+/// the part and builds again, as it does for a built-in scenario's text.
+pub fn take_wanted() -> Option<&'static str> {
+    WANTED.with(|w| w.take())
 }
 
 impl ModelEntry {
     /// Build the model and an engine around it, ready to run from time zero.
+    ///
+    /// In the web app's split release build a model whose part is not loaded yet answers an
+    /// error and is remembered for [`take_wanted`].
     pub fn build(&self, args: BuildArgs) -> Result<Box<dyn Driver>, String> {
         (self.build)(args)
     }
 }
 
 const fn entry<M: Model>() -> ModelEntry {
+    with_build::<M>(build::<M>, None)
+}
+
+const fn with_build<M: Model>(
+    build: fn(BuildArgs) -> Result<Box<dyn Driver>, String>,
+    part: Option<&'static str>,
+) -> ModelEntry {
     ModelEntry {
         name: M::NAME,
         about: M::ABOUT,
@@ -88,7 +114,86 @@ const fn entry<M: Model>() -> ModelEntry {
         metrics: M::METRICS,
         params: M::PARAMS,
         params_now: M::params_now,
-        build: build::<M>,
+        build,
+        part,
+    }
+}
+
+/// A model compiled in everywhere but the web app's split release build, where its engine
+/// (`build::<M>` and all only it reaches) is the part `$part` of the wasm: `wasm_split`'s
+/// split point, which `scripts/wasm-split.mjs` cuts at. `cs_split` is set by core's build.rs
+/// (an optimised wasm32 build with the `split-models` feature).
+#[cfg(not(cs_split))]
+macro_rules! lazy_entry {
+    ($m:ty, $part:ident) => {
+        entry::<$m>()
+    };
+}
+
+#[cfg(cs_split)]
+macro_rules! lazy_entry {
+    ($m:ty, $part:ident) => {{
+        #[wasm_split::wasm_split($part)]
+        async fn enter(call: usize) {
+            split::enter::<$m>(call)
+        }
+        fn build(a: BuildArgs) -> Result<Box<dyn Driver>, String> {
+            split::build(|c| Box::pin(enter(c)), <$m as Model>::NAME, a)
+        }
+        with_build::<$m>(build, Some(stringify!($part)))
+    }};
+}
+
+/// The split build's way into a part: a call through its split point with one pointer, to the
+/// build's arguments and its answer. The split point is an `async fn` whose future waits for
+/// the part; the part is fetched by the app (the split's glue), so here it is polled, not
+/// awaited: ready at once when the part is in (the second poll, the first hands the loader
+/// its callback), else pending and the model is wanted.
+#[cfg(cs_split)]
+mod split {
+    use super::{BuildArgs, Driver, Model, WANTED};
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::task::{Context, Poll, Waker};
+
+    struct Call<'a> {
+        args: Option<BuildArgs<'a>>,
+        out: Option<Result<Box<dyn Driver>, String>>,
+    }
+
+    /// In the part: build `M` from the `Call` at `call`.
+    pub fn enter<M: Model>(call: usize) {
+        // SAFETY: `build` below passes the address of its own `Call`, alive and not otherwise
+        // borrowed while the split point runs (synchronously, within its poll).
+        let call = unsafe { &mut *(call as *mut Call<'_>) };
+        if let Some(a) = call.args.take() {
+            call.out = Some(super::build::<M>(a));
+        }
+    }
+
+    /// In the main module: build through the split point if its part is in; otherwise remember
+    /// the model for `take_wanted` and say so.
+    pub fn build(
+        point: impl Fn(usize) -> Pin<Box<dyn Future<Output = ()>>>,
+        name: &'static str,
+        a: BuildArgs,
+    ) -> Result<Box<dyn Driver>, String> {
+        let mut call = Call {
+            args: Some(a),
+            out: None,
+        };
+        let p: *mut Call = &mut call;
+        let mut fut = point(p as usize);
+        let mut cx = Context::from_waker(Waker::noop());
+        let ready = (0..2).any(|_| fut.as_mut().poll(&mut cx) == Poll::Ready(()));
+        drop(fut);
+        if ready {
+            call.out
+                .unwrap_or_else(|| Err(format!("the {name} model's code did not run")))
+        } else {
+            WANTED.with(|w| w.set(Some(name)));
+            Err(format!("the {name} model's code is not loaded yet"))
+        }
     }
 }
 
@@ -98,13 +203,13 @@ pub static MODELS: &[ModelEntry] = &[
     #[cfg(feature = "gossip")]
     entry::<Gossip>(),
     #[cfg(feature = "mutation-tracking")]
-    entry::<MutationTracking>(),
+    lazy_entry!(MutationTracking, mutation_tracking),
     #[cfg(feature = "pingpong")]
-    entry::<PingPong>(),
+    lazy_entry!(PingPong, pingpong),
     #[cfg(feature = "raft")]
-    entry::<RaftKv>(),
+    lazy_entry!(RaftKv, raft),
     #[cfg(feature = "ozone")]
-    entry::<Ozone>(),
+    lazy_entry!(Ozone, ozone),
 ];
 
 impl ModelEntry {

@@ -48,6 +48,15 @@ pub use ui::app::App;
 /// jobs) there is no window and nothing to render.
 pub fn start() {
     crash::install();
+    // The split release build's glue (`scripts/wasm-split.mjs`) links a model's part to this
+    // instance's exports (its memory, table and functions): the page's, or a worker's current
+    // one (a worker instantiates the module anew after a panic). `cs_split`: web/build.rs.
+    #[cfg(cs_split)]
+    let _ = js_sys::Reflect::set(
+        &js_sys::global(),
+        &wasm_bindgen::JsValue::from_str("__csWasm"),
+        &wasm_bindgen::exports(),
+    );
     if web_sys::window().is_none() {
         return;
     }

@@ -86,6 +86,23 @@ pub fn bench_engine(builtin: &str) -> Result<f64, JsValue> {
     Ok(report.events as f64)
 }
 
+/// For `static/sweep-worker.js`: the model whose code a job asked for and did not have (in the
+/// split release build each model but gossip is a part loaded on first use), if any since the
+/// last call. The worker then awaits [`load_model`] and runs the job again.
+#[wasm_bindgen]
+pub fn wanted_model() -> Option<String> {
+    clusterscope_core::registry::take_wanted().map(String::from)
+}
+
+/// Load the code of the model `name` (`clusterscope_web::platform::load_model`): at once when
+/// it is in the main module, else its part of the split build.
+#[wasm_bindgen]
+pub async fn load_model(name: String) -> Result<(), JsValue> {
+    clusterscope_web::platform::load_model(&name)
+        .await
+        .map_err(|e| JsValue::from_str(&e))
+}
+
 /// For `static/crash.js`: the size of the allocation the browser refused, if one was (0: none).
 #[wasm_bindgen]
 pub fn failed_allocation() -> f64 {

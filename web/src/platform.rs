@@ -702,3 +702,35 @@ pub fn is_phone() -> bool {
         .and_then(|w| w.match_media("(max-width: 560px)").ok().flatten())
         .is_some_and(|m| m.matches())
 }
+
+/// Make the code of the model `name` available: at once when it is in the main module (every
+/// model in a debug or unsplit build, gossip always); in the split release build, the part of
+/// the wasm that holds it, fetched and linked by the split's glue (`globalThis.__csLoadPart`,
+/// written by `scripts/wasm-split.mjs`). The page's and each worker's instance load their own.
+pub async fn load_model(name: &str) -> Result<(), String> {
+    use wasm_bindgen::JsValue;
+    let model = clusterscope_core::registry::find(name)
+        .ok_or_else(|| format!("protocol \"{name}\" is not modelled"))?;
+    let Some(part) = model.part else {
+        return Ok(());
+    };
+    let failed = || {
+        format!(
+            "the code of the {name} model did not load (a part of the app, split/; check the \
+             connection and choose it again)"
+        )
+    };
+    let load = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("__csLoadPart"))
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .ok_or_else(failed)?;
+    let promise = load
+        .call1(&JsValue::NULL, &JsValue::from_str(part))
+        .ok()
+        .and_then(|p| p.dyn_into::<js_sys::Promise>().ok())
+        .ok_or_else(failed)?;
+    match wasm_bindgen_futures::JsFuture::from(promise).await {
+        Ok(v) if v.as_bool() == Some(true) => Ok(()),
+        _ => Err(failed()),
+    }
+}

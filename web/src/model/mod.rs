@@ -292,7 +292,10 @@ pub struct Model {
 /// asked for the text first, then whatever came meanwhile, so nothing overtakes it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Download {
+    /// The built-in scenario, or with `part` the model (`crate::platform::load_model`:
+    /// its code, in the split release build).
     pub name: &'static str,
+    pub part: bool,
     /// Which download this is (the app starts one per new value).
     pub id: u64,
     pub waiting: Vec<Msg>,

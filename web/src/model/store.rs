@@ -74,12 +74,22 @@ fn apply(m: &mut Model, msg: Msg) -> bool {
     let edits = msg.edits_session();
     let rev = m.session_rev;
     let changed = m.update(msg);
-    if let Some(name) = crate::builtins::take_wanted() {
+    // A built-in's text first (the scenario names its model), then the model's code.
+    let wanted = match crate::builtins::take_wanted() {
+        Some(name) => Some((name, false)),
+        None => clusterscope_core::registry::take_wanted().map(|name| (name, true)),
+    };
+    if let Some((name, part)) = wanted {
         if let Some(msg) = again {
             // Its error ("not downloaded yet") is replaced by what happens meanwhile.
-            m.info(format!("Opening {name}: downloading its scenario file…"));
+            m.info(if part {
+                format!("Loading the {name} model…")
+            } else {
+                format!("Opening {name}: downloading its scenario file…")
+            });
             m.download = Some(Download {
                 name,
+                part,
                 id: DOWNLOADS.with(|n| {
                     n.set(n.get() + 1);
                     n.get()
@@ -105,10 +115,16 @@ fn downloaded(m: &mut Model, name: &'static str, result: Result<(), String>) -> 
     let Some(d) = m.download.take().filter(|d| d.name == name) else {
         return false;
     };
+    let part = d.part;
     let mut waiting = d.waiting.into_iter();
     if let Err(e) = result {
         let restoring = matches!(waiting.next(), Some(Msg::RestoreSaved(_)));
-        m.error(if restoring {
+        m.error(if part {
+            format!(
+                "Could not open a scenario of the {name} model: {e}. Your current session is \
+                 unchanged."
+            )
+        } else if restoring {
             format!(
                 "Could not restore your saved session: the built-in scenario {name} did not \
                  download ({e}). It stays saved: reload the page once you are online."
@@ -146,6 +162,7 @@ mod tests {
         let mut m = Model::new();
         m.download = Some(Download {
             name: "raft-figure-8",
+            part: false,
             id: 1,
             waiting: vec![Msg::RestoreSaved("saved".into())],
         });
@@ -155,10 +172,47 @@ mod tests {
         let mut m = Model::new();
         m.download = Some(Download {
             name: "raft-figure-8",
+            part: false,
             id: 2,
             waiting: vec![Msg::BackToSaved],
         });
         downloaded(&mut m, "raft-figure-8", Err("offline".into()));
         assert_eq!(m.keep_saved_until_edit, None);
+    }
+
+    /// A model's part that did not load (the split release build): an error naming the model,
+    /// the message that wanted it dropped, the session shown unchanged; one that loaded lets
+    /// the waiting message through (natively every model is compiled in, so it opens).
+    #[test]
+    fn a_model_part_waits_like_a_text() {
+        let mut m = Model::new();
+        let file = m.run.scenario.file.clone();
+        m.download = Some(Download {
+            name: "raft",
+            part: true,
+            id: 3,
+            waiting: vec![Msg::LoadBuiltin("raft-figure-8".into())],
+        });
+        assert!(downloaded(&mut m, "raft", Err("offline".into())));
+        let b = m.banner.as_ref().expect("an error");
+        assert!(
+            b.text
+                .starts_with("Could not open a scenario of the raft model: offline."),
+            "{}",
+            b.text
+        );
+        assert_eq!(m.run.scenario.file, file, "the session is unchanged");
+        assert!(m.download.is_none());
+        m.download = Some(Download {
+            name: "raft",
+            part: true,
+            id: 4,
+            waiting: vec![Msg::LoadBuiltin("raft-figure-8".into())],
+        });
+        assert!(downloaded(&mut m, "raft", Ok(())));
+        assert_eq!(
+            m.run.scenario.raw.protocol, "raft",
+            "the waiting message applied"
+        );
     }
 }

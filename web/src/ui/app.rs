@@ -356,16 +356,22 @@ pub fn app() -> Html {
     let m = s.model.borrow();
     let busy = m.busy();
     let rev = s.rev;
-    // A built-in scenario's text being downloaded (`crate::builtins`): the app is busy and not
+    // A built-in scenario's text or a model's code being downloaded (`crate::builtins`,
+    // `platform::load_model`): the app is busy and not
     // ready meanwhile (what waits for it is applied when it comes), and nothing is saved.
-    let download = m.download.as_ref().map(|d| (d.name, d.id));
+    let download = m.download.as_ref().map(|d| (d.name, d.part, d.id));
     let shown_ready = *ready && download.is_none();
     {
         let s = s.clone();
         use_effect_with(download, move |d| {
-            if let Some((name, _)) = *d {
+            if let Some((name, part, _)) = *d {
                 wasm_bindgen_futures::spawn_local(async move {
-                    let result = crate::builtins::download(name).await;
+                    let result = if part {
+                        // The model's code (the split release build's part for it).
+                        crate::platform::load_model(name).await
+                    } else {
+                        crate::builtins::download(name).await
+                    };
                     if !crate::crash::stopped() {
                         s.dispatch(Msg::Downloaded { name, result });
                     }

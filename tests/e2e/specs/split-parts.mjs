@@ -1,0 +1,78 @@
+// Issue 44: in the release build every model but gossip is a part of the wasm fetched when a
+// scenario of it is first opened (scripts/wasm-split.mjs, `clusterscope_core::registry::load`).
+// The default scenario (gossip) opens with no part fetched; a ping-pong scenario fetches its
+// part (busy and a notice meanwhile; the check's worker loads it too), a second opening fetches
+// nothing; a part that cannot
+// be fetched is an error naming the model, the session unchanged and the app usable. An unsplit
+// build (CLUSTERSCOPE_SPLIT=0) has no parts: the spec then checks only that the models open.
+import assert from 'node:assert/strict';
+import { app, bannerText, open, settled } from './lib/app.mjs';
+
+export const timeoutMs = 120_000;
+// The refused part is reported by the browser as a failed resource load, and by the loader.
+export const allowConsoleErrors = true;
+
+export async function run({ page, baseUrl, log }) {
+  const split = (await (await fetch(`${baseUrl}__wasm_split.js`)).status) === 200;
+  log(`split build: ${split}`);
+  const parts = [];
+  page.on('request', (r) => {
+    if (/\/split\/[^/]+\.wasm$/.test(r.url())) parts.push(r.url().replace(/.*\/split\//, ''));
+  });
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await open(page, baseUrl);
+  assert.equal((await app(page)).scenario, 'cassandra-21636-packet-loss');
+  assert.deepEqual(parts, [], 'gossip is in the main module: no part fetched');
+
+  // Ping-pong's part, held back 1 s: the app says so and is busy meanwhile.
+  let release;
+  const held = new Promise((ok) => (release = ok));
+  await page.route('**/split/*pingpong*.wasm', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.selectOption('#scenario-select', 'pingpong');
+  if (split) {
+    await page.waitForSelector('#banner[data-kind="info"]');
+    const notice = await bannerText(page, 'info');
+    log(notice);
+    assert.match(notice, /Loading the pingpong model|downloading its scenario file/);
+    await page.waitForFunction(() => /Loading the pingpong model/.test(document.querySelector('#banner .banner-text')?.textContent || ''));
+    assert.equal((await app(page)).ready, '0', 'not ready while the part loads');
+    assert.equal((await app(page)).scenario, 'cassandra-21636-packet-loss', 'the current session stays meanwhile');
+  }
+  setTimeout(release, 1000);
+  await page.waitForSelector('#app[data-ready="1"][data-scenario="pingpong"]');
+  await settled(page);
+  const at = Number((await app(page)).step);
+  await page.keyboard.press('ArrowRight');
+  await settled(page);
+  assert.equal(Number((await app(page)).step), at + 1, 'the ping-pong run steps');
+  // The page's instance and the Expectations check's worker (its own instance) load it.
+  const pingpong = parts.filter((p) => p.includes('pingpong'));
+  if (split) assert.ok(pingpong.length >= 1 && pingpong.length <= 2, `the part is fetched by the page and the check's worker: ${parts.join(', ')}`);
+  // Back to gossip and again: nothing more fetched.
+  const before = parts.length;
+  await page.selectOption('#scenario-select', 'cassandra-21636-packet-loss');
+  await settled(page);
+  await page.selectOption('#scenario-select', 'sandbox-pingpong');
+  await page.waitForSelector('#app[data-ready="1"][data-scenario="sandbox-pingpong"]');
+  assert.equal(parts.length, before, 'a part is fetched once a page');
+  await page.unroute('**/split/*pingpong*.wasm');
+
+  if (!split) return;
+  // A part that cannot be fetched (offline): an error naming the model; the session unchanged.
+  await page.route('**/split/*.wasm', (route) => route.abort('internetdisconnected'));
+  const was = await app(page);
+  await page.selectOption('#scenario-select', 'sandbox-mutation-tracking');
+  const err = await bannerText(page, 'error');
+  log(err);
+  assert.match(err, /Could not open a scenario of the mutation-tracking model: the code of the mutation-tracking model did not load/);
+  await settled(page);
+  const after = await app(page);
+  assert.equal(after.scenario, was.scenario, 'the session is unchanged');
+  assert.equal(after.ready, '1');
+  await page.keyboard.press('ArrowRight');
+  await settled(page);
+  assert.equal(Number((await app(page)).step), Number(was.step) + 1, 'the app still steps');
+}
