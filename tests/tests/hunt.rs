@@ -428,9 +428,11 @@ fn a_new_ozone_leader_reads_a_chunk_after_its_own_queued_write() {
 /// CloseContainer is appended first, and the WriteChunk's data stage then finds the container
 /// CLOSED (CLOSED_CONTAINER_IO, counted as written). The target view counts only those, not an
 /// injected CHUNK_FILE_INCONSISTENCY (which the hunt found before, in one command, on the fixed
-/// code too). Pinned: run 12 (candidate index 11) of hunt seed 1 (`--faults all`,
-/// docs/HUNTING.md), shrunk to `timeout on dn1` and SCM's `close-container 1`, since the model has
-/// Ozone's ten chunk executors (before: run 1746 of hunt seed 2 on the one chunk writer, whose
+/// code too). Pinned: run 426 (candidate index 425) of hunt seed 1 (`--faults all`,
+/// docs/HUNTING.md), shrunk to SCM's `close-container 1` alone, since the leader's catch-up read
+/// is a task on its chunk executor and the appender waits for a batch's reads (h/ozread; before:
+/// run 12, shrunk to `timeout on dn1` and the close, since the model has Ozone's ten chunk
+/// executors; before that run 1746 of hunt seed 2 on the one chunk writer, whose
 /// stall the hunt drew as one of four executors rather than one of thirteen; run 1476 of seed 1
 /// before the datanodes' heartbeats became messages; run 778 before h/ozhunt drew half of
 /// Ozone's command faults as a close while a follower is away; run 5792 before SCM's commands
@@ -455,7 +457,7 @@ fn the_ozone_hunt_finds_a_write_to_a_closed_container_and_the_fix_survives_it() 
     };
     let p = plan("buggy");
     let space = Space::of(&s, &p, &l).unwrap();
-    let found = hunt::search(&s, &p, &space, 11..12, &l, &mut |_| {}).expect("found");
+    let found = hunt::search(&s, &p, &space, 425..426, &l, &mut |_| {}).expect("found");
     assert!(
         found.detail.contains("closed_container_writes is 1"),
         "{}",

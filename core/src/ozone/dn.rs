@@ -3,9 +3,11 @@
 //! report to SCM), `CloseContainerCommandHandler`, `ClosePipelineCommandHandler` and
 //! `ContainerStateMachine.notifyGroupRemove`.
 
-use super::{CState, Csm, OzCmd, OzMsg, OzNode, OzTimer, Res};
+use super::{CState, ChunkRead, Csm, OzCmd, OzMsg, OzNode, OzTimer, Res};
 use crate::engine::trace::LogLevel;
+use crate::engine::NodeId;
 use crate::raft::sm::SmCtx;
+use crate::raft::Index;
 use std::fmt;
 
 /// Why a datanode asked SCM to close the pipeline: which `XceiverServerRatis` handler called
@@ -286,6 +288,54 @@ impl Csm {
                     LogLevel::Debug,
                     format_args!("Failed to quasi-close container {cid}: {e}"),
                 );
+            }
+        }
+    }
+
+    /// An appender's read runs on its chunk executor (`readStateMachineData`): the chunk range
+    /// read back from the block file (`ChunkUtils`: fewer bytes than the chunk is "Unexpected
+    /// read size"). A failure marks the state machine unhealthy and the container in
+    /// `unhealthyContainers`, and the future's failure reaches Ratis' `getEntryWithData`
+    /// callback, `notifyLogFailed` -> `handleNodeLogFailure`, even when the appender no longer
+    /// waits for this read (it timed out, or a newer read of the entry replaced it).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn chunk_read(
+        &self,
+        n: &mut OzNode,
+        c: &mut SmCtx<Self>,
+        i: Index,
+        to: NodeId,
+        token: u64,
+        cid: u32,
+        block: u32,
+        off: u64,
+        len: u64,
+    ) {
+        let have = n.files.get(&(cid, block)).copied().unwrap_or(0);
+        let outcome = if have >= off + len {
+            n.data.insert(i, "read from disk");
+            ChunkRead::Done
+        } else {
+            n.read_failures += 1;
+            n.data.insert(i, "read failed");
+            n.sent(to, i, "read failed");
+            let msg = format!("Unexpected read size. expected: {len}, actual: -1");
+            c.log(
+                LogLevel::Warn,
+                format_args!(
+                    "ChunkWriter-{}: ReadStateMachine failed. cmd WriteChunk logIndex {i} msg : {msg} Container Result: CONTAINER_INTERNAL_ERROR",
+                    self.chunk_executor(block)
+                ),
+            );
+            n.unhealthy_containers.insert(cid);
+            self.unhealthy(n, c, "readStateMachineData failed");
+            self.trigger_pipeline_close(n, c, CloseCause::ReadFailed, msg.clone());
+            ChunkRead::Failed(msg)
+        };
+        if let Some((t, st)) = n.reads.get_mut(&(i, to)) {
+            if *t == token {
+                *st = outcome;
+                c.data_read(i);
             }
         }
     }

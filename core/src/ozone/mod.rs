@@ -99,6 +99,8 @@ impl StateMachine for Csm {
     /// `stateMachineDataCache` (`evictStateMachineCache`).
     fn not_leader(&self, n: &mut OzNode, _c: &mut SmCtx<Self>) {
         n.evict_up_to(Index::MAX);
+        // The appenders are gone: nobody waits for their reads (which still run).
+        n.reads.clear();
     }
     fn init(&self, id: NodeId) -> OzNode {
         let mut containers: BTreeMap<u32, CState> =
@@ -181,7 +183,7 @@ impl StateMachine for Csm {
         n.unhealthy_containers.clear();
         n.cache.clear();
         n.writes_queued.clear();
-        n.reads_queued.clear();
+        n.reads.clear();
         n.pipeline_action_sent = false;
         n.hold.clear();
         n.held.clear();
@@ -338,10 +340,9 @@ impl StateMachine for Csm {
     }
 
     /// `ContainerStateMachine.read`: the cache, else readStateMachineData on the block's chunk
-    /// executor (`CompletableFuture.runAsync(..., getChunkExecutor(...))`): the chunk range read
-    /// back from the block file (`ChunkUtils`: fewer bytes than the chunk is "Unexpected read
-    /// size"). The model runs the read at once unless that executor still holds the entry's own
-    /// data stage (a follower that became leader); then the read queues behind it.
+    /// executor (`CompletableFuture.runAsync(..., getChunkExecutor(...))`), queued behind what
+    /// the executor holds: the entry's own data stage (on a follower that became leader before
+    /// it ran), other blocks' writes, other reads. The read runs as [`OzTask::ChunkRead`].
     fn read_data(
         &self,
         n: &mut OzNode,
@@ -368,39 +369,44 @@ impl StateMachine for Csm {
         if n.cache.contains_key(&i) {
             n.data.insert(i, "read from cache");
             n.sent(to, i, "cache");
+            n.reads.remove(&(i, to));
             return Stage::Done;
         }
-        if n.writes_queued.contains(&i) {
-            // A follower that became leader before its own data stage of `i` ran: the read
-            // goes on the same chunk executor, behind the write.
-            if n.reads_queued.insert(i) {
-                c.submit(self.chunk_executor(block), OzTask::ChunkRead { i });
-            }
-            return Stage::Pending;
-        }
-        let have = n.files.get(&(cid, block)).copied().unwrap_or(0);
-        if have >= off + len {
-            n.data.insert(i, "read from disk");
-            n.sent(to, i, "disk");
-            return Stage::Done;
-        }
-        n.read_failures += 1;
-        n.data.insert(i, "read failed");
-        n.sent(to, i, "read failed");
-        let msg = format!("Unexpected read size. expected: {len}, actual: -1");
-        c.log(
-            LogLevel::Warn,
-            format_args!(
-                "ReadStateMachine failed. cmd WriteChunk logIndex {i} msg : {msg} Container Result: CONTAINER_INTERNAL_ERROR"
-            ),
+        n.next_read += 1;
+        let token = n.next_read;
+        n.reads.insert((i, to), (token, ChunkRead::Queued));
+        c.submit(
+            self.chunk_executor(block),
+            OzTask::ChunkRead {
+                i,
+                to,
+                token,
+                c: cid,
+                block,
+                off,
+                len,
+            },
         );
-        // readStateMachineData: stateMachineHealthy false and the container unhealthy
-        // (`unhealthyContainers.add`), then the read's future fails and Ratis'
-        // `getEntryWithData` calls `notifyLogFailed` -> `handleNodeLogFailure`.
-        n.unhealthy_containers.insert(cid);
-        self.unhealthy(n, c, "readStateMachineData failed");
-        self.trigger_pipeline_close(n, c, CloseCause::ReadFailed, msg.clone());
-        Stage::Failed(msg)
+        Stage::Pending
+    }
+
+    /// `EntryWithData.getEntry`: the read's future, once it completed.
+    fn poll_data(&self, n: &mut OzNode, _c: &mut SmCtx<Self>, i: Index, to: NodeId) -> Stage {
+        match n.reads.get(&(i, to)) {
+            Some((_, ChunkRead::Queued)) => Stage::Pending,
+            Some((_, ChunkRead::Failed(e))) => {
+                let e = e.clone();
+                n.reads.remove(&(i, to));
+                Stage::Failed(e)
+            }
+            Some((_, ChunkRead::Done)) => {
+                n.reads.remove(&(i, to));
+                n.sent(to, i, "disk");
+                Stage::Done
+            }
+            // The cache answered when the batch was built.
+            None => Stage::Done,
+        }
     }
 
     /// applyTransaction on the StateMachineUpdater.
@@ -489,10 +495,16 @@ impl StateMachine for Csm {
                 off,
                 len,
             } => (i, cid, block, off, len),
-            OzTask::ChunkRead { i } => {
-                // The writes queued before it have run: the appender reads again.
-                n.reads_queued.remove(&i);
-                c.data_read(i);
+            OzTask::ChunkRead {
+                i,
+                to,
+                token,
+                c: cid,
+                block,
+                off,
+                len,
+            } => {
+                self.chunk_read(n, c, i, to, token, cid, block, off, len);
                 return;
             }
         };
@@ -695,5 +707,7 @@ mod tests;
 mod tests_close;
 #[cfg(test)]
 mod tests_exec;
+#[cfg(test)]
+mod tests_read;
 #[cfg(test)]
 mod tests_start;

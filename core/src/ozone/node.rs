@@ -327,10 +327,20 @@ pub enum OzTask {
         off: u64,
         len: u64,
     },
-    /// The leader's appender needs WriteChunk `i`'s data while its own data stage is still
-    /// queued: `ContainerStateMachine.read` runs `readStateMachineData` on the same chunk
-    /// executor as the write (`getChunkExecutor(writeChunk)`), so the read waits behind it.
-    ChunkRead { i: Index },
+    /// The leader's appender needs WriteChunk `i`'s data for follower `to` and the cache does
+    /// not hold it: `ContainerStateMachine.read` runs `readStateMachineData` on the block's
+    /// chunk executor (`CompletableFuture.runAsync(..., getChunkExecutor(writeChunk))`), behind
+    /// whatever that executor has queued (the entry's own data stage, other blocks' writes).
+    /// `token` tells this read from a later one of the same entry (a new batch reads again).
+    ChunkRead {
+        i: Index,
+        to: NodeId,
+        token: u64,
+        c: u32,
+        block: u32,
+        off: u64,
+        len: u64,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -347,6 +357,15 @@ pub enum OzTimer {
     /// A datanode's periodic heartbeat to SCM (`HeartbeatEndpointTask`, at every multiple of
     /// `heartbeat_interval` while it runs).
     Heartbeat,
+}
+
+/// An appender's read of a chunk from disk (`readStateMachineData`'s future).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ChunkRead {
+    /// On its chunk executor, not run yet.
+    Queued,
+    Done,
+    Failed(String),
 }
 
 /// One node: a datanode's containers and state machine, or SCM.
@@ -374,8 +393,10 @@ pub struct OzNode {
     pub cache: BTreeMap<Index, u64>,
     /// WriteChunk data stages queued on their chunk executors, not yet run.
     pub writes_queued: BTreeSet<Index>,
-    /// Appender reads queued behind them ([`OzTask::ChunkRead`]).
-    pub reads_queued: BTreeSet<Index>,
+    /// The leader's appender reads from disk ([`OzTask::ChunkRead`]), by (index, follower):
+    /// the read's token and where it is.
+    pub reads: BTreeMap<(Index, NodeId), (u64, ChunkRead)>,
+    pub next_read: u64,
     pub pipeline_action_sent: bool,
     /// Why this datanode first asked SCM to close the pipeline in the run (kept across
     /// restarts; `pipeline_action_sent` is per process).

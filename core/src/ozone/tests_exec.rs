@@ -173,9 +173,13 @@ fn two_blocks_on_one_chunk_executor_queue_behind_each_other() {
 /// data on the entry's block's chunk executor, behind the queued write. dn3 is stopped from
 /// 0.5 s to 1.3 s; dn2's ChunkWriter-2 (block 2's) is stalled from 0.5 s. dn1 appends W1
 /// (block 1, index 2) and W2 (block 2, index 3); dn2 writes W1 but W2's stage waits. dn1 is
-/// killed at 1.2 s and dn2 elected at 1.4 s: its appender sends dn3 index 2 (read back from
-/// ChunkWriter-1's file at once) but index 3's read waits behind the stalled write, until the
-/// release at 2.5 s. With one chunk writer the stall holds W1's write too, so dn3 gets neither.
+/// killed at 1.2 s and dn2 elected at 1.4 s: its appender's batch for dn3 (indexes 2-4) reads
+/// index 2 back from ChunkWriter-1's file at once, but index 3's read waits behind the stalled
+/// write, and Ratis' appender waits for the whole batch (`DataQueue.pollList`, until the
+/// heartbeat is due, 2.5 s after dn3's last reply: later than the release at 2.5 s), so dn3
+/// gets nothing until the release, then all of it. (Before December 2026 the model's appender
+/// sent index 2 alone at once: dn3 had W1 at 2 s.) With one chunk writer the stall holds dn2's
+/// own W1 write too.
 #[test]
 fn the_chunk_read_waits_behind_its_blocks_executor() {
     let faults = [
@@ -196,11 +200,11 @@ fn the_chunk_read_waits_behind_its_blocks_executor() {
     let checks = [
         plain("dn2 leads", "role", "dn2", "2s", "\"leader\""),
         plain(
-            "dn3 got W1's entry, not W2's",
+            "dn3's batch waits for index 3's read",
             "log_length",
             "dn3",
             "2s",
-            "2",
+            "1",
         ),
         expect(
             "W2 still queued on dn2",
@@ -210,12 +214,13 @@ fn the_chunk_read_waits_behind_its_blocks_executor() {
             "2s",
             "0",
         ),
+        expect("dn2 wrote W1", "block_length", "dn2", "1/1", "2s", "1024"),
         expect(
-            "dn3 wrote W1 meanwhile",
+            "dn3 gets W1 after the release",
             "block_length",
             "dn3",
             "1/1",
-            "2s",
+            "end",
             "1024",
         ),
         expect(
@@ -241,7 +246,7 @@ fn the_chunk_read_waits_behind_its_blocks_executor() {
     let one = faults.replace("ChunkWriter-2", "ChunkWriter-0");
     let got = failures(1, "1ms", &format!("{one}{checks}"));
     assert!(
-        got.contains("dn3 got W1's entry"),
-        "one executor: dn3 should get neither entry while the writer is stalled, failed only:\n{got}"
+        got.contains("dn2 wrote W1"),
+        "one executor: the stall should hold dn2's W1 write too, failed only:\n{got}"
     );
 }

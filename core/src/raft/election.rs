@@ -340,8 +340,6 @@ impl<S: StateMachine> Raft<S> {
     }
 
     fn become_leader(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
-        // Reads an earlier leadership's appenders waited for: this one's appenders ask again.
-        node.reads_pending.clear();
         // A new LeaderStateImpl: new ReadIndexHeartbeats (no rounds, ackedCommitIndex none).
         node.read_rounds.clear();
         node.acked_commit = 0;

@@ -313,10 +313,8 @@ impl<S: StateMachine> Raft<S> {
                 node.data_pending.remove(&i);
                 self.advance_flush(node, ctx);
             }
-            SmEvent::DataRead(i) => {
-                node.reads_pending.remove(&i);
-                self.notify_appenders(node, ctx);
-            }
+            // A data read completed: the appenders waiting in `pollList` look again.
+            SmEvent::DataRead(_) => self.notify_appenders(node, ctx),
             SmEvent::Resume(token, r) => self.resume_held(node, ctx, token, r),
             SmEvent::Submit(cmd) => {
                 // A request of the state machine itself to its local server (its reply comes

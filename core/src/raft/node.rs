@@ -113,6 +113,25 @@ pub struct Progress {
     pub queued: bool,
     /// Send a heartbeat on the next appender task even if one is not due.
     pub force_heartbeat: bool,
+    /// The batch whose state-machine data reads the appender waits for
+    /// (`LogAppenderBase.newAppendEntriesRequest`'s `buffer.pollList`).
+    pub poll: Option<Poll>,
+}
+
+/// A batch of entries `from..=to` built for one follower, waiting for its data reads
+/// (`EntryWithData.getEntry(remaining)`, in index order) until `deadline`, the heartbeat wait
+/// time when the batch was built (`getHeartbeatWaitTimeMs()`).
+#[derive(Clone, Debug, Default)]
+pub struct Poll {
+    pub from: Index,
+    pub to: Index,
+    /// The entries whose read had not completed when last looked at.
+    pub pending: BTreeSet<Index>,
+    /// When the batch was built, and the longest its reads are waited for.
+    pub started: Micros,
+    pub deadline: Micros,
+    /// The read of `to` failed at once (`getEntryWithData` threw): met after the others.
+    pub failed: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -271,8 +290,6 @@ pub struct RNode<S: StateMachine> {
     pub held: BTreeMap<u64, (NodeId, u64, S::Cmd)>,
     /// Data stages still running.
     pub data_pending: BTreeSet<Index>,
-    /// The appender waits for these data reads.
-    pub reads_pending: BTreeSet<Index>,
     /// Follower: AppendEntries replies whose entries are written but whose data stage is still
     /// running (Ratis' reply waits for the entry's combined log + state-machine-data future).
     pub flush_replies: Vec<super::FlushReply>,
@@ -348,7 +365,6 @@ impl<S: StateMachine> RNode<S> {
             flush_replies: Vec::new(),
             held: BTreeMap::new(),
             data_pending: BTreeSet::new(),
-            reads_pending: BTreeSet::new(),
             retry: RetryCache::default(),
             retry_expiry: VecDeque::new(),
             client: Client::new(me),
@@ -412,7 +428,6 @@ impl<S: StateMachine> RNode<S> {
         self.flush = self.flush.min(from - 1);
         self.log_flushed = self.log_flushed.min(from - 1);
         self.data_pending.retain(|&i| i < from);
-        self.reads_pending.retain(|&i| i < from);
         let before = self.flush_replies.len();
         self.flush_replies.retain(|r| r.match_index < from);
         // Their appends failed: complete (`outstandingOp` drops).

@@ -36,6 +36,7 @@ use super::{
 use crate::engine::trace::LogLevel;
 use crate::engine::{Ctx, NodeId};
 use crate::time::Micros;
+use std::collections::BTreeSet;
 
 /// `raft.server.log.appender.wait-time.min` (1 ms): a restarted appender's first request.
 const WAIT_TIME_MIN: Micros = 1_000;
@@ -197,7 +198,8 @@ impl<S: StateMachine> Raft<S> {
     fn appender_has_work(&self, node: &RNode<S>, ctx: &Ctx<Self>, p: NodeId) -> bool {
         let pr = &node.progress[p as usize];
         ctx.now >= pr.sleep_until
-            && ((pr.next <= node.last() && self.window_open(node, p))
+            && (pr.poll.is_some()
+                || (pr.next <= node.last() && self.window_open(node, p))
                 || self.heartbeat_due(node, ctx, p))
     }
 
@@ -242,6 +244,93 @@ impl<S: StateMachine> Raft<S> {
         ctx.set_timer(super::Timer::Appender(p), at);
     }
 
+    /// When the heartbeat to `p` falls due (`LogAppender.getHeartbeatWaitTimeMs`: half the
+    /// minimum RPC timeout after the last reply, a quarter after the last heartbeat sent,
+    /// whichever is later): the longest `pollList` waits for a batch's data reads.
+    fn heartbeat_wait_end(&self, node: &RNode<S>, p: NodeId) -> Micros {
+        let pr = &node.progress[p as usize];
+        let min = self.p.timeout_min.0;
+        (pr.last_response + min / 2).max(pr.last_heartbeat + min / 4)
+    }
+
+    /// `DataQueue.pollList` over a batch: the entries from `from` whose reads are done, in
+    /// order. All done: the whole batch. A read still running: wait (`None`, the poll kept)
+    /// until the deadline, then the prefix read so far (a `TimeoutException`, logged; Ratis
+    /// sends the prefix, possibly none: a heartbeat, and drops the other reads). A read that
+    /// failed: `EntryWithData.getEntry` throws RaftLogIOException, the whole batch is discarded
+    /// and the appender restarts (`None`).
+    fn poll_batch(
+        &self,
+        node: &mut RNode<S>,
+        ctx: &mut Ctx<Self>,
+        p: NodeId,
+        mut poll: super::node::Poll,
+    ) -> Option<Vec<(Index, Entry<S::Cmd>)>> {
+        if node.progress[p as usize].next != poll.from {
+            // A reply moved nextIndex while the batch waited (Ratis' appender holds its lock
+            // through pollList, the reply waits): the model builds the batch again.
+            node.progress[p as usize].queued = true;
+            ctx.submit(APPENDER, Task::Append { peer: p }, None);
+            return None;
+        }
+        let mut entries: Vec<(Index, Entry<S::Cmd>)> = Vec::new();
+        let mut waiting = None;
+        for i in poll.from..=poll.to {
+            let failed = if poll.failed.is_some() && i == poll.to {
+                poll.failed.take()
+            } else if poll.pending.contains(&i) {
+                match self.with_sm(node, ctx, |s, n, c| s.poll_data(n, c, i, p)) {
+                    Stage::Done => {
+                        poll.pending.remove(&i);
+                        None
+                    }
+                    Stage::Pending => {
+                        waiting = Some(i);
+                        break;
+                    }
+                    Stage::Failed(err) => Some(err),
+                }
+            } else {
+                None
+            };
+            if let Some(err) = failed {
+                // EntryWithData.getEntry throws RaftLogIOException: the whole batch is
+                // discarded, the appender fails and LogAppenderDaemon restarts it.
+                ctx.log(
+                    LogLevel::Warn,
+                    format_args!(
+                        "Failed readStateMachineData for (t{}, i{i}): {err}; the batch of {} entries is discarded and the LogAppender for {} restarts",
+                        node.log[i as usize - 1].term,
+                        i - poll.from + 1,
+                        ctx.topo.name(p)
+                    ),
+                );
+                self.restart_appender(node, ctx, p);
+                return None;
+            }
+            entries.push((i, node.log[i as usize - 1].clone()));
+        }
+        let Some(i) = waiting else {
+            return Some(entries);
+        };
+        if ctx.now < poll.deadline {
+            ctx.set_timer(super::Timer::Appender(p), poll.deadline);
+            node.progress[p as usize].poll = Some(poll);
+            return None;
+        }
+        ctx.log(
+            LogLevel::Warn,
+            format_args!(
+                "Failed to get (t{}, i{i}) in {}: TimeoutException; the AppendEntries to {} carries the {} entries before it",
+                node.log[i as usize - 1].term,
+                crate::time::fmt_duration(poll.deadline.saturating_sub(poll.started)),
+                ctx.topo.name(p),
+                entries.len()
+            ),
+        );
+        Some(entries)
+    }
+
     /// The LogAppender serves follower `p`.
     pub(crate) fn on_appender(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, p: NodeId) {
         if !node.is_leader() {
@@ -252,52 +341,65 @@ impl<S: StateMachine> Raft<S> {
             return; // woken by Timer::Appender
         }
         let last = node.last();
-        let pr = &node.progress[p as usize];
         let mut entries: Vec<(Index, Entry<S::Cmd>)> = Vec::new();
-        // LogAppenderBase.newAppendEntriesRequest: a heartbeat when one is due by time, else
-        // entries from nextIndex if the window has room (they carry the commitIndex too), else
-        // a forced heartbeat.
-        let timed = self.heartbeat_timed(node, ctx, p);
-        if !timed && pr.next <= last && self.window_open(node, p) {
-            let to = last.min(pr.next + self.p.append_batch as u64 - 1);
-            for i in pr.next..=to {
-                if node.reads_pending.contains(&i) {
-                    break;
-                }
-                let e = node.log[i as usize - 1].clone();
-                if let super::node::Payload::Client { cmd, .. } = &e.payload {
-                    match self.with_sm(node, ctx, |s, n, c| s.read_data(n, c, i, cmd, p)) {
-                        Stage::Done => {}
-                        // DataQueue.pollList: a read not done in time ends the batch there.
-                        Stage::Pending => {
-                            node.reads_pending.insert(i);
-                            break;
-                        }
-                        // EntryWithData.getEntry throws RaftLogIOException: the whole batch
-                        // is discarded, the appender fails and LogAppenderDaemon restarts it.
-                        Stage::Failed(err) => {
-                            ctx.log(
-                                LogLevel::Warn,
-                                format_args!(
-                                    "Failed readStateMachineData for (t{}, i{i}): {err}; the batch of {} entries is discarded and the LogAppender for {} restarts",
-                                    e.term,
-                                    i - node.progress[p as usize].next + 1,
-                                    ctx.topo.name(p)
-                                ),
-                            );
-                            return self.restart_appender(node, ctx, p);
+        if let Some(poll) = node.progress[p as usize].poll.take() {
+            // Waiting in pollList for this batch's data reads.
+            match self.poll_batch(node, ctx, p, poll) {
+                Some(e) => entries = e,
+                None => return,
+            }
+        } else {
+            let pr = &node.progress[p as usize];
+            // LogAppenderBase.newAppendEntriesRequest: a heartbeat when one is due by time, else
+            // entries from nextIndex if the window has room (they carry the commitIndex too),
+            // else a forced heartbeat.
+            let timed = self.heartbeat_timed(node, ctx, p);
+            if !timed && pr.next <= last && self.window_open(node, p) {
+                let from = pr.next;
+                let to = last.min(from + self.p.append_batch as u64 - 1);
+                // getEntryWithData for every entry of the batch first: each read starts now
+                // (a state machine may queue it on its own executor), then pollList waits for
+                // them in index order until the heartbeat is due.
+                let mut poll = super::node::Poll {
+                    from,
+                    to,
+                    pending: BTreeSet::new(),
+                    started: ctx.now,
+                    deadline: self.heartbeat_wait_end(node, p),
+                    failed: None,
+                };
+                for i in from..=to {
+                    let e = &node.log[i as usize - 1];
+                    if let super::node::Payload::Client { cmd, .. } = &e.payload {
+                        let cmd = cmd.clone();
+                        match self.with_sm(node, ctx, |s, n, c| s.read_data(n, c, i, &cmd, p)) {
+                            Stage::Done => {}
+                            Stage::Pending => {
+                                poll.pending.insert(i);
+                            }
+                            // The read failed at once: pollList meets it after the entries
+                            // before it, and nothing after it is read.
+                            Stage::Failed(err) => {
+                                poll.to = i;
+                                poll.failed = Some(err);
+                                break;
+                            }
                         }
                     }
                 }
-                entries.push((i, e));
+                match self.poll_batch(node, ctx, p, poll) {
+                    Some(e) => entries = e,
+                    None => return,
+                }
+                if entries.is_empty() {
+                    return;
+                }
+            } else if !self.heartbeat_due(node, ctx, p) {
+                // Neither due by time nor forced: a forced heartbeat is for the commitIndex,
+                // which only one with the previous entry carries, so it waits until no append
+                // is pending.
+                return;
             }
-            if entries.is_empty() {
-                return; // waiting for a data read
-            }
-        } else if !self.heartbeat_due(node, ctx, p) {
-            // Neither due by time nor forced: a forced heartbeat is for the commitIndex, which
-            // only one with the previous entry carries, so it waits until no append is pending.
-            return;
         }
         let call = node.next_call;
         node.next_call += 1;

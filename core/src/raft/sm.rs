@@ -169,13 +169,28 @@ pub trait StateMachine: Clone + fmt::Debug + 'static {
     ) -> Stage {
         Stage::Done
     }
-    /// The leader's appender needs entry `i`'s data for follower `to`.
+    /// The leader's appender needs entry `i`'s data for follower `to` (Ratis'
+    /// `SegmentedRaftLog.getEntryWithData` -> `StateMachine.data().read`): start the read.
+    /// `Pending`: it completes later ([`SmCtx::data_read`]) and the appender asks
+    /// [`Self::poll_data`]. A new batch starts a new read even if an older one of the same entry
+    /// is still running (Ratis drops a batch's futures when it gives up waiting).
     fn read_data(
         &self,
         _n: &mut Self::Node,
         _c: &mut SmCtx<Self>,
         _i: Index,
         _cmd: &Self::Cmd,
+        _to: NodeId,
+    ) -> Stage {
+        Stage::Done
+    }
+    /// The appender looks at the read `read_data` started for entry `i` and follower `to`
+    /// (`EntryWithData.getEntry`): `Pending` while it runs, then its outcome, once.
+    fn poll_data(
+        &self,
+        _n: &mut Self::Node,
+        _c: &mut SmCtx<Self>,
+        _i: Index,
         _to: NodeId,
     ) -> Stage {
         Stage::Done
