@@ -230,11 +230,7 @@ fn the_second_look_lets_the_check_through_when_the_stage_catches_up_within_100_m
         .find(|&&s| s > 20 * US_PER_S)
         .expect("a skipped check after 20 s");
     // The round's start: its SYNs.
-    let t = *syn_times(&r, A)
-        .iter()
-        .filter(|&&s| s <= skip)
-        .last()
-        .unwrap();
+    let t = *syn_times(&r, A).iter().rev().find(|&&s| s <= skip).unwrap();
 
     let mut r = run(&["A", "B", "C"], &["A"], "", "", "1m");
     until(&mut r, 10 * US_PER_S);
