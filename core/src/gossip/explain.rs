@@ -2,7 +2,7 @@
 //! DOWN, since when, the phi that convicted it, what became of the last echo each way, whether
 //! an inflightEcho entry is stuck, and how far behind its copy of the peer's heartbeat is.
 
-use super::{fd::PHI_FACTOR, view, Gossip};
+use super::{fd::PHI_FACTOR, view, Gossip, TasksWait};
 use crate::engine::trace::Trace;
 use crate::engine::{NodeId, NodeStatus, Sim};
 use crate::explain::{last_log, last_msg, status_word};
@@ -55,6 +55,16 @@ pub fn explain(
             )
         }
     )];
+    match g.tasks_wait {
+        Some(TasksWait::Convict { ep }) => out.push(format!(
+            "Its gossip task waits for the GossipStage to run convict({}) (runInGossipStageBlocking): no heartbeat bump, no SYN, no other status check until it has run.",
+            name(ep)
+        )),
+        Some(TasksWait::SecondLook { .. }) => out.push(
+            "Its gossip task sleeps 100 ms in the status check (the GossipStage is behind) before looking again.".into(),
+        ),
+        None => {}
+    }
     for &q in down.iter().take(MAX_PEERS) {
         let qn = name(q);
         let mut s = format!("{} sees {qn} DOWN", name(id));

@@ -1,6 +1,6 @@
 //! Liveness: the failure detector's reports, `markAlive` / `realMarkAlive` / `markDead` /
 //! `markAsShutdown` / `convict`, applying remote state (`notifyFailureDetector`,
-//! `applyStateLocally`, `handleMajorStateChange`) and `doStatusCheck`.
+//! `applyStateLocally`, `handleMajorStateChange`); `doStatusCheck` is in `status.rs`.
 
 use super::*;
 
@@ -111,7 +111,8 @@ impl Gossip {
         self.mark_dead(node, ctx, ep);
     }
 
-    /// `convict`: ignored for a peer that is not alive.
+    /// `convict`'s body: ignored for a peer that is not alive. 4.0+ runs it as a GossipStage
+    /// task the GossipTasks thread waits for (`Task::Convict`, see `status.rs`), 3.x in line.
     pub(super) fn convict(&self, node: &mut GNode, ctx: &mut Ctx<Self>, ep: NodeId) {
         let Some(st) = node.map[ep as usize].as_ref() else {
             return;
@@ -298,63 +299,6 @@ impl Gossip {
             .is_some_and(|st| st.is_shutdown())
         {
             self.mark_as_shutdown(node, ctx, ep);
-        }
-    }
-
-    /// `doStatusCheck`: skipped while the GossipStage is behind; otherwise interpret every peer.
-    pub(super) fn status_check(&self, node: &mut GNode, ctx: &mut Ctx<Self>) {
-        let stage = &ctx.execs[GOSSIP_STAGE as usize];
-        if stage.pending > 0 && node.last_processed_msg_at + US_PER_S < ctx.now {
-            node.counters.status_checks_skipped += 1;
-            ctx.log(
-                LogLevel::Warn,
-                format_args!(
-                    "Gossip stage has {} pending tasks; skipping status check (no nodes will be marked down)",
-                    stage.pending
-                ),
-            );
-            return;
-        }
-        // `FailureDetector.interpret` for every peer with a window, in id order. Its local-pause
-        // guard acts at the first such peer (which updates the last-interpret time) and then
-        // holds for the rest of the round; after it, only peers whose phi may have crossed the
-        // threshold need the exact test (`Detector::maybe_convicting`), the others cannot convict.
-        debug_assert_eq!(
-            node.fd.present(),
-            (0..node.map.len())
-                .filter(|&ep| ep != node.id as usize && node.map[ep].is_some() && node.fd.has(ep))
-                .count(),
-            "a failure-detector window without an endpoint state, or for the node itself"
-        );
-        if node.fd.present() == 0 {
-            return;
-        }
-        let now = ctx.now;
-        let diff = node.fd_last_interpret.map_or(0, |t| now - t);
-        node.fd_last_interpret = Some(now);
-        let pause = self.p.max_local_pause.0;
-        if diff > pause {
-            ctx.log(
-                LogLevel::Warn,
-                format_args!("Not marking nodes down due to local pause of {diff}us > {pause}us"),
-            );
-            node.fd_last_pause = Some(now);
-            return;
-        }
-        if node.fd_last_pause.is_some_and(|t| now - t < pause) {
-            return;
-        }
-        for ep in node.fd.maybe_convicting(now) {
-            let ep = ep as NodeId;
-            let Some(phi) = node.fd.phi(ep as usize, now) else {
-                continue;
-            };
-            if ep != node.id
-                && node.map[ep as usize].is_some()
-                && convicts(phi, self.p.phi_convict_threshold)
-            {
-                self.convict(node, ctx, ep);
-            }
         }
     }
 }

@@ -16,6 +16,7 @@ mod node;
 pub mod nodeset;
 pub mod params;
 pub mod state;
+mod status;
 mod transport;
 pub mod view;
 mod wire;
@@ -32,13 +33,14 @@ use crate::time::{Micros, US_PER_S};
 use fd::{convicts, Detector};
 use messaging::{route, Chan, Messaging, OutState};
 use nodeset::NodeSet;
-use params::{EchoVariant, GossipParams};
+use params::{EchoVariant, GossipParams, MessagingVersion};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use state::{
     examine_into, AppState, Delta, Deltas, Digest, Digests, EndpointState, HeartBeat, Summary,
     MAX_VERSION,
 };
+pub use status::TasksWait;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -104,8 +106,9 @@ impl Gossip {
     }
 
     /// `GossipTask.run`: bump the heartbeat, SYN a live peer, maybe an unreachable one, maybe a
-    /// seed, then the status check.
-    fn gossip_round(&self, node: &mut GNode, ctx: &mut Ctx<Self>) {
+    /// seed, then the status check. True when the round is over, false when the GossipTasks
+    /// thread waits in the status check (`status.rs`).
+    fn gossip_round(&self, node: &mut GNode, ctx: &mut Ctx<Self>) -> bool {
         let v = node.next_version();
         node.edit_me(|me| me.set_hb_version(v));
         let digests = self.digests(node, ctx);
@@ -153,7 +156,7 @@ impl Gossip {
                 }
             }
         }
-        self.status_check(node, ctx);
+        self.status_check(node, ctx)
     }
 
     /// `Gossiper.stop`: announce shutdown to live peers, keep gossiping for the announce delay.
@@ -390,6 +393,7 @@ impl Protocol for Gossip {
             fd,
             fd_last_interpret: None,
             fd_last_pause: None,
+            tasks_wait: None,
             version,
             next_obj,
             echo_timeout: None,
@@ -510,6 +514,7 @@ impl Protocol for Gossip {
         node.fd.clear();
         node.fd_last_interpret = None;
         node.fd_last_pause = None;
+        node.tasks_wait = None;
         node.last_processed_msg_at = 0;
         node.msg = Messaging::new(
             node.map.len(),
@@ -572,9 +577,18 @@ impl Protocol for Gossip {
     fn on_timer(&self, node: &mut GNode, ctx: &mut Ctx<Self>, timer: GTimer) {
         match timer {
             GTimer::Round => {
-                if node.enabled {
-                    self.gossip_round(node, ctx);
-                    ctx.set_timer(GTimer::Round, ctx.now + self.p.gossip_interval.0);
+                // One GossipTasks thread: a round due while the last one still waits (a new
+                // schedule after disablegossip/enablegossip) is left to that one's end.
+                if node.enabled && node.tasks_wait.is_none() && self.gossip_round(node, ctx) {
+                    self.end_round(node, ctx);
+                }
+            }
+            GTimer::SecondLook => {
+                if let Some(TasksWait::SecondLook { now, pending }) = node.tasks_wait {
+                    node.tasks_wait = None;
+                    if self.second_look(node, ctx, now, pending) {
+                        self.end_round(node, ctx);
+                    }
                 }
             }
             GTimer::EchoExpire(id) => {
@@ -675,6 +689,10 @@ impl Protocol for Gossip {
                 }
             },
             Task::Subscribers { .. } => {}
+            Task::Convict { ep } => {
+                self.convict(node, ctx, ep);
+                self.convicted(node, ctx, ep);
+            }
             Task::Apply { from, id } => {
                 if self.p.fix_sender && !node.sees_up(from) {
                     // The 15138 sender-side fix covers every normal message, the write's
@@ -839,6 +857,7 @@ impl Protocol for Gossip {
             Task::EchoOk { .. } => "echo callback",
             Task::EchoFailed { .. } => "echo failure callback",
             Task::Subscribers { .. } => "apply endpoint state",
+            Task::Convict { .. } => "convict",
             Task::Apply { .. } => "apply mutation",
         }
     }
@@ -846,6 +865,7 @@ impl Protocol for Gossip {
     fn timer_label(&self, t: &GTimer) -> &'static str {
         match t {
             GTimer::Round => "gossip round",
+            GTimer::SecondLook => "status check: second look",
             GTimer::EchoExpire(_) => "echo expired",
             GTimer::ShutdownDone => "shutdown announced",
             GTimer::ConnectTimeout { .. } => "connect timeout",
@@ -911,3 +931,5 @@ impl Protocol for Gossip {
 mod tests;
 #[cfg(test)]
 mod tests_code;
+#[cfg(test)]
+mod tests_stage;

@@ -66,6 +66,8 @@ pub struct GNode {
     pub fd: Detector,
     pub(super) fd_last_interpret: Option<Micros>,
     pub(super) fd_last_pause: Option<Micros>,
+    /// Where the GossipTasks thread waits in the middle of a round (`status.rs`), if it does.
+    pub tasks_wait: Option<super::status::TasksWait>,
     /// The node's VersionGenerator (heartbeat and application states share it).
     pub version: u32,
     pub(super) next_obj: u64,
@@ -101,6 +103,7 @@ impl Clone for GNode {
             fd,
             fd_last_interpret,
             fd_last_pause,
+            tasks_wait,
             version,
             next_obj,
             echo_timeout,
@@ -128,6 +131,7 @@ impl Clone for GNode {
             fd: fd.clone(),
             fd_last_interpret: *fd_last_interpret,
             fd_last_pause: *fd_last_pause,
+            tasks_wait: *tasks_wait,
             version: *version,
             next_obj: *next_obj,
             echo_timeout: *echo_timeout,
@@ -158,6 +162,7 @@ impl Clone for GNode {
             fd,
             fd_last_interpret,
             fd_last_pause,
+            tasks_wait,
             version,
             next_obj,
             echo_timeout,
@@ -184,6 +189,7 @@ impl Clone for GNode {
         self.fd.clone_from(fd);
         self.fd_last_interpret.clone_from(fd_last_interpret);
         self.fd_last_pause.clone_from(fd_last_pause);
+        self.tasks_wait = *tasks_wait;
         self.version.clone_from(version);
         self.next_obj.clone_from(next_obj);
         self.echo_timeout.clone_from(echo_timeout);

@@ -16,7 +16,13 @@ use crate::time::{Micros, US_PER_S};
 
 /// A scenario of `nodes` (the first `seeds` of them seeds), with extra `[params]` lines and
 /// extra TOML (faults, `[[gossip.endpoint]]`).
-fn run(nodes: &[&str], seeds: &[&str], params: &str, extra: &str, duration: &str) -> Run {
+pub(super) fn run(
+    nodes: &[&str],
+    seeds: &[&str],
+    params: &str,
+    extra: &str,
+    duration: &str,
+) -> Run {
     let list = |v: &[&str], f: &dyn Fn(&str) -> String| {
         v.iter().map(|n| f(n)).collect::<Vec<_>>().join(", ")
     };
@@ -46,20 +52,20 @@ name = "only"
     Run::new(s, "only", None, &toml::Table::new(), &RunOptions::default()).unwrap()
 }
 
-fn until(r: &mut Run, t: Micros) {
+pub(super) fn until(r: &mut Run, t: Micros) {
     r.engine.run_until(t, u64::MAX).unwrap();
 }
 
-fn node(r: &Run, id: u32) -> &GNode {
+pub(super) fn node(r: &Run, id: u32) -> &GNode {
     &r.sim_of::<Gossip>().unwrap().nodes[id as usize].state
 }
 
-fn act(r: &mut Run, a: Action) {
+pub(super) fn act(r: &mut Run, a: Action) {
     r.engine.apply_user_action(a).unwrap();
 }
 
 /// Times of `node`'s log lines that contain `needle`.
-fn logged(r: &Run, node: u32, needle: &str) -> Vec<Micros> {
+pub(super) fn logged(r: &Run, node: u32, needle: &str) -> Vec<Micros> {
     let t = r.trace();
     t.logs
         .iter()
@@ -87,9 +93,9 @@ fn syns_sent(r: &Run, from: u32, n: usize, t0: Micros, t1: Micros) -> Vec<u64> {
     per
 }
 
-const A: u32 = 0;
-const B: u32 = 1;
-const C: u32 = 2;
+pub(super) const A: u32 = 0;
+pub(super) const B: u32 = 1;
+pub(super) const C: u32 = 2;
 
 /// `FailureDetector.interpret` convicts when `PHI_FACTOR * phi > phi_convict_threshold`, with
 /// `ArrivalWindow.phi = (now - tLast) / mean` and `PHI_FACTOR = 1 / ln 10`: a silent peer is
@@ -121,8 +127,10 @@ fn a_silent_peer_is_convicted_after_phi_8_of_mean_intervals() {
     assert_eq!(down.len(), 1, "one conviction");
     let silence = (down[0] - last) as f64;
     let bound = 8.0 / PHI_FACTOR * mean;
+    // Checked once a second; the mark itself is the GossipStage's `convict` task, 100 us
+    // (`stage_msg_cost`) after its check (4.0+: `runInGossipStageBlocking`, tests_stage.rs).
     assert!(
-        silence > bound && silence <= bound + US_PER_S as f64 + 1.0,
+        silence > bound && silence <= bound + US_PER_S as f64 + 101.0,
         "convicted after {silence} us of silence; phi 8 crosses at {bound} us, checked once a second"
     );
     assert!(

@@ -177,6 +177,9 @@ pub enum Task {
     /// metadata, pending ranges). Modelled as its own GossipStage task after the exchange that
     /// brought the state, so the node's own state escapes first (see docs/MODEL.md).
     Subscribers { ep: NodeId },
+    /// `Gossiper.convict`'s body through `runInGossipStageBlocking` (4.0+): the GossipTasks
+    /// thread waits for it in the middle of its status check (see `status.rs`).
+    Convict { ep: NodeId },
     /// A replica applies a mutation and answers (MutationStage).
     Apply { from: NodeId, id: u64 },
 }
@@ -184,6 +187,8 @@ pub enum Task {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum GTimer {
     Round,
+    /// `doStatusCheck`'s 100 ms sleep before its second look at the GossipStage.
+    SecondLook,
     EchoExpire(u64),
     ShutdownDone,
     ConnectTimeout {
