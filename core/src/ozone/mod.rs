@@ -702,6 +702,8 @@ impl StateMachine for Csm {
 }
 
 #[cfg(test)]
+mod testbed;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_close;

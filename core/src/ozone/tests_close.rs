@@ -30,32 +30,12 @@ fn text(r: &Run, view: &str, node: Option<u32>) -> String {
 /// Three datanodes and SCM (1 s close lease, 1 s heartbeat), dn1 elected at 10 ms, running for
 /// `duration`, plus `faults` (TOML).
 fn sandbox(duration: &str, faults: &str) -> Scenario {
-    let text = format!(
-        r#"
-name = "close-cause"
-title = "close cause"
-protocol = "ozone"
-duration = "{duration}"
-[cluster]
-nodes = [{{ name = "dn1" }}, {{ name = "dn2" }}, {{ name = "dn3" }}, {{ name = "scm" }}]
-[network]
-latency_min = "1ms"
-latency_max = "3ms"
-[params]
-preset = "ozone"
-close_container_wait = "1s"
-heartbeat_interval = "1s"
-[[variants]]
-name = "v"
-description = "v"
-[[faults]]
-at = "10ms"
-action = "command"
-node = "dn1"
-command = "timeout"
-{faults}"#
-    );
-    Scenario::parse("close-cause.toml", &text, &Limits::default()).unwrap()
+    super::testbed::three_datanodes(
+        "close-cause",
+        duration,
+        "close_container_wait = \"1s\"\nheartbeat_interval = \"1s\"",
+        faults,
+    )
 }
 
 /// [`sandbox`] for 6 s with a write at 2 s, plus `extra` (TOML faults).

@@ -4,40 +4,19 @@
 //! executor queue behind each other, and a read waits behind its block's executor. Each test
 //! also runs the old model's shape (one chunk writer: `chunk_executors = 1`) where it differs.
 
-use crate::limits::Limits;
+use super::testbed::{exec, write};
 use crate::runner::{Run, RunOptions};
-use crate::scenario::Scenario;
 
 /// Three datanodes and SCM, dn1 elected at 10 ms (links 1-3 ms), `chunk_executors` chunk
 /// executors, chunks of `cost`, plus `rest` (TOML faults and expectations). Returns the failed
 /// expectations, one a line.
 fn failures(chunk_executors: u32, cost: &str, rest: &str) -> String {
-    let text = format!(
-        r#"
-name = "chunk-executors"
-title = "chunk executors"
-protocol = "ozone"
-duration = "4s"
-[cluster]
-nodes = [{{ name = "dn1" }}, {{ name = "dn2" }}, {{ name = "dn3" }}, {{ name = "scm" }}]
-[network]
-latency_min = "1ms"
-latency_max = "3ms"
-[params]
-preset = "ozone"
-chunk_executors = {chunk_executors}
-chunk_write_cost = "{cost}"
-[[variants]]
-name = "v"
-description = "v"
-[[faults]]
-at = "10ms"
-action = "command"
-node = "dn1"
-command = "timeout"
-{rest}"#
+    let s = super::testbed::three_datanodes(
+        "chunk-executors",
+        "4s",
+        &format!("chunk_executors = {chunk_executors}\nchunk_write_cost = \"{cost}\""),
+        rest,
     );
-    let s = Scenario::parse("chunk-executors.toml", &text, &Limits::default()).unwrap();
     let mut r = Run::new(s, "v", Some(1), &toml::Table::new(), &RunOptions::default()).unwrap();
     let rep = r.run(None).unwrap();
     rep.expectations
@@ -45,16 +24,6 @@ command = "timeout"
         .filter(|e| !e.passed)
         .map(|e| format!("{}: {}\n", e.name, e.detail))
         .collect()
-}
-
-fn write(at: &str, node: &str, tag: &str, block: u32) -> String {
-    format!(
-        "[[faults]]\nat = \"{at}\"\naction = \"command\"\nnode = \"{node}\"\ncommand = \"client-write-chunk {tag} 1 {block} 1024\"\n"
-    )
-}
-
-fn exec(action: &str, at: &str, node: &str, executor: &str) -> String {
-    format!("[[faults]]\nat = \"{at}\"\naction = \"{action}\"\nnode = \"{node}\"\nexecutor = \"{executor}\"\n")
 }
 
 fn expect(name: &str, view: &str, node: &str, key: &str, at: &str, equals: &str) -> String {

@@ -8,55 +8,25 @@
 //! read (none: a heartbeat). dn1 leads; dn3 is stopped while the others go on, then started:
 //! its catch-up reads from dn1's disk the WriteChunks dn1 already applied (and evicted).
 
+use super::testbed::fault;
 use super::view::Ozone;
-use crate::limits::Limits;
 use crate::runner::{Run, RunOptions};
-use crate::scenario::Scenario;
 use crate::time::{Micros, US_PER_MS};
 
 /// Three datanodes and SCM, dn1 elected at 10 ms (links 1-3 ms), ten chunk executors, chunks
 /// of 1 ms, the run `dur` long; `faults` in TOML.
 fn run(dur: &str, faults: &str) -> Run {
-    let text = format!(
-        r#"
-name = "catch-up-read"
-title = "catch-up read"
-protocol = "ozone"
-duration = "{dur}"
-[cluster]
-nodes = [{{ name = "dn1" }}, {{ name = "dn2" }}, {{ name = "dn3" }}, {{ name = "scm" }}]
-[network]
-latency_min = "1ms"
-latency_max = "3ms"
-[params]
-preset = "ozone"
-chunk_executors = 10
-chunk_write_cost = "1ms"
-[[variants]]
-name = "v"
-description = "v"
-[[faults]]
-at = "10ms"
-action = "command"
-node = "dn1"
-command = "timeout"
-{faults}"#
+    let s = super::testbed::three_datanodes(
+        "catch-up-read",
+        dur,
+        "chunk_executors = 10\nchunk_write_cost = \"1ms\"",
+        faults,
     );
-    let s = Scenario::parse("catch-up-read.toml", &text, &Limits::default()).unwrap();
     Run::new(s, "v", Some(1), &toml::Table::new(), &RunOptions::default()).unwrap()
 }
 
-fn fault(at: &str, action: &str, node: &str, more: &str) -> String {
-    format!("[[faults]]\nat = \"{at}\"\naction = \"{action}\"\nnode = \"{node}\"\n{more}\n")
-}
-
 fn write(at: &str, tag: &str, block: u32) -> String {
-    fault(
-        at,
-        "command",
-        "dn1",
-        &format!("command = \"client-write-chunk {tag} 1 {block} 1024\""),
-    )
+    super::testbed::write(at, "dn1", tag, block)
 }
 
 fn exec(at: &str, action: &str, executor: &str, extra: &str) -> String {

@@ -3,7 +3,7 @@
 // others elect a new leader while it is away; once its links come back by themselves the old
 // leader follows the new term. Then an isolation until a heal, ended by "Heal all".
 import assert from 'node:assert/strict';
-import { app, bannerText, clickNode, open, settled } from './lib/app.mjs';
+import { app, bannerText, clickNode, open, playUntil, settled } from './lib/app.mjs';
 
 export const timeoutMs = 120_000;
 
@@ -14,15 +14,6 @@ async function roles(page) {
   );
 }
 
-async function playUntil(page, fn, arg, timeout = 60_000) {
-  await page.click('#play');
-  try {
-    await page.waitForFunction(fn, arg, { timeout });
-  } finally {
-    if ((await app(page)).busy === '1') await page.click('#play');
-    await settled(page);
-  }
-}
 
 const leaderOf = () => document.querySelector('#raft-strips')?.dataset.leader ?? '';
 

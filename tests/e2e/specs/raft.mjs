@@ -2,7 +2,7 @@
 // request from the leader's node panel, and watch the entry commit on the log strips: the
 // leader's data-commit passes the new entry's index, then every follower's does.
 import assert from 'node:assert/strict';
-import { app, clickNode, open, overflowingCards, settled, shotOf } from './lib/app.mjs';
+import { app, clickNode, open, overflowingCards, playUntil, settled, shotOf } from './lib/app.mjs';
 
 export const timeoutMs = 120_000;
 
@@ -21,16 +21,6 @@ async function overlay(page) {
   return { arcs, edges };
 }
 
-async function playUntil(page, fn, arg, timeout = 60_000) {
-  await page.click('#play');
-  try {
-    await page.waitForFunction(fn, arg, { timeout });
-  } finally {
-    // Pause (the play button toggles) if it is still playing.
-    if ((await app(page)).busy === '1') await page.click('#play');
-    await settled(page);
-  }
-}
 
 export async function run({ page, baseUrl, screenshot, log }) {
   await open(page, baseUrl);

@@ -189,3 +189,14 @@ export async function overflowingCards(page) {
     return out;
   });
 }
+
+/** Play until `fn(arg)` holds in the page, then pause (the play button toggles) and settle. */
+export async function playUntil(page, fn, arg, timeout = 60_000) {
+  await page.click('#play');
+  try {
+    await page.waitForFunction(fn, arg, { timeout });
+  } finally {
+    if ((await app(page)).busy === '1') await page.click('#play');
+    await settled(page);
+  }
+}
