@@ -284,7 +284,9 @@ fn a_timeline_click_offers_the_drops_and_state_marks_there() {
     assert_eq!(p.drops[0].msg, msg, "the nearest drop first: {:?}", p.drops);
     assert_eq!(p.drops[0].label, "ECHO_REQ");
     assert!(p.drops.len() <= 3);
-    // A state mark (a node marked DOWN): its node, at its time.
+    // A state mark (a node marked DOWN): its node, at its time. (Clicked on the mark itself:
+    // since 4.0 a node convicts through its GossipStage, one task of 100 us per peer, so two
+    // DOWN marks can stand 100 us apart and a click 1 ms after the first is nearer the second.)
     let mk = m
         .marks
         .marks
@@ -293,7 +295,7 @@ fn a_timeline_click_offers_the_drops_and_state_marks_there() {
         .copied()
         .expect("the buggy run marks a node DOWN");
     let p = m
-        .timeline_pick(mk.time - 2_000, mk.time + 2_000, mk.time + 1_000)
+        .timeline_pick(mk.time - 2_000, mk.time + 2_000, mk.time)
         .expect("a mark is there");
     assert_eq!(p.at, mk.time, "node actions act at the mark's time");
     assert!(p.nodes.contains(&mk.node));
