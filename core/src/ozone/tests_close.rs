@@ -2,7 +2,6 @@
 //! the ticket's route (a committed zero-byte WriteChunk read back for a lagging follower) and
 //! the by-design routes (an UNHEALTHY replica, an injected CHUNK_FILE_INCONSISTENCY) tell apart.
 
-use crate::limits::Limits;
 use crate::model::QValue;
 use crate::runner::{Run, RunOptions};
 use crate::scenario::{builtin, Scenario};
@@ -127,36 +126,12 @@ fn an_injected_inconsistency_closes_the_pipeline_by_a_failed_apply() {
 #[test]
 fn a_close_command_reaches_a_datanode_with_its_next_heartbeat() {
     let scenario = |until: &str| {
-        let text = format!(
-            r#"
-name = "close-heartbeat"
-title = "close heartbeat"
-protocol = "ozone"
-duration = "{until}"
-[cluster]
-nodes = [{{ name = "dn1" }}, {{ name = "dn2" }}, {{ name = "dn3" }}, {{ name = "scm" }}]
-[network]
-latency_min = "1ms"
-latency_max = "3ms"
-[params]
-preset = "ozone"
-close_container_wait = "1s"
-[[variants]]
-name = "v"
-description = "v"
-[[faults]]
-at = "10ms"
-action = "command"
-node = "dn1"
-command = "timeout"
-[[faults]]
-at = "1s"
-action = "command"
-node = "scm"
-command = "close-container 1"
-"#
-        );
-        Scenario::parse("close-heartbeat.toml", &text, &Limits::default()).unwrap()
+        super::testbed::three_datanodes(
+            "close-heartbeat",
+            until,
+            "close_container_wait = \"1s\"",
+            "[[faults]]\nat = \"1s\"\naction = \"command\"\nnode = \"scm\"\ncommand = \"close-container 1\"\n",
+        )
     };
     let state = |r: &Run, node: u32| match r
         .query_key("container_state", Some(node), None, None, Some("1"), 0)
