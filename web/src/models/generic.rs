@@ -140,11 +140,16 @@ pub fn generic_inspector(p: &PanelProps) -> Html {
     }
 }
 
-/// A pool's name without its index: `ChunkWriter-3` -> `ChunkWriter`; `None` for a name that
-/// does not end in `-<digits>`.
-fn family(name: &str) -> Option<&str> {
+/// A pool's name and a thread's index in it: `ChunkWriter-3` -> (`ChunkWriter`, `3`); `None` for
+/// a name that does not end in `-<digits>`.
+fn pool_index(name: &str) -> Option<(&str, &str)> {
     let (head, tail) = name.rsplit_once('-')?;
-    (!tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit())).then_some(head)
+    (!tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit())).then_some((head, tail))
+}
+
+/// A pool's name without its index ([`pool_index`]).
+fn family(name: &str) -> Option<&str> {
+    pool_index(name).map(|(pool, _)| pool)
 }
 
 /// How the Threads table shows executors `0..quiet.len()`, in order: each alone, or a run of at
@@ -187,10 +192,11 @@ pub fn threads(m: &crate::model::Model, id: NodeId) -> Html {
         .collect();
     let rows = thread_rows(names, &quiet).into_iter().map(|r| {
         if r.len() > 1 {
+            // A folded run is of one pool (`thread_rows`): every name has its index.
             let (first, last) = (names[r.start], names[r.end - 1]);
-            let pool = family(first).unwrap_or(first);
-            let idx = |n: &str| n.rsplit_once('-').map_or("", |(_, i)| i).to_string();
-            let label = format!("{pool}-{}…{} ({})", idx(first), idx(last), r.len());
+            let (pool, a) = pool_index(first).unwrap_or((first, ""));
+            let b = pool_index(last).map_or("", |(_, i)| i);
+            let label = format!("{pool}-{a}…{b} ({})", r.len());
             let all = names[r.clone()].join(", ");
             let done: u64 = stats[r.clone()].iter().map(|st| st.done).sum();
             let expired: u64 = stats[r.clone()].iter().map(|st| st.expired).sum();

@@ -136,20 +136,25 @@ pub fn node_panel(p: &NodePanelProps) -> Html {
     };
     // Cut this node off from every other: a partition of it alone against the rest, timed
     // when "for" holds a duration.
+    // The other nodes' names are read at the click, not at every render of the panel (250 of
+    // them at 251 nodes).
     let on_isolate = {
         let s = s.clone();
-        let others: Vec<String> = (0..m.n() as NodeId)
-            .filter(|q| *q != id)
-            .map(|q| m.name(q).to_string())
-            .collect();
         let (node, text) = (name.clone(), (*isolate_for).clone());
         Callback::from(move |_| {
             let down_for = match parse_cut_for(&text, "isolate for") {
                 Ok(d) => d,
                 Err(e) => return s.dispatch(Msg::ShowError(e)),
             };
+            let others: Vec<String> = {
+                let m = s.model.borrow();
+                (0..m.n() as NodeId)
+                    .filter(|q| *q != id)
+                    .map(|q| m.name(q).to_string())
+                    .collect()
+            };
             s.dispatch(Msg::UserAction(Action::Partition {
-                groups: vec![vec![node.clone()], others.clone()],
+                groups: vec![vec![node.clone()], others],
                 down_for,
             }));
         })
