@@ -65,6 +65,11 @@ pub fn explain(
         ),
         None => {}
     }
+    if g.stop_waits {
+        out.push(
+            "A stop (drain or disablegossip) waits for taskLock, which the gossip task holds until its round ends: STATUS=shutdown and the GOSSIP_SHUTDOWN messages wait with it.".into(),
+        );
+    }
     for &q in down.iter().take(MAX_PEERS) {
         let qn = name(q);
         let mut s = format!("{} sees {qn} DOWN", name(id));

@@ -160,7 +160,26 @@ impl Gossip {
     }
 
     /// `Gossiper.stop`: announce shutdown to live peers, keep gossiping for the announce delay.
+    /// It logs first, then sets STATUS through `addLocalApplicationState`, which takes
+    /// `taskLock`: while the GossipTasks thread holds it in a round that waits (a convict task
+    /// queued on the GossipStage, the status check's 100 ms sleep) the stop waits with it, and
+    /// the state, the GOSSIP_SHUTDOWN messages and the announce delay follow the round's end.
     fn announce_shutdown(&self, node: &mut GNode, ctx: &mut Ctx<Self>) {
+        ctx.log(LogLevel::Info, "Announcing shutdown");
+        if node.tasks_wait.is_some() {
+            node.stop_waits = true;
+            ctx.log(
+                LogLevel::Debug,
+                "Gossiper.stop waits for taskLock: the gossip task holds it until its round ends",
+            );
+            return;
+        }
+        self.shutdown_state(node, ctx);
+    }
+
+    /// `Gossiper.stop` with `taskLock` held: STATUS=shutdown, GOSSIP_SHUTDOWN to every live peer,
+    /// then the announce delay.
+    pub(super) fn shutdown_state(&self, node: &mut GNode, ctx: &mut Ctx<Self>) {
         let v = node.next_version();
         node.edit_me(|me| {
             me.put(AppState {
@@ -169,7 +188,6 @@ impl Gossip {
                 version: v,
             })
         });
-        ctx.log(LogLevel::Info, "Announcing shutdown");
         let live: Vec<NodeId> = node.live.iter().collect();
         for ep in live {
             self.send(node, ctx, ep, Verb::Shutdown, self.p.request_timeout.0);
@@ -394,6 +412,7 @@ impl Protocol for Gossip {
             fd_last_interpret: None,
             fd_last_pause: None,
             tasks_wait: None,
+            stop_waits: false,
             version,
             next_obj,
             echo_timeout: None,
@@ -515,6 +534,7 @@ impl Protocol for Gossip {
         node.fd_last_interpret = None;
         node.fd_last_pause = None;
         node.tasks_wait = None;
+        node.stop_waits = false;
         node.last_processed_msg_at = 0;
         node.msg = Messaging::new(
             node.map.len(),
@@ -796,6 +816,12 @@ impl Protocol for Gossip {
             ["disablegossip"] => {
                 if !node.enabled {
                     return Err("gossip is already disabled".into());
+                }
+                if node.stop_waits {
+                    return Err(
+                        "a stop already waits for the gossip task's lock (taskLock): gossip is being disabled"
+                            .into(),
+                    );
                 }
                 node.exiting = false;
                 self.announce_shutdown(node, ctx);

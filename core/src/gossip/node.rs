@@ -68,6 +68,10 @@ pub struct GNode {
     pub(super) fd_last_pause: Option<Micros>,
     /// Where the GossipTasks thread waits in the middle of a round (`status.rs`), if it does.
     pub tasks_wait: Option<super::status::TasksWait>,
+    /// `Gossiper.stop` (a drain or `disablegossip`) waits for `taskLock`, which the GossipTasks
+    /// thread holds while its round waits (`tasks_wait`): the announcement is made when the
+    /// round ends (`status.rs`, `end_round`).
+    pub(super) stop_waits: bool,
     /// The node's VersionGenerator (heartbeat and application states share it).
     pub version: u32,
     pub(super) next_obj: u64,
@@ -104,6 +108,7 @@ impl Clone for GNode {
             fd_last_interpret,
             fd_last_pause,
             tasks_wait,
+            stop_waits,
             version,
             next_obj,
             echo_timeout,
@@ -132,6 +137,7 @@ impl Clone for GNode {
             fd_last_interpret: *fd_last_interpret,
             fd_last_pause: *fd_last_pause,
             tasks_wait: *tasks_wait,
+            stop_waits: *stop_waits,
             version: *version,
             next_obj: *next_obj,
             echo_timeout: *echo_timeout,
@@ -163,6 +169,7 @@ impl Clone for GNode {
             fd_last_interpret,
             fd_last_pause,
             tasks_wait,
+            stop_waits,
             version,
             next_obj,
             echo_timeout,
@@ -190,6 +197,7 @@ impl Clone for GNode {
         self.fd_last_interpret.clone_from(fd_last_interpret);
         self.fd_last_pause.clone_from(fd_last_pause);
         self.tasks_wait = *tasks_wait;
+        self.stop_waits = *stop_waits;
         self.version.clone_from(version);
         self.next_obj.clone_from(next_obj);
         self.echo_timeout.clone_from(echo_timeout);

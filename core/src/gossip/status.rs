@@ -35,10 +35,14 @@ pub enum TasksWait {
 
 impl Gossip {
     /// The round's end: the next one an interval later (fixed delay), unless gossip was stopped
-    /// meanwhile.
+    /// meanwhile. `GossipTask.run` releases `taskLock` here, so a `Gossiper.stop` that waited
+    /// for it goes on (`announce_shutdown`).
     pub(super) fn end_round(&self, node: &mut GNode, ctx: &mut Ctx<Self>) {
         if node.enabled {
             ctx.set_timer(GTimer::Round, ctx.now + self.p.gossip_interval.0);
+        }
+        if std::mem::take(&mut node.stop_waits) {
+            self.shutdown_state(node, ctx);
         }
     }
 

@@ -255,3 +255,83 @@ fn the_second_look_lets_the_check_through_when_the_stage_catches_up_within_100_m
         "the check ran after the sleep"
     );
 }
+
+/// Times at which `from` sent a message labelled `label`.
+fn sends(r: &Run, from: u32, label: &str) -> Vec<Micros> {
+    r.trace()
+        .recs
+        .iter()
+        .filter_map(|rec| match rec.kind {
+            RecKind::Send { label: l, .. } if rec.node == from && l == label => Some(rec.time),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `Gossiper.stop` logs "Announcing shutdown", then sets STATUS=shutdown through
+/// `addLocalApplicationState`, which takes `taskLock`; `GossipTask.run` holds that lock for its
+/// whole round, so a drain of a node whose gossip task waits for a convict on its stalled
+/// GossipStage waits too: no STATUS=shutdown, no GOSSIP_SHUTDOWN, no exit, until the stage runs
+/// the convict and the round ends. Then the announcement goes out and the node exits the
+/// announce delay (2 s) later.
+#[test]
+fn a_drain_waits_for_the_gossip_task_that_waits_for_the_stalled_stage() {
+    let down = conviction_time("");
+    let mut r = run(&["A", "B", "C"], &["A"], "", "", "2m");
+    until(&mut r, 60 * US_PER_S);
+    act(&mut r, Action::Kill { node: "B".into() });
+    let t = down - US_PER_MS;
+    until(&mut r, t);
+    stall(&mut r, "A");
+    let drain = t + US_PER_S;
+    until(&mut r, drain);
+    act(&mut r, Action::Stop { node: "A".into() });
+    let released = drain + 5 * US_PER_S;
+    until(&mut r, released);
+    assert_eq!(logged(&r, A, "Announcing shutdown"), vec![drain]);
+    assert!(
+        sends(&r, A, "GOSSIP_SHUTDOWN").is_empty(),
+        "the GOSSIP_SHUTDOWN waits for taskLock"
+    );
+    assert!(
+        !node(&r, A).state(A).unwrap().is_shutdown(),
+        "STATUS=shutdown is set under taskLock, which the waiting gossip task holds"
+    );
+    assert!(
+        !node(&r, C).state(A).unwrap().is_shutdown(),
+        "C learns nothing of the stop"
+    );
+    release(&mut r, "A");
+    until(&mut r, released + 3 * US_PER_S);
+    let downs = logged(&r, A, "InetAddress /B is now DOWN");
+    assert_eq!(downs.len(), 1, "the stage runs the convict");
+    let shut = sends(&r, A, "GOSSIP_SHUTDOWN");
+    assert_eq!(
+        shut,
+        vec![downs[0]],
+        "the announcement goes out when the round that waited ends (C is the only live peer)"
+    );
+    assert!(
+        node(&r, C).state(A).unwrap().is_shutdown(),
+        "C now sees A's shutdown"
+    );
+    let status = |r: &Run| r.sim_of::<super::Gossip>().unwrap().nodes[A as usize].status;
+    assert_ne!(
+        status(&r),
+        crate::engine::NodeStatus::Running,
+        "A exited the announce delay after its announcement"
+    );
+}
+
+/// Without a wait the drain announces at once (the lock is free between rounds).
+#[test]
+fn a_drain_between_rounds_announces_at_once() {
+    let mut r = run(&["A", "B", "C"], &["A"], "", "", "1m");
+    let drain = 20 * US_PER_S + 300 * US_PER_MS;
+    until(&mut r, drain);
+    act(&mut r, Action::Stop { node: "A".into() });
+    until(&mut r, drain + US_PER_S);
+    assert_eq!(logged(&r, A, "Announcing shutdown"), vec![drain]);
+    assert_eq!(sends(&r, A, "GOSSIP_SHUTDOWN").len(), 2, "to B and C");
+    assert!(sends(&r, A, "GOSSIP_SHUTDOWN").iter().all(|&s| s == drain));
+}
