@@ -3,11 +3,9 @@
 //! report to SCM), `CloseContainerCommandHandler`, `ClosePipelineCommandHandler` and
 //! `ContainerStateMachine.notifyGroupRemove`.
 
-use super::{CState, ChunkRead, Csm, OzCmd, OzMsg, OzNode, OzTimer, Res};
+use super::{CState, ChunkRead, Csm, OzCmd, OzMsg, OzNode, OzTimer, ReadTask, Res};
 use crate::engine::trace::LogLevel;
-use crate::engine::NodeId;
 use crate::raft::sm::SmCtx;
-use crate::raft::Index;
 use std::fmt;
 
 /// Why a datanode asked SCM to close the pipeline: which `XceiverServerRatis` handler called
@@ -298,19 +296,16 @@ impl Csm {
     /// `unhealthyContainers`, and the future's failure reaches Ratis' `getEntryWithData`
     /// callback, `notifyLogFailed` -> `handleNodeLogFailure`, even when the appender no longer
     /// waits for this read (it timed out, or a newer read of the entry replaced it).
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn chunk_read(
-        &self,
-        n: &mut OzNode,
-        c: &mut SmCtx<Self>,
-        i: Index,
-        to: NodeId,
-        token: u64,
-        cid: u32,
-        block: u32,
-        off: u64,
-        len: u64,
-    ) {
+    pub(super) fn chunk_read(&self, n: &mut OzNode, c: &mut SmCtx<Self>, r: ReadTask) {
+        let ReadTask {
+            i,
+            to,
+            token,
+            c: cid,
+            block,
+            off,
+            len,
+        } = r;
         let have = n.files.get(&(cid, block)).copied().unwrap_or(0);
         let outcome = if have >= off + len {
             n.data.insert(i, "read from disk");

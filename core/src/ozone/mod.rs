@@ -377,7 +377,7 @@ impl StateMachine for Csm {
         n.reads.insert((i, to), (token, ChunkRead::Queued));
         c.submit(
             self.chunk_executor(block),
-            OzTask::ChunkRead {
+            OzTask::ChunkRead(ReadTask {
                 i,
                 to,
                 token,
@@ -385,7 +385,7 @@ impl StateMachine for Csm {
                 block,
                 off,
                 len,
-            },
+            }),
         );
         Stage::Pending
     }
@@ -495,16 +495,8 @@ impl StateMachine for Csm {
                 off,
                 len,
             } => (i, cid, block, off, len),
-            OzTask::ChunkRead {
-                i,
-                to,
-                token,
-                c: cid,
-                block,
-                off,
-                len,
-            } => {
-                self.chunk_read(n, c, i, to, token, cid, block, off, len);
+            OzTask::ChunkRead(r) => {
+                self.chunk_read(n, c, r);
                 return;
             }
         };
@@ -669,13 +661,13 @@ impl StateMachine for Csm {
         match t {
             OzTask::ChunkWrite { .. } => self.p.chunk_write_cost.0,
             // The bytes were just written: a page-cache read, a tenth of the write's cost.
-            OzTask::ChunkRead { .. } => self.p.chunk_write_cost.0 / 10,
+            OzTask::ChunkRead(_) => self.p.chunk_write_cost.0 / 10,
         }
     }
     fn task_label(&self, t: &OzTask) -> &'static str {
         match t {
             OzTask::ChunkWrite { .. } => "write-chunk",
-            OzTask::ChunkRead { .. } => "read-chunk",
+            OzTask::ChunkRead(_) => "read-chunk",
         }
     }
     fn views_json(&self, n: &OzNode) -> serde_json::Value {

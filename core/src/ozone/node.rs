@@ -331,16 +331,21 @@ pub enum OzTask {
     /// not hold it: `ContainerStateMachine.read` runs `readStateMachineData` on the block's
     /// chunk executor (`CompletableFuture.runAsync(..., getChunkExecutor(writeChunk))`), behind
     /// whatever that executor has queued (the entry's own data stage, other blocks' writes).
-    /// `token` tells this read from a later one of the same entry (a new batch reads again).
-    ChunkRead {
-        i: Index,
-        to: NodeId,
-        token: u64,
-        c: u32,
-        block: u32,
-        off: u64,
-        len: u64,
-    },
+    ChunkRead(ReadTask),
+}
+
+/// An appender's read of WriteChunk `i`'s data for follower `to`: chunk `off..off + len` of
+/// block `block` of container `c`. `token` tells this read from a later one of the same entry
+/// (a new batch reads again).
+#[derive(Clone, Copy, Debug)]
+pub struct ReadTask {
+    pub i: Index,
+    pub to: NodeId,
+    pub token: u64,
+    pub c: u32,
+    pub block: u32,
+    pub off: u64,
+    pub len: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
