@@ -140,6 +140,8 @@ if (!loaders.length) throw new Error('wasm-split: the splitter found no split po
 // A model's part: the loader of the module `__wasm_split_load_<module>_<hash>_<fn>`; the app
 // asks for it by <module> (`globalThis.__csLoadPart`, web/src/platform.rs).
 const partOf = (name) => /^__wasm_split_load_(\w+?)_[0-9a-f]{32}_\w+$/.exec(name)?.[1];
+// ... and its split point's function (`enter`: core's model engine; `panels`: web's model panels).
+const pointOf = (name) => /^__wasm_split_load_\w+?_[0-9a-f]{32}_(\w+)$/.exec(name)?.[1];
 const splitDir = join(staging, 'split');
 rmSync(splitDir, { recursive: true, force: true });
 mkdirSync(splitDir);
@@ -148,8 +150,8 @@ const sizes = [];
 for (const l of loaders) {
   const b = stripCustom(readFileSync(join(out, l.file)));
   new WebAssembly.Module(b); // valid, or fail the build here rather than in a browser
-  // `raft-<hash>.wasm`, `chunk_0-<hash>.wasm`: named by the part and by content.
-  const file = `${partOf(l.name) || l.file.replace(/^(chunk_\d+)_.*\.wasm$/, '$1')}-${hash(b)}.wasm`;
+  // `raft-enter-<hash>.wasm`, `chunk_0-<hash>.wasm`: named by the part, its point and content.
+  const file = `${partOf(l.name) ? `${partOf(l.name)}-${pointOf(l.name)}` : l.file.replace(/^(chunk_\d+)_.*\.wasm$/, '$1')}-${hash(b)}.wasm`;
   writeFileSync(join(splitDir, file), b);
   urls.set(l.name, file);
   sizes.push(`${file} ${(b.length / 1024).toFixed(0)} KB raw, ${(gzipSync(b, { level: 6 }).length / 1024).toFixed(0)} KB gzip -6`);
@@ -166,11 +168,20 @@ writeFileSync(bgPath, main);
 
 const modules = loaders.filter((l) => !l.name.startsWith('__wasm_split_load_chunk_'));
 for (const l of modules) if (!partOf(l.name)) throw new Error(`wasm-split: loader name not understood: ${l.name}`);
+// A part may have several split points, each its own module (the splitter makes one per point):
+// a model's engine (core's `registry`) and its panels (web's `models::ask`). The app asks for
+// the part by name and gets all of its modules, fetched side by side.
+const partNames = new Map();
+for (const l of modules) {
+  const p = partOf(l.name);
+  if (!partNames.has(p)) partNames.set(p, []);
+  partNames.get(p).push(l);
+}
 const glue = `// Written by scripts/wasm-split.mjs (the release build's split): the loaders the wasm imports.
 // A part is fetched (after the chunks it relies on) and instantiated against the running
 // instance's exports (globalThis.__csWasm, set by the app's start), once per instance, when the
 // app asks for it (globalThis.__csLoadPart(name): a promise of true, or false when it could not
-// be fetched; it may be asked again). The loaders the wasm calls (wasm_split's) answer at once
+// be fetched; it may be asked again: every module of the part). The loaders the wasm calls (wasm_split's) answer at once
 // once their part is in, else when it comes.
 const base = new URL('./split/', import.meta.url);
 const states = new WeakMap();
@@ -227,8 +238,9 @@ function loader(load) {
 }
 ${loaders.map((l) => `const ${l.name}_once = loadOnce(${JSON.stringify(urls.get(l.name))}, [${l.deps.map((d) => `${d}_once`).join(', ')}]);`).join('\n')}
 ${modules.map((l) => `export const ${l.name} = loader(${l.name}_once);`).join('\n')}
-const parts = { ${modules.map((l) => `${JSON.stringify(partOf(l.name))}: ${l.name}_once`).join(', ')} };
-globalThis.__csLoadPart = (name) => (parts[name] ? parts[name]() : Promise.resolve(false));
+const parts = { ${[...partNames].map(([p, ls]) => `${JSON.stringify(p)}: [${ls.map((l) => `${l.name}_once`).join(', ')}]`).join(', ')} };
+globalThis.__csLoadPart = (name) =>
+  parts[name] ? Promise.all(parts[name].map((load) => load())).then((ok) => ok.every(Boolean)) : Promise.resolve(false);
 `;
 // The chunks' loaders are declared before the modules' (the splitter's order): check it.
 for (const l of loaders) for (const d of l.deps) if (loaders.findIndex((x) => x.name === d) > loaders.indexOf(l)) throw new Error(`wasm-split: ${l.name} before its dependency ${d}`);

@@ -9,8 +9,8 @@
 // (web/src/crash.rs): the answer names the panic (a hunt's, the run it panicked in), and the next
 // message runs on a fresh instance
 // (the JS module imported again under another URL, the compiled module instantiated anew).
-// A message whose model's code is not loaded yet (the split release build) loads it and runs
-// again.
+// A message whose model's code (or the hunt's) is not loaded yet (the split release build)
+// loads it and runs again.
 // Messages are handled one after another, in the order they came: the first one awaits the
 // module's import, and a second arriving meanwhile must not overtake it (the branch list pairs
 // answers with what it sent by their order; two evaluations came back swapped).
@@ -40,22 +40,23 @@ async function handle(d) {
       const jobs = new BigUint64Array(d.jobs.map((j) => BigInt(j)));
       return app.sweep_jobs(d.builtin, d.text, d.plan, jobs);
     };
-    // In the split release build a model's code is a part loaded on first use: a job that
-    // found it missing (an error, or a job's outcome) names the model; the worker loads the part
-    // once and runs the message again.
+    // In the split release build a model's code is a part loaded on first use, and so is the
+    // hunt's: a job that found one missing (an error, or a job's outcome) names it; the worker
+    // loads the part and runs the message again (a hunt's job may find the hunt's code missing,
+    // then its model's: a part at a time).
     let out;
     let failed;
-    try {
-      out = work();
-    } catch (err) {
-      if (self.__csPanic || err instanceof WebAssembly.RuntimeError) throw err;
-      failed = err;
-    }
-    const want = app.wanted_model();
-    if (want) {
-      await app.load_model(want);
+    for (let tries = 0; ; tries++) {
       failed = undefined;
-      out = work();
+      try {
+        out = work();
+      } catch (err) {
+        if (self.__csPanic || err instanceof WebAssembly.RuntimeError) throw err;
+        failed = err;
+      }
+      const want = app.wanted_model();
+      if (!want || tries === 3) break;
+      await app.load_model(want);
     }
     if (failed !== undefined) throw failed;
     self.postMessage({ out });

@@ -30,10 +30,11 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '..', '..');
 
 // The budget scripts/test enforces, in KB of 1024 bytes, gzip -6 of wasm + js + css (of the split
-// release build: the main module, not the models' parts in dist/split/). Issue 20's
+// release build: the main module, not the parts in dist/split/: the models', the hunt's and
+// the sweep card's). Issue 20's
 // goal is 600 KB (stretch 400 KB) with every model; the build is above it today (docs/PERFORMANCE.md,
 // "Download size"), so this is a ratchet: it stops growth, and is lowered whenever the build shrinks.
-export const DOWNLOAD_BUDGET_KB = Number(process.env.DOWNLOAD_BUDGET_KB || 1187);
+export const DOWNLOAD_BUDGET_KB = Number(process.env.DOWNLOAD_BUDGET_KB || 1008);
 export const DOWNLOAD_GOAL_KB = 600;
 
 /** Sizes of the files the first load fetches: { files, raw, gz6, gz9, br } in bytes (br: brotli
@@ -55,8 +56,9 @@ export function downloadSize(dist, brotli = false) {
 }
 
 /** The release build's parts (`dist/split/`, scripts/wasm-split.mjs: each model but gossip,
- *  fetched when a scenario of it is first opened; not in the first download): [{ file, raw,
- *  gz6, br }]. */
+ *  engine and panels, fetched when a scenario of it is first opened; the hunt card, the hunt's
+ *  worker runs and the "How often?" card, fetched when first used; not in the first download):
+ *  [{ file, raw, gz6, br }]. */
 export function partSizes(dist, brotli = false) {
   const dir = join(dist, 'split');
   if (!existsSync(dir)) return [];
@@ -186,7 +188,7 @@ async function main() {
   );
   console.log(`WEBBENCH download raw=${size.raw} gz6=${size.gz6} gz9=${size.gz9} br=${size.br}`);
   for (const p of partSizes(dist, !check)) {
-    console.log(`  part split/${p.file} (fetched when a scenario of its model is opened): raw ${kb(p.raw)} KB, gzip -6 ${kb(p.gz6)} KB${check ? '' : `, brotli ${kb(p.br)} KB`}`);
+    console.log(`  part split/${p.file} (fetched when first needed): raw ${kb(p.raw)} KB, gzip -6 ${kb(p.gz6)} KB${check ? '' : `, brotli ${kb(p.br)} KB`}`);
   }
   if (check) {
     if (size.gz6 > DOWNLOAD_BUDGET_KB * 1024) {

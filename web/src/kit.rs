@@ -112,3 +112,69 @@ pub fn kv_row(label: &str, value: String, class: Option<&'static str>) -> Html {
         </>
     }
 }
+
+/// Where a rarely used card's code is ([`use_part`]): in the split release build the card (and
+/// all only it reaches) is a part of the wasm fetched at its first opening (`crate::in_part!`,
+/// issue 44); elsewhere it is in the main module, loaded from the start.
+#[derive(Clone, PartialEq)]
+pub enum PartLoad {
+    /// Not opened yet.
+    Closed,
+    /// Its part being fetched.
+    Loading,
+    /// Its part did not load (opening again retries).
+    Failed,
+    /// Loaded: the card, created open with this argument (an expectation's name for the hunt).
+    Loaded(Option<String>),
+}
+
+/// The state of a card whose code is the part `part` ([`PartLoad`]) and the callback that
+/// opens it: fetches the part first, then `Loaded` (at once outside the split build).
+#[hook]
+pub fn use_part(part: &'static str) -> (UseStateHandle<PartLoad>, Callback<Option<String>>) {
+    let load = use_state(|| PartLoad::Closed);
+    let open = {
+        let load = load.clone();
+        Callback::from(move |arg: Option<String>| {
+            if matches!(*load, PartLoad::Loading | PartLoad::Loaded(_)) {
+                return;
+            }
+            if !cfg!(cs_split) {
+                load.set(PartLoad::Loaded(arg));
+                return;
+            }
+            load.set(PartLoad::Loading);
+            let load = load.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let r = crate::platform::load_part(part).await;
+                if !crate::crash::stopped() {
+                    load.set(r.map_or(PartLoad::Failed, |()| PartLoad::Loaded(arg)));
+                }
+            });
+        })
+    };
+    (load, open)
+}
+
+/// Beside a card's button while its part loads or after it failed (`data-part`: loading,
+/// error); `what` names the card's code ("the hunt's code").
+pub fn part_note(load: &PartLoad, what: &str, part: &str) -> Html {
+    match load {
+        PartLoad::Loading | PartLoad::Loaded(_) => {
+            html! { <span class="muted part-note" data-part="loading">{ "Loading…" }</span> }
+        }
+        PartLoad::Failed => html! {
+            <span class="part-note" role="alert" data-part="error">
+                { format!("{} did not load (a part of the app, split/{part}; check the connection and press again).", capitalised(what)) }
+            </span>
+        },
+        PartLoad::Closed => html! {},
+    }
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}

@@ -19,6 +19,8 @@
 //!   counting allocator, and what the page does instead of calling into a stopped module.
 //! - [`builtins`]: the built-in scenarios: their list compiled in, their texts (but the default
 //!   scenario's) downloaded when one is first opened.
+//! - [`split`]: the split release build's parts of the app's own code ([`in_part!`]: the
+//!   models' panels, the hunt), fetched when first needed.
 //! - [`platform`]: browser side effects (storage, URL, downloads, clipboard, clock, canvas sizes
 //!   from a `ResizeObserver`, performance marks for the benchmark).
 //!
@@ -39,6 +41,7 @@ pub mod layout;
 pub mod model;
 pub mod models;
 pub mod platform;
+pub mod split;
 pub mod sweep;
 pub mod ui;
 

@@ -42,8 +42,14 @@ pub fn hunt_batch(
     first: u64,
     count: u64,
 ) -> Result<String, JsValue> {
-    clusterscope_web::hunt::run_batch(builtin, text, plan, first, count)
-        .map_err(|e| JsValue::from_str(&e))
+    clusterscope_web::hunt::job(clusterscope_web::hunt::Job::Batch {
+        builtin,
+        text,
+        plan,
+        first,
+        count,
+    })
+    .map_err(|e| JsValue::from_str(&e))
 }
 
 /// A hunt's shrink (`kind: "shrink"`): candidate `index` shrunk and recorded as actions. See
@@ -56,12 +62,18 @@ pub fn hunt_shrink(
     index: u64,
     progress: &js_sys::Function,
 ) -> Result<String, JsValue> {
-    clusterscope_web::hunt::run_shrink(builtin, text, plan, index, &mut |reruns, actions| {
-        // "RERUNS ACTIONS": the worker posts it as `{ progress }` (web/src/sweep/workers.rs).
-        let _ = progress.call1(
-            &JsValue::NULL,
-            &JsValue::from_str(&format!("{reruns} {actions}")),
-        );
+    clusterscope_web::hunt::job(clusterscope_web::hunt::Job::Shrink {
+        builtin,
+        text,
+        plan,
+        index,
+        progress: &mut |reruns, actions| {
+            // "RERUNS ACTIONS": the worker posts it as `{ progress }` (web/src/sweep/workers.rs).
+            let _ = progress.call1(
+                &JsValue::NULL,
+                &JsValue::from_str(&format!("{reruns} {actions}")),
+            );
+        },
     })
     .map_err(|e| JsValue::from_str(&e))
 }
@@ -86,18 +98,27 @@ pub fn bench_engine(builtin: &str) -> Result<f64, JsValue> {
     Ok(report.events as f64)
 }
 
-/// For `static/sweep-worker.js`: the model whose code a job asked for and did not have (in the
-/// split release build each model but gossip is a part loaded on first use), if any since the
-/// last call. The worker then awaits [`load_model`] and runs the job again.
+/// For `static/sweep-worker.js`: the model or part whose code a job asked for and did not have
+/// (in the split release build each model but gossip is a part loaded on first use, and so is
+/// the hunt's code, `clusterscope_web::split`), if any since the last call. The worker then
+/// awaits [`load_model`] and runs the job again.
 #[wasm_bindgen]
 pub fn wanted_model() -> Option<String> {
-    clusterscope_core::registry::take_wanted().map(String::from)
+    clusterscope_core::registry::take_wanted()
+        .or_else(clusterscope_web::split::take_wanted)
+        .map(String::from)
 }
 
 /// Load the code of the model `name` (`clusterscope_web::platform::load_model`): at once when
-/// it is in the main module, else its part of the split build.
+/// it is in the main module, else its part of the split build; or the part `name` of the app's
+/// own code (`clusterscope_web::split`).
 #[wasm_bindgen]
 pub async fn load_model(name: String) -> Result<(), JsValue> {
+    if clusterscope_core::registry::find(&name).is_none() {
+        return clusterscope_web::platform::load_part(&name)
+            .await
+            .map_err(|()| JsValue::from_str(&format!("the part {name} of the app did not load")));
+    }
     clusterscope_web::platform::load_model(&name)
         .await
         .map_err(|e| JsValue::from_str(&e))

@@ -705,32 +705,57 @@ pub fn is_phone() -> bool {
 
 /// Make the code of the model `name` available: at once when it is in the main module (every
 /// model in a debug or unsplit build, gossip always); in the split release build, the part of
-/// the wasm that holds it, fetched and linked by the split's glue (`globalThis.__csLoadPart`,
-/// written by `scripts/wasm-split.mjs`). The page's and each worker's instance load their own.
+/// the wasm that holds it (its engine and its panels), fetched and linked by the split's glue
+/// (`globalThis.__csLoadPart`, written by `scripts/wasm-split.mjs`). The page's and each
+/// worker's instance load their own.
 pub async fn load_model(name: &str) -> Result<(), String> {
-    use wasm_bindgen::JsValue;
     let model = clusterscope_core::registry::find(name)
         .ok_or_else(|| format!("protocol \"{name}\" is not modelled"))?;
     let Some(part) = model.part else {
         return Ok(());
     };
-    let failed = || {
+    load_part(part).await.map_err(|()| {
         format!(
             "the code of the {name} model did not load (a part of the app, split/; check the \
              connection and choose it again)"
         )
-    };
+    })
+}
+
+/// Fetch and link the part `part` of the split release build's wasm (every module of it: a
+/// model's engine and its panels, or a panel of the app's own, see [`call_part`]): `Err` when
+/// the build has no such part or a fetch failed (it may be asked again). Only the split build
+/// calls it with a part that is not in the main module.
+pub async fn load_part(part: &str) -> Result<(), ()> {
+    use wasm_bindgen::JsValue;
     let load = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("__csLoadPart"))
         .ok()
         .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
-        .ok_or_else(failed)?;
+        .ok_or(())?;
     let promise = load
         .call1(&JsValue::NULL, &JsValue::from_str(part))
         .ok()
         .and_then(|p| p.dyn_into::<js_sys::Promise>().ok())
-        .ok_or_else(failed)?;
+        .ok_or(())?;
     match wasm_bindgen_futures::JsFuture::from(promise).await {
         Ok(v) if v.as_bool() == Some(true) => Ok(()),
-        _ => Err(failed()),
+        _ => Err(()),
     }
+}
+
+/// A split point of the web app's own code (the split release build, issue 44): a
+/// `#[wasm_split::wasm_split(PART)] async fn enter(call: usize)`, boxed. Its part holds what
+/// only `enter` reaches (a model's panels, a rarely used panel).
+pub type SplitPoint = fn(usize) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>;
+
+/// Call `point` with the address of `call` if its part is loaded ([`load_part`]), synchronously:
+/// `false` (and nothing ran) when it is not. The split point's future is polled, never awaited,
+/// as core's models' (`clusterscope_core::registry`): ready at the second poll when the part is
+/// in (the first hands the glue's loader its callback, which it calls at once); the callee
+/// reads and answers through `call` within that poll.
+pub fn call_part<T>(point: SplitPoint, call: &mut T) -> bool {
+    use std::task::{Context, Poll, Waker};
+    let mut fut = point(call as *mut T as usize);
+    let mut cx = Context::from_waker(Waker::noop());
+    (0..2).any(|_| fut.as_mut().poll(&mut cx) == Poll::Ready(()))
 }

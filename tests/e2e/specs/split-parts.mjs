@@ -3,10 +3,12 @@
 // The default scenario (gossip) opens with no part fetched; a ping-pong scenario fetches its
 // part (busy and a notice meanwhile; the check's worker loads it too), a second opening fetches
 // nothing; a part that cannot
-// be fetched is an error naming the model, the session unchanged and the app usable. An unsplit
+// be fetched is an error naming the model, the session unchanged and the app usable. A model's
+// panels come with its engine (Raft's), and the hunt card is a part fetched at its first
+// opening, a failed fetch a note naming it. An unsplit
 // build (CLUSTERSCOPE_SPLIT=0) has no parts: the spec then checks only that the models open.
 import assert from 'node:assert/strict';
-import { app, bannerText, open, settled } from './lib/app.mjs';
+import { app, bannerText, clickNode, open, settled } from './lib/app.mjs';
 
 export const timeoutMs = 120_000;
 // The refused part is reported by the browser as a failed resource load, and by the loader.
@@ -59,6 +61,46 @@ export async function run({ page, baseUrl, log }) {
   await page.waitForSelector('#app[data-ready="1"][data-scenario="sandbox-pingpong"]');
   assert.equal(parts.length, before, 'a part is fetched once a page');
   await page.unroute('**/split/*pingpong*.wasm');
+
+  // A model's panels come with its engine: one part, its modules fetched together (the
+  // splitter makes a module per split point: `raft-enter-*`, core's engine, and `raft-panels-*`,
+  // the web app's inspector); the inspector draws at once.
+  await page.selectOption('#scenario-select', 'raft-leader-election');
+  await page.waitForSelector('#app[data-ready="1"][data-scenario="raft-leader-election"]');
+  await settled(page);
+  if (split) {
+    const raft = parts.filter((p) => p.startsWith('raft-'));
+    assert.ok(raft.some((p) => p.startsWith('raft-enter-')) && raft.some((p) => p.startsWith('raft-panels-')), `Raft's engine and panels: ${parts.join(', ')}`);
+  }
+  await clickNode(page, 'n1');
+  await page.waitForSelector('#inspector[data-node="n1"] #raft-strips');
+
+  // The hunt card is a part of its own (issue 44), fetched at its first opening: none before;
+  // a fetch that fails leaves a note naming the part and the session as it was; pressing again
+  // opens the card.
+  assert.ok(!parts.some((p) => p.startsWith('hunt')), `no hunt code before the card opens: ${parts.join(', ')}`);
+  if (split) {
+    await page.route('**/split/hunt-*.wasm', (route) => route.abort('internetdisconnected'));
+    const was = await app(page);
+    await page.click('#hunt-open');
+    await page.waitForSelector('[data-part="error"]');
+    const note = await page.textContent('[data-part="error"]');
+    log(note);
+    assert.match(note, /The hunt's code did not load \(a part of the app, split\/hunt/);
+    assert.equal(await page.$('#hunt-panel'), null, 'no card without its code');
+    const now = await app(page);
+    assert.equal(now.scenario, was.scenario, 'the session is unchanged');
+    assert.equal(now.step, was.step, 'the cursor is unchanged');
+    await page.unroute('**/split/hunt-*.wasm');
+  }
+  await page.click('#hunt-open');
+  await page.waitForSelector('#hunt-panel[data-state="idle"]');
+  if (split) assert.ok(parts.some((p) => p.startsWith('hunt-card-')), `the hunt card's part: ${parts.join(', ')}`);
+  assert.equal(await page.$('[data-part]'), null, 'no note once the card is in');
+  await page.click('#hunt-close');
+  await page.selectOption('#scenario-select', 'cassandra-21636-packet-loss');
+  await page.waitForSelector('#app[data-ready="1"][data-scenario="cassandra-21636-packet-loss"]');
+  await settled(page);
 
   if (!split) return;
   // A part that cannot be fetched (offline): an error naming the model; the session unchanged.

@@ -14,7 +14,8 @@
 //!   the found seed (each at its time, [`record`]) and that replay checked again, so that the
 //!   result opens as a branch of actions (on the timeline) that fails as the hunt said.
 //!
-//! The panel is `crate::ui::hunt`.
+//! Workers reach both through [`job`] (in the split release build the part `hunt_runs` of the
+//! wasm). The panel is `crate::ui::hunt`.
 
 use clusterscope_core::engine::action::RecordedAction;
 use clusterscope_core::hunt::{
@@ -36,6 +37,52 @@ pub const MAX_RUNS: u64 = 50_000;
 /// Candidates per message to a worker: small, since a batch stops at its first failure and a
 /// cancel loses at most one batch per worker.
 pub const BATCH: u64 = 8;
+
+/// A hunt's job in a worker (`static/sweep-worker.js`, through the binary's `hunt_batch` and
+/// `hunt_shrink`): a search batch ([`run_batch`]) or a shrink ([`run_shrink`], its progress
+/// heard by the closure).
+pub enum Job<'a> {
+    Batch {
+        builtin: &'a str,
+        text: &'a str,
+        plan: &'a str,
+        first: u64,
+        count: u64,
+    },
+    Shrink {
+        builtin: &'a str,
+        text: &'a str,
+        plan: &'a str,
+        index: u64,
+        progress: &'a mut dyn FnMut(u32, usize),
+    },
+}
+
+/// Run a hunt's [`Job`]. In the split release build the hunt's code is the part `hunt_runs` of
+/// the wasm (`crate::in_part!`, issue 44): a worker without it gets an error and the part is
+/// wanted (`crate::split::take_wanted`), which the worker loads before it runs the job again.
+pub fn job(job: Job) -> Result<String, String> {
+    crate::in_part!(hunt_runs, jobs, Job<'_> => Result<String, String>, job, |job| match job {
+        Job::Batch {
+            builtin,
+            text,
+            plan,
+            first,
+            count,
+        } => run_batch(builtin, text, plan, first, count),
+        Job::Shrink {
+            builtin,
+            text,
+            plan,
+            index,
+            progress,
+        } => run_shrink(builtin, text, plan, index, progress),
+    })
+    .unwrap_or_else(|| {
+        crate::split::want("hunt_runs");
+        Err("the hunt's code is not loaded yet".into())
+    })
+}
 
 /// A worker's parsed hunt: (builtin name, text, plan JSON) and what they give.
 type Prepared = ((String, String, String), Scenario, Plan, Space);

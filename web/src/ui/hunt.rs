@@ -12,10 +12,11 @@
 //! -seed, -actions (the shrunk schedule's actions); `#hunt-target`, `#hunt-faults`,
 //! `#hunt-budget`, `#hunt-seed`, `#hunt-start`, `#hunt-cancel`, `#hunt-close`,
 //! `#hunt-progress`, `#hunt-result`, `#hunt-reopen`; `.check-hunt[data-name]` on the
-//! Expectations rows.
+//! Expectations rows; `.part-note[data-part]` (loading, error) beside `#hunt-open` while the card's
+//! part of the split build loads or after it failed ([`HuntPanel`]).
 
 use crate::hunt::{self, Decided, Search, Shrunk, BATCH, DEFAULT_RUNS, MAX_RUNS};
-use crate::kit::Handle;
+use crate::kit::{part_note, use_part, Handle, PartLoad};
 use crate::model::Msg;
 use crate::platform;
 use crate::sweep::worker_count;
@@ -36,14 +37,20 @@ thread_local! {
     static INBOX: RefCell<Option<Callback<HMsg>>> = const { RefCell::new(None) };
 }
 
+thread_local! {
+    /// The card's face while the card itself is not loaded ([`HuntPanel`]), for [`request`].
+    static OPENER: RefCell<Option<Callback<Option<String>>>> = const { RefCell::new(None) };
+}
+
 /// Open the hunt card with `target` (an expectation's name) chosen: the Expectations list's
 /// "Find a failing run".
 pub fn request(target: String) {
-    INBOX.with(|i| {
-        if let Some(cb) = i.borrow().as_ref() {
-            cb.emit(HMsg::OpenWith(target));
-        }
-    });
+    let card = INBOX.with(|i| i.borrow().clone());
+    if let Some(cb) = card {
+        cb.emit(HMsg::OpenWith(target));
+    } else if let Some(open) = OPENER.with(|o| o.borrow().clone()) {
+        open.emit(Some(target));
+    }
 }
 
 #[derive(Properties, Clone)]
@@ -51,6 +58,43 @@ pub struct HuntProps {
     pub s: Handle,
     /// The session's revision: the targets offered are the open session's.
     pub session: u64,
+    /// The card opens at once when it is created, with this target (empty: the first) chosen:
+    /// it is created by the first opening ([`HuntPanel`]).
+    #[prop_or_default]
+    pub open_with: Option<String>,
+}
+
+/// "Find a failing run": the button, and at its first press (or an expectation's, [`request`])
+/// the card ([`HuntCard`]) once its code is loaded: in the split release build the card and all
+/// only it reaches (the hunt's plan, search and results) are the part `hunt` of the wasm
+/// (`crate::in_part!`, issue 44), "Loading…" meanwhile, and if the fetch fails a note naming
+/// the part (nothing else changes; pressing again retries).
+#[function_component(HuntPanel)]
+pub fn hunt_panel(p: &HuntProps) -> Html {
+    let (load, open) = use_part("hunt");
+    OPENER.with(|o| *o.borrow_mut() = Some(open.clone()));
+    use_effect_with((), |_| || OPENER.with(|o| *o.borrow_mut() = None));
+    if let PartLoad::Loaded(target) = &*load {
+        let props = HuntProps {
+            open_with: Some(target.clone().unwrap_or_default()),
+            ..p.clone()
+        };
+        let card = crate::in_part!(hunt, card, HuntProps => Html, props, |p: HuntProps| {
+            html! { <HuntCard ..p /> }
+        });
+        if let Some(card) = card {
+            return card;
+        }
+    }
+    html! {
+        <>
+            <button id="hunt-open" class="sweep-fab hunt-fab"
+                title="Find a run where an expectation fails: search seeds and fault schedules, then shrink what fails"
+                aria-expanded="false"
+                onclick={open.reform(|_| None)}>{ "Find a failing run" }</button>
+            { part_note(&load, "the hunt's code", "hunt") }
+        </>
+    }
 }
 
 impl PartialEq for HuntProps {
@@ -118,7 +162,7 @@ pub enum HMsg {
     OpenResult,
 }
 
-pub struct HuntPanel {
+pub struct HuntCard {
     open: bool,
     target: String,
     faults: String,
@@ -128,7 +172,7 @@ pub struct HuntPanel {
     note: Option<String>,
 }
 
-impl HuntPanel {
+impl HuntCard {
     fn start(&mut self, ctx: &Context<Self>) -> Result<(), String> {
         let runs: u64 = self
             .budget
@@ -302,16 +346,17 @@ fn found_session(a: &Active, sh: &Shrunk) -> Session {
     session
 }
 
-impl Component for HuntPanel {
+impl Component for HuntCard {
     type Message = HMsg;
     type Properties = HuntProps;
 
     fn create(ctx: &Context<Self>) -> Self {
         let cb = ctx.link().callback(|m| m);
         INBOX.with(|i| *i.borrow_mut() = Some(cb));
-        HuntPanel {
-            open: false,
-            target: String::new(),
+        let open_with = ctx.props().open_with.clone();
+        HuntCard {
+            open: open_with.is_some(),
+            target: open_with.unwrap_or_default(),
             faults: "all".into(),
             budget: DEFAULT_RUNS.to_string(),
             hunt_seed: "1".into(),
@@ -641,7 +686,7 @@ fn progress(a: &Active) -> Html {
     }
 }
 
-fn result(a: &Active, link: &html::Scope<HuntPanel>) -> Html {
+fn result(a: &Active, link: &html::Scope<HuntCard>) -> Html {
     let cli = hunt::cli_line(&a.plan, &a.faults);
     match &a.phase {
         Phase::NotFound => html! {

@@ -12,11 +12,13 @@
 //! (data-done/-total); `.sweep-exp` (data-name, -count, -runs, and -observed: `DOWN:28|no value:2`,
 //! the values where it failed and their seed counts); `#sweep-all` (data-count, -runs);
 //! `.sweep-hist` (data-metric, data-bins: counts, data-min, data-max); `.sweep-seed` (data-seed,
-//! data-observed: `NAME=VALUE` per failed expectation, `|`-separated).
+//! data-observed: `NAME=VALUE` per failed expectation, `|`-separated); `.part-note[data-part]`
+//! (loading, error) beside `#sweep-open` while the card's part of the split build loads or after
+//! it failed ([`SweepPanel`]).
 
 use super::sweep_grid::{self, GridMsg, Measure};
 use crate::draw::palette;
-use crate::kit::Handle;
+use crate::kit::{part_note, use_part, Handle, PartLoad};
 use crate::model::Msg;
 use crate::platform;
 use crate::sweep::workers::{cores, Job, Pool, Reply};
@@ -42,6 +44,41 @@ pub struct SweepProps {
     /// The session's revision: what is swept (scenario, variant, recorded actions) is shown anew
     /// when it changes.
     pub session: u64,
+    /// The card opens at once when it is created: it is created by the first opening
+    /// ([`SweepPanel`]).
+    #[prop_or_default]
+    pub open: bool,
+}
+
+/// "How often?": the button, and at its first press the card ([`SweepCard`]) once its code is
+/// loaded: in the split release build the card and all only it reaches (the plan, the progress,
+/// the results, the grid) are the part `sweep` of the wasm (`crate::in_part!`, issue 44; the
+/// workers' batches stay in the main module: the Expectations check runs in them too),
+/// "Loading…" meanwhile, and if the fetch fails a note naming the part (pressing again retries).
+#[function_component(SweepPanel)]
+pub fn sweep_panel(p: &SweepProps) -> Html {
+    let (load, open) = use_part("sweep");
+    if let PartLoad::Loaded(_) = &*load {
+        let props = SweepProps {
+            open: true,
+            ..p.clone()
+        };
+        let card = crate::in_part!(sweep, card, SweepProps => Html, props, |p: SweepProps| {
+            html! { <SweepCard ..p /> }
+        });
+        if let Some(card) = card {
+            return card;
+        }
+    }
+    html! {
+        <>
+            <button id="sweep-open" class="sweep-fab"
+                title="How often does this happen? Run this scenario and variant over many seeds"
+                aria-expanded="false"
+                onclick={open.reform(|_| None)}>{ "How often?" }</button>
+            { part_note(&load, "the sweep's code", "sweep") }
+        </>
+    }
 }
 
 impl PartialEq for SweepProps {
@@ -139,7 +176,7 @@ pub enum SMsg {
     Grid(GridMsg),
 }
 
-pub struct SweepPanel {
+pub struct SweepCard {
     open: bool,
     seeds: String,
     with_actions: bool,
@@ -152,7 +189,7 @@ pub struct SweepPanel {
     opened_cells: Vec<String>,
 }
 
-impl SweepPanel {
+impl SweepCard {
     fn start(&mut self, ctx: &Context<Self>) -> Result<(), String> {
         let seeds: u64 = self
             .seeds
@@ -242,13 +279,13 @@ fn feed(a: &mut Active, i: usize) -> Result<(), String> {
     Ok(())
 }
 
-impl Component for SweepPanel {
+impl Component for SweepCard {
     type Message = SMsg;
     type Properties = SweepProps;
 
-    fn create(_: &Context<Self>) -> Self {
-        SweepPanel {
-            open: false,
+    fn create(ctx: &Context<Self>) -> Self {
+        SweepCard {
+            open: ctx.props().open,
             seeds: DEFAULT_SEEDS.to_string(),
             with_actions: false,
             run: None,
@@ -559,7 +596,7 @@ fn saw(e: &ExpectStat) -> Html {
     }
 }
 
-fn results(a: &Active, link: &html::Scope<SweepPanel>, dark: bool) -> Html {
+fn results(a: &Active, link: &html::Scope<SweepCard>, dark: bool) -> Html {
     let Some(shown) = a.shown.clone() else {
         return html! {};
     };

@@ -1,0 +1,61 @@
+//! The split release build's parts of the web app's own code (issue 44; ARCHITECTURE.md, "The
+//! split build"): code reached only through [`in_part!`] is, in that build, a part of the wasm
+//! fetched when first needed (`platform::load_part`) instead of a piece of the first download.
+//! The models' panels come with their engines (`models::ask`); the hunt card and the hunt's
+//! worker runs are parts of their own (`ui::hunt`, `hunt::job`), and so is the "How often?" card (`ui::sweep`).
+//!
+//! Elsewhere (debug builds, tests, `CLUSTERSCOPE_SPLIT=0`) [`in_part!`] is a plain call.
+
+use std::cell::Cell;
+
+thread_local! {
+    /// A part a worker's job asked for and did not have ([`take_wanted`]).
+    static WANTED: Cell<Option<&'static str>> = const { Cell::new(None) };
+}
+
+/// Remember that the part `part` was needed and is not loaded (for a worker's job: the worker
+/// loads it and runs the job again, `static/sweep-worker.js`).
+pub fn want(part: &'static str) {
+    WANTED.with(|w| w.set(Some(part)));
+}
+
+/// The part a job asked for since the last call whose code was not loaded ([`want`]).
+pub fn take_wanted() -> Option<&'static str> {
+    WANTED.with(|w| w.take())
+}
+
+/// `in_part!(part, point, Arg => Ret, arg, |arg| body)`: `Some(body)`, the closure called with
+/// `arg`. In the split release build (`cs_split`, web/build.rs) the closure runs behind the
+/// `wasm_split` split point `point` of the part `part` (its own module of the wasm, fetched with
+/// the part's others by `platform::load_part`), and the answer is `None` while that part is not
+/// loaded: nothing ran. `Arg` and `Ret` name the types (`'_` for a borrow); the closure captures
+/// nothing (it is the part's code, reached only from here).
+#[cfg(not(cs_split))]
+#[macro_export]
+macro_rules! in_part {
+    ($part:ident, $point:ident, $arg:ty => $ret:ty, $a:expr, $f:expr) => {
+        Some(($f)($a))
+    };
+}
+
+#[cfg(cs_split)]
+#[macro_export]
+macro_rules! in_part {
+    ($part:ident, $point:ident, $arg:ty => $ret:ty, $a:expr, $f:expr) => {{
+        #[wasm_split::wasm_split($part)]
+        async fn $point(call: usize) {
+            // SAFETY: `call_part` passes the address of the `(arg, answer)` pair below, alive and
+            // not otherwise borrowed while the split point runs (synchronously, in its poll).
+            let call = unsafe { &mut *(call as *mut (Option<$arg>, Option<$ret>)) };
+            if let Some(a) = call.0.take() {
+                call.1 = Some(($f)(a));
+            }
+        }
+        let mut call: (Option<$arg>, Option<$ret>) = (Some($a), None);
+        if $crate::platform::call_part(|c| Box::pin($point(c)), &mut call) {
+            call.1
+        } else {
+            None
+        }
+    }};
+}
