@@ -14,16 +14,14 @@
 //! heartbeating a follower that does not answer fails it. docs/MODEL.md, "A follower that goes
 //! away and comes back".
 
-use super::tests::{act, command, engine, leader, name, run_for};
-use super::RaftKv;
+use super::tests::{act, command, engine, isolate, leader, name, run_for};
 use crate::engine::action::Action;
-use crate::engine::{Engine, NodeId};
 use crate::time::{Micros, US_PER_MS, US_PER_S};
 
 /// How the follower goes away and comes back.
 #[derive(Clone, Copy, Debug)]
 enum Away {
-    /// kill -9, then start (its log up to its last flush survives, its commitIndex does not).
+    /// kill -9, then start (its log up to its last flush survives).
     Kill,
     /// Graceful stop, then start.
     Stop,
@@ -33,29 +31,6 @@ enum Away {
 
 /// The longest sleep of the default retry policy (5 s x 1.5).
 const RETRY_SLEEP_MAX: Micros = 7_500 * US_PER_MS;
-
-fn links(e: &mut Engine<RaftKv>, f: NodeId, up: bool) {
-    for b in (0..3).filter(|&b| b != f) {
-        let (from, to) = (name(e, f), name(e, b));
-        act(
-            e,
-            if up {
-                Action::HealLink {
-                    from,
-                    to,
-                    one_way: false,
-                }
-            } else {
-                Action::DropLink {
-                    from,
-                    to,
-                    one_way: false,
-                    down_for: None,
-                }
-            },
-        );
-    }
-}
 
 /// Three nodes; the leader commits 3 puts on all, follower `f` goes `away` for `down`, the
 /// leader commits 3 more meanwhile (with the third node), then `f` comes back and nobody writes.
@@ -84,7 +59,7 @@ fn catch_up(params: &str, away: Away, seed: u64, down: Micros) -> Micros {
     match away {
         Away::Kill => act(&mut e, Action::Kill { node }),
         Away::Stop => act(&mut e, Action::Stop { node }),
-        Away::Cut => links(&mut e, f, false),
+        Away::Cut => isolate(&mut e, f, 3, true),
     }
     for i in 0..3 {
         command(&mut e, l, &format!("client-put b{i} {i}"));
@@ -99,7 +74,7 @@ fn catch_up(params: &str, away: Away, seed: u64, down: Micros) -> Micros {
     let node = name(&e, f);
     match away {
         Away::Kill | Away::Stop => act(&mut e, Action::Start { node }),
-        Away::Cut => links(&mut e, f, true),
+        Away::Cut => isolate(&mut e, f, 3, false),
     }
     let back = e.sim.now;
     loop {
