@@ -40,6 +40,8 @@ mod tests_ratis;
 #[cfg(test)]
 mod tests_reads;
 #[cfg(test)]
+mod tests_restart;
+#[cfg(test)]
 mod tests_rules;
 #[cfg(test)]
 mod tests_start;
