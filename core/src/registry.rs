@@ -47,7 +47,9 @@ pub struct BuildArgs<'a> {
     pub body_budget: usize,
 }
 
-/// `Model::params_now`.
+/// `Model::params_now`. In the web app's split release build a model's is in its part (its
+/// parameter reader with it): a model whose part is not loaded yet answers an error and is
+/// remembered for [`take_wanted`], as [`ModelEntry::build`] does.
 pub type ParamsNow =
     fn(toml::Table, &Scenario) -> Result<serde_json::Map<String, serde_json::Value>, String>;
 
@@ -97,11 +99,12 @@ impl ModelEntry {
 }
 
 const fn entry<M: Model>() -> ModelEntry {
-    with_build::<M>(build::<M>, None)
+    with_build::<M>(build::<M>, M::params_now, None)
 }
 
 const fn with_build<M: Model>(
     build: fn(BuildArgs) -> Result<Box<dyn Driver>, String>,
+    params_now: ParamsNow,
     part: Option<&'static str>,
 ) -> ModelEntry {
     ModelEntry {
@@ -113,7 +116,7 @@ const fn with_build<M: Model>(
         view_info: M::VIEW_INFO,
         metrics: M::METRICS,
         params: M::PARAMS,
-        params_now: M::params_now,
+        params_now,
         build,
         part,
     }
@@ -140,46 +143,67 @@ macro_rules! lazy_entry {
         fn build(a: BuildArgs) -> Result<Box<dyn Driver>, String> {
             split::build(|c| Box::pin(enter(c)), <$m as Model>::NAME, a)
         }
-        with_build::<$m>(build, Some(stringify!($part)))
+        fn params_now(
+            t: toml::Table,
+            sc: &Scenario,
+        ) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+            split::params_now(|c| Box::pin(enter(c)), <$m as Model>::NAME, t, sc)
+        }
+        with_build::<$m>(build, params_now, Some(stringify!($part)))
     }};
 }
 
 /// The split build's way into a part: a call through its split point with one pointer, to the
-/// build's arguments and its answer. The split point is an `async fn` whose future waits for
-/// the part; the part is fetched by the app (the split's glue), so here it is polled, not
-/// awaited: ready at once when the part is in (the second poll, the first hands the loader
-/// its callback), else pending and the model is wanted.
+/// call's arguments and its answer (a build, or the model's parameters read: `params_now`, its
+/// parameter reader and their errors, are in the part too). The split point is an `async fn`
+/// whose future waits for the part; the part is fetched by the app (the split's glue), so here
+/// it is polled, not awaited: ready at once when the part is in (the second poll, the first
+/// hands the loader its callback), else pending and the model is wanted.
 #[cfg(cs_split)]
 mod split {
-    use super::{BuildArgs, Driver, Model, WANTED};
+    use super::{BuildArgs, Driver, Model, Scenario, WANTED};
     use std::future::Future;
     use std::pin::Pin;
     use std::task::{Context, Poll, Waker};
 
-    struct Call<'a> {
-        args: Option<BuildArgs<'a>>,
-        out: Option<Result<Box<dyn Driver>, String>>,
+    type Params = Result<serde_json::Map<String, serde_json::Value>, String>;
+
+    enum Args<'a> {
+        Build(BuildArgs<'a>),
+        Params(toml::Table, &'a Scenario),
     }
 
-    /// In the part: build `M` from the `Call` at `call`.
+    enum Out {
+        Build(Result<Box<dyn Driver>, String>),
+        Params(Params),
+    }
+
+    struct Call<'a> {
+        args: Option<Args<'a>>,
+        out: Option<Out>,
+    }
+
+    /// In the part: answer the `Call` at `call` for `M`.
     pub fn enter<M: Model>(call: usize) {
-        // SAFETY: `build` below passes the address of its own `Call`, alive and not otherwise
+        // SAFETY: `run` below passes the address of its own `Call`, alive and not otherwise
         // borrowed while the split point runs (synchronously, within its poll).
         let call = unsafe { &mut *(call as *mut Call<'_>) };
-        if let Some(a) = call.args.take() {
-            call.out = Some(super::build::<M>(a));
-        }
+        call.out = match call.args.take() {
+            Some(Args::Build(a)) => Some(Out::Build(super::build::<M>(a))),
+            Some(Args::Params(t, sc)) => Some(Out::Params(M::params_now(t, sc))),
+            None => None,
+        };
     }
 
-    /// In the main module: build through the split point if its part is in; otherwise remember
+    /// In the main module: call through the split point if its part is in; otherwise remember
     /// the model for `take_wanted` and say so.
-    pub fn build(
+    fn run(
         point: impl Fn(usize) -> Pin<Box<dyn Future<Output = ()>>>,
         name: &'static str,
-        a: BuildArgs,
-    ) -> Result<Box<dyn Driver>, String> {
+        args: Args,
+    ) -> Result<Out, String> {
         let mut call = Call {
-            args: Some(a),
+            args: Some(args),
             out: None,
         };
         let p: *mut Call = &mut call;
@@ -189,10 +213,33 @@ mod split {
         drop(fut);
         if ready {
             call.out
-                .unwrap_or_else(|| Err(format!("the {name} model's code did not run")))
+                .ok_or_else(|| format!("the {name} model's code did not run"))
         } else {
             WANTED.with(|w| w.set(Some(name)));
             Err(format!("the {name} model's code is not loaded yet"))
+        }
+    }
+
+    pub fn build(
+        point: impl Fn(usize) -> Pin<Box<dyn Future<Output = ()>>>,
+        name: &'static str,
+        a: BuildArgs,
+    ) -> Result<Box<dyn Driver>, String> {
+        match run(point, name, Args::Build(a))? {
+            Out::Build(r) => r,
+            Out::Params(_) => Err(format!("the {name} model's code did not run")),
+        }
+    }
+
+    pub fn params_now(
+        point: impl Fn(usize) -> Pin<Box<dyn Future<Output = ()>>>,
+        name: &'static str,
+        t: toml::Table,
+        sc: &Scenario,
+    ) -> Params {
+        match run(point, name, Args::Params(t, sc))? {
+            Out::Params(r) => r,
+            Out::Build(_) => Err(format!("the {name} model's code did not run")),
         }
     }
 }
