@@ -75,6 +75,19 @@ fn conviction_time(params: &str) -> Micros {
     logged(&r, A, "InetAddress /B is now DOWN")[0]
 }
 
+/// A's run (3 nodes, 1 s gossip, B killed at 60 s) with A's GossipStage stalled 1 ms before
+/// the round whose status check convicts B, and that time.
+fn stalled_before_conviction() -> (Run, Micros) {
+    let down = conviction_time("");
+    let mut r = run(&["A", "B", "C"], &["A"], "", "", "2m");
+    until(&mut r, 60 * US_PER_S);
+    act(&mut r, Action::Kill { node: "B".into() });
+    let t = down - US_PER_MS;
+    until(&mut r, t);
+    stall(&mut r, "A");
+    (r, t)
+}
+
 /// Since 4.0 `Gossiper.convict` runs its body through `runInGossipStageBlocking`: a `FutureTask`
 /// on `Stage.GOSSIP`, then `task.get()` on the GossipTasks thread, inside `doStatusCheck`. With
 /// A's GossipStage stalled just before the status check that convicts B (killed), B is marked
@@ -83,14 +96,7 @@ fn conviction_time(params: &str) -> Micros {
 /// one interval later (`scheduleWithFixedDelay`).
 #[test]
 fn a_conviction_waits_for_the_stalled_gossip_stage_and_the_gossip_task_with_it() {
-    let down = conviction_time("");
-    let mut r = run(&["A", "B", "C"], &["A"], "", "", "2m");
-    until(&mut r, 60 * US_PER_S);
-    act(&mut r, Action::Kill { node: "B".into() });
-    // 1 ms before the round whose status check convicts B.
-    let t = down - US_PER_MS;
-    until(&mut r, t);
-    stall(&mut r, "A");
+    let (mut r, t) = stalled_before_conviction();
     until(&mut r, t + 500 * US_PER_MS);
     assert!(
         logged(&r, A, "skipping status check").is_empty(),
@@ -276,13 +282,7 @@ fn sends(r: &Run, from: u32, label: &str) -> Vec<Micros> {
 /// announce delay (2 s) later.
 #[test]
 fn a_drain_waits_for_the_gossip_task_that_waits_for_the_stalled_stage() {
-    let down = conviction_time("");
-    let mut r = run(&["A", "B", "C"], &["A"], "", "", "2m");
-    until(&mut r, 60 * US_PER_S);
-    act(&mut r, Action::Kill { node: "B".into() });
-    let t = down - US_PER_MS;
-    until(&mut r, t);
-    stall(&mut r, "A");
+    let (mut r, t) = stalled_before_conviction();
     let drain = t + US_PER_S;
     until(&mut r, drain);
     act(&mut r, Action::Stop { node: "A".into() });
