@@ -122,6 +122,17 @@ const fn with_build<M: Model>(
     }
 }
 
+/// A `wasm_split` split point's future polled, never awaited: the split release build's way into
+/// a part, for the models here and for the web app's own parts (`platform::call_part`). Ready at
+/// the second poll when the part is loaded (the first hands the split's loader its callback,
+/// which it calls at once), the callee having run synchronously within it; `false` when the
+/// part is not loaded (nothing ran).
+pub fn poll_split_point(mut fut: std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>) -> bool {
+    use std::task::{Context, Poll, Waker};
+    let mut cx = Context::from_waker(Waker::noop());
+    (0..2).any(|_| fut.as_mut().poll(&mut cx) == Poll::Ready(()))
+}
+
 /// A model compiled in everywhere but the web app's split release build, where its engine
 /// (`build::<M>` and all only it reaches) is the part `$part` of the wasm: `wasm_split`'s
 /// split point, which `scripts/wasm-split.mjs` cuts at. `cs_split` is set by core's build.rs
@@ -157,14 +168,13 @@ macro_rules! lazy_entry {
 /// call's arguments and its answer (a build, or the model's parameters read: `params_now`, its
 /// parameter reader and their errors, are in the part too). The split point is an `async fn`
 /// whose future waits for the part; the part is fetched by the app (the split's glue), so here
-/// it is polled, not awaited: ready at once when the part is in (the second poll, the first
-/// hands the loader its callback), else pending and the model is wanted.
+/// it is polled, not awaited ([`poll_split_point`]): ready at once when the part is in, else
+/// pending and the model is wanted.
 #[cfg(cs_split)]
 mod split {
-    use super::{BuildArgs, Driver, Model, Scenario, WANTED};
+    use super::{poll_split_point, BuildArgs, Driver, Model, Scenario, WANTED};
     use std::future::Future;
     use std::pin::Pin;
-    use std::task::{Context, Poll, Waker};
 
     type Params = Result<serde_json::Map<String, serde_json::Value>, String>;
 
@@ -207,11 +217,7 @@ mod split {
             out: None,
         };
         let p: *mut Call = &mut call;
-        let mut fut = point(p as usize);
-        let mut cx = Context::from_waker(Waker::noop());
-        let ready = (0..2).any(|_| fut.as_mut().poll(&mut cx) == Poll::Ready(()));
-        drop(fut);
-        if ready {
+        if poll_split_point(point(p as usize)) {
             call.out
                 .ok_or_else(|| format!("the {name} model's code did not run"))
         } else {

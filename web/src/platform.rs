@@ -750,12 +750,8 @@ pub type SplitPoint = fn(usize) -> std::pin::Pin<Box<dyn std::future::Future<Out
 
 /// Call `point` with the address of `call` if its part is loaded ([`load_part`]), synchronously:
 /// `false` (and nothing ran) when it is not. The split point's future is polled, never awaited,
-/// as core's models' (`clusterscope_core::registry`): ready at the second poll when the part is
-/// in (the first hands the glue's loader its callback, which it calls at once); the callee
-/// reads and answers through `call` within that poll.
+/// as core's models' are (`clusterscope_core::registry::poll_split_point`); the callee reads and
+/// answers through `call` within that poll.
 pub fn call_part<T>(point: SplitPoint, call: &mut T) -> bool {
-    use std::task::{Context, Poll, Waker};
-    let mut fut = point(call as *mut T as usize);
-    let mut cx = Context::from_waker(Waker::noop());
-    (0..2).any(|_| fut.as_mut().poll(&mut cx) == Poll::Ready(()))
+    clusterscope_core::registry::poll_split_point(point(call as *mut T as usize))
 }
