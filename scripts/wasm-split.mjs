@@ -110,7 +110,10 @@ function uleb(b, i) {
   }
 }
 
-/** The active data segments of a module: [{ at, len }] (`at`: the first byte's index in `bytes`). */
+/**
+ * The active data segments of a module: [{ offset, at, len }] (`offset`: its address in the
+ * memory; `at`: its first byte's index in `bytes`).
+ */
 function dataSegments(bytes) {
   const [d] = sections(bytes).filter((s) => s.id === 11);
   let [, i] = uleb(bytes, d.start + 1); // past the section's size
@@ -121,11 +124,12 @@ function dataSegments(bytes) {
     let flag;
     [flag, i] = uleb(bytes, i);
     if (flag !== 0 || bytes[i] !== 0x41) throw new Error('wasm-split: a data segment not of the form (i32.const N)');
-    [, i] = uleb(bytes, i + 1);
+    let offset;
+    [offset, i] = uleb(bytes, i + 1); // a signed LEB128, read as unsigned: the same for an address
     if (bytes[i++] !== 0x0b) throw new Error('wasm-split: a data segment offset not a constant');
     let len;
     [len, i] = uleb(bytes, i);
-    segs.push({ at: i, len });
+    segs.push({ offset, at: i, len });
     i += len;
   }
   return segs;
@@ -237,6 +241,30 @@ function withSharedDataOf(main, source) {
   return { bytes: out, zeroed: zeroed - restored, restored };
 }
 
+/**
+ * Every byte of the first data segment that `main` lacks (zeroed, against `source`) is written,
+ * equal, by a data segment of one of `parts` when it loads: else the build fails here rather
+ * than a string coming out blank in a browser.
+ */
+function checkPartsWriteTheirData(main, source, parts) {
+  const [ms] = dataSegments(main);
+  const [ss] = dataSegments(source);
+  const covered = new Uint8Array(ms.len);
+  for (const { file, bytes } of parts) {
+    for (const seg of dataSegments(bytes)) {
+      const a = seg.offset - ms.offset;
+      for (let k = 0; k < seg.len; k++) {
+        if (a + k < 0 || a + k >= ms.len) continue;
+        if (bytes[seg.at + k] !== source[ss.at + a + k]) throw new Error(`wasm-split: ${file} writes data unlike the bindgened module's`);
+        covered[a + k] = 1;
+      }
+    }
+  }
+  let lost = 0;
+  for (let k = 0; k < ms.len; k++) if (main[ms.at + k] !== source[ss.at + k] && !covered[k]) lost++;
+  if (lost) throw new Error(`wasm-split: ${lost} bytes of data the main module lacks are written by no part`);
+}
+
 const hash = (b, n = 12) => createHash('sha256').update(b).digest('hex').slice(0, n);
 const sri = (b) => `sha384-${createHash('sha384').update(b).digest('base64')}`;
 
@@ -263,12 +291,14 @@ rmSync(splitDir, { recursive: true, force: true });
 mkdirSync(splitDir);
 const urls = new Map();
 const sizes = [];
+const partBytes = [];
 for (const l of loaders) {
   const b = stripCustom(readFileSync(join(out, l.file)));
   new WebAssembly.Module(b); // valid, or fail the build here rather than in a browser
   // `raft-enter-<hash>.wasm`, `chunk_0-<hash>.wasm`: named by the part, its point and content.
   const file = `${partOf(l.name) ? `${partOf(l.name)}-${pointOf(l.name)}` : l.file.replace(/^(chunk_\d+)_.*\.wasm$/, '$1')}-${hash(b)}.wasm`;
   writeFileSync(join(splitDir, file), b);
+  partBytes.push({ file, bytes: b });
   urls.set(l.name, file);
   sizes.push(`${file} ${(b.length / 1024).toFixed(0)} KB raw, ${(gzipSync(b, { level: 6 }).length / 1024).toFixed(0)} KB gzip -6`);
 }
@@ -276,6 +306,7 @@ for (const l of loaders) {
 const oldBg = readFileSync(bgPath);
 const data = withSharedDataOf(readFileSync(join(out, 'main.wasm')), oldBg);
 const main = stripCustom(data.bytes);
+checkPartsWriteTheirData(main, oldBg, partBytes);
 const mainModule = new WebAssembly.Module(main);
 const tables = WebAssembly.Module.exports(mainModule).filter((e) => e.kind === 'table').map((e) => e.name);
 if (!tables.includes('__indirect_function_table')) {
