@@ -98,27 +98,171 @@ function sections(bytes) {
   return out;
 }
 
+/** An unsigned LEB128 at `b[i]`: [value, the index after it]. */
+function uleb(b, i) {
+  let v = 0;
+  let shift = 0;
+  for (;;) {
+    const x = b[i++];
+    v += (x & 0x7f) * 2 ** shift;
+    if (!(x & 0x80)) return [v, i];
+    shift += 7;
+  }
+}
+
 /**
- * `main` with the data section of `source` (the bindgened module it was split from). The
- * splitter zeroes the bytes of the data symbols it finds only the parts use, but the linker
- * merges equal constants (strings) of different symbols into one place: zeroing a part's
- * string can zero the main module's (gossip's scenario checks failed on a split build). The
- * segments are the same (offsets and lengths: checked); the parts write their own data again
- * when they load, the same bytes.
+ * The active data segments of a module: [{ offset, at, len }] (`offset`: its address in the
+ * memory; `at`: its first byte's index in `bytes`).
  */
-function withDataOf(main, source) {
+function dataSegments(bytes) {
+  const [d] = sections(bytes).filter((s) => s.id === 11);
+  let [, i] = uleb(bytes, d.start + 1); // past the section's size
+  let n;
+  [n, i] = uleb(bytes, i);
+  const segs = [];
+  for (let k = 0; k < n; k++) {
+    let flag;
+    [flag, i] = uleb(bytes, i);
+    if (flag !== 0 || bytes[i] !== 0x41) throw new Error('wasm-split: a data segment not of the form (i32.const N)');
+    let offset;
+    [offset, i] = uleb(bytes, i + 1); // a signed LEB128, read as unsigned: the same for an address
+    if (bytes[i++] !== 0x0b) throw new Error('wasm-split: a data segment offset not a constant');
+    let len;
+    [len, i] = uleb(bytes, i);
+    segs.push({ offset, at: i, len });
+    i += len;
+  }
+  return segs;
+}
+
+/**
+ * The byte ranges of the first data segment that two or more data symbols share ([start, end),
+ * segment offsets), from the `linking` section's symbol table: the linker merges a string that
+ * ends another into it (tail merging), so one symbol's bytes can be another's too.
+ */
+function sharedDataRanges(bytes) {
+  const linking = sections(bytes).find((s) => {
+    if (s.id !== 0) return false;
+    const [l, j] = uleb(bytes, uleb(bytes, s.start + 1)[1]);
+    return Buffer.from(bytes.subarray(j, j + l)).toString() === 'linking';
+  });
+  if (!linking) throw new Error('wasm-split: the bindgened wasm has no linking section (web/build.rs: --emit-relocs)');
+  let [, i] = uleb(bytes, linking.start + 1);
+  let l;
+  [l, i] = uleb(bytes, i);
+  i += l; // the name
+  [, i] = uleb(bytes, i); // the version
+  const ranges = [];
+  while (i < linking.end) {
+    const kind = bytes[i++];
+    let size;
+    [size, i] = uleb(bytes, i);
+    const end = i + size;
+    if (kind === 8) {
+      let n;
+      [n, i] = uleb(bytes, i);
+      for (let k = 0; k < n; k++) {
+        const sk = bytes[i++];
+        let flags;
+        [flags, i] = uleb(bytes, i);
+        const undefinedSym = flags & 0x10;
+        if (sk === 0 || sk === 2 || sk === 4 || sk === 5) {
+          [, i] = uleb(bytes, i);
+          if (!undefinedSym || flags & 0x40) {
+            [l, i] = uleb(bytes, i);
+            i += l;
+          }
+        } else if (sk === 1) {
+          [l, i] = uleb(bytes, i);
+          i += l;
+          if (!undefinedSym) {
+            let seg, off, sz;
+            [seg, i] = uleb(bytes, i);
+            [off, i] = uleb(bytes, i);
+            [sz, i] = uleb(bytes, i);
+            if (seg === 0 && sz > 0) ranges.push([off, off + sz]);
+          }
+        } else if (sk === 3) {
+          [, i] = uleb(bytes, i);
+        } else throw new Error(`wasm-split: symbol kind ${sk} not understood`);
+      }
+    }
+    i = end;
+  }
+  ranges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const shared = [];
+  let cur = null;
+  for (const [a, e] of ranges) {
+    if (cur && a < cur[1]) {
+      cur[1] = Math.max(cur[1], e);
+      cur.n++;
+    } else {
+      if (cur && cur.n > 1) shared.push(cur);
+      cur = Object.assign([a, e], { n: 1 });
+    }
+  }
+  if (cur && cur.n > 1) shared.push(cur);
+  return shared;
+}
+
+/**
+ * `main` with the bytes of the data `source` (the bindgened module it was split from) shares
+ * between symbols written back. The splitter zeroes the bytes of each data symbol only the parts
+ * use (the parts write their own data when they load), but the linker merges a string that ends
+ * another into it: zeroing a part's string could zero the tail of the main module's (gossip's log
+ * lines came out empty on the first split build). Every byte two symbols share is the source's
+ * again (a few hundred bytes); the rest the splitter zeroed stays zero (the parts' strings:
+ * ~24 KB gzipped on 2026-12-06, which putting the whole data section back used to cost).
+ * Checked: the same segments, every byte equal or zeroed.
+ */
+function withSharedDataOf(main, source) {
   const dm = sections(main).filter((s) => s.id === 11);
   const ds = sections(source).filter((s) => s.id === 11);
   if (dm.length !== 1 || ds.length !== 1) throw new Error('wasm-split: not one data section');
   const [m] = dm;
   const [s] = ds;
-  // Same segments: the same size, and every byte the same or zeroed.
   let zeroed = 0;
   const ok =
     m.end - m.start === s.end - s.start &&
     main.subarray(m.start, m.end).every((b, i) => b === source[s.start + i] || (b === 0 && ++zeroed > 0));
   if (!ok) throw new Error('wasm-split: the main module\'s data section is not the bindgened one with bytes zeroed');
-  return Buffer.concat([main.subarray(0, m.start), source.subarray(s.start, s.end), main.subarray(m.end)]);
+  const [ms] = dataSegments(main);
+  const [ss] = dataSegments(source);
+  if (!ms || !ss || ms.at - m.start !== ss.at - s.start || ms.len !== ss.len) throw new Error('wasm-split: the first data segments differ');
+  const out = Buffer.from(main);
+  let restored = 0;
+  for (const [a, e] of sharedDataRanges(source)) {
+    if (e > ss.len) throw new Error('wasm-split: a data symbol past its segment');
+    for (let k = a; k < e; k++) {
+      if (out[ms.at + k] !== source[ss.at + k]) restored++;
+      out[ms.at + k] = source[ss.at + k];
+    }
+  }
+  return { bytes: out, zeroed: zeroed - restored, restored };
+}
+
+/**
+ * Every byte of the first data segment that `main` lacks (zeroed, against `source`) is written,
+ * equal, by a data segment of one of `parts` when it loads: else the build fails here rather
+ * than a string coming out blank in a browser.
+ */
+function checkPartsWriteTheirData(main, source, parts) {
+  const [ms] = dataSegments(main);
+  const [ss] = dataSegments(source);
+  const covered = new Uint8Array(ms.len);
+  for (const { file, bytes } of parts) {
+    for (const seg of dataSegments(bytes)) {
+      const a = seg.offset - ms.offset;
+      for (let k = 0; k < seg.len; k++) {
+        if (a + k < 0 || a + k >= ms.len) continue;
+        if (bytes[seg.at + k] !== source[ss.at + a + k]) throw new Error(`wasm-split: ${file} writes data unlike the bindgened module's`);
+        covered[a + k] = 1;
+      }
+    }
+  }
+  let lost = 0;
+  for (let k = 0; k < ms.len; k++) if (main[ms.at + k] !== source[ss.at + k] && !covered[k]) lost++;
+  if (lost) throw new Error(`wasm-split: ${lost} bytes of data the main module lacks are written by no part`);
 }
 
 const hash = (b, n = 12) => createHash('sha256').update(b).digest('hex').slice(0, n);
@@ -147,18 +291,22 @@ rmSync(splitDir, { recursive: true, force: true });
 mkdirSync(splitDir);
 const urls = new Map();
 const sizes = [];
+const partBytes = [];
 for (const l of loaders) {
   const b = stripCustom(readFileSync(join(out, l.file)));
   new WebAssembly.Module(b); // valid, or fail the build here rather than in a browser
   // `raft-enter-<hash>.wasm`, `chunk_0-<hash>.wasm`: named by the part, its point and content.
   const file = `${partOf(l.name) ? `${partOf(l.name)}-${pointOf(l.name)}` : l.file.replace(/^(chunk_\d+)_.*\.wasm$/, '$1')}-${hash(b)}.wasm`;
   writeFileSync(join(splitDir, file), b);
+  partBytes.push({ file, bytes: b });
   urls.set(l.name, file);
   sizes.push(`${file} ${(b.length / 1024).toFixed(0)} KB raw, ${(gzipSync(b, { level: 6 }).length / 1024).toFixed(0)} KB gzip -6`);
 }
 
 const oldBg = readFileSync(bgPath);
-const main = stripCustom(withDataOf(readFileSync(join(out, 'main.wasm')), oldBg));
+const data = withSharedDataOf(readFileSync(join(out, 'main.wasm')), oldBg);
+const main = stripCustom(data.bytes);
+checkPartsWriteTheirData(main, oldBg, partBytes);
 const mainModule = new WebAssembly.Module(main);
 const tables = WebAssembly.Module.exports(mainModule).filter((e) => e.kind === 'table').map((e) => e.name);
 if (!tables.includes('__indirect_function_table')) {
@@ -265,5 +413,6 @@ rmSync(out, { recursive: true, force: true });
 const kb = (b) => (b.length / 1024).toFixed(0);
 console.log(
   `wasm-split: main ${kb(oldBg)} -> ${kb(main)} KB raw (gzip -6 ${kb(gzipSync(oldBg, { level: 6 }))} -> ${kb(gzipSync(main, { level: 6 }))} KB); ` +
+    `${data.zeroed} bytes of the parts' data left out, ${data.restored} shared ones kept; ` +
     `${loaders.length} parts in split/ (${((Date.now() - t0) / 1000).toFixed(1)} s):\n  ${sizes.join('\n  ')}`,
 );

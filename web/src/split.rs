@@ -1,8 +1,10 @@
 //! The split release build's parts of the web app's own code (issue 44; ARCHITECTURE.md, "The
 //! split build"): code reached only through [`in_part!`] is, in that build, a part of the wasm
 //! fetched when first needed (`platform::load_part`) instead of a piece of the first download.
-//! The models' panels come with their engines (`models::ask`); the hunt card and the hunt's
-//! worker runs are parts of their own (`ui::hunt`, `hunt::job`), and so is the "How often?" card (`ui::sweep`).
+//! The models' panels come with their engines (`models::ask`; ping-pong's is the generic
+//! inspector); the hunt card and the hunt's worker runs are parts of their own (`ui::hunt`,
+//! `hunt::job`), and so are the "How often?" card (`ui::sweep`), a sweep's worker batches
+//! (`sweep::run_batch`) and the expectation editor's form (`ui::expect_editor`).
 //!
 //! Elsewhere (debug builds, tests, `CLUSTERSCOPE_SPLIT=0`) [`in_part!`] is a plain call.
 

@@ -4,8 +4,9 @@
 // part (busy and a notice meanwhile; the check's worker loads it too), a second opening fetches
 // nothing; a part that cannot
 // be fetched is an error naming the model, the session unchanged and the app usable. A model's
-// panels come with its engine (Raft's), and the hunt card is a part fetched at its first
-// opening, a failed fetch a note naming it. An unsplit
+// panels come with its engine (Raft's; ping-pong's generic inspector), and the hunt card and the
+// expectation editor's form are parts fetched at their first opening, a failed fetch a note naming
+// it; a sweep's worker batches are a part its workers fetch at the first sweep. An unsplit
 // build (CLUSTERSCOPE_SPLIT=0) has no parts: the spec then checks only that the models open.
 import assert from 'node:assert/strict';
 import { app, bannerText, clickNode, open, settled } from './lib/app.mjs';
@@ -50,9 +51,15 @@ export async function run({ page, baseUrl, log }) {
   await page.keyboard.press('ArrowRight');
   await settled(page);
   assert.equal(Number((await app(page)).step), at + 1, 'the ping-pong run steps');
-  // The page's instance and the Expectations check's worker (its own instance) load it.
+  // The page's instance and the Expectations check's worker (its own instance) load it: its
+  // engine and its panels (the generic inspector), two modules.
   const pingpong = parts.filter((p) => p.includes('pingpong'));
-  if (split) assert.ok(pingpong.length >= 1 && pingpong.length <= 2, `the part is fetched by the page and the check's worker: ${parts.join(', ')}`);
+  if (split) {
+    assert.ok(pingpong.length >= 2 && pingpong.length <= 4, `the part is fetched by the page and the check's worker: ${parts.join(', ')}`);
+    assert.ok(pingpong.some((p) => p.startsWith('pingpong-enter-')) && pingpong.some((p) => p.startsWith('pingpong-panels-')), `ping-pong's engine and panels: ${parts.join(', ')}`);
+  }
+  await clickNode(page, 'n3');
+  await page.waitForSelector('#inspector[data-node="n3"] #node-views');
   // Back to gossip and again: nothing more fetched.
   const before = parts.length;
   await page.selectOption('#scenario-select', 'cassandra-21636-packet-loss');
@@ -101,6 +108,43 @@ export async function run({ page, baseUrl, log }) {
   await page.selectOption('#scenario-select', 'cassandra-21636-packet-loss');
   await page.waitForSelector('#app[data-ready="1"][data-scenario="cassandra-21636-packet-loss"]');
   await settled(page);
+
+  // The expectation editor's form is a part (issue 44), fetched when the card is first opened:
+  // none before; a fetch that fails leaves a note naming the part in the card, the session as it
+  // was; opening the card again fetches it and the form draws.
+  assert.ok(!parts.some((p) => p.startsWith('editor-')), `no editor code before the card opens: ${parts.join(', ')}`);
+  if (split) {
+    await page.route('**/split/editor-*.wasm', (route) => route.abort('internetdisconnected'));
+    const was = await app(page);
+    await page.click('#expect-editor summary');
+    await page.waitForSelector('#expect-editor [data-part="error"]');
+    const note = await page.textContent('#expect-editor [data-part="error"]');
+    log(note);
+    assert.match(note, /The expectation editor did not load \(a part of the app, split\/editor/);
+    assert.equal(await page.$('#ue-view'), null, 'no form without its code');
+    const now = await app(page);
+    assert.equal(now.scenario, was.scenario, 'the session is unchanged');
+    assert.equal(now.step, was.step, 'the cursor is unchanged');
+    await page.unroute('**/split/editor-*.wasm');
+    await page.click('#expect-editor summary'); // closed
+  }
+  await page.click('#expect-editor summary');
+  await page.waitForSelector('#expect-editor #ue-view');
+  if (split) assert.ok(parts.some((p) => p.startsWith('editor-form-')), `the editor's part: ${parts.join(', ')}`);
+  assert.equal(await page.$('#expect-editor [data-part]'), null, 'no note once the form is in');
+  await page.selectOption('#ue-view', 'liveness');
+  await page.waitForSelector('#ue-view-about:not(:empty)');
+
+  // A sweep's batches are a part the workers fetch at the first sweep (not when the card opens).
+  assert.ok(!parts.some((p) => p.startsWith('sweep_runs-')), `no sweep batches before a sweep: ${parts.join(', ')}`);
+  await page.click('#sweep-open');
+  await page.waitForSelector('#sweep-panel[data-state="idle"]');
+  assert.ok(!parts.some((p) => p.startsWith('sweep_runs-')), `no sweep batches when the card opens: ${parts.join(', ')}`);
+  await page.fill('#sweep-seeds', '4');
+  await page.click('#sweep-start');
+  await page.waitForSelector('#sweep-panel[data-state="done"]', { timeout: 60_000 });
+  if (split) assert.ok(parts.some((p) => p.startsWith('sweep_runs-batch-')), `the workers fetch the sweep batches: ${parts.join(', ')}`);
+  await page.click('#sweep-close');
 
   if (!split) return;
   // A part that cannot be fetched (offline): an error naming the model; the session unchanged.

@@ -4,7 +4,8 @@
 //! part of the wasm that holds its engine too: `ask`, issue 44). Every
 //! other panel (topology, timeline, sequence diagram, log, threads, plots, matrix) is generic
 //! and draws from what the model declares (`clusterscope_core::model::Model`). A model without
-//! panels of its own gets the generic inspector: its threads and its `views_json` entry.
+//! panels of its own (ping-pong) gets the generic inspector: its threads and its `views_json`
+//! entry (in the split build from ping-pong's part).
 
 pub mod generic;
 #[cfg(feature = "gossip")]
@@ -76,12 +77,28 @@ fn ask(model: &str, ask: Ask) -> Option<Answer> {
                 Ask::Snapshot(..) => Answer::Snapshot(None),
             })
         }
-        _ => Some(match ask {
-            Ask::Inspector(p) => {
-                Answer::Inspector(html! { <generic::GenericInspector ..p.clone() /> })
-            }
-            Ask::Snapshot(..) => Answer::Snapshot(None),
-        }),
+        // Ping-pong (and a model without panels of its own): the generic inspector.
+        _ => generic(ask),
+    }
+}
+
+/// The generic inspector's answer: in the split release build a second split point of
+/// ping-pong's part (the only model without panels of its own; issue 44), so its code is not in
+/// the main module.
+#[cfg(feature = "pingpong")]
+fn generic(ask: Ask) -> Option<Answer> {
+    crate::in_part!(pingpong, panels, Ask<'_> => Answer, ask, generic_answer)
+}
+
+#[cfg(not(feature = "pingpong"))]
+fn generic(ask: Ask) -> Option<Answer> {
+    Some(generic_answer(ask))
+}
+
+fn generic_answer(ask: Ask) -> Answer {
+    match ask {
+        Ask::Inspector(p) => Answer::Inspector(html! { <generic::GenericInspector ..p.clone() /> }),
+        Ask::Snapshot(..) => Answer::Snapshot(None),
     }
 }
 

@@ -158,7 +158,28 @@ pub fn grid_of(
 /// A worker's batch: jobs `jobs` of the plan (`plan_json`, a serialized [`Plan`]) on the scenario
 /// named by `builtin_name` (or given as `text`). Returns the outcomes as a JSON array, in the
 /// order of `jobs`. Refuses a plan made for another scenario (its digest differs).
+///
+/// In the split release build a batch's code is the part `sweep_runs` of the wasm
+/// (`crate::in_part!`, issue 44; the page's "How often?" card is the part `sweep`): a worker
+/// without it gets an error and the part is wanted (`crate::split::take_wanted`), which the
+/// worker loads before it runs the batch again (`static/sweep-worker.js`).
 pub fn run_batch(
+    builtin_name: &str,
+    text: &str,
+    plan_json: &str,
+    jobs: &[u64],
+) -> Result<String, String> {
+    type Batch<'a> = (&'a str, &'a str, &'a str, &'a [u64]);
+    crate::in_part!(sweep_runs, batch, Batch<'_> => Result<String, String>,
+        (builtin_name, text, plan_json, jobs),
+        |(b, t, p, j): Batch<'_>| run_batch_now(b, t, p, j))
+    .unwrap_or_else(|| {
+        crate::split::want("sweep_runs");
+        Err("the sweep's code is not loaded yet".into())
+    })
+}
+
+fn run_batch_now(
     builtin_name: &str,
     text: &str,
     plan_json: &str,

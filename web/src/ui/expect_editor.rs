@@ -6,13 +6,20 @@
 //! checked by the Expectations list's worker run of the session (`ui::checks`): its verdict, with
 //! the value observed, shows here and in that list. At most `MAX_USER_EXPECTS` rows.
 //!
+//! The person's rows are the card's face ([`ExpectEditor`]); the form ([`EditorForm`]: the
+//! catalogue's views, the checks, reading a row) is, in the split release build, the part
+//! `editor` of the wasm, fetched when the card is first opened (`crate::in_part!`, issue 44):
+//! "Loading…" meanwhile, a note naming `split/editor` if the fetch fails (opening it again
+//! retries).
+//!
 //! Test hooks: `#expect-editor[data-count]` (a `<details>`), `#ue-view`, `#ue-view-about`,
 //! `#ue-node`, `#ue-peer`, `#ue-key`, `#ue-now[data-value]` (the view's value at the cursor),
 //! `#ue-pred`, `#ue-value`, `#ue-when` (at / during), `#ue-at`, `#ue-from`, `#ue-to`, `#ue-name`,
 //! `#ue-add`, `#ue-error[data-field]`, `#ue-limit`; `.ue-row[data-name][data-status]` (checking,
-//! held, failed) with `.ue-detail` and `.ue-remove`.
+//! held, failed) with `.ue-detail` and `.ue-remove`; `.part-note[data-part]` (loading, error) in the
+//! card while its form's part loads or after it failed.
 
-use crate::kit::Handle;
+use crate::kit::{part_note, use_part, Handle, PartLoad};
 use crate::model::Msg;
 use clusterscope_core::catalogue;
 use clusterscope_core::registry;
@@ -53,8 +60,75 @@ fn value_of(e: &Event) -> String {
         .unwrap_or_default()
 }
 
+/// The card: its summary and the person's rows with their verdicts, and once it has been opened
+/// (and its part is in) the form ([`EditorForm`]).
 #[function_component(ExpectEditor)]
 pub fn expect_editor(p: &EditorProps) -> Html {
+    let (load, open) = use_part("editor");
+    let m = p.s.model.borrow();
+    if registry::find(&m.run.scenario.raw.protocol).is_none() {
+        return html! {};
+    }
+    // The verdicts of the last check of this session revision (the Expectations list's run).
+    let results = m
+        .checked
+        .as_ref()
+        .filter(|(rev, _)| *rev == m.session_rev)
+        .map(|(_, r)| r.clone());
+    let rows = m.user_expects.iter().enumerate().map(|(i, e)| {
+        let r = results.as_ref().and_then(|r| r.iter().find(|x| x.name == e.name));
+        let (status, icon, detail) = match r {
+            None => ("checking", "…", "checking on this run…".to_string()),
+            Some(r) if r.passed => ("held", "✓", r.detail.clone()),
+            Some(r) => ("failed", "✗", r.detail.clone()),
+        };
+        let remove = {
+            let s = p.s.clone();
+            Callback::from(move |_| s.dispatch(Msg::RemoveExpect(i)))
+        };
+        html! {
+            <li class={classes!("check-row", "ue-row", status)} data-name={e.name.clone()} data-status={status}>
+                <span class="check-icon" aria-hidden="true">{ icon }</span>
+                <span class="check-name">{ e.name.clone() }</span>
+                <button class="ue-remove" onclick={remove} title="Remove this expectation"
+                    aria-label={format!("Remove the expectation {}", e.name)}>{ "×" }</button>
+                <span class="ue-detail check-detail">{ detail }</span>
+            </li>
+        }
+    });
+    // Opening the card (again, after a failed fetch) fetches the form's part.
+    let ontoggle = Callback::from(move |e: Event| {
+        let opened = e
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+            .is_some_and(|d| d.has_attribute("open"));
+        if opened {
+            open.emit(None);
+        }
+    });
+    let form = match &*load {
+        PartLoad::Loaded(_) => {
+            crate::in_part!(editor, form, EditorProps => Html, p.clone(), |p: EditorProps| {
+                html! { <EditorForm ..p /> }
+            })
+        }
+        _ => None,
+    };
+    let count = m.user_expects.len();
+    html! {
+        <details id="expect-editor" class="checks ue" data-count={count.to_string()} {ontoggle}>
+            <summary title="Write your own expectation of this run: checked at once, kept in the link and the export, swept by How often?">
+                { format!("your expectations ({count})") }</summary>
+            <ul class="checks-list">{ for rows }</ul>
+            { form.unwrap_or_else(|| part_note(&load, "the expectation editor", "editor")) }
+        </details>
+    }
+}
+
+/// The form that adds a row: the view (with its description, unit and value at the cursor), its
+/// node / peer / key, the check, the time or window, the name; a refused row names its field.
+#[function_component(EditorForm)]
+pub fn editor_form(p: &EditorProps) -> Html {
     let form = use_state(|| ExpectForm {
         predicate: "equals".into(),
         ..ExpectForm::default()
@@ -216,33 +290,6 @@ pub fn expect_editor(p: &EditorProps) -> Html {
     } else {
         html! { <label class="ue-field">{ "At" }<input id="ue-at" type="text" size="7" value={f.at.clone()} placeholder={now_text.clone()} oninput={input(|f, v| f.at = v)} /></label> }
     };
-    // The verdicts of the last check of this session revision (the Expectations list's run).
-    let results = m
-        .checked
-        .as_ref()
-        .filter(|(rev, _)| *rev == m.session_rev)
-        .map(|(_, r)| r.clone());
-    let rows = m.user_expects.iter().enumerate().map(|(i, e)| {
-        let r = results.as_ref().and_then(|r| r.iter().find(|x| x.name == e.name));
-        let (status, icon, detail) = match r {
-            None => ("checking", "…", "checking on this run…".to_string()),
-            Some(r) if r.passed => ("held", "✓", r.detail.clone()),
-            Some(r) => ("failed", "✗", r.detail.clone()),
-        };
-        let remove = {
-            let s = p.s.clone();
-            Callback::from(move |_| s.dispatch(Msg::RemoveExpect(i)))
-        };
-        html! {
-            <li class={classes!("check-row", "ue-row", status)} data-name={e.name.clone()} data-status={status}>
-                <span class="check-icon" aria-hidden="true">{ icon }</span>
-                <span class="check-name">{ e.name.clone() }</span>
-                <button class="ue-remove" onclick={remove} title="Remove this expectation"
-                    aria-label={format!("Remove the expectation {}", e.name)}>{ "×" }</button>
-                <span class="ue-detail check-detail">{ detail }</span>
-            </li>
-        }
-    });
     let err = (*error).clone().map(|(field, msg)| {
         html! {
             <p id="ue-error" class="checks-note error" role="alert" data-field={field}>{ msg }</p>
@@ -252,10 +299,6 @@ pub fn expect_editor(p: &EditorProps) -> Html {
         <p id="ue-limit" class="checks-note">{ format!("You have {MAX_USER_EXPECTS} expectations, the most a session keeps: remove one to add another.") }</p>
     });
     html! {
-        <details id="expect-editor" class="checks ue" data-count={m.user_expects.len().to_string()}>
-            <summary title="Write your own expectation of this run: checked at once, kept in the link and the export, swept by How often?">
-                { format!("your expectations ({})", m.user_expects.len()) }</summary>
-            <ul class="checks-list">{ for rows }</ul>
             <form class="ue-form" onsubmit={add}>
                 <label class="ue-field">{ "View" }
                     <select id="ue-view" onchange={set(|f, v| { f.view = v; f.key.clear(); })}>
@@ -286,6 +329,5 @@ pub fn expect_editor(p: &EditorProps) -> Html {
                 { crate::kit::slot(err) }
                 { crate::kit::slot(limit) }
             </form>
-        </details>
     }
 }
