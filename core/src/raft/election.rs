@@ -190,7 +190,9 @@ impl<S: StateMachine> Raft<S> {
         if was == Role::Leader {
             node.leader = None;
             node.progress.clear();
-            ctx.cancel_timer(Timer::LeaderTick);
+            for p in 0..self.n {
+                ctx.cancel_timer(Timer::Appender(p));
+            }
             ctx.cancel_timer(Timer::LeadershipCheck);
             self.fail_pending(node, ctx);
             self.reads_not_leader(node, ctx);
@@ -374,15 +376,10 @@ impl<S: StateMachine> Raft<S> {
             self.submit_flush(node, ctx, i, None);
         }
         self.notify_appenders(node, ctx);
-        ctx.set_timer(Timer::LeaderTick, ctx.now + self.tick_us());
         node.leader_woke = ctx.now;
         if self.p.leader_heartbeat_check {
             ctx.set_timer(Timer::LeadershipCheck, ctx.now + self.p.timeout_max.0);
         }
-    }
-
-    pub(crate) fn tick_us(&self) -> u64 {
-        (self.p.timeout_min.0 / 4).max(1)
     }
 
     /// Ratis' `LeaderStateImpl.EventProcessor`: it polls its event queue for up to max timeout
@@ -429,29 +426,5 @@ impl<S: StateMachine> Raft<S> {
         // Its FollowerState's reason is LOST_MAJORITY_HEARTBEATS.
         node.no_election_before = ctx.now + self.p.step_down_wait.0;
         false
-    }
-
-    /// Every min/4: AppendEntries timeouts, due heartbeats.
-    pub(crate) fn on_leader_tick(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
-        if !node.is_leader() {
-            return;
-        }
-        // GrpcLogAppender.timeoutAppendRequest: a request without a reply after
-        // `request_timeout` leaves the pending map and counts as an error; nextIndex stays
-        // (a heartbeat with the previous entry, once nothing is pending, finds a gap).
-        let expiry = self.p.request_timeout.0;
-        for p in 0..self.n {
-            if p == ctx.me {
-                continue;
-            }
-            let pr = &mut node.progress[p as usize];
-            let before = pr.outstanding.len() + pr.heartbeats.len();
-            pr.outstanding.retain(|s| ctx.now < s.at + expiry);
-            pr.heartbeats.retain(|s| ctx.now < s.at + expiry);
-            let timed_out = before - pr.outstanding.len() - pr.heartbeats.len();
-            pr.errors += timed_out as u32;
-        }
-        self.notify_appenders(node, ctx);
-        ctx.set_timer(Timer::LeaderTick, ctx.now + self.tick_us());
     }
 }

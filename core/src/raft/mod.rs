@@ -28,6 +28,8 @@ pub mod start;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_appender;
+#[cfg(test)]
 mod tests_check;
 #[cfg(test)]
 mod tests_follower;
@@ -137,6 +139,12 @@ pub enum Msg<S: StateMachine> {
         /// linearizable read's heartbeat round only for readIndexes up to it.
         follower_commit: Index,
     },
+    /// What the leader's gRPC stream reports when an AppendEntries reaches a host whose Raft
+    /// server is down (connection refused: `AppendLogResponseHandler.onError`, no call id;
+    /// the engine's bounce, one network delay back). `call` only tells which stream it was.
+    AppendError {
+        call: u64,
+    },
     /// A follower asks the leader for a readIndex (`readIndexAsync`, read option LINEARIZABLE).
     ReadIndex {
         id: u64,
@@ -163,8 +171,6 @@ pub enum Msg<S: StateMachine> {
 pub enum Timer<T> {
     /// Follower/candidate election timeout.
     Election,
-    /// Leader: heartbeats, AppendEntries timeouts.
-    LeaderTick,
     /// Leader: its EventProcessor's `poll(maxTimeout)` ran out with no event: the leadership
     /// check (`checkLeadership`), or a later wake if an event came since.
     LeadershipCheck,
@@ -172,7 +178,9 @@ pub enum Timer<T> {
     ClientLoad,
     /// A client request's timeout or back-off.
     ClientRetry(u64),
-    /// Leader: the LogAppender for this follower wakes from `sleepForErrors` (or its restart).
+    /// Leader: the LogAppender for this follower wakes (`GrpcLogAppender.mayWait`: the
+    /// heartbeat wait, `sleepForErrors`, a restart, a batch's read deadline), and its requests
+    /// past `request_timeout` time out (`timeoutAppendRequest`).
     Appender(NodeId),
     /// Linearizable reads waiting for this readIndex to be applied time out
     /// (`ReadIndexQueue.handleTimeout`, `raft.server.read.timeout`).
@@ -447,6 +455,7 @@ impl<S: StateMachine> Protocol for Raft<S> {
                 call,
                 follower_commit,
             ),
+            Msg::AppendError { call } => self.on_append_error(node, ctx, from, call),
             Msg::ReadIndex { id } => self.on_read_index(node, ctx, from, id),
             Msg::ReadIndexReply { id, index } => self.on_read_index_reply(node, ctx, id, index),
             Msg::Request { seq, cmd } => self.on_request(node, ctx, from, seq, cmd),
@@ -457,7 +466,6 @@ impl<S: StateMachine> Protocol for Raft<S> {
     fn on_timer(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, timer: Timer<S::Timer>) {
         match timer {
             Timer::Election => self.on_election_timeout(node, ctx),
-            Timer::LeaderTick => self.on_leader_tick(node, ctx),
             Timer::LeadershipCheck => self.on_leadership_check(node, ctx),
             Timer::ClientLoad => {
                 let seq = node.client.next_seq;
@@ -469,7 +477,7 @@ impl<S: StateMachine> Protocol for Raft<S> {
                 );
             }
             Timer::ClientRetry(seq) => self.on_client_retry(node, ctx, seq),
-            Timer::Appender(_) => self.notify_appenders(node, ctx),
+            Timer::Appender(p) => self.on_appender_wake(node, ctx, p),
             Timer::ReadTimeout(i) => self.on_read_timeout(node, ctx, i),
             Timer::Sm(t) => self.with_sm(node, ctx, |s, n, c| s.on_timer(n, c, t)),
         }
@@ -631,6 +639,17 @@ impl<S: StateMachine> Protocol for Raft<S> {
             },
         }
     }
+    /// An AppendEntries that reaches a stopped server: its host refuses the connection, and the
+    /// leader's stream fails (gRPC's UNAVAILABLE, after the TCP reset comes back). Other
+    /// messages are lost silently (their senders time out).
+    fn bounce(&self, msg: &Msg<S>) -> Option<Msg<S>> {
+        match msg {
+            Msg::Append { call, .. } if *call != commands::CRAFTED_CALL => {
+                Some(Msg::AppendError { call: *call })
+            }
+            _ => None,
+        }
+    }
     fn msg_label(&self, msg: &Msg<S>) -> &'static str {
         match msg {
             Msg::Vote { pre: true, .. } => "PRE_VOTE",
@@ -640,6 +659,7 @@ impl<S: StateMachine> Protocol for Raft<S> {
             Msg::Append { entries, .. } if entries.is_empty() => "HEARTBEAT",
             Msg::Append { .. } => "APPEND_ENTRIES",
             Msg::AppendReply { .. } => "APPEND_ENTRIES_REPLY",
+            Msg::AppendError { .. } => "CONNECTION_REFUSED",
             Msg::Request { .. } => "CLIENT_REQUEST",
             Msg::Reply { .. } => "CLIENT_REPLY",
             Msg::ReadIndex { .. } => "READ_INDEX",
@@ -658,7 +678,6 @@ impl<S: StateMachine> Protocol for Raft<S> {
     fn timer_label(&self, t: &Timer<S::Timer>) -> &'static str {
         match t {
             Timer::Election => "election-timeout",
-            Timer::LeaderTick => "leader-tick",
             Timer::LeadershipCheck => "leadership-check",
             Timer::ClientLoad => "client-load",
             Timer::ClientRetry(_) => "client-retry",
@@ -723,6 +742,12 @@ impl<S: StateMachine> Protocol for Raft<S> {
                 follower_commit,
             } => {
                 let _ = write!(s, "appendEntries reply call={call} term={term} result={result:?} nextIndex={next_index} matchIndex={} followerCommit={follower_commit}", match_index.map_or(-1, |m| m as i64));
+            }
+            Msg::AppendError { call } => {
+                let _ = write!(
+                    s,
+                    "connection refused (appendEntries stream of call={call}): UNAVAILABLE"
+                );
             }
             Msg::ReadIndex { id } => {
                 let _ = write!(s, "readIndex request #{id}");

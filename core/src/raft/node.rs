@@ -76,9 +76,6 @@ pub struct Sent {
     pub at: Micros,
 }
 
-/// Heartbeats awaiting a reply, per follower; older ones are forgotten past this many.
-pub const MAX_PENDING_HEARTBEATS: usize = 4;
-
 /// A leader's view of one follower (`FollowerInfo` + its appender's pending requests and
 /// reply state).
 #[derive(Clone, Debug, Default)]
@@ -116,6 +113,12 @@ pub struct Progress {
     /// The batch whose state-machine data reads the appender waits for
     /// (`LogAppenderBase.newAppendEntriesRequest`'s `buffer.pollList`).
     pub poll: Option<Poll>,
+    /// The open gRPC stream to this follower (`appendLogRequestObserver`), as the call id of
+    /// its first request; `None` once `resetClient` closed it (the next request opens one). A
+    /// refused request of an older stream was already counted.
+    pub stream: Option<u64>,
+    /// When the appender's timer (`Timer::Appender`) is armed to wake, if it is.
+    pub wake: Option<Micros>,
 }
 
 /// A batch of entries `from..=to` built for one follower, waiting for its data reads

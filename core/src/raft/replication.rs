@@ -6,7 +6,13 @@
 //!   toward commit only once flushed.
 //! - The LogAppender (one executor for all followers) sends entries from nextIndex, advancing
 //!   nextIndex as it sends, at most `max_outstanding` requests in flight; a heartbeat when the
-//!   follower has not answered for min/2 (and none was sent in min/4).
+//!   follower has not answered for min/2 (and none was sent in min/4), woken for it at that
+//!   moment by its own timer (`Timer::Appender`, `arm`), which also times out each request
+//!   after `request_timeout` (`timeoutAppendRequest`, an error each). After each request it
+//!   sleeps if the error count moved (`sleepForErrors`, in `mayWait`).
+//! - An AppendEntries that reaches a stopped server comes back refused (`Msg::AppendError`,
+//!   the engine's bounce): `resetClient(null, ERROR)` drops every pending request, counts an
+//!   error, clears `firstReplyReceived` and keeps nextIndex.
 //! - A follower refuses a mismatched `previous` with INCONSISTENCY and nextIndex =
 //!   min(its nextIndex, previous.index); the leader matches the reply to its request by call id
 //!   (`RequestMap`), sets nextIndex by `getNextIndexForInconsistency(request.firstIndex,
@@ -154,19 +160,141 @@ impl<S: StateMachine> Raft<S> {
         }
     }
 
+    /// `notifyLogAppender` for every follower: an appender with something to send runs now
+    /// (unless it sleeps for errors); the others keep their wake (`arm`).
     pub(crate) fn notify_appenders(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
         if !node.is_leader() {
             return;
         }
         for p in 0..self.n {
-            if p != ctx.me && self.appender_has_work(node, ctx, p) {
-                let pr = &mut node.progress[p as usize];
-                if !pr.queued {
-                    pr.queued = true;
-                    ctx.submit(APPENDER, Task::Append { peer: p }, None);
-                }
+            if p != ctx.me {
+                self.notify_appender(node, ctx, p);
             }
         }
+    }
+
+    fn notify_appender(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, p: NodeId) {
+        if self.appender_has_work(node, ctx, p) {
+            let pr = &mut node.progress[p as usize];
+            if !pr.queued {
+                pr.queued = true;
+                ctx.submit(APPENDER, Task::Append { peer: p }, None);
+            }
+        } else {
+            self.arm(node, ctx, p);
+        }
+    }
+
+    /// When the appender for `p` must look again with no signal: its heartbeat falls due
+    /// (`getHeartbeatWaitTimeMs()`, the longest `mayWait` awaits), a batch's read deadline,
+    /// not before its `sleepForErrors` ends; or a pending request times out
+    /// (`scheduler.onTimeout(requestTimeout)`), whichever is first.
+    fn next_wake(&self, node: &RNode<S>, p: NodeId) -> Micros {
+        let pr = &node.progress[p as usize];
+        let mut t = self.heartbeat_wait_end(node, p);
+        if let Some(poll) = &pr.poll {
+            t = t.min(poll.deadline);
+        }
+        t = t.max(pr.sleep_until);
+        let expiry = self.p.request_timeout.0;
+        // Both lists are in send order: their first entries time out first.
+        for s in pr
+            .outstanding
+            .front()
+            .into_iter()
+            .chain(pr.heartbeats.front())
+        {
+            t = t.min(s.at + expiry);
+        }
+        t
+    }
+
+    /// Arms the appender's timer for `next_wake`, lazily: a wake already armed no later stays
+    /// (it looks again then and re-arms), so replies that push the heartbeat back cost nothing.
+    fn arm(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, p: NodeId) {
+        let t = self.next_wake(node, p);
+        let pr = &mut node.progress[p as usize];
+        if t <= ctx.now || pr.wake.is_some_and(|w| w <= t) {
+            return;
+        }
+        pr.wake = Some(t);
+        ctx.set_timer(super::Timer::Appender(p), t);
+    }
+
+    /// `Timer::Appender(p)`: the requests past `request_timeout` time out
+    /// (`timeoutAppendRequest`: out of the pending map, an error each, nextIndex and
+    /// firstReplyReceived kept), then the appender looks again.
+    pub(crate) fn on_appender_wake(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, p: NodeId) {
+        if !node.is_leader() || p as usize >= node.progress.len() {
+            return;
+        }
+        let expiry = self.p.request_timeout.0;
+        let pr = &mut node.progress[p as usize];
+        pr.wake = None;
+        let now = ctx.now;
+        let expired = |s: &Sent| now >= s.at + expiry;
+        if pr.outstanding.front().is_some_and(expired) || pr.heartbeats.front().is_some_and(expired)
+        {
+            let mut timed_out: Vec<(bool, u64)> = Vec::new();
+            for (hb, list) in [(false, &mut pr.outstanding), (true, &mut pr.heartbeats)] {
+                while list.front().is_some_and(expired) {
+                    let s = list.pop_front().expect("front");
+                    timed_out.push((hb, s.call));
+                }
+            }
+            timed_out.sort_by_key(|&(_, c)| c);
+            for (hb, call) in timed_out {
+                let pr = &mut node.progress[p as usize];
+                pr.errors += 1;
+                let errors = pr.errors;
+                ctx.log(
+                    LogLevel::Warn,
+                    format_args!(
+                        "{}->{}-GrpcLogAppender: Timed out {}appendEntries, errorCount={errors}, request=cid={call}",
+                        ctx.topo.name(ctx.me),
+                        ctx.topo.name(p),
+                        if hb { "HEARTBEAT " } else { "" }
+                    ),
+                );
+            }
+        }
+        self.notify_appender(node, ctx, p);
+    }
+
+    /// `AppendLogResponseHandler.onError` for a refused connection: no call id, so
+    /// `resetClient(null, ERROR)`: the stream closed, every pending request dropped, an error
+    /// counted, `firstReplyReceived` false, nextIndex kept. It signals nothing: the appender
+    /// goes on with its wait (the next heartbeat, or the entries past nextIndex, open a new
+    /// stream). A refusal of a stream already reset is the same failure, counted once.
+    pub(crate) fn on_append_error(
+        &self,
+        node: &mut RNode<S>,
+        ctx: &mut Ctx<Self>,
+        from: NodeId,
+        call: u64,
+    ) {
+        if !node.is_leader() || call == super::commands::CRAFTED_CALL {
+            return;
+        }
+        let pr = &mut node.progress[from as usize];
+        if call < pr.min_call || pr.stream.is_none_or(|first| call < first) {
+            return;
+        }
+        pr.stream = None;
+        pr.first_reply = false;
+        pr.errors += 1;
+        pr.outstanding.clear();
+        pr.heartbeats.clear();
+        let (errors, next) = (pr.errors, pr.next);
+        ctx.log(
+            LogLevel::Warn,
+            format_args!(
+                "{}->{}-GrpcLogAppender: Failed appendEntries: UNAVAILABLE (connection refused); Follower failed (request=null, errorCount={errors}); keep nextIndex ({next}) unchanged and retry.",
+                ctx.topo.name(ctx.me),
+                ctx.topo.name(from)
+            ),
+        );
+        self.arm(node, ctx, from);
     }
 
     /// `LogAppender.getHeartbeatWaitTimeMs() <= 0`: no reply for min/2 and no heartbeat for min/4.
@@ -205,7 +333,7 @@ impl<S: StateMachine> Raft<S> {
 
     /// `GrpcLogAppender.sleepForErrors` with the default `raft.server.log.appender.retry.policy`
     /// ("1ms,10, 1s,20, 5s,1000", each sleep times a random 0.5-1.5): on a new error count, the
-    /// appender sleeps before its next request. True if it sleeps now.
+    /// appender sleeps after its request (`mayWait`), so the next one waits. True if it sleeps.
     fn sleep_for_errors(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, p: NodeId) -> bool {
         use rand::Rng;
         let pr = &mut node.progress[p as usize];
@@ -220,9 +348,7 @@ impl<S: StateMachine> Raft<S> {
             _ => return false,
         };
         let d = base / 2 + ctx.rng.random_range(0..base);
-        let pr = &mut node.progress[p as usize];
-        pr.sleep_until = ctx.now + d;
-        ctx.set_timer(super::Timer::Appender(p), ctx.now + d);
+        node.progress[p as usize].sleep_until = ctx.now + d;
         true
     }
 
@@ -241,7 +367,7 @@ impl<S: StateMachine> Raft<S> {
             sleep_until: at,
             ..Progress::default()
         };
-        ctx.set_timer(super::Timer::Appender(p), at);
+        self.arm(node, ctx, p);
     }
 
     /// When the heartbeat to `p` falls due (`LogAppender.getHeartbeatWaitTimeMs`: half the
@@ -314,8 +440,8 @@ impl<S: StateMachine> Raft<S> {
             return Some(entries);
         };
         if ctx.now < poll.deadline {
-            ctx.set_timer(super::Timer::Appender(p), poll.deadline);
             node.progress[p as usize].poll = Some(poll);
+            self.arm(node, ctx, p);
             return None;
         }
         ctx.log(
@@ -331,15 +457,31 @@ impl<S: StateMachine> Raft<S> {
         Some(entries)
     }
 
-    /// The LogAppender serves follower `p`.
+    /// The LogAppender serves follower `p`: one turn of `GrpcLogAppender.run`'s loop (send
+    /// what is due, then `mayWait`: `sleepForErrors` if the error count changed since it last
+    /// slept, and the wait until the next wake).
     pub(crate) fn on_appender(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, p: NodeId) {
         if !node.is_leader() {
             return;
         }
         node.progress[p as usize].queued = false;
-        if ctx.now < node.progress[p as usize].sleep_until || self.sleep_for_errors(node, ctx, p) {
-            return; // woken by Timer::Appender
+        if ctx.now >= node.progress[p as usize].sleep_until {
+            self.append_once(node, ctx, p);
+            if !node.is_leader() {
+                return;
+            }
+            // Still in `pollList` for a batch's reads: the turn has not ended, no sleep yet.
+            if node.progress[p as usize].poll.is_none() {
+                self.sleep_for_errors(node, ctx, p);
+            }
         }
+        if !node.progress[p as usize].queued {
+            self.arm(node, ctx, p);
+        }
+    }
+
+    /// `appendLog`: the request due for `p`, if any (entries from nextIndex, or a heartbeat).
+    fn append_once(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, p: NodeId) {
         let last = node.last();
         let mut entries: Vec<(Index, Entry<S::Cmd>)> = Vec::new();
         if let Some(poll) = node.progress[p as usize].poll.take() {
@@ -427,12 +569,12 @@ impl<S: StateMachine> Raft<S> {
             prev: prev_index,
             at: ctx.now,
         };
+        if pr.stream.is_none() {
+            pr.stream = Some(call); // a new appendLogRequestObserver
+        }
         if entries.is_empty() {
             pr.last_heartbeat = ctx.now;
             pr.force_heartbeat = false;
-            if pr.heartbeats.len() >= super::node::MAX_PENDING_HEARTBEATS {
-                pr.heartbeats.pop_front();
-            }
             pr.heartbeats.push_back(sent);
         } else {
             pr.outstanding.push_back(sent);

@@ -199,7 +199,10 @@ fn leader_crash_reelects_and_log_survives_kill() {
     assert_eq!(l.len(), 1);
     assert!(l[0].0 != old && l[0].1 > t);
     act(&mut e, Action::Start { node: name });
-    e.run_until(8 * US_PER_S, u64::MAX).unwrap();
+    // Down 2 s, it cost the new leader's appender a dozen refused requests: it sleeps 0.5-1.5 s
+    // after each (`sleepForErrors`), so the first request after the restart and the entries
+    // after its reply may each wait out one sleep.
+    e.run_until(9 * US_PER_S, u64::MAX).unwrap();
     let n = &e.sim.nodes[old as usize].state;
     assert_eq!(n.leader, Some(l[0].0));
     assert!(

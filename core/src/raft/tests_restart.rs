@@ -7,12 +7,14 @@
 //! at most 7.5 s, `sleepForErrors`) and sends again. The first request that reaches the
 //! follower after it is back is answered: SUCCESS with the previous entry (its commitIndex
 //! follows the leader's) or INCONSISTENCY (nextIndex goes back, the missing entries follow).
-//! So the follower's log, commitIndex and lastApplied reach the leader's within one error sleep
-//! plus one heartbeat wait plus a few round trips of its coming back.
-//! The model never backs off toward a silent follower (no `onError`; the pending heartbeats are
-//! capped at four, so none times out) and meets the bound with room; an appender that stopped
-//! heartbeating a follower that does not answer fails it. docs/MODEL.md, "A follower that goes
-//! away and comes back".
+//! The appender sleeps after a request (`mayWait`: `sleepForErrors` when the error count moved
+//! since its last sleep), so the first request after the return may wait out one sleep; its
+//! INCONSISTENCY comes back during the next; when that ends the heartbeat is due again (min/2
+//! after that reply) and goes first (`newAppendEntriesRequest`), and the entries wait out the
+//! sleep after it: the follower's log, commitIndex and lastApplied reach the leader's within
+//! three error sleeps plus one heartbeat wait plus a few round trips of its coming back. An appender that stopped heartbeating a
+//! follower that does not answer fails it. docs/MODEL.md, "A follower that goes away and comes
+//! back"; `tests_appender` for the way there (refusals, timeouts, the back-off).
 
 use super::tests::{act, command, engine, isolate, leader, name, run_for};
 use crate::engine::action::Action;
@@ -36,12 +38,14 @@ const RETRY_SLEEP_MAX: Micros = 7_500 * US_PER_MS;
 /// leader commits 3 more meanwhile (with the third node), then `f` comes back and nobody writes.
 /// Returns how long after its return `f`'s log matched the leader's and its commitIndex and
 /// lastApplied reached the leader's commitIndex; panics if not within the bound Ratis' code
-/// implies: one error sleep (at most 7.5 s), one heartbeat wait (min/2, `params`' min) and
-/// 100 ms for the catch-up's round trips, flush and apply.
+/// implies: three error sleeps (at most 7.5 s each: the one the first request after the
+/// return waits out, the one after it, during which its INCONSISTENCY comes back, the one after
+/// the heartbeat then due), one heartbeat wait (min/2, `params`' min) and 100 ms for the
+/// catch-up's round trips, flush and apply.
 fn catch_up(params: &str, away: Away, seed: u64, down: Micros) -> Micros {
     let mut e = engine(3, params, seed);
     let (min, max) = (e.sim.proto.p.timeout_min.0, e.sim.proto.p.timeout_max.0);
-    let bound = RETRY_SLEEP_MAX + min / 2 + 100 * US_PER_MS;
+    let bound = 3 * RETRY_SLEEP_MAX + min / 2 + 100 * US_PER_MS;
     // Elected by then: the first election timeout is at most 2 x max.
     run_for(&mut e, 2 * max + US_PER_S);
     let l = leader(&e);
