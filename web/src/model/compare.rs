@@ -14,10 +14,30 @@
 //! `diff::Lockstep`, a budget of steps at a time ([`SEARCH_OPEN_STEPS`] when compare opens, then
 //! a frame's budget with every message, or to the end on "jump to divergence"), so opening a
 //! compare of a large cluster never blocks the page for long.
+//!
+//! In the split release build compare's code (opening, following, the search, the bar and the
+//! sides: `ui::compare`) is the part [`PART`] of the wasm (`crate::in_part!`, issue 44), fetched
+//! when compare is first opened: the message waits for it in `Model::download` as a scenario's
+//! model does (`store.rs`; a link with compare on too), a failed fetch is an error naming the
+//! part, the session unchanged, and picking the variant again retries.
 
 use super::*;
 use clusterscope_core::diff::{self, DivKind, Divergence};
 use clusterscope_core::SimError;
+
+/// The part of the split release build's wasm that holds compare's code (see the module doc).
+pub const PART: &str = "compare";
+
+thread_local! {
+    /// The variant a compare was asked with while its part was not loaded ([`take_wanted`]).
+    static WANTED: std::cell::Cell<Option<String>> = const { std::cell::Cell::new(None) };
+}
+
+/// The variant compare was last asked to open with while [`PART`] was not loaded (the split
+/// release build): `store.rs` fetches the part and asks again.
+pub fn take_wanted() -> Option<String> {
+    WANTED.with(|w| w.take())
+}
 
 /// Steps (of both search runs together) spent on finding the divergence when compare opens.
 pub const SEARCH_OPEN_STEPS: u64 = 200_000;
@@ -219,6 +239,15 @@ impl Model {
             }
             return;
         };
+        let opened = crate::in_part!(compare, open, (&'_ mut Model, String) => (), (self, v.clone()),
+            |(m, v): (&mut Model, String)| m.open_compare(v));
+        if opened.is_none() {
+            WANTED.with(|w| w.set(Some(v)));
+        }
+    }
+
+    /// [`Model::set_compare`] with a variant, compare's part loaded.
+    fn open_compare(&mut self, v: String) {
         match self.build_compare(&v) {
             Ok(c) => {
                 self.compare = Some(c);
@@ -326,6 +355,17 @@ impl Model {
     /// messages, so a message that needs no render (a quiet frame of a seek) needs none here
     /// either.
     pub(crate) fn sync_compare(&mut self) -> bool {
+        if self.compare.is_none() {
+            return false;
+        }
+        // Compare is on only once its part is in (`set_compare`).
+        crate::in_part!(compare, sync, &'_ mut Model => bool, self, |m: &mut Model| m
+            .sync_compare_on())
+        .unwrap_or(false)
+    }
+
+    /// [`Model::sync_compare`] with compare on.
+    fn sync_compare_on(&mut self) -> bool {
         let Some(built_for) = self.compare.as_ref().map(|c| c.built_for) else {
             return false;
         };
@@ -483,6 +523,13 @@ impl Model {
             self.info("Compare is off: pick a variant to compare with first.".into());
             return;
         }
+        // Compare is on only once its part is in (`set_compare`).
+        let _ = crate::in_part!(compare, jump, &'_ mut Model => (), self, |m: &mut Model| m
+            .jump_to_divergence_on());
+    }
+
+    /// [`Model::jump_to_divergence`] with compare on.
+    fn jump_to_divergence_on(&mut self) {
         while matches!(
             self.compare.as_ref().map(|c| &c.div),
             Some(DivState::Searching(_))
