@@ -33,6 +33,34 @@ thread_local! {
     static WANTED: std::cell::Cell<Option<String>> = const { std::cell::Cell::new(None) };
 }
 
+/// What [`in_part`] runs.
+enum Call {
+    /// Open compare with this variant ([`Model::set_compare`]).
+    Open(String),
+    /// Keep the other side in step ([`Model::sync_compare`]).
+    Sync,
+    /// [`Model::jump_to_divergence`].
+    Jump,
+}
+
+/// `call` run in compare's part (`crate::in_part!`): what it answers (whether the page changed,
+/// for `Sync`), or `None` when the part is not loaded (nothing ran). One split point for the
+/// three: code two points share stays in the main module (`wasm-split-cli`).
+fn in_part(m: &mut Model, call: Call) -> Option<bool> {
+    crate::in_part!(compare, enter, (&'_ mut Model, Call) => bool, (m, call),
+    |(m, call): (&mut Model, Call)| match call {
+        Call::Open(v) => {
+            m.open_compare(v);
+            true
+        }
+        Call::Sync => m.sync_compare_on(),
+        Call::Jump => {
+            m.jump_to_divergence_on();
+            true
+        }
+    })
+}
+
 /// The variant compare was last asked to open with while [`PART`] was not loaded (the split
 /// release build): `store.rs` fetches the part and asks again.
 pub fn take_wanted() -> Option<String> {
@@ -239,9 +267,7 @@ impl Model {
             }
             return;
         };
-        let opened = crate::in_part!(compare, open, (&'_ mut Model, String) => (), (self, v.clone()),
-            |(m, v): (&mut Model, String)| m.open_compare(v));
-        if opened.is_none() {
+        if in_part(self, Call::Open(v.clone())).is_none() {
             WANTED.with(|w| w.set(Some(v)));
         }
     }
@@ -359,9 +385,7 @@ impl Model {
             return false;
         }
         // Compare is on only once its part is in (`set_compare`).
-        crate::in_part!(compare, sync, &'_ mut Model => bool, self, |m: &mut Model| m
-            .sync_compare_on())
-        .unwrap_or(false)
+        in_part(self, Call::Sync).unwrap_or(false)
     }
 
     /// [`Model::sync_compare`] with compare on.
@@ -524,8 +548,7 @@ impl Model {
             return;
         }
         // Compare is on only once its part is in (`set_compare`).
-        let _ = crate::in_part!(compare, jump, &'_ mut Model => (), self, |m: &mut Model| m
-            .jump_to_divergence_on());
+        let _ = in_part(self, Call::Jump);
     }
 
     /// [`Model::jump_to_divergence`] with compare on.

@@ -66,6 +66,22 @@ pub fn picker(m: &Model, s: &Handle) -> Html {
     }
 }
 
+/// What [`in_part`] draws.
+enum Call {
+    Bar(PanelProps),
+    Sides(GridProps),
+}
+
+/// `call` drawn by compare's part (`crate::in_part!`; one split point for both: code two points
+/// share stays in the main module), nothing while the part is not loaded.
+fn in_part(call: Call) -> Html {
+    crate::in_part!(compare, panels, Call => Html, call, |call: Call| match call {
+        Call::Bar(p) => html! { <Bar ..p /> },
+        Call::Sides(p) => html! { <Sides ..p /> },
+    })
+    .unwrap_or_default()
+}
+
 /// The compare bar ([`Bar`]) while compare is on. Compare is on only once its part of the
 /// split release build is in (`model::compare`), so the bar's code is that part's.
 #[function_component(CompareBar)]
@@ -73,10 +89,7 @@ pub fn compare_bar(p: &PanelProps) -> Html {
     if p.s.model.borrow().compare.is_none() {
         return html! {};
     }
-    crate::in_part!(compare, bar, PanelProps => Html, p.clone(), |p: PanelProps| {
-        html! { <Bar ..p /> }
-    })
-    .unwrap_or_default()
+    in_part(Call::Bar(p.clone()))
 }
 
 /// The compare bar: the sides, where the search stands, both divergent records, and the jump.
@@ -260,10 +273,7 @@ pub fn compare_sides(p: &GridProps) -> Html {
     if p.s.model.borrow().compare.is_none() {
         return html! {};
     }
-    crate::in_part!(compare, sides, GridProps => Html, p.clone(), |p: GridProps| {
-        html! { <Sides ..p /> }
-    })
-    .unwrap_or_default()
+    in_part(Call::Sides(p.clone()))
 }
 
 /// The two sides: topology, matrix and inspector each, side by side.
