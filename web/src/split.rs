@@ -4,7 +4,8 @@
 //! The models' panels come with their engines (`models::ask`; ping-pong's is the generic
 //! inspector); the hunt card and the hunt's worker runs are parts of their own (`ui::hunt`,
 //! `hunt::job`), and so are the "How often?" card (`ui::sweep`), a sweep's worker batches
-//! (`sweep::run_batch`) and the expectation editor's form (`ui::expect_editor`).
+//! (`sweep::run_batch`), the expectation editor's form (`ui::expect_editor`) and compare's code
+//! (`model::compare`: opening it, following, the search, the bar and the sides).
 //!
 //! Elsewhere (debug builds, tests, `CLUSTERSCOPE_SPLIT=0`) [`in_part!`] is a plain call.
 

@@ -6,7 +6,8 @@
 // be fetched is an error naming the model, the session unchanged and the app usable. A model's
 // panels come with its engine (Raft's; ping-pong's generic inspector), and the hunt card and the
 // expectation editor's form are parts fetched at their first opening, a failed fetch a note naming
-// it; a sweep's worker batches are a part its workers fetch at the first sweep. An unsplit
+// it; a sweep's worker batches are a part its workers fetch at the first sweep; compare's code is a
+// part fetched when a variant is first picked to compare with. An unsplit
 // build (CLUSTERSCOPE_SPLIT=0) has no parts: the spec then checks only that the models open.
 import assert from 'node:assert/strict';
 import { app, bannerText, clickNode, open, settled } from './lib/app.mjs';
@@ -145,6 +146,36 @@ export async function run({ page, baseUrl, log }) {
   await page.waitForSelector('#sweep-panel[data-state="done"]', { timeout: 60_000 });
   if (split) assert.ok(parts.some((p) => p.startsWith('sweep_runs-batch-')), `the workers fetch the sweep batches: ${parts.join(', ')}`);
   await page.click('#sweep-close');
+  await settled(page);
+
+  // Compare's code is a part (issue 44), fetched when a variant is first picked to compare with:
+  // none before; a fetch that fails is an error naming the part, compare off, the session and
+  // cursor unchanged; picking the variant again fetches it and compare opens.
+  assert.ok(!parts.some((p) => p.startsWith('compare-')), `no compare code before compare: ${parts.join(', ')}`);
+  if (split) {
+    await page.route('**/split/compare-*.wasm', (route) => route.abort('internetdisconnected'));
+    const was = await app(page);
+    await page.selectOption('#compare-select', 'fixed');
+    const err = await bannerText(page, 'error');
+    log(err);
+    assert.match(err, /Could not compare: the compare view's code did not load \(a part of the app, split\/compare/);
+    await settled(page);
+    const now = await app(page);
+    assert.equal(now.compare, undefined, 'compare stays off');
+    assert.equal(now.scenario, was.scenario, 'the session is unchanged');
+    assert.equal(now.variant, was.variant, 'the variant is unchanged');
+    assert.equal(now.step, was.step, 'the cursor is unchanged');
+    assert.equal(await page.$eval('#compare-select', (s) => s.value), '', 'the picker says compare… again');
+    await page.unroute('**/split/compare-*.wasm');
+  }
+  await page.selectOption('#compare-select', 'fixed');
+  await page.waitForSelector('#cmp-b[data-variant="fixed"]');
+  await page.waitForSelector('#compare-bar[data-state="found"]', { timeout: 30_000 });
+  assert.equal((await app(page)).compare, 'fixed');
+  if (split) assert.ok(parts.some((p) => p.startsWith('compare-')), `compare's part: ${parts.join(', ')}`);
+  await page.click('#compare-close');
+  await settled(page);
+  assert.equal((await app(page)).compare, undefined, 'compare closed');
 
   if (!split) return;
   // A part that cannot be fetched (offline): an error naming the model; the session unchanged.

@@ -14,10 +14,58 @@
 //! `diff::Lockstep`, a budget of steps at a time ([`SEARCH_OPEN_STEPS`] when compare opens, then
 //! a frame's budget with every message, or to the end on "jump to divergence"), so opening a
 //! compare of a large cluster never blocks the page for long.
+//!
+//! In the split release build compare's code (opening, following, the search, the bar and the
+//! sides: `ui::compare`) is the part [`PART`] of the wasm (`crate::in_part!`, issue 44), fetched
+//! when compare is first opened: the message waits for it in `Model::download` as a scenario's
+//! model does (`store.rs`; a link with compare on too), a failed fetch is an error naming the
+//! part, the session unchanged, and picking the variant again retries.
 
 use super::*;
 use clusterscope_core::diff::{self, DivKind, Divergence};
 use clusterscope_core::SimError;
+
+/// The part of the split release build's wasm that holds compare's code (see the module doc).
+pub const PART: &str = "compare";
+
+thread_local! {
+    /// The variant a compare was asked with while its part was not loaded ([`take_wanted`]).
+    static WANTED: std::cell::Cell<Option<String>> = const { std::cell::Cell::new(None) };
+}
+
+/// What [`in_part`] runs.
+enum Call {
+    /// Open compare with this variant ([`Model::set_compare`]).
+    Open(String),
+    /// Keep the other side in step ([`Model::sync_compare`]).
+    Sync,
+    /// [`Model::jump_to_divergence`].
+    Jump,
+}
+
+/// `call` run in compare's part (`crate::in_part!`): what it answers (whether the page changed,
+/// for `Sync`), or `None` when the part is not loaded (nothing ran). One split point for the
+/// three: code two points share stays in the main module (`wasm-split-cli`).
+fn in_part(m: &mut Model, call: Call) -> Option<bool> {
+    crate::in_part!(compare, enter, (&'_ mut Model, Call) => bool, (m, call),
+    |(m, call): (&mut Model, Call)| match call {
+        Call::Open(v) => {
+            m.open_compare(v);
+            true
+        }
+        Call::Sync => m.sync_compare_on(),
+        Call::Jump => {
+            m.jump_to_divergence_on();
+            true
+        }
+    })
+}
+
+/// The variant compare was last asked to open with while [`PART`] was not loaded (the split
+/// release build): `store.rs` fetches the part and asks again.
+pub fn take_wanted() -> Option<String> {
+    WANTED.with(|w| w.take())
+}
 
 /// Steps (of both search runs together) spent on finding the divergence when compare opens.
 pub const SEARCH_OPEN_STEPS: u64 = 200_000;
@@ -219,6 +267,13 @@ impl Model {
             }
             return;
         };
+        if in_part(self, Call::Open(v.clone())).is_none() {
+            WANTED.with(|w| w.set(Some(v)));
+        }
+    }
+
+    /// [`Model::set_compare`] with a variant, compare's part loaded.
+    fn open_compare(&mut self, v: String) {
         match self.build_compare(&v) {
             Ok(c) => {
                 self.compare = Some(c);
@@ -326,6 +381,15 @@ impl Model {
     /// messages, so a message that needs no render (a quiet frame of a seek) needs none here
     /// either.
     pub(crate) fn sync_compare(&mut self) -> bool {
+        if self.compare.is_none() {
+            return false;
+        }
+        // Compare is on only once its part is in (`set_compare`).
+        in_part(self, Call::Sync).unwrap_or(false)
+    }
+
+    /// [`Model::sync_compare`] with compare on.
+    fn sync_compare_on(&mut self) -> bool {
         let Some(built_for) = self.compare.as_ref().map(|c| c.built_for) else {
             return false;
         };
@@ -483,6 +547,12 @@ impl Model {
             self.info("Compare is off: pick a variant to compare with first.".into());
             return;
         }
+        // Compare is on only once its part is in (`set_compare`).
+        let _ = in_part(self, Call::Jump);
+    }
+
+    /// [`Model::jump_to_divergence`] with compare on.
+    fn jump_to_divergence_on(&mut self) {
         while matches!(
             self.compare.as_ref().map(|c| &c.div),
             Some(DivState::Searching(_))

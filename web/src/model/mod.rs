@@ -293,7 +293,7 @@ pub struct Model {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Download {
     /// The built-in scenario, or with `part` the model (`crate::platform::load_model`:
-    /// its code, in the split release build).
+    /// its code, in the split release build) or compare's code (`compare::PART`).
     pub name: &'static str,
     pub part: bool,
     /// Which download this is (the app starts one per new value).

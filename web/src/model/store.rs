@@ -74,6 +74,9 @@ fn apply(m: &mut Model, msg: Msg) -> bool {
     let edits = msg.edits_session();
     let rev = m.session_rev;
     let changed = m.update(msg);
+    // Compare's code (the split release build), asked for by this message: fetched after what
+    // the message itself waits for, if anything (it asks again when it is applied again).
+    let compare = super::compare::take_wanted();
     // A built-in's text first (the scenario names its model), then the model's code.
     let wanted = match crate::builtins::take_wanted() {
         Some(name) => Some((name, false)),
@@ -99,6 +102,20 @@ fn apply(m: &mut Model, msg: Msg) -> bool {
             return true;
         }
     }
+    // Compare's part: the compare waits for it (the message that asked, a link's session say,
+    // is applied as it is, with compare off meanwhile).
+    if let Some(v) = compare.filter(|_| m.download.is_none()) {
+        m.info("Loading the compare view…".into());
+        m.download = Some(Download {
+            name: super::compare::PART,
+            part: true,
+            id: DOWNLOADS.with(|n| {
+                n.set(n.get() + 1);
+                n.get()
+            }),
+            waiting: vec![Msg::Compare(Some(v))],
+        });
+    }
     // A "nothing more after the cursor" notice goes once the cursor moved.
     let changed = m.drop_stale_notice() || changed;
     // A link's session on trial passes, fails, or is kept by the person's change.
@@ -119,7 +136,12 @@ fn downloaded(m: &mut Model, name: &'static str, result: Result<(), String>) -> 
     let mut waiting = d.waiting.into_iter();
     if let Err(e) = result {
         let restoring = matches!(waiting.next(), Some(Msg::RestoreSaved(_)));
-        m.error(if part {
+        m.error(if part && name == super::compare::PART {
+            format!(
+                "Could not compare: {e}. Your current session is unchanged; pick the variant to \
+                 compare with again to retry."
+            )
+        } else if part {
             format!(
                 "Could not open a scenario of the {name} model: {e}. Your current session is \
                  unchanged."
@@ -178,6 +200,48 @@ mod tests {
         });
         downloaded(&mut m, "raft-figure-8", Err("offline".into()));
         assert_eq!(m.keep_saved_until_edit, None);
+    }
+
+    /// Compare's part that did not load (the split release build): an error naming it, compare
+    /// off, the session shown unchanged; one that loaded opens the compare that waited for it.
+    #[test]
+    fn compare_waits_for_its_part() {
+        let mut m = Model::new();
+        let (file, rev) = (m.run.scenario.file.clone(), m.session_rev);
+        m.download = Some(Download {
+            name: super::super::compare::PART,
+            part: true,
+            id: 5,
+            waiting: vec![Msg::Compare(Some("fixed".into()))],
+        });
+        assert!(downloaded(
+            &mut m,
+            super::super::compare::PART,
+            Err("split/compare did not load".into())
+        ));
+        let b = m.banner.as_ref().expect("an error");
+        assert!(
+            b.text.starts_with(
+                "Could not compare: split/compare did not load. Your current session is unchanged"
+            ),
+            "{}",
+            b.text
+        );
+        assert!(m.compare.is_none(), "compare stays off");
+        assert_eq!((m.run.scenario.file.clone(), m.session_rev), (file, rev));
+        assert!(m.download.is_none());
+        m.download = Some(Download {
+            name: super::super::compare::PART,
+            part: true,
+            id: 6,
+            waiting: vec![Msg::Compare(Some("fixed".into()))],
+        });
+        assert!(downloaded(&mut m, super::super::compare::PART, Ok(())));
+        assert_eq!(
+            m.compare.as_ref().map(|c| c.variant.as_str()),
+            Some("fixed"),
+            "the waiting compare opened"
+        );
     }
 
     /// A model's part that did not load (the split release build): an error naming the model,

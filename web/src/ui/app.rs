@@ -366,7 +366,14 @@ pub fn app() -> Html {
         use_effect_with(download, move |d| {
             if let Some((name, part, _)) = *d {
                 wasm_bindgen_futures::spawn_local(async move {
-                    let result = if part {
+                    let result = if part && name == crate::model::compare::PART {
+                        // Compare's code (the split release build's part for it).
+                        crate::platform::load_part(name).await.map_err(|()| {
+                            "the compare view's code did not load (a part of the app, \
+                             split/compare; check the connection)"
+                                .to_string()
+                        })
+                    } else if part {
                         // The model's code (the split release build's part for it).
                         crate::platform::load_model(name).await
                     } else {

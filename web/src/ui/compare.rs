@@ -4,7 +4,9 @@
 //! screen). The sides are the generic panels given the other side's model (`PanelProps::side`),
 //! so compare works for every model. Differing matrix cells are outlined on both sides
 //! (`Compare::cells`); differing inspector rows are found in the page, row by row, whatever
-//! inspector the model has ([`mark_differing_rows`]).
+//! inspector the model has ([`mark_differing_rows`]). The bar and the sides are code of
+//! compare's part of the split release build (`model::compare::PART`, issue 44); the picker is
+//! not (picking a variant fetches the part first).
 
 use super::panels::{LinkPanel, NodePanel};
 use super::{matrix::Matrix, topology::TopologyView};
@@ -51,8 +53,12 @@ pub fn picker(m: &Model, s: &Handle) -> Html {
             let sel = current.as_deref() == Some(v.name.as_str());
             html! { <option value={v.name.clone()} selected={sel}>{ format!("compare: {}", v.name) }</option> }
         });
+    // Drawn anew when compare opens or closes and when its part's fetch starts or ends (the
+    // split release build): after a fetch that failed it says "compare…" again, so picking the
+    // variant again retries.
+    let key = format!("{current:?}-{}", m.download.is_some());
     html! {
-        <select id="compare-select" class="compare-select" {onchange} aria-label="Compare with another variant"
+        <select id="compare-select" class="compare-select" {key} {onchange} aria-label="Compare with another variant"
             title="Compare: another variant beside this one, on the same cursor, with the first divergence marked">
             <option value="" selected={current.is_none()}>{ if current.is_some() { "compare: off" } else { "compare…" } }</option>
             <>{ for options }</>
@@ -60,9 +66,35 @@ pub fn picker(m: &Model, s: &Handle) -> Html {
     }
 }
 
-/// The compare bar: the sides, where the search stands, both divergent records, and the jump.
+/// What [`in_part`] draws.
+enum Call {
+    Bar(PanelProps),
+    Sides(GridProps),
+}
+
+/// `call` drawn by compare's part (`crate::in_part!`; one split point for both: code two points
+/// share stays in the main module), nothing while the part is not loaded.
+fn in_part(call: Call) -> Html {
+    crate::in_part!(compare, panels, Call => Html, call, |call: Call| match call {
+        Call::Bar(p) => html! { <Bar ..p /> },
+        Call::Sides(p) => html! { <Sides ..p /> },
+    })
+    .unwrap_or_default()
+}
+
+/// The compare bar ([`Bar`]) while compare is on. Compare is on only once its part of the
+/// split release build is in (`model::compare`), so the bar's code is that part's.
 #[function_component(CompareBar)]
 pub fn compare_bar(p: &PanelProps) -> Html {
+    if p.s.model.borrow().compare.is_none() {
+        return html! {};
+    }
+    in_part(Call::Bar(p.clone()))
+}
+
+/// The compare bar: the sides, where the search stands, both divergent records, and the jump.
+#[function_component(Bar)]
+fn bar(p: &PanelProps) -> Html {
     let m = p.s.model.borrow();
     let Some(c) = m.compare.as_ref() else {
         return html! {};
@@ -235,9 +267,18 @@ impl PartialEq for GridProps {
     }
 }
 
-/// The two sides: topology, matrix and inspector each, side by side.
+/// The two sides ([`Sides`]) while compare is on: code of compare's part, as [`CompareBar`].
 #[function_component(CompareSides)]
 pub fn compare_sides(p: &GridProps) -> Html {
+    if p.s.model.borrow().compare.is_none() {
+        return html! {};
+    }
+    in_part(Call::Sides(p.clone()))
+}
+
+/// The two sides: topology, matrix and inspector each, side by side.
+#[function_component(Sides)]
+fn sides(p: &GridProps) -> Html {
     let (a_variant, other) = {
         let m = p.s.model.borrow();
         (
