@@ -12,7 +12,7 @@ use crate::model::{Model, QValue, Query};
 use crate::pingpong::topology;
 use crate::runner::{Run, RunOptions};
 use crate::scenario::builtin;
-use crate::time::US_PER_S;
+use crate::time::{US_PER_MS, US_PER_S};
 
 pub fn engine(n: u32, params: &str, seed: u64) -> Engine<RaftKv> {
     let t: toml::Table = toml::from_str(params).unwrap();
@@ -63,6 +63,21 @@ pub(super) fn command(e: &mut Engine<RaftKv>, node: NodeId, command: &str) {
 pub(super) fn run_for(e: &mut Engine<RaftKv>, us: u64) {
     let t = e.sim.now + us;
     e.run_until(t, u64::MAX).unwrap();
+}
+
+/// Three nodes with `params`, a leader elected (the first election timeout is at most
+/// 2 x max) and three puts committed on all; returns the engine, the leader and a follower.
+pub(super) fn settled(params: &str, seed: u64) -> (Engine<RaftKv>, NodeId, NodeId) {
+    let mut e = engine(3, params, seed);
+    let max = e.sim.proto.p.timeout_max.0;
+    run_for(&mut e, 2 * max + US_PER_S);
+    let l = leader(&e);
+    let f = (l + 1) % 3;
+    for i in 0..3 {
+        command(&mut e, l, &format!("client-put a{i} {i}"));
+    }
+    run_for(&mut e, 200 * US_PER_MS);
+    (e, l, f)
 }
 
 /// Both ways between `a` and every other node of `n`: down or up again.

@@ -12,7 +12,7 @@
 //!
 //! docs/MODEL.md, "A follower that goes away and comes back".
 
-use super::tests::{act, command, engine, isolate, leader, name, run_for};
+use super::tests::{act, command, isolate, leader, name, run_for};
 use super::RaftKv;
 use crate::engine::action::Action;
 use crate::engine::{Engine, NodeId};
@@ -20,16 +20,7 @@ use crate::time::{Micros, US_PER_MS, US_PER_S};
 
 /// Three nodes with default timeouts, a leader elected and three puts committed on all.
 fn settled(seed: u64) -> (Engine<RaftKv>, NodeId, NodeId) {
-    let mut e = engine(3, "", seed);
-    let max = e.sim.proto.p.timeout_max.0;
-    run_for(&mut e, 2 * max + US_PER_S);
-    let l = leader(&e);
-    let f = (l + 1) % 3;
-    for i in 0..3 {
-        command(&mut e, l, &format!("client-put a{i} {i}"));
-    }
-    run_for(&mut e, 200 * US_PER_MS);
-    (e, l, f)
+    super::tests::settled("", seed)
 }
 
 /// Runs one event at a time for `us`; returns when the leader sent each heartbeat to `f` (its

@@ -16,7 +16,7 @@
 //! follower that does not answer fails it. docs/MODEL.md, "A follower that goes away and comes
 //! back"; `tests_appender` for the way there (refusals, timeouts, the back-off).
 
-use super::tests::{act, command, engine, isolate, leader, name, run_for};
+use super::tests::{act, command, isolate, leader, name, run_for, settled};
 use crate::engine::action::Action;
 use crate::time::{Micros, US_PER_MS, US_PER_S};
 
@@ -43,17 +43,9 @@ const RETRY_SLEEP_MAX: Micros = 7_500 * US_PER_MS;
 /// the heartbeat then due), one heartbeat wait (min/2, `params`' min) and 100 ms for the
 /// catch-up's round trips, flush and apply.
 fn catch_up(params: &str, away: Away, seed: u64, down: Micros) -> Micros {
-    let mut e = engine(3, params, seed);
-    let (min, max) = (e.sim.proto.p.timeout_min.0, e.sim.proto.p.timeout_max.0);
+    let (mut e, l, f) = settled(params, seed);
+    let min = e.sim.proto.p.timeout_min.0;
     let bound = 3 * RETRY_SLEEP_MAX + min / 2 + 100 * US_PER_MS;
-    // Elected by then: the first election timeout is at most 2 x max.
-    run_for(&mut e, 2 * max + US_PER_S);
-    let l = leader(&e);
-    let f = (l + 1) % 3;
-    for i in 0..3 {
-        command(&mut e, l, &format!("client-put a{i} {i}"));
-    }
-    run_for(&mut e, 200 * US_PER_MS);
     let before = e.sim.nodes[l as usize].state.commit;
     assert_eq!(
         e.sim.nodes[f as usize].state.applied, before,
