@@ -66,6 +66,20 @@ thread_local! {
     static DOWNLOADS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
+/// A new download of `name` (a built-in's text, or with `part` a part of the split build) that
+/// `msg` waits for; its id is the next one.
+fn start_download(name: &'static str, part: bool, msg: Msg) -> Download {
+    Download {
+        name,
+        part,
+        id: DOWNLOADS.with(|n| {
+            n.set(n.get() + 1);
+            n.get()
+        }),
+        waiting: vec![msg],
+    }
+}
+
 /// One message through [`Model::update`] and what follows every message. A message that needed
 /// a built-in scenario's text not downloaded yet (`crate::builtins::take_wanted`) waits for it
 /// in [`Model::download`]; the app starts the download when that appears.
@@ -90,15 +104,7 @@ fn apply(m: &mut Model, msg: Msg) -> bool {
             } else {
                 format!("Opening {name}: downloading its scenario file…")
             });
-            m.download = Some(Download {
-                name,
-                part,
-                id: DOWNLOADS.with(|n| {
-                    n.set(n.get() + 1);
-                    n.get()
-                }),
-                waiting: vec![msg],
-            });
+            m.download = Some(start_download(name, part, msg));
             return true;
         }
     }
@@ -106,15 +112,11 @@ fn apply(m: &mut Model, msg: Msg) -> bool {
     // is applied as it is, with compare off meanwhile).
     if let Some(v) = compare.filter(|_| m.download.is_none()) {
         m.info("Loading the compare view…".into());
-        m.download = Some(Download {
-            name: super::compare::PART,
-            part: true,
-            id: DOWNLOADS.with(|n| {
-                n.set(n.get() + 1);
-                n.get()
-            }),
-            waiting: vec![Msg::Compare(Some(v))],
-        });
+        m.download = Some(start_download(
+            super::compare::PART,
+            true,
+            Msg::Compare(Some(v)),
+        ));
     }
     // A "nothing more after the cursor" notice goes once the cursor moved.
     let changed = m.drop_stale_notice() || changed;
