@@ -16,6 +16,22 @@ export const timeoutMs = 120_000;
 // The refused part is reported by the browser as a failed resource load, and by the loader.
 export const allowConsoleErrors = true;
 
+// With the fetches of `glob` refused, `use` (a part's first use) then `read` (the error text it
+// leaves): the session and the cursor as they were. Returns the text and the states before and
+// after, for what each part checks beside.
+async function refused(page, log, glob, use, read) {
+  await page.route(glob, (route) => route.abort('internetdisconnected'));
+  const was = await app(page);
+  await use();
+  const text = await read();
+  log(text);
+  const now = await app(page);
+  assert.equal(now.scenario, was.scenario, 'the session is unchanged');
+  assert.equal(now.step, was.step, 'the cursor is unchanged');
+  await page.unroute(glob);
+  return { text, was, now };
+}
+
 export async function run({ page, baseUrl, log }) {
   const split = (await (await fetch(`${baseUrl}__wasm_split.js`)).status) === 200;
   log(`split build: ${split}`);
@@ -88,18 +104,11 @@ export async function run({ page, baseUrl, log }) {
   // opens the card.
   assert.ok(!parts.some((p) => p.startsWith('hunt')), `no hunt code before the card opens: ${parts.join(', ')}`);
   if (split) {
-    await page.route('**/split/hunt-*.wasm', (route) => route.abort('internetdisconnected'));
-    const was = await app(page);
-    await page.click('#hunt-open');
-    await page.waitForSelector('[data-part="error"]');
-    const note = await page.textContent('[data-part="error"]');
-    log(note);
+    const { text: note } = await refused(page, log, '**/split/hunt-*.wasm',
+      () => page.click('#hunt-open'),
+      async () => (await page.waitForSelector('[data-part="error"]')).textContent());
     assert.match(note, /The hunt's code did not load \(a part of the app, split\/hunt/);
     assert.equal(await page.$('#hunt-panel'), null, 'no card without its code');
-    const now = await app(page);
-    assert.equal(now.scenario, was.scenario, 'the session is unchanged');
-    assert.equal(now.step, was.step, 'the cursor is unchanged');
-    await page.unroute('**/split/hunt-*.wasm');
   }
   await page.click('#hunt-open');
   await page.waitForSelector('#hunt-panel[data-state="idle"]');
@@ -115,18 +124,11 @@ export async function run({ page, baseUrl, log }) {
   // was; opening the card again fetches it and the form draws.
   assert.ok(!parts.some((p) => p.startsWith('editor-')), `no editor code before the card opens: ${parts.join(', ')}`);
   if (split) {
-    await page.route('**/split/editor-*.wasm', (route) => route.abort('internetdisconnected'));
-    const was = await app(page);
-    await page.click('#expect-editor summary');
-    await page.waitForSelector('#expect-editor [data-part="error"]');
-    const note = await page.textContent('#expect-editor [data-part="error"]');
-    log(note);
+    const { text: note } = await refused(page, log, '**/split/editor-*.wasm',
+      () => page.click('#expect-editor summary'),
+      async () => (await page.waitForSelector('#expect-editor [data-part="error"]')).textContent());
     assert.match(note, /The expectation editor did not load \(a part of the app, split\/editor/);
     assert.equal(await page.$('#ue-view'), null, 'no form without its code');
-    const now = await app(page);
-    assert.equal(now.scenario, was.scenario, 'the session is unchanged');
-    assert.equal(now.step, was.step, 'the cursor is unchanged');
-    await page.unroute('**/split/editor-*.wasm');
     await page.click('#expect-editor summary'); // closed
   }
   await page.click('#expect-editor summary');
@@ -153,20 +155,13 @@ export async function run({ page, baseUrl, log }) {
   // cursor unchanged; picking the variant again fetches it and compare opens.
   assert.ok(!parts.some((p) => p.startsWith('compare-')), `no compare code before compare: ${parts.join(', ')}`);
   if (split) {
-    await page.route('**/split/compare-*.wasm', (route) => route.abort('internetdisconnected'));
-    const was = await app(page);
-    await page.selectOption('#compare-select', 'fixed');
-    const err = await bannerText(page, 'error');
-    log(err);
+    const { text: err, was, now } = await refused(page, log, '**/split/compare-*.wasm',
+      () => page.selectOption('#compare-select', 'fixed'),
+      async () => { const t = await bannerText(page, 'error'); await settled(page); return t; });
     assert.match(err, /Could not compare: the compare view's code did not load \(a part of the app, split\/compare/);
-    await settled(page);
-    const now = await app(page);
     assert.equal(now.compare, undefined, 'compare stays off');
-    assert.equal(now.scenario, was.scenario, 'the session is unchanged');
     assert.equal(now.variant, was.variant, 'the variant is unchanged');
-    assert.equal(now.step, was.step, 'the cursor is unchanged');
     assert.equal(await page.$eval('#compare-select', (s) => s.value), '', 'the picker says compare… again');
-    await page.unroute('**/split/compare-*.wasm');
   }
   await page.selectOption('#compare-select', 'fixed');
   await page.waitForSelector('#cmp-b[data-variant="fixed"]');
