@@ -53,7 +53,7 @@ pub struct SweepProps {
 /// "How often?": the button, and at its first press the card ([`SweepCard`]) once its code is
 /// loaded: in the split release build the card and all only it reaches (the plan, the progress,
 /// the results, the grid) are the part `sweep` of the wasm (`crate::in_part!`, issue 44; the
-/// workers' batches stay in the main module: the Expectations check runs in them too),
+/// workers' batches are the part `sweep_runs`, `crate::sweep::run_batch`),
 /// "Loading…" meanwhile, and if the fetch fails a note naming the part (pressing again retries).
 #[function_component(SweepPanel)]
 pub fn sweep_panel(p: &SweepProps) -> Html {
