@@ -20,13 +20,13 @@ pub const VIEW_INFO: &[Info] = &[
     info("leaked_permits", "permits", "pending-request permits the datanode's leader never released"),
     info("bcsid", "index", "the container's block commit sequence id on the datanode"),
     info("pipeline_removed", "text", "\"true\" once the datanode removed the pipeline (ClosePipelineCommand)"),
-    info("pipeline_close_cause", "text", "why the datanode first asked SCM to close the pipeline: \"read failed\" (its readStateMachineData failed, PIPELINE_LOG_FAILED), \"apply failed\" (an applyTransaction failed, STATEMACHINE_TRANSACTION_FAILED) or \"none\""),
+    info("pipeline_close_cause", "text", "why the datanode first asked SCM to close the pipeline: \"read failed\" (its readStateMachineData failed, PIPELINE_LOG_FAILED), \"apply failed\" (an applyTransaction failed, STATEMACHINE_TRANSACTION_FAILED), \"slow follower\" (as leader, a follower silent past slowness_timeout, PIPELINE_FAILED), \"no leader\" (standing for election with no leader past no_leader_timeout, PIPELINE_FAILED) or \"none\""),
     info("pipeline", "text", "whether SCM sees the pipeline OPEN or CLOSED"),
     info("scm_container_state", "text", "the container's state (key) as SCM records it"),
     info("scm_replica_state", "text", "the state of the datanode's replica of the container (key) as SCM records it"),
     info("scm_sequence_id", "index", "the container's sequence id (key) as SCM records it"),
     info("pipeline_actions", "count", "pipeline actions (close requests) SCM received from datanodes"),
-    info("pipeline_closed_by", "text", "the cause of the pipeline action on which SCM closed the pipeline: \"read failed\", \"apply failed\" or \"none\" while it is OPEN"),
+    info("pipeline_closed_by", "text", "the cause of the pipeline action on which SCM closed the pipeline: \"read failed\", \"apply failed\", \"slow follower\", \"no leader\" or \"none\" while it is OPEN"),
 ];
 
 pub const METRICS: &[Info] = &[

@@ -9,10 +9,8 @@ use crate::raft::sm::SmCtx;
 use std::fmt;
 
 /// Why a datanode asked SCM to close the pipeline: which `XceiverServerRatis` handler called
-/// `triggerPipelineClose`. The model raises two of Ozone's five: `handleFollowerSlowness` and
-/// `handleNoLeader` (Ratis' `notifyFollowerSlowness` / `notifyExtendedNoLeader`, after
-/// `raft.server.rpc.slowness.timeout` / `raft.server.notification.no-leader.timeout`, 300 s by
-/// Ozone's defaults) and `handleInstallSnapshotFromLeader` (no snapshots here) are not modelled.
+/// `triggerPipelineClose`. The model raises four of Ozone's five; `handleInstallSnapshotFromLeader`
+/// (no snapshots here) is not modelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CloseCause {
     /// The leader's `readStateMachineData` failed (the chunk range read back from the block
@@ -24,16 +22,33 @@ pub enum CloseCause {
     /// CONTAINER_UNHEALTHY): `handleApplyTransactionFailure`, reason
     /// STATEMACHINE_TRANSACTION_FAILED.
     ApplyFailed,
+    /// On the leader, a follower silent for longer than `slowness_timeout`
+    /// (`hdds.ratis.raft.server.rpc.slowness.timeout`, 300 s): Ratis' `notifyFollowerSlowness`,
+    /// `handleFollowerSlowness` -> `handlePipelineFailure`, reason PIPELINE_FAILED.
+    SlowFollower,
+    /// A follower standing for election with no leader known for longer than
+    /// `no_leader_timeout` (`hdds.ratis.raft.server.notification.no-leader.timeout`, 300 s):
+    /// Ratis' `notifyExtendedNoLeader`, `handleNoLeader` -> `handlePipelineFailure`, reason
+    /// PIPELINE_FAILED.
+    NoLeader,
 }
 
 /// The values of the views `pipeline_close_cause` and `pipeline_closed_by`.
-pub const CLOSE_CAUSES: &[&str] = &["none", "read failed", "apply failed"];
+pub const CLOSE_CAUSES: &[&str] = &[
+    "none",
+    "read failed",
+    "apply failed",
+    "slow follower",
+    "no leader",
+];
 
 impl CloseCause {
     pub fn as_str(self) -> &'static str {
         match self {
             CloseCause::ReadFailed => "read failed",
             CloseCause::ApplyFailed => "apply failed",
+            CloseCause::SlowFollower => "slow follower",
+            CloseCause::NoLeader => "no leader",
         }
     }
     /// `ClosePipelineInfo.Reason`.
@@ -41,6 +56,7 @@ impl CloseCause {
         match self {
             CloseCause::ReadFailed => "PIPELINE_LOG_FAILED",
             CloseCause::ApplyFailed => "STATEMACHINE_TRANSACTION_FAILED",
+            CloseCause::SlowFollower | CloseCause::NoLeader => "PIPELINE_FAILED",
         }
     }
     /// The view's text for an optional cause ("none" without one).

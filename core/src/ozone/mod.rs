@@ -95,6 +95,36 @@ impl StateMachine for Csm {
     fn wants_follower_next(&self) -> bool {
         self.p.wait_on_all_followers
     }
+    /// `ContainerStateMachine.notifyFollowerSlowness` -> `XceiverServerRatis.handleFollowerSlowness`
+    /// -> `handlePipelineFailure("slow follower ...")`: a PipelineAction CLOSE (PIPELINE_FAILED)
+    /// whose detail names the role and the follower's silence.
+    fn follower_slowness(
+        &self,
+        n: &mut OzNode,
+        c: &mut SmCtx<Self>,
+        follower: NodeId,
+        quiet: Micros,
+    ) {
+        let (me, f) = (
+            c.ctx.topo.name(c.ctx.me).to_string(),
+            c.ctx.topo.name(follower).to_string(),
+        );
+        let detail = format!(
+            "{me} handlePipelineFailure for slow follower {f}: LEADER, follower {f} is slow with lastRpcElapsedTime={}ms",
+            quiet / crate::time::US_PER_MS
+        );
+        self.trigger_pipeline_close(n, c, CloseCause::SlowFollower, detail);
+    }
+    /// `ContainerStateMachine.notifyExtendedNoLeader` -> `XceiverServerRatis.handleNoLeader` ->
+    /// `handlePipelineFailure("no leader")`: a PipelineAction CLOSE (PIPELINE_FAILED).
+    fn extended_no_leader(&self, n: &mut OzNode, c: &mut SmCtx<Self>, quiet: Micros) {
+        let me = c.ctx.topo.name(c.ctx.me).to_string();
+        let detail = format!(
+            "{me} handlePipelineFailure for no leader: CANDIDATE, lastLeaderElapsedTime={}ms",
+            quiet / crate::time::US_PER_MS
+        );
+        self.trigger_pipeline_close(n, c, CloseCause::NoLeader, detail);
+    }
     /// `ContainerStateMachine.notifyNotLeader`: a leader that steps down clears
     /// `stateMachineDataCache` (`evictStateMachineCache`).
     fn not_leader(&self, n: &mut OzNode, _c: &mut SmCtx<Self>) {
@@ -701,6 +731,8 @@ mod tests;
 mod tests_close;
 #[cfg(test)]
 mod tests_exec;
+#[cfg(test)]
+mod tests_health;
 #[cfg(test)]
 mod tests_read;
 #[cfg(test)]

@@ -94,6 +94,11 @@ pub const MSG_KINDS: &[MsgKind] = &[
         about: "vote granted or refused",
     },
     MsgKind {
+        label: "CONNECTION_REFUSED",
+        color: "#868e96",
+        about: "the request reached a host whose server is down: its AppendEntries stream or vote request fails (UNAVAILABLE)",
+    },
+    MsgKind {
         label: "CLIENT_REQUEST",
         color: "#9c36b5",
         about: "a container command (WriteChunk, PutBlock, CloseContainer)",

@@ -165,7 +165,7 @@ pub const METRICS: &[Info] = &[
 ];
 
 pub const PARAMS: &[ParamSpec] = &[
-    param("preset", "", Range::Words(&["default", "ozone", "teaching"]), "election timeouts: Ratis' (150-300ms), Ozone's (5-5.2s) or teaching (1.5-3s); explicit values win"),
+    param("preset", "", Range::Words(&["default", "ozone", "teaching"]), "election timeouts: Ratis' (150-300ms), Ozone's (5-5.2s; its slowness and no-leader timeouts 300s) or teaching (1.5-3s); explicit values win"),
     param("timeout_min", "duration", Range::Dur { min: TIMEOUT_MIN_US, max: NO_MAX_US, or_zero: false }, "raft.server.rpc.timeout.min: election timeout lower bound; heartbeats every min/4 to min/2"),
     param("timeout_max", "duration", Range::Dur { min: TIMEOUT_MIN_US, max: NO_MAX_US, or_zero: false }, "raft.server.rpc.timeout.max: election timeout upper bound (at least timeout_min); the leader's lease"),
     param("request_timeout", "duration", Range::POSITIVE, "raft.server.rpc.request.timeout: an unanswered AppendEntries is given up; also the client's timeout"),
@@ -188,5 +188,7 @@ pub const PARAMS: &[ParamSpec] = &[
     param("group_size", "nodes", Range::U32, "how many nodes (the first ones) form the Raft group; 0: all"),
     param("leak_permit_on_pre_append_failure", "", Range::BOOL, "Ratis as released: a request rejected by preAppendTransaction never releases its pending permit"),
     param("read_option", "", Range::Words(&["default", "linearizable"]), "raft.server.read.option: DEFAULT answers a read from the leader's state machine at once; LINEARIZABLE confirms the leader's commitIndex with a heartbeat round a majority acknowledges, then answers once applied (a follower asks the leader for the readIndex)"),
+    param("slowness_timeout", "duration", Range::POSITIVE, "raft.server.rpc.slowness.timeout: the leader tells its state machine of a follower that has not answered for longer (notifyFollowerSlowness; Ozone closes the pipeline)"),
+    param("no_leader_timeout", "duration", Range::POSITIVE, "raft.server.notification.no-leader.timeout: a follower that stands for election with no leader known for longer tells its state machine (notifyExtendedNoLeader; Ozone closes the pipeline)"),
     param("read_timeout", "duration", Range::POSITIVE, "raft.server.read.timeout: a linearizable read waiting for its readIndex to be applied fails with ReadException after this long"),
 ];

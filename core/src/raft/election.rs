@@ -101,14 +101,26 @@ impl<S: StateMachine> Raft<S> {
 
     /// Start a round: the pre-vote phase when enabled, else the real election.
     pub(crate) fn start_election(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
+        // RaftServerImpl.changeToCandidate (a follower only; a candidate's next round is
+        // LeaderElection's own loop): no leader known for longer than no_leader_timeout tells
+        // the state machine (`notifyExtendedNoLeader`), before initElection forgets the leader.
+        if node.role == Role::Follower {
+            if let Some(since) = node.no_leader_since {
+                let quiet = ctx.now.saturating_sub(since);
+                if quiet > self.p.no_leader_timeout.0 {
+                    self.with_sm(node, ctx, |s, n, c| s.extended_no_leader(n, c, quiet));
+                }
+            }
+        }
         node.elections += 1;
-        node.leader = None;
+        node.set_leader(ctx.now, None);
         if self.p.pre_vote {
             node.role = Role::Candidate { pre: true };
             node.role_since = ctx.now;
             node.votes.clear();
             node.votes.insert(ctx.me);
             node.rejects.clear();
+            node.vote_errors.clear();
             ctx.log(
                 LogLevel::Info,
                 format_args!("pre-vote for term {}", node.term + 1),
@@ -128,6 +140,7 @@ impl<S: StateMachine> Raft<S> {
         node.votes.clear();
         node.votes.insert(ctx.me);
         node.rejects.clear();
+        node.vote_errors.clear();
         ctx.log(
             LogLevel::Info,
             format_args!("candidate for term {}, votes for itself", node.term),
@@ -177,7 +190,7 @@ impl<S: StateMachine> Raft<S> {
             // (`setLeader(null)`); a leader of this term makes itself known by writing.
             node.term = term;
             node.voted_for = None;
-            node.leader = None;
+            node.set_leader(ctx.now, None);
         }
         if was != Role::Follower {
             ctx.log(
@@ -188,7 +201,7 @@ impl<S: StateMachine> Raft<S> {
             node.role_since = ctx.now;
         }
         if was == Role::Leader {
-            node.leader = None;
+            node.set_leader(ctx.now, None);
             node.progress.clear();
             for p in 0..self.n {
                 ctx.cancel_timer(Timer::Appender(p));
@@ -264,7 +277,7 @@ impl<S: StateMachine> Raft<S> {
             if ok {
                 // ServerState.grantVote: the vote, and no known leader (`setLeader(null)`).
                 node.voted_for = Some(from);
-                node.leader = None;
+                node.set_leader(ctx.now, None);
             }
             ok
         };
@@ -322,9 +335,9 @@ impl<S: StateMachine> Raft<S> {
                     node.rejects.len(),
                     self.n
                 );
-                self.step_down(node, ctx, t, &why);
+                return self.step_down(node, ctx, t, &why);
             }
-            return;
+            return self.all_answered(node, ctx, pre);
         }
         node.votes.insert(from);
         if node.votes.len() == self.majority() {
@@ -337,8 +350,50 @@ impl<S: StateMachine> Raft<S> {
                     self.n
                 ),
             );
-            self.won(node, ctx, pre);
+            return self.won(node, ctx, pre);
         }
+        self.all_answered(node, ctx, pre);
+    }
+
+    /// A vote request that reached a stopped server came back refused (`Msg::VoteError`): in
+    /// `LeaderElection.waitForResults` an exception, which counts as an answer but neither a
+    /// grant nor a refusal.
+    pub(crate) fn on_vote_error(
+        &self,
+        node: &mut RNode<S>,
+        ctx: &mut Ctx<Self>,
+        from: NodeId,
+        pre: bool,
+        term: Term,
+    ) {
+        let round_term = if pre { node.term + 1 } else { node.term };
+        if node.role != (Role::Candidate { pre }) || term != round_term {
+            return;
+        }
+        node.vote_errors.insert(from);
+        self.all_answered(node, ctx, pre);
+    }
+
+    /// `waitForResults` once every peer answered (granted, refused or failed) with no majority
+    /// granted and none rejected by a majority: "received all the responses", REJECTED; the
+    /// server changes to a follower (`changeToFollowerAndPersistMetadata`), with a new election
+    /// timeout.
+    fn all_answered(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, pre: bool) {
+        let replies = (node.votes.len() - 1) + node.rejects.len();
+        if replies + node.vote_errors.len() + 1 < self.n as usize
+            || node.votes.len() >= self.majority()
+        {
+            return;
+        }
+        let t = node.term;
+        let why = format!(
+            "{} received {replies} response(s) and {} exception(s), {} of {} granted: REJECTED",
+            if pre { "pre-vote" } else { "election" },
+            node.vote_errors.len(),
+            node.votes.len(),
+            self.n
+        );
+        self.step_down(node, ctx, t, &why);
     }
 
     fn become_leader(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>) {
@@ -347,7 +402,7 @@ impl<S: StateMachine> Raft<S> {
         node.acked_commit = 0;
         node.role = Role::Leader;
         node.role_since = ctx.now;
-        node.leader = Some(ctx.me);
+        node.set_leader(ctx.now, Some(ctx.me));
         node.ghost.led.push(node.term);
         ctx.cancel_timer(Timer::Election);
         ctx.log(

@@ -145,6 +145,12 @@ pub enum Msg<S: StateMachine> {
     AppendError {
         call: u64,
     },
+    /// A (pre-)vote request that reached a host whose Raft server is down: the blocking
+    /// `requestVote` call fails (UNAVAILABLE), an exception in `waitForResults`.
+    VoteError {
+        pre: bool,
+        term: Term,
+    },
     /// A follower asks the leader for a readIndex (`readIndexAsync`, read option LINEARIZABLE).
     ReadIndex {
         id: u64,
@@ -359,6 +365,9 @@ impl<S: StateMachine> Protocol for Raft<S> {
         node.role = Role::Follower;
         node.role_since = ctx.now;
         node.last_leader_contact = 0;
+        // A new ServerState: no leader known since the start (`lastNoLeaderTime`).
+        node.leader = None;
+        node.no_leader_since = Some(ctx.now);
         node.ghost.client_epoch += 1;
         node.client = node::Client::new(ctx.me);
         // A fresh client id per incarnation: the retry cache must not confuse it with the last.
@@ -456,6 +465,7 @@ impl<S: StateMachine> Protocol for Raft<S> {
                 follower_commit,
             ),
             Msg::AppendError { call } => self.on_append_error(node, ctx, from, call),
+            Msg::VoteError { pre, term } => self.on_vote_error(node, ctx, from, pre, term),
             Msg::ReadIndex { id } => self.on_read_index(node, ctx, from, id),
             Msg::ReadIndexReply { id, index } => self.on_read_index_reply(node, ctx, id, index),
             Msg::Request { seq, cmd } => self.on_request(node, ctx, from, seq, cmd),
@@ -639,14 +649,18 @@ impl<S: StateMachine> Protocol for Raft<S> {
             },
         }
     }
-    /// An AppendEntries that reaches a stopped server: its host refuses the connection, and the
-    /// leader's stream fails (gRPC's UNAVAILABLE, after the TCP reset comes back). Other
-    /// messages are lost silently (their senders time out).
+    /// An AppendEntries or a (pre-)vote request that reaches a stopped server: its host refuses
+    /// the connection, and the sender's call fails (gRPC's UNAVAILABLE, after the TCP reset
+    /// comes back). Other messages are lost silently (their senders time out).
     fn bounce(&self, msg: &Msg<S>) -> Option<Msg<S>> {
         match msg {
             Msg::Append { call, .. } if *call != commands::CRAFTED_CALL => {
                 Some(Msg::AppendError { call: *call })
             }
+            Msg::Vote { pre, term, .. } => Some(Msg::VoteError {
+                pre: *pre,
+                term: *term,
+            }),
             _ => None,
         }
     }
@@ -659,7 +673,7 @@ impl<S: StateMachine> Protocol for Raft<S> {
             Msg::Append { entries, .. } if entries.is_empty() => "HEARTBEAT",
             Msg::Append { .. } => "APPEND_ENTRIES",
             Msg::AppendReply { .. } => "APPEND_ENTRIES_REPLY",
-            Msg::AppendError { .. } => "CONNECTION_REFUSED",
+            Msg::AppendError { .. } | Msg::VoteError { .. } => "CONNECTION_REFUSED",
             Msg::Request { .. } => "CLIENT_REQUEST",
             Msg::Reply { .. } => "CLIENT_REPLY",
             Msg::ReadIndex { .. } => "READ_INDEX",
@@ -747,6 +761,13 @@ impl<S: StateMachine> Protocol for Raft<S> {
                 let _ = write!(
                     s,
                     "connection refused (appendEntries stream of call={call}): UNAVAILABLE"
+                );
+            }
+            Msg::VoteError { pre, term } => {
+                let _ = write!(
+                    s,
+                    "connection refused ({} term={term}): UNAVAILABLE",
+                    if *pre { "preVote" } else { "requestVote" }
                 );
             }
             Msg::ReadIndex { id } => {

@@ -243,7 +243,11 @@ pub struct RNode<S: StateMachine> {
     pub meta_commit: Index,
     // -- volatile
     pub role: Role,
+    /// The leader this server knows of (`ServerState.leaderId`); set through `set_leader`.
     pub leader: Option<NodeId>,
+    /// `ServerState.lastNoLeaderTime`: since when no leader is known (the server's start, or
+    /// the leader becoming unknown); `None` while one is.
+    pub no_leader_since: Option<Micros>,
     pub commit: Index,
     pub applied: Index,
     /// Entries written by the LogWorker (log flushed and data stage done).
@@ -284,6 +288,9 @@ pub struct RNode<S: StateMachine> {
     pub votes: BTreeSet<NodeId>,
     /// Candidate: refusals received in this round (Ratis' `rejectedPeers`).
     pub rejects: BTreeSet<NodeId>,
+    /// Candidate: vote requests of this round that failed (refused connection: the peer's
+    /// server is down; Ratis' `exceptions` in `waitForResults`).
+    pub vote_errors: BTreeSet<NodeId>,
     pub progress: Vec<Progress>,
     pub next_call: u64,
     pub apply_queued: bool,
@@ -343,6 +350,7 @@ impl<S: StateMachine> RNode<S> {
             meta_commit: 0,
             role: Role::Follower,
             leader: None,
+            no_leader_since: None,
             commit: 0,
             applied: 0,
             flush: 0,
@@ -361,6 +369,7 @@ impl<S: StateMachine> RNode<S> {
             elections_held_until: 0,
             votes: BTreeSet::new(),
             rejects: BTreeSet::new(),
+            vote_errors: BTreeSet::new(),
             progress: Vec::new(),
             next_call: 1,
             apply_queued: false,
@@ -455,6 +464,14 @@ impl<S: StateMachine> RNode<S> {
     }
     pub fn is_leader(&self) -> bool {
         self.role == Role::Leader
+    }
+    /// `ServerState.setLeader`: on a change, a leader no longer known starts the no-leader
+    /// time (`lastNoLeaderTime`), a known one clears it.
+    pub fn set_leader(&mut self, now: Micros, leader: Option<NodeId>) {
+        if self.leader != leader {
+            self.leader = leader;
+            self.no_leader_since = if leader.is_none() { Some(now) } else { None };
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 //! Every constant of the Raft model is a parameter with Apache Ratis' default (the config key is
-//! named on each field). `preset = "ozone"` switches the election timeouts to Ozone's.
+//! named on each field). `preset = "ozone"` switches the election, slowness and no-leader
+//! timeouts to Ozone's.
 
 use crate::engine::action::Dur;
 use crate::time::{US_PER_MS, US_PER_S};
@@ -95,8 +96,17 @@ pub struct RaftParams {
     /// `raft.server.read.timeout` (10 s): a linearizable read waiting for the state machine to
     /// apply its readIndex fails with ReadException after this long (`ReadIndexQueue`).
     pub read_timeout: Dur,
-    /// `default` (Ratis) or `ozone` (election timeout 5 s - 5.2 s); `teaching` (1.5 s - 3 s,
-    /// slow enough to watch). Applied before the explicit fields.
+    /// `raft.server.rpc.slowness.timeout` (60 s; Ozone's `hdds.ratis.` one is 300 s): a leader's
+    /// appender that finds its follower has not answered for longer tells the state machine
+    /// (`LeaderStateImpl.checkHealth` -> `notifyFollowerSlowness`), at every turn of its loop.
+    pub slowness_timeout: Dur,
+    /// `raft.server.notification.no-leader.timeout` (60 s; Ozone's 300 s): a follower that
+    /// stands for election with no leader known for longer tells the state machine
+    /// (`RaftServerImpl.changeToCandidate` -> `notifyExtendedNoLeader`).
+    pub no_leader_timeout: Dur,
+    /// `default` (Ratis) or `ozone` (election timeout 5 s - 5.2 s, slowness and no-leader
+    /// timeouts 300 s); `teaching` (1.5 s - 3 s, slow enough to watch). Applied before the
+    /// explicit fields.
     pub preset: String,
 }
 
@@ -126,6 +136,8 @@ impl Default for RaftParams {
             leak_permit_on_pre_append_failure: false,
             read_option: ReadOption::Default,
             read_timeout: Dur(10 * US_PER_S),
+            slowness_timeout: Dur(60 * US_PER_S),
+            no_leader_timeout: Dur(60 * US_PER_S),
             preset: "default".into(),
         }
     }
@@ -176,11 +188,13 @@ pub const APPEND_BATCH_MAX: u32 = 4096;
 /// The most client requests per second.
 pub const CLIENT_RATE_MAX: u32 = 10_000;
 
-/// The presets' election timeouts (min, max).
-pub const PRESETS: &[(&str, Micros, Micros)] = &[
-    ("default", 150 * US_PER_MS, 300 * US_PER_MS),
-    ("ozone", 5 * US_PER_S, 5200 * US_PER_MS),
-    ("teaching", 1500 * US_PER_MS, 3 * US_PER_S),
+/// The presets' election timeouts (min, max) and their slowness and no-leader timeouts (one
+/// value for both: Ratis' defaults are 60 s each, Ozone's `DatanodeRatisServerConfig` sets
+/// `hdds.ratis.raft.server.rpc.slowness.timeout` and `...notification.no-leader.timeout` to 300 s).
+pub const PRESETS: &[(&str, Micros, Micros, Micros)] = &[
+    ("default", 150 * US_PER_MS, 300 * US_PER_MS, 60 * US_PER_S),
+    ("ozone", 5 * US_PER_S, 5200 * US_PER_MS, 300 * US_PER_S),
+    ("teaching", 1500 * US_PER_MS, 3 * US_PER_S, 60 * US_PER_S),
 ];
 
 use crate::time::Micros;
@@ -197,7 +211,7 @@ impl RaftParams {
             ))
             }
         };
-        let Some(&(_, min, max)) = PRESETS.iter().find(|p| p.0 == preset) else {
+        let Some(&(_, min, max, notify)) = PRESETS.iter().find(|p| p.0 == preset) else {
             return Err(format!(
                 "params.preset: \"{preset}\" is unknown; use \"default\", \"ozone\" or \"teaching\""
             ));
@@ -211,6 +225,12 @@ impl RaftParams {
             "timeout_max".into(),
             toml::Value::String(crate::time::fmt_duration(max)),
         );
+        for key in ["slowness_timeout", "no_leader_timeout"] {
+            base.insert(
+                key.into(),
+                toml::Value::String(crate::time::fmt_duration(notify)),
+            );
+        }
         base.extend(t);
         let p: RaftParams = toml::Value::Table(base)
             .try_into()
@@ -261,6 +281,12 @@ impl RaftParams {
         }
         if self.client_retry.0 == 0 {
             return Err("params.client_retry must be > 0".into());
+        }
+        if self.slowness_timeout.0 == 0 {
+            return Err("params.slowness_timeout must be > 0".into());
+        }
+        if self.no_leader_timeout.0 == 0 {
+            return Err("params.no_leader_timeout must be > 0".into());
         }
         Ok(())
     }

@@ -472,11 +472,28 @@ impl<S: StateMachine> Raft<S> {
             }
             // Still in `pollList` for a batch's reads: the turn has not ended, no sleep yet.
             if node.progress[p as usize].poll.is_none() {
+                self.check_health(node, ctx, p);
+                if !node.is_leader() {
+                    return;
+                }
                 self.sleep_for_errors(node, ctx, p);
             }
         }
         if !node.progress[p as usize].queued {
             self.arm(node, ctx, p);
+        }
+    }
+
+    /// `LeaderStateImpl.checkHealth`, at the end of each turn of the appender's loop: a follower
+    /// that has not answered for longer than `slowness_timeout` (`getLastRpcResponseTime`, set
+    /// when this leader took office and at each reply) is reported to the state machine
+    /// (`notifyFollowerSlowness`) at every turn while it stays silent.
+    fn check_health(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, p: NodeId) {
+        let quiet = ctx
+            .now
+            .saturating_sub(node.progress[p as usize].last_response);
+        if quiet > self.p.slowness_timeout.0 {
+            self.with_sm(node, ctx, |s, n, c| s.follower_slowness(n, c, p, quiet));
         }
     }
 
@@ -651,7 +668,7 @@ impl<S: StateMachine> Raft<S> {
                 format_args!("leader is {} (term {term})", ctx.topo.name(from)),
             );
         }
-        node.leader = Some(from);
+        node.set_leader(ctx.now, Some(from));
         node.last_leader_contact = ctx.now;
         // FollowerState.updateLastRpcTime(APPEND_START): the follower's sleep goes on; it
         // checks this time when it wakes.

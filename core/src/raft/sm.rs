@@ -205,6 +205,20 @@ pub trait StateMachine: Clone + fmt::Debug + 'static {
     }
     /// The leader stepped down (Ratis `LeaderEventApi.notifyNotLeader`).
     fn not_leader(&self, _n: &mut Self::Node, _c: &mut SmCtx<Self>) {}
+    /// `LeaderEventApi.notifyFollowerSlowness`: on the leader, follower `follower` has not
+    /// answered for `quiet` (longer than `slowness_timeout`); called at every turn of its
+    /// appender's loop while that lasts.
+    fn follower_slowness(
+        &self,
+        _n: &mut Self::Node,
+        _c: &mut SmCtx<Self>,
+        _follower: NodeId,
+        _quiet: Micros,
+    ) {
+    }
+    /// `FollowerEventApi.notifyExtendedNoLeader`: this follower stands for election with no
+    /// leader known for `quiet` (longer than `no_leader_timeout`).
+    fn extended_no_leader(&self, _n: &mut Self::Node, _c: &mut SmCtx<Self>, _quiet: Micros) {}
     fn apply(
         &self,
         n: &mut Self::Node,

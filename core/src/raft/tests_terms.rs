@@ -3,8 +3,9 @@
 //! Figure 8 scenario's two questions).
 
 use super::node::Role;
-use super::tests::{command, engine, isolate, leader, run_for};
+use super::tests::{act, command, engine, isolate, leader, name, run_for};
 use super::RaftKv;
+use crate::engine::action::Action;
 use crate::time::{US_PER_MS, US_PER_S};
 
 /// Ratis `ServerState.updateCurrentTerm`: when a server's term rises, `setLeader(null)` — the
@@ -118,4 +119,95 @@ fn figure_8_s4_knows_no_leader_in_term_4() {
     let sim = r.sim_of::<RaftKv>().unwrap();
     let s4 = &sim.nodes[sim.topo.id("S4").unwrap() as usize].state;
     assert_eq!((s4.term, s4.leader), (4, None));
+}
+
+/// `LeaderElection.waitForResults`: a vote request to a stopped server fails at once (its host
+/// refuses the connection: an exception, an answer that is neither a grant nor a refusal);
+/// once every peer answered with no majority granted the round is REJECTED and the server
+/// changes back to a follower with a new election timeout. With both peers stopped the survivor
+/// is a follower nearly all the time, standing (pre-vote only, its term unchanged) once per
+/// timeout for a round trip; cut off by the network instead (no answers), each round times out
+/// (TIMEOUT: it stays a candidate and tries again).
+#[test]
+fn a_candidate_whose_vote_requests_all_fail_falls_back_to_follower() {
+    for seed in 1..=5 {
+        for stopped in [true, false] {
+            let (mut e, l, f) = super::tests::settled("", seed);
+            let other = 3 - l - f;
+            if stopped {
+                for n in [l, other] {
+                    let node = name(&e, n);
+                    act(&mut e, Action::Stop { node });
+                }
+            } else {
+                isolate(&mut e, f, 3, true);
+            }
+            let term = e.sim.nodes[f as usize].state.term;
+            // Past the first election timeout (at most 2 x max after the last contact).
+            run_for(&mut e, 700 * US_PER_MS);
+            let (mut follower, mut longest, mut stretch) = (0u32, 0u64, 0u64);
+            let elections = e.sim.nodes[f as usize].state.elections;
+            for _ in 0..3000 {
+                run_for(&mut e, US_PER_MS);
+                if e.sim.nodes[f as usize].state.role == Role::Follower {
+                    follower += 1;
+                    stretch = 0;
+                } else {
+                    stretch += US_PER_MS;
+                    longest = longest.max(stretch);
+                }
+            }
+            let st = &e.sim.nodes[f as usize].state;
+            let rounds = st.elections - elections;
+            assert_eq!(st.term, term, "seed {seed}: pre-votes only, no new term");
+            assert!(
+                rounds >= 8,
+                "seed {seed}, stopped {stopped}: {rounds} rounds in 3 s"
+            );
+            if stopped {
+                assert!(
+                    follower >= 2900 && longest <= 10 * US_PER_MS,
+                    "seed {seed}: a follower {follower} of 3000 ms, the longest candidacy {longest} us"
+                );
+            } else {
+                assert!(
+                    follower == 0,
+                    "seed {seed}: cut off, rounds time out and it stays a candidate ({follower} ms a follower)"
+                );
+            }
+        }
+    }
+}
+
+/// Every message a run sends is a kind the model lists (`MSG_KINDS`: the legend, the message
+/// filters and a message expectation's `key` accept only those), refusals included: a leader
+/// whose follower is stopped gets CONNECTION_REFUSED for its appends, and the two survivors of
+/// a stopped leader get them for their (pre-)vote requests to it.
+#[test]
+fn every_message_sent_is_a_listed_kind() {
+    use crate::engine::trace::RecKind;
+    let (mut e, l, f) = super::tests::settled("", 3);
+    let node = name(&e, f);
+    act(&mut e, Action::Stop { node });
+    run_for(&mut e, US_PER_S);
+    let node = name(&e, f);
+    act(&mut e, Action::Start { node });
+    run_for(&mut e, US_PER_S);
+    let node = name(&e, l);
+    act(&mut e, Action::Stop { node });
+    run_for(&mut e, 2 * US_PER_S);
+    let kinds = super::view::MSG_KINDS;
+    let mut seen = std::collections::BTreeSet::new();
+    for r in e.trace.recs.iter() {
+        if let RecKind::Send { label, .. } = r.kind {
+            seen.insert(label);
+        }
+    }
+    assert!(seen.contains("CONNECTION_REFUSED"), "{seen:?}");
+    for label in &seen {
+        assert!(
+            kinds.iter().any(|k| k.label == *label),
+            "{label} is sent but not among MSG_KINDS"
+        );
+    }
 }

@@ -83,6 +83,11 @@ pub const MSG_KINDS: &[MsgKind] = &[
         about: "SUCCESS, INCONSISTENCY or NOT_LEADER",
     },
     MsgKind {
+        label: "CONNECTION_REFUSED",
+        color: "#868e96",
+        about: "the request reached a host whose server is down: its AppendEntries stream or vote request fails (UNAVAILABLE)",
+    },
+    MsgKind {
         label: "CLIENT_REQUEST",
         color: "#9c36b5",
         about: "a client request",
