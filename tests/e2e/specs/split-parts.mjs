@@ -45,6 +45,16 @@ export async function run({ page, baseUrl, log }) {
   await open(page, baseUrl);
   assert.equal((await app(page)).scenario, 'cassandra-21636-packet-loss');
   assert.deepEqual(parts, [], 'gossip is in the main module: no part fetched');
+  // A reload (the session in the link and the autosave, naming the default scenario) reads no
+  // text either: no part fetched, the session as it was.
+  await page.keyboard.press('ArrowRight');
+  await settled(page);
+  const stepped = (await app(page)).step;
+  await page.reload();
+  await page.waitForSelector('#app[data-ready="1"]');
+  await settled(page);
+  assert.equal((await app(page)).step, stepped, 'the session is restored');
+  assert.deepEqual(parts, [], 'a session of the default scenario fetches no part');
   // The default scenario is read ahead of time: its first frame needs no scenario reader. Any
   // other scenario's text is read by the reader, a part fetched when a text is first read; a
   // fetch that fails is an error naming it, the session and cursor unchanged.
