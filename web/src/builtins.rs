@@ -1,6 +1,7 @@
 //! The built-in scenarios in the browser. Their list (name, node count) is compiled in
-//! (`clusterscope_core::scenario::builtin::CATALOG`); their texts are not, except the default
-//! scenario's, so that the app opens at once: trunk copies `scenarios/` next to the app
+//! (`clusterscope_core::scenario::builtin::CATALOG`); their texts are not (the default scenario
+//! is, read ahead of time: `crate::compact`, so that the app opens at once without the
+//! scenario reader, `crate::reader`): trunk copies `scenarios/` next to the app
 //! (`index.html`) and a text is fetched the first time its scenario is opened ([`download`];
 //! ~1/4 of the gzipped wasm's data, docs/PERFORMANCE.md, "Download size and load").
 //!
@@ -17,9 +18,8 @@ use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-/// The scenario the app opens first; its text is compiled in.
+/// The scenario the app opens first; it is compiled in, read ahead of time (`crate::compact`).
 pub const DEFAULT: &str = "cassandra-21636-packet-loss";
-const DEFAULT_TEXT: &str = include_str!("../../scenarios/cassandra-21636-packet-loss.toml");
 
 thread_local! {
     /// Texts downloaded (or given by the page, in a worker), by name.
@@ -33,11 +33,9 @@ pub fn catalog() -> &'static [Entry] {
     CATALOG
 }
 
-/// The text of the built-in `name`, if it is at hand.
+/// The text of the built-in `name`, if it is at hand (the default scenario's never is in the
+/// app's wasm build: [`get`] builds it from its form read ahead of time, a worker too).
 pub fn text(name: &str) -> Option<Rc<str>> {
-    if name == DEFAULT {
-        return Some(Rc::from(DEFAULT_TEXT));
-    }
     // Native builds that compile the texts into core (its `builtin-texts` feature: the crate's
     // tests, a workspace build) have every text at hand, as if downloaded; the app's wasm build
     // has none and downloads them.
@@ -68,11 +66,16 @@ pub fn job(r: &ScenarioRef) -> (String, String) {
 }
 
 /// The built-in scenario `name`, parsed. When its text is not downloaded yet: an error, and the
-/// name is remembered for [`take_wanted`].
+/// name is remembered for [`take_wanted`]; when the scenario reader is not loaded (the split
+/// release build): an error, and the reader is wanted (`crate::reader`). The default scenario
+/// needs neither: it is read ahead of time (`crate::compact`).
 pub fn get(name: &str) -> Result<Scenario, String> {
     let e = builtin::entry(name).ok_or_else(|| builtin::unknown(name))?;
+    if e.name == DEFAULT {
+        return crate::compact::scenario(&e.file(), &Limits::default()).map_err(|e| e.to_string());
+    }
     match text(name) {
-        Some(t) => Scenario::parse(&e.file(), &t, &Limits::default()).map_err(|e| e.to_string()),
+        Some(t) => crate::reader::parse(&e.file(), &t, &Limits::default()),
         None => {
             WANTED.with(|w| w.set(Some(e.name)));
             Err(format!(

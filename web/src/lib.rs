@@ -19,6 +19,9 @@
 //!   counting allocator, and what the page does instead of calling into a stopped module.
 //! - [`builtins`]: the built-in scenarios: their list compiled in, their texts (but the default
 //!   scenario's) downloaded when one is first opened.
+//! - [`reader`]: the scenario reader (TOML text to a scenario), a part of the split build
+//!   fetched when a text is first read; [`compact`]: the default scenario read ahead of time,
+//!   so that its first frame needs no reader.
 //! - [`split`]: the split release build's parts of the app's own code ([`in_part!`]: the
 //!   models' panels, the hunt), fetched when first needed.
 //! - [`platform`]: browser side effects (storage, URL, downloads, clipboard, clock, canvas sizes
@@ -32,6 +35,7 @@
 //! seeking.
 
 pub mod builtins;
+pub mod compact;
 pub mod crash;
 pub mod draw;
 pub mod hunt;
@@ -41,6 +45,7 @@ pub mod layout;
 pub mod model;
 pub mod models;
 pub mod platform;
+pub mod reader;
 pub mod split;
 pub mod sweep;
 pub mod ui;

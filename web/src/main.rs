@@ -105,6 +105,9 @@ pub fn bench_engine(builtin: &str) -> Result<f64, JsValue> {
 #[wasm_bindgen]
 pub fn wanted_model() -> Option<String> {
     clusterscope_core::registry::take_wanted()
+        .or_else(|| {
+            clusterscope_web::reader::take_wanted().then_some(clusterscope_web::reader::PART)
+        })
         .or_else(clusterscope_web::split::take_wanted)
         .map(String::from)
 }

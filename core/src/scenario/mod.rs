@@ -6,6 +6,12 @@
 //! the models, and the registry above them. The parser takes the model table as an argument
 //! (`Scenario::parse_in`); this module, above the registry, hands it every registered model.
 //! Imports run downwards (ARCHITECTURE.md, "Invariants").
+//!
+//! The TOML reader (`Scenario::parse`, [`parse_override`]: toml's text parser and the typed
+//! reading of a file) is, in the web app's split release build, the part `reader` of the wasm,
+//! fetched the first time a text is read (issue 44; the app's default scenario is read ahead of
+//! time, `Scenario::from_tables`): while it is not loaded they answer an error and the reader
+//! is wanted ([`take_reader_wanted`]), as a model's part is (`registry::take_wanted`).
 
 pub mod builtin;
 
@@ -16,7 +22,7 @@ pub use crate::scenario_file::*;
 impl Scenario {
     /// Parse and validate TOML text. `file` names the source in errors.
     pub fn parse(file: &str, text: &str, limits: &Limits) -> Result<Scenario, ScenarioError> {
-        Scenario::parse_in(&registry::vocabs(), file, text, limits)
+        reader::parse(file, text, limits)
     }
 
     /// Validate a parsed file.
@@ -26,5 +32,115 @@ impl Scenario {
         limits: &Limits,
     ) -> Result<Scenario, ScenarioError> {
         Scenario::from_raw_in(&registry::vocabs(), file, raw, limits)
+    }
+
+    /// A file read ahead of time into TOML's value tree (`Scenario::read_tables`), typed and
+    /// validated: no text parser (the web app's default scenario).
+    pub fn from_tables(
+        file: &str,
+        rest: toml::Table,
+        section: Option<toml::Table>,
+        limits: &Limits,
+    ) -> Result<Scenario, ScenarioError> {
+        Scenario::from_tables_in(&registry::vocabs(), file, rest, section, limits)
+    }
+}
+
+/// Parse a `--set key=value` override: the value as TOML if it parses, else as a string
+/// (`scenario_file::parse_override`). In the web app's split release build an error while the
+/// reader is not loaded (see the module's doc).
+pub fn parse_override(s: &str) -> Result<(String, toml::Value), String> {
+    reader::value(s)
+}
+
+/// Whether the reader was needed since the last call and its part was not loaded (only in the
+/// web app's split release build).
+pub fn take_reader_wanted() -> bool {
+    reader::WANTED.with(|w| w.replace(false))
+}
+
+/// The reader called directly: every build but the web app's split release build.
+#[cfg(not(cs_split))]
+mod reader {
+    use super::*;
+
+    thread_local! {
+        pub static WANTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    pub fn parse(file: &str, text: &str, limits: &Limits) -> Result<Scenario, ScenarioError> {
+        Scenario::parse_in(&registry::vocabs(), file, text, limits)
+    }
+
+    pub fn value(s: &str) -> Result<(String, toml::Value), String> {
+        crate::scenario_file::parse_override(s)
+    }
+}
+
+/// The reader behind the split point of the part `reader` (one point, both calls: code two
+/// points of a part share is copied into each of their modules), polled as a model's is
+/// (`registry::poll_split_point`).
+#[cfg(cs_split)]
+mod reader {
+    use super::*;
+
+    thread_local! {
+        pub static WANTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    /// What the app says while the part is not loaded.
+    const NOT_LOADED: &str =
+        "the scenario reader is not loaded yet (a part of the app, split/reader)";
+
+    enum Call<'a> {
+        Parse(&'a str, &'a str, &'a Limits),
+        Value(&'a str),
+    }
+
+    enum Out {
+        Parse(Box<Result<Scenario, ScenarioError>>),
+        Value(Result<(String, toml::Value), String>),
+    }
+
+    #[wasm_split::wasm_split(reader)]
+    async fn read(call: usize) {
+        // SAFETY: `run` passes the address of its own pair, alive and not otherwise borrowed
+        // while the split point runs (synchronously, within its poll).
+        let call = unsafe { &mut *(call as *mut (Option<Call<'_>>, Option<Out>)) };
+        call.1 = match call.0.take() {
+            Some(Call::Parse(file, text, limits)) => Some(Out::Parse(Box::new(
+                Scenario::parse_in(&registry::vocabs(), file, text, limits),
+            ))),
+            Some(Call::Value(s)) => Some(Out::Value(crate::scenario_file::parse_override(s))),
+            None => None,
+        };
+    }
+
+    fn run(c: Call) -> Option<Out> {
+        let mut call = (Some(c), None);
+        let p: *mut (Option<Call>, Option<Out>) = &mut call;
+        if registry::poll_split_point(Box::pin(read(p as usize))) {
+            call.1
+        } else {
+            WANTED.with(|w| w.set(true));
+            None
+        }
+    }
+
+    pub fn parse(file: &str, text: &str, limits: &Limits) -> Result<Scenario, ScenarioError> {
+        match run(Call::Parse(file, text, limits)) {
+            Some(Out::Parse(r)) => *r,
+            _ => Err(ScenarioError {
+                file: file.to_string(),
+                msg: NOT_LOADED.to_string(),
+            }),
+        }
+    }
+
+    pub fn value(s: &str) -> Result<(String, toml::Value), String> {
+        match run(Call::Value(s)) {
+            Some(Out::Value(r)) => r,
+            _ => Err(NOT_LOADED.to_string()),
+        }
     }
 }

@@ -69,3 +69,35 @@ pub(super) fn clean_toml_error(e: &str, text: &str) -> String {
     out.extend(nesting::explain(e, text));
     out.join("\n")
 }
+
+impl Scenario {
+    /// The file read into TOML's value tree, its model's section apart (as [`Scenario::parse_in`]
+    /// reads it): what [`Scenario::from_tables_in`] takes. The web app reads its default
+    /// scenario so natively, ahead of time, so that its first download carries no TOML parser
+    /// (`web/src/compact.rs`).
+    pub fn read_tables(text: &str) -> Result<(toml::Table, Option<toml::Table>), String> {
+        let (rest, section) = split_section(text)?;
+        let rest = toml::from_str::<toml::Table>(&rest)
+            .map_err(|e| clean_toml_error(&e.to_string(), &rest))?;
+        Ok((rest, section))
+    }
+
+    /// A scenario from its file read into TOML's value tree ([`Scenario::read_tables`]):
+    /// typed and validated as [`Scenario::parse_in`] does, without the text parser.
+    pub fn from_tables_in(
+        models: &[ModelVocab],
+        file: &str,
+        rest: toml::Table,
+        section: Option<toml::Table>,
+        limits: &Limits,
+    ) -> Result<Scenario, ScenarioError> {
+        let raw =
+            ScenarioFile::deserialize(toml::Value::Table(rest)).map_err(|e| ScenarioError {
+                file: file.to_string(),
+                msg: e.message().to_string(),
+            })?;
+        let mut sc = Self::from_raw_in(models, file, raw, limits)?;
+        sc.section = section;
+        Ok(sc)
+    }
+}

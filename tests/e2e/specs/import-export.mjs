@@ -62,7 +62,9 @@ export async function run({ page, baseUrl, screenshot }) {
     mimeType: 'text/plain',
     buffer: Buffer.from(toml.text),
   });
-  assert.match(await bannerText(page, 'info'), /Imported/);
+  // (A fresh page: in the split build the scenario reader is fetched first, "Loading the
+  // scenario reader…", then the file is imported.)
+  await page.waitForFunction(() => /Imported/.test(document.querySelector('#banner[data-kind="info"] .banner-text')?.textContent || ''));
   await settled(page);
   let got = await app(page);
   assert.equal(got.variant, 'fixed');

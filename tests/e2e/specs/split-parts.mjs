@@ -1,6 +1,8 @@
 // Issue 44: in the release build every model but gossip is a part of the wasm fetched when a
 // scenario of it is first opened (scripts/wasm-split.mjs, `clusterscope_core::registry::load`).
-// The default scenario (gossip) opens with no part fetched; a ping-pong scenario fetches its
+// The default scenario (gossip, read ahead of time) opens with no part fetched; the scenario
+// reader is a part fetched when a text is first read (a refused fetch an error naming it, the
+// session unchanged, opening again retries); a ping-pong scenario fetches its
 // part (busy and a notice meanwhile; the check's worker loads it too), a second opening fetches
 // nothing; a part that cannot
 // be fetched is an error naming the model, the session unchanged and the app usable. A model's
@@ -43,6 +45,27 @@ export async function run({ page, baseUrl, log }) {
   await open(page, baseUrl);
   assert.equal((await app(page)).scenario, 'cassandra-21636-packet-loss');
   assert.deepEqual(parts, [], 'gossip is in the main module: no part fetched');
+  // A reload (the session in the link and the autosave, naming the default scenario) reads no
+  // text either: no part fetched, the session as it was.
+  await page.keyboard.press('ArrowRight');
+  await settled(page);
+  const stepped = (await app(page)).step;
+  await page.reload();
+  await page.waitForSelector('#app[data-ready="1"]');
+  await settled(page);
+  assert.equal((await app(page)).step, stepped, 'the session is restored');
+  assert.deepEqual(parts, [], 'a session of the default scenario fetches no part');
+  // The default scenario is read ahead of time: its first frame needs no scenario reader. Any
+  // other scenario's text is read by the reader, a part fetched when a text is first read; a
+  // fetch that fails is an error naming it, the session and cursor unchanged.
+  if (split) {
+    const { text: err } = await refused(page, log, '**/split/reader-*.wasm',
+      () => page.selectOption('#scenario-select', 'pingpong'),
+      async () => { const t = await bannerText(page, 'error'); await settled(page); return t; });
+    assert.match(err, /Could not read the scenario: the scenario reader's code did not load \(a part of the app, split\/reader/);
+    assert.equal((await app(page)).ready, '1', 'the app is usable');
+    assert.ok(!parts.some((p) => p.startsWith('pingpong')), `no model part without the reader: ${parts.join(', ')}`);
+  }
 
   // Ping-pong's part, held back 1 s: the app says so and is busy meanwhile.
   let release;
@@ -56,7 +79,7 @@ export async function run({ page, baseUrl, log }) {
     await page.waitForSelector('#banner[data-kind="info"]');
     const notice = await bannerText(page, 'info');
     log(notice);
-    assert.match(notice, /Loading the pingpong model|downloading its scenario file/);
+    assert.match(notice, /Loading the pingpong model|Loading the scenario reader|downloading its scenario file/);
     await page.waitForFunction(() => /Loading the pingpong model/.test(document.querySelector('#banner .banner-text')?.textContent || ''));
     assert.equal((await app(page)).ready, '0', 'not ready while the part loads');
     assert.equal((await app(page)).scenario, 'cassandra-21636-packet-loss', 'the current session stays meanwhile');
@@ -74,6 +97,9 @@ export async function run({ page, baseUrl, log }) {
   if (split) {
     assert.ok(pingpong.length >= 2 && pingpong.length <= 4, `the part is fetched by the page and the check's worker: ${parts.join(', ')}`);
     assert.ok(pingpong.some((p) => p.startsWith('pingpong-enter-')) && pingpong.some((p) => p.startsWith('pingpong-panels-')), `ping-pong's engine and panels: ${parts.join(', ')}`);
+    // The reader, once refused above, is fetched when the text is read again, before the model.
+    const reader = parts.findIndex((p) => p.startsWith('reader-'));
+    assert.ok(reader >= 0 && reader < parts.findIndex((p) => p.startsWith('pingpong')), `the reader, then the model: ${parts.join(', ')}`);
   }
   await clickNode(page, 'n3');
   await page.waitForSelector('#inspector[data-node="n3"] #node-views');

@@ -39,6 +39,8 @@ export async function run({ page, baseUrl, screenshot, log }) {
   await page.fill('#sweep-grid-values-0', 'buggy,bogus');
   await page.fill('#sweep-seeds', '4');
   await page.click('#sweep-start');
+  // (The split build loads the scenario reader first: the grid's values are read as TOML.)
+  await page.waitForSelector('#sweep-panel:not([data-state="loading"])');
   const note = await page.textContent('.sweep-note');
   assert.match(note, /Vary echo = bogus/, note);
   assert.equal(await page.getAttribute('#sweep-panel', 'data-state'), 'idle', 'nothing started');

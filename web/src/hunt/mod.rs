@@ -341,8 +341,7 @@ pub fn replay_verdict(
     actions: &[RecordedAction],
 ) -> Result<(String, Option<u64>), String> {
     let text = clusterscope_core::session::export_scenario(s, seed, actions)?;
-    let with =
-        Scenario::parse("scenario.toml", &text, &Limits::browser()).map_err(|e| e.to_string())?;
+    let with = crate::reader::parse("scenario.toml", &text, &Limits::browser())?;
     let opts = RunOptions {
         body_budget: 0,
         checkpointing: false,

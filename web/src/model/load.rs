@@ -170,7 +170,7 @@ impl Model {
     }
 
     pub(super) fn import(&mut self, file: &str, text: String) {
-        let scenario = match Scenario::parse(file, &text, &self.limits) {
+        let scenario = match crate::reader::parse(file, &text, &self.limits) {
             Ok(s) => s,
             Err(e) => {
                 self.error(format!(

@@ -327,7 +327,7 @@ fn resolve(r: &ScenarioRef) -> Result<Scenario, String> {
     match r {
         ScenarioRef::Builtin(name) => crate::builtins::get(name),
         ScenarioRef::Custom(text) => {
-            Scenario::parse("scenario.toml", text, &Limits::browser()).map_err(|e| e.to_string())
+            crate::reader::parse("scenario.toml", text, &Limits::browser())
         }
     }
 }

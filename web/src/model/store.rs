@@ -91,15 +91,21 @@ fn apply(m: &mut Model, msg: Msg) -> bool {
     // Compare's code (the split release build), asked for by this message: fetched after what
     // the message itself waits for, if anything (it asks again when it is applied again).
     let compare = super::compare::take_wanted();
-    // A built-in's text first (the scenario names its model), then the model's code.
+    // A built-in's text first, then the scenario reader that reads it (the split release
+    // build's part `reader`: the default scenario needs none), then the model's code (the
+    // scenario names its model).
+    let reader = crate::reader::take_wanted();
     let wanted = match crate::builtins::take_wanted() {
         Some(name) => Some((name, false)),
+        None if reader => Some((crate::reader::PART, true)),
         None => clusterscope_core::registry::take_wanted().map(|name| (name, true)),
     };
     if let Some((name, part)) = wanted {
         if let Some(msg) = again {
             // Its error ("not downloaded yet") is replaced by what happens meanwhile.
-            m.info(if part {
+            m.info(if part && name == crate::reader::PART {
+                "Loading the scenario reader…".to_string()
+            } else if part {
                 format!("Loading the {name} model…")
             } else {
                 format!("Opening {name}: downloading its scenario file…")
@@ -142,6 +148,15 @@ fn downloaded(m: &mut Model, name: &'static str, result: Result<(), String>) -> 
             format!(
                 "Could not compare: {e}. Your current session is unchanged; pick the variant to \
                  compare with again to retry."
+            )
+        } else if part && name == crate::reader::PART {
+            format!(
+                "Could not read the scenario: {e}. {}",
+                if restoring {
+                    "Your saved session stays saved: reload the page once you are online."
+                } else {
+                    "Your current session is unchanged; open it again to retry."
+                }
             )
         } else if part {
             format!(
@@ -276,6 +291,62 @@ mod tests {
             waiting: vec![Msg::LoadBuiltin("raft-figure-8".into())],
         });
         assert!(downloaded(&mut m, "raft", Ok(())));
+        assert_eq!(
+            m.run.scenario.raw.protocol, "raft",
+            "the waiting message applied"
+        );
+    }
+
+    /// The scenario reader's part that did not load (the split release build): an error naming
+    /// it, the session shown unchanged; a saved session being restored stays saved; one that
+    /// loaded lets the waiting message through (natively the reader is compiled in).
+    #[test]
+    fn the_reader_part_waits_like_a_text() {
+        let mut m = Model::new();
+        let file = m.run.scenario.file.clone();
+        let reader = crate::reader::PART;
+        m.download = Some(Download {
+            name: reader,
+            part: true,
+            id: 5,
+            waiting: vec![Msg::LoadBuiltin("raft-figure-8".into())],
+        });
+        assert!(downloaded(
+            &mut m,
+            reader,
+            Err("split/reader did not load".into())
+        ));
+        let b = m.banner.as_ref().expect("an error");
+        assert!(
+            b.text.starts_with(
+                "Could not read the scenario: split/reader did not load. Your current session \
+                 is unchanged"
+            ),
+            "{}",
+            b.text
+        );
+        assert_eq!(m.run.scenario.file, file, "the session is unchanged");
+        assert!(m.download.is_none());
+        assert_eq!(m.keep_saved_until_edit, None);
+        m.download = Some(Download {
+            name: reader,
+            part: true,
+            id: 6,
+            waiting: vec![Msg::RestoreSaved("saved".into())],
+        });
+        downloaded(&mut m, reader, Err("offline".into()));
+        assert_eq!(
+            m.keep_saved_until_edit,
+            Some(m.session_rev),
+            "the saved session stays"
+        );
+        m.download = Some(Download {
+            name: reader,
+            part: true,
+            id: 7,
+            waiting: vec![Msg::LoadBuiltin("raft-figure-8".into())],
+        });
+        assert!(downloaded(&mut m, reader, Ok(())));
         assert_eq!(
             m.run.scenario.raw.protocol, "raft",
             "the waiting message applied"

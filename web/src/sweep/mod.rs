@@ -56,7 +56,7 @@ thread_local! {
 /// nothing, `crate::builtins::job`), else the text of an imported file.
 pub fn scenario_of(builtin_name: &str, text: &str) -> Result<Scenario, String> {
     if builtin_name.is_empty() {
-        Scenario::parse("scenario.toml", text, &Limits::browser()).map_err(|e| e.to_string())
+        crate::reader::parse("scenario.toml", text, &Limits::browser())
     } else {
         if !text.is_empty() {
             crate::builtins::provide(builtin_name, text)?;
@@ -88,7 +88,7 @@ pub fn with_actions_as_faults(
         raw.faults.push(t);
     }
     let text = s.to_toml(&raw)?;
-    Scenario::parse("scenario.toml", &text, &Limits::browser())
+    crate::reader::parse("scenario.toml", &text, &Limits::browser())
         .map_err(|e| format!("your actions as faults: {e}"))?;
     Ok((text, forks))
 }

@@ -373,6 +373,13 @@ pub fn app() -> Html {
                              split/compare; check the connection)"
                                 .to_string()
                         })
+                    } else if part && name == crate::reader::PART {
+                        // The scenario reader (the split release build's part for it).
+                        crate::platform::load_part(name).await.map_err(|()| {
+                            "the scenario reader's code did not load (a part of the app, \
+                             split/reader; check the connection)"
+                                .to_string()
+                        })
                     } else if part {
                         // The model's code (the split release build's part for it).
                         crate::platform::load_model(name).await

@@ -6,8 +6,8 @@
 //! height, so that the histograms of a row align), and the failing seeds, each opening in the
 //! replay (its title names what each expectation saw in that seed).
 //!
-//! Test hooks (tests/e2e/README.md): `#sweep-open`; `#sweep-panel[data-state]` (idle, running,
-//! done, cancelled, error) with data-done/-total/-workers; `#sweep-seeds`, `#sweep-start`,
+//! Test hooks (tests/e2e/README.md): `#sweep-open`; `#sweep-panel[data-state]` (idle, loading:
+//! the scenario reader's part, running, done, cancelled, error) with data-done/-total/-workers; `#sweep-seeds`, `#sweep-start`,
 //! `#sweep-cancel`, `#sweep-close`; `#sweep-scope[data-actions]`; `#sweep-progress`
 //! (data-done/-total); `.sweep-exp` (data-name, -count, -runs, and -observed: `DOWN:28|no value:2`,
 //! the values where it failed and their seed counts); `#sweep-all` (data-count, -runs);
@@ -169,6 +169,8 @@ pub enum SMsg {
     Seeds(String),
     WithActions(bool),
     Start,
+    /// The scenario reader's part did not load (`crate::reader`).
+    ReaderFailed,
     Cancel,
     Reply(Reply),
     Open(u64),
@@ -187,6 +189,9 @@ pub struct SweepCard {
     /// Scenario files opened from grid cells of the current sweep: opening another of its seeds
     /// from one of them is still "the scenario swept".
     opened_cells: Vec<String>,
+    /// The scenario reader is being loaded to start a sweep (`crate::reader`: the split release
+    /// build's part, needed for grid values and the session's actions as faults).
+    loading: bool,
 }
 
 impl SweepCard {
@@ -292,6 +297,7 @@ impl Component for SweepCard {
             note: None,
             grid: Default::default(),
             opened_cells: Vec::new(),
+            loading: false,
         }
     }
 
@@ -302,9 +308,33 @@ impl Component for SweepCard {
             SMsg::WithActions(on) => self.with_actions = on,
             SMsg::Start => {
                 self.note = None;
+                self.loading = false;
                 if let Err(e) = self.start(ctx) {
                     self.note = Some(e);
+                    // The session's actions as faults are read as a scenario file: the split
+                    // release build loads the scenario reader (`crate::reader`), then starts.
+                    if crate::reader::take_wanted() {
+                        self.note = Some("Loading the scenario reader…".into());
+                        self.loading = true;
+                        let link = ctx.link().clone();
+                        wasm_bindgen_futures::spawn_local(async move {
+                            let loaded = platform::load_part(crate::reader::PART).await;
+                            link.send_message(match loaded {
+                                Ok(()) => SMsg::Start,
+                                Err(()) => SMsg::ReaderFailed,
+                            });
+                        });
+                    }
                 }
+            }
+            SMsg::ReaderFailed => {
+                self.loading = false;
+                self.note = Some(
+                    "Could not start the sweep: the scenario reader's code did not load (a part \
+                     of the app, split/reader; check the connection). Press Run sweep again to \
+                     retry."
+                        .into(),
+                );
             }
             SMsg::Cancel => {
                 if let Some(a) = self.run.as_mut().filter(|a| a.state == State::Running) {
@@ -462,8 +492,12 @@ impl Component for SweepCard {
         let keys: Vec<ParamRow> =
             params_for(&m.run.scenario, &m.run.variant, &toml::Table::new()).unwrap_or_default();
         drop(m);
-        let state = self.run.as_ref().map_or("idle", |a| a.state.as_str());
-        let running = state == "running";
+        let state = if self.loading {
+            "loading"
+        } else {
+            self.run.as_ref().map_or("idle", |a| a.state.as_str())
+        };
+        let running = state == "running" || self.loading;
         let (done, total) = self
             .run
             .as_ref()
