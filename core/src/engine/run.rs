@@ -289,7 +289,7 @@ impl<P: Protocol> Engine<P> {
                     )),
                     other => other,
                 })?;
-            self.sim.check_invariants(&mut out);
+            self.sim.check_invariants(&mut out, None);
             self.sim.steps += 1;
             true
         } else {
