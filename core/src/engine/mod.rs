@@ -620,9 +620,10 @@ impl<P: Protocol> Sim<P> {
         }
     }
 
-    /// Process the next queue event. `Ok(false)` when nothing is left.
-    fn step_queue(&mut self, out: &mut Out) -> Result<bool, SimError> {
-        if self.next_time().is_none() {
+    /// Process the next queue event. `Ok(false)` when nothing is left. `peeked`: `next_time`
+    /// answered `Some` and nothing changed since, so the first event is settled and not stale.
+    fn step_queue(&mut self, out: &mut Out, peeked: bool) -> Result<bool, SimError> {
+        if !peeked && self.next_time().is_none() {
             return Ok(false);
         }
         let e = self.queue.pop().expect("peeked");
