@@ -17,7 +17,7 @@ use crate::time::{fmt_time, Micros};
 use action::{Action, ActionSource, AppliedAction, Dur, RecordedAction};
 use inflight::{HasId, InFlight};
 use network::{Link, Network};
-pub use protocol::{Ctx, Effect, ExecStats, Protocol, Violation};
+pub use protocol::{Ctx, Effect, ExecStats, Moved, Protocol, Violation, World};
 use queue::{EventQueue, Keyed};
 use rand::Rng;
 use serde::Serialize;
@@ -282,6 +282,10 @@ pub struct Sim<P: Protocol> {
     /// product is their outcome (a sweep's seed, `Sim::set_tracing`): no record is written,
     /// hashed or formatted, and `hash` stays at its start.
     tracing: bool,
+    /// This world's identity for the model's check (`Protocol::check_step`): new on every
+    /// copy and restore, and after a step that failed half-way. A state changed by hand
+    /// between steps (a test planting a violation) calls [`Sim::forget_checks`].
+    world: World,
 }
 
 /// Where records go during a step: into the trace when the step is new, nowhere on a replay.
@@ -364,6 +368,7 @@ impl<P: Protocol> Clone for Sim<P> {
             violated,
             skipped,
             tracing,
+            world,
         } = self;
         Sim {
             proto: proto.clone(),
@@ -388,6 +393,7 @@ impl<P: Protocol> Clone for Sim<P> {
             violated: *violated,
             skipped: skipped.clone(),
             tracing: *tracing,
+            world: world.clone(),
         }
     }
 
@@ -415,6 +421,7 @@ impl<P: Protocol> Clone for Sim<P> {
             violated,
             skipped,
             tracing,
+            world,
         } = src;
         self.proto.clone_from(proto);
         self.topo.clone_from(topo);
@@ -437,6 +444,7 @@ impl<P: Protocol> Clone for Sim<P> {
         self.violated = *violated;
         self.skipped.clone_from(skipped);
         self.tracing = *tracing;
+        self.world.clone_from(world);
     }
 }
 
@@ -530,6 +538,7 @@ impl<P: Protocol> Sim<P> {
             violated: false,
             skipped: Skipped::default(),
             tracing: true,
+            world: World::new(),
         };
         for i in 0..n {
             sim.push(0, Ev::Start(i));
@@ -611,23 +620,31 @@ impl<P: Protocol> Sim<P> {
         }
     }
 
-    /// Process the next queue event. `Ok(false)` when nothing is left.
-    fn step_queue(&mut self, out: &mut Out) -> Result<bool, SimError> {
-        if self.next_time().is_none() {
+    /// Process the next queue event. `Ok(false)` when nothing is left. `peeked`: `next_time`
+    /// answered `Some` and nothing changed since, so the first event is settled and not stale.
+    fn step_queue(&mut self, out: &mut Out, peeked: bool) -> Result<bool, SimError> {
+        if !peeked && self.next_time().is_none() {
             return Ok(false);
         }
         let e = self.queue.pop().expect("peeked");
         debug_assert!(e.time >= self.now, "time went backwards");
         self.now = e.time;
-        match e.ev {
-            Ev::Deliver(id) => self.deliver(out, id),
+        // The one node whose slot the event can change (its handler's, its executor's, its
+        // start), or `None`: an action, which may change any.
+        let (done, node) = match e.ev {
+            Ev::Deliver(id) => {
+                let (done, to) = self.deliver(out, id);
+                (done, Some(to))
+            }
             Ev::Timer { node, key, .. } => {
                 self.nodes[node as usize].timers.remove(&key);
                 let label = self.proto.timer_label(&key);
                 self.emit(out, node, RecKind::Timer { label }, None);
-                self.with_node(out, node, None, |proto, n, ctx| proto.on_timer(n, ctx, key))
+                let done =
+                    self.with_node(out, node, None, |proto, n, ctx| proto.on_timer(n, ctx, key));
+                (done, Some(node))
             }
-            Ev::TaskDone { node, exec, .. } => self.task_done(out, node, exec),
+            Ev::TaskDone { node, exec, .. } => (self.task_done(out, node, exec), Some(node)),
             Ev::Scheduled(i) => {
                 let action = self.schedule[i as usize].1.clone();
                 // A scheduled action that no longer applies (e.g. starting a running node because a
@@ -642,31 +659,43 @@ impl<P: Protocol> Sim<P> {
                     self.log(out, 0, LogLevel::Warn, &why);
                     self.skipped.add(self.now, why);
                 }
-                Ok(())
+                (Ok(()), None)
             }
             Ev::Start(node) => {
-                if self.nodes[node as usize].status == NodeStatus::Stopped {
+                let done = if self.nodes[node as usize].status == NodeStatus::Stopped {
                     self.start_node(out, node)
                 } else {
                     Ok(())
-                }
+                };
+                (done, Some(node))
             }
             Ev::CutEnds(token) => {
                 self.end_cut(out, token);
-                Ok(())
+                (Ok(()), None)
             }
-        }?;
-        self.check_invariants(out);
+        };
+        if done.is_err() {
+            // Half a step: no check of it, so nothing kept about this world holds.
+            self.world.renew();
+        }
+        done?;
+        self.check_invariants(out, node);
         self.steps += 1;
         Ok(true)
     }
 
-    /// After a step: the model's invariants (`Protocol::check`), when it has any.
-    fn check_invariants(&mut self, out: &mut Out) {
+    /// After a step: the model's invariants (`Protocol::check_step`), when it has any. `node`:
+    /// the one node whose slot the step could change (`None`: any).
+    fn check_invariants(&mut self, out: &mut Out, node: Option<NodeId>) {
         if !P::CHECKS {
             return;
         }
-        match self.proto.check(self) {
+        let moved = Moved {
+            world: self.world.id(),
+            step: self.steps,
+            node,
+        };
+        match self.proto.check_step(self, moved) {
             Some(what) => {
                 if !self.violated {
                     self.violated = true;
@@ -690,7 +719,19 @@ impl<P: Protocol> Sim<P> {
         }
     }
 
-    fn deliver(&mut self, out: &mut Out, id: u64) -> Result<(), SimError> {
+    /// A state changed by hand between steps (a test planting a violation): what the model's
+    /// check kept about this world is forgotten, so the next step's check reads every node.
+    pub fn forget_checks(&mut self) {
+        self.world.renew();
+    }
+
+    /// Whether the state after the last step broke one of the model's invariants.
+    pub fn violated(&self) -> bool {
+        self.violated
+    }
+
+    /// Deliver message `id`; and its destination.
+    fn deliver(&mut self, out: &mut Out, id: u64) -> (Result<(), SimError>, NodeId) {
         let f = self
             .in_flight
             .remove(id)
@@ -719,10 +760,10 @@ impl<P: Protocol> Sim<P> {
             self.emit(out, f.to, kind, None);
             if reason == DropReason::NodeStopped {
                 if let Some(b) = self.proto.bounce(&f.msg) {
-                    self.send(out, f.to, f.from, b)?;
+                    return (self.send(out, f.to, f.from, b), f.to);
                 }
             }
-            return Ok(());
+            return (Ok(()), f.to);
         }
         let deliver = RecKind::Deliver {
             msg: id,
@@ -737,9 +778,11 @@ impl<P: Protocol> Sim<P> {
             label,
             reason: DropReason::Discarded,
         };
-        self.with_node(out, f.to, Some((deliver, discard)), |proto, n, ctx| {
+        let to = f.to;
+        let done = self.with_node(out, to, Some((deliver, discard)), |proto, n, ctx| {
             proto.on_message(n, ctx, f.from, f.msg)
-        })
+        });
+        (done, to)
     }
 
     /// Keep records, log lines and the trace hash (`true`, the default) or not. Set before the

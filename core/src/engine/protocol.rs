@@ -88,6 +88,61 @@ pub trait Protocol: Sized + Clone + 'static {
     fn check(&self, _sim: &Sim<Self>) -> Option<Violation> {
         None
     }
+    /// [`Protocol::check`] after a step, told what the step could have changed (`moved`): the
+    /// engine calls this one. A model may use it to recompute only what the step's node
+    /// changed, and must answer exactly what [`Protocol::check`] answers for the same state.
+    fn check_step(&self, sim: &Sim<Self>, _moved: Moved) -> Option<Violation> {
+        self.check(sim)
+    }
+}
+
+/// What a step could have changed, for [`Protocol::check_step`]: the world checked (a
+/// [`World`]'s id: new on every copy and restore), the step (`Sim::steps` before it is
+/// counted) and the one node whose slot it could have changed (`None`: any). A model that
+/// answered the check of step `step - 1` of the same world may take every other node's state
+/// as it was then.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Moved {
+    pub world: u64,
+    pub step: u64,
+    pub node: Option<NodeId>,
+}
+
+/// A world's identity for [`Moved`]: a checked model's cache of the state is valid only for
+/// the world it was taken from, so a copy (a checkpoint, a fork) and a restore (`clone_from`)
+/// get a new one, as does a step that failed half-way (`World::renew`). Never part of what a
+/// run computes: only of whether a cache may be trusted.
+#[derive(Debug)]
+pub struct World(u64);
+
+static WORLDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+impl World {
+    pub fn new() -> Self {
+        World(WORLDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+    pub fn id(&self) -> u64 {
+        self.0
+    }
+    /// A new identity: whatever a model kept about this world is not to be trusted.
+    pub fn renew(&mut self) {
+        *self = World::new();
+    }
+}
+
+impl Default for World {
+    fn default() -> Self {
+        World::new()
+    }
+}
+
+impl Clone for World {
+    fn clone(&self) -> Self {
+        World::new()
+    }
+    fn clone_from(&mut self, _src: &Self) {
+        self.renew();
+    }
 }
 
 /// A broken invariant, as `Protocol::check` reports it: which property, the nodes involved and

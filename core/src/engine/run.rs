@@ -267,6 +267,14 @@ impl<P: Protocol> Engine<P> {
 
     /// One step: a recorded user action due now, else the next queue event. `Ok(false)` at the end.
     pub fn step(&mut self) -> Result<bool, SimError> {
+        self.step_after(false)
+    }
+
+    /// [`Self::step`]; `peeked`: `Sim::next_time` has just answered `Some` and nothing changed
+    /// the world since (the caller only read it), so the queue's first event is settled and
+    /// known not stale: the queue step does not look again (a second stale test, a timer's
+    /// map lookup, per event, issue 44).
+    fn step_after(&mut self, peeked: bool) -> Result<bool, SimError> {
         self.check_limits()?;
         let record = self.sim.steps >= self.trace.steps;
         let due = self.due_user_action().map(|(i, a)| (i, a.clone()));
@@ -289,11 +297,11 @@ impl<P: Protocol> Engine<P> {
                     )),
                     other => other,
                 })?;
-            self.sim.check_invariants(&mut out);
+            self.sim.check_invariants(&mut out, None);
             self.sim.steps += 1;
             true
         } else {
-            self.sim.step_queue(&mut out)?
+            self.sim.step_queue(&mut out, peeked)?
         };
         if progressed && record {
             self.trace.steps = self.sim.steps;
@@ -396,7 +404,9 @@ impl<P: Protocol> Engine<P> {
                 self.sim.now = self.sim.now.max(t);
                 return Ok(n);
             }
-            if !self.step()? {
+            // Without a user action due, `next_time` just answered and `step` only reads the
+            // run before the queue step (its limits, the user actions).
+            if !self.step_after(!due_user)? {
                 break;
             }
             n += 1;

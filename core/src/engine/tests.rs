@@ -636,16 +636,22 @@ fn clone_from_restores_the_same_world() {
     let mut t2 = Trace::new(0);
     for _ in 0..500 {
         let a = restored
-            .step_queue(&mut Out {
-                trace: &mut t1,
-                record: true,
-            })
+            .step_queue(
+                &mut Out {
+                    trace: &mut t1,
+                    record: true,
+                },
+                false,
+            )
             .unwrap();
         let b = fresh
-            .step_queue(&mut Out {
-                trace: &mut t2,
-                record: true,
-            })
+            .step_queue(
+                &mut Out {
+                    trace: &mut t2,
+                    record: true,
+                },
+                false,
+            )
             .unwrap();
         assert_eq!(a, b);
     }

@@ -26,7 +26,7 @@
 use super::node::RNode;
 use super::sm::StateMachine;
 use super::{Index, Raft, Term};
-use crate::engine::{NodeId, NodeSlot, NodeStatus, Sim, Violation};
+use crate::engine::{Moved, NodeId, NodeSlot, NodeStatus, Sim, Violation};
 use std::sync::Mutex;
 
 /// The nodes' states, by index: a view over the engine's slots (a `Vec<&RNode>` built after
@@ -192,16 +192,23 @@ fn broken_rule<S: StateMachine>(names: &[String], nodes: Nodes<S>) -> Option<Vio
 }
 
 /// Leader Completeness (running leaders only: a stopped one leads nothing): O(leaders x n).
+/// `only`: when the answer was nothing before a step that changed only that node, the pairs
+/// (leader, node) without it cannot have changed: only those with it are read (the first of
+/// them in the scan's order is still the scan's first).
 fn leader_completeness<S: StateMachine>(
     sim: &Sim<Raft<S>>,
     names: &[String],
     nodes: Nodes<S>,
+    only: Option<usize>,
 ) -> Option<Violation> {
     for (l, ln) in nodes.iter().enumerate() {
         if !ln.is_leader() || sim.nodes[l].status == NodeStatus::Stopped {
             continue;
         }
         for (k, n) in nodes.iter().enumerate() {
+            if only.is_some_and(|o| o != l && o != k) {
+                continue;
+            }
             let c = &n.ghost.committed;
             // The highest index committed at a term <= the leader's (commit terms only grow).
             // Usually every commit is at a term <= the leader's: the whole of `c`, without the
@@ -312,10 +319,14 @@ impl Pairs {
     /// `(key[k * W + i], key[k * W + j])` (the quiet key's words `i` and `j`); `pred(a, b)` is
     /// the property's pair predicate over the nodes' current state (it depends on their
     /// fingerprinted contents only). Returns the first violating pair (the least (a, b)).
+    ///
+    /// `only`: the one node whose fingerprint can have moved since the last update (the others'
+    /// are as `fp` holds them), or `None`: any.
     fn update(
         &mut self,
         key: &[u64],
         (i, j): (usize, usize),
+        only: Option<usize>,
         pred: impl Fn(usize, usize) -> bool,
     ) -> Option<(usize, usize)> {
         let n = key.len() / W;
@@ -331,6 +342,10 @@ impl Pairs {
         changed.clear();
         if fresh {
             changed.extend(0..n);
+        } else if let Some(k) = only {
+            if self.fp[k] != fps(k) {
+                changed.push(k);
+            }
         } else {
             changed.extend(
                 self.fp
@@ -442,6 +457,9 @@ struct MemoInner {
     quiet: Vec<u64>,
     /// A buffer: the quiet key now.
     quiet_now: Vec<u64>,
+    /// The engine's step (world, step: [`check_step`]) whose state `quiet` is the key of, when
+    /// it was the last one checked.
+    at: Option<(u64, u64)>,
 }
 
 /// The quiet key's words per node ([`quiet_key`]), and where each is.
@@ -487,26 +505,32 @@ fn quiet_key<S: StateMachine>(sim: &Sim<Raft<S>>, key: &mut Vec<u64>) {
     // checks).
     key.resize(sim.nodes.len() * W, 0);
     for (slot, w) in sim.nodes.iter().zip(key.chunks_exact_mut(W)) {
-        let n = &slot.state;
-        let (last, chain) = log_fp(n);
-        let (applied, applied_hash) = app_fp(n);
-        w[FLAGS] = if slot.status == NodeStatus::Stopped {
-            STOPPED
-        } else {
-            0
-        } | if n.is_leader() { LEADER } else { 0 }
-            | if n.ghost.broken.is_some() { BROKEN } else { 0 };
-        w[TERM] = n.term;
-        w[LAST] = last;
-        w[CHAIN] = chain;
-        w[LED] = n.ghost.led.iter().fold(n.ghost.led.len() as u64, |h, &t| {
-            super::node::chain(h, 1, t)
-        });
-        w[COMMITTED] = n.ghost.committed.len() as u64;
-        w[COMMITTED_HASH] = n.ghost.committed_hash;
-        w[APPLIED] = applied;
-        w[APPLIED_HASH] = applied_hash;
+        node_words(slot, w.try_into().expect("W words"));
     }
+}
+
+/// One node's words of [`quiet_key`].
+#[inline]
+fn node_words<S: StateMachine>(slot: &NodeSlot<Raft<S>>, w: &mut [u64; W]) {
+    let n = &slot.state;
+    let (last, chain) = log_fp(n);
+    let (applied, applied_hash) = app_fp(n);
+    w[FLAGS] = if slot.status == NodeStatus::Stopped {
+        STOPPED
+    } else {
+        0
+    } | if n.is_leader() { LEADER } else { 0 }
+        | if n.ghost.broken.is_some() { BROKEN } else { 0 };
+    w[TERM] = n.term;
+    w[LAST] = last;
+    w[CHAIN] = chain;
+    w[LED] = n.ghost.led.iter().fold(n.ghost.led.len() as u64, |h, &t| {
+        super::node::chain(h, 1, t)
+    });
+    w[COMMITTED] = n.ghost.committed.len() as u64;
+    w[COMMITTED_HASH] = n.ghost.committed_hash;
+    w[APPLIED] = applied;
+    w[APPLIED_HASH] = applied_hash;
 }
 
 /// Everything [`leader_completeness`] reads, per node, taken from the quiet key: whether it is a
@@ -564,16 +588,23 @@ impl Clone for Memo {
 }
 
 /// The invariants after an event, incrementally (see the module's notes): the same answer as
-/// [`check_full`].
+/// [`check_full`]. Reads every node's quiet key; what it keeps is not tied to a step, so the
+/// engine's [`check_step`] starts afresh after it.
 pub fn check<S: StateMachine>(sim: &Sim<Raft<S>>, memo: &Memo) -> Option<Violation> {
     let mut m = memo.0.lock().unwrap_or_else(|e| e.into_inner());
     let inner = &mut *m;
+    inner.at = None;
+    check_all(sim, inner)
+}
+
+/// [`check`] over every node's quiet key.
+fn check_all<S: StateMachine>(sim: &Sim<Raft<S>>, inner: &mut MemoInner) -> Option<Violation> {
     quiet_key(sim, &mut inner.quiet_now);
     let kept = !inner.quiet.is_empty() && inner.quiet.len() == inner.quiet_now.len();
     if kept && inner.quiet == inner.quiet_now {
         return None;
     }
-    let found = check_moved(sim, inner, kept);
+    let found = check_moved(sim, inner, kept, None);
     if found.is_none() {
         std::mem::swap(&mut inner.quiet, &mut inner.quiet_now);
     } else {
@@ -582,14 +613,68 @@ pub fn check<S: StateMachine>(sim: &Sim<Raft<S>>, memo: &Memo) -> Option<Violati
     found
 }
 
+/// [`check`] after step `moved.step` of the engine's world `moved.world`, the same answer.
+/// When the check of the step before in the same world answered nothing (`MemoInner::at`: the
+/// kept quiet key is that state's) and the step could change one node only, every other
+/// node's words of the quiet key are still the kept ones: only that node's are read and
+/// compared (9 words, not the whole key and a `memcmp` of it), and when they moved the key
+/// is the kept one with that node's words replaced. Otherwise (an action, a restore, a copy,
+/// a violation before) every node's are read, as [`check`] does.
+pub fn check_step<S: StateMachine>(
+    sim: &Sim<Raft<S>>,
+    memo: &Memo,
+    moved: Moved,
+) -> Option<Violation> {
+    let mut m = memo.0.lock().unwrap_or_else(|e| e.into_inner());
+    let inner = &mut *m;
+    let follows = inner
+        .at
+        .take()
+        .is_some_and(|(world, step)| world == moved.world && step + 1 == moved.step);
+    let n = sim.nodes.len();
+    let found = match moved.node {
+        Some(k) if follows && inner.quiet.len() == n * W => {
+            let k = k as usize;
+            let mut w = [0; W];
+            node_words(&sim.nodes[k], &mut w);
+            let kept = &inner.quiet[k * W..(k + 1) * W];
+            // An or of the words' differences: no `memcmp` call for nine words.
+            if kept.iter().zip(&w).fold(0, |d, (a, b)| d | (a ^ b)) == 0 {
+                None
+            } else {
+                inner.quiet_now.clear();
+                inner.quiet_now.extend_from_slice(&inner.quiet);
+                inner.quiet_now[k * W..(k + 1) * W].copy_from_slice(&w);
+                let found = check_moved(sim, inner, true, Some(k));
+                if found.is_none() {
+                    std::mem::swap(&mut inner.quiet, &mut inner.quiet_now);
+                } else {
+                    inner.quiet.clear();
+                }
+                found
+            }
+        }
+        _ => check_all(sim, inner),
+    };
+    if found.is_none() {
+        inner.at = Some((moved.world, moved.step));
+    }
+    found
+}
+
 /// [`check`] when something it reads moved since it last found nothing (`kept`: `m.quiet` is
-/// the key of that answer, for as many nodes; otherwise every part runs).
+/// the key of that answer, for as many nodes; otherwise every part runs). `only` (with `kept`):
+/// the one node whose words differ between the two keys (`check_step`), so the scans read its
+/// words alone, the pairwise classes compare it alone, and Leader Completeness reads only the
+/// pairs with it: every other node's inputs are those of the answer of nothing.
 #[inline(never)]
 fn check_moved<S: StateMachine>(
     sim: &Sim<Raft<S>>,
     m: &mut MemoInner,
     kept: bool,
+    only: Option<usize>,
 ) -> Option<Violation> {
+    let only = only.filter(|_| kept);
     let names = &sim.topo.names;
     let nodes = Nodes(&sim.nodes);
     let MemoInner {
@@ -600,6 +685,7 @@ fn check_moved<S: StateMachine>(
         lc_now,
         quiet,
         quiet_now: key,
+        at: _,
     } = m;
     // One pass over both keys: whether some `ghost.led` moved, whether some node has a broken
     // rule noted, and whether what Leader Completeness reads moved since it last answered
@@ -608,7 +694,12 @@ fn check_moved<S: StateMachine>(
     // compared word by word in place (`lc_same`, no key built); without one (after a
     // violation), `lc_kept`, the key of the last nothing it answered without a quiet key.
     let (mut led_moved, mut broken, mut lc_moved) = (!kept, false, false);
-    if kept {
+    if let Some(k) = only {
+        let (a, b) = (&quiet[k * W..(k + 1) * W], &key[k * W..(k + 1) * W]);
+        led_moved = a[LED] != b[LED];
+        broken = b[FLAGS] & BROKEN != 0;
+        lc_moved = !lc_same(a, b);
+    } else if kept {
         for (a, b) in quiet.chunks_exact(W).zip(key.chunks_exact(W)) {
             led_moved |= a[LED] != b[LED];
             broken |= b[FLAGS] & BROKEN != 0;
@@ -629,13 +720,13 @@ fn check_moved<S: StateMachine>(
             return Some(v);
         }
     }
-    if let Some((a, b)) = lm.update(key, (LAST, CHAIN), |a, b| {
+    if let Some((a, b)) = lm.update(key, (LAST, CHAIN), only, |a, b| {
         lm_pair(&nodes[a], &nodes[b]).is_some()
     }) {
         return lm_violation(names, nodes, a, b);
     }
     if lc_moved {
-        if let Some(v) = leader_completeness(sim, names, nodes) {
+        if let Some(v) = leader_completeness(sim, names, nodes, only) {
             lc_kept.clear();
             return Some(v);
         }
@@ -643,7 +734,7 @@ fn check_moved<S: StateMachine>(
             std::mem::swap(lc_kept, lc_now);
         }
     }
-    let first = sms.update(key, (APPLIED, APPLIED_HASH), |a, b| {
+    let first = sms.update(key, (APPLIED, APPLIED_HASH), only, |a, b| {
         sms_pair(&nodes[a].ghost.applied, &nodes[b].ghost.applied)
     });
     first.and_then(|(a, b)| sms_violation(names, nodes, a, b))
@@ -664,7 +755,7 @@ pub fn check_full<S: StateMachine>(sim: &Sim<Raft<S>>) -> Option<Violation> {
             }
         }
     }
-    if let Some(v) = leader_completeness(sim, names, nodes) {
+    if let Some(v) = leader_completeness(sim, names, nodes, None) {
         return Some(v);
     }
     for a in 0..nodes.len() {

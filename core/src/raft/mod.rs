@@ -839,4 +839,14 @@ impl<S: StateMachine> Protocol for Raft<S> {
         }
         check::check(sim, &self.memo)
     }
+    fn check_step(
+        &self,
+        sim: &Sim<Self>,
+        moved: crate::engine::Moved,
+    ) -> Option<crate::engine::Violation> {
+        if !self.p.check_invariants {
+            return None;
+        }
+        check::check_step(sim, &self.memo, moved)
+    }
 }

@@ -9,7 +9,7 @@ use super::node::{chain, Payload, Role};
 use super::tests::engine;
 use super::RaftKv;
 use crate::engine::action::Action;
-use crate::engine::{Engine, NodeStatus};
+use crate::engine::{Engine, NodeStatus, Violation};
 use crate::runner::{Run, RunOptions};
 use crate::scenario::builtin;
 use crate::time::US_PER_MS;
@@ -36,9 +36,25 @@ fn cross_check(
             e.sim.steps,
             e.sim.now
         );
+        engine_agrees(e, &full, what);
         if let Some(v) = full {
             *seen.entry(v.invariant).or_default() += 1;
         }
+    }
+}
+
+/// The engine's own check of the step just taken (`check::check_step`, with the model's memo,
+/// told the step's node: it reads only that node when the step before answered nothing) said
+/// what the full scan says: violated or not, and on entering a violation, the same one.
+fn engine_agrees(e: &Engine<RaftKv>, full: &Option<Violation>, what: &str) {
+    let step = e.sim.steps - 1;
+    assert_eq!(
+        e.sim.violated(),
+        full.is_some(),
+        "{what}: the engine's check at step {step}: {full:?}"
+    );
+    if let Some(v) = e.trace.violations.last().filter(|v| v.step == step) {
+        assert_eq!(Some(&v.violation), full.as_ref(), "{what}: step {step}");
     }
 }
 
@@ -316,5 +332,64 @@ fn the_skip_after_quiet_events_still_catches_every_planted_violation() {
         );
         assert_eq!(check(&e.sim, &memo), full, "{plant}");
         assert_eq!(check(&e.sim, &memo), full, "{plant}: again");
+    }
+}
+
+/// The engine's check reads only the node a step ran on when the check of the step before, in
+/// the same world, answered nothing (`check::check_step`): a violation a step makes against
+/// nodes it did not touch is caught at that step (Figure 8's, S5 winning term 5 without what S1
+/// committed, and every step of the cross-checks above, `engine_agrees`). A state changed by
+/// hand between steps is no step's: after `Sim::forget_checks` the next step's check reads
+/// every node, and each planted violation is caught at that step, whichever node it ran on.
+#[test]
+fn the_engines_check_catches_a_planted_violation_at_the_next_step() {
+    let plants = [
+        ("second leader of a term", "Election Safety"),
+        ("rule broken", "Leader Append-Only"),
+        ("different entry applied", "State Machine Safety"),
+        ("leader's log cut", "Leader Completeness"),
+    ];
+    for (plant, invariant) in plants {
+        let mut e = engine(3, "client_rate = 50", 7);
+        let memo = Memo::default();
+        let mut seen = BTreeMap::new();
+        cross_check(&mut e, &memo, 3_000 * US_PER_MS, plant, &mut seen);
+        assert!(seen.is_empty(), "{plant}: {seen:?}");
+        assert!(!e.sim.violated());
+        let l = (0..3)
+            .find(|&k| e.sim.nodes[k].state.is_leader())
+            .expect("a leader after 3 s");
+        let f = (l + 1) % 3;
+        match plant {
+            "second leader of a term" => {
+                let term = e.sim.nodes[l].state.term;
+                e.sim.nodes[f].state.ghost.led.push(term);
+            }
+            "rule broken" => {
+                e.sim.nodes[f].state.ghost.broken = Some("leader truncated its log".into());
+            }
+            "different entry applied" => {
+                let mut applied = e.sim.nodes[l].state.ghost.applied.clone();
+                *applied.last_mut().unwrap() = 0xDEAD_BEEF;
+                let node = &mut e.sim.nodes[f].state;
+                node.ghost.applied_hash = (1..).zip(&applied).fold(0, |h, (i, &c)| chain(h, i, c));
+                node.ghost.applied = applied;
+            }
+            _ => {
+                let commit = e.sim.nodes[l].state.commit;
+                e.sim.nodes[l].state.cut(commit - 5);
+            }
+        }
+        e.sim.forget_checks();
+        let step = e.sim.steps;
+        assert!(e.step().unwrap());
+        assert!(e.sim.violated(), "{plant}");
+        let v = e.trace.violations.last().expect("a violation kept");
+        assert_eq!(
+            (v.step, v.violation.invariant),
+            (step, invariant),
+            "{plant}"
+        );
+        assert_eq!(Some(&v.violation), check_full(&e.sim).as_ref(), "{plant}");
     }
 }
