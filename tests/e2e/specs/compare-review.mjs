@@ -111,6 +111,18 @@ export async function run({ page, baseUrl, screenshot, log }) {
     assert.equal((await page.textContent('#cmp-a .cmp-head')).trim(), `side A: ${a}`);
     assert.equal((await page.textContent('#cmp-b .cmp-head')).trim(), `side B: ${b}`);
     await screenshot(`${name}-1366`, { fullPage: false });
+    // On a phone the sides stack, each as wide as the screen: the page never scrolls sideways
+    // (a side's rows sized to their content ran ~50 px past a 390 px screen).
+    await page.setViewportSize({ width: 390, height: 844 });
+    await settled(page);
+    const wide = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      sides: ['cmp-a', 'cmp-b'].map((s) => Math.round(document.querySelector(`#${s} .cmp-insp`).getBoundingClientRect().right)),
+    }));
+    log(`${name}: at 390 px the page is ${wide.page} px wide, the inspectors end at ${wide.sides.join(' and ')} px`);
+    assert.ok(wide.page <= 390 && wide.sides.every((r) => r <= 390), `${name}: compare at 390 px is wider than the screen: ${JSON.stringify(wide)}`);
+    await page.setViewportSize({ width: 1366, height: 768 });
+    await settled(page);
     await page.click('#compare-close');
     await settled(page);
     assert.equal(await page.$('.cmp-side-label'), null, 'no side label without compare');
