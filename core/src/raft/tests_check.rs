@@ -305,25 +305,7 @@ fn the_skip_after_quiet_events_still_catches_every_planted_violation() {
             .expect("a leader after 3 s");
         // The kept answer is warm: the same state checks clean again (the skip).
         assert_eq!(check(&e.sim, &memo), None);
-        let f = (l + 1) % 3;
-        match plant {
-            "second leader of a term" => {
-                let term = e.sim.nodes[l].state.term;
-                e.sim.nodes[f].state.ghost.led.push(term);
-            }
-            "rule broken" => {
-                e.sim.nodes[f].state.ghost.broken = Some("leader truncated its log".into());
-            }
-            _ => {
-                // The leader's last applied entry, different at `f` (with its hash kept as
-                // `Ghost::apply` keeps it: the fingerprint both checks rely on).
-                let mut applied = e.sim.nodes[l].state.ghost.applied.clone();
-                *applied.last_mut().unwrap() = 0xDEAD_BEEF;
-                let node = &mut e.sim.nodes[f].state;
-                node.ghost.applied_hash = (1..).zip(&applied).fold(0, |h, (i, &c)| chain(h, i, c));
-                node.ghost.applied = applied;
-            }
-        }
+        plant_violation(&mut e, l, plant);
         let full = check_full(&e.sim);
         assert_eq!(
             full.as_ref().map(|v| v.invariant),
@@ -359,27 +341,7 @@ fn the_engines_check_catches_a_planted_violation_at_the_next_step() {
         let l = (0..3)
             .find(|&k| e.sim.nodes[k].state.is_leader())
             .expect("a leader after 3 s");
-        let f = (l + 1) % 3;
-        match plant {
-            "second leader of a term" => {
-                let term = e.sim.nodes[l].state.term;
-                e.sim.nodes[f].state.ghost.led.push(term);
-            }
-            "rule broken" => {
-                e.sim.nodes[f].state.ghost.broken = Some("leader truncated its log".into());
-            }
-            "different entry applied" => {
-                let mut applied = e.sim.nodes[l].state.ghost.applied.clone();
-                *applied.last_mut().unwrap() = 0xDEAD_BEEF;
-                let node = &mut e.sim.nodes[f].state;
-                node.ghost.applied_hash = (1..).zip(&applied).fold(0, |h, (i, &c)| chain(h, i, c));
-                node.ghost.applied = applied;
-            }
-            _ => {
-                let commit = e.sim.nodes[l].state.commit;
-                e.sim.nodes[l].state.cut(commit - 5);
-            }
-        }
+        plant_violation(&mut e, l, plant);
         e.sim.forget_checks();
         let step = e.sim.steps;
         assert!(e.step().unwrap());
@@ -391,5 +353,34 @@ fn the_engines_check_catches_a_planted_violation_at_the_next_step() {
             "{plant}"
         );
         assert_eq!(Some(&v.violation), check_full(&e.sim).as_ref(), "{plant}");
+    }
+}
+
+/// Plants `plant` by hand in a steady three-node run whose leader is `l`: on its follower
+/// `(l + 1) % 3`, or in the leader's own log for "leader's log cut".
+fn plant_violation(e: &mut Engine<RaftKv>, l: usize, plant: &str) {
+    let f = (l + 1) % 3;
+    match plant {
+        "second leader of a term" => {
+            let term = e.sim.nodes[l].state.term;
+            e.sim.nodes[f].state.ghost.led.push(term);
+        }
+        "rule broken" => {
+            e.sim.nodes[f].state.ghost.broken = Some("leader truncated its log".into());
+        }
+        "different entry applied" => {
+            // The leader's last applied entry, different at `f` (with its hash kept as
+            // `Ghost::apply` keeps it: the fingerprint both checks rely on).
+            let mut applied = e.sim.nodes[l].state.ghost.applied.clone();
+            *applied.last_mut().unwrap() = 0xDEAD_BEEF;
+            let node = &mut e.sim.nodes[f].state;
+            node.ghost.applied_hash = (1..).zip(&applied).fold(0, |h, (i, &c)| chain(h, i, c));
+            node.ghost.applied = applied;
+        }
+        "leader's log cut" => {
+            let commit = e.sim.nodes[l].state.commit;
+            e.sim.nodes[l].state.cut(commit - 5);
+        }
+        _ => panic!("unknown plant {plant}"),
     }
 }
