@@ -289,20 +289,9 @@ fn leader_completeness_still_catches_a_violation_planted_in_a_steady_run() {
 /// model could set), is still caught at the next check, as the full scan finds it.
 #[test]
 fn the_skip_after_quiet_events_still_catches_every_planted_violation() {
-    let plants = [
-        ("second leader of a term", "Election Safety"),
-        ("rule broken", "Leader Append-Only"),
-        ("different entry applied", "State Machine Safety"),
-    ];
-    for (plant, invariant) in plants {
-        let mut e = engine(3, "client_rate = 50", 7);
-        let memo = Memo::default();
-        let mut seen = BTreeMap::new();
-        cross_check(&mut e, &memo, 3_000 * US_PER_MS, plant, &mut seen);
-        assert!(seen.is_empty(), "{plant}: {seen:?}");
-        let l = (0..3)
-            .find(|&k| e.sim.nodes[k].state.is_leader())
-            .expect("a leader after 3 s");
+    // The three plants the memo's key covers (a cut log is a step's: the second test's).
+    for &(plant, invariant) in &PLANTS[..3] {
+        let (mut e, memo, l) = steady_run(plant);
         // The kept answer is warm: the same state checks clean again (the skip).
         assert_eq!(check(&e.sim, &memo), None);
         plant_violation(&mut e, l, plant);
@@ -325,22 +314,9 @@ fn the_skip_after_quiet_events_still_catches_every_planted_violation() {
 /// every node, and each planted violation is caught at that step, whichever node it ran on.
 #[test]
 fn the_engines_check_catches_a_planted_violation_at_the_next_step() {
-    let plants = [
-        ("second leader of a term", "Election Safety"),
-        ("rule broken", "Leader Append-Only"),
-        ("different entry applied", "State Machine Safety"),
-        ("leader's log cut", "Leader Completeness"),
-    ];
-    for (plant, invariant) in plants {
-        let mut e = engine(3, "client_rate = 50", 7);
-        let memo = Memo::default();
-        let mut seen = BTreeMap::new();
-        cross_check(&mut e, &memo, 3_000 * US_PER_MS, plant, &mut seen);
-        assert!(seen.is_empty(), "{plant}: {seen:?}");
+    for &(plant, invariant) in &PLANTS {
+        let (mut e, _, l) = steady_run(plant);
         assert!(!e.sim.violated());
-        let l = (0..3)
-            .find(|&k| e.sim.nodes[k].state.is_leader())
-            .expect("a leader after 3 s");
         plant_violation(&mut e, l, plant);
         e.sim.forget_checks();
         let step = e.sim.steps;
@@ -354,6 +330,28 @@ fn the_engines_check_catches_a_planted_violation_at_the_next_step() {
         );
         assert_eq!(Some(&v.violation), check_full(&e.sim).as_ref(), "{plant}");
     }
+}
+
+/// The violations `plant_violation` plants, and the invariant each breaks.
+const PLANTS: [(&str, &str); 4] = [
+    ("second leader of a term", "Election Safety"),
+    ("rule broken", "Leader Append-Only"),
+    ("different entry applied", "State Machine Safety"),
+    ("leader's log cut", "Leader Completeness"),
+];
+
+/// Three nodes with writes for 3 s, every step cross-checked clean (`what` names the run in
+/// failures); returns the engine, its memo and the leader.
+fn steady_run(what: &str) -> (Engine<RaftKv>, Memo, usize) {
+    let mut e = engine(3, "client_rate = 50", 7);
+    let memo = Memo::default();
+    let mut seen = BTreeMap::new();
+    cross_check(&mut e, &memo, 3_000 * US_PER_MS, what, &mut seen);
+    assert!(seen.is_empty(), "{what}: {seen:?}");
+    let l = (0..3)
+        .find(|&k| e.sim.nodes[k].state.is_leader())
+        .expect("a leader after 3 s");
+    (e, memo, l)
 }
 
 /// Plants `plant` by hand in a steady three-node run whose leader is `l`: on its follower
