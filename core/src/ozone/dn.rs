@@ -154,6 +154,22 @@ impl Csm {
         c.send(self.scm, OzMsg::PipelineActionClose { cause, reason });
     }
 
+    /// `XceiverServerRatis.handlePipelineFailure`, which `handleFollowerSlowness` and
+    /// `handleNoLeader` call: a PipelineAction CLOSE with reason PIPELINE_FAILED, its detail
+    /// naming this datanode, `reason` and the role's `detail` (`trigger_pipeline_close`).
+    pub(super) fn handle_pipeline_failure(
+        &self,
+        n: &mut OzNode,
+        c: &mut SmCtx<Self>,
+        cause: CloseCause,
+        reason: &str,
+        detail: &str,
+    ) {
+        let me = c.ctx.topo.name(c.ctx.me).to_string();
+        let text = format!("{me} handlePipelineFailure for {reason}: {detail}");
+        self.trigger_pipeline_close(n, c, cause, text);
+    }
+
     /// `KeyValueHandler.markContainerForClose`: OPEN -> CLOSING (and an ICR); any other state is
     /// left alone (its deferred ICR, which reports no change, is not modelled).
     pub(super) fn mark_for_close(&self, n: &mut OzNode, c: &mut SmCtx<Self>, cid: u32) {

@@ -96,8 +96,7 @@ impl StateMachine for Csm {
         self.p.wait_on_all_followers
     }
     /// `ContainerStateMachine.notifyFollowerSlowness` -> `XceiverServerRatis.handleFollowerSlowness`
-    /// -> `handlePipelineFailure("slow follower ...")`: a PipelineAction CLOSE (PIPELINE_FAILED)
-    /// whose detail names the role and the follower's silence.
+    /// -> `handlePipelineFailure("slow follower ...")`, on the leader.
     fn follower_slowness(
         &self,
         n: &mut OzNode,
@@ -105,25 +104,23 @@ impl StateMachine for Csm {
         follower: NodeId,
         quiet: Micros,
     ) {
-        let (me, f) = (
-            c.ctx.topo.name(c.ctx.me).to_string(),
-            c.ctx.topo.name(follower).to_string(),
+        let f = c.ctx.topo.name(follower).to_string();
+        let ms = quiet / crate::time::US_PER_MS;
+        let detail = format!("LEADER, follower {f} is slow with lastRpcElapsedTime={ms}ms");
+        self.handle_pipeline_failure(
+            n,
+            c,
+            CloseCause::SlowFollower,
+            &format!("slow follower {f}"),
+            &detail,
         );
-        let detail = format!(
-            "{me} handlePipelineFailure for slow follower {f}: LEADER, follower {f} is slow with lastRpcElapsedTime={}ms",
-            quiet / crate::time::US_PER_MS
-        );
-        self.trigger_pipeline_close(n, c, CloseCause::SlowFollower, detail);
     }
     /// `ContainerStateMachine.notifyExtendedNoLeader` -> `XceiverServerRatis.handleNoLeader` ->
-    /// `handlePipelineFailure("no leader")`: a PipelineAction CLOSE (PIPELINE_FAILED).
+    /// `handlePipelineFailure("no leader")`, on a follower standing for election.
     fn extended_no_leader(&self, n: &mut OzNode, c: &mut SmCtx<Self>, quiet: Micros) {
-        let me = c.ctx.topo.name(c.ctx.me).to_string();
-        let detail = format!(
-            "{me} handlePipelineFailure for no leader: CANDIDATE, lastLeaderElapsedTime={}ms",
-            quiet / crate::time::US_PER_MS
-        );
-        self.trigger_pipeline_close(n, c, CloseCause::NoLeader, detail);
+        let ms = quiet / crate::time::US_PER_MS;
+        let detail = format!("CANDIDATE, lastLeaderElapsedTime={ms}ms");
+        self.handle_pipeline_failure(n, c, CloseCause::NoLeader, "no leader", &detail);
     }
     /// `ContainerStateMachine.notifyNotLeader`: a leader that steps down clears
     /// `stateMachineDataCache` (`evictStateMachineCache`).
