@@ -93,11 +93,7 @@ pub const MSG_KINDS: &[MsgKind] = &[
         color: "#fd7e14",
         about: "vote granted or refused",
     },
-    MsgKind {
-        label: "CONNECTION_REFUSED",
-        color: "#868e96",
-        about: "the request reached a host whose server is down: its AppendEntries stream or vote request fails (UNAVAILABLE)",
-    },
+    crate::raft::view::CONNECTION_REFUSED,
     MsgKind {
         label: "CLIENT_REQUEST",
         color: "#9c36b5",

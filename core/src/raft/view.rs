@@ -46,6 +46,14 @@ pub const VIEWS: &[&str] = &[
     "kv",
 ];
 
+/// A Raft request refused by the host of a stopped server (`Msg::AppendError`,
+/// `Msg::VoteError`); Ozone's datanodes list it too.
+pub const CONNECTION_REFUSED: MsgKind = MsgKind {
+    label: "CONNECTION_REFUSED",
+    color: "#868e96",
+    about: "the request reached a host whose server is down: its AppendEntries stream or vote request fails (UNAVAILABLE)",
+};
+
 pub const MSG_KINDS: &[MsgKind] = &[
     MsgKind {
         label: "PRE_VOTE",
@@ -82,11 +90,7 @@ pub const MSG_KINDS: &[MsgKind] = &[
         color: "#2b8a3e",
         about: "SUCCESS, INCONSISTENCY or NOT_LEADER",
     },
-    MsgKind {
-        label: "CONNECTION_REFUSED",
-        color: "#868e96",
-        about: "the request reached a host whose server is down: its AppendEntries stream or vote request fails (UNAVAILABLE)",
-    },
+    CONNECTION_REFUSED,
     MsgKind {
         label: "CLIENT_REQUEST",
         color: "#9c36b5",
