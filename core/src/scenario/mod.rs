@@ -56,17 +56,18 @@ pub fn parse_override(s: &str) -> Result<(String, toml::Value), String> {
 /// Whether the reader was needed since the last call and its part was not loaded (only in the
 /// web app's split release build).
 pub fn take_reader_wanted() -> bool {
-    reader::WANTED.with(|w| w.replace(false))
+    WANTED.with(|w| w.replace(false))
+}
+
+thread_local! {
+    /// The reader was needed while its part was not loaded (set only in the split build).
+    static WANTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// The reader called directly: every build but the web app's split release build.
 #[cfg(not(cs_split))]
 mod reader {
     use super::*;
-
-    thread_local! {
-        pub static WANTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    }
 
     pub fn parse(file: &str, text: &str, limits: &Limits) -> Result<Scenario, ScenarioError> {
         Scenario::parse_in(&registry::vocabs(), file, text, limits)
@@ -83,10 +84,6 @@ mod reader {
 #[cfg(cs_split)]
 mod reader {
     use super::*;
-
-    thread_local! {
-        pub static WANTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    }
 
     /// What the app says while the part is not loaded.
     const NOT_LOADED: &str =
