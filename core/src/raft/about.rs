@@ -165,10 +165,11 @@ pub const METRICS: &[Info] = &[
 ];
 
 pub const PARAMS: &[ParamSpec] = &[
-    param("preset", "", Range::Words(&["default", "ozone", "teaching"]), "election timeouts: Ratis' (150-300ms), Ozone's (5-5.2s; its slowness and no-leader timeouts 300s) or teaching (1.5-3s); explicit values win"),
+    param("preset", "", Range::Words(&["default", "ozone", "teaching"]), "Ratis' defaults; Ozone's datanodes (elections 5-5.2s, request and client timeouts 60s, slowness and no-leader timeouts 300s, pending_limit 1024); or teaching (elections 1.5-3s); explicit values win"),
     param("timeout_min", "duration", Range::Dur { min: TIMEOUT_MIN_US, max: NO_MAX_US, or_zero: false }, "raft.server.rpc.timeout.min: election timeout lower bound; heartbeats every min/4 to min/2"),
     param("timeout_max", "duration", Range::Dur { min: TIMEOUT_MIN_US, max: NO_MAX_US, or_zero: false }, "raft.server.rpc.timeout.max: election timeout upper bound (at least timeout_min); the leader's lease"),
-    param("request_timeout", "duration", Range::POSITIVE, "raft.server.rpc.request.timeout: an unanswered AppendEntries is given up; also the client's timeout"),
+    param("request_timeout", "duration", Range::POSITIVE, "raft.server.rpc.request.timeout: an unanswered AppendEntries is given up"),
+    param("client_timeout", "duration", Range::POSITIVE, "raft.client.rpc.request.timeout: an unanswered client request is sent again, to the next server"),
     param("pre_vote", "", Range::BOOL, "raft.server.leaderelection.pre-vote: ask for pre-votes before raising the term"),
     param("leader_heartbeat_check", "", Range::BOOL, "checkLeadership: the leader steps down when no majority answered within timeout_max, checked when its event queue stayed empty for timeout_max (each flush or follower progress puts it off)"),
     param("step_down_wait", "duration", Range::DUR, "raft.server.leaderelection.leader.step-down.wait-time: a leader that stepped down for lost heartbeats stands for no election this long"),

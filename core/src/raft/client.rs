@@ -3,7 +3,7 @@
 //!
 //! Each node hosts a client. It sends to the server it believes leads (its own node at first),
 //! follows a NotLeader hint at once, backs off `client_retry` when there is no hint, and after
-//! `request_timeout` without a reply tries the next server. A leader checks the retry cache
+//! `client_timeout` without a reply tries the next server. A leader checks the retry cache
 //! (a request already applied gets its cached reply; one already appended waits for it),
 //! answers a read-only request from its state machine at once (no log entry: `readAsync` with
 //! the default read option),
@@ -33,7 +33,7 @@ impl<S: StateMachine> Raft<S> {
             },
         );
         ctx.send(target, Msg::Request { seq, cmd });
-        ctx.set_timer(Timer::ClientRetry(seq), ctx.now + self.p.request_timeout.0);
+        ctx.set_timer(Timer::ClientRetry(seq), ctx.now + self.p.client_timeout.0);
     }
 
     fn client_resend(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, seq: u64) {
@@ -49,7 +49,7 @@ impl<S: StateMachine> Raft<S> {
                 cmd: r.cmd.clone(),
             },
         );
-        ctx.set_timer(Timer::ClientRetry(seq), ctx.now + self.p.request_timeout.0);
+        ctx.set_timer(Timer::ClientRetry(seq), ctx.now + self.p.client_timeout.0);
     }
 
     pub(crate) fn on_client_retry(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, seq: u64) {

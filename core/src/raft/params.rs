@@ -1,6 +1,6 @@
 //! Every constant of the Raft model is a parameter with Apache Ratis' default (the config key is
-//! named on each field). `preset = "ozone"` switches the election, slowness and no-leader
-//! timeouts to Ozone's.
+//! named on each field). `preset = "ozone"` switches to what Ozone's datanodes set (the election,
+//! request, client, slowness and no-leader timeouts and the pending-request limit).
 
 use crate::engine::action::Dur;
 use crate::time::{US_PER_MS, US_PER_S};
@@ -40,9 +40,12 @@ pub struct RaftParams {
     /// `raft.server.rpc.timeout.max` (300 ms): election timeout upper bound; also the leader's
     /// lease window (`LeaderStateImpl.checkLeadership`).
     pub timeout_max: Dur,
-    /// `raft.server.rpc.request.timeout` (3 s): an AppendEntries without an answer this long is
-    /// given up (the appender resets to matchIndex + 1); also the client's request timeout.
+    /// `raft.server.rpc.request.timeout` (3 s; Ozone's datanodes 60 s): an AppendEntries
+    /// without an answer this long is given up (the appender resets to matchIndex + 1).
     pub request_timeout: Dur,
+    /// `raft.client.rpc.request.timeout` (3 s; Ozone's `hdds.ratis.raft.client.rpc.request.timeout`
+    /// 60 s): a client request without a reply this long is sent again, to the next server.
+    pub client_timeout: Dur,
     /// `raft.server.leaderelection.pre-vote` (true).
     pub pre_vote: bool,
     /// `raft.server.leaderelection.leader.step-down.wait-time`'s sibling: the leader steps down
@@ -57,7 +60,8 @@ pub struct RaftParams {
     /// Entries per AppendEntries (`raft.server.log.appender.buffer.element-limit`, 0 = unbounded
     /// in Ratis, byte-limited at 4 MB; here a count).
     pub append_batch: u32,
-    /// `raft.server.write.element-limit` (4096): pending client requests on a leader
+    /// `raft.server.write.element-limit` (4096; Ozone's datanodes 1024): pending client requests
+    /// on a leader
     /// (`PendingRequests` permits).
     pub pending_limit: u32,
     /// `raft.server.retrycache.expirytime` (60 s).
@@ -104,9 +108,8 @@ pub struct RaftParams {
     /// stands for election with no leader known for longer tells the state machine
     /// (`RaftServerImpl.changeToCandidate` -> `notifyExtendedNoLeader`).
     pub no_leader_timeout: Dur,
-    /// `default` (Ratis) or `ozone` (election timeout 5 s - 5.2 s, slowness and no-leader
-    /// timeouts 300 s); `teaching` (1.5 s - 3 s, slow enough to watch). Applied before the
-    /// explicit fields.
+    /// `default` (Ratis), `ozone` (what Ozone's datanodes set: [`PRESETS`]) or `teaching`
+    /// (elections in 1.5 s - 3 s, slow enough to watch). Applied before the explicit fields.
     pub preset: String,
 }
 
@@ -116,6 +119,7 @@ impl Default for RaftParams {
             timeout_min: Dur(150 * US_PER_MS),
             timeout_max: Dur(300 * US_PER_MS),
             request_timeout: Dur(3 * US_PER_S),
+            client_timeout: Dur(3 * US_PER_S),
             pre_vote: true,
             leader_heartbeat_check: true,
             step_down_wait: Dur(10 * US_PER_S),
@@ -188,14 +192,62 @@ pub const APPEND_BATCH_MAX: u32 = 4096;
 /// The most client requests per second.
 pub const CLIENT_RATE_MAX: u32 = 10_000;
 
-/// The presets' election timeouts (min, max) and their slowness and no-leader timeouts (one
-/// value for both: Ratis' defaults are 60 s each, Ozone's `DatanodeRatisServerConfig` sets
-/// `hdds.ratis.raft.server.rpc.slowness.timeout` and `...notification.no-leader.timeout` to 300 s).
-pub const PRESETS: &[(&str, Micros, Micros, Micros)] = &[
-    ("default", 150 * US_PER_MS, 300 * US_PER_MS, 60 * US_PER_S),
-    ("ozone", 5 * US_PER_S, 5200 * US_PER_MS, 300 * US_PER_S),
-    ("teaching", 1500 * US_PER_MS, 3 * US_PER_S, 60 * US_PER_S),
+/// What a preset sets (before a scenario's explicit keys).
+#[derive(Clone, Copy, Debug)]
+pub struct Preset {
+    pub name: &'static str,
+    /// `timeout_min`, `timeout_max`: the election timeout's range.
+    pub timeout_min: Micros,
+    pub timeout_max: Micros,
+    /// `slowness_timeout` and `no_leader_timeout` (one value for both in every preset).
+    pub notify: Micros,
+    pub request_timeout: Micros,
+    pub client_timeout: Micros,
+    pub pending_limit: u32,
+}
+
+/// The presets. `default` is Ratis' own defaults. `ozone` is a datanode's Ratis server as Ozone
+/// configures it (apache/ozone `XceiverServerRatis.newRaftProperties` and
+/// `DatanodeRatisServerConfig`, whose `hdds.ratis.raft.server.*` keys
+/// `RatisHelper.createRaftServerProperties` copies onto Ratis' `raft.server.*`): the election
+/// timeout `hdds.ratis.leader.election.minimum.timeout.duration` (5 s) to 200 ms more,
+/// `rpc.request.timeout` 60 s, `rpc.slowness.timeout` and `notification.no-leader.timeout` 300 s,
+/// `write.element-limit` 1024; its client's `hdds.ratis.raft.client.rpc.request.timeout` 60 s
+/// (`RatisClientConfig.RaftConfig`). `teaching` slows Ratis' elections down to watch them.
+pub const PRESETS: &[Preset] = &[
+    Preset {
+        name: "default",
+        timeout_min: 150 * US_PER_MS,
+        timeout_max: 300 * US_PER_MS,
+        notify: 60 * US_PER_S,
+        request_timeout: 3 * US_PER_S,
+        client_timeout: 3 * US_PER_S,
+        pending_limit: 4096,
+    },
+    Preset {
+        name: "ozone",
+        timeout_min: 5 * US_PER_S,
+        timeout_max: 5200 * US_PER_MS,
+        notify: 300 * US_PER_S,
+        request_timeout: 60 * US_PER_S,
+        client_timeout: 60 * US_PER_S,
+        pending_limit: 1024,
+    },
+    Preset {
+        name: "teaching",
+        timeout_min: 1500 * US_PER_MS,
+        timeout_max: 3 * US_PER_S,
+        notify: 60 * US_PER_S,
+        request_timeout: 3 * US_PER_S,
+        client_timeout: 3 * US_PER_S,
+        pending_limit: 4096,
+    },
 ];
+
+/// The preset named `name`, if any.
+pub fn preset(name: &str) -> Option<&'static Preset> {
+    PRESETS.iter().find(|p| p.name == name)
+}
 
 use crate::time::Micros;
 
@@ -211,26 +263,24 @@ impl RaftParams {
             ))
             }
         };
-        let Some(&(_, min, max, notify)) = PRESETS.iter().find(|p| p.0 == preset) else {
+        let Some(pr) = self::preset(&preset) else {
             return Err(format!(
                 "params.preset: \"{preset}\" is unknown; use \"default\", \"ozone\" or \"teaching\""
             ));
         };
+        let dur = |us: Micros| toml::Value::String(crate::time::fmt_duration(us));
         let mut base = toml::Table::new();
-        base.insert(
-            "timeout_min".into(),
-            toml::Value::String(crate::time::fmt_duration(min)),
-        );
-        base.insert(
-            "timeout_max".into(),
-            toml::Value::String(crate::time::fmt_duration(max)),
-        );
+        base.insert("timeout_min".into(), dur(pr.timeout_min));
+        base.insert("timeout_max".into(), dur(pr.timeout_max));
+        base.insert("request_timeout".into(), dur(pr.request_timeout));
+        base.insert("client_timeout".into(), dur(pr.client_timeout));
         for key in ["slowness_timeout", "no_leader_timeout"] {
-            base.insert(
-                key.into(),
-                toml::Value::String(crate::time::fmt_duration(notify)),
-            );
+            base.insert(key.into(), dur(pr.notify));
         }
+        base.insert(
+            "pending_limit".into(),
+            toml::Value::Integer(pr.pending_limit.into()),
+        );
         base.extend(t);
         let p: RaftParams = toml::Value::Table(base)
             .try_into()
@@ -254,6 +304,9 @@ impl RaftParams {
         }
         if self.request_timeout.0 == 0 {
             return Err("params.request_timeout must be > 0".into());
+        }
+        if self.client_timeout.0 == 0 {
+            return Err("params.client_timeout must be > 0".into());
         }
         if self.max_outstanding == 0 || self.max_outstanding > MAX_OUTSTANDING_MAX {
             return Err(format!(
@@ -306,6 +359,48 @@ mod tests {
             (p.timeout_min.0, p.timeout_max.0),
             (5 * US_PER_S, 5200 * US_PER_MS)
         );
+        // What Ozone's datanodes set besides the elections (DatanodeRatisServerConfig,
+        // RatisClientConfig): 60 s request and client timeouts, 300 s notifications, 1024
+        // pending requests; Ratis' own are 3 s, 3 s, 60 s and 4096.
+        let d = RaftParams::default();
+        let key = |p: &RaftParams| {
+            (
+                p.request_timeout.0,
+                p.client_timeout.0,
+                p.slowness_timeout.0,
+                p.no_leader_timeout.0,
+                p.pending_limit,
+            )
+        };
+        assert_eq!(
+            key(&p),
+            (
+                60 * US_PER_S,
+                60 * US_PER_S,
+                300 * US_PER_S,
+                300 * US_PER_S,
+                1024
+            )
+        );
+        assert_eq!(
+            key(&d),
+            (
+                3 * US_PER_S,
+                3 * US_PER_S,
+                60 * US_PER_S,
+                60 * US_PER_S,
+                4096
+            )
+        );
+        let t: toml::Table =
+            toml::from_str("preset = \"ozone\"\npending_limit = 3\nclient_timeout = \"5s\"")
+                .unwrap();
+        let x = RaftParams::from_table(t).unwrap();
+        assert_eq!((x.pending_limit, x.client_timeout.0), (3, 5 * US_PER_S));
+        let t: toml::Table = toml::from_str("client_timeout = \"0s\"").unwrap();
+        assert!(RaftParams::from_table(t)
+            .unwrap_err()
+            .contains("client_timeout"));
         let t: toml::Table = toml::from_str("preset = \"ozone\"\ntimeout_max = \"6s\"").unwrap();
         assert_eq!(
             RaftParams::from_table(t).unwrap().timeout_max.0,

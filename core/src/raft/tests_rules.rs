@@ -101,11 +101,21 @@ fn retry_cache_answers_a_retried_request_without_a_second_entry() {
     );
 }
 
-/// The client's leader dies: after `request_timeout` the client tries the next server, is
-/// redirected to the new leader and gets its answer.
+/// The client's leader dies: after `client_timeout` (Ratis' client's own timeout, not the
+/// server's `request_timeout`) the client tries the next server, is redirected to the new
+/// leader and gets its answer.
 #[test]
 fn client_retries_elsewhere_when_its_leader_dies() {
-    let mut e = engine(3, "", 2);
+    for (params, timeout) in [
+        ("", 3 * US_PER_S),
+        ("client_timeout = \"5s\"", 5 * US_PER_S),
+    ] {
+        client_retry_case(params, timeout);
+    }
+}
+
+fn client_retry_case(params: &str, timeout: u64) {
+    let mut e = engine(3, params, 2);
     run_for(&mut e, US_PER_S);
     let l = leader(&e);
     let f = (l + 1) % 3;
@@ -115,12 +125,23 @@ fn client_retries_elsewhere_when_its_leader_dies() {
     let ln = name(&e, l);
     act(&mut e, Action::Kill { node: ln });
     put(&mut e, f, "y 2");
-    run_for(&mut e, 6 * US_PER_S);
+    run_for(&mut e, timeout - 100 * US_PER_MS);
+    let c = &e.sim.nodes[f as usize].state.client;
+    assert_eq!(
+        (c.acked, c.target),
+        (1, l),
+        "{params}: no retry before {timeout} us"
+    );
+    run_for(&mut e, 3 * US_PER_S);
     let nl = leader(&e);
     assert_ne!(nl, l);
     let c = &e.sim.nodes[f as usize].state.client;
-    assert_eq!((c.acked, c.target, c.outstanding.len()), (2, nl, 0));
-    assert!(c.lat_last >= 3 * US_PER_S, "{}", c.lat_last);
+    assert_eq!(
+        (c.acked, c.target, c.outstanding.len()),
+        (2, nl, 0),
+        "{params}"
+    );
+    assert!(c.lat_last >= timeout, "{params}: {}", c.lat_last);
 }
 
 /// A follower that never answers (its LogWorker stalled: it replies after the flush) has at

@@ -31,11 +31,11 @@ export async function run({ page, baseUrl, log }) {
     await page.fill('#sweep-grid-key-1', '');
     await page.press('#sweep-grid-key-1', 'Tab');
 
-    // The whole catalogue: every Raft parameter (26, with read_option, read_timeout and the
-    // slowness and no-leader timeouts), with values.
+    // The whole catalogue: every Raft parameter (27, with read_option, read_timeout, the
+    // slowness and no-leader timeouts and the client's own timeout), with values.
     await page.click('#sweep-params summary');
     const params = await page.$$eval('.sweep-param', (els) => els.map((e) => ({ ...e.dataset })));
-    assert.equal(params.length, 26, params.map((p) => p.name).join(','));
+    assert.equal(params.length, 27, params.map((p) => p.name).join(','));
     const byName = Object.fromEntries(params.map((p) => [p.name, p.value]));
     assert.equal(byName.preset, '"teaching"');
     assert.equal(byName.timeout_max, '3s');
@@ -44,6 +44,7 @@ export async function run({ page, baseUrl, log }) {
     assert.equal(byName.read_option, '"default"');
     assert.equal(byName.slowness_timeout, '60s');
     assert.equal(byName.no_leader_timeout, '60s');
+    assert.equal(byName.client_timeout, '3s');
     // A name fills the first free row, starting from its value.
     await page.click('.sweep-param[data-name="client_rate"] button');
     assert.equal(await page.inputValue('#sweep-grid-key-1'), 'client_rate');

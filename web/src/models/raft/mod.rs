@@ -465,14 +465,12 @@ pub fn ruler(lo: u64, hi: u64) -> Vec<u64> {
         .collect()
 }
 
-/// The election timeout's upper bound of a Ratis preset (`params.preset`): `default` 300 ms
-/// (`raft.server.rpc.timeout.max`), `ozone` 5.2 s, `teaching` 3 s.
+/// The election timeout's upper bound of a Ratis preset (`params.preset`; none or an unknown
+/// name: `default`'s, `raft.server.rpc.timeout.max`).
 pub fn preset_timeout_max(preset: Option<&str>) -> u64 {
-    match preset {
-        Some("ozone") => 5_200_000,
-        Some("teaching") => 3_000_000,
-        _ => 300_000,
-    }
+    let p = clusterscope_core::raft::params::preset(preset.unwrap_or("default"));
+    p.or(clusterscope_core::raft::params::preset("default"))
+        .map_or(0, |p| p.timeout_max)
 }
 
 /// The election timer: time left until the deadline and the bar's fill (left / `scale_us`,
