@@ -500,10 +500,23 @@ async function main() {
       }, SCENARIO);
     const engineBefore = await engineAlone();
     await gapProbe(page, true);
+    await page.evaluate(() => performance.clearMeasures('cs-jump-paint'));
     const t0 = Date.now();
     await page.click('#to-end');
     await settled(page, 600_000);
-    result.compute_to_end_s = (Date.now() - t0) / 1000;
+    // Seen from this script: the automation's click (actionability checks, the mouse) and its
+    // polls for the settled page add 0.2-0.5 s that are not the app's.
+    result.compute_to_end_wall_s = (Date.now() - t0) / 1000;
+    // In the page, as the jumps are timed: from the click's handler to the painted frame at the
+    // end (`cs-jump-paint`, which End's jump records; absent on builds before it: the wall time).
+    await page
+      .waitForFunction(() => performance.getEntriesByName('cs-jump-paint', 'measure').length > 0, null, { timeout: 5000 })
+      .catch(() => {});
+    const endPaintMs = await page.evaluate(() => {
+      const e = performance.getEntriesByName('cs-jump-paint', 'measure');
+      return e.length ? e[e.length - 1].duration : NaN;
+    });
+    result.compute_to_end_s = Number.isFinite(endPaintMs) ? endPaintMs / 1000 : result.compute_to_end_wall_s;
     result.compute_max_gap_ms = await gapProbe(page, false);
     result.wasm_memory_mib = await page.evaluate(() =>
       window.__csWasm && window.__csWasm.memory ? window.__csWasm.memory.buffer.byteLength / 2 ** 20 : NaN,
@@ -514,7 +527,7 @@ async function main() {
     result.compute_ratio = result.compute_to_end_s / result.engine_alone_s;
     const end = await appData(page);
     result.frontier = Number(end.frontier);
-    console.log(`WEBBENCH computed_to_end s=${result.compute_to_end_s.toFixed(2)} engine_alone_s=${result.engine_alone_runs_s.map((x) => x.toFixed(2)).join(',')} ratio=${result.compute_ratio.toFixed(2)} max_gap_ms=${f1(result.compute_max_gap_ms)} steps=${end.frontier} wasm_memory_mib=${f1(result.wasm_memory_mib)}`);
+    console.log(`WEBBENCH computed_to_end s=${result.compute_to_end_s.toFixed(2)} wall_s=${result.compute_to_end_wall_s.toFixed(2)} engine_alone_s=${result.engine_alone_runs_s.map((x) => x.toFixed(2)).join(',')} ratio=${result.compute_ratio.toFixed(2)} max_gap_ms=${f1(result.compute_max_gap_ms)} steps=${end.frontier} wasm_memory_mib=${f1(result.wasm_memory_mib)}`);
     const rnd = lcg(42);
     // BENCH_JUMP_POINTS=0,1,0,1: jump to these fractions instead (e.g. restores alone, no replay).
     const points = process.env.BENCH_JUMP_POINTS ? process.env.BENCH_JUMP_POINTS.split(',').map(Number) : [0.5, 0, 0.25, 0.75, 1, 0.5];
@@ -807,10 +820,10 @@ async function main() {
   if (result.jump_model_median !== undefined) lines.push(`| ... split, medians: the model's restore + replay / the app's render / the browser's style, layout, paint | ${f1(result.jump_model_median)} / ${f1(result.jump_render_median)} / ${f1(result.jump_browser_median)} ms | - | - |`);
   if (result.jumps) {
     const r = result;
-    lines.push(`| compute to end, 251 nodes (End from time zero): in the app / engine alone in Chromium | ${r.compute_to_end_s.toFixed(2)} s / ${r.engine_alone_s.toFixed(2)} s = **${r.compute_ratio.toFixed(2)}x** (${r.frontier} events; engine alone ${r.engine_alone_runs_s.map((x) => x.toFixed(2)).join(' s before, ')} s after End); longest gap between frames ${f1(r.compute_max_gap_ms)} ms | <= 1.5x, page responsive throughout | ${r.compute_ratio <= 1.5 ? 'yes' : '**NO**'} |`);
+    lines.push(`| compute to end, 251 nodes (End from time zero): in the app (click to painted frame, in the page; ${(r.compute_to_end_wall_s ?? r.compute_to_end_s).toFixed(2)} s seen from this script) / engine alone in Chromium | ${r.compute_to_end_s.toFixed(2)} s / ${r.engine_alone_s.toFixed(2)} s = **${r.compute_ratio.toFixed(2)}x** (${r.frontier} events; engine alone ${r.engine_alone_runs_s.map((x) => x.toFixed(2)).join(' s before, ')} s after End); longest gap between frames ${f1(r.compute_max_gap_ms)} ms | <= 1.5x, page responsive throughout | ${r.compute_ratio <= 1.5 ? 'yes' : '**NO**'} |`);
     lines.push(`| tab memory after the 251-node run (wasm linear memory) | ${f1(r.wasm_memory_mib)} MiB | <= 300 MiB, any jump <= 100 ms | ${r.wasm_memory_mib <= 300 && r.jump_max <= 100 ? 'yes' : '**NO**'} |`);
     if (r.switches) {
-      lines.push(`| switch variant and back at the end: first switch / later switches (worst of 3) | ${(r.switch_first_ms / 1000).toFixed(2)} s / ${r.switch_again_ms} ms | first <= compute time, second <= 100 ms | ${r.switch_first_ms <= r.compute_to_end_s * 1000 && r.switch_again_ms <= 100 ? 'yes' : '**NO**'} |`);
+      lines.push(`| switch variant and back at the end: first switch / later switches (worst of 3) | ${(r.switch_first_ms / 1000).toFixed(2)} s / ${r.switch_again_ms} ms | first <= compute time (both seen from this script), second <= 100 ms | ${r.switch_first_ms <= (r.compute_to_end_wall_s ?? r.compute_to_end_s) * 1000 && r.switch_again_ms <= 100 ? 'yes' : '**NO**'} |`);
       lines.push(`| ... later switches, click to painted frame in the page (worst of 3) | ${f1(r.switch_again_paint_ms)} ms | <= 100 ms | ${r.switch_again_paint_ms <= 100 ? 'yes' : '**NO**'} |`);
       lines.push(`| ... wasm linear memory with both variants computed | ${f1(r.wasm_memory_two_runs_mib)} MiB | - | - |`);
       lines.push(`| open a permalink at 90% of the run (new tab, to the cursor there) | ${r.permalink_s.toFixed(2)} s | <= 2 s | ${r.permalink_s <= 2 ? 'yes' : '**NO**'} |`);

@@ -374,3 +374,44 @@ fn one_run_playing_uses_the_room_its_render_leaves() {
         );
     }
 }
+
+/// A seek computing new ground with nothing to show asks for its next slice at once
+/// (`quiet_tick`: the frame loop runs it as a task instead of waiting for a display frame, issue
+/// 44); every `SEEK_RENDER_MS` it renders its progress (not quiet), and playing is never quiet.
+#[test]
+fn a_computing_seek_is_quiet_between_its_progress_renders() {
+    use clusterscope_web::model::SEEK_RENDER_MS;
+    let s = settle(send(store(), Msg::LoadBuiltin(PACKET_LOSS.into())));
+    small_budget(&s);
+    let mut s = send(s, Msg::JumpToEnd);
+    let tick = |s: Rc<Store>, dt_ms: f64| {
+        send(
+            s,
+            Msg::Tick {
+                dt_ms,
+                // A slice as long as its target: the budget stays small, far from the end.
+                cost_ms: 45.0,
+                render_ms: 0.0,
+            },
+        )
+    };
+    let mut quiet = 0;
+    let mut waited = 0.0;
+    // 40 ms slices: quiet until the quiet time reaches SEEK_RENDER_MS, then one render.
+    while waited + 40.0 < SEEK_RENDER_MS {
+        s = tick(s, 40.0);
+        waited += 40.0;
+        let m = s.model.borrow();
+        assert!(m.busy(), "still computing");
+        assert!(m.quiet_tick(), "a quiet slice after {waited} ms");
+        quiet += 1;
+    }
+    s = tick(s, 40.0);
+    assert!(!s.model.borrow().quiet_tick(), "the progress render's tick");
+    assert!(quiet >= 10, "{quiet}");
+    // Playing renders every frame.
+    let s = send(s, Msg::Pause);
+    let s = send(s, Msg::TogglePlay);
+    let s = tick(s, 16.0);
+    assert!(s.model.borrow().playing && !s.model.borrow().quiet_tick());
+}

@@ -1,18 +1,18 @@
 //! The root component: owns the reducer, restores the session (permalink, then autosave), runs
-//! the animation loop while playing or seeking, handles keyboard shortcuts, keeps the URL and
+//! the animation loop (`frame_loop`) while playing or seeking, handles keyboard shortcuts, keeps the URL and
 //! localStorage in sync when the replay settles (not while a link's session is on trial,
 //! `model::trial`, nor ever after the simulator stopped, `crate::crash`), and applies the theme.
 
+use super::transport::Transport;
 use super::{confirm::ConfirmDiscard, header::Header, help::Help, log::LogPanel, matrix::Matrix};
-use super::{plots::Plots, sequence::Sequence, topology::TopologyView, transport::Transport};
+use super::{frame_loop::FrameLoop, plots::Plots, sequence::Sequence, topology::TopologyView};
 use crate::model::nav::NavKind;
 use crate::model::teach::{TeachMsg, ZOOM_STEP};
 use crate::model::{BannerKind, Model, Msg, Store, Theme, SPEED_MAX, SPEED_MIN};
 use crate::models::Inspector;
 use crate::platform;
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::rc::Rc;
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -32,67 +32,6 @@ const SLOW_PANEL_CARDS: [&str; SLOW_PANELS] = [
     ".plots-card",
     ".log-card",
 ];
-
-type FrameClosure = Rc<RefCell<Option<Closure<dyn FnMut(f64)>>>>;
-
-/// A `requestAnimationFrame` loop that dispatches [`Msg::Tick`] until dropped.
-struct FrameLoop {
-    alive: Rc<Cell<bool>>,
-    id: Rc<Cell<i32>>,
-    closure: FrameClosure,
-}
-
-impl FrameLoop {
-    fn start(s: UseReducerHandle<Store>) -> FrameLoop {
-        let alive = Rc::new(Cell::new(true));
-        let id = Rc::new(Cell::new(0));
-        let closure: FrameClosure = Rc::new(RefCell::new(None));
-        let last: Cell<Option<f64>> = Cell::new(None);
-        let cost = Cell::new(0.0f64);
-        let (a2, id2, c2) = (alive.clone(), id.clone(), closure.clone());
-        *closure.borrow_mut() = Some(Closure::new(move |ts: f64| {
-            if !a2.get() || crate::crash::stopped() {
-                return;
-            }
-            let dt = last.get().map_or(16.7, |l| ts - l);
-            last.set(Some(ts));
-            let c = cost.get();
-            let t0 = platform::now_ms();
-            platform::perf::frame_start();
-            s.dispatch(Msg::Tick {
-                dt_ms: dt,
-                cost_ms: c,
-                render_ms: platform::perf::take_render_ms(),
-            });
-            platform::perf::frame_computed();
-            cost.set(platform::now_ms() - t0);
-            if a2.get() {
-                if let (Some(w), Some(f)) = (web_sys::window(), c2.borrow().as_ref()) {
-                    if let Ok(i) = w.request_animation_frame(f.as_ref().unchecked_ref()) {
-                        id2.set(i);
-                    }
-                }
-            }
-        }));
-        if let (Some(w), Some(f)) = (web_sys::window(), closure.borrow().as_ref()) {
-            if let Ok(i) = w.request_animation_frame(f.as_ref().unchecked_ref()) {
-                id.set(i);
-            }
-        }
-        FrameLoop { alive, id, closure }
-    }
-}
-
-impl Drop for FrameLoop {
-    fn drop(&mut self) {
-        self.alive.set(false);
-        if let Some(w) = web_sys::window() {
-            let _ = w.cancel_animation_frame(self.id.get());
-        }
-        // Break the closure's self-reference; it is not running now (drop happens in an effect).
-        self.closure.borrow_mut().take();
-    }
-}
 
 fn key_msg(e: &KeyboardEvent, help_open: bool, speed: f64) -> Option<Msg> {
     let shift = e.shift_key();

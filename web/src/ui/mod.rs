@@ -12,6 +12,7 @@ pub mod confirm;
 pub mod embed;
 pub mod expect_editor;
 pub mod export;
+pub mod frame_loop;
 pub mod header;
 pub mod help;
 pub mod hunt;
