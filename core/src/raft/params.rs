@@ -204,6 +204,7 @@ pub struct Preset {
     pub request_timeout: Micros,
     pub client_timeout: Micros,
     pub pending_limit: u32,
+    pub append_batch: u32,
 }
 
 /// The presets. `default` is Ratis' own defaults. `ozone` is a datanode's Ratis server as Ozone
@@ -212,7 +213,8 @@ pub struct Preset {
 /// `RatisHelper.createRaftServerProperties` copies onto Ratis' `raft.server.*`): the election
 /// timeout `hdds.ratis.leader.election.minimum.timeout.duration` (5 s) to 200 ms more,
 /// `rpc.request.timeout` 60 s, `rpc.slowness.timeout` and `notification.no-leader.timeout` 300 s,
-/// `write.element-limit` 1024; its client's `hdds.ratis.raft.client.rpc.request.timeout` 60 s
+/// `write.element-limit` 1024, `log.appender.buffer.element-limit` 1024
+/// (`hdds.container.ratis.log.appender.queue.num-elements`); its client's `hdds.ratis.raft.client.rpc.request.timeout` 60 s
 /// (`RatisClientConfig.RaftConfig`). `teaching` slows Ratis' elections down to watch them.
 pub const PRESETS: &[Preset] = &[
     Preset {
@@ -223,6 +225,7 @@ pub const PRESETS: &[Preset] = &[
         request_timeout: 3 * US_PER_S,
         client_timeout: 3 * US_PER_S,
         pending_limit: 4096,
+        append_batch: 64,
     },
     Preset {
         name: "ozone",
@@ -232,6 +235,7 @@ pub const PRESETS: &[Preset] = &[
         request_timeout: 60 * US_PER_S,
         client_timeout: 60 * US_PER_S,
         pending_limit: 1024,
+        append_batch: 1024,
     },
     Preset {
         name: "teaching",
@@ -241,6 +245,7 @@ pub const PRESETS: &[Preset] = &[
         request_timeout: 3 * US_PER_S,
         client_timeout: 3 * US_PER_S,
         pending_limit: 4096,
+        append_batch: 64,
     },
 ];
 
@@ -280,6 +285,10 @@ impl RaftParams {
         base.insert(
             "pending_limit".into(),
             toml::Value::Integer(pr.pending_limit.into()),
+        );
+        base.insert(
+            "append_batch".into(),
+            toml::Value::Integer(pr.append_batch.into()),
         );
         base.extend(t);
         let p: RaftParams = toml::Value::Table(base)
