@@ -128,7 +128,15 @@ impl Session {
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(packed)
     }
 
+    /// A permalink payload (or the autosave) read back and checked against `limits`. In the web
+    /// app's split release build this is the part `session`, fetched the first time a session
+    /// is read (a link, the saved session, an export's session line): while it is not loaded it
+    /// answers an error and the part is wanted ([`take_decoder_wanted`]).
     pub fn decode(text: &str, limits: &Limits) -> Result<Session, String> {
+        decoder::decode(text, limits)
+    }
+
+    fn decode_now(text: &str, limits: &Limits) -> Result<Session, String> {
         let text = text.trim().trim_start_matches('#');
         let text = text.strip_prefix("s=").unwrap_or(text);
         if text.is_empty() {
@@ -227,6 +235,69 @@ impl Session {
             }
         }
         Ok(s)
+    }
+}
+
+/// Whether [`Session::decode`] was needed since the last call and its part was not loaded (only
+/// in the web app's split release build).
+pub fn take_decoder_wanted() -> bool {
+    WANTED.with(|w| w.replace(false))
+}
+
+/// Whether it is wanted now, the flag left as it is.
+pub fn decoder_wanted() -> bool {
+    WANTED.with(|w| w.get())
+}
+
+thread_local! {
+    /// The decoder was needed while its part was not loaded (set only in the split build).
+    static WANTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The decoder called directly: every build but the web app's split release build.
+#[cfg(not(cs_split))]
+mod decoder {
+    use super::*;
+
+    pub fn decode(text: &str, limits: &Limits) -> Result<Session, String> {
+        Session::decode_now(text, limits)
+    }
+}
+
+/// The decoder behind the split point of the part `session` (base64, inflate, serde_json's
+/// reading of a session: ~30 KB of the gzipped main module, which a first visit without a link
+/// never runs), polled as a model's is (`registry::poll_split_point`).
+#[cfg(cs_split)]
+mod decoder {
+    use super::*;
+
+    /// What the app says while the part is not loaded.
+    const NOT_LOADED: &str =
+        "the session reader is not loaded yet (a part of the app, split/session)";
+
+    type Call<'a> = (
+        Option<(&'a str, &'a Limits)>,
+        Option<Result<Session, String>>,
+    );
+
+    #[wasm_split::wasm_split(session)]
+    async fn read(call: usize) {
+        // SAFETY: `decode` passes the address of its own pair, alive and not otherwise borrowed
+        // while the split point runs (synchronously, within its poll).
+        let call = unsafe { &mut *(call as *mut Call<'_>) };
+        call.1 = call.0.take().map(|(t, l)| Session::decode_now(t, l));
+    }
+
+    pub fn decode(text: &str, limits: &Limits) -> Result<Session, String> {
+        let mut call: Call = (Some((text, limits)), None);
+        let p: *mut Call = &mut call;
+        if crate::registry::poll_split_point(Box::pin(read(p as usize))) {
+            if let Some(r) = call.1 {
+                return r;
+            }
+        }
+        WANTED.with(|w| w.set(true));
+        Err(NOT_LOADED.to_string())
     }
 }
 

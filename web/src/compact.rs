@@ -8,9 +8,12 @@
 //! The form: a value is a tag byte, then `s` a string (u32 length, UTF-8), `i` an i64, `f` an
 //! f64's bits, `b` a byte 0/1, `a` an array (u32 count, values), `t` a table (u32 count, then
 //! key string and value each); integers little-endian. The file: the rest's table, then the
-//! section's table or `n`. The test fails when the file and the form disagree (bless with
-//! `CLUSTERSCOPE_BLESS=1 cargo test -p clusterscope-web compact`) or when the scenario built from
-//! the form differs from the one read from the text.
+//! section's table or `n`. The tables are typed by hand (`crate::compact_typed`: serde's
+//! deserializers of the file's types over toml's `Value` were ~37 KB of the gzipped main module)
+//! and validated by the reader's own `Scenario::from_raw`. The test fails when the file and the
+//! form disagree (bless with `CLUSTERSCOPE_BLESS=1 cargo test -p clusterscope-web compact`), when
+//! the scenario built from the form differs from the one read from the text, or when the typing
+//! by hand differs from serde's on any scenario file of the repository.
 
 use clusterscope_core::limits::Limits;
 use clusterscope_core::scenario::{Scenario, ScenarioError};
@@ -26,7 +29,13 @@ pub fn scenario(file: &str, limits: &Limits) -> Result<Scenario, ScenarioError> 
         Some(b't') => Some(table(&mut b)),
         _ => None,
     };
-    Scenario::from_tables(file, rest, section, limits)
+    let raw = crate::compact_typed::scenario_file(rest).map_err(|msg| ScenarioError {
+        file: file.to_string(),
+        msg: format!("the default scenario's form: {msg}"),
+    })?;
+    let mut sc = Scenario::from_raw(file, raw, limits)?;
+    sc.section = section;
+    Ok(sc)
 }
 
 fn take<'a>(b: &mut &'a [u8], n: usize) -> &'a [u8] {
@@ -175,6 +184,97 @@ mod tests {
                 format!("{:?}", a.expectations),
                 format!("{:?}", b.expectations),
                 "variant {v}"
+            );
+        }
+    }
+
+    /// Every scenario file of the repository (the built-ins, the examples, the tests' files) its
+    /// tables typed by hand as serde types them: the same `ScenarioFile`, or both refuse it.
+    #[test]
+    fn typed_like_serde() {
+        use clusterscope_core::scenario::ScenarioFile;
+        use serde::Deserialize;
+        let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+        let mut dirs: Vec<_> = ["scenarios", "static/examples", "tests/scenarios"]
+            .iter()
+            .map(|d| root.join(d))
+            .filter(|d| d.is_dir())
+            .collect();
+        let mut files = Vec::new();
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "toml") {
+                    files.push(p);
+                }
+            }
+        }
+        let (mut same, mut refused) = (0, 0);
+        for p in &files {
+            let text = std::fs::read_to_string(p).unwrap();
+            let Ok((rest, _)) = Scenario::read_tables(&text) else {
+                continue;
+            };
+            let by_serde = ScenarioFile::deserialize(toml::Value::Table(rest.clone()));
+            let by_hand = crate::compact_typed::scenario_file(rest);
+            match (by_serde, by_hand) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!(a, b, "{}", p.display());
+                    same += 1;
+                }
+                (Err(_), Err(_)) => refused += 1,
+                (Ok(a), Err(e)) if !a.recorded.is_empty() => {
+                    assert!(e.contains("recorded"), "{}: {e}", p.display())
+                }
+                (a, b) => panic!(
+                    "{}: serde {:?}, by hand {:?}",
+                    p.display(),
+                    a.map(|_| ()),
+                    b.map(|_| ())
+                ),
+            }
+        }
+        assert!(
+            same >= 30,
+            "{same} files typed alike ({refused} refused by both)"
+        );
+    }
+
+    /// The typing by hand refuses what serde refuses: an unknown field, a missing one, a wrong
+    /// type, an alias given twice, an empty list of nodes.
+    #[test]
+    fn typed_refuses_as_serde() {
+        use clusterscope_core::scenario::ScenarioFile;
+        use serde::Deserialize;
+        let cases = [
+            ("seeds = [\"C\"]", "seeds = [\"C\"]\nbogus = 1"),
+            ("duration = \"12m\"", "duration = 12"),
+            ("seed = 1", "seed = -1"),
+            (
+                "observer = \"A\"\npeer = \"B\"\nat = \"58s\"",
+                "observer = \"A\"\nnode = \"A\"\npeer = \"B\"\nat = \"58s\"",
+            ),
+            (
+                "observer = \"A\"\npeer = \"B\"\nat = \"58s\"",
+                "observer = []\npeer = \"B\"\nat = \"58s\"",
+            ),
+            ("during = [\"105s\", \"end\"]", "during = [\"105s\"]"),
+            ("chance = \"90%..100%\"", "chance = \"100%..90%\""),
+            ("name = \"cassandra-21636-packet-loss\"\n", ""),
+        ];
+        for (from, to) in cases {
+            assert!(TEXT.contains(from), "{from}");
+            let text = TEXT.replacen(from, to, 1);
+            let (rest, _) = Scenario::read_tables(&text).unwrap();
+            assert!(
+                ScenarioFile::deserialize(toml::Value::Table(rest.clone())).is_err(),
+                "serde takes {to:?}"
+            );
+            assert!(
+                crate::compact_typed::scenario_file(rest).is_err(),
+                "the typing by hand takes {to:?}"
             );
         }
     }

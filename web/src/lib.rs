@@ -21,7 +21,7 @@
 //!   scenario's) downloaded when one is first opened.
 //! - [`reader`]: the scenario reader (TOML text to a scenario), a part of the split build
 //!   fetched when a text is first read; [`compact`]: the default scenario read ahead of time,
-//!   so that its first frame needs no reader.
+//!   so that its first frame needs no reader ([`compact_typed`]: its tables typed by hand).
 //! - [`split`]: the split release build's parts of the app's own code ([`in_part!`]: the
 //!   models' panels, the hunt), fetched when first needed.
 //! - [`platform`]: browser side effects (storage, URL, downloads, clipboard, clock, canvas sizes
@@ -36,6 +36,7 @@
 
 pub mod builtins;
 pub mod compact;
+pub mod compact_typed;
 pub mod crash;
 pub mod draw;
 pub mod hunt;

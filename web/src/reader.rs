@@ -4,6 +4,7 @@
 //! point, `clusterscope_core::scenario`), fetched the first time a text is read: another built-in
 //! opened, a link or a saved session naming one, an imported file, a sweep or a hunt that reads
 //! one. The default scenario needs none of it: its file is read ahead of time (`crate::compact`).
+//! The session reader ([`SESSION_PART`]) is a part of its own, fetched the same way.
 //!
 //! [`parse`] answers an error while the part is not loaded and the reader is wanted: the page's
 //! store ([`take_wanted`]) keeps the message, has the app load the part and applies the message
@@ -27,4 +28,19 @@ pub fn parse(file: &str, text: &str, limits: &Limits) -> Result<Scenario, String
 /// Whether the reader was needed since the last call and its part was not loaded.
 pub fn take_wanted() -> bool {
     clusterscope_core::scenario::take_reader_wanted()
+}
+
+/// The session reader's part (`Session::decode`: a link, the saved session, an export's session
+/// line; core's split point, `clusterscope_core::session`): fetched the first time a session is
+/// read, as the scenario reader's is. A first visit without a link needs neither.
+pub const SESSION_PART: &str = "session";
+
+/// Whether the session reader was needed since the last call and its part was not loaded.
+pub fn take_session_wanted() -> bool {
+    clusterscope_core::session::take_decoder_wanted()
+}
+
+/// Whether it is wanted now (the flag kept for [`take_session_wanted`]).
+pub fn session_wanted() -> bool {
+    clusterscope_core::session::decoder_wanted()
 }

@@ -1,7 +1,8 @@
 // Issue 44: in the release build every model but gossip is a part of the wasm fetched when a
 // scenario of it is first opened (scripts/wasm-split.mjs, `clusterscope_core::registry::load`).
-// The default scenario (gossip, read ahead of time) opens with no part fetched; the scenario
-// reader is a part fetched when a text is first read (a refused fetch an error naming it, the
+// The default scenario (gossip, read ahead of time) opens with no part fetched; the session
+// reader (a link, the autosave) is a part fetched when a session is first read, and the scenario
+// reader one fetched when a text is first read (a refused fetch an error naming it, the
 // session unchanged, opening again retries); a ping-pong scenario fetches its
 // part (busy and a notice meanwhile; the check's worker loads it too), a second opening fetches
 // nothing; a part that cannot
@@ -46,15 +47,31 @@ export async function run({ page, baseUrl, log }) {
   assert.equal((await app(page)).scenario, 'cassandra-21636-packet-loss');
   assert.deepEqual(parts, [], 'gossip is in the main module: no part fetched');
   // A reload (the session in the link and the autosave, naming the default scenario) reads no
-  // text either: no part fetched, the session as it was.
+  // scenario text: only the session reader is fetched (a part of its own), the session as it
+  // was. A refused session reader is an error naming it, the default scenario shown and the
+  // saved session kept: the next reload restores it.
   await page.keyboard.press('ArrowRight');
   await settled(page);
   const stepped = (await app(page)).step;
+  if (split) {
+    await page.route('**/split/session-*.wasm', (route) => route.abort('internetdisconnected'));
+    await page.reload();
+    const err = await bannerText(page, 'error');
+    log(err);
+    assert.match(err, /Could not read the session: the session reader's code did not load \(a part of the app, split\/session/);
+    assert.match(err, /Your saved session stays saved/);
+    await page.waitForSelector('#app[data-ready="1"]');
+    assert.equal((await app(page)).scenario, 'cassandra-21636-packet-loss');
+    await page.unroute('**/split/session-*.wasm');
+    parts.length = 0;
+  }
   await page.reload();
   await page.waitForSelector('#app[data-ready="1"]');
   await settled(page);
   assert.equal((await app(page)).step, stepped, 'the session is restored');
-  assert.deepEqual(parts, [], 'a session of the default scenario fetches no part');
+  const kinds = parts.map((p) => p.replace(/-[0-9a-f]+\.wasm$/, ''));
+  assert.deepEqual(kinds, split ? ['session-read'] : [], 'a session of the default scenario fetches only the session reader');
+  parts.length = 0;
   // The default scenario is read ahead of time: its first frame needs no scenario reader. Any
   // other scenario's text is read by the reader, a part fetched when a text is first read; a
   // fetch that fails is an error naming it, the session and cursor unchanged.

@@ -200,6 +200,12 @@ impl Model {
                     Err(e) => Some(e),
                 }
             }
+            // The session reader's part not loaded yet (the split release build): the import
+            // waits for it (`store.rs`) and is applied again, nothing changed meanwhile.
+            Some(Err(e)) if crate::reader::session_wanted() => {
+                self.error(format!("Import failed: {}", sentence(&e)));
+                return;
+            }
             Some(Err(e)) => Some(e),
             None => None,
         };

@@ -95,8 +95,11 @@ fn apply(m: &mut Model, msg: Msg) -> bool {
     // build's part `reader`: the default scenario needs none), then the model's code (the
     // scenario names its model).
     let reader = crate::reader::take_wanted();
+    // A link's or the saved session's reader (the split release build's part `session`).
+    let session = crate::reader::take_session_wanted();
     let wanted = match crate::builtins::take_wanted() {
         Some(name) => Some((name, false)),
+        None if session => Some((crate::reader::SESSION_PART, true)),
         None if reader => Some((crate::reader::PART, true)),
         None => clusterscope_core::registry::take_wanted().map(|name| (name, true)),
     };
@@ -105,6 +108,8 @@ fn apply(m: &mut Model, msg: Msg) -> bool {
             // Its error ("not downloaded yet") is replaced by what happens meanwhile.
             m.info(if part && name == crate::reader::PART {
                 "Loading the scenario reader…".to_string()
+            } else if part && name == crate::reader::SESSION_PART {
+                "Loading the session reader…".to_string()
             } else if part {
                 format!("Loading the {name} model…")
             } else {
@@ -148,6 +153,15 @@ fn downloaded(m: &mut Model, name: &'static str, result: Result<(), String>) -> 
             format!(
                 "Could not compare: {e}. Your current session is unchanged; pick the variant to \
                  compare with again to retry."
+            )
+        } else if part && name == crate::reader::SESSION_PART {
+            format!(
+                "Could not read the session: {e}. {}",
+                if restoring {
+                    "Your saved session stays saved: reload the page once you are online."
+                } else {
+                    "Your current session is unchanged; open the link again to retry."
+                }
             )
         } else if part && name == crate::reader::PART {
             format!(
@@ -351,5 +365,62 @@ mod tests {
             m.run.scenario.raw.protocol, "raft",
             "the waiting message applied"
         );
+    }
+
+    /// The session reader's part that did not load (the split release build): an error naming
+    /// it, the session shown unchanged; a saved session being restored stays saved; one that
+    /// loaded lets the waiting link through (natively the decoder is compiled in).
+    #[test]
+    fn the_session_part_waits_like_a_text() {
+        let mut m = Model::new();
+        let file = m.run.scenario.file.clone();
+        let part = crate::reader::SESSION_PART;
+        let mut other = Model::new();
+        other.update(Msg::SetSeed(7));
+        let link = other.session().encode();
+        m.download = Some(Download {
+            name: part,
+            part: true,
+            id: 5,
+            waiting: vec![Msg::OpenPermalink(link.clone())],
+        });
+        assert!(downloaded(
+            &mut m,
+            part,
+            Err("split/session did not load".into())
+        ));
+        let b = m.banner.as_ref().expect("an error");
+        assert!(
+            b.text.starts_with(
+                "Could not read the session: split/session did not load. Your current session \
+                 is unchanged"
+            ),
+            "{}",
+            b.text
+        );
+        assert_eq!(m.run.scenario.file, file, "the session is unchanged");
+        assert_ne!(m.run.seed, 7);
+        assert!(m.download.is_none());
+        assert_eq!(m.keep_saved_until_edit, None);
+        m.download = Some(Download {
+            name: part,
+            part: true,
+            id: 6,
+            waiting: vec![Msg::RestoreSaved(link.clone())],
+        });
+        downloaded(&mut m, part, Err("offline".into()));
+        assert_eq!(
+            m.keep_saved_until_edit,
+            Some(m.session_rev),
+            "the saved session stays"
+        );
+        m.download = Some(Download {
+            name: part,
+            part: true,
+            id: 7,
+            waiting: vec![Msg::OpenPermalink(link)],
+        });
+        assert!(downloaded(&mut m, part, Ok(())));
+        assert_eq!(m.run.seed, 7, "the waiting link applied");
     }
 }

@@ -312,6 +312,13 @@ pub fn app() -> Html {
                              split/compare; check the connection)"
                                 .to_string()
                         })
+                    } else if part && name == crate::reader::SESSION_PART {
+                        // The session reader (the split release build's part for it).
+                        crate::platform::load_part(name).await.map_err(|()| {
+                            "the session reader's code did not load (a part of the app, \
+                             split/session; check the connection)"
+                                .to_string()
+                        })
                     } else if part && name == crate::reader::PART {
                         // The scenario reader (the split release build's part for it).
                         crate::platform::load_part(name).await.map_err(|()| {
