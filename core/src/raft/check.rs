@@ -604,7 +604,7 @@ fn check_all<S: StateMachine>(sim: &Sim<Raft<S>>, inner: &mut MemoInner) -> Opti
     if kept && inner.quiet == inner.quiet_now {
         return None;
     }
-    let found = check_moved(sim, inner, kept, None);
+    let found = check_moved(sim, inner, if kept { Before::Key } else { Before::Nothing });
     if found.is_none() {
         std::mem::swap(&mut inner.quiet, &mut inner.quiet_now);
     } else {
@@ -637,18 +637,18 @@ pub fn check_step<S: StateMachine>(
             let k = k as usize;
             let mut w = [0; W];
             node_words(&sim.nodes[k], &mut w);
-            let kept = &inner.quiet[k * W..(k + 1) * W];
+            let kept = &mut inner.quiet[k * W..(k + 1) * W];
             // An or of the words' differences: no `memcmp` call for nine words.
             if kept.iter().zip(&w).fold(0, |d, (a, b)| d | (a ^ b)) == 0 {
                 None
             } else {
-                inner.quiet_now.clear();
-                inner.quiet_now.extend_from_slice(&inner.quiet);
-                inner.quiet_now[k * W..(k + 1) * W].copy_from_slice(&w);
-                let found = check_moved(sim, inner, true, Some(k));
-                if found.is_none() {
-                    std::mem::swap(&mut inner.quiet, &mut inner.quiet_now);
-                } else {
+                // The key now is the kept one with this node's words replaced: replaced in
+                // place, the old words kept aside (not a copy of the whole key per moved step,
+                // issue 44).
+                let old: [u64; W] = (&*kept).try_into().expect("W words");
+                kept.copy_from_slice(&w);
+                let found = check_moved(sim, inner, Before::Node(k, old));
+                if found.is_some() {
                     inner.quiet.clear();
                 }
                 found
@@ -662,19 +662,27 @@ pub fn check_step<S: StateMachine>(
     found
 }
 
-/// [`check`] when something it reads moved since it last found nothing (`kept`: `m.quiet` is
-/// the key of that answer, for as many nodes; otherwise every part runs). `only` (with `kept`):
-/// the one node whose words differ between the two keys (`check_step`), so the scans read its
-/// words alone, the pairwise classes compare it alone, and Leader Completeness reads only the
-/// pairs with it: every other node's inputs are those of the answer of nothing.
+/// What [`check_moved`] compares the key now with: the quiet key of the last answer of nothing.
+enum Before {
+    /// `MemoInner::quiet` is that key with node `k`'s words replaced by its words now (the
+    /// key now); these were its words then. Every other node's words are the same.
+    Node(usize, [u64; W]),
+    /// `MemoInner::quiet` is that key, for as many nodes, and `quiet_now` the key now.
+    Key,
+    /// None kept (`quiet_now` is the key now): every part runs.
+    Nothing,
+}
+
+/// [`check`] when something it reads moved since it last found nothing (`before`). With
+/// `Before::Node(k, ..)` the scans read node `k`'s words alone, the pairwise classes compare it
+/// alone, and Leader Completeness reads only the pairs with it: every other node's inputs are
+/// those of the answer of nothing.
 #[inline(never)]
 fn check_moved<S: StateMachine>(
     sim: &Sim<Raft<S>>,
     m: &mut MemoInner,
-    kept: bool,
-    only: Option<usize>,
+    before: Before,
 ) -> Option<Violation> {
-    let only = only.filter(|_| kept);
     let names = &sim.topo.names;
     let nodes = Nodes(&sim.nodes);
     let MemoInner {
@@ -684,9 +692,14 @@ fn check_moved<S: StateMachine>(
         lc_key: lc_kept,
         lc_now,
         quiet,
-        quiet_now: key,
+        quiet_now,
         at: _,
     } = m;
+    let (key, kept, only): (&[u64], bool, Option<usize>) = match before {
+        Before::Node(k, _) => (quiet, true, Some(k)),
+        Before::Key => (quiet_now, true, None),
+        Before::Nothing => (quiet_now, false, None),
+    };
     // One pass over both keys: whether some `ghost.led` moved, whether some node has a broken
     // rule noted, and whether what Leader Completeness reads moved since it last answered
     // nothing. Its answer is a function of `lc_key` alone, so any key it answered nothing for
@@ -694,8 +707,8 @@ fn check_moved<S: StateMachine>(
     // compared word by word in place (`lc_same`, no key built); without one (after a
     // violation), `lc_kept`, the key of the last nothing it answered without a quiet key.
     let (mut led_moved, mut broken, mut lc_moved) = (!kept, false, false);
-    if let Some(k) = only {
-        let (a, b) = (&quiet[k * W..(k + 1) * W], &key[k * W..(k + 1) * W]);
+    if let Before::Node(k, a) = &before {
+        let b = &key[k * W..(k + 1) * W];
         led_moved = a[LED] != b[LED];
         broken = b[FLAGS] & BROKEN != 0;
         lc_moved = !lc_same(a, b);
