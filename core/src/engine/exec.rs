@@ -45,6 +45,7 @@ impl<P: Protocol> Sim<P> {
         Ok(())
     }
 
+    #[inline]
     pub(super) fn refresh_stats(&mut self, node: NodeId, exec: u8) {
         let slot = &mut self.nodes[node as usize];
         let e = &slot.execs[exec as usize];

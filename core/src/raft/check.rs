@@ -205,10 +205,14 @@ fn leader_completeness<S: StateMachine>(
         if !ln.is_leader() || sim.nodes[l].status == NodeStatus::Stopped {
             continue;
         }
-        for (k, n) in nodes.iter().enumerate() {
-            if only.is_some_and(|o| o != l && o != k) {
-                continue;
-            }
+        // The pairs read: every (l, k) when `only` is this leader (or none), else (l, only)
+        // alone, in the scan's order; not a pass over every node skipping the others.
+        let ks = match only {
+            Some(o) if o != l => o..o + 1,
+            _ => 0..nodes.len(),
+        };
+        for k in ks {
+            let n = &nodes[k];
             let c = &n.ghost.committed;
             // The highest index committed at a term <= the leader's (commit terms only grow).
             // Usually every commit is at a term <= the leader's: the whole of `c`, without the
@@ -336,6 +340,12 @@ impl Pairs {
             self.words = n.div_ceil(64);
             self.bad = vec![0; n * self.words];
         }
+        // The one node that could move did not: nothing to compare (issue 44).
+        if let Some(k) = only {
+            if !self.fp.is_empty() && self.fp[k] == fps(k) {
+                return self.first_bad();
+            }
+        }
         let words = self.words;
         let fresh = self.fp.is_empty();
         let mut changed = std::mem::take(&mut self.changed);
@@ -422,9 +432,15 @@ impl Pairs {
             }
         }
         self.changed = changed;
+        self.first_bad()
+    }
+
+    /// The first violating pair (the least (a, b)), if any.
+    fn first_bad(&self) -> Option<(usize, usize)> {
         if self.nbad == 0 {
             return None;
         }
+        let words = self.words;
         let w = self.bad.iter().position(|&x| x != 0)?;
         Some((
             w / words,
