@@ -27,7 +27,7 @@ use super::node::RNode;
 use super::sm::StateMachine;
 use super::{Index, Raft, Term};
 use crate::engine::{Moved, NodeId, NodeSlot, NodeStatus, Sim, Violation};
-use std::sync::Mutex;
+use std::cell::RefCell;
 
 /// The nodes' states, by index: a view over the engine's slots (a `Vec<&RNode>` built after
 /// every event cost an allocation and a free per event).
@@ -453,7 +453,7 @@ impl Pairs {
 /// checkpoints): it is only a cache, brought up to date from whatever state it is given by the
 /// fingerprints, so a restored or forked state is checked as correctly as the next step.
 #[derive(Debug, Default)]
-pub struct Memo(Mutex<MemoInner>);
+pub struct Memo(RefCell<MemoInner>);
 
 #[derive(Debug, Default)]
 struct MemoInner {
@@ -607,7 +607,7 @@ impl Clone for Memo {
 /// [`check_full`]. Reads every node's quiet key; what it keeps is not tied to a step, so the
 /// engine's [`check_step`] starts afresh after it.
 pub fn check<S: StateMachine>(sim: &Sim<Raft<S>>, memo: &Memo) -> Option<Violation> {
-    let mut m = memo.0.lock().unwrap_or_else(|e| e.into_inner());
+    let mut m = memo.0.borrow_mut();
     let inner = &mut *m;
     inner.at = None;
     check_all(sim, inner)
@@ -641,7 +641,7 @@ pub fn check_step<S: StateMachine>(
     memo: &Memo,
     moved: Moved,
 ) -> Option<Violation> {
-    let mut m = memo.0.lock().unwrap_or_else(|e| e.into_inner());
+    let mut m = memo.0.borrow_mut();
     let inner = &mut *m;
     let follows = inner
         .at
