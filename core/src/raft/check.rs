@@ -305,17 +305,35 @@ fn around(set: &[u64], k: usize) -> (bool, bool) {
 }
 
 /// The members of `set`, ascending.
-fn members(set: &[u64]) -> impl Iterator<Item = usize> + '_ {
-    set.iter().enumerate().flat_map(|(w, &x)| {
-        let mut x = x;
-        std::iter::from_fn(move || {
-            (x != 0).then(|| {
-                let b = x.trailing_zeros() as usize;
-                x &= x - 1;
-                w * 64 + b
-            })
-        })
-    })
+fn members(set: &[u64]) -> Members<'_> {
+    Members {
+        set,
+        w: 0,
+        x: set.first().copied().unwrap_or(0),
+    }
+}
+
+/// [`members`]: a word at a time, its bits lowest first (a plain loop, not nested iterator
+/// adapters per class and changed node: issue 44).
+struct Members<'a> {
+    set: &'a [u64],
+    /// The word being read, and its bits not yet returned.
+    w: usize,
+    x: u64,
+}
+
+impl Iterator for Members<'_> {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.x == 0 {
+            self.w += 1;
+            self.x = *self.set.get(self.w)?;
+        }
+        let b = self.x.trailing_zeros() as usize;
+        self.x &= self.x - 1;
+        Some(self.w * 64 + b)
+    }
 }
 
 impl Pairs {
