@@ -399,7 +399,9 @@ impl<S: StateMachine> Raft<S> {
             ctx.submit(APPENDER, Task::Append { peer: p }, None);
             return None;
         }
-        let mut entries: Vec<(Index, Entry<S::Cmd>)> = Vec::new();
+        // Sized for the whole batch: no growth step by step (issue 44).
+        let mut entries: Vec<(Index, Entry<S::Cmd>)> =
+            Vec::with_capacity((poll.to + 1).saturating_sub(poll.from) as usize);
         let mut waiting = None;
         for i in poll.from..=poll.to {
             let failed = if poll.failed.is_some() && i == poll.to {
