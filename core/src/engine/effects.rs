@@ -70,14 +70,27 @@ impl<P: Protocol> Sim<P> {
 
     /// Apply the effects `run_handler` left, then empty the buffers (kept for the next handler).
     pub(super) fn apply_pending(&mut self, out: &mut Out, node: NodeId) -> Result<(), SimError> {
-        // Taken out while applying: an effect may run another handler.
+        // A handler that asked for nothing (a log line is an effect too): nothing to take out
+        // and put back.
+        if self.effects.is_empty() {
+            debug_assert!(self.log_buf.is_empty());
+            return Ok(());
+        }
+        // Taken out while applying (the effects need `&mut self`); no effect runs a handler, so
+        // the buffers left in their place stay the empty ones `take` left.
         let mut effects = std::mem::take(&mut self.effects);
         let mut log_buf = std::mem::take(&mut self.log_buf);
         let r = self.apply_effects(out, node, &mut effects, &log_buf);
         effects.clear();
         log_buf.clear();
-        self.effects = effects;
-        self.log_buf = log_buf;
+        // Back in place; the placeholders had no allocation (dropping them is a call per event
+        // for nothing: issue 44), unless something refilled them meanwhile.
+        std::mem::swap(&mut self.effects, &mut effects);
+        std::mem::swap(&mut self.log_buf, &mut log_buf);
+        if effects.capacity() == 0 && log_buf.capacity() == 0 {
+            std::mem::forget(effects);
+            std::mem::forget(log_buf);
+        }
         r
     }
 
@@ -94,7 +107,10 @@ impl<P: Protocol> Sim<P> {
         effects: &mut Vec<Effect<P>>,
         log_buf: &str,
     ) -> Result<(), SimError> {
-        for eff in effects.drain(..) {
+        // In order, popped from the back of the reversed list: no `Drain` to drop per handler
+        // (its tail bookkeeping, issue 44). On an error the rest stay, for the caller to clear.
+        effects.reverse();
+        while let Some(eff) = effects.pop() {
             match eff {
                 Effect::Send { to, msg } => self.send(out, node, to, msg)?,
                 Effect::SetTimer { key, at } => {

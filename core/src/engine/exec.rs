@@ -24,16 +24,28 @@ impl<P: Protocol> Sim<P> {
                 self.limits.max_queue
             )));
         }
-        e.queue.push_back(Queued {
+        let q = Queued {
             task,
             enqueued_at: self.now,
             deadline,
-        });
+        };
+        // An idle stage with nothing queued takes the task at once: the same start (or expiry)
+        // as queueing it and taking it from the queue, without the queue's round trip (issue 44).
+        if e.busy.is_none()
+            && e.queue.is_empty()
+            && slot.status != NodeStatus::Stopped
+            && !slot.exec_stats[exec as usize].stalled
+        {
+            self.start_task(out, node, exec, q);
+            return Ok(());
+        }
+        e.queue.push_back(q);
         // `try_start_task` refreshes the stats on every way out (once, not twice a submit).
         self.try_start_task(out, node, exec);
         Ok(())
     }
 
+    #[inline]
     pub(super) fn refresh_stats(&mut self, node: NodeId, exec: u8) {
         let slot = &mut self.nodes[node as usize];
         let e = &slot.execs[exec as usize];
@@ -47,7 +59,6 @@ impl<P: Protocol> Sim<P> {
     /// The executor's stats are up to date when it returns.
     pub(super) fn try_start_task(&mut self, out: &mut Out, node: NodeId, exec: u8) {
         loop {
-            let now = self.now;
             let slot = &mut self.nodes[node as usize];
             if slot.status == NodeStatus::Stopped {
                 self.refresh_stats(node, exec);
@@ -63,42 +74,52 @@ impl<P: Protocol> Sim<P> {
                 self.refresh_stats(node, exec);
                 return;
             };
-            let label = self.proto.task_label(&q.task);
-            let waited_us = now - q.enqueued_at;
-            if q.deadline.is_some_and(|d| now > d) {
-                self.nodes[node as usize].exec_stats[exec as usize].expired += 1;
-                self.refresh_stats(node, exec);
-                self.emit(
-                    out,
-                    node,
-                    RecKind::TaskExpired {
-                        exec,
-                        label,
-                        waited_us,
-                    },
-                    None,
-                );
-                continue;
+            if self.start_task(out, node, exec, q) {
+                return;
             }
-            let slot = &mut self.nodes[node as usize];
-            let service = self.proto.service_us(&slot.state, &q.task)
-                + slot.exec_stats[exec as usize].delay_us;
-            slot.execs[exec as usize].busy = Some(q.task);
-            let inc = slot.incarnation;
+        }
+    }
+
+    /// Start task `q`, just taken from the queue of the idle, running, not stalled stage `exec`
+    /// of `node`, or drop it when it is past its deadline. Whether it started; either way the
+    /// stage's stats are up to date.
+    fn start_task(&mut self, out: &mut Out, node: NodeId, exec: u8, q: Queued<P::Task>) -> bool {
+        let now = self.now;
+        let label = self.proto.task_label(&q.task);
+        let waited_us = now - q.enqueued_at;
+        if q.deadline.is_some_and(|d| now > d) {
+            self.nodes[node as usize].exec_stats[exec as usize].expired += 1;
             self.refresh_stats(node, exec);
             self.emit(
                 out,
                 node,
-                RecKind::TaskStart {
+                RecKind::TaskExpired {
                     exec,
                     label,
                     waited_us,
                 },
                 None,
             );
-            self.push(now + service, Ev::TaskDone { node, inc, exec });
-            return;
+            return false;
         }
+        let slot = &mut self.nodes[node as usize];
+        let service =
+            self.proto.service_us(&slot.state, &q.task) + slot.exec_stats[exec as usize].delay_us;
+        slot.execs[exec as usize].busy = Some(q.task);
+        let inc = slot.incarnation;
+        self.refresh_stats(node, exec);
+        self.emit(
+            out,
+            node,
+            RecKind::TaskStart {
+                exec,
+                label,
+                waited_us,
+            },
+            None,
+        );
+        self.push(now + service, Ev::TaskDone { node, inc, exec });
+        true
     }
 
     pub(super) fn task_done(

@@ -24,7 +24,7 @@ use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::sync::Arc;
-use trace::{hash_rec, DropReason, LogLevel, Rec, RecKind, Trace, TraceHash};
+use trace::{hash_parts, DropReason, LogLevel, Rec, RecKind, Trace, TraceHash};
 
 pub type NodeId = u32;
 
@@ -597,15 +597,14 @@ impl<P: Protocol> Sim<P> {
         if !self.tracing {
             return;
         }
-        let rec = Rec {
-            step: self.steps,
-            time: self.now,
-            node,
-            kind,
-        };
-        hash_rec(&mut self.hash, &rec, text);
+        hash_parts(&mut self.hash, self.steps, self.now, node, &kind, text);
         if out.record {
-            out.trace.recs.push(rec);
+            out.trace.recs.push(Rec {
+                step: self.steps,
+                time: self.now,
+                node,
+                kind,
+            });
         }
     }
 

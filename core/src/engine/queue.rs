@@ -118,21 +118,23 @@ impl<T: Keyed> EventQueue<T> {
             self.now.push_back(item);
             return;
         }
-        let mut items = std::mem::take(&mut self.buckets[i]);
+        // The bucket emptied in place from its back (no `take`, `Drain` and putting back:
+        // issue 44); bucket 0's items go to the front of `now` (empty here), so they keep the
+        // bucket's order, which the sort below then finishes.
+        let (lower, rest) = self.buckets.split_at_mut(i);
+        let items = &mut rest[0];
         debug_assert!(!items.is_empty(), "bucket {i} marked full");
         self.last = items.iter().map(|x| x.time()).min().expect("non-empty");
-        for item in items.drain(..) {
+        while let Some(item) = items.pop() {
             let b = bucket(self.last, item.time());
             debug_assert!(b < i);
             if b == 0 {
-                self.now.push_back(item);
+                self.now.push_front(item);
             } else {
-                self.buckets[b].push(item);
+                lower[b].push(item);
                 self.full |= 1 << (b - 1);
             }
         }
-        // Keep the bucket's allocation for later.
-        self.buckets[i] = items;
         if self.now.len() > 1 {
             self.now.make_contiguous().sort_unstable_by_key(|x| x.seq());
         }

@@ -213,10 +213,23 @@ impl TraceHash {
 
 /// Mix one record into a running hash. Labels and log text are hashed by content.
 pub fn hash_rec(h: &mut TraceHash, r: &Rec, log_text: Option<&str>) {
-    h.u64(r.step);
-    h.u64(r.time);
-    h.u64(r.node as u64);
-    match r.kind {
+    hash_parts(h, r.step, r.time, r.node, &r.kind, log_text);
+}
+
+/// [`hash_rec`] of the record with these fields, without the record built (the engine hashes
+/// every record and keeps one only when it records: issue 44).
+pub fn hash_parts(
+    h: &mut TraceHash,
+    step: u64,
+    time: Micros,
+    node: u32,
+    kind: &RecKind,
+    log_text: Option<&str>,
+) {
+    h.u64(step);
+    h.u64(time);
+    h.u64(node as u64);
+    match *kind {
         RecKind::Send {
             msg,
             to,

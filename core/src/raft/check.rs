@@ -27,7 +27,7 @@ use super::node::RNode;
 use super::sm::StateMachine;
 use super::{Index, Raft, Term};
 use crate::engine::{Moved, NodeId, NodeSlot, NodeStatus, Sim, Violation};
-use std::sync::Mutex;
+use std::cell::RefCell;
 
 /// The nodes' states, by index: a view over the engine's slots (a `Vec<&RNode>` built after
 /// every event cost an allocation and a free per event).
@@ -205,10 +205,14 @@ fn leader_completeness<S: StateMachine>(
         if !ln.is_leader() || sim.nodes[l].status == NodeStatus::Stopped {
             continue;
         }
-        for (k, n) in nodes.iter().enumerate() {
-            if only.is_some_and(|o| o != l && o != k) {
-                continue;
-            }
+        // The pairs read: every (l, k) when `only` is this leader (or none), else (l, only)
+        // alone, in the scan's order; not a pass over every node skipping the others.
+        let ks = match only {
+            Some(o) if o != l => o..o + 1,
+            _ => 0..nodes.len(),
+        };
+        for k in ks {
+            let n = &nodes[k];
             let c = &n.ghost.committed;
             // The highest index committed at a term <= the leader's (commit terms only grow).
             // Usually every commit is at a term <= the leader's: the whole of `c`, without the
@@ -301,17 +305,35 @@ fn around(set: &[u64], k: usize) -> (bool, bool) {
 }
 
 /// The members of `set`, ascending.
-fn members(set: &[u64]) -> impl Iterator<Item = usize> + '_ {
-    set.iter().enumerate().flat_map(|(w, &x)| {
-        let mut x = x;
-        std::iter::from_fn(move || {
-            (x != 0).then(|| {
-                let b = x.trailing_zeros() as usize;
-                x &= x - 1;
-                w * 64 + b
-            })
-        })
-    })
+fn members(set: &[u64]) -> Members<'_> {
+    Members {
+        set,
+        w: 0,
+        x: set.first().copied().unwrap_or(0),
+    }
+}
+
+/// [`members`]: a word at a time, its bits lowest first (a plain loop, not nested iterator
+/// adapters per class and changed node: issue 44).
+struct Members<'a> {
+    set: &'a [u64],
+    /// The word being read, and its bits not yet returned.
+    w: usize,
+    x: u64,
+}
+
+impl Iterator for Members<'_> {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.x == 0 {
+            self.w += 1;
+            self.x = *self.set.get(self.w)?;
+        }
+        let b = self.x.trailing_zeros() as usize;
+        self.x &= self.x - 1;
+        Some(self.w * 64 + b)
+    }
 }
 
 impl Pairs {
@@ -335,6 +357,12 @@ impl Pairs {
             *self = Pairs::default();
             self.words = n.div_ceil(64);
             self.bad = vec![0; n * self.words];
+        }
+        // The one node that could move did not: nothing to compare (issue 44).
+        if let Some(k) = only {
+            if !self.fp.is_empty() && self.fp[k] == fps(k) {
+                return self.first_bad();
+            }
         }
         let words = self.words;
         let fresh = self.fp.is_empty();
@@ -422,9 +450,15 @@ impl Pairs {
             }
         }
         self.changed = changed;
+        self.first_bad()
+    }
+
+    /// The first violating pair (the least (a, b)), if any.
+    fn first_bad(&self) -> Option<(usize, usize)> {
         if self.nbad == 0 {
             return None;
         }
+        let words = self.words;
         let w = self.bad.iter().position(|&x| x != 0)?;
         Some((
             w / words,
@@ -437,7 +471,7 @@ impl Pairs {
 /// checkpoints): it is only a cache, brought up to date from whatever state it is given by the
 /// fingerprints, so a restored or forked state is checked as correctly as the next step.
 #[derive(Debug, Default)]
-pub struct Memo(Mutex<MemoInner>);
+pub struct Memo(RefCell<MemoInner>);
 
 #[derive(Debug, Default)]
 struct MemoInner {
@@ -591,7 +625,7 @@ impl Clone for Memo {
 /// [`check_full`]. Reads every node's quiet key; what it keeps is not tied to a step, so the
 /// engine's [`check_step`] starts afresh after it.
 pub fn check<S: StateMachine>(sim: &Sim<Raft<S>>, memo: &Memo) -> Option<Violation> {
-    let mut m = memo.0.lock().unwrap_or_else(|e| e.into_inner());
+    let mut m = memo.0.borrow_mut();
     let inner = &mut *m;
     inner.at = None;
     check_all(sim, inner)
@@ -604,7 +638,7 @@ fn check_all<S: StateMachine>(sim: &Sim<Raft<S>>, inner: &mut MemoInner) -> Opti
     if kept && inner.quiet == inner.quiet_now {
         return None;
     }
-    let found = check_moved(sim, inner, kept, None);
+    let found = check_moved(sim, inner, if kept { Before::Key } else { Before::Nothing });
     if found.is_none() {
         std::mem::swap(&mut inner.quiet, &mut inner.quiet_now);
     } else {
@@ -625,7 +659,7 @@ pub fn check_step<S: StateMachine>(
     memo: &Memo,
     moved: Moved,
 ) -> Option<Violation> {
-    let mut m = memo.0.lock().unwrap_or_else(|e| e.into_inner());
+    let mut m = memo.0.borrow_mut();
     let inner = &mut *m;
     let follows = inner
         .at
@@ -637,18 +671,18 @@ pub fn check_step<S: StateMachine>(
             let k = k as usize;
             let mut w = [0; W];
             node_words(&sim.nodes[k], &mut w);
-            let kept = &inner.quiet[k * W..(k + 1) * W];
+            let kept = &mut inner.quiet[k * W..(k + 1) * W];
             // An or of the words' differences: no `memcmp` call for nine words.
             if kept.iter().zip(&w).fold(0, |d, (a, b)| d | (a ^ b)) == 0 {
                 None
             } else {
-                inner.quiet_now.clear();
-                inner.quiet_now.extend_from_slice(&inner.quiet);
-                inner.quiet_now[k * W..(k + 1) * W].copy_from_slice(&w);
-                let found = check_moved(sim, inner, true, Some(k));
-                if found.is_none() {
-                    std::mem::swap(&mut inner.quiet, &mut inner.quiet_now);
-                } else {
+                // The key now is the kept one with this node's words replaced: replaced in
+                // place, the old words kept aside (not a copy of the whole key per moved step,
+                // issue 44).
+                let old: [u64; W] = (&*kept).try_into().expect("W words");
+                kept.copy_from_slice(&w);
+                let found = check_moved(sim, inner, Before::Node(k, old));
+                if found.is_some() {
                     inner.quiet.clear();
                 }
                 found
@@ -662,19 +696,27 @@ pub fn check_step<S: StateMachine>(
     found
 }
 
-/// [`check`] when something it reads moved since it last found nothing (`kept`: `m.quiet` is
-/// the key of that answer, for as many nodes; otherwise every part runs). `only` (with `kept`):
-/// the one node whose words differ between the two keys (`check_step`), so the scans read its
-/// words alone, the pairwise classes compare it alone, and Leader Completeness reads only the
-/// pairs with it: every other node's inputs are those of the answer of nothing.
+/// What [`check_moved`] compares the key now with: the quiet key of the last answer of nothing.
+enum Before {
+    /// `MemoInner::quiet` is that key with node `k`'s words replaced by its words now (the
+    /// key now); these were its words then. Every other node's words are the same.
+    Node(usize, [u64; W]),
+    /// `MemoInner::quiet` is that key, for as many nodes, and `quiet_now` the key now.
+    Key,
+    /// None kept (`quiet_now` is the key now): every part runs.
+    Nothing,
+}
+
+/// [`check`] when something it reads moved since it last found nothing (`before`). With
+/// `Before::Node(k, ..)` the scans read node `k`'s words alone, the pairwise classes compare it
+/// alone, and Leader Completeness reads only the pairs with it: every other node's inputs are
+/// those of the answer of nothing.
 #[inline(never)]
 fn check_moved<S: StateMachine>(
     sim: &Sim<Raft<S>>,
     m: &mut MemoInner,
-    kept: bool,
-    only: Option<usize>,
+    before: Before,
 ) -> Option<Violation> {
-    let only = only.filter(|_| kept);
     let names = &sim.topo.names;
     let nodes = Nodes(&sim.nodes);
     let MemoInner {
@@ -684,9 +726,14 @@ fn check_moved<S: StateMachine>(
         lc_key: lc_kept,
         lc_now,
         quiet,
-        quiet_now: key,
+        quiet_now,
         at: _,
     } = m;
+    let (key, kept, only): (&[u64], bool, Option<usize>) = match before {
+        Before::Node(k, _) => (quiet, true, Some(k)),
+        Before::Key => (quiet_now, true, None),
+        Before::Nothing => (quiet_now, false, None),
+    };
     // One pass over both keys: whether some `ghost.led` moved, whether some node has a broken
     // rule noted, and whether what Leader Completeness reads moved since it last answered
     // nothing. Its answer is a function of `lc_key` alone, so any key it answered nothing for
@@ -694,8 +741,8 @@ fn check_moved<S: StateMachine>(
     // compared word by word in place (`lc_same`, no key built); without one (after a
     // violation), `lc_kept`, the key of the last nothing it answered without a quiet key.
     let (mut led_moved, mut broken, mut lc_moved) = (!kept, false, false);
-    if let Some(k) = only {
-        let (a, b) = (&quiet[k * W..(k + 1) * W], &key[k * W..(k + 1) * W]);
+    if let Before::Node(k, a) = &before {
+        let b = &key[k * W..(k + 1) * W];
         led_moved = a[LED] != b[LED];
         broken = b[FLAGS] & BROKEN != 0;
         lc_moved = !lc_same(a, b);

@@ -228,6 +228,45 @@ impl Ghost {
     }
 }
 
+/// A small set of log indexes, ascending (the data stages still running): a sorted `Vec`, so
+/// that the usual insert and remove of one index (a stage that finishes at once) costs no
+/// allocation and free of a tree node, as a `BTreeSet`'s did (issue 44).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IndexSet(Vec<Index>);
+
+impl IndexSet {
+    /// Add `i`; whether it was absent.
+    pub fn insert(&mut self, i: Index) -> bool {
+        match self.0.binary_search(&i) {
+            Ok(_) => false,
+            Err(at) => {
+                self.0.insert(at, i);
+                true
+            }
+        }
+    }
+    /// Remove `i`; whether it was present.
+    pub fn remove(&mut self, i: &Index) -> bool {
+        match self.0.binary_search(i) {
+            Ok(at) => {
+                self.0.remove(at);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+    pub fn contains(&self, i: &Index) -> bool {
+        self.0.binary_search(i).is_ok()
+    }
+    /// The smallest index.
+    pub fn first(&self) -> Option<&Index> {
+        self.0.first()
+    }
+    pub fn retain(&mut self, f: impl FnMut(&Index) -> bool) {
+        self.0.retain(f);
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct RNode<S: StateMachine> {
     // -- persistent
@@ -299,7 +338,7 @@ pub struct RNode<S: StateMachine> {
     /// Held by startTransaction: token -> (client, seq, cmd).
     pub held: BTreeMap<u64, (NodeId, u64, S::Cmd)>,
     /// Data stages still running.
-    pub data_pending: BTreeSet<Index>,
+    pub data_pending: IndexSet,
     /// Follower: AppendEntries replies whose entries are written but whose data stage is still
     /// running (Ratis' reply waits for the entry's combined log + state-machine-data future).
     pub flush_replies: Vec<super::FlushReply>,
@@ -376,7 +415,7 @@ impl<S: StateMachine> RNode<S> {
             pending: BTreeMap::new(),
             flush_replies: Vec::new(),
             held: BTreeMap::new(),
-            data_pending: BTreeSet::new(),
+            data_pending: IndexSet::default(),
             retry: RetryCache::default(),
             retry_expiry: VecDeque::new(),
             client: Client::new(me),

@@ -399,7 +399,9 @@ impl<S: StateMachine> Raft<S> {
             ctx.submit(APPENDER, Task::Append { peer: p }, None);
             return None;
         }
-        let mut entries: Vec<(Index, Entry<S::Cmd>)> = Vec::new();
+        // Sized for the whole batch: no growth step by step (issue 44).
+        let mut entries: Vec<(Index, Entry<S::Cmd>)> =
+            Vec::with_capacity((poll.to + 1).saturating_sub(poll.from) as usize);
         let mut waiting = None;
         for i in poll.from..=poll.to {
             let failed = if poll.failed.is_some() && i == poll.to {
@@ -902,18 +904,27 @@ impl<S: StateMachine> Raft<S> {
         // An UPDATE_COMMIT event: the EventProcessor wakes, and its leadership check waits
         // max from now.
         node.leader_woke = ctx.now;
-        let mut idx: Vec<Index> = (0..self.n)
-            .map(|p| {
-                if p == ctx.me {
-                    node.flush
-                } else {
-                    node.progress[p as usize].matched
-                }
-            })
-            .collect();
+        // On the stack for a cluster of up to 16 (no allocation and free per commit check,
+        // issue 44); a `Vec` for a larger one.
+        let n = self.n as usize;
+        let mut small = [0 as Index; 16];
+        let mut large = Vec::new();
+        let idx: &mut [Index] = if n <= small.len() {
+            &mut small[..n]
+        } else {
+            large.resize(n, 0);
+            &mut large
+        };
+        for (p, x) in idx.iter_mut().enumerate() {
+            *x = if p as NodeId == ctx.me {
+                node.flush
+            } else {
+                node.progress[p].matched
+            };
+        }
         // A handful of indexes: the small sort (equal indexes are alike, so stable or not gives
         // the same list), not another copy of the standard one in the app.
-        crate::small_sort::sort_by(&mut idx, |a, b| b.cmp(a));
+        crate::small_sort::sort_by(idx, |a, b| b.cmp(a));
         // RaftLogBase.updateCommitIndex: min(majorityIndex, getFlushIndex()) — never past what
         // this server flushed (its state-machine data included), even if followers are ahead.
         let m = idx[self.majority() - 1].min(node.flush);
