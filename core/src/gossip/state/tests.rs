@@ -330,6 +330,19 @@ fn examine_matches_the_plain_comparison() {
         assert_eq!(got, plain(&map, &digests));
         let reused = examine_into(&map, &Summary::column(&map), &column, pool.examined());
         assert_eq!(reused, got, "examined into used buffers");
+        // Digests that undercount themselves leave the lists no room reserved: every digest
+        // then goes through the slow path, the common case included, with the same answer.
+        let undercounted = Digests {
+            len: 0,
+            ..column.clone()
+        };
+        let slow = examine_into(
+            &map,
+            &Summary::column(&map),
+            &undercounted,
+            Examined::default(),
+        );
+        assert_eq!(slow, got, "the slow path answers as the common run");
         let reply = pool.deltas(3);
         assert!(reply.is_empty(), "a spare Deltas comes empty");
         pool.give_deltas(reply);
