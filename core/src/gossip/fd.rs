@@ -137,7 +137,7 @@ struct Line {
     /// Sum of the samples (at most 16 x (2^24 - 1) < 2^28).
     sum: u32,
     len: u8,
-    /// Oldest sample's slot once full (0 while filling).
+    /// The slot the next sample goes to: `len` while filling, then the oldest sample's.
     head: u8,
     /// `INLINE` samples of 24 bits, little-endian.
     samples: [u8; 3 * INLINE],
@@ -256,6 +256,8 @@ pub struct Detector {
     /// fraction bits, rounded down): an integer multiplication instead of a float division
     /// per report. The bound comes out at most ~1e-7 of the span early (still a bound).
     per_len: [u64; INLINE_MASK + 1],
+    /// The slot after slot `h` of a small window's ring (`h + 1`, or 0 after the last).
+    next_head: [u8; INLINE_MASK + 1],
 }
 
 /// `Clone` by hand: `clone_from` (restoring a checkpoint) copies into the existing allocations.
@@ -271,6 +273,7 @@ impl Clone for Detector {
             max_interval,
             factor,
             per_len,
+            next_head,
         } = self;
         Detector {
             windows: windows.clone(),
@@ -282,6 +285,7 @@ impl Clone for Detector {
             max_interval: *max_interval,
             factor: *factor,
             per_len: *per_len,
+            next_head: *next_head,
         }
     }
 
@@ -296,6 +300,7 @@ impl Clone for Detector {
             max_interval,
             factor,
             per_len,
+            next_head,
         } = src;
         self.windows.clone_from(windows);
         self.quiet_until.clone_from(quiet_until);
@@ -306,6 +311,7 @@ impl Clone for Detector {
         self.max_interval = *max_interval;
         self.factor = *factor;
         self.per_len = *per_len;
+        self.next_head = *next_head;
     }
 }
 
@@ -328,6 +334,14 @@ impl Detector {
             // Thresholds far beyond Cassandra's (8) saturate: the bound is then just early.
             *f = (factor / len as f64 * (1u64 << PER_LEN_SHIFT) as f64).min(PER_LEN_MAX) as u64;
         }
+        let mut next_head = [0; INLINE_MASK + 1];
+        for (h, next) in next_head.iter_mut().enumerate().take(INLINE) {
+            *next = if h + 1 >= cap as usize {
+                0
+            } else {
+                h as u8 + 1
+            };
+        }
         Detector {
             windows: if small {
                 Windows::Small(vec![Line::EMPTY; n])
@@ -342,6 +356,7 @@ impl Detector {
             max_interval,
             factor,
             per_len,
+            next_head,
         }
     }
 
@@ -420,31 +435,24 @@ impl Detector {
         };
         let l = &mut lines[ep];
         if let Some(interval) = interval(&mut self.present, l.last, now, initial, max_interval) {
-            // At most SAMPLE_MAX: `initial` and `max_interval` are (see `new`).
+            // At most SAMPLE_MAX: `initial` and `max_interval` are (see `new`). The sample goes
+            // to `head` whether the window is filling (`head == len`, a slot still 0) or full
+            // (the oldest sample's slot): no branch on which.
             let v = interval as u32;
-            if (l.len as u16) < self.cap {
-                l.set(l.len as usize, v);
-                l.len += 1;
-                l.sum += v;
-            } else {
-                let slot = l.head as usize;
-                l.sum = l.sum - l.get(slot) + v;
-                l.set(slot, v);
-                l.head = if l.head as u16 + 1 == self.cap {
-                    0
-                } else {
-                    l.head + 1
-                };
-            }
+            // `head < cap <= INLINE`: the mask changes nothing and spares the bounds checks.
+            let slot = l.head as usize & (INLINE - 1);
+            l.sum = l.sum - l.get(slot) + v;
+            l.set(slot, v);
+            l.head = self.next_head[slot];
+            l.len += ((l.len as u16) < self.cap) as u8;
         }
         l.last = now;
         let quiet = if l.sum == 0 {
             Micros::MAX
         } else {
-            // sum < 2^28 and per_len <= PER_LEN_MAX < 2^35: no overflow.
-            now.saturating_add(
-                (l.sum as u64 * self.per_len[l.len as usize & INLINE_MASK]) >> PER_LEN_SHIFT,
-            )
+            // sum < 2^28 and per_len <= PER_LEN_MAX < 2^35: no overflow, and `now` is far below
+            // u64::MAX - 2^39.
+            now + ((l.sum as u64 * self.per_len[l.len as usize & INLINE_MASK]) >> PER_LEN_SHIFT)
         };
         self.quiet_until[ep] = quiet;
         self.floor = self.floor.min(quiet);

@@ -273,11 +273,7 @@ impl Gossip {
                 if sends.len() < requests.len() {
                     state::warm_for(&node.summaries, requests.len());
                 }
-                for d in &requests {
-                    if let Some(Some(l)) = node.summaries.get(d.ep as usize) {
-                        reply.push_newer(*l, &node.map, d.ep, d.max_version);
-                    }
-                }
+                reply.answer(&requests, &node.summaries, &node.map);
                 reply.set_hint(sends.hint().for_reply(syn_epoch, node.epoch));
                 let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
                 self.send(node, ctx, from, Verb::Ack2(reply), t);

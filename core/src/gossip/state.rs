@@ -345,6 +345,74 @@ impl Deltas {
         }
     }
 
+    /// An ACK2's entries: [`Self::push_newer`] for each request of an ACK whose endpoint is
+    /// known here (`summaries`, the column of `map`). The common heartbeat-only answers go in
+    /// runs written straight into the spare capacity, the lengths in registers (a call per
+    /// request, or one to grow the list, kept them on the stack); an entry with application
+    /// states ends a run.
+    pub fn answer(
+        &mut self,
+        requests: &[Digest],
+        summaries: &[Option<Summary>],
+        map: &(impl Index<usize, Output = Option<EndpointState>> + ?Sized),
+    ) {
+        self.entries.reserve(requests.len());
+        let mut i = 0;
+        while i < requests.len() {
+            i = self.heartbeat_run(requests, summaries, i);
+            let Some(d) = requests.get(i) else { break };
+            if let Some(Some(l)) = summaries.get(d.ep as usize) {
+                self.push_newer(*l, map, d.ep, d.max_version);
+            }
+            i += 1;
+        }
+    }
+
+    /// [`Self::answer`]'s run from request `from` on: each request of a known endpoint without
+    /// application states newer than asked, its heartbeat entry when newer; stops (returning the
+    /// index) at the first request it leaves to [`Self::push_newer`] or when the list is full.
+    #[inline(always)]
+    fn heartbeat_run(
+        &mut self,
+        requests: &[Digest],
+        summaries: &[Option<Summary>],
+        from: usize,
+    ) -> usize {
+        let start = self.states.len() as u32;
+        let mut n = self.entries.len();
+        let end = requests
+            .len()
+            .min(from.saturating_add(self.entries.capacity() - n));
+        let p = self.entries.as_mut_ptr();
+        let mut i = from;
+        while i < end {
+            let d = requests[i];
+            let Some(l) = summaries.get(d.ep as usize).copied().flatten() else {
+                i += 1;
+                continue;
+            };
+            if l.max_state_version > d.max_version {
+                break;
+            }
+            // SAFETY: fewer than `capacity - len` requests since `from`, each adding at most
+            // one entry: the slot is within the capacity; the length below covers only the
+            // slots kept.
+            unsafe {
+                p.add(n).write(DeltaEntry {
+                    ep: d.ep,
+                    hb: l.hb(),
+                    start,
+                    len: 0,
+                });
+            }
+            n += (l.hb_version > d.max_version) as usize;
+            i += 1;
+        }
+        // SAFETY: every slot below `n` is initialised and within the capacity (see `end`).
+        unsafe { self.entries.set_len(n) };
+        i
+    }
+
     /// [`Self::push_newer`] when `ep` has application states newer than `version`.
     #[inline(never)]
     fn push_with_states(
@@ -670,18 +738,6 @@ fn warm_bytes(p: *const std::mem::MaybeUninit<u8>, len: usize) {
     }
 }
 
-/// Append `x` to `v` when `keep`, without branching on `keep`. `v` has spare capacity (checked).
-#[inline(always)]
-fn push_if<T: Copy>(v: &mut Vec<T>, x: T, keep: bool) {
-    let len = v.len();
-    v.spare_capacity_mut()
-        .first_mut()
-        .expect("room for one entry per digest")
-        .write(x);
-    // SAFETY: the slot at `len` was initialised just above and is within the capacity.
-    unsafe { v.set_len(len + keep as usize) };
-}
-
 /// A SYN's digests (`makeRandomGossipDigest`): one per known endpoint, in endpoint order. Held as
 /// the sender's summary column copied whole when the round began: the digest of endpoint `ep` is
 /// its generation and max version, for each known (`Some`) entry `ep`. A round copies 16 bytes a
@@ -783,110 +839,8 @@ impl PartialEq for Digests {
     }
 }
 
-/// `Gossiper.examineGossiper`: compare each remote digest with the local map (`summaries`: the
-/// map's `Summary` column, see `GNode::summaries`).
-pub fn examine(
-    map: &(impl Index<usize, Output = Option<EndpointState>> + ?Sized),
-    summaries: &[Option<Summary>],
-    digests: &Digests,
-) -> Examined {
-    examine_into(map, summaries, digests, Examined::default())
-}
-
-/// [`examine`] into `out`'s buffers (emptied first; spare ones from `Pool`).
-pub fn examine_into(
-    map: &(impl Index<usize, Output = Option<EndpointState>> + ?Sized),
-    summaries: &[Option<Summary>],
-    digests: &Digests,
-    mut out: Examined,
-) -> Examined {
-    // Sized up front: an ACK in a big cluster carries hundreds of entries.
-    out.requests.clear();
-    out.requests.reserve(digests.len());
-    out.sends.reset(digests.len());
-    out.newer = 0;
-    out.asked_all = 0;
-    // When the digests cover much of the map, one sequential sweep brings the summaries into the
-    // cache first.
-    warm_for(summaries, digests.len());
-    // Both columns side by side; remote endpoints past the end of the local column are unknown
-    // here.
-    let (paired, beyond) = digests
-        .column
-        .split_at(digests.column.len().min(summaries.len()));
-    for (ep, (r, l)) in paired.iter().zip(summaries).enumerate() {
-        let Some(r) = *r else { continue };
-        let (ep, remote_max) = (ep as NodeId, r.max_version());
-        match *l {
-            Some(l) if l.generation == r.generation => {
-                if l.max_state_version > remote_max {
-                    // An application state the remote lacks: the entry needs the state itself.
-                    out.sends.push_newer(l, map, ep, remote_max);
-                } else {
-                    // Heartbeats only, the common case. Whether the remote or the local side is
-                    // newer is a coin flip for the branch predictor, so both outcomes are written
-                    // and kept or not without a branch: a request when the remote is newer, the
-                    // heartbeat (`newer_than` without states) when the local one is.
-                    push_if(
-                        &mut out.requests,
-                        Digest {
-                            ep,
-                            generation: r.generation,
-                            max_version: l.max_version(),
-                        },
-                        remote_max > l.max_version(),
-                    );
-                    let start = out.sends.states.len() as u32;
-                    push_if(
-                        &mut out.sends.entries,
-                        DeltaEntry {
-                            ep,
-                            hb: l.hb(),
-                            start,
-                            len: 0,
-                        },
-                        l.hb_version > remote_max,
-                    );
-                }
-            }
-            // Ours is newer: send everything.
-            Some(l) if r.generation < l.generation => send_all(&mut out, l, map, ep),
-            // Unknown here, or the remote has a newer generation (a restart): request everything.
-            _ => ask_all(&mut out, ep, r.generation),
-        }
-    }
-    for (i, r) in beyond.iter().enumerate() {
-        if let Some(r) = r {
-            ask_all(&mut out, (paired.len() + i) as NodeId, r.generation);
-        }
-    }
-    out
-}
-
-/// `examine_into`'s rare case of a newer generation here (out of line: the common loop keeps
-/// its registers).
-#[cold]
-#[inline(never)]
-fn send_all(
-    out: &mut Examined,
-    l: Summary,
-    map: &(impl Index<usize, Output = Option<EndpointState>> + ?Sized),
-    ep: NodeId,
-) {
-    out.newer += out.sends.push_newer(l, map, ep, 0) as u32;
-}
-
-/// `examine_into`'s rare case of an endpoint unknown here or of an older generation.
-#[cold]
-#[inline(never)]
-fn ask_all(out: &mut Examined, ep: NodeId, generation: u32) {
-    out.asked_all += 1;
-    out.requests.push(Digest {
-        ep,
-        generation,
-        max_version: 0,
-    });
-}
+mod examine;
+pub use examine::{examine, examine_into};
 
 #[cfg(test)]
 mod tests;

@@ -330,6 +330,19 @@ fn examine_matches_the_plain_comparison() {
         assert_eq!(got, plain(&map, &digests));
         let reused = examine_into(&map, &Summary::column(&map), &column, pool.examined());
         assert_eq!(reused, got, "examined into used buffers");
+        // Digests that undercount themselves leave the lists no room reserved: every digest
+        // then goes through the slow path, the common case included, with the same answer.
+        let undercounted = Digests {
+            len: 0,
+            ..column.clone()
+        };
+        let slow = examine_into(
+            &map,
+            &Summary::column(&map),
+            &undercounted,
+            Examined::default(),
+        );
+        assert_eq!(slow, got, "the slow path answers as the common run");
         let reply = pool.deltas(3);
         assert!(reply.is_empty(), "a spare Deltas comes empty");
         pool.give_deltas(reply);
@@ -408,4 +421,63 @@ fn push_newer_matches_newer_than() {
         let got_any = got.push_newer(Summary::of(Some(&exact)).unwrap(), &map, 3, version);
         assert_eq!((got_any, &got), (want_any, &want));
     }
+}
+
+/// An ACK2's entries made in runs (`Deltas::answer`) against a plain `newer_than` per request
+/// of a known endpoint, over random maps and requests (unknown endpoints, versions on both
+/// sides of the local ones, application states), into an empty list and into a used one.
+#[test]
+fn answer_matches_newer_than_per_request() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(13);
+    let (mut with_states, mut entries) = (0, 0);
+    for round in 0..300 {
+        let n = rng.random_range(1..40usize);
+        let map: Vec<Option<EndpointState>> = (0..n)
+            .map(|_| rng.random_bool(0.8).then(|| random_state(&mut rng)))
+            .collect();
+        let mut requests = Vec::new();
+        for ep in 0..(n + 2) as NodeId {
+            if rng.random_bool(0.6) {
+                requests.push(Digest {
+                    ep,
+                    generation: 5,
+                    max_version: rng.random_range(0..32),
+                });
+            }
+        }
+        let mut want = Deltas::default();
+        for d in &requests {
+            if let Some(Some(st)) = map.get(d.ep as usize) {
+                st.newer_than(d.ep, d.max_version, &mut want);
+            }
+        }
+        // A list that was used before (`Pool`), reset, or a new one.
+        let mut got = if round % 2 == 0 {
+            Deltas::default()
+        } else {
+            let mut used = Deltas::with_capacity(3);
+            used.entries
+                .push(want.entries.first().copied().unwrap_or(DeltaEntry {
+                    ep: 0,
+                    hb: HeartBeat {
+                        generation: 1,
+                        version: 1,
+                    },
+                    start: 0,
+                    len: 0,
+                }));
+            used.reset(0);
+            used
+        };
+        got.answer(&requests, &Summary::column(&map), &map);
+        assert_eq!(got, want, "round {round}");
+        with_states += want.entries.iter().filter(|e| e.has_states()).count();
+        entries += want.entries.len();
+    }
+    // Both kinds of entry were made.
+    assert!(
+        with_states > 50 && entries > with_states + 500,
+        "{with_states} of {entries}"
+    );
 }
