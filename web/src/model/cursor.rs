@@ -230,7 +230,6 @@ impl Model {
     }
 
     pub(super) fn tick(&mut self, dt_ms: f64, cost_ms: f64) -> bool {
-        self.quiet_tick = false;
         if !self.busy() {
             return false;
         }
@@ -289,7 +288,6 @@ impl Model {
             // In compare mode a jump's replay is quiet too: every render draws both sides.
             let quiet = computing || self.compare.is_some();
             if self.seek.is_some() && quiet && self.seek_quiet_ms < SEEK_RENDER_MS {
-                self.quiet_tick = true;
                 return false;
             }
             self.seek_quiet_ms = 0.0;

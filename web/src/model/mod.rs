@@ -254,8 +254,6 @@ pub struct Model {
     /// Real time since the last render while a seek computes (renders are throttled to
     /// [`SEEK_RENDER_MS`]).
     seek_quiet_ms: f64,
-    /// The last tick computed a seek and rendered nothing ([`Model::quiet_tick`]).
-    quiet_tick: bool,
     /// Timeline zoom, presentation mode, message-by-message mode, explain ([`teach::Teach`]).
     pub teach: teach::Teach,
     /// Compare mode: the other variant's side, on this side's cursor (`compare.rs`).
@@ -412,7 +410,6 @@ impl Model {
             scrub_approx: None,
             scrub_moving: false,
             seek_quiet_ms: 0.0,
-            quiet_tick: false,
             teach: teach::Teach::default(),
             compare: None,
             branches: Default::default(),
@@ -460,12 +457,6 @@ impl Model {
     }
     pub fn at_end(&self) -> bool {
         self.now() >= self.end()
-    }
-    /// The last animation tick computed part of a seek (new ground: End, a link's cursor) and
-    /// has nothing to show: the next slice need not wait for a display frame (the frame loop
-    /// runs it as a task at once; issue 44: ~5 ms of each ~50 ms frame was the wait).
-    pub fn quiet_tick(&self) -> bool {
-        self.quiet_tick
     }
     pub fn busy(&self) -> bool {
         self.playing || self.seek.is_some() || self.compare_behind()
