@@ -116,8 +116,6 @@ fn schedule(ops: &[(u64, Op)]) -> Vec<(u64, Action)> {
 
 fn run(seed: u64, ops: &[(u64, Op)], fixed: bool) -> Result<(), String> {
     let sched = schedule(ops);
-    // Long enough after the last action for restarts, elections, retries and catch-up.
-    let end = sched.last().map_or(0, |(t, _)| *t) + 15_000 * MS;
     let topo = Topology {
         names: NAMES.iter().map(|s| s.to_string()).collect(),
         dcs: vec!["dc1".into(); 4],
@@ -128,6 +126,9 @@ fn run(seed: u64, ops: &[(u64, Op)], fixed: bool) -> Result<(), String> {
     raft.insert("preset".into(), "ozone".into());
     raft.insert("group_size".into(), 3.into());
     let p = RaftParams::from_table(raft)?;
+    // Long enough after the last action for restarts, elections, catch-up and a client's retry
+    // of a request its server lost (after `client_timeout`: Ozone's client waits 60 s).
+    let end = sched.last().map_or(0, |(t, _)| *t) + p.client_timeout.0 + 15_000 * MS;
     let sm = Csm {
         p: OzoneParams {
             containers: CONTAINERS,
