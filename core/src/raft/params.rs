@@ -192,19 +192,36 @@ pub const APPEND_BATCH_MAX: u32 = 4096;
 /// The most client requests per second.
 pub const CLIENT_RATE_MAX: u32 = 10_000;
 
-/// What a preset sets (before a scenario's explicit keys).
+/// What a preset sets (before a scenario's explicit keys): the election timeout's range, and
+/// where it departs from Ratis' defaults ([`RaftParams::default`]; `None`: the default stands).
 #[derive(Clone, Copy, Debug)]
 pub struct Preset {
     pub name: &'static str,
     /// `timeout_min`, `timeout_max`: the election timeout's range.
     pub timeout_min: Micros,
     pub timeout_max: Micros,
-    /// `slowness_timeout` and `no_leader_timeout` (one value for both in every preset).
-    pub notify: Micros,
-    pub request_timeout: Micros,
-    pub client_timeout: Micros,
-    pub pending_limit: u32,
-    pub append_batch: u32,
+    /// `slowness_timeout` and `no_leader_timeout` (one value for both).
+    pub notify: Option<Micros>,
+    pub request_timeout: Option<Micros>,
+    pub client_timeout: Option<Micros>,
+    pub pending_limit: Option<u32>,
+    pub append_batch: Option<u32>,
+}
+
+impl Preset {
+    /// Ratis' defaults for everything but the election timeouts.
+    const fn elections(name: &'static str, timeout_min: Micros, timeout_max: Micros) -> Preset {
+        Preset {
+            name,
+            timeout_min,
+            timeout_max,
+            notify: None,
+            request_timeout: None,
+            client_timeout: None,
+            pending_limit: None,
+            append_batch: None,
+        }
+    }
 }
 
 /// The presets. `default` is Ratis' own defaults. `ozone` is a datanode's Ratis server as Ozone
@@ -212,41 +229,22 @@ pub struct Preset {
 /// `DatanodeRatisServerConfig`, whose `hdds.ratis.raft.server.*` keys
 /// `RatisHelper.createRaftServerProperties` copies onto Ratis' `raft.server.*`): the election
 /// timeout `hdds.ratis.leader.election.minimum.timeout.duration` (5 s) to 200 ms more,
-/// `rpc.request.timeout` 60 s, `rpc.slowness.timeout` and `notification.no-leader.timeout` 300 s,
-/// `write.element-limit` 1024, `log.appender.buffer.element-limit` 1024
-/// (`hdds.container.ratis.log.appender.queue.num-elements`); its client's `hdds.ratis.raft.client.rpc.request.timeout` 60 s
-/// (`RatisClientConfig.RaftConfig`). `teaching` slows Ratis' elections down to watch them.
+/// `rpc.request.timeout` 60 s, `rpc.slowness.timeout` and `notification.no-leader.timeout`
+/// 300 s, `write.element-limit` 1024, `log.appender.buffer.element-limit` 1024
+/// (`hdds.container.ratis.log.appender.queue.num-elements`); its client's
+/// `hdds.ratis.raft.client.rpc.request.timeout` 60 s (`RatisClientConfig.RaftConfig`).
+/// `teaching` slows Ratis' elections down to watch them.
 pub const PRESETS: &[Preset] = &[
+    Preset::elections("default", 150 * US_PER_MS, 300 * US_PER_MS),
     Preset {
-        name: "default",
-        timeout_min: 150 * US_PER_MS,
-        timeout_max: 300 * US_PER_MS,
-        notify: 60 * US_PER_S,
-        request_timeout: 3 * US_PER_S,
-        client_timeout: 3 * US_PER_S,
-        pending_limit: 4096,
-        append_batch: 64,
+        notify: Some(300 * US_PER_S),
+        request_timeout: Some(60 * US_PER_S),
+        client_timeout: Some(60 * US_PER_S),
+        pending_limit: Some(1024),
+        append_batch: Some(1024),
+        ..Preset::elections("ozone", 5 * US_PER_S, 5200 * US_PER_MS)
     },
-    Preset {
-        name: "ozone",
-        timeout_min: 5 * US_PER_S,
-        timeout_max: 5200 * US_PER_MS,
-        notify: 300 * US_PER_S,
-        request_timeout: 60 * US_PER_S,
-        client_timeout: 60 * US_PER_S,
-        pending_limit: 1024,
-        append_batch: 1024,
-    },
-    Preset {
-        name: "teaching",
-        timeout_min: 1500 * US_PER_MS,
-        timeout_max: 3 * US_PER_S,
-        notify: 60 * US_PER_S,
-        request_timeout: 3 * US_PER_S,
-        client_timeout: 3 * US_PER_S,
-        pending_limit: 4096,
-        append_batch: 64,
-    },
+    Preset::elections("teaching", 1500 * US_PER_MS, 3 * US_PER_S),
 ];
 
 /// The preset named `name`, if any.
@@ -274,22 +272,23 @@ impl RaftParams {
             ));
         };
         let dur = |us: Micros| toml::Value::String(crate::time::fmt_duration(us));
+        let count = |n: u32| toml::Value::Integer(n.into());
         let mut base = toml::Table::new();
-        base.insert("timeout_min".into(), dur(pr.timeout_min));
-        base.insert("timeout_max".into(), dur(pr.timeout_max));
-        base.insert("request_timeout".into(), dur(pr.request_timeout));
-        base.insert("client_timeout".into(), dur(pr.client_timeout));
-        for key in ["slowness_timeout", "no_leader_timeout"] {
-            base.insert(key.into(), dur(pr.notify));
+        let set = [
+            ("timeout_min", Some(dur(pr.timeout_min))),
+            ("timeout_max", Some(dur(pr.timeout_max))),
+            ("request_timeout", pr.request_timeout.map(dur)),
+            ("client_timeout", pr.client_timeout.map(dur)),
+            ("slowness_timeout", pr.notify.map(dur)),
+            ("no_leader_timeout", pr.notify.map(dur)),
+            ("pending_limit", pr.pending_limit.map(count)),
+            ("append_batch", pr.append_batch.map(count)),
+        ];
+        for (key, v) in set {
+            if let Some(v) = v {
+                base.insert(key.into(), v);
+            }
         }
-        base.insert(
-            "pending_limit".into(),
-            toml::Value::Integer(pr.pending_limit.into()),
-        );
-        base.insert(
-            "append_batch".into(),
-            toml::Value::Integer(pr.append_batch.into()),
-        );
         base.extend(t);
         let p: RaftParams = toml::Value::Table(base)
             .try_into()
@@ -370,7 +369,8 @@ mod tests {
         );
         // What Ozone's datanodes set besides the elections (DatanodeRatisServerConfig,
         // RatisClientConfig): 60 s request and client timeouts, 300 s notifications, 1024
-        // pending requests; Ratis' own are 3 s, 3 s, 60 s and 4096.
+        // pending requests and entries per AppendEntries; Ratis' own are 3 s, 3 s, 60 s, 4096
+        // and (here) 64.
         let d = RaftParams::default();
         let key = |p: &RaftParams| {
             (
