@@ -69,5 +69,16 @@ pub fn start() {
     if web_sys::window().is_none() {
         return;
     }
+    // A link (`#s=...`, also what a reload finds: the autosave keeps the address up to date)
+    // needs the session reader: its part is fetched now, while the app starts, rather than when
+    // the store first wants it (issue 44: a permalink to the 251-node run waited for each part
+    // in turn). The store's own `load_part` finds it loaded or loading (the glue fetches a part
+    // once; a failed fetch is tried again when the store asks, and says so then).
+    #[cfg(cs_split)]
+    if platform::hash().starts_with("s=") {
+        wasm_bindgen_futures::spawn_local(async {
+            let _ = platform::load_part(reader::SESSION_PART).await;
+        });
+    }
     yew::Renderer::<App>::new().render();
 }

@@ -330,6 +330,14 @@ pub fn app() -> Html {
                         // The model's code (the split release build's part for it).
                         crate::platform::load_model(name).await
                     } else {
+                        // The text is read by the scenario reader (the split release build's
+                        // part `reader`): its fetch goes beside the text's instead of after it
+                        // (the store asks for it when the text is in; the glue fetches a part
+                        // once).
+                        #[cfg(cs_split)]
+                        wasm_bindgen_futures::spawn_local(async {
+                            let _ = crate::platform::load_part(crate::reader::PART).await;
+                        });
                         crate::builtins::download(name).await
                     };
                     if !crate::crash::stopped() {
