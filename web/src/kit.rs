@@ -200,6 +200,6 @@ pub fn part_note(load: &PartLoad, what: &str, part: &str) -> Html {
 fn capitalised(s: &str) -> String {
     let mut c = s.chars();
     c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
+        .map(|f| std::iter::once(f.to_ascii_uppercase()).chain(c).collect())
         .unwrap_or_default()
 }
