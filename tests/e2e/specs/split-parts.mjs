@@ -1,6 +1,8 @@
 // Issue 44: in the release build every model but gossip is a part of the wasm fetched when a
 // scenario of it is first opened (scripts/wasm-split.mjs, `clusterscope_core::registry::load`).
-// The default scenario (gossip, read ahead of time) opens with no part fetched; the session
+// The default scenario (gossip, read ahead of time) opens with no part fetched and, unchanged,
+// saves nothing; the session writer (the autosave, the link) is a part fetched at the first
+// change (a refused fetch an error naming it, nothing written, the next change saves); the session
 // reader (a link, the autosave) is a part fetched when a session is first read, and the scenario
 // reader one fetched when a text is first read (a refused fetch an error naming it, the
 // session unchanged, opening again retries); a ping-pong scenario fetches its
