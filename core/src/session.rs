@@ -122,10 +122,21 @@ impl Session {
         }
     }
 
+    /// The permalink payload (JSON, deflated, base64url). The web app calls [`Session::try_encode`]
+    /// instead (the autosave, the link, an export's session line).
     pub fn encode(&self) -> String {
         let json = serde_json::to_vec(self).expect("a session serializes");
         let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(packed)
+    }
+
+    /// [`Session::encode`], as the web app calls it: in its split release build the session
+    /// writer is the part `session_write` (serde_json's writing of a session, deflate, base64:
+    /// ~12 KB of the gzipped main module, which a first visit that changes nothing never runs),
+    /// fetched the first time a session is written; while it is not loaded this answers `None`
+    /// and the part is wanted ([`take_encoder_wanted`]). Elsewhere it is always `Some`.
+    pub fn try_encode(&self) -> Option<String> {
+        coder::encode(self)
     }
 
     /// A permalink payload (or the autosave) read back and checked against `limits`. In the web
@@ -133,7 +144,7 @@ impl Session {
     /// is read (a link, the saved session, an export's session line): while it is not loaded it
     /// answers an error and the part is wanted ([`take_decoder_wanted`]).
     pub fn decode(text: &str, limits: &Limits) -> Result<Session, String> {
-        decoder::decode(text, limits)
+        coder::decode(text, limits)
     }
 
     fn decode_now(text: &str, limits: &Limits) -> Result<Session, String> {
@@ -249,26 +260,44 @@ pub fn decoder_wanted() -> bool {
     WANTED.with(|w| w.get())
 }
 
+/// Whether [`Session::try_encode`] was needed since the last call and its part was not loaded
+/// (only in the web app's split release build).
+pub fn take_encoder_wanted() -> bool {
+    ENCODER_WANTED.with(|w| w.replace(false))
+}
+
+/// Whether it is wanted now, the flag left as it is.
+pub fn encoder_wanted() -> bool {
+    ENCODER_WANTED.with(|w| w.get())
+}
+
 thread_local! {
     /// The decoder was needed while its part was not loaded (set only in the split build).
     static WANTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The encoder was, likewise.
+    static ENCODER_WANTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// The decoder called directly: every build but the web app's split release build.
+/// The decoder and the encoder called directly: every build but the web app's split release build.
 #[cfg(not(cs_split))]
-mod decoder {
+mod coder {
     use super::*;
 
     pub fn decode(text: &str, limits: &Limits) -> Result<Session, String> {
         Session::decode_now(text, limits)
     }
+
+    pub fn encode(s: &Session) -> Option<String> {
+        Some(s.encode())
+    }
 }
 
 /// The decoder behind the split point of the part `session` (base64, inflate, serde_json's
 /// reading of a session: ~30 KB of the gzipped main module, which a first visit without a link
-/// never runs), polled as a model's is (`registry::poll_split_point`).
+/// never runs), polled as a model's is (`registry::poll_split_point`), and the encoder behind
+/// the split point of the part `session_write`.
 #[cfg(cs_split)]
-mod decoder {
+mod coder {
     use super::*;
 
     /// What the app says while the part is not loaded.
@@ -299,6 +328,30 @@ mod decoder {
         WANTED.with(|w| w.set(true));
         Err(NOT_LOADED.to_string())
     }
+
+    /// The writer's call: the session, and its payload once written.
+    type WriteCall<'a> = (Option<&'a Session>, Option<String>);
+
+    /// The writer's split point, a part of its own (`session_write`): a first visit that only
+    /// plays writes a session (the autosave) without ever reading one.
+    #[wasm_split::wasm_split(session_write)]
+    async fn write(call: usize) {
+        // SAFETY: as `read`'s: `encode` passes the address of its own pair.
+        let call = unsafe { &mut *(call as *mut WriteCall<'_>) };
+        call.1 = call.0.take().map(Session::encode);
+    }
+
+    pub fn encode(s: &Session) -> Option<String> {
+        let mut call: WriteCall = (Some(s), None);
+        let p: *mut WriteCall = &mut call;
+        if crate::registry::poll_split_point(Box::pin(write(p as usize))) {
+            if let Some(e) = call.1 {
+                return Some(e);
+            }
+        }
+        ENCODER_WANTED.with(|w| w.set(true));
+        None
+    }
 }
 
 /// A line in exported scenario files carrying the whole session (a permalink payload whose
@@ -309,10 +362,11 @@ pub const SESSION_MARKER: &str = "# clusterscope: session = ";
 /// The session line of an export: `s` as a permalink payload, its scenario replaced by the
 /// built-in name `name` (the file itself is the scenario; carrying its text again would double
 /// the file).
-pub fn session_line(s: &Session, name: &str) -> String {
+/// `None` while the session writer is not loaded ([`Session::try_encode`]).
+pub fn session_line(s: &Session, name: &str) -> Option<String> {
     let mut s = s.clone();
     s.scenario = ScenarioRef::Builtin(name.to_string());
-    format!("{SESSION_MARKER}{}\n", s.encode())
+    Some(format!("{SESSION_MARKER}{}\n", s.try_encode()?))
 }
 
 /// The session an exported file carries (its [`SESSION_MARKER`] line), with the scenario set to
@@ -410,7 +464,7 @@ mod tests {
         let sc = crate::scenario::builtin::get("cassandra-21636-packet-loss").unwrap();
         let s = sample();
         let body = export_scenario(&sc, s.seed, &s.actions).unwrap();
-        let text = format!("# exported\n{}{body}", session_line(&s, sc.name()));
+        let text = format!("# exported\n{}{body}", session_line(&s, sc.name()).unwrap());
         let back = session_of_export(&text, &Limits::default())
             .expect("a session line")
             .unwrap();

@@ -156,6 +156,31 @@ pub fn use_part(part: &'static str) -> (UseStateHandle<PartLoad>, Callback<Optio
     (load, open)
 }
 
+/// `f` now, and again once the session writer's part is in if `f` found it missing (the split
+/// release build: `Session::try_encode` answered `None`, `reader::take_writer_wanted`); `f` does
+/// nothing the first time then. A part that does not load is an error naming it, the session
+/// unchanged. For what a person asks of a written session: the link to share, an export.
+pub fn with_writer(s: &Handle, f: impl Fn(&Handle) + 'static) {
+    f(s);
+    if !crate::reader::take_writer_wanted() {
+        return;
+    }
+    let s = s.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        let loaded = crate::platform::load_part(crate::reader::WRITER_PART).await;
+        if crate::crash::stopped() {
+            return;
+        }
+        match loaded {
+            Ok(()) => f(&s),
+            Err(()) => s.dispatch(crate::model::Msg::ShowError(format!(
+                "Could not write the session: {}. Your session is unchanged; try again.",
+                crate::reader::WRITER_FAILED
+            ))),
+        }
+    });
+}
+
 /// Beside a card's button while its part loads or after it failed (`data-part`: loading,
 /// error); `what` names the card's code ("the hunt's code").
 pub fn part_note(load: &PartLoad, what: &str, part: &str) -> Html {
@@ -175,6 +200,6 @@ pub fn part_note(load: &PartLoad, what: &str, part: &str) -> Html {
 fn capitalised(s: &str) -> String {
     let mut c = s.chars();
     c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
+        .map(|f| std::iter::once(f.to_ascii_uppercase()).chain(c).collect())
         .unwrap_or_default()
 }

@@ -70,15 +70,19 @@ pub fn start() {
         return;
     }
     // A link (`#s=...`, also what a reload finds: the autosave keeps the address up to date)
-    // needs the session reader: its part is fetched now, while the app starts, rather than when
-    // the store first wants it (issue 44: a permalink to the 251-node run waited for each part
-    // in turn). The store's own `load_part` finds it loaded or loading (the glue fetches a part
-    // once; a failed fetch is tried again when the store asks, and says so then).
+    // needs the session reader, and opening it writes the session it replaces (kept to go back
+    // to): both parts are fetched now, side by side while the app starts, rather than one after
+    // the other when the store first wants each (issue 44: a permalink to the 251-node run
+    // waited for each in turn). The store's own `load_part` finds them loaded or loading (the
+    // glue fetches a part once; a failed fetch is tried again when the store asks, and says so
+    // then).
     #[cfg(cs_split)]
     if platform::hash().starts_with("s=") {
-        wasm_bindgen_futures::spawn_local(async {
-            let _ = platform::load_part(reader::SESSION_PART).await;
-        });
+        for part in [reader::SESSION_PART, reader::WRITER_PART] {
+            wasm_bindgen_futures::spawn_local(async move {
+                let _ = platform::load_part(part).await;
+            });
+        }
     }
     yew::Renderer::<App>::new().render();
 }

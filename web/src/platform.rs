@@ -171,6 +171,18 @@ pub fn apply_theme(dark: bool) {
     }
 }
 
+/// `data-saving` on `#app` while the autosave waits for the session writer's part (the split
+/// release build, `ui::app`): what a test waits for before it reads the saved session.
+pub fn mark_saving(on: bool) {
+    if let Some(app) = gloo::utils::document().get_element_by_id("app") {
+        let _ = if on {
+            app.set_attribute("data-saving", "1")
+        } else {
+            app.remove_attribute("data-saving")
+        };
+    }
+}
+
 /// A detached canvas of `w` x `h` CSS pixels at `dpr`, for cached layers.
 pub fn offscreen(w: f64, h: f64, dpr: f64) -> Option<web_sys::HtmlCanvasElement> {
     let c = window()?

@@ -40,6 +40,20 @@ pub fn take_session_wanted() -> bool {
     clusterscope_core::session::take_decoder_wanted()
 }
 
+/// The session writer's part (`Session::try_encode`: the autosave, the link, an export's session
+/// line; core's split point, `clusterscope_core::session`): fetched the first time a session is
+/// written. A first visit that changes nothing writes none (`ui::app`'s autosave).
+pub const WRITER_PART: &str = "session_write";
+
+/// What the app says when the session writer's part did not load.
+pub const WRITER_FAILED: &str = "the session writer's code did not load (a part of the app, \
+                                 split/session_write; check the connection)";
+
+/// Whether the session writer was needed since the last call and its part was not loaded.
+pub fn take_writer_wanted() -> bool {
+    clusterscope_core::session::take_encoder_wanted()
+}
+
 /// Whether it is wanted now (the flag kept for [`take_session_wanted`]).
 pub fn session_wanted() -> bool {
     clusterscope_core::session::decoder_wanted()

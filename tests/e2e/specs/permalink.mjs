@@ -2,6 +2,7 @@
 // leaves the current session intact.
 import assert from 'node:assert/strict';
 import { app, bannerText, clickNode, downPairs, open, pickVariant, settled } from './lib/app.mjs';
+import { written } from './lib/session.mjs';
 
 export const timeoutMs = 90_000;
 
@@ -21,6 +22,7 @@ export async function run({ page, baseUrl, context, screenshot, log }) {
   await settled(page);
   const want = await app(page);
   const wantDown = await downPairs(page);
+  await written(page);
   const hash = await page.evaluate(() => location.hash);
   assert.ok(hash.startsWith('#s='), hash);
   log(`permalink: ${hash.length} characters, step ${want.step}`);

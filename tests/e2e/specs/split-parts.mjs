@@ -1,6 +1,8 @@
 // Issue 44: in the release build every model but gossip is a part of the wasm fetched when a
 // scenario of it is first opened (scripts/wasm-split.mjs, `clusterscope_core::registry::load`).
-// The default scenario (gossip, read ahead of time) opens with no part fetched; the session
+// The default scenario (gossip, read ahead of time) opens with no part fetched and, unchanged,
+// saves nothing; the session writer (the autosave, the link) is a part fetched at the first
+// change (a refused fetch an error naming it, nothing written, the next change saves); the session
 // reader (a link, the autosave) is a part fetched when a session is first read, and the scenario
 // reader one fetched when a text is first read (a refused fetch an error naming it, the
 // session unchanged, opening again retries); a ping-pong scenario fetches its
@@ -46,6 +48,24 @@ export async function run({ page, baseUrl, log }) {
   await open(page, baseUrl);
   assert.equal((await app(page)).scenario, 'cassandra-21636-packet-loss');
   assert.deepEqual(parts, [], 'gossip is in the main module: no part fetched');
+  // The session writer (the autosave, the link) is a part too: a first visit that changes
+  // nothing saves nothing and fetches it not; the first change does. A refused writer is an
+  // error naming it, the session shown as it was; the next change saves.
+  const writerGlob = '**/split/session_write-*.wasm';
+  const wrote = () => page.waitForFunction(() => location.hash.length > 1, null, { timeout: 10_000 });
+  if (split) {
+    await page.waitForTimeout(500);
+    assert.deepEqual(parts, [], 'a first visit that changed nothing fetches no part (nothing to save)');
+    assert.equal(await page.evaluate(() => location.hash), '', 'nothing in the address bar');
+    await page.route(writerGlob, (route) => route.abort('internetdisconnected'));
+    await page.keyboard.press('ArrowRight');
+    await settled(page);
+    const err = await bannerText(page, 'error');
+    log(err);
+    assert.match(err, /Your session could not be saved: the session writer's code did not load \(a part of the app, split\/session_write/);
+    assert.equal(await page.evaluate(() => location.hash), '', 'nothing written');
+    await page.unroute(writerGlob);
+  }
   // A reload (the session in the link and the autosave, naming the default scenario) reads no
   // scenario text: only the session reader is fetched (a part of its own), the session as it
   // was. A refused session reader is an error naming it, the default scenario shown and the
@@ -53,6 +73,11 @@ export async function run({ page, baseUrl, log }) {
   await page.keyboard.press('ArrowRight');
   await settled(page);
   const stepped = (await app(page)).step;
+  await wrote();
+  if (split) {
+    const kinds = parts.map((p) => p.replace(/-[0-9a-f]+\.wasm$/, ''));
+    assert.deepEqual([...new Set(kinds)], ['session_write-write'], 'the first change fetches the session writer alone');
+  }
   if (split) {
     await page.route('**/split/session-*.wasm', (route) => route.abort('internetdisconnected'));
     await page.reload();
@@ -69,8 +94,10 @@ export async function run({ page, baseUrl, log }) {
   await page.waitForSelector('#app[data-ready="1"]');
   await settled(page);
   assert.equal((await app(page)).step, stepped, 'the session is restored');
+  // The autosave then writes the restored session to compare it with the saved one: the writer.
+  if (split) await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => /\/split\/session_write-/.test(e.name)), null, { timeout: 10_000 });
   const kinds = parts.map((p) => p.replace(/-[0-9a-f]+\.wasm$/, ''));
-  assert.deepEqual(kinds, split ? ['session-read'] : [], 'a session of the default scenario fetches only the session reader');
+  assert.deepEqual(kinds, split ? ['session-read', 'session_write-write'] : [], 'a session of the default scenario fetches only the session reader and writer');
   parts.length = 0;
   // The default scenario is read ahead of time: its first frame needs no scenario reader. Any
   // other scenario's text is read by the reader, a part fetched when a text is first read; a

@@ -84,7 +84,8 @@ impl Model {
             self.cursor(),
             self.run.variant,
             self.now(),
-            session::session_line(&self.session(), self.run.scenario.name()),
+            session::session_line(&self.session(), self.run.scenario.name())
+                .ok_or_else(|| "the session writer is not loaded yet (split/session_write)".to_string())?,
         ))
     }
 

@@ -97,8 +97,12 @@ fn apply(m: &mut Model, msg: Msg) -> bool {
     let reader = crate::reader::take_wanted();
     // A link's or the saved session's reader (the split release build's part `session`).
     let session = crate::reader::take_session_wanted();
+    // The session writer (the part `session_write`): a link opened writes the session it
+    // replaces, to go back to.
+    let writer = crate::reader::take_writer_wanted();
     let wanted = match crate::builtins::take_wanted() {
         Some(name) => Some((name, false)),
+        None if writer => Some((crate::reader::WRITER_PART, true)),
         None if session => Some((crate::reader::SESSION_PART, true)),
         None if reader => Some((crate::reader::PART, true)),
         None => clusterscope_core::registry::take_wanted().map(|name| (name, true)),
@@ -110,6 +114,8 @@ fn apply(m: &mut Model, msg: Msg) -> bool {
                 "Loading the scenario reader…".to_string()
             } else if part && name == crate::reader::SESSION_PART {
                 "Loading the session reader…".to_string()
+            } else if part && name == crate::reader::WRITER_PART {
+                "Loading the session writer…".to_string()
             } else if part {
                 format!("Loading the {name} model…")
             } else {
@@ -154,6 +160,8 @@ fn downloaded(m: &mut Model, name: &'static str, result: Result<(), String>) -> 
                 "Could not compare: {e}. Your current session is unchanged; pick the variant to \
                  compare with again to retry."
             )
+        } else if part && name == crate::reader::WRITER_PART {
+            format!("Could not open the link: {e}. Your current session is unchanged; open the link again to retry.")
         } else if part && name == crate::reader::SESSION_PART {
             format!(
                 "Could not read the session: {e}. {}",
@@ -418,6 +426,51 @@ mod tests {
             name: part,
             part: true,
             id: 7,
+            waiting: vec![Msg::OpenPermalink(link)],
+        });
+        assert!(downloaded(&mut m, part, Ok(())));
+        assert_eq!(m.run.seed, 7, "the waiting link applied");
+    }
+
+    /// The session writer's part (the split release build: a link opened writes the session it
+    /// replaces) that did not load: an error naming it, the session shown unchanged; one that
+    /// loaded lets the waiting link through.
+    #[test]
+    fn the_session_writer_waits_like_a_part() {
+        let mut m = Model::new();
+        let file = m.run.scenario.file.clone();
+        let part = crate::reader::WRITER_PART;
+        let mut other = Model::new();
+        other.update(Msg::SetSeed(7));
+        let link = other.session().encode();
+        m.download = Some(Download {
+            name: part,
+            part: true,
+            id: 5,
+            waiting: vec![Msg::OpenPermalink(link.clone())],
+        });
+        assert!(downloaded(
+            &mut m,
+            part,
+            Err(crate::reader::WRITER_FAILED.into())
+        ));
+        let b = m.banner.as_ref().expect("an error");
+        assert!(
+            b.text.starts_with(
+                "Could not open the link: the session writer's code did not load (a part of the \
+                 app, split/session_write; check the connection). Your current session is \
+                 unchanged"
+            ),
+            "{}",
+            b.text
+        );
+        assert_eq!(m.run.scenario.file, file, "the session is unchanged");
+        assert_ne!(m.run.seed, 7);
+        assert!(m.download.is_none());
+        m.download = Some(Download {
+            name: part,
+            part: true,
+            id: 6,
             waiting: vec![Msg::OpenPermalink(link)],
         });
         assert!(downloaded(&mut m, part, Ok(())));

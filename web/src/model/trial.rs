@@ -67,7 +67,15 @@ impl Model {
         // A link opened while another is on trial goes back to the same saved session.
         let (previous, previous_label) = match &old {
             Some(t) => (t.previous.clone(), t.previous_label.clone()),
-            None => (self.settled_session().encode(), self.session_label()),
+            None => match self.settled_session().try_encode() {
+                Some(p) => (p, self.session_label()),
+                // The session writer's part is not loaded (the split release build): the
+                // store waits for it and applies the link again (`store.rs`); nothing changed.
+                None => {
+                    self.trial = old;
+                    return;
+                }
+            },
         };
         let opened = Session::decode(text, &self.limits).and_then(|s| {
             self.trial = s.actions.last().map(|last| Trial {

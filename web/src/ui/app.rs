@@ -6,12 +6,14 @@
 use super::transport::Transport;
 use super::{confirm::ConfirmDiscard, header::Header, help::Help, log::LogPanel, matrix::Matrix};
 use super::{frame_loop::FrameLoop, plots::Plots, sequence::Sequence, topology::TopologyView};
+use crate::kit::Handle;
 use crate::model::nav::NavKind;
 use crate::model::teach::{TeachMsg, ZOOM_STEP};
 use crate::model::{BannerKind, Model, Msg, Store, Theme, SPEED_MAX, SPEED_MIN};
 use crate::models::Inspector;
 use crate::platform;
-use std::cell::Cell;
+use clusterscope_core::session::Session;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -77,6 +79,8 @@ pub fn app() -> Html {
     // A phone's dock folds to the transport and the timeline (issue 41: ~245 of 844 px).
     let dock_folded = use_state(|| false);
     let saved = use_mut_ref(String::new);
+    // The session the page starts with, before any restore (the default scenario's).
+    let initial = use_mut_ref(|| s.model.borrow().session());
     let sys_dark = use_state(platform::prefers_dark);
     // The embed form (`?embed`, `embed.rs`): the lecture view of one scenario in a course page.
     let embed = (*use_memo((), |_| super::embed::opts())).clone();
@@ -312,6 +316,10 @@ pub fn app() -> Html {
                              split/compare; check the connection)"
                                 .to_string()
                         })
+                    } else if part && name == crate::reader::WRITER_PART {
+                        crate::platform::load_part(name)
+                            .await
+                            .map_err(|()| crate::reader::WRITER_FAILED.to_string())
                     } else if part && name == crate::reader::SESSION_PART {
                         // The session reader (the split release build's part for it).
                         crate::platform::load_part(name).await.map_err(|()| {
@@ -444,37 +452,26 @@ pub fn app() -> Html {
                 m.trial.as_ref().map(|t| t.failed.is_some()),
             )
         });
-        let saved = saved.clone();
         // The payload in the address bar (a link being opened is there already).
         let hashed = use_mut_ref(|| {
             let h = platform::hash();
             h.strip_prefix("s=").unwrap_or(&h).to_string()
         });
-        let s = s.clone();
         let embedded = embed.is_some();
         // Done after the frame is painted (`platform::after_paint`): `replaceState` alone took
         // ~9 ms of a jump at 251 nodes (issue 44). A newer key before then supersedes it.
-        let generation = use_mut_ref(|| 0u64);
+        let a = Autosave {
+            s: s.clone(),
+            saved: saved.clone(),
+            hashed,
+            initial: initial.clone(),
+            generation: use_mut_ref(|| 0u64),
+        };
         use_effect_with(key, move |key| {
-            *generation.borrow_mut() += 1;
+            *a.generation.borrow_mut() += 1;
             if key.is_some() && !crate::crash::stopped() && !embedded {
-                let mine = *generation.borrow();
-                platform::after_paint(move || {
-                    if *generation.borrow() != mine || crate::crash::stopped() {
-                        return;
-                    }
-                    let m = s.model.borrow();
-                    let enc = m.session().encode();
-                    if m.trial.is_none() && *saved.borrow() != enc {
-                        platform::save(platform::SESSION_KEY, &enc);
-                        platform::save(platform::SESSION_LABEL_KEY, &m.session_label());
-                        *saved.borrow_mut() = enc.clone();
-                    }
-                    if *hashed.borrow() != enc {
-                        platform::replace_hash(&enc);
-                        *hashed.borrow_mut() = enc;
-                    }
-                });
+                let mine = *a.generation.borrow();
+                platform::after_paint(move || a.save(mine));
             }
         });
     }
@@ -748,5 +745,71 @@ pub fn app() -> Html {
             { crate::kit::slot(help) }
             <ConfirmDiscard s={s.clone()} dark={dark} resize={*resize} rev={rev} />
         </main>
+    }
+}
+
+/// The autosave and the permalink in the address bar ([`App`]): what one save needs.
+#[derive(Clone)]
+struct Autosave {
+    s: Handle,
+    /// The payload saved last (or restored at the start).
+    saved: Rc<RefCell<String>>,
+    /// The payload in the address bar.
+    hashed: Rc<RefCell<String>>,
+    /// The session the page started with.
+    initial: Rc<RefCell<Session>>,
+    /// Moved by every newer key: a save superseded before it ran does nothing.
+    generation: Rc<RefCell<u64>>,
+}
+
+impl Autosave {
+    /// Save the session and put it in the address bar, if it changed. A first visit that has
+    /// changed nothing (the session the page started with, nothing saved, no link) has nothing
+    /// to save: a reload shows the same. The session writer is a part of the split release
+    /// build (`session_write`): when it is not loaded yet, it is fetched and the save runs then
+    /// (unless a newer one superseded it); a writer that does not load is an error naming it,
+    /// the saved session the one before, tried again at the next change.
+    fn save(self, mine: u64) {
+        if *self.generation.borrow() != mine || crate::crash::stopped() {
+            return;
+        }
+        let m = self.s.model.borrow();
+        let session = m.session();
+        if self.saved.borrow().is_empty()
+            && self.hashed.borrow().is_empty()
+            && session == *self.initial.borrow()
+        {
+            return;
+        }
+        let Some(enc) = session.try_encode() else {
+            drop(m);
+            crate::reader::take_writer_wanted();
+            platform::mark_saving(true);
+            wasm_bindgen_futures::spawn_local(async move {
+                let loaded = platform::load_part(crate::reader::WRITER_PART).await;
+                platform::mark_saving(false);
+                match loaded {
+                    Ok(()) => self.save(mine),
+                    Err(()) if !crate::crash::stopped() => {
+                        self.s.dispatch(Msg::ShowError(format!(
+                            "Your session could not be saved: {}. The session saved before \
+                             stays saved; saving is tried again at your next change.",
+                            crate::reader::WRITER_FAILED
+                        )))
+                    }
+                    Err(()) => {}
+                }
+            });
+            return;
+        };
+        if m.trial.is_none() && *self.saved.borrow() != enc {
+            platform::save(platform::SESSION_KEY, &enc);
+            platform::save(platform::SESSION_LABEL_KEY, &m.session_label());
+            *self.saved.borrow_mut() = enc.clone();
+        }
+        if *self.hashed.borrow() != enc {
+            platform::replace_hash(&enc);
+            *self.hashed.borrow_mut() = enc;
+        }
     }
 }

@@ -112,12 +112,16 @@ pub fn header(p: &PanelProps) -> Html {
     let on_share = {
         let s = s.clone();
         Callback::from(move |_| {
-            let enc = s.model.borrow().session().encode();
-            platform::replace_hash(&enc);
-            platform::copy(&platform::permalink_url(&enc));
-            s.dispatch(Msg::ShowInfo(
-                "Permalink copied to the clipboard (it is also in the address bar).".into(),
-            ));
+            crate::kit::with_writer(&s, |s| {
+                let Some(enc) = s.model.borrow().session().try_encode() else {
+                    return;
+                };
+                platform::replace_hash(&enc);
+                platform::copy(&platform::permalink_url(&enc));
+                s.dispatch(Msg::ShowInfo(
+                    "Permalink copied to the clipboard (it is also in the address bar).".into(),
+                ));
+            })
         })
     };
     let close_menu = {
@@ -133,16 +137,20 @@ pub fn header(p: &PanelProps) -> Html {
         let close_menu = close_menu.clone();
         Callback::from(move |_| {
             close_menu();
-            let m = s.model.borrow();
-            match m.export_scenario() {
-                Ok(text) => {
-                    platform::download(&format!("{}.toml", m.file_stem()), &text, "text/plain");
+            crate::kit::with_writer(&s, |s| {
+                let m = s.model.borrow();
+                match m.export_scenario() {
+                    Ok(text) => {
+                        platform::download(&format!("{}.toml", m.file_stem()), &text, "text/plain");
+                    }
+                    // The session writer's part is fetched, then this runs again.
+                    Err(_) if clusterscope_core::session::encoder_wanted() => {}
+                    Err(e) => {
+                        drop(m);
+                        s.dispatch(Msg::ShowError(e));
+                    }
                 }
-                Err(e) => {
-                    drop(m);
-                    s.dispatch(Msg::ShowError(e));
-                }
-            }
+            })
         })
     };
     let on_export_trace = {

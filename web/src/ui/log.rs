@@ -43,7 +43,9 @@ pub fn log_panel(p: &PanelProps) -> Html {
     let before = nav::logs_before_cursor(trace, m.cursor(), m.now());
     // A search looks through every computed line (also after the cursor: "when did this
     // happen?"); clicking a line moves the cursor to it.
-    let q = query.trim().to_lowercase();
+    // ASCII case folding, as `contains_ci` compares (`str::to_lowercase` would bring std's
+    // Unicode case tables into the first download: ~11 KB gzipped, issue 44).
+    let q = query.trim().to_ascii_lowercase();
     let searching = !q.is_empty();
     let cut = if searching { trace.logs.len() } else { before };
     let node = m.selected;

@@ -812,7 +812,10 @@ fn draw_hist(
     let integer_bins = bins
         .iter()
         .all(|b| b.hi - b.lo == 1.0 && b.lo.fract().abs() == 0.5);
-    let font = ("system-ui, sans-serif", (10.0 * dpr) as i32)
+    let font = (
+        FontFamily::Name("system-ui, sans-serif"),
+        (10.0 * dpr) as i32,
+    )
         .into_font()
         .color(&css(pal.muted));
     let mut chart = ChartBuilder::on(&root)

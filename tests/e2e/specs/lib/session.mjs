@@ -25,5 +25,13 @@ export async function encodeSession(page, session) {
 
 /** The autosaved session's payload (localStorage), or null. */
 export async function savedPayload(page) {
+  await written(page);
   return page.evaluate(() => localStorage.getItem('clusterscope.session'));
+}
+
+/** The autosave of the state shown has run: it runs after the frame is painted, and the first
+ *  one of a page may wait for the session writer's part (the split release build: `#app[data-saving]`). */
+export async function written(page) {
+  await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(ok, 0)))));
+  await page.waitForSelector('#app:not([data-saving])', { state: 'attached', timeout: 10_000 });
 }

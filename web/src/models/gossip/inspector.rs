@@ -97,12 +97,14 @@ pub fn gossip_inspector(p: &PanelProps) -> Html {
 
     let n = topo.names.len();
     let map = g.states();
-    let needle = filter.trim().to_lowercase();
+    // ASCII case folding (`str::to_lowercase` would bring std's Unicode case tables into the
+    // first download, issue 44).
+    let needle = filter.trim().to_ascii_lowercase();
     // Which endpoints to show, in order: all for small clusters; for large ones self, then DOWN
     // peers, then rows the last move changed, then the rest, capped.
     let mut order: Vec<NodeId> = (0..n as NodeId)
         .filter(|ep| map[*ep as usize].is_some())
-        .filter(|ep| needle.is_empty() || topo.name(*ep).to_lowercase().contains(&needle))
+        .filter(|ep| needle.is_empty() || topo.name(*ep).to_ascii_lowercase().contains(&needle))
         .collect();
     let total_rows = order.len();
     if n > LARGE {
