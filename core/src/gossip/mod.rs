@@ -37,8 +37,8 @@ use params::{EchoVariant, GossipParams, MessagingVersion};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use state::{
-    examine_into, AppState, Delta, Deltas, Digest, Digests, EndpointState, HeartBeat, Summary,
-    MAX_VERSION,
+    examine_into, AppState, Delta, Deltas, Digest, Digests, EndpointState, Examined, HeartBeat,
+    Summary, MAX_VERSION,
 };
 pub use status::TasksWait;
 use std::collections::BTreeMap;
@@ -199,11 +199,32 @@ impl Gossip {
     }
 
     fn cost_of_states(&self, node: &GNode, states: &Deltas) -> Micros {
-        let count = match states.hinted_count(node.epoch) {
+        self.cost_of_count(node, states.hinted_count(node.epoch), states.len(), || {
+            states.new_state_count(node.id, &node.summaries)
+        })
+    }
+
+    /// [`Self::cost_of_states`] of an ACK's sends.
+    fn cost_of_ack(&self, node: &GNode, ack: &Examined) -> Micros {
+        self.cost_of_count(node, ack.hinted_count(node.epoch), ack.sends_len(), || {
+            ack.new_state_count(node.id, &node.summaries)
+        })
+    }
+
+    /// The GossipStage cost of `len` entries whose count of new states is `hinted` (worked out
+    /// by the message's maker) or else `full()`.
+    fn cost_of_count(
+        &self,
+        node: &GNode,
+        hinted: Option<u64>,
+        len: usize,
+        full: impl FnOnce() -> u64,
+    ) -> Micros {
+        let count = match hinted {
             Some(count) => {
                 debug_assert_eq!(
                     count,
-                    states.new_state_count(node.id, &node.summaries),
+                    full(),
                     "a cost count worked out by the message's maker no longer holds"
                 );
                 count
@@ -211,8 +232,8 @@ impl Gossip {
             None => {
                 // Entries spread over the node's peers, each looked up in the summary column
                 // (see `state::warm`).
-                state::warm_for(&node.summaries, states.len());
-                states.new_state_count(node.id, &node.summaries)
+                state::warm_for(&node.summaries, len);
+                full()
             }
         };
         count as Micros * self.p.apply_state_cost.0
@@ -236,28 +257,14 @@ impl Gossip {
                     return;
                 }
                 let buffers = self.pool.borrow_mut().examined();
-                let mut ex = examine_into(&node.map, &node.summaries, &digests.digests, buffers);
+                let mut ack = examine_into(&node.map, &node.summaries, &digests.digests, buffers);
                 // What this ACK and its ACK2 promise of their cost counts (`CountHint`).
-                let hint = ex.ack_hint(&digests.digests, &node.summaries, from, node.epoch);
-                ex.sends.set_hint(hint);
+                let hint = ack.ack_hint(&digests.digests, &node.summaries, from, node.epoch);
+                ack.set_hint(hint);
                 let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
-                self.send(
-                    node,
-                    ctx,
-                    from,
-                    Verb::Ack {
-                        requests: ex.requests,
-                        sends: ex.sends,
-                        syn: digests,
-                    },
-                    t,
-                );
+                self.send(node, ctx, from, Verb::Ack { ack, syn: digests }, t);
             }
-            Verb::Ack {
-                requests,
-                sends,
-                syn,
-            } => {
+            Verb::Ack { ack, syn } => {
                 if !node.enabled {
                     return;
                 }
@@ -265,21 +272,20 @@ impl Gossip {
                 // which `receive_states` would otherwise have to copy before changing it.
                 let syn_epoch = syn.digests.epoch;
                 drop(syn);
-                if !sends.is_empty() {
-                    self.receive_states(node, ctx, &sends);
+                if ack.sends_len() > 0 {
+                    self.receive_ack(node, ctx, &ack);
                 }
-                let mut reply = self.pool.borrow_mut().deltas(requests.len());
-                // Warm the summary column unless applying the (larger) `sends` just did.
-                if sends.len() < requests.len() {
-                    state::warm_for(&node.summaries, requests.len());
+                let requests = ack.requests_len();
+                let mut reply = self.pool.borrow_mut().deltas(requests);
+                // Warm the summary column unless applying the (larger) sends just did.
+                if ack.sends_len() < requests {
+                    state::warm_for(&node.summaries, requests);
                 }
-                reply.answer(&requests, &node.summaries, &node.map);
-                reply.set_hint(sends.hint().for_reply(syn_epoch, node.epoch));
+                reply.answer(&ack, &node.summaries, &node.map);
+                reply.set_hint(ack.hint().for_reply(syn_epoch, node.epoch));
                 let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
                 self.send(node, ctx, from, Verb::Ack2(reply), t);
-                let mut pool = self.pool.borrow_mut();
-                pool.give_requests(requests);
-                pool.give_deltas(sends);
+                self.pool.borrow_mut().give_examined(ack);
             }
             Verb::Ack2(states) => {
                 if !node.enabled {
@@ -794,9 +800,9 @@ impl Protocol for Gossip {
         let base = self.p.stage_msg_cost.0;
         match task {
             Task::Handle {
-                verb: Verb::Ack { sends, .. },
+                verb: Verb::Ack { ack, .. },
                 ..
-            } => base + self.cost_of_states(node, sends),
+            } => base + self.cost_of_ack(node, ack),
             Task::Handle {
                 verb: Verb::Ack2(states),
                 ..
@@ -926,15 +932,10 @@ impl Protocol for Gossip {
                 let lines: Vec<String> = d.wire_order().iter().map(|x| x.render(topo)).collect();
                 format!("GossipDigestSyn\n{}", lines.join("\n"))
             }
-            Verb::Ack {
-                requests,
-                sends,
-                syn,
-                ..
-            } => {
-                let requests = syn.in_wire_order(requests, |d| d.ep);
+            Verb::Ack { ack, syn } => {
+                let requests = syn.in_wire_order(&ack.requests(), |d| d.ep);
                 let mut lines: Vec<String> = requests.iter().map(|x| x.render(topo)).collect();
-                lines.extend(deltas(sends));
+                lines.extend(deltas(&ack.sends()));
                 format!("GossipDigestAck\n{}", lines.join("\n"))
             }
             Verb::Ack2(s) => format!("GossipDigestAck2\n{}", deltas(s).join("\n")),
