@@ -141,87 +141,46 @@ impl Gossip {
     /// log line or message, so they are taken in the order they come (the endpoint order of an
     /// ACK or ACK2 here) and only the others are sorted.
     pub(super) fn receive_states(&self, node: &mut GNode, ctx: &mut Ctx<Self>, states: &Deltas) {
-        self.receive(node, ctx, None, states);
-    }
-
-    /// [`Self::receive_states`] of an ACK's sends: those read off its maker's column (a
-    /// heartbeat alone each), then those listed.
-    pub(super) fn receive_ack(&self, node: &mut GNode, ctx: &mut Ctx<Self>, ack: &Examined) {
-        match ack.listed_sends() {
-            Some(listed) => self.receive(node, ctx, Some(ack), listed),
-            None => self.receive(node, ctx, Some(ack), &Deltas::default()),
-        }
-    }
-
-    /// [`Self::receive_states`] of `listed` and, if given, the column sends of `ack`.
-    fn receive(
-        &self,
-        node: &mut GNode,
-        ctx: &mut Ctx<Self>,
-        ack: Option<&Examined>,
-        listed: &Deltas,
-    ) {
-        let len = listed.len() + ack.map_or(0, |a| a.sends_len() - listed.len());
         // An ACK's or ACK2's entries are most of the node's peers, spread over the arrays below.
-        if state::warm_for(&node.summaries, len) {
+        if state::warm_for(&node.summaries, states.len()) {
             node.fd.warm();
         }
-        // The entries that need the whole of `applyStateLocally` as (generation, endpoint,
-        // index in `listed`, or `FROM_COLUMN`); few (a restart, a STATUS change, a peer coming
-        // back), so a small sort.
-        const FROM_COLUMN: u32 = u32::MAX;
-        let mut rest: Vec<(u32, NodeId, u32)> = Vec::new();
+        // Indices of the entries that need the whole of `applyStateLocally`; few (a restart, a
+        // STATUS change, a peer coming back), so a small sort.
+        let mut rest: Vec<u32> = Vec::new();
         // The column to itself (a copy only if a SYN still shares it), and the detector beside
         // it: the loop below writes both without a check per entry.
-        let (me, now, fd) = (node.id, ctx.now, &mut node.fd);
+        let (me, fd) = (node.id, &mut node.fd);
         let summaries = Arc::make_mut(&mut node.summaries);
-        // The common case: a heartbeat (no application state) of a live peer in the same
-        // generation. `notify_fd` + `apply_state_locally` reduce to: if newer, report it to the
-        // detector (`fd_report`) and take its version; recorded in the summary column alone.
-        // False when the entry is not that case.
-        let mut heartbeat = |ep: NodeId, hb: HeartBeat| -> bool {
-            if let Some(l) = summaries[ep as usize].as_mut() {
-                if l.alive && l.generation == hb.generation {
-                    if hb.version > l.max_version() {
-                        l.hb_version = hb.version;
-                        fd.report(ep as usize, now);
-                    }
-                    return true;
-                }
-            }
-            false
-        };
-        if let Some(ack) = ack {
-            let column = ack.column();
-            for (w, mut m) in ack.send_words().enumerate() {
-                while m != 0 {
-                    let ep = (w * 64) as NodeId + m.trailing_zeros();
-                    m &= m - 1;
-                    let hb = column[ep as usize].expect("a send bit is known").hb();
-                    if ep != me && !heartbeat(ep, hb) {
-                        rest.push((hb.generation, ep, FROM_COLUMN));
-                    }
-                }
-            }
-        }
-        for (i, remote) in listed.entries().iter().enumerate() {
-            if remote.ep == me || (!remote.has_states() && heartbeat(remote.ep, remote.hb)) {
+        for (i, remote) in states.entries().iter().enumerate() {
+            if remote.ep == me {
                 continue;
             }
-            rest.push((remote.hb.generation, remote.ep, i as u32));
+            // The common case: a heartbeat (no application state) of a live peer in the same
+            // generation. `notify_fd` + `apply_state_locally` reduce to: if newer, report it to
+            // the detector (`fd_report`) and take its version; recorded in the summary column
+            // alone.
+            if !remote.has_states() {
+                if let Some(l) = summaries[remote.ep as usize].as_mut() {
+                    if l.alive && l.generation == remote.hb.generation {
+                        if remote.hb.version > l.max_version() {
+                            l.hb_version = remote.hb.version;
+                            fd.report(remote.ep as usize, ctx.now);
+                        }
+                        continue;
+                    }
+                }
+            }
+            rest.push(i as u32);
         }
         if rest.len() > 1 {
-            crate::small_sort::sort_by_key(&mut rest, |&(generation, ep, _)| (generation, ep));
+            crate::small_sort::sort_by_key(&mut rest, |&i| {
+                let d = states.get(i as usize);
+                (d.hb.generation, d.ep)
+            });
         }
-        for (_, ep, i) in rest {
-            let remote = match (i, ack) {
-                (FROM_COLUMN, Some(ack)) => Delta {
-                    ep,
-                    hb: ack.column()[ep as usize].expect("known").hb(),
-                    states: &[],
-                },
-                _ => listed.get(i as usize),
-            };
+        for i in rest {
+            let remote = states.get(i as usize);
             node.flush(remote.ep);
             self.notify_fd(node, ctx.now, &remote);
             self.apply_state_locally(node, ctx, remote);

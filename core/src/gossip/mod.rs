@@ -37,8 +37,8 @@ use params::{EchoVariant, GossipParams, MessagingVersion};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use state::{
-    examine_into, AppState, Delta, Deltas, Digest, Digests, EndpointState, Examined, HeartBeat,
-    Summary, MAX_VERSION,
+    examine_into, AppState, Delta, Deltas, Digest, Digests, EndpointState, HeartBeat, Summary,
+    MAX_VERSION,
 };
 pub use status::TasksWait;
 use std::collections::BTreeMap;
@@ -199,32 +199,11 @@ impl Gossip {
     }
 
     fn cost_of_states(&self, node: &GNode, states: &Deltas) -> Micros {
-        self.cost_of_count(node, states.hinted_count(node.epoch), states.len(), || {
-            states.new_state_count(node.id, &node.summaries)
-        })
-    }
-
-    /// [`Self::cost_of_states`] of an ACK's sends.
-    fn cost_of_ack(&self, node: &GNode, ack: &Examined) -> Micros {
-        self.cost_of_count(node, ack.hinted_count(node.epoch), ack.sends_len(), || {
-            ack.new_state_count(node.id, &node.summaries)
-        })
-    }
-
-    /// The GossipStage cost of `len` entries whose count of new states is `hinted` (worked out
-    /// by the message's maker) or else `full()`.
-    fn cost_of_count(
-        &self,
-        node: &GNode,
-        hinted: Option<u64>,
-        len: usize,
-        full: impl FnOnce() -> u64,
-    ) -> Micros {
-        let count = match hinted {
+        let count = match states.hinted_count(node.epoch) {
             Some(count) => {
                 debug_assert_eq!(
                     count,
-                    full(),
+                    states.new_state_count(node.id, &node.summaries),
                     "a cost count worked out by the message's maker no longer holds"
                 );
                 count
@@ -232,8 +211,8 @@ impl Gossip {
             None => {
                 // Entries spread over the node's peers, each looked up in the summary column
                 // (see `state::warm`).
-                state::warm_for(&node.summaries, len);
-                full()
+                state::warm_for(&node.summaries, states.len());
+                states.new_state_count(node.id, &node.summaries)
             }
         };
         count as Micros * self.p.apply_state_cost.0
@@ -257,14 +236,28 @@ impl Gossip {
                     return;
                 }
                 let buffers = self.pool.borrow_mut().examined();
-                let mut ack = examine_into(&node.map, &node.summaries, &digests.digests, buffers);
+                let mut ex = examine_into(&node.map, &node.summaries, &digests.digests, buffers);
                 // What this ACK and its ACK2 promise of their cost counts (`CountHint`).
-                let hint = ack.ack_hint(&digests.digests, &node.summaries, from, node.epoch);
-                ack.set_hint(hint);
+                let hint = ex.ack_hint(&digests.digests, &node.summaries, from, node.epoch);
+                ex.sends.set_hint(hint);
                 let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
-                self.send(node, ctx, from, Verb::Ack { ack, syn: digests }, t);
+                self.send(
+                    node,
+                    ctx,
+                    from,
+                    Verb::Ack {
+                        requests: ex.requests,
+                        sends: ex.sends,
+                        syn: digests,
+                    },
+                    t,
+                );
             }
-            Verb::Ack { ack, syn } => {
+            Verb::Ack {
+                requests,
+                sends,
+                syn,
+            } => {
                 if !node.enabled {
                     return;
                 }
@@ -272,20 +265,21 @@ impl Gossip {
                 // which `receive_states` would otherwise have to copy before changing it.
                 let syn_epoch = syn.digests.epoch;
                 drop(syn);
-                if ack.sends_len() > 0 {
-                    self.receive_ack(node, ctx, &ack);
+                if !sends.is_empty() {
+                    self.receive_states(node, ctx, &sends);
                 }
-                let requests = ack.requests_len();
-                let mut reply = self.pool.borrow_mut().deltas(requests);
-                // Warm the summary column unless applying the (larger) sends just did.
-                if ack.sends_len() < requests {
-                    state::warm_for(&node.summaries, requests);
+                let mut reply = self.pool.borrow_mut().deltas(requests.len());
+                // Warm the summary column unless applying the (larger) `sends` just did.
+                if sends.len() < requests.len() {
+                    state::warm_for(&node.summaries, requests.len());
                 }
-                reply.answer(&ack, &node.summaries, &node.map);
-                reply.set_hint(ack.hint().for_reply(syn_epoch, node.epoch));
+                reply.answer(&requests, &node.summaries, &node.map);
+                reply.set_hint(sends.hint().for_reply(syn_epoch, node.epoch));
                 let t = self.p.long_timeout.0.max(self.p.request_timeout.0);
                 self.send(node, ctx, from, Verb::Ack2(reply), t);
-                self.pool.borrow_mut().give_examined(ack);
+                let mut pool = self.pool.borrow_mut();
+                pool.give_requests(requests);
+                pool.give_deltas(sends);
             }
             Verb::Ack2(states) => {
                 if !node.enabled {
@@ -800,9 +794,9 @@ impl Protocol for Gossip {
         let base = self.p.stage_msg_cost.0;
         match task {
             Task::Handle {
-                verb: Verb::Ack { ack, .. },
+                verb: Verb::Ack { sends, .. },
                 ..
-            } => base + self.cost_of_ack(node, ack),
+            } => base + self.cost_of_states(node, sends),
             Task::Handle {
                 verb: Verb::Ack2(states),
                 ..
@@ -932,10 +926,15 @@ impl Protocol for Gossip {
                 let lines: Vec<String> = d.wire_order().iter().map(|x| x.render(topo)).collect();
                 format!("GossipDigestSyn\n{}", lines.join("\n"))
             }
-            Verb::Ack { ack, syn } => {
-                let requests = syn.in_wire_order(&ack.requests(), |d| d.ep);
+            Verb::Ack {
+                requests,
+                sends,
+                syn,
+                ..
+            } => {
+                let requests = syn.in_wire_order(requests, |d| d.ep);
                 let mut lines: Vec<String> = requests.iter().map(|x| x.render(topo)).collect();
-                lines.extend(deltas(&ack.sends()));
+                lines.extend(deltas(sends));
                 format!("GossipDigestAck\n{}", lines.join("\n"))
             }
             Verb::Ack2(s) => format!("GossipDigestAck2\n{}", deltas(s).join("\n")),

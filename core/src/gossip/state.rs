@@ -345,6 +345,74 @@ impl Deltas {
         }
     }
 
+    /// An ACK2's entries: [`Self::push_newer`] for each request of an ACK whose endpoint is
+    /// known here (`summaries`, the column of `map`). The common heartbeat-only answers go in
+    /// runs written straight into the spare capacity, the lengths in registers (a call per
+    /// request, or one to grow the list, kept them on the stack); an entry with application
+    /// states ends a run.
+    pub fn answer(
+        &mut self,
+        requests: &[Digest],
+        summaries: &[Option<Summary>],
+        map: &(impl Index<usize, Output = Option<EndpointState>> + ?Sized),
+    ) {
+        self.entries.reserve(requests.len());
+        let mut i = 0;
+        while i < requests.len() {
+            i = self.heartbeat_run(requests, summaries, i);
+            let Some(d) = requests.get(i) else { break };
+            if let Some(Some(l)) = summaries.get(d.ep as usize) {
+                self.push_newer(*l, map, d.ep, d.max_version);
+            }
+            i += 1;
+        }
+    }
+
+    /// [`Self::answer`]'s run from request `from` on: each request of a known endpoint without
+    /// application states newer than asked, its heartbeat entry when newer; stops (returning the
+    /// index) at the first request it leaves to [`Self::push_newer`] or when the list is full.
+    #[inline(always)]
+    fn heartbeat_run(
+        &mut self,
+        requests: &[Digest],
+        summaries: &[Option<Summary>],
+        from: usize,
+    ) -> usize {
+        let start = self.states.len() as u32;
+        let mut n = self.entries.len();
+        let end = requests
+            .len()
+            .min(from.saturating_add(self.entries.capacity() - n));
+        let p = self.entries.as_mut_ptr();
+        let mut i = from;
+        while i < end {
+            let d = requests[i];
+            let Some(l) = summaries.get(d.ep as usize).copied().flatten() else {
+                i += 1;
+                continue;
+            };
+            if l.max_state_version > d.max_version {
+                break;
+            }
+            // SAFETY: fewer than `capacity - len` requests since `from`, each adding at most
+            // one entry: the slot is within the capacity; the length below covers only the
+            // slots kept.
+            unsafe {
+                p.add(n).write(DeltaEntry {
+                    ep: d.ep,
+                    hb: l.hb(),
+                    start,
+                    len: 0,
+                });
+            }
+            n += (l.hb_version > d.max_version) as usize;
+            i += 1;
+        }
+        // SAFETY: every slot below `n` is initialised and within the capacity (see `end`).
+        unsafe { self.entries.set_len(n) };
+        i
+    }
+
     /// [`Self::push_newer`] when `ep` has application states newer than `version`.
     #[inline(never)]
     fn push_with_states(
@@ -362,18 +430,6 @@ impl Deltas {
 
     pub fn len(&self) -> usize {
         self.entries.len()
-    }
-
-    /// Append an entry (its application states copied).
-    pub fn push_delta(&mut self, d: &Delta) {
-        let start = self.states.len() as u32;
-        self.states.extend_from_slice(d.states);
-        self.entries.push(DeltaEntry {
-            ep: d.ep,
-            hb: d.hb,
-            start,
-            len: d.states.len() as u32,
-        });
     }
 
     /// How many application states (a new endpoint state counting its heartbeat as one) a node
@@ -525,15 +581,65 @@ impl Digest {
     }
 }
 
+/// What B answers to A's SYN digests: digests it requests, and states it sends.
+#[derive(Clone, Debug, Default)]
+pub struct Examined {
+    pub requests: Vec<Digest>,
+    pub sends: Deltas,
+    /// How many of `sends` are of a newer generation than their digest.
+    pub newer: u32,
+    /// How many of `requests` ask for an endpoint in full (unknown here, or of an older
+    /// generation).
+    pub asked_all: u32,
+}
+
+/// Equal when they answer the same (the counts follow from the lists).
+impl PartialEq for Examined {
+    fn eq(&self, other: &Self) -> bool {
+        self.requests == other.requests && self.sends == other.sends
+    }
+}
+
+impl Examined {
+    /// The hint of the ACK that carries this answer to `digests` (from node `from`), made by
+    /// a node at `epoch` whose summary column is `summaries`: the ACK's count is 0 at the
+    /// SYN's epoch when no entry but `from`'s own is of a newer generation than its digest;
+    /// the ACK2 may promise 0 at `epoch` when nothing was asked for in full.
+    pub fn ack_hint(
+        &self,
+        digests: &Digests,
+        summaries: &[Option<Summary>],
+        from: NodeId,
+        epoch: u32,
+    ) -> CountHint {
+        // `from`'s own entry is not counted there; made (if at all) in the case of a newer
+        // generation here, where the entries are in endpoint order.
+        let own = digests
+            .get(from)
+            .zip(summaries.get(from as usize).copied().flatten());
+        let own_newer = own.is_some_and(|(r, l)| r.generation < l.generation)
+            && self
+                .sends
+                .entries
+                .binary_search_by_key(&from, |e| e.ep)
+                .is_ok();
+        CountHint {
+            zero_at: if self.newer == own_newer as u32 {
+                digests.epoch
+            } else {
+                NO_EPOCH
+            },
+            reply_zero_at: if self.asked_all == 0 { epoch } else { NO_EPOCH },
+        }
+    }
+}
+
 /// Spare buffers of consumed ACKs and ACK2s, for the next SYN's examination and ACK2 (a
 /// 251-node seed made ~70,000 buffers of 3-5 KB otherwise: a third of its allocations). Nothing
 /// in them is read: a buffer is emptied before use, so where one came from changes nothing.
 #[derive(Debug, Default)]
 pub struct Pool {
-    bits: Vec<Vec<u64>>,
-    /// Boxed as an `Examined` holds them: handed over without a new allocation.
-    #[allow(clippy::vec_box)]
-    rests: Vec<Box<examine::Rest>>,
+    requests: Vec<Vec<Digest>>,
     deltas: Vec<Deltas>,
 }
 
@@ -550,7 +656,12 @@ impl Clone for Pool {
 impl Pool {
     /// Buffers for an examination.
     pub fn examined(&mut self) -> Examined {
-        Examined::with_buffers(self.bits.pop().unwrap_or_default(), self.rests.pop())
+        Examined {
+            requests: self.requests.pop().unwrap_or_default(),
+            sends: self.deltas.pop().unwrap_or_default(),
+            newer: 0,
+            asked_all: 0,
+        }
     }
 
     /// An empty `Deltas` with room for `n` entries.
@@ -560,16 +671,9 @@ impl Pool {
         d
     }
 
-    /// A consumed ACK's buffers (its column, shared with its maker, let go).
-    pub fn give_examined(&mut self, ex: Examined) {
-        let (bits, rest) = ex.into_buffers();
-        if self.bits.len() < POOL_MAX && bits.capacity() > 0 {
-            self.bits.push(bits);
-        }
-        if let Some(rest) = rest {
-            if self.rests.len() < POOL_MAX {
-                self.rests.push(rest);
-            }
+    pub fn give_requests(&mut self, v: Vec<Digest>) {
+        if self.requests.len() < POOL_MAX && v.capacity() > 0 {
+            self.requests.push(v);
         }
     }
 
@@ -736,7 +840,7 @@ impl PartialEq for Digests {
 }
 
 mod examine;
-pub use examine::{examine, examine_into, Examined};
+pub use examine::{examine, examine_into};
 
 #[cfg(test)]
 mod tests;

@@ -9,10 +9,10 @@ pub enum Verb {
     /// The digests are shared by the SYNs of one round (up to three targets).
     Syn(Syn),
     Ack {
-        /// The digests it requests and the states it sends, in endpoint order (Cassandra's
-        /// list follows the SYN's order, see `wire_order`; the states are a map), held as its
-        /// maker's summary column with two bit masks (see `Examined`).
-        ack: Examined,
+        /// In endpoint order (Cassandra's list follows the SYN's order: see `wire_order`).
+        requests: Vec<Digest>,
+        /// In endpoint order (a map in Cassandra).
+        sends: Deltas,
         /// The SYN this answers, for the list's order on the wire.
         syn: Syn,
     },
@@ -46,7 +46,16 @@ impl Verb {
         match self {
             Verb::Syn(d) => d.heap_bytes(),
             // The SYN it answers is kept alive by it: counted again, like a round's SYNs.
-            Verb::Ack { ack, syn } => ack.heap_bytes() + syn.heap_bytes(),
+            Verb::Ack {
+                requests,
+                sends,
+                syn,
+                ..
+            } => {
+                requests.capacity() * std::mem::size_of::<Digest>()
+                    + sends.heap_bytes()
+                    + syn.heap_bytes()
+            }
             Verb::Ack2(d) => d.heap_bytes(),
             _ => 0,
         }

@@ -86,7 +86,7 @@ fn four_digest_cases() {
         &Digests::from_list(&digests),
     );
     assert_eq!(
-        e.requests(),
+        e.requests,
         vec![
             Digest {
                 ep: 0,
@@ -105,9 +105,8 @@ fn four_digest_cases() {
             },
         ]
     );
-    let sends = e.sends();
-    assert_eq!(sends.len(), 1);
-    let d = sends.get(0);
+    assert_eq!(e.sends.len(), 1);
+    let d = e.sends.get(0);
     assert_eq!(d.ep, 1);
     assert_eq!(
         d.render(),
@@ -128,9 +127,9 @@ fn older_remote_generation_sends_everything() {
             max_version: 99,
         }]),
     );
-    assert!(e.requests().is_empty());
-    assert_eq!(e.sends().get(0).states.len(), 1);
-    assert_eq!(e.sends().get(0).hb.version, 5);
+    assert!(e.requests.is_empty());
+    assert_eq!(e.sends.get(0).states.len(), 1);
+    assert_eq!(e.sends.get(0).hb.version, 5);
 }
 
 /// An ACK's and its ACK2's cost-count hints against the full count, over random columns
@@ -184,21 +183,20 @@ fn count_hints_hold_or_stand_aside() {
         let column = Summary::column(&r_map);
         let mut ex = examine(&r_map, &column, &digests);
         let hint = ex.ack_hint(&digests, &column, 0, r_epoch);
-        ex.set_hint(hint);
+        ex.sends.set_hint(hint);
         // The ACK reaches S, whose column may have changed since the SYN.
         change(&mut rng, &mut s_map, &mut s_epoch);
         let column = Summary::column(&s_map);
-        let full = ex.new_state_count(0, &column);
-        assert_eq!(full, ex.sends().new_state_count(0, &column));
-        if let Some(count) = ex.hinted_count(s_epoch) {
+        let full = ex.sends.new_state_count(0, &column);
+        if let Some(count) = ex.sends.hinted_count(s_epoch) {
             assert_eq!(count, full, "case {case}: the ACK's hint");
             acks += 1;
         }
         wrong_without +=
-            (ex.sends().states.is_empty() && hint.zero_at != NO_EPOCH && full != 0) as u32;
+            (ex.sends.states.is_empty() && hint.zero_at != NO_EPOCH && full != 0) as u32;
         // S answers R's requests; the ACK2 reaches R, whose column may have changed too.
         let mut reply = Deltas::default();
-        for d in &ex.requests() {
+        for d in &ex.requests {
             if let Some(Some(l)) = column.get(d.ep as usize) {
                 reply.push_newer(*l, &s_map, d.ep, d.max_version);
             }
@@ -279,8 +277,8 @@ fn new_state_count_matches_the_plain_rule() {
 #[test]
 fn examine_matches_the_plain_comparison() {
     use rand::{Rng, SeedableRng};
-    fn plain(map: &[Option<EndpointState>], digests: &[Digest]) -> (Vec<Digest>, Deltas) {
-        let (mut requests, mut sends) = (Vec::new(), Deltas::default());
+    fn plain(map: &[Option<EndpointState>], digests: &[Digest]) -> Examined {
+        let mut out = Examined::default();
         for d in digests {
             let request = |max_version| Digest {
                 ep: d.ep,
@@ -288,29 +286,27 @@ fn examine_matches_the_plain_comparison() {
                 max_version,
             };
             match map.get(d.ep as usize).and_then(|s| s.as_ref()) {
-                None => requests.push(request(0)),
-                Some(l) if d.generation > l.hb.generation => requests.push(request(0)),
+                None => out.requests.push(request(0)),
+                Some(l) if d.generation > l.hb.generation => out.requests.push(request(0)),
                 Some(l) if d.generation < l.hb.generation => {
-                    l.newer_than(d.ep, 0, &mut sends);
+                    l.newer_than(d.ep, 0, &mut out.sends);
                 }
                 Some(l) if d.max_version > l.max_version() => {
-                    requests.push(request(l.max_version()))
+                    out.requests.push(request(l.max_version()))
                 }
                 Some(l) if d.max_version < l.max_version() => {
-                    l.newer_than(d.ep, d.max_version, &mut sends);
+                    l.newer_than(d.ep, d.max_version, &mut out.sends);
                 }
                 Some(_) => {}
             }
         }
-        (requests, sends)
+        out
     }
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
     // Buffers handed back full, as a consumed ACK's are (`Pool`): reused, they change nothing.
     let mut pool = Pool::default();
-    let (mut listed, mut bits) = (0, 0);
-    for _ in 0..400 {
-        // Past 64 endpoints too: several words of bits.
-        let n = rng.random_range(1..150usize);
+    for _ in 0..200 {
+        let n = rng.random_range(1..40usize);
         let map: Vec<Option<EndpointState>> = (0..n)
             .map(|_| rng.random_bool(0.8).then(|| random_state(&mut rng)))
             .collect();
@@ -331,26 +327,27 @@ fn examine_matches_the_plain_comparison() {
         let column = Digests::from_list(&shuffled);
         assert_eq!(column.to_vec(), digests);
         let got = examine(&map, &Summary::column(&map), &column);
-        let (requests, sends) = plain(&map, &digests);
-        assert_eq!(
-            (got.requests(), got.sends()),
-            (requests.clone(), sends.clone())
-        );
-        assert_eq!(got.requests_len(), requests.len());
-        assert_eq!(got.sends_len(), sends.len());
-        bits += got.column_sends().count();
-        listed += got.listed_sends().map_or(0, |d| d.len());
-        let shared: Arc<[Option<Summary>]> = Summary::column(&map).into();
-        let reused = examine_into(&map, &shared, &column, pool.examined());
+        assert_eq!(got, plain(&map, &digests));
+        let reused = examine_into(&map, &Summary::column(&map), &column, pool.examined());
         assert_eq!(reused, got, "examined into used buffers");
-        assert!(
-            std::ptr::eq(&shared[..], reused.column()),
-            "the answer shares the column"
+        // Digests that undercount themselves leave the lists no room reserved: every digest
+        // then goes through the slow path, the common case included, with the same answer.
+        let undercounted = Digests {
+            len: 0,
+            ..column.clone()
+        };
+        let slow = examine_into(
+            &map,
+            &Summary::column(&map),
+            &undercounted,
+            Examined::default(),
         );
+        assert_eq!(slow, got, "the slow path answers as the common run");
         let reply = pool.deltas(3);
         assert!(reply.is_empty(), "a spare Deltas comes empty");
         pool.give_deltas(reply);
-        pool.give_examined(reused);
+        pool.give_requests(reused.requests);
+        pool.give_deltas(reused.sends);
         // A node's map whose heartbeats lag its summary column (see `GNode::flush`) answers
         // the same: the column's heartbeat is the one that counts.
         let lagging: Vec<Option<EndpointState>> = map
@@ -365,13 +362,8 @@ fn examine_matches_the_plain_comparison() {
             })
             .collect();
         let got = examine(&lagging, &Summary::column(&map), &column);
-        assert_eq!((got.requests(), got.sends()), (requests, sends));
+        assert_eq!(got, plain(&map, &digests));
     }
-    // Both kinds of send were made.
-    assert!(
-        bits > 1000 && listed > 100,
-        "{bits} read off the column, {listed} listed"
-    );
 }
 
 /// A SYN's digests are its sender's column: for every known endpoint, in endpoint order,
@@ -431,34 +423,29 @@ fn push_newer_matches_newer_than() {
     }
 }
 
-/// An ACK2's entries made in runs (`Deltas::answer`, walking an ACK's request bits and its
-/// listed requests) against a plain `newer_than` per request of a known endpoint, over random
-/// maps and ACKs (unknown endpoints, versions on both sides of the local ones, application
-/// states, endpoints past the ACK maker's column), into an empty list and into a used one.
+/// An ACK2's entries made in runs (`Deltas::answer`) against a plain `newer_than` per request
+/// of a known endpoint, over random maps and requests (unknown endpoints, versions on both
+/// sides of the local ones, application states), into an empty list and into a used one.
 #[test]
 fn answer_matches_newer_than_per_request() {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(13);
-    let (mut with_states, mut entries, mut in_full) = (0, 0, 0);
+    let (mut with_states, mut entries) = (0, 0);
     for round in 0..300 {
-        let n = rng.random_range(1..150usize);
+        let n = rng.random_range(1..40usize);
         let map: Vec<Option<EndpointState>> = (0..n)
             .map(|_| rng.random_bool(0.8).then(|| random_state(&mut rng)))
             .collect();
-        // The ACK's maker (who knows some endpoints, fewer than the SYN's sender at times)
-        // examines this node's digests.
-        let m = rng.random_range(1..n + 2);
-        let theirs: Vec<Option<EndpointState>> = (0..m)
-            .map(|_| rng.random_bool(0.8).then(|| random_state(&mut rng)))
-            .collect();
-        let column = Summary::column(&map);
-        let ack = examine(
-            &theirs,
-            &Summary::column(&theirs),
-            &Digests::of(&column, Summary::known(&column)),
-        );
-        let requests = ack.requests();
-        in_full += requests.iter().filter(|d| d.max_version == 0).count();
+        let mut requests = Vec::new();
+        for ep in 0..(n + 2) as NodeId {
+            if rng.random_bool(0.6) {
+                requests.push(Digest {
+                    ep,
+                    generation: 5,
+                    max_version: rng.random_range(0..32),
+                });
+            }
+        }
         let mut want = Deltas::default();
         for d in &requests {
             if let Some(Some(st)) = map.get(d.ep as usize) {
@@ -483,14 +470,14 @@ fn answer_matches_newer_than_per_request() {
             used.reset(0);
             used
         };
-        got.answer(&ack, &column, &map);
+        got.answer(&requests, &Summary::column(&map), &map);
         assert_eq!(got, want, "round {round}");
         with_states += want.entries.iter().filter(|e| e.has_states()).count();
         entries += want.entries.len();
     }
-    // Both kinds of entry were made, and requests in full merged in.
+    // Both kinds of entry were made.
     assert!(
-        with_states > 50 && entries > with_states + 500 && in_full > 100,
-        "{with_states} of {entries}, {in_full} in full"
+        with_states > 50 && entries > with_states + 500,
+        "{with_states} of {entries}"
     );
 }
