@@ -349,7 +349,8 @@ impl Deltas {
     /// known here (`summaries`, the column of `map`). The common heartbeat-only answers go in
     /// runs written straight into the spare capacity, the lengths in registers (a call per
     /// request, or one to grow the list, kept them on the stack); an entry with application
-    /// states ends a run.
+    /// states ends a run. Out of line, as `examine_into` is.
+    #[inline(never)]
     pub fn answer(
         &mut self,
         requests: &[Digest],
