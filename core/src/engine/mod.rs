@@ -593,6 +593,7 @@ impl<P: Protocol> Sim<P> {
         self.queue.len()
     }
 
+    #[inline(always)]
     fn emit(&mut self, out: &mut Out, node: NodeId, kind: RecKind, text: Option<&str>) {
         if !self.tracing {
             return;
