@@ -147,6 +147,7 @@ impl<P: Protocol> Sim<P> {
         Ok(())
     }
 
+    #[inline(always)]
     pub(super) fn send(
         &mut self,
         out: &mut Out,

@@ -577,6 +577,7 @@ impl<P: Protocol> Sim<P> {
     }
 
     /// Time of the next event, discarding cancelled timers and work of dead processes.
+    #[inline(always)]
     pub fn next_time(&mut self) -> Option<Micros> {
         loop {
             self.queue.settle();

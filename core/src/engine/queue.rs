@@ -59,6 +59,7 @@ impl<T: Keyed> EventQueue<T> {
     }
 
     /// Add an item; its `seq` must be larger than every `seq` in the queue at its time.
+    #[inline(always)]
     pub fn push(&mut self, item: T) {
         let t = item.time();
         if t < self.last {
