@@ -83,6 +83,7 @@ impl<P: Protocol> Sim<P> {
     /// Start task `q`, just taken from the queue of the idle, running, not stalled stage `exec`
     /// of `node`, or drop it when it is past its deadline. Whether it started; either way the
     /// stage's stats are up to date.
+    #[inline(always)]
     fn start_task(&mut self, out: &mut Out, node: NodeId, exec: u8, q: Queued<P::Task>) -> bool {
         let now = self.now;
         let label = self.proto.task_label(&q.task);
