@@ -560,6 +560,7 @@ impl<P: Protocol> Sim<P> {
         seq
     }
 
+    #[inline(always)]
     fn is_stale(&self, e: &Entry<P>) -> bool {
         match &e.ev {
             Ev::Timer { node, inc, key } => {
