@@ -57,6 +57,7 @@ impl<P: Protocol> Sim<P> {
 
     /// Start the next task if the executor is idle and not stalled; expired tasks are dropped.
     /// The executor's stats are up to date when it returns.
+    #[inline(always)]
     pub(super) fn try_start_task(&mut self, out: &mut Out, node: NodeId, exec: u8) {
         loop {
             let slot = &mut self.nodes[node as usize];
