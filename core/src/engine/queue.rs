@@ -59,7 +59,7 @@ impl<T: Keyed> EventQueue<T> {
     }
 
     /// Add an item; its `seq` must be larger than every `seq` in the queue at its time.
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     pub fn push(&mut self, item: T) {
         let t = item.time();
         if t < self.last {
