@@ -147,6 +147,7 @@ impl<P: Protocol> Sim<P> {
         Ok(())
     }
 
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     pub(super) fn send(
         &mut self,
         out: &mut Out,

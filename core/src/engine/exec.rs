@@ -57,6 +57,7 @@ impl<P: Protocol> Sim<P> {
 
     /// Start the next task if the executor is idle and not stalled; expired tasks are dropped.
     /// The executor's stats are up to date when it returns.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     pub(super) fn try_start_task(&mut self, out: &mut Out, node: NodeId, exec: u8) {
         loop {
             let slot = &mut self.nodes[node as usize];
@@ -83,6 +84,7 @@ impl<P: Protocol> Sim<P> {
     /// Start task `q`, just taken from the queue of the idle, running, not stalled stage `exec`
     /// of `node`, or drop it when it is past its deadline. Whether it started; either way the
     /// stage's stats are up to date.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn start_task(&mut self, out: &mut Out, node: NodeId, exec: u8, q: Queued<P::Task>) -> bool {
         let now = self.now;
         let label = self.proto.task_label(&q.task);

@@ -53,6 +53,7 @@ impl<T: HasId> InFlight<T> {
     }
 
     /// Add `x`, whose id is greater than every id added before (panics otherwise).
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     pub fn insert(&mut self, x: T) {
         let id = x.id();
         assert!(
@@ -79,6 +80,7 @@ impl<T: HasId> InFlight<T> {
         }
     }
 
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     pub fn remove(&mut self, id: u64) -> Option<T> {
         let x = if id < self.base {
             self.spilled.remove(&id)

@@ -3,6 +3,13 @@
 //!
 //! Protocols never touch the engine: a handler gets the current time, its own node's state and
 //! the input, and leaves effects in a [`Ctx`]; the engine decides delivery, loss, delay and order.
+//!
+//! The per-event path's small functions (the queue step, the check's call, `emit` and the record
+//! hash, a send, a task's start, the queue's push and stale test, the messages in flight) carry
+//! `#[cfg_attr(not(target_arch = "wasm32"), inline(always))]`: inlined into their callers in
+//! native builds (issue 44: most of the RaftScope run's 954.5 -> 838.0 M instructions, a call's saved
+//! registers each), left to the compiler in the browser's, where each copy would be made once
+//! per model in the download (docs/PERFORMANCE.md, "h/raft52").
 
 pub mod action;
 pub mod inflight;
@@ -560,6 +567,7 @@ impl<P: Protocol> Sim<P> {
         seq
     }
 
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn is_stale(&self, e: &Entry<P>) -> bool {
         match &e.ev {
             Ev::Timer { node, inc, key } => {
@@ -577,6 +585,7 @@ impl<P: Protocol> Sim<P> {
     }
 
     /// Time of the next event, discarding cancelled timers and work of dead processes.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     pub fn next_time(&mut self) -> Option<Micros> {
         loop {
             self.queue.settle();
@@ -593,6 +602,7 @@ impl<P: Protocol> Sim<P> {
         self.queue.len()
     }
 
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn emit(&mut self, out: &mut Out, node: NodeId, kind: RecKind, text: Option<&str>) {
         if !self.tracing {
             return;
@@ -621,6 +631,8 @@ impl<P: Protocol> Sim<P> {
 
     /// Process the next queue event. `Ok(false)` when nothing is left. `peeked`: `next_time`
     /// answered `Some` and nothing changed since, so the first event is settled and not stale.
+    /// Inlined into its one caller, `Engine::step_after` (a call's saved registers per event).
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn step_queue(&mut self, out: &mut Out, peeked: bool) -> Result<bool, SimError> {
         if !peeked && self.next_time().is_none() {
             return Ok(false);
@@ -684,7 +696,8 @@ impl<P: Protocol> Sim<P> {
     }
 
     /// After a step: the model's invariants (`Protocol::check_step`), when it has any. `node`:
-    /// the one node whose slot the step could change (`None`: any).
+    /// the one node whose slot the step could change (`None`: any). Inlined: once per step.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn check_invariants(&mut self, out: &mut Out, node: Option<NodeId>) {
         if !P::CHECKS {
             return;

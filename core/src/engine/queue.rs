@@ -10,7 +10,6 @@
 //! rebucketing of the queue.
 
 use crate::time::Micros;
-use std::collections::VecDeque;
 
 /// An item's position in the order.
 pub(crate) trait Keyed {
@@ -18,12 +17,13 @@ pub(crate) trait Keyed {
     fn seq(&self) -> u64;
 }
 
-/// Bucket 0 holds the items whose time equals `last`, in `seq` order; bucket `i > 0` those
-/// whose time differs from `last` first in bit `i - 1` (so all are later than bucket 0's).
+/// Bucket 0 (`now`) holds the items whose time equals `last`, in reverse `seq` order (the first
+/// item last: a pop is `Vec::pop`, not a `VecDeque`'s wrapping front, issue 44); bucket `i > 0`
+/// those whose time differs from `last` first in bit `i - 1` (so all are later than bucket 0's).
 #[derive(Clone, Debug)]
 pub(crate) struct EventQueue<T> {
     last: Micros,
-    now: VecDeque<T>,
+    now: Vec<T>,
     buckets: Vec<Vec<T>>,
     /// Bit `i - 1` is set when bucket `i` (1..=64) holds items: the lowest non-empty bucket in
     /// one instruction instead of a search through up to 64.
@@ -35,7 +35,7 @@ impl<T> Default for EventQueue<T> {
     fn default() -> Self {
         EventQueue {
             last: 0,
-            now: VecDeque::new(),
+            now: Vec::new(),
             buckets: (0..=64).map(|_| Vec::new()).collect(),
             full: 0,
             len: 0,
@@ -59,6 +59,7 @@ impl<T: Keyed> EventQueue<T> {
     }
 
     /// Add an item; its `seq` must be larger than every `seq` in the queue at its time.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     pub fn push(&mut self, item: T) {
         let t = item.time();
         if t < self.last {
@@ -66,8 +67,10 @@ impl<T: Keyed> EventQueue<T> {
         }
         let b = bucket(self.last, t);
         if b == 0 {
-            debug_assert!(self.now.back().is_none_or(|x| x.seq() < item.seq()));
-            self.now.push_back(item);
+            // Its `seq` is the largest at its time: it goes out last, at the front of the
+            // reversed list (rare: an event at the time just popped; `now` is short).
+            debug_assert!(self.now.first().is_none_or(|x| x.seq() < item.seq()));
+            self.now.insert(0, item);
         } else {
             self.buckets[b].push(item);
             self.full |= 1 << (b - 1);
@@ -81,13 +84,13 @@ impl<T: Keyed> EventQueue<T> {
             self.len == 0 || !self.now.is_empty(),
             "settle() before peek()"
         );
-        self.now.front()
+        self.now.last()
     }
 
     /// Remove and return the first item.
     pub fn pop(&mut self) -> Option<T> {
         self.settle();
-        let item = self.now.pop_front()?;
+        let item = self.now.pop()?;
         self.len -= 1;
         Some(item)
     }
@@ -115,12 +118,12 @@ impl<T: Keyed> EventQueue<T> {
         if self.buckets[i].len() == 1 {
             let item = self.buckets[i].pop().expect("one item");
             self.last = item.time();
-            self.now.push_back(item);
+            self.now.push(item);
             return;
         }
         // The bucket emptied in place from its back (no `take`, `Drain` and putting back:
-        // issue 44); bucket 0's items go to the front of `now` (empty here), so they keep the
-        // bucket's order, which the sort below then finishes.
+        // issue 44); bucket 0's items go to `now` (empty here) in the reverse of the bucket's
+        // order, which the sort below (largest `seq` first) then finishes.
         let (lower, rest) = self.buckets.split_at_mut(i);
         let items = &mut rest[0];
         debug_assert!(!items.is_empty(), "bucket {i} marked full");
@@ -129,14 +132,15 @@ impl<T: Keyed> EventQueue<T> {
             let b = bucket(self.last, item.time());
             debug_assert!(b < i);
             if b == 0 {
-                self.now.push_front(item);
+                self.now.push(item);
             } else {
                 lower[b].push(item);
                 self.full |= 1 << (b - 1);
             }
         }
         if self.now.len() > 1 {
-            self.now.make_contiguous().sort_unstable_by_key(|x| x.seq());
+            self.now
+                .sort_unstable_by_key(|x| std::cmp::Reverse(x.seq()));
         }
     }
 

@@ -173,6 +173,7 @@ impl<S: StateMachine> Raft<S> {
         }
     }
 
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn notify_appender(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, p: NodeId) {
         if self.appender_has_work(node, ctx, p) {
             let pr = &mut node.progress[p as usize];
@@ -211,6 +212,7 @@ impl<S: StateMachine> Raft<S> {
 
     /// Arms the appender's timer for `next_wake`, lazily: a wake already armed no later stays
     /// (it looks again then and re-arms), so replies that push the heartbeat back cost nothing.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn arm(&self, node: &mut RNode<S>, ctx: &mut Ctx<Self>, p: NodeId) {
         let t = self.next_wake(node, p);
         let pr = &mut node.progress[p as usize];
