@@ -375,23 +375,34 @@ mod tests {
         );
     }
 
+    /// A model waiting in `Model::download` for the part `part` with `msg` (download `id`).
+    fn waiting_for(m: &mut Model, part: &'static str, id: u64, msg: Msg) {
+        m.download = Some(Download {
+            name: part,
+            part: true,
+            id,
+            waiting: vec![msg],
+        });
+    }
+
+    /// The default model, its scenario file, and a link to the same scenario at seed 7.
+    fn model_and_link_at_seed_7() -> (Model, String, String) {
+        let m = Model::new();
+        let file = m.run.scenario.file.clone();
+        let mut other = Model::new();
+        other.update(Msg::SetSeed(7));
+        let link = other.session().encode();
+        (m, file, link)
+    }
+
     /// The session reader's part that did not load (the split release build): an error naming
     /// it, the session shown unchanged; a saved session being restored stays saved; one that
     /// loaded lets the waiting link through (natively the decoder is compiled in).
     #[test]
     fn the_session_part_waits_like_a_text() {
-        let mut m = Model::new();
-        let file = m.run.scenario.file.clone();
+        let (mut m, file, link) = model_and_link_at_seed_7();
         let part = crate::reader::SESSION_PART;
-        let mut other = Model::new();
-        other.update(Msg::SetSeed(7));
-        let link = other.session().encode();
-        m.download = Some(Download {
-            name: part,
-            part: true,
-            id: 5,
-            waiting: vec![Msg::OpenPermalink(link.clone())],
-        });
+        waiting_for(&mut m, part, 5, Msg::OpenPermalink(link.clone()));
         assert!(downloaded(
             &mut m,
             part,
@@ -410,24 +421,14 @@ mod tests {
         assert_ne!(m.run.seed, 7);
         assert!(m.download.is_none());
         assert_eq!(m.keep_saved_until_edit, None);
-        m.download = Some(Download {
-            name: part,
-            part: true,
-            id: 6,
-            waiting: vec![Msg::RestoreSaved(link.clone())],
-        });
+        waiting_for(&mut m, part, 6, Msg::RestoreSaved(link.clone()));
         downloaded(&mut m, part, Err("offline".into()));
         assert_eq!(
             m.keep_saved_until_edit,
             Some(m.session_rev),
             "the saved session stays"
         );
-        m.download = Some(Download {
-            name: part,
-            part: true,
-            id: 7,
-            waiting: vec![Msg::OpenPermalink(link)],
-        });
+        waiting_for(&mut m, part, 7, Msg::OpenPermalink(link));
         assert!(downloaded(&mut m, part, Ok(())));
         assert_eq!(m.run.seed, 7, "the waiting link applied");
     }
@@ -437,18 +438,9 @@ mod tests {
     /// loaded lets the waiting link through.
     #[test]
     fn the_session_writer_waits_like_a_part() {
-        let mut m = Model::new();
-        let file = m.run.scenario.file.clone();
+        let (mut m, file, link) = model_and_link_at_seed_7();
         let part = crate::reader::WRITER_PART;
-        let mut other = Model::new();
-        other.update(Msg::SetSeed(7));
-        let link = other.session().encode();
-        m.download = Some(Download {
-            name: part,
-            part: true,
-            id: 5,
-            waiting: vec![Msg::OpenPermalink(link.clone())],
-        });
+        waiting_for(&mut m, part, 5, Msg::OpenPermalink(link.clone()));
         assert!(downloaded(
             &mut m,
             part,
@@ -467,12 +459,7 @@ mod tests {
         assert_eq!(m.run.scenario.file, file, "the session is unchanged");
         assert_ne!(m.run.seed, 7);
         assert!(m.download.is_none());
-        m.download = Some(Download {
-            name: part,
-            part: true,
-            id: 6,
-            waiting: vec![Msg::OpenPermalink(link)],
-        });
+        waiting_for(&mut m, part, 6, Msg::OpenPermalink(link));
         assert!(downloaded(&mut m, part, Ok(())));
         assert_eq!(m.run.seed, 7, "the waiting link applied");
     }
