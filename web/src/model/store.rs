@@ -241,18 +241,28 @@ mod tests {
         assert_eq!(m.keep_saved_until_edit, None);
     }
 
+    /// A model waiting in `Model::download` for the part `part` with `msg` (download `id`).
+    fn waiting_for(m: &mut Model, part: &'static str, id: u64, msg: Msg) {
+        m.download = Some(Download {
+            name: part,
+            part: true,
+            id,
+            waiting: vec![msg],
+        });
+    }
+
     /// Compare's part that did not load (the split release build): an error naming it, compare
     /// off, the session shown unchanged; one that loaded opens the compare that waited for it.
     #[test]
     fn compare_waits_for_its_part() {
         let mut m = Model::new();
         let (file, rev) = (m.run.scenario.file.clone(), m.session_rev);
-        m.download = Some(Download {
-            name: super::super::compare::PART,
-            part: true,
-            id: 5,
-            waiting: vec![Msg::Compare(Some("fixed".into()))],
-        });
+        waiting_for(
+            &mut m,
+            super::super::compare::PART,
+            5,
+            Msg::Compare(Some("fixed".into())),
+        );
         assert!(downloaded(
             &mut m,
             super::super::compare::PART,
@@ -269,12 +279,12 @@ mod tests {
         assert!(m.compare.is_none(), "compare stays off");
         assert_eq!((m.run.scenario.file.clone(), m.session_rev), (file, rev));
         assert!(m.download.is_none());
-        m.download = Some(Download {
-            name: super::super::compare::PART,
-            part: true,
-            id: 6,
-            waiting: vec![Msg::Compare(Some("fixed".into()))],
-        });
+        waiting_for(
+            &mut m,
+            super::super::compare::PART,
+            6,
+            Msg::Compare(Some("fixed".into())),
+        );
         assert!(downloaded(&mut m, super::super::compare::PART, Ok(())));
         assert_eq!(
             m.compare.as_ref().map(|c| c.variant.as_str()),
@@ -290,12 +300,7 @@ mod tests {
     fn a_model_part_waits_like_a_text() {
         let mut m = Model::new();
         let file = m.run.scenario.file.clone();
-        m.download = Some(Download {
-            name: "raft",
-            part: true,
-            id: 3,
-            waiting: vec![Msg::LoadBuiltin("raft-figure-8".into())],
-        });
+        waiting_for(&mut m, "raft", 3, Msg::LoadBuiltin("raft-figure-8".into()));
         assert!(downloaded(&mut m, "raft", Err("offline".into())));
         let b = m.banner.as_ref().expect("an error");
         assert!(
@@ -306,12 +311,7 @@ mod tests {
         );
         assert_eq!(m.run.scenario.file, file, "the session is unchanged");
         assert!(m.download.is_none());
-        m.download = Some(Download {
-            name: "raft",
-            part: true,
-            id: 4,
-            waiting: vec![Msg::LoadBuiltin("raft-figure-8".into())],
-        });
+        waiting_for(&mut m, "raft", 4, Msg::LoadBuiltin("raft-figure-8".into()));
         assert!(downloaded(&mut m, "raft", Ok(())));
         assert_eq!(
             m.run.scenario.raw.protocol, "raft",
@@ -327,12 +327,7 @@ mod tests {
         let mut m = Model::new();
         let file = m.run.scenario.file.clone();
         let reader = crate::reader::PART;
-        m.download = Some(Download {
-            name: reader,
-            part: true,
-            id: 5,
-            waiting: vec![Msg::LoadBuiltin("raft-figure-8".into())],
-        });
+        waiting_for(&mut m, reader, 5, Msg::LoadBuiltin("raft-figure-8".into()));
         assert!(downloaded(
             &mut m,
             reader,
@@ -350,39 +345,19 @@ mod tests {
         assert_eq!(m.run.scenario.file, file, "the session is unchanged");
         assert!(m.download.is_none());
         assert_eq!(m.keep_saved_until_edit, None);
-        m.download = Some(Download {
-            name: reader,
-            part: true,
-            id: 6,
-            waiting: vec![Msg::RestoreSaved("saved".into())],
-        });
+        waiting_for(&mut m, reader, 6, Msg::RestoreSaved("saved".into()));
         downloaded(&mut m, reader, Err("offline".into()));
         assert_eq!(
             m.keep_saved_until_edit,
             Some(m.session_rev),
             "the saved session stays"
         );
-        m.download = Some(Download {
-            name: reader,
-            part: true,
-            id: 7,
-            waiting: vec![Msg::LoadBuiltin("raft-figure-8".into())],
-        });
+        waiting_for(&mut m, reader, 7, Msg::LoadBuiltin("raft-figure-8".into()));
         assert!(downloaded(&mut m, reader, Ok(())));
         assert_eq!(
             m.run.scenario.raw.protocol, "raft",
             "the waiting message applied"
         );
-    }
-
-    /// A model waiting in `Model::download` for the part `part` with `msg` (download `id`).
-    fn waiting_for(m: &mut Model, part: &'static str, id: u64, msg: Msg) {
-        m.download = Some(Download {
-            name: part,
-            part: true,
-            id,
-            waiting: vec![msg],
-        });
     }
 
     /// The default model, its scenario file, and a link to the same scenario at seed 7.
