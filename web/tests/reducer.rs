@@ -311,6 +311,44 @@ fn permalink_round_trip_reproduces_the_state() {
     assert_eq!(m.run.variant, "fixed");
 }
 
+/// A link's run computing its way to the link's cursor is "opening" (the page shows its progress
+/// in place of the panels, `ui/app.rs`) until it gets there, or until a pause stops it short.
+#[test]
+fn a_link_is_opening_until_its_cursor_or_a_pause() {
+    // Ten minutes: more steps than one frame's budget.
+    let s = settle(send(open("fixed"), Msg::ScrubTo(600_000_000)));
+    let (link, cursor) = {
+        let m = s.model.borrow();
+        (m.session().encode(), m.cursor())
+    };
+    assert!(
+        s.model.borrow().opening().is_none(),
+        "a scrub is not an opening"
+    );
+    let other = send(store(), Msg::OpenPermalink(format!("#s={link}")));
+    {
+        let m = other.model.borrow();
+        let (done, of) = m.opening().expect("the link's run computes to its cursor");
+        assert_eq!(of, cursor);
+        assert!(
+            done < of,
+            "{done} of {of}: one frame's budget is not the whole run"
+        );
+        assert_eq!(done, m.cursor());
+    }
+    let landed = settle(other);
+    assert!(landed.model.borrow().opening().is_none());
+    assert_eq!(landed.model.borrow().cursor(), cursor);
+    // A pause stops it where the run is, and the panels show that.
+    let again = send(store(), Msg::OpenPermalink(format!("#s={link}")));
+    assert!(again.model.borrow().opening().is_some());
+    let paused = send(again, Msg::Pause);
+    let m = paused.model.borrow();
+    assert!(m.opening().is_none());
+    assert!(m.cursor() < cursor);
+    assert!(!m.busy());
+}
+
 #[test]
 fn broken_permalink_shows_an_error_and_keeps_the_session() {
     let s = settle(send(open("legacy"), Msg::ScrubTo(3_000_000)));

@@ -2,6 +2,7 @@
 // and the 12-node restart scenario shows its asymmetric wedge in the matrix.
 import assert from 'node:assert/strict';
 import { app, clickNode, nodes, open, settled } from './lib/app.mjs';
+import { written } from './lib/session.mjs';
 
 export const timeoutMs = 150_000;
 
@@ -39,6 +40,31 @@ export async function run({ page, baseUrl, screenshot, log }) {
   log(`251 nodes: ${frames} frames in 3 s while playing; reached step ${a.step} (${a.timeUs} us)`);
   assert.ok(frames >= 12, `only ${frames} frames in 3 s`);
   assert.ok(Number(a.step) > 2000);
+
+  // The same session reopened (a reload: the saved session, run again to its cursor): its
+  // progress stands where the panels go until the cursor is reached; then the panels show the
+  // cluster there (ui/app.rs, `Model::opening`).
+  await written(page);
+  const p2 = await page.context().newPage();
+  await p2.addInitScript(() => {
+    window.__opening = { seen: 0, panels: 0 };
+    new MutationObserver(() => {
+      if (document.querySelector('#opening')) {
+        window.__opening.seen++;
+        if (document.querySelector('#topology, #log')) window.__opening.panels++;
+      }
+    }).observe(document, { childList: true, subtree: true });
+  });
+  await open(p2, baseUrl + (await page.evaluate(() => location.hash)));
+  const o = await p2.evaluate(() => window.__opening);
+  const b = await app(p2);
+  log(`reopened at step ${b.step}: the opening progress seen in ${o.seen} changes, with panels in ${o.panels}`);
+  assert.equal(b.step, a.step);
+  assert.ok(o.seen > 0, 'the opening progress was shown');
+  assert.equal(o.panels, 0, 'no panel beside the opening progress');
+  assert.equal(await p2.$('#opening'), null);
+  assert.ok(await p2.$('#topology'));
+  await p2.close();
 
   const name = Object.keys(pos)[100];
   await clickNode(page, name);

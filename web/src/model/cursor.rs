@@ -177,6 +177,18 @@ impl Model {
         }
     }
 
+    /// A restored session (a link opened, a reload) computing its run to the session's cursor:
+    /// the steps done and the cursor's, while it does. The page shows this progress in place of
+    /// the cluster's panels meanwhile and mounts them at the cursor (issue 44: at 251 nodes the
+    /// panels' first frame and each progress render on the way cost as much as a slice of the
+    /// run, for frames nobody had asked to see). A pause ends it where the run is.
+    pub fn opening(&self) -> Option<(u64, u64)> {
+        match self.seek {
+            Some(Seek::Step(k)) => Some((self.cursor(), k)),
+            _ => None,
+        }
+    }
+
     pub(super) fn start_seek(&mut self, s: Seek) {
         self.snapshot();
         self.seek = Some(s);

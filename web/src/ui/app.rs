@@ -638,6 +638,18 @@ pub fn app() -> Html {
     let now_us = m.now();
     let user_actions = m.run.engine.user_actions().len().to_string();
     let comparing = m.compare.is_some();
+    // A restored session computing its way to its cursor (`Model::opening`): its progress
+    // stands where the panels go.
+    let opening = m.opening().map(|(done, of)| {
+        let pct = (done as f64 / of.max(1) as f64 * 100.0).min(100.0);
+        html! {
+            <section id="opening" class="card opening" aria-live="polite">
+                <h2>{ "Opening the session" }</h2>
+                <p>{ format!("Computing the run up to its moment (step {}): {pct:.0}%. The cluster appears there; pause (space) to see it sooner.", group_digits(of)) }</p>
+                <progress max="100" value={format!("{pct:.0}")}></progress>
+            </section>
+        }
+    });
     // A link's session on trial (`model::trial`), for tests: pending or failed.
     let trial_state = m.trial.as_ref().map(|t| {
         if t.failed.is_some() {
@@ -731,8 +743,13 @@ pub fn app() -> Html {
                 <super::branches::BranchList s={s.clone()} dark={dark} rev={header_rev} />
                 <super::bookmarks::BookmarkBar s={s.clone()} dark={dark} rev={rev} />
             </div>
-            <super::compare::CompareSides s={s.clone()} dark={dark} resize={*resize} rev={rev} insp_rev={insp_rev} />
+            if opening.is_none() {
+                <super::compare::CompareSides s={s.clone()} dark={dark} resize={*resize} rev={rev} insp_rev={insp_rev} />
+            }
             <div class={classes!("grid", (n_nodes > 40).then_some("large"), comparing.then_some("compare"))}>
+                if let Some(o) = opening {
+                    { o }
+                } else {
                 if !comparing {
                     <TopologyView s={s.clone()} dark={dark} resize={*resize} rev={rev} />
                     <Inspector s={s.clone()} dark={dark} resize={*resize} rev={insp_rev} />
@@ -741,11 +758,25 @@ pub fn app() -> Html {
                 <Sequence s={s.clone()} dark={dark} resize={*resize} rev={seq_rev} />
                 <Plots s={s.clone()} dark={dark} resize={*resize} rev={plots_rev} />
                 <LogPanel s={s.clone()} dark={dark} resize={*resize} rev={log_rev} />
+                }
             </div>
             { crate::kit::slot(help) }
             <ConfirmDiscard s={s.clone()} dark={dark} resize={*resize} rev={rev} />
         </main>
     }
+}
+
+/// `n` with a thin space between groups of three digits (1 197 635).
+fn group_digits(n: u64) -> String {
+    let d = n.to_string();
+    let mut out = String::with_capacity(d.len() + d.len() / 3 * 3);
+    for (i, c) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i).is_multiple_of(3) {
+            out.push('\u{2009}');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The autosave and the permalink in the address bar ([`App`]): what one save needs.
