@@ -84,6 +84,13 @@ pub fn app() -> Html {
     let sys_dark = use_state(platform::prefers_dark);
     // The embed form (`?embed`, `embed.rs`): the lecture view of one scenario in a course page.
     let embed = (*use_memo((), |_| super::embed::opts())).clone();
+    // The page started with a session in its address (not an embedded replay, which opens its
+    // own way), and whether it has been ready since (`restoring_at_start` below).
+    let started_with_session = use_memo((), {
+        let embedded = embed.is_some();
+        move |_| !embedded && platform::hash().starts_with("s=")
+    });
+    let first_ready = use_mut_ref(|| false);
 
     // Restore: the autosaved session first, then a permalink on top (so a broken link leaves the
     // saved session in place; a link that is the saved session, as after a reload, is not opened
@@ -639,17 +646,35 @@ pub fn app() -> Html {
     let user_actions = m.run.engine.user_actions().len().to_string();
     let comparing = m.compare.is_some();
     // A restored session computing its way to its cursor (`Model::opening`): its progress
-    // stands where the panels go.
-    let opening = m.opening().map(|(done, of)| {
-        let pct = (done as f64 / of.max(1) as f64 * 100.0).min(100.0);
-        html! {
+    // stands where the panels go. So does the wait before it, when the page started with a
+    // session in its address (a link, a reload): the session reader, the scenario's text and
+    // its reader arriving. The default scenario's panels would be drawn and laid out for
+    // nothing meanwhile (issue 44).
+    let restoring_at_start = {
+        let mut seen = first_ready.borrow_mut();
+        *seen |= shown_ready;
+        *started_with_session && !*seen
+    };
+    let opening = match m.opening() {
+        Some((done, of)) => {
+            let pct = (done as f64 / of.max(1) as f64 * 100.0).min(100.0);
+            Some(html! {
+                <section id="opening" class="card opening" aria-live="polite">
+                    <h2>{ "Opening the session" }</h2>
+                    <p>{ format!("Computing the run up to its moment (step {}): {pct:.0}%. The cluster appears there; pause (space) to see it sooner.", group_digits(of)) }</p>
+                    <progress max="100" value={format!("{pct:.0}")}></progress>
+                </section>
+            })
+        }
+        None if restoring_at_start => Some(html! {
             <section id="opening" class="card opening" aria-live="polite">
                 <h2>{ "Opening the session" }</h2>
-                <p>{ format!("Computing the run up to its moment (step {}): {pct:.0}%. The cluster appears there; pause (space) to see it sooner.", group_digits(of)) }</p>
-                <progress max="100" value={format!("{pct:.0}")}></progress>
+                <p>{ "Loading its scenario…" }</p>
+                <progress></progress>
             </section>
-        }
-    });
+        }),
+        None => None,
+    };
     // A link's session on trial (`model::trial`), for tests: pending or failed.
     let trial_state = m.trial.as_ref().map(|t| {
         if t.failed.is_some() {
