@@ -47,8 +47,12 @@ export async function run({ page, baseUrl, screenshot, log }) {
   await written(page);
   const p2 = await page.context().newPage();
   await p2.addInitScript(() => {
-    window.__opening = { seen: 0, panels: 0 };
+    window.__opening = { seen: 0, panels: 0, firstPanels: null };
     new MutationObserver(() => {
+      const app = document.querySelector('#app');
+      if (window.__opening.firstPanels === null && app && document.querySelector('#topology')) {
+        window.__opening.firstPanels = `${app.dataset.scenario} at step ${app.dataset.step}`;
+      }
       if (document.querySelector('#opening')) {
         window.__opening.seen++;
         if (document.querySelector('#topology, #log')) window.__opening.panels++;
@@ -62,6 +66,8 @@ export async function run({ page, baseUrl, screenshot, log }) {
   assert.equal(b.step, a.step);
   assert.ok(o.seen > 0, 'the opening progress was shown');
   assert.equal(o.panels, 0, 'no panel beside the opening progress');
+  // Nor before it: the default scenario's panels are not drawn on the way.
+  assert.equal(o.firstPanels, `cassandra-21636-rolling-upgrade at step ${a.step}`);
   assert.equal(await p2.$('#opening'), null);
   assert.ok(await p2.$('#topology'));
   await p2.close();
