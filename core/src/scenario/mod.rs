@@ -65,7 +65,7 @@ pub fn parse_override(s: &str) -> Result<(String, toml::Value), String> {
 /// Whether the reader was needed since the last call and its part was not loaded (only in the
 /// web app's split release build).
 pub fn take_reader_wanted() -> bool {
-    WANTED.with(|w| w.replace(false))
+    crate::lazy::take_reader_wanted()
 }
 
 /// Whether [`Scenario::to_toml`] was needed since the last call and its part (`session_write`)
@@ -87,8 +87,6 @@ pub fn writer_loaded() -> bool {
 }
 
 thread_local! {
-    /// The reader was needed while its part was not loaded (set only in the split build).
-    static WANTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// The scenario writer was, likewise.
     static WRITER_WANTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
@@ -175,9 +173,7 @@ mod reader {
 mod reader {
     use super::*;
 
-    /// What the app says while the part is not loaded.
-    const NOT_LOADED: &str =
-        "the scenario reader is not loaded yet (a part of the app, split/reader)";
+    use crate::lazy::READER_NOT_LOADED as NOT_LOADED;
 
     enum Call<'a> {
         Parse(&'a str, &'a str, &'a Limits),
@@ -209,7 +205,7 @@ mod reader {
         if registry::poll_split_point(Box::pin(read(p as usize))) {
             call.1
         } else {
-            WANTED.with(|w| w.set(true));
+            crate::lazy::want_reader();
             None
         }
     }

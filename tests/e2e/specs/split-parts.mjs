@@ -15,7 +15,7 @@
 // part fetched when a variant is first picked to compare with. An unsplit
 // build (CLUSTERSCOPE_SPLIT=0) has no parts: the spec then checks only that the models open.
 import assert from 'node:assert/strict';
-import { app, bannerText, clickNode, open, settled } from './lib/app.mjs';
+import { app, bannerText, clickNode, open, pickVariant, settled } from './lib/app.mjs';
 
 export const timeoutMs = 120_000;
 // The refused part is reported by the browser as a failed resource load, and by the loader.
@@ -54,6 +54,10 @@ async function scenarioWriter(browser, baseUrl, log) {
     await page.route(writerGlob, (route) => route.abort('internetdisconnected'));
     await open(page, baseUrl);
     await page.waitForSelector('#checks[data-state="done"]', { timeout: 60_000 });
+    // Another variant of the default scenario (its parameters) needs no reader either.
+    await pickVariant(page, 'fixed');
+    await page.waitForSelector('#checks[data-state="done"]', { timeout: 60_000 });
+    assert.deepEqual(parts, [], `the default scenario's variants fetch no part: ${parts.join(', ')}`);
     await clickNode(page, 'C');
     await page.click('#act-stop');
     await settled(page);
@@ -193,6 +197,9 @@ export async function run({ page, baseUrl, log }) {
     // The reader, once refused above, is fetched when the text is read again, before the model.
     const reader = parts.findIndex((p) => p.startsWith('reader-'));
     assert.ok(reader >= 0 && reader < parts.findIndex((p) => p.startsWith('pingpong')), `the reader, then the model: ${parts.join(', ')}`);
+    // The reader's part also holds serde's readings of gossip's parameters and of the faults,
+    // which the default scenario's hand-typed ones stand in for (`core/src/typed.rs`).
+    assert.ok(parts.some((p) => p.startsWith('reader-params_serde-')) && parts.some((p) => p.startsWith('reader-faults_serde-')), `the reader's three modules: ${parts.join(', ')}`);
   }
   await clickNode(page, 'n3');
   await page.waitForSelector('#inspector[data-node="n3"] #node-views');
