@@ -41,9 +41,10 @@ async function handle(d) {
       return app.sweep_jobs(d.builtin, d.text, d.plan, jobs);
     };
     // In the split release build a model's code is a part loaded on first use, and so are the
-    // hunt's and the scenario reader: a job that found one missing (an error, or a job's
+    // hunt's, the scenario reader and writer: a job that found one missing (an error, or a job's
     // outcome) names it; the worker loads the part and runs the message again (a hunt's job may
-    // find the hunt's code missing, then the reader, then its model's: a part at a time).
+    // find the hunt's code missing, then the reader, the writer (its plan's digest), then its
+    // model's: a part at a time).
     let out;
     let failed;
     for (let tries = 0; ; tries++) {
@@ -55,7 +56,7 @@ async function handle(d) {
         failed = err;
       }
       const want = app.wanted_model();
-      if (!want || tries === 4) break;
+      if (!want || tries === 5) break;
       await app.load_model(want);
     }
     if (failed !== undefined) throw failed;

@@ -458,7 +458,7 @@ pub fn try_merge(parts: &[String], base_url: &str) -> Result<Option<bool>, Bad> 
     let (plan, done, found) = hunt::merge(&read).map_err(Bad)?;
     let s = clusterscope_core::scenario::builtin::get(&plan.scenario)
         .ok()
-        .filter(|b| clusterscope_core::sweep::digest(b) == plan.scenario_digest)
+        .filter(|b| clusterscope_core::sweep::digest(b).as_ref() == Ok(&plan.scenario_digest))
         .ok_or_else(|| {
             Bad(format!(
                 "merge: the hunt ran on a scenario file named {}, not the built-in one; the \

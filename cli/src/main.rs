@@ -738,7 +738,7 @@ fn real_main(cli: Cli) -> Result<bool, Bad> {
             // Links open a built-in scenario by name when the parts were made from it.
             let builtin = builtin::get(&part.plan.scenario)
                 .ok()
-                .filter(|b| sweep::digest(b) == part.plan.scenario_digest);
+                .filter(|b| sweep::digest(b).as_ref() == Ok(&part.plan.scenario_digest));
             let spec = part.plan.scenario.clone();
             let links = sweep_out::Links {
                 scenario: builtin.as_ref(),

@@ -11,6 +11,7 @@ pub mod explain;
 #[cfg(feature = "gossip")]
 pub mod gossip;
 pub mod hunt;
+pub mod lazy;
 pub mod limits;
 pub mod meaning;
 pub mod model;
@@ -35,6 +36,7 @@ pub mod sweep;
 pub mod text;
 
 pub mod time;
+pub mod typed;
 pub mod user_expect;
 
 pub use engine::{Engine, NodeId, NodeStatus, Protocol, Sim, SimError, Topology};

@@ -122,16 +122,7 @@ const fn with_build<M: Model>(
     }
 }
 
-/// A `wasm_split` split point's future polled, never awaited: the split release build's way into
-/// a part, for the models here and for the web app's own parts (`platform::call_part`). Ready at
-/// the second poll when the part is loaded (the first hands the split's loader its callback,
-/// which it calls at once), the callee having run synchronously within it; `false` when the
-/// part is not loaded (nothing ran).
-pub fn poll_split_point(mut fut: std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>) -> bool {
-    use std::task::{Context, Poll, Waker};
-    let mut cx = Context::from_waker(Waker::noop());
-    (0..2).any(|_| fut.as_mut().poll(&mut cx) == Poll::Ready(()))
-}
+pub use crate::lazy::poll_split_point;
 
 /// A model compiled in everywhere but the web app's split release build, where its engine
 /// (`build::<M>` and all only it reaches) is the part `$part` of the wasm: `wasm_split`'s

@@ -260,15 +260,17 @@ pub fn decoder_wanted() -> bool {
     WANTED.with(|w| w.get())
 }
 
-/// Whether [`Session::try_encode`] was needed since the last call and its part was not loaded
-/// (only in the web app's split release build).
+/// Whether [`Session::try_encode`] or `Scenario::to_toml` (the scenario writer, in the same
+/// part `session_write`) was needed since the last call and their part was not loaded (only in
+/// the web app's split release build).
 pub fn take_encoder_wanted() -> bool {
-    ENCODER_WANTED.with(|w| w.replace(false))
+    let scenario = crate::scenario::take_writer_wanted();
+    ENCODER_WANTED.with(|w| w.replace(false)) || scenario
 }
 
-/// Whether it is wanted now, the flag left as it is.
+/// Whether it is wanted now, the flags left as they are.
 pub fn encoder_wanted() -> bool {
-    ENCODER_WANTED.with(|w| w.get())
+    ENCODER_WANTED.with(|w| w.get()) || crate::scenario::writer_wanted()
 }
 
 thread_local! {

@@ -151,7 +151,7 @@ impl Plan {
         }
         Ok(Plan {
             scenario: scenario.raw.name.clone(),
-            scenario_digest: digest(scenario),
+            scenario_digest: digest(scenario)?,
             variant: variant.to_string(),
             first_seed,
             seeds,
@@ -278,11 +278,13 @@ impl Plan {
 /// parameter values it shows are parsed).
 pub use crate::scenario::show;
 
-/// FNV-1a of the scenario as TOML (its canonical form): equal files give equal digests.
-pub fn digest(s: &Scenario) -> String {
+/// FNV-1a of the scenario as TOML (its canonical form): equal files give equal digests. An
+/// error when the scenario cannot be written (in the web app's split release build: the writer's
+/// part not loaded yet, `Scenario::to_toml`), never the digest of something else.
+pub fn digest(s: &Scenario) -> Result<String, String> {
     let mut h = crate::engine::trace::Fnv::default();
-    h.bytes(s.to_toml(&s.raw).unwrap_or_default().as_bytes());
-    format!("{:016x}", h.0)
+    h.bytes(s.to_toml(&s.raw)?.as_bytes());
+    Ok(format!("{:016x}", h.0))
 }
 
 /// One job's result.

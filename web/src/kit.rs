@@ -122,14 +122,25 @@ pub enum PartLoad {
     Closed,
     /// Its part being fetched.
     Loading,
-    /// Its part did not load (opening again retries).
-    Failed,
+    /// A part it needs did not load (this one, named in the note; opening again retries).
+    Failed(&'static str),
     /// Loaded: the card, created open with this argument (an expectation's name for the hunt).
     Loaded(Option<String>),
 }
 
+/// The parts a card's code needs beside its own, fetched with it: the "How often?" and hunt cards
+/// write the scenario (a plan's digest, `Scenario::to_toml`), whose writer is in the session
+/// writer's part (`reader::WRITER_PART`).
+fn needs(part: &'static str) -> &'static [&'static str] {
+    match part {
+        "sweep" | "hunt" => &[crate::reader::WRITER_PART],
+        _ => &[],
+    }
+}
+
 /// The state of a card whose code is the part `part` ([`PartLoad`]) and the callback that
-/// opens it: fetches the part first, then `Loaded` (at once outside the split build).
+/// opens it: fetches the part first (and the parts its code needs, [`needs`]), then `Loaded`
+/// (at once outside the split build).
 #[hook]
 pub fn use_part(part: &'static str) -> (UseStateHandle<PartLoad>, Callback<Option<String>>) {
     let load = use_state(|| PartLoad::Closed);
@@ -146,9 +157,12 @@ pub fn use_part(part: &'static str) -> (UseStateHandle<PartLoad>, Callback<Optio
             load.set(PartLoad::Loading);
             let load = load.clone();
             wasm_bindgen_futures::spawn_local(async move {
-                let r = crate::platform::load_part(part).await;
+                let parts: Vec<&'static str> = std::iter::once(part)
+                    .chain(needs(part).iter().copied())
+                    .collect();
+                let r = crate::platform::load_parts(&parts).await;
                 if !crate::crash::stopped() {
-                    load.set(r.map_or(PartLoad::Failed, |()| PartLoad::Loaded(arg)));
+                    load.set(r.map_or_else(PartLoad::Failed, |()| PartLoad::Loaded(arg)));
                 }
             });
         })
@@ -182,13 +196,13 @@ pub fn with_writer(s: &Handle, f: impl Fn(&Handle) + 'static) {
 }
 
 /// Beside a card's button while its part loads or after it failed (`data-part`: loading,
-/// error); `what` names the card's code ("the hunt's code").
-pub fn part_note(load: &PartLoad, what: &str, part: &str) -> Html {
+/// error, naming the part that did not load); `what` names the card's code ("the hunt's code").
+pub fn part_note(load: &PartLoad, what: &str) -> Html {
     match load {
         PartLoad::Loading | PartLoad::Loaded(_) => {
             html! { <span class="muted part-note" data-part="loading">{ "Loading…" }</span> }
         }
-        PartLoad::Failed => html! {
+        PartLoad::Failed(part) => html! {
             <span class="part-note" role="alert" data-part="error">
                 { format!("{} did not load (a part of the app, split/{part}; check the connection and press again).", capitalised(what)) }
             </span>

@@ -99,14 +99,20 @@ pub fn bench_engine(builtin: &str) -> Result<f64, JsValue> {
 }
 
 /// For `static/sweep-worker.js`: the model or part whose code a job asked for and did not have
-/// (in the split release build each model but gossip is a part loaded on first use, and so is
-/// the hunt's code, `clusterscope_web::split`), if any since the last call. The worker then
+/// (in the split release build each model but gossip is a part loaded on first use, and so are
+/// the hunt's code, `clusterscope_web::split`, the scenario reader and the scenario writer), if
+/// any since the last call. The worker then
 /// awaits [`load_model`] and runs the job again.
 #[wasm_bindgen]
 pub fn wanted_model() -> Option<String> {
     clusterscope_core::registry::take_wanted()
         .or_else(|| {
             clusterscope_web::reader::take_wanted().then_some(clusterscope_web::reader::PART)
+        })
+        .or_else(|| {
+            // The scenario writer (a plan's digest, a hunt's found scenario).
+            clusterscope_web::reader::take_writer_wanted()
+                .then_some(clusterscope_web::reader::WRITER_PART)
         })
         .or_else(clusterscope_web::split::take_wanted)
         .map(String::from)

@@ -739,17 +739,32 @@ pub async fn load_model(name: &str) -> Result<(), String> {
 /// the build has no such part or a fetch failed (it may be asked again). Only the split build
 /// calls it with a part that is not in the main module.
 pub async fn load_part(part: &str) -> Result<(), ()> {
+    loaded(start_load(part)).await
+}
+
+/// Every part of `parts` fetched side by side ([`load_part`]); `Err` names the first that did
+/// not load.
+pub async fn load_parts(parts: &[&'static str]) -> Result<(), &'static str> {
+    let started: Vec<_> = parts.iter().map(|p| (*p, start_load(p))).collect();
+    for (part, promise) in started {
+        loaded(promise).await.map_err(|()| part)?;
+    }
+    Ok(())
+}
+
+/// The glue's promise of the part `part` (`None`: no glue, not the split build).
+fn start_load(part: &str) -> Option<js_sys::Promise> {
     use wasm_bindgen::JsValue;
     let load = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("__csLoadPart"))
         .ok()
-        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
-        .ok_or(())?;
-    let promise = load
-        .call1(&JsValue::NULL, &JsValue::from_str(part))
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())?;
+    load.call1(&JsValue::NULL, &JsValue::from_str(part))
         .ok()
         .and_then(|p| p.dyn_into::<js_sys::Promise>().ok())
-        .ok_or(())?;
-    match wasm_bindgen_futures::JsFuture::from(promise).await {
+}
+
+async fn loaded(promise: Option<js_sys::Promise>) -> Result<(), ()> {
+    match wasm_bindgen_futures::JsFuture::from(promise.ok_or(())?).await {
         Ok(v) if v.as_bool() == Some(true) => Ok(()),
         _ => Err(()),
     }

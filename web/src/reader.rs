@@ -49,9 +49,17 @@ pub const WRITER_PART: &str = "session_write";
 pub const WRITER_FAILED: &str = "the session writer's code did not load (a part of the app, \
                                  split/session_write; check the connection)";
 
-/// Whether the session writer was needed since the last call and its part was not loaded.
+/// Whether the session writer (or the scenario writer, `Scenario::to_toml`, in the same part)
+/// was needed since the last call and its part was not loaded.
 pub fn take_writer_wanted() -> bool {
     clusterscope_core::session::take_encoder_wanted()
+}
+
+/// Whether the writers' part is loaded (always, but in the split release build before its
+/// fetch): a check whose scenario could not be written waits for it (`ui::checks`,
+/// `ui::branches`) instead of failing.
+pub fn writer_loaded() -> bool {
+    clusterscope_core::scenario::writer_loaded()
 }
 
 /// Whether it is wanted now (the flag kept for [`take_session_wanted`]).

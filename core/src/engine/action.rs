@@ -6,6 +6,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
 mod de;
+pub use de::typed_action;
 
 /// A duration written as text in files and URLs ("10s", "250ms").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]

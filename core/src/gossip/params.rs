@@ -125,6 +125,50 @@ impl Default for GossipParams {
     }
 }
 
+/// serde's reading of the parameters: its derive, the words of every refusal.
+fn serde_params(t: toml::Table) -> Result<GossipParams, String> {
+    toml::Value::Table(t)
+        .try_into()
+        .map_err(|e: toml::de::Error| format!("params: {}", e.message()))
+}
+
+/// serde's reading called directly: every build but the web app's split release build.
+#[cfg(not(cs_split))]
+mod by_serde {
+    pub fn params(t: toml::Table) -> Result<super::GossipParams, String> {
+        super::serde_params(t)
+    }
+}
+
+/// serde's reading behind a split point of the scenario reader's part (`reader`): polled as a
+/// model's is (`crate::lazy`); while the part is not loaded, an error and the reader wanted.
+#[cfg(cs_split)]
+mod by_serde {
+    use super::GossipParams;
+
+    type Call = (Option<toml::Table>, Option<Result<GossipParams, String>>);
+
+    #[wasm_split::wasm_split(reader)]
+    async fn params_serde(call: usize) {
+        // SAFETY: `params` passes the address of its own pair, alive and not otherwise borrowed
+        // while the split point runs (synchronously, within its poll).
+        let call = unsafe { &mut *(call as *mut Call) };
+        call.1 = call.0.take().map(super::serde_params);
+    }
+
+    pub fn params(t: toml::Table) -> Result<GossipParams, String> {
+        let mut call: Call = (Some(t), None);
+        let p: *mut Call = &mut call;
+        if crate::lazy::poll_split_point(Box::pin(params_serde(p as usize))) {
+            if let Some(r) = call.1 {
+                return r;
+            }
+        }
+        crate::lazy::want_reader();
+        Err(format!("params: {}", crate::lazy::READER_NOT_LOADED))
+    }
+}
+
 /// The shortest gossip round accepted (1 ms): shorter ones multiply the events of a run.
 pub const MIN_GOSSIP_INTERVAL_US: u64 = 1_000;
 
@@ -137,13 +181,75 @@ pub const CLIENT_RATE_MAX: f64 = 10_000.0;
 pub const MAX_GENERATION_BASE: u32 = 2_000_000_000;
 
 impl GossipParams {
-    /// The merged `[params]` table, parsed and validated.
+    /// The merged `[params]` table, parsed and validated: read by hand ([`GossipParams::typed`])
+    /// when every key is a parameter and every value of its type, else by serde (its derive:
+    /// the words of a refusal; in the web app's split release build in the scenario reader's
+    /// part, `crate::lazy`).
     pub fn from_table(t: toml::Table) -> Result<GossipParams, String> {
-        let p: GossipParams = toml::Value::Table(t)
-            .try_into()
-            .map_err(|e: toml::de::Error| format!("params: {}", e.message()))?;
+        let p = match GossipParams::typed(&t) {
+            Some(p) => p,
+            None => by_serde::params(t)?,
+        };
         p.validate()?;
         Ok(p)
+    }
+
+    /// The table as serde's derive reads it (`deny_unknown_fields`, a missing key its default)
+    /// when it takes it as it is; `None` for a key or a value serde would refuse or read
+    /// otherwise (`params_typed_like_serde`).
+    pub fn typed(t: &toml::Table) -> Option<GossipParams> {
+        use crate::typed::{bool_, dur, float, string, u32_};
+        let mut p = GossipParams::default();
+        for (k, v) in t {
+            match k.as_str() {
+                "echo" => {
+                    p.echo = match v.as_str()? {
+                        "legacy" => EchoVariant::Legacy,
+                        "buggy" => EchoVariant::Buggy,
+                        "fixed" => EchoVariant::Fixed,
+                        _ => return None,
+                    }
+                }
+                "gossip_interval" => p.gossip_interval = Dur(dur(v)?),
+                "request_timeout" => p.request_timeout = Dur(dur(v)?),
+                "long_timeout" => p.long_timeout = Dur(dur(v)?),
+                "phi_convict_threshold" => p.phi_convict_threshold = float(v)?,
+                "fd_window" => p.fd_window = u32_(v)?,
+                "fd_initial_interval" => p.fd_initial_interval = Dur(dur(v)?),
+                "fd_max_interval" => p.fd_max_interval = Dur(dur(v)?),
+                "max_local_pause" => p.max_local_pause = Dur(dur(v)?),
+                "shutdown_announce_delay" => p.shutdown_announce_delay = Dur(dur(v)?),
+                "quarantine_delay" => p.quarantine_delay = Dur(dur(v)?),
+                "stage_msg_cost" => p.stage_msg_cost = Dur(dur(v)?),
+                "apply_state_cost" => p.apply_state_cost = Dur(dur(v)?),
+                "major_state_cost" => p.major_state_cost = Dur(dur(v)?),
+                "shuffle_digests" => p.shuffle_digests = bool_(v)?,
+                "gossip_task" => p.gossip_task = bool_(v)?,
+                "generation_base" => p.generation_base = u32_(v)?,
+                "num_tokens" => p.num_tokens = u32_(v)?,
+                "messaging" => {
+                    p.messaging = match v.as_str()? {
+                        "3.x" => MessagingVersion::V3,
+                        "4.0" => MessagingVersion::V4,
+                        _ => return None,
+                    }
+                }
+                "connections" => p.connections = bool_(v)?,
+                "tcp_retransmit_timeout" => p.tcp_retransmit_timeout = Dur(dur(v)?),
+                "tcp_user_timeout" => p.tcp_user_timeout = Dur(dur(v)?),
+                "connect_timeout" => p.connect_timeout = Dur(dur(v)?),
+                "large_message_threshold" => p.large_message_threshold = u32_(v)?,
+                "client_rate" => p.client_rate = float(v)?,
+                "client_coordinator" => p.client_coordinator = string(v)?,
+                "client_delay" => p.client_delay = Dur(dur(v)?),
+                "mutation_bytes" => p.mutation_bytes = u32_(v)?,
+                "write_timeout" => p.write_timeout = Dur(dur(v)?),
+                "fix_sender" => p.fix_sender = bool_(v)?,
+                "fix_shutdown" => p.fix_shutdown = bool_(v)?,
+                _ => return None,
+            }
+        }
+        Some(p)
     }
 
     pub fn validate(&self) -> Result<(), String> {

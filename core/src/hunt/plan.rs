@@ -285,7 +285,7 @@ impl Plan {
         }
         Ok(Plan {
             scenario: scenario.raw.name.clone(),
-            scenario_digest: crate::sweep::digest(scenario),
+            scenario_digest: crate::sweep::digest(scenario)?,
             variant: variant.to_string(),
             set: set
                 .iter()

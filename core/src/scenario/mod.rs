@@ -25,6 +25,15 @@ impl Scenario {
         reader::parse(file, text, limits)
     }
 
+    /// The scenario as TOML text (the model's section included): what an export writes, what a
+    /// sweep's digest hashes. In the web app's split release build the writer (toml's
+    /// serializers) is in the part `session_write` with the session writer, fetched the first
+    /// time either writes: while it is not loaded this answers an error naming the part and the
+    /// writer is wanted ([`take_writer_wanted`], `session::take_encoder_wanted`).
+    pub fn to_toml(&self, raw: &ScenarioFile) -> Result<String, String> {
+        writer::to_toml(self, raw)
+    }
+
     /// Validate a parsed file.
     pub fn from_raw(
         file: &str,
@@ -56,12 +65,91 @@ pub fn parse_override(s: &str) -> Result<(String, toml::Value), String> {
 /// Whether the reader was needed since the last call and its part was not loaded (only in the
 /// web app's split release build).
 pub fn take_reader_wanted() -> bool {
-    WANTED.with(|w| w.replace(false))
+    crate::lazy::take_reader_wanted()
+}
+
+/// Whether [`Scenario::to_toml`] was needed since the last call and its part (`session_write`)
+/// was not loaded (only in the web app's split release build; `session::take_encoder_wanted`
+/// takes it too).
+pub fn take_writer_wanted() -> bool {
+    WRITER_WANTED.with(|w| w.replace(false))
+}
+
+/// Whether it is wanted now, the flag left as it is.
+pub fn writer_wanted() -> bool {
+    WRITER_WANTED.with(|w| w.get())
+}
+
+/// Whether [`Scenario::to_toml`] runs now: always but in the web app's split release build,
+/// where it is whether the part `session_write` is loaded (nothing is wanted by asking).
+pub fn writer_loaded() -> bool {
+    writer::loaded()
 }
 
 thread_local! {
-    /// The reader was needed while its part was not loaded (set only in the split build).
-    static WANTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The scenario writer was, likewise.
+    static WRITER_WANTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The scenario writer called directly: every build but the web app's split release build.
+#[cfg(not(cs_split))]
+mod writer {
+    use super::*;
+
+    pub fn to_toml(s: &Scenario, raw: &ScenarioFile) -> Result<String, String> {
+        s.to_toml_now(raw)
+    }
+
+    pub fn loaded() -> bool {
+        true
+    }
+}
+
+/// The scenario writer behind a split point of the part `session_write` (its second point, the
+/// session writer's being `session::coder::write`): toml's serializers, ~13 KB of the gzipped
+/// main module, which a first visit that changes nothing never runs. Polled as a model's is
+/// (`registry::poll_split_point`).
+#[cfg(cs_split)]
+mod writer {
+    use super::*;
+
+    /// What the app says while the part is not loaded.
+    pub const NOT_LOADED: &str =
+        "the scenario writer is not loaded yet (a part of the app, split/session_write)";
+
+    type Call<'a> = (
+        Option<(&'a Scenario, &'a ScenarioFile)>,
+        Option<Result<String, String>>,
+    );
+
+    #[wasm_split::wasm_split(session_write)]
+    async fn write_toml(call: usize) {
+        // SAFETY: `run` passes the address of its own pair, alive and not otherwise borrowed
+        // while the split point runs (synchronously, within its poll).
+        let call = unsafe { &mut *(call as *mut Call<'_>) };
+        call.1 = call.0.take().map(|(s, raw)| s.to_toml_now(raw));
+    }
+
+    /// `Some` (the call's answer, `None` for no call) when the part is loaded.
+    fn run(c: Option<(&Scenario, &ScenarioFile)>) -> Option<Option<Result<String, String>>> {
+        let mut call: Call = (c, None);
+        let p: *mut Call = &mut call;
+        registry::poll_split_point(Box::pin(write_toml(p as usize))).then_some(call.1)
+    }
+
+    pub fn to_toml(s: &Scenario, raw: &ScenarioFile) -> Result<String, String> {
+        match run(Some((s, raw))) {
+            Some(Some(r)) => r,
+            _ => {
+                WRITER_WANTED.with(|w| w.set(true));
+                Err(NOT_LOADED.to_string())
+            }
+        }
+    }
+
+    pub fn loaded() -> bool {
+        run(None).is_some()
+    }
 }
 
 /// The reader called directly: every build but the web app's split release build.
@@ -85,9 +173,7 @@ mod reader {
 mod reader {
     use super::*;
 
-    /// What the app says while the part is not loaded.
-    const NOT_LOADED: &str =
-        "the scenario reader is not loaded yet (a part of the app, split/reader)";
+    use crate::lazy::READER_NOT_LOADED as NOT_LOADED;
 
     enum Call<'a> {
         Parse(&'a str, &'a str, &'a Limits),
@@ -119,7 +205,7 @@ mod reader {
         if registry::poll_split_point(Box::pin(read(p as usize))) {
             call.1
         } else {
-            WANTED.with(|w| w.set(true));
+            crate::lazy::want_reader();
             None
         }
     }

@@ -628,8 +628,10 @@ impl Scenario {
         Ok(sc)
     }
 
-    /// The scenario as TOML text (the model's section included): what an export writes.
-    pub fn to_toml(&self, raw: &ScenarioFile) -> Result<String, String> {
+    /// The scenario as TOML text (the model's section included): what an export writes. Called
+    /// through `Scenario::to_toml` (`crate::scenario`: in the web app's split release build the
+    /// writer is a part of the wasm).
+    pub(crate) fn to_toml_now(&self, raw: &ScenarioFile) -> Result<String, String> {
         let mut t = toml::Table::try_from(raw).map_err(|e| e.to_string())?;
         if let Some(sec) = &self.section {
             t.insert(raw.protocol.clone(), toml::Value::Table(sec.clone()));

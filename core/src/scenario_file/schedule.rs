@@ -37,15 +37,62 @@ pub(super) fn parse_faults(
                 fmt_duration(dur)
             ));
         }
-        let action: Action = toml::Value::Table(t)
-            .try_into()
-            .map_err(|e: toml::de::Error| format!("{place}: {}", e.message()))?;
+        // Read by hand when it is the plain case (the default scenario's faults, in the main
+        // module of the split build), else by serde (the words of a refusal).
+        let action = match crate::engine::action::typed_action(&t) {
+            Some(a) => a,
+            None => by_serde::action(t).map_err(|e| format!("{place}: {e}"))?,
+        };
         check_action(&action, topo, limits).map_err(|m| format!("{place}: {m}"))?;
         out.push((at, action));
     }
     // Stable: equal times keep the file's order (`sched_items` relies on it).
     crate::small_sort::sort_by_key(&mut out, |(t, _)| *t);
     Ok(out)
+}
+
+/// serde's reading of a fault: `Action`'s deserializer, the words of every refusal.
+fn serde_action(t: toml::Table) -> Result<Action, String> {
+    toml::Value::Table(t)
+        .try_into()
+        .map_err(|e: toml::de::Error| e.message().to_string())
+}
+
+/// serde's reading called directly: every build but the web app's split release build.
+#[cfg(not(cs_split))]
+mod by_serde {
+    pub fn action(t: toml::Table) -> Result<crate::engine::action::Action, String> {
+        super::serde_action(t)
+    }
+}
+
+/// serde's reading behind a split point of the scenario reader's part (`reader`): polled as a
+/// model's is (`crate::lazy`); while the part is not loaded, an error and the reader wanted.
+#[cfg(cs_split)]
+mod by_serde {
+    use crate::engine::action::Action;
+
+    type Call = (Option<toml::Table>, Option<Result<Action, String>>);
+
+    #[wasm_split::wasm_split(reader)]
+    async fn faults_serde(call: usize) {
+        // SAFETY: `action` passes the address of its own pair, alive and not otherwise borrowed
+        // while the split point runs (synchronously, within its poll).
+        let call = unsafe { &mut *(call as *mut Call) };
+        call.1 = call.0.take().map(super::serde_action);
+    }
+
+    pub fn action(t: toml::Table) -> Result<Action, String> {
+        let mut call: Call = (Some(t), None);
+        let p: *mut Call = &mut call;
+        if crate::lazy::poll_split_point(Box::pin(faults_serde(p as usize))) {
+            if let Some(r) = call.1 {
+                return r;
+            }
+        }
+        crate::lazy::want_reader();
+        Err(crate::lazy::READER_NOT_LOADED.to_string())
+    }
 }
 
 /// One action of a schedule or a session, with where it comes from (for errors).

@@ -15,7 +15,7 @@
 // part fetched when a variant is first picked to compare with. An unsplit
 // build (CLUSTERSCOPE_SPLIT=0) has no parts: the spec then checks only that the models open.
 import assert from 'node:assert/strict';
-import { app, bannerText, clickNode, open, settled } from './lib/app.mjs';
+import { app, bannerText, clickNode, open, pickVariant, settled } from './lib/app.mjs';
 
 export const timeoutMs = 120_000;
 // The refused part is reported by the browser as a failed resource load, and by the loader.
@@ -37,9 +37,61 @@ async function refused(page, log, glob, use, read) {
   return { text, was, now };
 }
 
+// The scenario writer (`Scenario::to_toml`: the session as a scenario file with its recorded
+// actions, which the Expectations check runs; a plan's digest) is the session writer's part's
+// second module: a first action recorded with the part refused leaves the check an error naming
+// it (never a check of the scenario without the action), and once the part is in, the next
+// change is checked. In a fresh context: the first visit's first changes.
+async function scenarioWriter(browser, baseUrl, log) {
+  const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+  try {
+    const page = await context.newPage();
+    const parts = [];
+    page.on('requestfinished', (r) => {
+      if (/\/split\/[^/]+\.wasm$/.test(r.url())) parts.push(r.url().replace(/.*\/split\//, ''));
+    });
+    const writerGlob = '**/split/session_write-*.wasm';
+    await page.route(writerGlob, (route) => route.abort('internetdisconnected'));
+    await open(page, baseUrl);
+    await page.waitForSelector('#checks[data-state="done"]', { timeout: 60_000 });
+    // Another variant of the default scenario (its parameters) needs no reader either.
+    await pickVariant(page, 'fixed');
+    await page.waitForSelector('#checks[data-state="done"]', { timeout: 60_000 });
+    assert.deepEqual(parts, [], `the default scenario's variants fetch no part: ${parts.join(', ')}`);
+    await clickNode(page, 'C');
+    await page.click('#act-stop');
+    await settled(page);
+    assert.equal((await app(page)).userActions, '1');
+    await page.waitForSelector('#checks[data-state="error"]', { timeout: 30_000 });
+    const err = await page.textContent('#checks .checks-note.error');
+    log(err);
+    assert.match(err, /Could not check: the session writer's code did not load \(a part of the app, split\/session_write/);
+    assert.ok(!parts.some((p) => p.startsWith('session_write-')), `no writer loaded: ${parts.join(', ')}`);
+    await page.unroute(writerGlob);
+    // The next change: the writers' part is fetched and the session with both actions checked.
+    const was = await page.$eval('#checks', (d) => d.dataset.session);
+    // C again, once it has stopped (a few steps on).
+    for (let i = 0; i < 200 && (await page.$('#act-start[disabled]')); i++) {
+      await page.keyboard.press('ArrowRight');
+      await settled(page);
+    }
+    await page.click('#act-start');
+    await settled(page);
+    assert.equal((await app(page)).userActions, '2');
+    await page.waitForFunction((s) => {
+      const d = document.querySelector('#checks')?.dataset;
+      return d && d.state === 'done' && d.session !== s;
+    }, was, { timeout: 60_000 });
+    assert.ok(parts.some((p) => p.startsWith('session_write-write_toml-')), `the scenario writer is fetched: ${parts.join(', ')}`);
+  } finally {
+    await context.close();
+  }
+}
+
 export async function run({ page, baseUrl, log }) {
   const split = (await (await fetch(`${baseUrl}__wasm_split.js`)).status) === 200;
   log(`split build: ${split}`);
+  if (split) await scenarioWriter(page.context().browser(), baseUrl, log);
   const parts = [];
   page.on('request', (r) => {
     if (/\/split\/[^/]+\.wasm$/.test(r.url())) parts.push(r.url().replace(/.*\/split\//, ''));
@@ -76,7 +128,8 @@ export async function run({ page, baseUrl, log }) {
   await wrote();
   if (split) {
     const kinds = parts.map((p) => p.replace(/-[0-9a-f]+\.wasm$/, ''));
-    assert.deepEqual([...new Set(kinds)], ['session_write-write'], 'the first change fetches the session writer alone');
+    // Its two modules: the session's writer and the scenario's (`Scenario::to_toml`).
+    assert.deepEqual([...new Set(kinds)].sort(), ['session_write-write', 'session_write-write_toml'], 'the first change fetches the writers alone');
   }
   if (split) {
     await page.route('**/split/session-*.wasm', (route) => route.abort('internetdisconnected'));
@@ -97,7 +150,7 @@ export async function run({ page, baseUrl, log }) {
   // The autosave then writes the restored session to compare it with the saved one: the writer.
   if (split) await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => /\/split\/session_write-/.test(e.name)), null, { timeout: 10_000 });
   const kinds = parts.map((p) => p.replace(/-[0-9a-f]+\.wasm$/, ''));
-  assert.deepEqual(kinds, split ? ['session-read', 'session_write-write'] : [], 'a session of the default scenario fetches only the session reader and writer');
+  assert.deepEqual([...kinds].sort(), split ? ['session-read', 'session_write-write', 'session_write-write_toml'] : [], 'a session of the default scenario fetches only the session reader and writer');
   parts.length = 0;
   // The default scenario is read ahead of time: its first frame needs no scenario reader. Any
   // other scenario's text is read by the reader, a part fetched when a text is first read; a
@@ -144,6 +197,9 @@ export async function run({ page, baseUrl, log }) {
     // The reader, once refused above, is fetched when the text is read again, before the model.
     const reader = parts.findIndex((p) => p.startsWith('reader-'));
     assert.ok(reader >= 0 && reader < parts.findIndex((p) => p.startsWith('pingpong')), `the reader, then the model: ${parts.join(', ')}`);
+    // The reader's part also holds serde's readings of gossip's parameters and of the faults,
+    // which the default scenario's hand-typed ones stand in for (`core/src/typed.rs`).
+    assert.ok(parts.some((p) => p.startsWith('reader-params_serde-')) && parts.some((p) => p.startsWith('reader-faults_serde-')), `the reader's three modules: ${parts.join(', ')}`);
   }
   await clickNode(page, 'n3');
   await page.waitForSelector('#inspector[data-node="n3"] #node-views');

@@ -106,12 +106,13 @@ fn with_prepared<T>(
             let plan: Plan = serde_json::from_slice(plan_json.as_bytes())
                 .map_err(|e| format!("hunt plan: {e}"))?;
             let s = crate::sweep::scenario_of(builtin, text)?;
-            if digest(&s) != plan.scenario_digest {
+            // The writer's part (`session_write`) missing: an error, the worker loads it and
+            // runs the job again (`wanted_model`).
+            let d = digest(&s)?;
+            if d != plan.scenario_digest {
                 return Err(format!(
-                    "hunt: the plan is for another version of {} (digest {} vs {})",
-                    plan.scenario,
-                    plan.scenario_digest,
-                    digest(&s)
+                    "hunt: the plan is for another version of {} (digest {} vs {d})",
+                    plan.scenario, plan.scenario_digest,
                 ));
             }
             let space = Space::of(&s, &plan, &Limits::browser())?;

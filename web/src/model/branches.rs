@@ -196,12 +196,17 @@ impl Model {
             return Vec::new();
         }
         // The scenario with the person's own expectations, as the Expectations list checks it.
-        let (r, with) = self.checked_scenario();
+        let checked = self.checked_scenario();
         (0..self.branches.list.len())
             .filter(|i| self.branch_expectations(*i).is_none())
             .map(|index| {
                 let actions = self.branch_actions(index);
-                let scenario = crate::sweep::check::session_job(&r, &with, self.run.seed, &actions);
+                let scenario = checked
+                    .as_ref()
+                    .map_err(Clone::clone)
+                    .and_then(|(r, with)| {
+                        crate::sweep::check::session_job(r, with, self.run.seed, &actions)
+                    });
                 BranchJob {
                     index,
                     actions,

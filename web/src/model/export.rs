@@ -71,7 +71,7 @@ impl Model {
     /// The session as a scenario file whose recorded actions replay exactly.
     pub fn export_scenario(&self) -> Result<String, String> {
         let body = session::export_scenario(
-            &self.checked_scenario().1,
+            &self.scenario_with_mine(),
             self.run.seed,
             self.run.engine.user_actions(),
         )?;

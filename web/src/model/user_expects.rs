@@ -13,19 +13,28 @@ use clusterscope_core::user_expect::{with_user_expects, MAX_USER_EXPECTS};
 
 impl Model {
     /// The scenario as checked, swept and exported: with the person's expectations, and the
-    /// reference a worker loads it by (the built-in's name when there are none).
-    pub fn checked_scenario(&self) -> (ScenarioRef, Scenario) {
+    /// reference a worker loads it by (the built-in's name when there are none, else the
+    /// scenario's text). With expectations of the person's, an error when the text cannot be
+    /// written: in the split release build, while the writer's part (`session_write`) is not
+    /// loaded (`Scenario::to_toml`: the part is wanted, and the caller waits for it).
+    pub fn checked_scenario(&self) -> Result<(ScenarioRef, Scenario), String> {
         if self.user_expects.is_empty() {
-            return (self.scenario_ref.clone(), self.run.scenario.clone());
+            return Ok((self.scenario_ref.clone(), self.run.scenario.clone()));
+        }
+        let with = self.scenario_with_mine();
+        let text = with.to_toml(&with.raw)?;
+        Ok((ScenarioRef::Custom(text), with))
+    }
+
+    /// The scenario with the person's expectations appended (the session's scenario when there
+    /// are none): what [`Model::checked_scenario`] writes, without its text.
+    pub fn scenario_with_mine(&self) -> Scenario {
+        if self.user_expects.is_empty() {
+            return self.run.scenario.clone();
         }
         // Each row was checked against this scenario when it was added or restored.
-        let with = with_user_expects(&self.run.scenario, &self.user_expects, &self.limits)
-            .unwrap_or_else(|_| self.run.scenario.clone());
-        let text = with.to_toml(&with.raw).unwrap_or_else(|_| String::new());
-        if text.is_empty() {
-            return (self.scenario_ref.clone(), self.run.scenario.clone());
-        }
-        (ScenarioRef::Custom(text), with)
+        with_user_expects(&self.run.scenario, &self.user_expects, &self.limits)
+            .unwrap_or_else(|_| self.run.scenario.clone())
     }
 
     /// Whether `rows` are valid expectations of this session's scenario (the error names the

@@ -200,12 +200,13 @@ fn run_batch_now(
             *c = Some((key.clone(), scenario_of(builtin_name, text)?));
         }
         let (_, s) = c.as_ref().expect("just set");
-        if digest(s) != plan.scenario_digest {
+        // The writer's part (`session_write`) missing: an error, the worker loads it and runs
+        // the batch again (`wanted_model`).
+        let d = digest(s)?;
+        if d != plan.scenario_digest {
             return Err(format!(
-                "sweep: the plan is for another version of {} (digest {} vs {})",
-                plan.scenario,
-                plan.scenario_digest,
-                digest(s)
+                "sweep: the plan is for another version of {} (digest {} vs {d})",
+                plan.scenario, plan.scenario_digest,
             ));
         }
         let limits = Limits::browser();

@@ -98,7 +98,35 @@ pub fn branch_list(p: &PanelProps) -> Html {
             });
             if !busy_with_all {
                 *eval.borrow_mut() = None;
-                if !key.is_empty() {
+                let wait =
+                    jobs.iter().any(|j| j.scenario.is_err()) && !crate::reader::writer_loaded();
+                if key.is_empty() {
+                    // Nothing to evaluate.
+                } else if wait {
+                    // A branch as a scenario file needs the scenario writer: in the split release
+                    // build a part, fetched now; the branches are listed again once it is in.
+                    crate::reader::take_writer_wanted();
+                    wasm_bindgen_futures::spawn_local(async move {
+                        let r = crate::platform::load_part(crate::reader::WRITER_PART).await;
+                        if crate::crash::stopped() {
+                            return;
+                        }
+                        let jobs = match r {
+                            Ok(()) => s.model.borrow().branch_jobs(),
+                            Err(()) => jobs
+                                .into_iter()
+                                .map(|mut j| {
+                                    j.scenario = Err(format!(
+                                        "Could not check: {}.",
+                                        crate::reader::WRITER_FAILED
+                                    ));
+                                    j
+                                })
+                                .collect(),
+                        };
+                        *eval.borrow_mut() = start(&s, jobs);
+                    });
+                } else {
                     *eval.borrow_mut() = start(&s, jobs);
                 }
             }

@@ -53,6 +53,8 @@ enum State {
 pub enum CMsg {
     Run,
     Reply(Reply),
+    /// The writers' part (`reader::WRITER_PART`) loaded, or not: the check waited for it.
+    Writer(bool),
 }
 
 pub struct Checks {
@@ -69,14 +71,29 @@ impl Checks {
             let m = ctx.props().s.model.borrow();
             let actions = m.run.engine.user_actions();
             // With the person's own expectations (`model::user_expects`).
-            let (r, sc) = m.checked_scenario();
-            crate::sweep::check::session_job(&r, &sc, m.run.seed, actions)
+            m.checked_scenario()
+                .and_then(|(r, sc)| crate::sweep::check::session_job(&r, &sc, m.run.seed, actions))
                 .map(|(b, text)| (b, text, m.run.variant.clone(), m.run.seed))
         };
         // A new check replaces (terminates) any earlier one.
         self.pool = None;
         let (builtin, text, variant, seed) = match job {
             Ok(j) => j,
+            // The session as a scenario file (recorded actions, the person's expectations) needs
+            // the scenario writer: in the split release build a part, fetched now; the check
+            // starts again when it is in (`CMsg::Writer`).
+            Err(_) if !crate::reader::writer_loaded() => {
+                crate::reader::take_writer_wanted();
+                self.state = State::Running;
+                let link = ctx.link().clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let r = crate::platform::load_part(crate::reader::WRITER_PART).await;
+                    if !crate::crash::stopped() {
+                        link.send_message(CMsg::Writer(r.is_ok()));
+                    }
+                });
+                return;
+            }
             Err(e) => {
                 self.state = State::Error(e);
                 return;
@@ -132,6 +149,17 @@ impl Component for Checks {
     fn update(&mut self, ctx: &Context<Self>, msg: CMsg) -> bool {
         match msg {
             CMsg::Run => self.start(ctx),
+            // Only while the check waits for it (a newer session may have started one since).
+            CMsg::Writer(_) if self.pool.is_some() || !matches!(self.state, State::Running) => {
+                return false;
+            }
+            CMsg::Writer(true) => self.start(ctx),
+            CMsg::Writer(false) => {
+                self.state = State::Error(format!(
+                    "Could not check: {}.",
+                    crate::reader::WRITER_FAILED
+                ))
+            }
             CMsg::Reply((_, res)) => {
                 if self.pool.is_none() {
                     return false; // a check replaced by a newer one

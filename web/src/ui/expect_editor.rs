@@ -120,7 +120,7 @@ pub fn expect_editor(p: &EditorProps) -> Html {
             <summary title="Write your own expectation of this run: checked at once, kept in the link and the export, swept by How often?">
                 { format!("your expectations ({count})") }</summary>
             <ul class="checks-list">{ for rows }</ul>
-            { form.unwrap_or_else(|| part_note(&load, "the expectation editor", "editor")) }
+            { form.unwrap_or_else(|| part_note(&load, "the expectation editor")) }
         </details>
     }
 }

@@ -92,7 +92,7 @@ pub fn hunt_panel(p: &HuntProps) -> Html {
                 title="Find a run where an expectation fails: search seeds and fault schedules, then shrink what fails"
                 aria-expanded="false"
                 onclick={open.reform(|_| None)}>{ "Find a failing run" }</button>
-            { part_note(&load, "the hunt's code", "hunt") }
+            { part_note(&load, "the hunt's code") }
         </>
     }
 }
@@ -189,7 +189,7 @@ impl HuntCard {
             .map_err(|_| "Hunt seed: a whole number (0 to 2^64-1).".to_string())?;
         let m = ctx.props().s.model.borrow();
         // The scenario with the person's own expectations (`model::user_expects`).
-        let (mine_ref, mine) = m.checked_scenario();
+        let (mine_ref, mine) = m.checked_scenario()?;
         let target = if self.target == INVARIANTS {
             Target::Invariants
         } else {
@@ -232,7 +232,7 @@ impl HuntCard {
     /// its model checks some.
     fn targets(&self, ctx: &Context<Self>) -> Vec<(String, String)> {
         let m = ctx.props().s.model.borrow();
-        let (_, mine) = m.checked_scenario();
+        let mine = m.scenario_with_mine();
         let mut v: Vec<(String, String)> =
             clusterscope_core::sweep::expectation_names(&mine, &m.run.variant)
                 .unwrap_or_default()

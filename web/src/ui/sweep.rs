@@ -76,7 +76,7 @@ pub fn sweep_panel(p: &SweepProps) -> Html {
                 title="How often does this happen? Run this scenario and variant over many seeds"
                 aria-expanded="false"
                 onclick={open.reform(|_| None)}>{ "How often?" }</button>
-            { part_note(&load, "the sweep's code", "sweep") }
+            { part_note(&load, "the sweep's code") }
         </>
     }
 }
@@ -207,7 +207,7 @@ impl SweepCard {
             let m = ctx.props().s.model.borrow();
             let actions = m.run.engine.user_actions();
             // The scenario with the person's own expectations (`model::user_expects`).
-            let (mine_ref, mine) = m.checked_scenario();
+            let (mine_ref, mine) = m.checked_scenario()?;
             let with = (self.with_actions && !actions.is_empty())
                 .then(|| with_actions_as_faults(&mine, actions))
                 .transpose()?

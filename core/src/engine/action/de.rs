@@ -246,6 +246,36 @@ impl Raw {
     }
 }
 
+/// An action of a scenario's `[[faults]]` (its `at` taken off) read by hand, as its deserializer
+/// reads it, for the plain case: every key a field of a fault's action, every value of the
+/// field's type, a known variant with its fields; `None` otherwise, and the caller asks serde,
+/// whose words a refusal keeps (`scenario_file::schedule::parse_faults`; issue 44: toml's `Value`
+/// deserializer for `Raw` is in the split build's scenario reader part). `faults_typed_like_serde`.
+pub fn typed_action(t: &toml::Table) -> Option<Action> {
+    use crate::typed::{bool_, dur, float, string, string_lists};
+    let mut r = Raw::default();
+    for (k, v) in t {
+        match k.as_str() {
+            "action" => r.action = Some(string(v)?),
+            "from" => r.from = Some(string(v)?),
+            "to" => r.to = Some(string(v)?),
+            "one_way" => r.one_way = Some(bool_(v)?),
+            "loss" => r.loss = Some(float(v)?),
+            "min" => r.min = Some(Dur(dur(v)?)),
+            "max" => r.max = Some(Dur(dur(v)?)),
+            "groups" => r.groups = Some(string_lists(v)?),
+            "node" => r.node = Some(string(v)?),
+            "kill" => r.kill = Some(bool_(v)?),
+            "down_for" => r.down_for = Some(Dur(dur(v)?)),
+            "executor" => r.executor = Some(string(v)?),
+            "extra" => r.extra = Some(Dur(dur(v)?)),
+            "command" => r.command = Some(string(v)?),
+            _ => return None,
+        }
+    }
+    r.into_action(false).ok()
+}
+
 impl<'de> Deserialize<'de> for Action {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Raw::deserialize(d)?
