@@ -417,7 +417,14 @@ impl Pairs {
                 }
             }
             for &k in &changed {
-                for (_, set) in &self.classes {
+                let now = fps(k);
+                for (f, set) in &self.classes {
+                    // The class `k` joins: its members hold what `k` holds (equal fingerprints,
+                    // the classes' own assumption), and a pair of equal contents violates
+                    // neither property: nothing to compare (issue 44).
+                    if *f == now {
+                        continue;
+                    }
                     let r = members(set).next().expect("classes are never empty");
                     let (below, above) = around(set, k);
                     if above && pred(k, r) {
@@ -433,7 +440,6 @@ impl Pairs {
                         }
                     }
                 }
-                let now = fps(k);
                 self.fp[k] = now;
                 match self.classes.iter_mut().find(|(f, _)| *f == now) {
                     Some((_, set)) => {
