@@ -957,10 +957,14 @@ impl<S: StateMachine> Raft<S> {
             CommitRule::CountReplicas => true,
         };
         if ok {
-            ctx.log(
-                LogLevel::Info,
-                format_args!("commitIndex {} -> {m}", node.commit),
-            );
+            // "commitIndex {} -> {m}", without `format_args!` (one line per commit, issue 44).
+            let old = node.commit;
+            ctx.log_with(LogLevel::Info, |s| {
+                s.push_str("commitIndex ");
+                crate::text::push_u64(s, old);
+                s.push_str(" -> ");
+                crate::text::push_u64(s, m);
+            });
             node.commit = m;
             self.record_commit(node);
             self.kick_apply(node, ctx);

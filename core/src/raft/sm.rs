@@ -384,7 +384,12 @@ impl StateMachine for Kv {
         match cmd {
             KvCmd::Put(k, v) => {
                 n.applied_puts += 1;
-                n.map.insert(k.clone(), v.clone())
+                // A key already stored (all but the first put of each) keeps its string: its
+                // value replaced in place, no clone and drop of the key (issue 44).
+                match n.map.get_mut(&**k) {
+                    Some(old) => Some(std::mem::replace(old, v.clone())),
+                    None => n.map.insert(k.clone(), v.clone()),
+                }
             }
             KvCmd::Get(k) => n.map.get(&**k).cloned(),
         }
