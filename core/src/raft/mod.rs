@@ -839,6 +839,9 @@ impl<S: StateMachine> Protocol for Raft<S> {
         }
         check::check(sim, &self.memo)
     }
+    // Inlined into the engine's step natively: the usual check (the stepped node's words
+    // unmoved) is a few loads and compares, not a call with a large frame (issue 44).
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn check_step(
         &self,
         sim: &Sim<Self>,
