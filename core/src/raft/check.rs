@@ -714,7 +714,7 @@ fn node_moved<S: StateMachine>(
     let kept = &mut inner.quiet[k * W..(k + 1) * W];
     let old: [u64; W] = (&*kept).try_into().expect("W words");
     kept.copy_from_slice(w);
-    let found = check_moved(sim, inner, Before::Node(k, old));
+    let found = check_moved(sim, inner, Before::Node(k, &old));
     if found.is_some() {
         inner.quiet.clear();
     }
@@ -722,10 +722,10 @@ fn node_moved<S: StateMachine>(
 }
 
 /// What [`check_moved`] compares the key now with: the quiet key of the last answer of nothing.
-enum Before {
+enum Before<'a> {
     /// `MemoInner::quiet` is that key with node `k`'s words replaced by its words now (the
     /// key now); these were its words then. Every other node's words are the same.
-    Node(usize, [u64; W]),
+    Node(usize, &'a [u64; W]),
     /// `MemoInner::quiet` is that key, for as many nodes, and `quiet_now` the key now.
     Key,
     /// None kept (`quiet_now` is the key now): every part runs.
@@ -740,7 +740,7 @@ enum Before {
 fn check_moved<S: StateMachine>(
     sim: &Sim<Raft<S>>,
     m: &mut MemoInner,
-    before: Before,
+    before: Before<'_>,
 ) -> Option<Violation> {
     let names = &sim.topo.names;
     let nodes = Nodes(&sim.nodes);
@@ -766,7 +766,7 @@ fn check_moved<S: StateMachine>(
     // compared word by word in place (`lc_same`, no key built); without one (after a
     // violation), `lc_kept`, the key of the last nothing it answered without a quiet key.
     let (mut led_moved, mut broken, mut lc_moved) = (!kept, false, false);
-    if let Before::Node(k, a) = &before {
+    if let Before::Node(k, a) = before {
         let b = &key[k * W..(k + 1) * W];
         led_moved = a[LED] != b[LED];
         broken = b[FLAGS] & BROKEN != 0;

@@ -318,8 +318,11 @@ impl<S: StateMachine> Raft<S> {
         let mut c = SmCtx::new(ctx, node.is_leader(), node.leader, min_next);
         let r = f(&self.sm, &mut node.sm, &mut c);
         let events = std::mem::take(&mut c.events);
-        for e in events {
-            self.on_sm_event(node, ctx, e);
+        // Most hooks report nothing: no iterator made and dropped (a call per hook, issue 44).
+        if !events.is_empty() {
+            for e in events {
+                self.on_sm_event(node, ctx, e);
+            }
         }
         r
     }
