@@ -139,7 +139,19 @@ mod push_tests {
     #[test]
     fn push_u64_writes_what_display_writes() {
         let mut x = 0x2545_f491_4f6c_dd1du64;
-        let values = [0, 1, 9, 10, 99, 100, 101, 999_999, u32::MAX as u64, u64::MAX - 1, u64::MAX];
+        let values = [
+            0,
+            1,
+            9,
+            10,
+            99,
+            100,
+            101,
+            999_999,
+            u32::MAX as u64,
+            u64::MAX - 1,
+            u64::MAX,
+        ];
         for v in values.into_iter().chain((0..5000).map(|_| {
             x ^= x << 13;
             x ^= x >> 7;

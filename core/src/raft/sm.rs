@@ -415,7 +415,18 @@ mod tests {
     /// The request's value is the low 32 bits of `seq` in decimal, as `to_string` writes it.
     #[test]
     fn load_request_writes_the_value_as_to_string_does() {
-        let seqs = [0u64, 1, 9, 10, 99, 100, 12_345, (1 << 32) + 19, u32::MAX as u64, u64::MAX];
+        let seqs = [
+            0u64,
+            1,
+            9,
+            10,
+            99,
+            100,
+            12_345,
+            (1 << 32) + 19,
+            u32::MAX as u64,
+            u64::MAX,
+        ];
         for seq in seqs.into_iter().chain((0..3000).map(|i| i * 7919)) {
             match Kv.load_request(seq) {
                 KvCmd::Put(k, v) => {
