@@ -18,6 +18,28 @@ pub fn child(seed: u64, stream: u64) -> SimRng {
     rng
 }
 
+/// `rng.random_range(low..=high)` for `u64` (rand 0.9.5's `UniformInt::sample_single_inclusive`
+/// without the `unbiased` feature): the same value from the same draws (one word, and a second
+/// when the first lands in the biased zone), written out so that it inlines into the send path
+/// natively (a call with its `Result` per message: issue 44). Pinned to rand's by
+/// `range_inclusive_u64_draws_what_rand_draws`.
+#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+pub fn range_inclusive_u64(rng: &mut SimRng, low: u64, high: u64) -> u64 {
+    use rand::RngCore;
+    assert!(low <= high, "cannot sample empty range");
+    let range = high.wrapping_sub(low).wrapping_add(1);
+    if range == 0 {
+        return rng.next_u64();
+    }
+    let wide = rng.next_u64() as u128 * range as u128;
+    let (mut result, lo) = ((wide >> 64) as u64, wide as u64);
+    if lo > range.wrapping_neg() {
+        let hi2 = ((rng.next_u64() as u128 * range as u128) >> 64) as u64;
+        result += lo.checked_add(hi2).is_none() as u64;
+    }
+    low.wrapping_add(result)
+}
+
 /// `rand::seq::SliceRandom::shuffle` (rand 0.9.5), the same permutation from the same draws,
 /// with its divisions by small numbers done by multiplication. A 251-node gossip round shuffles
 /// 251 digests (Cassandra does too), whose index arithmetic was a chain of integer divisions
@@ -197,6 +219,38 @@ mod tests {
                 skip_shuffle(len as usize, &mut rb);
                 // The generator's stream position: what every later draw depends on.
                 assert_eq!(ra, rb, "seed {seed} len {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn range_inclusive_u64_draws_what_rand_draws() {
+        // Small ranges (latencies), ranges whose biased zone is wide (a second draw often:
+        // just above 2^63, 2^64 / 3), the full range, and single values.
+        let ranges = [
+            (1_000, 5_000),
+            (0, 0),
+            (7, 7),
+            (0, 1),
+            (10, 10_000_000),
+            (0, (1 << 63) + 12_345),
+            (5, u64::MAX / 3 + 5),
+            (0, u64::MAX),
+            (1, u64::MAX),
+            (u64::MAX - 3, u64::MAX),
+        ];
+        for seed in 0..20u64 {
+            for &(lo, hi) in &ranges {
+                let (mut ra, mut rb) = (child(seed, 3), child(seed, 3));
+                for _ in 0..500 {
+                    assert_eq!(
+                        ra.random_range(lo..=hi),
+                        range_inclusive_u64(&mut rb, lo, hi),
+                        "seed {seed} {lo}..={hi}"
+                    );
+                }
+                // The generator's stream position: what every later draw depends on.
+                assert_eq!(ra, rb, "seed {seed} {lo}..={hi}");
             }
         }
     }

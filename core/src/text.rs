@@ -112,3 +112,55 @@ mod tests {
         assert!(scenario_text("f.toml", vec![b' '; 101], 100).is_err());
     }
 }
+
+/// Append `v` in decimal, as `write!(s, "{v}")` does, without the formatting machinery (a hot
+/// log line's numbers: `Ctx::log_with`).
+pub fn push_u64(s: &mut String, v: u64) {
+    let mut digits = [0u8; 20];
+    let (mut v, mut at) = (v, digits.len());
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    // A char at a time into room made once: no UTF-8 validation and `memcpy` call for a few
+    // bytes.
+    s.reserve(digits.len() - at);
+    for &d in &digits[at..] {
+        s.push(d as char);
+    }
+}
+
+#[cfg(test)]
+mod push_tests {
+    #[test]
+    fn push_u64_writes_what_display_writes() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let values = [
+            0,
+            1,
+            9,
+            10,
+            99,
+            100,
+            101,
+            999_999,
+            u32::MAX as u64,
+            u64::MAX - 1,
+            u64::MAX,
+        ];
+        for v in values.into_iter().chain((0..5000).map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x >> (x % 64)
+        })) {
+            let mut s = String::from("a ");
+            super::push_u64(&mut s, v);
+            assert_eq!(s, format!("a {v}"));
+        }
+    }
+}

@@ -213,8 +213,11 @@ impl<P: Protocol> Sim<P> {
             return Ok(());
         }
         let latency = if link.latency_max_us > link.latency_min_us {
-            self.net_rng
-                .random_range(link.latency_min_us..=link.latency_max_us)
+            crate::rng::range_inclusive_u64(
+                &mut self.net_rng,
+                link.latency_min_us,
+                link.latency_max_us,
+            )
         } else {
             link.latency_min_us
         };

@@ -16,6 +16,7 @@ pub mod inflight;
 pub mod network;
 mod protocol;
 mod queue;
+mod timers;
 pub mod trace;
 
 use crate::limits::Limits;
@@ -110,7 +111,7 @@ pub struct NodeSlot<P: Protocol> {
     pub incarnation: u32,
     pub exec_stats: Vec<ExecStats>,
     rng: SimRng,
-    timers: BTreeMap<P::Timer, u64>,
+    timers: timers::Timers<P::Timer>,
     execs: Vec<Executor<P::Task>>,
     restart_after: Option<Micros>,
 }
@@ -344,7 +345,7 @@ impl<P: Protocol> Clone for NodeSlot<P> {
         self.incarnation = *incarnation;
         self.exec_stats.clone_from(exec_stats);
         self.rng.clone_from(rng);
-        self.timers.clone_from(timers);
+        self.timers.clone_from_map(timers);
         self.execs.clone_from(execs);
         self.restart_after = *restart_after;
     }
@@ -511,7 +512,7 @@ impl<P: Protocol> Sim<P> {
                 incarnation: 0,
                 exec_stats: vec![ExecStats::default(); proto.executors().len()],
                 rng: rng::child(seed, rng::STREAM_NODE_BASE + i as u64),
-                timers: BTreeMap::new(),
+                timers: timers::Timers::default(),
                 execs: vec![
                     Executor {
                         queue: VecDeque::new(),

@@ -417,7 +417,14 @@ impl Pairs {
                 }
             }
             for &k in &changed {
-                for (_, set) in &self.classes {
+                let now = fps(k);
+                for (f, set) in &self.classes {
+                    // The class `k` joins: its members hold what `k` holds (equal fingerprints,
+                    // the classes' own assumption), and a pair of equal contents violates
+                    // neither property: nothing to compare (issue 44).
+                    if *f == now {
+                        continue;
+                    }
                     let r = members(set).next().expect("classes are never empty");
                     let (below, above) = around(set, k);
                     if above && pred(k, r) {
@@ -433,7 +440,6 @@ impl Pairs {
                         }
                     }
                 }
-                let now = fps(k);
                 self.fp[k] = now;
                 match self.classes.iter_mut().find(|(f, _)| *f == now) {
                     Some((_, set)) => {
@@ -543,8 +549,9 @@ fn quiet_key<S: StateMachine>(sim: &Sim<Raft<S>>, key: &mut Vec<u64>) {
     }
 }
 
-/// One node's words of [`quiet_key`].
-#[inline]
+/// One node's words of [`quiet_key`]. Inlined natively into [`check_step`], after every
+/// event.
+#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
 fn node_words<S: StateMachine>(slot: &NodeSlot<Raft<S>>, w: &mut [u64; W]) {
     let n = &slot.state;
     let (last, chain) = log_fp(n);
@@ -631,7 +638,9 @@ pub fn check<S: StateMachine>(sim: &Sim<Raft<S>>, memo: &Memo) -> Option<Violati
     check_all(sim, inner)
 }
 
-/// [`check`] over every node's quiet key.
+/// [`check`] over every node's quiet key. Out of line: the first step of a world, an action,
+/// a step after a violation.
+#[inline(never)]
 fn check_all<S: StateMachine>(sim: &Sim<Raft<S>>, inner: &mut MemoInner) -> Option<Violation> {
     quiet_key(sim, &mut inner.quiet_now);
     let kept = !inner.quiet.is_empty() && inner.quiet.len() == inner.quiet_now.len();
@@ -654,6 +663,11 @@ fn check_all<S: StateMachine>(sim: &Sim<Raft<S>>, inner: &mut MemoInner) -> Opti
 /// compared (9 words, not the whole key and a `memcmp` of it), and when they moved the key
 /// is the kept one with that node's words replaced. Otherwise (an action, a restore, a copy,
 /// a violation before) every node's are read, as [`check`] does.
+///
+/// Inlined natively into the engine's step (issue 44): the usual case, the stepped node's words
+/// unmoved, is that node's words read and compared; a moved node ([`node_moved`]) and a step
+/// that does not follow ([`check_all`]) are calls.
+#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
 pub fn check_step<S: StateMachine>(
     sim: &Sim<Raft<S>>,
     memo: &Memo,
@@ -671,21 +685,12 @@ pub fn check_step<S: StateMachine>(
             let k = k as usize;
             let mut w = [0; W];
             node_words(&sim.nodes[k], &mut w);
-            let kept = &mut inner.quiet[k * W..(k + 1) * W];
+            let kept = &inner.quiet[k * W..(k + 1) * W];
             // An or of the words' differences: no `memcmp` call for nine words.
             if kept.iter().zip(&w).fold(0, |d, (a, b)| d | (a ^ b)) == 0 {
                 None
             } else {
-                // The key now is the kept one with this node's words replaced: replaced in
-                // place, the old words kept aside (not a copy of the whole key per moved step,
-                // issue 44).
-                let old: [u64; W] = (&*kept).try_into().expect("W words");
-                kept.copy_from_slice(&w);
-                let found = check_moved(sim, inner, Before::Node(k, old));
-                if found.is_some() {
-                    inner.quiet.clear();
-                }
-                found
+                node_moved(sim, inner, k, &w)
             }
         }
         _ => check_all(sim, inner),
@@ -696,11 +701,31 @@ pub fn check_step<S: StateMachine>(
     found
 }
 
+/// [`check_step`] when node `k`'s words moved to `w`: the key now is the kept one with this
+/// node's words replaced, replaced in place, the old words kept aside (not a copy of the whole
+/// key per moved step, issue 44).
+#[inline(never)]
+fn node_moved<S: StateMachine>(
+    sim: &Sim<Raft<S>>,
+    inner: &mut MemoInner,
+    k: usize,
+    w: &[u64; W],
+) -> Option<Violation> {
+    let kept = &mut inner.quiet[k * W..(k + 1) * W];
+    let old: [u64; W] = (&*kept).try_into().expect("W words");
+    kept.copy_from_slice(w);
+    let found = check_moved(sim, inner, Before::Node(k, &old));
+    if found.is_some() {
+        inner.quiet.clear();
+    }
+    found
+}
+
 /// What [`check_moved`] compares the key now with: the quiet key of the last answer of nothing.
-enum Before {
+enum Before<'a> {
     /// `MemoInner::quiet` is that key with node `k`'s words replaced by its words now (the
     /// key now); these were its words then. Every other node's words are the same.
-    Node(usize, [u64; W]),
+    Node(usize, &'a [u64; W]),
     /// `MemoInner::quiet` is that key, for as many nodes, and `quiet_now` the key now.
     Key,
     /// None kept (`quiet_now` is the key now): every part runs.
@@ -715,7 +740,7 @@ enum Before {
 fn check_moved<S: StateMachine>(
     sim: &Sim<Raft<S>>,
     m: &mut MemoInner,
-    before: Before,
+    before: Before<'_>,
 ) -> Option<Violation> {
     let names = &sim.topo.names;
     let nodes = Nodes(&sim.nodes);
@@ -741,7 +766,7 @@ fn check_moved<S: StateMachine>(
     // compared word by word in place (`lc_same`, no key built); without one (after a
     // violation), `lc_kept`, the key of the last nothing it answered without a quiet key.
     let (mut led_moved, mut broken, mut lc_moved) = (!kept, false, false);
-    if let Before::Node(k, a) = &before {
+    if let Before::Node(k, a) = before {
         let b = &key[k * W..(k + 1) * W];
         led_moved = a[LED] != b[LED];
         broken = b[FLAGS] & BROKEN != 0;

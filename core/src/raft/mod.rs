@@ -318,8 +318,11 @@ impl<S: StateMachine> Raft<S> {
         let mut c = SmCtx::new(ctx, node.is_leader(), node.leader, min_next);
         let r = f(&self.sm, &mut node.sm, &mut c);
         let events = std::mem::take(&mut c.events);
-        for e in events {
-            self.on_sm_event(node, ctx, e);
+        // Most hooks report nothing: no iterator made and dropped (a call per hook, issue 44).
+        if !events.is_empty() {
+            for e in events {
+                self.on_sm_event(node, ctx, e);
+            }
         }
         r
     }
@@ -839,6 +842,9 @@ impl<S: StateMachine> Protocol for Raft<S> {
         }
         check::check(sim, &self.memo)
     }
+    // Inlined into the engine's step natively: the usual check (the stepped node's words
+    // unmoved) is a few loads and compares, not a call with a large frame (issue 44).
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn check_step(
         &self,
         sim: &Sim<Self>,

@@ -906,6 +906,25 @@ impl<S: StateMachine> Raft<S> {
         // An UPDATE_COMMIT event: the EventProcessor wakes, and its leadership check waits
         // max from now.
         node.leader_woke = ctx.now;
+        // Most checks move nothing (a reply acknowledging what is already committed): the
+        // majority index below exceeds `commit` exactly when this server flushed past it and at
+        // least a majority of (own flush, followers' matchIndex) lie above it, which one pass
+        // counts without building and sorting the list (issue 44; the same answer).
+        let me = ctx.me as usize;
+        if node.flush <= node.commit
+            || (0..self.n as usize)
+                .filter(|&p| {
+                    (if p == me {
+                        node.flush
+                    } else {
+                        node.progress[p].matched
+                    }) > node.commit
+                })
+                .count()
+                < self.majority()
+        {
+            return;
+        }
         // On the stack for a cluster of up to 16 (no allocation and free per commit check,
         // issue 44); a `Vec` for a larger one.
         let n = self.n as usize;
@@ -938,10 +957,14 @@ impl<S: StateMachine> Raft<S> {
             CommitRule::CountReplicas => true,
         };
         if ok {
-            ctx.log(
-                LogLevel::Info,
-                format_args!("commitIndex {} -> {m}", node.commit),
-            );
+            // "commitIndex {} -> {m}", without `format_args!` (one line per commit, issue 44).
+            let old = node.commit;
+            ctx.log_with(LogLevel::Info, |s| {
+                s.push_str("commitIndex ");
+                crate::text::push_u64(s, old);
+                s.push_str(" -> ");
+                crate::text::push_u64(s, m);
+            });
             node.commit = m;
             self.record_commit(node);
             self.kick_apply(node, ctx);

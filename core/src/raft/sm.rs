@@ -347,10 +347,20 @@ impl StateMachine for Kv {
             "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9", "k10", "k11", "k12", "k13",
             "k14", "k15",
         ];
-        KvCmd::Put(
-            KEYS[(seq % 16) as usize].into(),
-            (seq & 0xffff_ffff).to_string().into(),
-        )
+        // The value's decimal digits written on the stack and copied once into the shared
+        // string (`to_string().into()` formatted into a `String` and copied it again: issue 44).
+        let mut digits = [0u8; 10];
+        let (mut v, mut at) = (seq & 0xffff_ffff, digits.len());
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        let value = std::str::from_utf8(&digits[at..]).expect("ASCII digits");
+        KvCmd::Put(KEYS[(seq % 16) as usize].into(), value.into())
     }
     fn read(&self, n: &KvNode, cmd: &KvCmd) -> Option<Option<Arc<str>>> {
         match cmd {
@@ -374,7 +384,12 @@ impl StateMachine for Kv {
         match cmd {
             KvCmd::Put(k, v) => {
                 n.applied_puts += 1;
-                n.map.insert(k.clone(), v.clone())
+                // A key already stored (all but the first put of each) keeps its string: its
+                // value replaced in place, no clone and drop of the key (issue 44).
+                match n.map.get_mut(&**k) {
+                    Some(old) => Some(std::mem::replace(old, v.clone())),
+                    None => n.map.insert(k.clone(), v.clone()),
+                }
             }
             KvCmd::Get(k) => n.map.get(&**k).cloned(),
         }
@@ -390,5 +405,36 @@ impl StateMachine for Kv {
     }
     fn views_json(&self, n: &KvNode) -> serde_json::Value {
         serde_json::json!({ "kv": n.map, "applied_puts": n.applied_puts })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The request's value is the low 32 bits of `seq` in decimal, as `to_string` writes it.
+    #[test]
+    fn load_request_writes_the_value_as_to_string_does() {
+        let seqs = [
+            0u64,
+            1,
+            9,
+            10,
+            99,
+            100,
+            12_345,
+            (1 << 32) + 19,
+            u32::MAX as u64,
+            u64::MAX,
+        ];
+        for seq in seqs.into_iter().chain((0..3000).map(|i| i * 7919)) {
+            match Kv.load_request(seq) {
+                KvCmd::Put(k, v) => {
+                    assert_eq!(&*k, format!("k{}", seq % 16));
+                    assert_eq!(&*v, (seq & 0xffff_ffff).to_string(), "seq {seq}");
+                }
+                other => panic!("a put, not {other:?}"),
+            }
+        }
     }
 }
