@@ -67,6 +67,7 @@ impl Gossip {
                 st.alive = true;
             }
         });
+        debug_assert_ne!(ep, node.id, "a node is never its own live peer");
         node.live.insert(ep);
         node.unreachable.remove(&ep);
         ctx.log(

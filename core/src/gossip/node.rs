@@ -213,10 +213,23 @@ impl Clone for GNode {
 }
 
 impl GNode {
-    pub fn me(&self) -> &EndpointState {
-        self.map[self.id as usize]
-            .as_ref()
-            .expect("a node always knows itself")
+    /// This node's own endpoint state, reconciled as [`GNode::state`] is: the gossip round's
+    /// heartbeat goes to the summary column alone (`beat`), so the map's entry may lag it.
+    pub fn me(&self) -> EndpointState {
+        self.state(self.id).expect("a node always knows itself")
+    }
+    /// The gossip round's heartbeat (`GossipTask.run`: `heartBeatState.updateHeartBeat()`):
+    /// version `v` in the summary column alone, as a live peer's heartbeat is taken in
+    /// (`receive_states`); the map's entry catches up at its next `flush`. Nothing else of the
+    /// summary moves (no generation, liveness or presence: no epoch, `known` or `not_up` change),
+    /// and the map's chunk, cold in a big cluster, is not read (issue 44, docs/PERFORMANCE.md).
+    pub(super) fn beat(&mut self, v: u32) {
+        let me = self.id as usize;
+        let s = Arc::make_mut(&mut self.summaries)[me]
+            .as_mut()
+            .expect("a node always knows itself");
+        debug_assert!(v > s.max_version(), "a new version is above every other");
+        s.hb_version = v;
     }
     /// Change this node's own endpoint state.
     pub(super) fn edit_me<R>(&mut self, f: impl FnOnce(&mut EndpointState) -> R) -> R {
@@ -328,7 +341,12 @@ impl GNode {
         ((self.id as u64) << 40) | self.next_obj
     }
     pub fn generation(&self) -> u32 {
-        self.me().hb.generation
+        // The map's generation never lags the column's (only heartbeat versions do).
+        self.map[self.id as usize]
+            .as_ref()
+            .expect("a node always knows itself")
+            .hb
+            .generation
     }
     /// Does this node consider `peer` UP? (`FailureDetector.isAlive`: the current object's flag.)
     pub fn sees_up(&self, peer: NodeId) -> bool {

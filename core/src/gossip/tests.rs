@@ -308,3 +308,29 @@ fn down_pairs_match_every_running_pair_that_is_not_seen_up() {
     }
     assert!(seen_stopped, "no node was ever stopped");
 }
+
+/// The gossip round's heartbeat goes to the summary column alone (`GNode::beat`), as a live
+/// peer's does: the map's own entry lags it, and every reader of a node's own state (`me`,
+/// `state`, the node's view, the endpoint-state view of itself) sees the column's version.
+#[test]
+fn a_nodes_own_heartbeat_is_read_through_the_column() {
+    let mut r = run("fixed");
+    let a = at(&mut r, 30);
+    let column = a.summaries[A as usize].unwrap().hb_version;
+    assert!(column > 20, "30 rounds' heartbeats: {column}");
+    let stored = a.map[A as usize].as_ref().unwrap().hb.version;
+    assert!(
+        stored < column,
+        "the map's own entry lags: {stored} < {column}"
+    );
+    assert_eq!(a.me().hb.version, column);
+    assert_eq!(a.state(A).unwrap().hb.version, column);
+    let sim = r.sim_of::<crate::gossip::Gossip>().unwrap();
+    let view = super::view::node_view(sim, A);
+    assert_eq!(view.heartbeat, column);
+    let name = sim.topo.name(A).to_string();
+    assert_eq!(view.endpoint_states[&name].heartbeat, column);
+    // A peer that took A's heartbeat in has the column's version or an older one, never more.
+    let b = &sim.nodes[B as usize].state;
+    assert!(b.state(A).unwrap().hb.version <= column);
+}
