@@ -25,20 +25,13 @@
 //! page's memory nears the 4 GiB a tab's wasm32 memory can grow to, whatever the runs' own
 //! accounting says (`model::PAGE_HEAP_BYTES`).
 
-use std::alloc::{GlobalAlloc, Layout};
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
 static STOPPED: AtomicBool = AtomicBool::new(false);
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static FAILED: AtomicUsize = AtomicUsize::new(0);
-
-/// The allocator under the count: Talc in the browser (single-threaded wasm; a worker has its own
-/// instance), the standard library's elsewhere (the native tests).
-#[cfg(target_arch = "wasm32")]
-static HEAP: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
-#[cfg(not(target_arch = "wasm32"))]
-static HEAP: std::alloc::System = std::alloc::System;
 
 /// The system allocator, counting the bytes in use and remembering the size of a refused
 /// request (the page's wasm memory cannot grow further).
@@ -47,24 +40,24 @@ pub struct Counting;
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         // SAFETY: the caller's contract, passed on.
-        let p = unsafe { HEAP.alloc(l) };
+        let p = unsafe { System.alloc(l) };
         note(p, l.size());
         p
     }
     unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
         // SAFETY: as above.
-        let p = unsafe { HEAP.alloc_zeroed(l) };
+        let p = unsafe { System.alloc_zeroed(l) };
         note(p, l.size());
         p
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         // SAFETY: as above.
-        unsafe { HEAP.dealloc(p, l) };
+        unsafe { System.dealloc(p, l) };
         LIVE.fetch_sub(l.size(), Relaxed);
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
         // SAFETY: as above.
-        let q = unsafe { HEAP.realloc(p, l, new) };
+        let q = unsafe { System.realloc(p, l, new) };
         if q.is_null() {
             FAILED.store(new, Relaxed);
         } else {
