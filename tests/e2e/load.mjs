@@ -35,7 +35,7 @@ const REPO = resolve(HERE, '..', '..');
 // reader). Issue 20's
 // goal is 600 KB (stretch 400 KB) with every model; the build is above it today (docs/PERFORMANCE.md,
 // "Download size"), so this is a ratchet: it stops growth, and is lowered whenever the build shrinks.
-export const DOWNLOAD_BUDGET_KB = Number(process.env.DOWNLOAD_BUDGET_KB || 740);
+export const DOWNLOAD_BUDGET_KB = Number(process.env.DOWNLOAD_BUDGET_KB || 739);
 export const DOWNLOAD_GOAL_KB = 600;
 
 /** Sizes of the files the first load fetches: { files, raw, gz6, gz9, br } in bytes (br: brotli
