@@ -113,23 +113,30 @@ mod tests {
     }
 }
 
-/// Append `v` in decimal, as `write!(s, "{v}")` does, without the formatting machinery (a hot
-/// log line's numbers: `Ctx::log_with`).
-pub fn push_u64(s: &mut String, v: u64) {
-    let mut digits = [0u8; 20];
-    let (mut v, mut at) = (v, digits.len());
+/// `v`'s decimal digits (ASCII), written from the end of `buf`: no formatting machinery (a hot
+/// log line's numbers, a request's value).
+pub fn decimal_digits(v: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let (mut v, mut at) = (v, buf.len());
     loop {
         at -= 1;
-        digits[at] = b'0' + (v % 10) as u8;
+        buf[at] = b'0' + (v % 10) as u8;
         v /= 10;
         if v == 0 {
             break;
         }
     }
+    &buf[at..]
+}
+
+/// Append `v` in decimal, as `write!(s, "{v}")` does, without the formatting machinery (a hot
+/// log line's numbers: `Ctx::log_with`).
+pub fn push_u64(s: &mut String, v: u64) {
+    let mut buf = [0u8; 20];
+    let digits = decimal_digits(v, &mut buf);
     // A char at a time into room made once: no UTF-8 validation and `memcpy` call for a few
     // bytes.
-    s.reserve(digits.len() - at);
-    for &d in &digits[at..] {
+    s.reserve(digits.len());
+    for &d in digits {
         s.push(d as char);
     }
 }

@@ -18,6 +18,26 @@ fn serde_action(t: &Table) -> Option<Action> {
     Value::Table(t.clone()).try_into().ok()
 }
 
+/// Every fault's `action` name, and one that is none.
+const FAULT_VARIANTS: [&str; 16] = [
+    "drop-link",
+    "heal-link",
+    "set-loss",
+    "set-latency",
+    "partition",
+    "heal-all",
+    "stop",
+    "kill",
+    "start",
+    "restart",
+    "stall",
+    "delay",
+    "release",
+    "command",
+    "message",
+    "nope",
+];
+
 /// Values of every TOML kind, well and badly formed for each field.
 fn samples() -> Vec<Value> {
     let mut v: Vec<Value> = [
@@ -39,24 +59,9 @@ fn samples() -> Vec<Value> {
         "A",
         "GossipStage",
         "disablegossip",
-        "drop-link",
-        "heal-link",
-        "set-loss",
-        "set-latency",
-        "partition",
-        "heal-all",
-        "stop",
-        "kill",
-        "start",
-        "restart",
-        "stall",
-        "delay",
-        "release",
-        "command",
-        "message",
-        "nope",
     ]
     .iter()
+    .chain(FAULT_VARIANTS.iter())
     .map(|s| Value::String(s.to_string()))
     .collect();
     v.extend([-1i64, 0, 1, 16, 1000, 4_294_967_295, 4_294_967_296].map(Value::Integer));
@@ -131,24 +136,7 @@ const ACTION_KEYS: &[&str] = &[
 
 #[test]
 fn faults_typed_like_serde_for_every_variant_key_and_value() {
-    let variants = [
-        "drop-link",
-        "heal-link",
-        "set-loss",
-        "set-latency",
-        "partition",
-        "heal-all",
-        "stop",
-        "kill",
-        "start",
-        "restart",
-        "stall",
-        "delay",
-        "release",
-        "command",
-        "message",
-        "nope",
-    ];
+    let variants = FAULT_VARIANTS;
     // Each variant with its fields well formed, then each key given each value.
     let good = |name: &str| -> Table {
         let mut t = Table::new();

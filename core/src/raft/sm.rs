@@ -349,17 +349,9 @@ impl StateMachine for Kv {
         ];
         // The value's decimal digits written on the stack and copied once into the shared
         // string (`to_string().into()` formatted into a `String` and copied it again: issue 44).
-        let mut digits = [0u8; 10];
-        let (mut v, mut at) = (seq & 0xffff_ffff, digits.len());
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (v % 10) as u8;
-            v /= 10;
-            if v == 0 {
-                break;
-            }
-        }
-        let value = std::str::from_utf8(&digits[at..]).expect("ASCII digits");
+        let mut buf = [0u8; 20];
+        let digits = crate::text::decimal_digits(seq & 0xffff_ffff, &mut buf);
+        let value = std::str::from_utf8(digits).expect("ASCII digits");
         KvCmd::Put(KEYS[(seq % 16) as usize].into(), value.into())
     }
     fn read(&self, n: &KvNode, cmd: &KvCmd) -> Option<Option<Arc<str>>> {
