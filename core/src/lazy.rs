@@ -23,6 +23,36 @@ pub fn poll_split_point(mut fut: std::pin::Pin<Box<dyn std::future::Future<Outpu
     (0..2).any(|_| fut.as_mut().poll(&mut cx) == Poll::Ready(()))
 }
 
+/// The argument and the answer of a call through a split point: the caller's, on its stack,
+/// passed to the split point as its address ([`call`], [`answer`]).
+pub type SplitCall<A, R> = (Option<A>, Option<R>);
+
+/// Call the split point `point` with `arg`: its answer when its part is loaded, `None` (nothing
+/// ran) when not. `point` is a `wasm_split` function of one `usize` whose body is [`answer`].
+pub fn call<A, R, F>(arg: A, point: impl FnOnce(usize) -> F) -> Option<R>
+where
+    F: std::future::Future<Output = ()> + 'static,
+{
+    let mut call: SplitCall<A, R> = (Some(arg), None);
+    let p: *mut SplitCall<A, R> = &mut call;
+    if poll_split_point(Box::pin(point(p as usize))) {
+        call.1
+    } else {
+        None
+    }
+}
+
+/// Inside a split point called by [`call`]: answer the call at `addr` with `f` of its argument.
+///
+/// # Safety
+/// `addr` is the address [`call`] passed, of a `SplitCall<A, R>` of these types: alive and not
+/// otherwise borrowed while the split point runs (synchronously, within `call`'s poll).
+pub unsafe fn answer<A, R>(addr: usize, f: impl FnOnce(A) -> R) {
+    // SAFETY: the caller's contract.
+    let call = unsafe { &mut *(addr as *mut SplitCall<A, R>) };
+    call.1 = call.0.take().map(f);
+}
+
 thread_local! {
     /// The reader was needed while its part was not loaded (set only in the split build).
     static READER_WANTED: Cell<bool> = const { Cell::new(false) };

@@ -146,23 +146,15 @@ mod by_serde {
 mod by_serde {
     use super::GossipParams;
 
-    type Call = (Option<toml::Table>, Option<Result<GossipParams, String>>);
-
     #[wasm_split::wasm_split(reader)]
     async fn params_serde(call: usize) {
-        // SAFETY: `params` passes the address of its own pair, alive and not otherwise borrowed
-        // while the split point runs (synchronously, within its poll).
-        let call = unsafe { &mut *(call as *mut Call) };
-        call.1 = call.0.take().map(super::serde_params);
+        // SAFETY: `params` passes its call's address through `lazy::call`.
+        unsafe { crate::lazy::answer(call, super::serde_params) }
     }
 
     pub fn params(t: toml::Table) -> Result<GossipParams, String> {
-        let mut call: Call = (Some(t), None);
-        let p: *mut Call = &mut call;
-        if crate::lazy::poll_split_point(Box::pin(params_serde(p as usize))) {
-            if let Some(r) = call.1 {
-                return r;
-            }
+        if let Some(r) = crate::lazy::call(t, params_serde) {
+            return r;
         }
         crate::lazy::want_reader();
         Err(format!("params: {}", crate::lazy::READER_NOT_LOADED))

@@ -72,23 +72,15 @@ mod by_serde {
 mod by_serde {
     use crate::engine::action::Action;
 
-    type Call = (Option<toml::Table>, Option<Result<Action, String>>);
-
     #[wasm_split::wasm_split(reader)]
     async fn faults_serde(call: usize) {
-        // SAFETY: `action` passes the address of its own pair, alive and not otherwise borrowed
-        // while the split point runs (synchronously, within its poll).
-        let call = unsafe { &mut *(call as *mut Call) };
-        call.1 = call.0.take().map(super::serde_action);
+        // SAFETY: `action` passes its call's address through `lazy::call`.
+        unsafe { crate::lazy::answer(call, super::serde_action) }
     }
 
     pub fn action(t: toml::Table) -> Result<Action, String> {
-        let mut call: Call = (Some(t), None);
-        let p: *mut Call = &mut call;
-        if crate::lazy::poll_split_point(Box::pin(faults_serde(p as usize))) {
-            if let Some(r) = call.1 {
-                return r;
-            }
+        if let Some(r) = crate::lazy::call(t, faults_serde) {
+            return r;
         }
         crate::lazy::want_reader();
         Err(crate::lazy::READER_NOT_LOADED.to_string())
