@@ -655,26 +655,27 @@ pub fn app() -> Html {
         *seen |= shown_ready;
         *started_with_session && !*seen
     };
+    // What it says, and how far (none: an indeterminate bar).
     let opening = match m.opening() {
         Some((done, of)) => {
             let pct = (done as f64 / of.max(1) as f64 * 100.0).min(100.0);
-            Some(html! {
-                <section id="opening" class="card opening" aria-live="polite">
-                    <h2>{ "Opening the session" }</h2>
-                    <p>{ format!("Computing the run up to its moment (step {}): {pct:.0}%. The cluster appears there; pause (space) to see it sooner.", group_digits(of)) }</p>
-                    <progress max="100" value={format!("{pct:.0}")}></progress>
-                </section>
-            })
+            Some((
+                format!("Computing the run up to its moment (step {}): {pct:.0}%. The cluster appears there; pause (space) to see it sooner.", group_digits(of)),
+                Some(format!("{pct:.0}")),
+            ))
         }
-        None if restoring_at_start => Some(html! {
+        None if restoring_at_start => Some(("Loading its scenario…".to_string(), None)),
+        None => None,
+    }
+    .map(|(text, value)| {
+        html! {
             <section id="opening" class="card opening" aria-live="polite">
                 <h2>{ "Opening the session" }</h2>
-                <p>{ "Loading its scenario…" }</p>
-                <progress></progress>
+                <p>{ text }</p>
+                <progress max="100" {value}></progress>
             </section>
-        }),
-        None => None,
-    };
+        }
+    });
     // A link's session on trial (`model::trial`), for tests: pending or failed.
     let trial_state = m.trial.as_ref().map(|t| {
         if t.failed.is_some() {
