@@ -317,18 +317,30 @@ async function playFor(page, pos, ms, profile, label) {
     await cdp.send('Profiler.start');
   }
   await page.click('#play');
-  await page.waitForTimeout(ms);
+  // The speed label is read while the play moves (every 250 ms, the last reading kept): read once
+  // at the end, a fast play that reached the scenario's end first reads an empty label.
+  const readLabel = () =>
+    page.evaluate(() => {
+      const e = document.querySelector('#speed-actual');
+      return e ? { text: e.textContent, behind: e.dataset.behind === '1' } : { text: '', behind: false };
+    });
+  let lab;
+  if (label) {
+    const until = Date.now() + ms;
+    while (Date.now() < until) {
+      await page.waitForTimeout(Math.min(250, Math.max(0, until - Date.now())));
+      const l = await readLabel();
+      if (l.text) lab = l;
+    }
+    if (!lab) lab = await readLabel();
+  } else {
+    await page.waitForTimeout(ms);
+  }
   if (cdp) {
     const { profile: prof } = await cdp.send('Profiler.stop');
     writeFileSync(profile, JSON.stringify(prof));
     printProfile(prof);
   }
-  const lab = label
-    ? await page.evaluate(() => {
-        const e = document.querySelector('#speed-actual');
-        return e ? { text: e.textContent, behind: e.dataset.behind === '1' } : { text: '', behind: false };
-      })
-    : undefined;
   const out = await page.evaluate(() => {
     window.__csRafOn = false;
     const get = (n) => performance.getEntriesByName(n, 'measure').map((e) => e.duration);
