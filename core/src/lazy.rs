@@ -1,6 +1,8 @@
 //! The split release build's way into a part of the wasm (issue 44; ARCHITECTURE.md, "The split
-//! build"), below every other module of core so that any of them may hold a split point: polling
-//! one ([`poll_split_point`]), and the scenario reader's part (`reader`) wanted. The reader's
+//! build"), below every other module of core so that any of them may hold a split point: the one
+//! way through a split point, [`call`] in the caller and [`answer`] in the point (the models'
+//! builds in `registry`, the readers and writers of core, and the web app's own parts through its
+//! `in_part!`), and the scenario reader's part (`reader`) wanted. The reader's
 //! part holds serde's readings of a scenario file: the text's (`scenario`), and the ones the
 //! parameters of gossip and the schedule's faults fall back to when their hand-typed reading
 //! (`typed`) does not take a table (`gossip::params`, `scenario_file::schedule`): a refusal's
@@ -12,12 +14,11 @@ use std::cell::Cell;
 pub const READER_NOT_LOADED: &str =
     "the scenario reader is not loaded yet (a part of the app, split/reader)";
 
-/// A `wasm_split` split point's future polled, never awaited: the split release build's way into
-/// a part, for the models (`registry`), the readers and writers here and for the web app's own
-/// parts (`platform::call_part`). Ready at the second poll when the part is loaded (the first
-/// hands the split's loader its callback, which it calls at once), the callee having run
-/// synchronously within it; `false` when the part is not loaded (nothing ran).
-pub fn poll_split_point(mut fut: std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>) -> bool {
+/// A `wasm_split` split point's future polled, never awaited ([`call`]'s way in). Ready at the
+/// second poll when the part is loaded (the first hands the split's loader its callback, which it
+/// calls at once), the callee having run synchronously within it; `false` when the part is not
+/// loaded (nothing ran).
+fn poll_split_point(mut fut: std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>) -> bool {
     use std::task::{Context, Poll, Waker};
     let mut cx = Context::from_waker(Waker::noop());
     (0..2).any(|_| fut.as_mut().poll(&mut cx) == Poll::Ready(()))

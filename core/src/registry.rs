@@ -122,8 +122,6 @@ const fn with_build<M: Model>(
     }
 }
 
-pub use crate::lazy::poll_split_point;
-
 /// A model compiled in everywhere but the web app's split release build, where its engine
 /// (`build::<M>` and all only it reaches) is the part `$part` of the wasm: `wasm_split`'s
 /// split point, which `scripts/wasm-split.mjs` cuts at. `cs_split` is set by core's build.rs
@@ -143,29 +141,26 @@ macro_rules! lazy_entry {
             split::enter::<$m>(call)
         }
         fn build(a: BuildArgs) -> Result<Box<dyn Driver>, String> {
-            split::build(|c| Box::pin(enter(c)), <$m as Model>::NAME, a)
+            split::build(enter, <$m as Model>::NAME, a)
         }
         fn params_now(
             t: toml::Table,
             sc: &Scenario,
         ) -> Result<serde_json::Map<String, serde_json::Value>, String> {
-            split::params_now(|c| Box::pin(enter(c)), <$m as Model>::NAME, t, sc)
+            split::params_now(enter, <$m as Model>::NAME, t, sc)
         }
         with_build::<$m>(build, params_now, Some(stringify!($part)))
     }};
 }
 
-/// The split build's way into a part: a call through its split point with one pointer, to the
-/// call's arguments and its answer (a build, or the model's parameters read: `params_now`, its
-/// parameter reader and their errors, are in the part too). The split point is an `async fn`
-/// whose future waits for the part; the part is fetched by the app (the split's glue), so here
-/// it is polled, not awaited ([`poll_split_point`]): ready at once when the part is in, else
-/// pending and the model is wanted.
+/// The split build's way into a model's part: a call through its split point (`lazy::call`), to
+/// a build or the model's parameters read (`params_now`, its parameter reader and their errors,
+/// are in the part too). While the part is not loaded nothing runs and the model is wanted (the
+/// app fetches the part: the split's glue).
 #[cfg(cs_split)]
 mod split {
-    use super::{poll_split_point, BuildArgs, Driver, Model, Scenario, WANTED};
+    use super::{BuildArgs, Driver, Model, Scenario, WANTED};
     use std::future::Future;
-    use std::pin::Pin;
 
     type Params = Result<serde_json::Map<String, serde_json::Value>, String>;
 
@@ -179,46 +174,32 @@ mod split {
         Params(Params),
     }
 
-    struct Call<'a> {
-        args: Option<Args<'a>>,
-        out: Option<Out>,
-    }
-
-    /// In the part: answer the `Call` at `call` for `M`.
+    /// In the part: answer the call at `call` for `M`.
     pub fn enter<M: Model>(call: usize) {
-        // SAFETY: `run` below passes the address of its own `Call`, alive and not otherwise
-        // borrowed while the split point runs (synchronously, within its poll).
-        let call = unsafe { &mut *(call as *mut Call<'_>) };
-        call.out = match call.args.take() {
-            Some(Args::Build(a)) => Some(Out::Build(super::build::<M>(a))),
-            Some(Args::Params(t, sc)) => Some(Out::Params(M::params_now(t, sc))),
-            None => None,
-        };
+        // SAFETY: `run` below passes its call's address through `lazy::call`.
+        unsafe {
+            crate::lazy::answer(call, |a: Args| match a {
+                Args::Build(a) => Out::Build(super::build::<M>(a)),
+                Args::Params(t, sc) => Out::Params(M::params_now(t, sc)),
+            })
+        }
     }
 
     /// In the main module: call through the split point if its part is in; otherwise remember
     /// the model for `take_wanted` and say so.
-    fn run(
-        point: impl Fn(usize) -> Pin<Box<dyn Future<Output = ()>>>,
+    fn run<F: Future<Output = ()> + 'static>(
+        point: impl FnOnce(usize) -> F,
         name: &'static str,
         args: Args,
     ) -> Result<Out, String> {
-        let mut call = Call {
-            args: Some(args),
-            out: None,
-        };
-        let p: *mut Call = &mut call;
-        if poll_split_point(point(p as usize)) {
-            call.out
-                .ok_or_else(|| format!("the {name} model's code did not run"))
-        } else {
+        crate::lazy::call(args, point).ok_or_else(|| {
             WANTED.with(|w| w.set(Some(name)));
-            Err(format!("the {name} model's code is not loaded yet"))
-        }
+            format!("the {name} model's code is not loaded yet")
+        })
     }
 
-    pub fn build(
-        point: impl Fn(usize) -> Pin<Box<dyn Future<Output = ()>>>,
+    pub fn build<F: Future<Output = ()> + 'static>(
+        point: impl FnOnce(usize) -> F,
         name: &'static str,
         a: BuildArgs,
     ) -> Result<Box<dyn Driver>, String> {
@@ -228,8 +209,8 @@ mod split {
         }
     }
 
-    pub fn params_now(
-        point: impl Fn(usize) -> Pin<Box<dyn Future<Output = ()>>>,
+    pub fn params_now<F: Future<Output = ()> + 'static>(
+        point: impl FnOnce(usize) -> F,
         name: &'static str,
         t: toml::Table,
         sc: &Scenario,

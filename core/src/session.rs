@@ -296,8 +296,8 @@ mod coder {
 
 /// The decoder behind the split point of the part `session` (base64, inflate, serde_json's
 /// reading of a session: ~30 KB of the gzipped main module, which a first visit without a link
-/// never runs), polled as a model's is (`registry::poll_split_point`), and the encoder behind
-/// the split point of the part `session_write`.
+/// never runs), and the encoder behind the split point of the part `session_write`, each called
+/// through `lazy::call`.
 #[cfg(cs_split)]
 mod coder {
     use super::*;
@@ -306,53 +306,34 @@ mod coder {
     const NOT_LOADED: &str =
         "the session reader is not loaded yet (a part of the app, split/session)";
 
-    type Call<'a> = (
-        Option<(&'a str, &'a Limits)>,
-        Option<Result<Session, String>>,
-    );
-
     #[wasm_split::wasm_split(session)]
     async fn read(call: usize) {
-        // SAFETY: `decode` passes the address of its own pair, alive and not otherwise borrowed
-        // while the split point runs (synchronously, within its poll).
-        let call = unsafe { &mut *(call as *mut Call<'_>) };
-        call.1 = call.0.take().map(|(t, l)| Session::decode_now(t, l));
+        // SAFETY: `decode` passes its call's address through `lazy::call`.
+        unsafe { crate::lazy::answer(call, |(t, l): (&str, &Limits)| Session::decode_now(t, l)) }
     }
 
     pub fn decode(text: &str, limits: &Limits) -> Result<Session, String> {
-        let mut call: Call = (Some((text, limits)), None);
-        let p: *mut Call = &mut call;
-        if crate::registry::poll_split_point(Box::pin(read(p as usize))) {
-            if let Some(r) = call.1 {
-                return r;
-            }
+        if let Some(r) = crate::lazy::call((text, limits), read) {
+            return r;
         }
         WANTED.with(|w| w.set(true));
         Err(NOT_LOADED.to_string())
     }
 
-    /// The writer's call: the session, and its payload once written.
-    type WriteCall<'a> = (Option<&'a Session>, Option<String>);
-
     /// The writer's split point, a part of its own (`session_write`): a first visit that only
     /// plays writes a session (the autosave) without ever reading one.
     #[wasm_split::wasm_split(session_write)]
     async fn write(call: usize) {
-        // SAFETY: as `read`'s: `encode` passes the address of its own pair.
-        let call = unsafe { &mut *(call as *mut WriteCall<'_>) };
-        call.1 = call.0.take().map(Session::encode);
+        // SAFETY: as `read`'s: `encode` passes its call's address through `lazy::call`.
+        unsafe { crate::lazy::answer(call, Session::encode) }
     }
 
     pub fn encode(s: &Session) -> Option<String> {
-        let mut call: WriteCall = (Some(s), None);
-        let p: *mut WriteCall = &mut call;
-        if crate::registry::poll_split_point(Box::pin(write(p as usize))) {
-            if let Some(e) = call.1 {
-                return Some(e);
-            }
+        let e = crate::lazy::call(s, write);
+        if e.is_none() {
+            ENCODER_WANTED.with(|w| w.set(true));
         }
-        ENCODER_WANTED.with(|w| w.set(true));
-        None
+        e
     }
 }
 

@@ -735,7 +735,7 @@ pub async fn load_model(name: &str) -> Result<(), String> {
 }
 
 /// Fetch and link the part `part` of the split release build's wasm (every module of it: a
-/// model's engine and its panels, or a panel of the app's own, see [`call_part`]): `Err` when
+/// model's engine and its panels, or a panel of the app's own, see `in_part!`): `Err` when
 /// the build has no such part or a fetch failed (it may be asked again). Only the split build
 /// calls it with a part that is not in the main module.
 pub async fn load_part(part: &str) -> Result<(), ()> {
@@ -768,17 +768,4 @@ async fn loaded(promise: Option<js_sys::Promise>) -> Result<(), ()> {
         Ok(v) if v.as_bool() == Some(true) => Ok(()),
         _ => Err(()),
     }
-}
-
-/// A split point of the web app's own code (the split release build, issue 44): a
-/// `#[wasm_split::wasm_split(PART)] async fn enter(call: usize)`, boxed. Its part holds what
-/// only `enter` reaches (a model's panels, a rarely used panel).
-pub type SplitPoint = fn(usize) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>;
-
-/// Call `point` with the address of `call` if its part is loaded ([`load_part`]), synchronously:
-/// `false` (and nothing ran) when it is not. The split point's future is polled, never awaited,
-/// as core's models' are (`clusterscope_core::registry::poll_split_point`); the callee reads and
-/// answers through `call` within that poll.
-pub fn call_part<T>(point: SplitPoint, call: &mut T) -> bool {
-    clusterscope_core::registry::poll_split_point(point(call as *mut T as usize))
 }

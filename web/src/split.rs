@@ -30,8 +30,8 @@ pub fn take_wanted() -> Option<&'static str> {
 /// `in_part!(part, point, Arg => Ret, arg, |arg| body)`: `Some(body)`, the closure called with
 /// `arg`. In the split release build (`cs_split`, web/build.rs) the closure runs behind the
 /// `wasm_split` split point `point` of the part `part` (its own module of the wasm, fetched with
-/// the part's others by `platform::load_part`), and the answer is `None` while that part is not
-/// loaded: nothing ran. `Arg` and `Ret` name the types (`'_` for a borrow); the closure captures
+/// the part's others by `platform::load_part`), called through `clusterscope_core::lazy::call`
+/// as every split point is, and the answer is `None` while that part is not loaded: nothing ran. `Arg` and `Ret` name the types (`'_` for a borrow); the closure captures
 /// nothing (it is the part's code, reached only from here).
 #[cfg(not(cs_split))]
 #[macro_export]
@@ -47,18 +47,10 @@ macro_rules! in_part {
     ($part:ident, $point:ident, $arg:ty => $ret:ty, $a:expr, $f:expr) => {{
         #[wasm_split::wasm_split($part)]
         async fn $point(call: usize) {
-            // SAFETY: `call_part` passes the address of the `(arg, answer)` pair below, alive and
-            // not otherwise borrowed while the split point runs (synchronously, in its poll).
-            let call = unsafe { &mut *(call as *mut (Option<$arg>, Option<$ret>)) };
-            if let Some(a) = call.0.take() {
-                call.1 = Some(($f)(a));
-            }
+            let f = $f;
+            // SAFETY: `lazy::call` below passes its call's address, of these types.
+            unsafe { clusterscope_core::lazy::answer::<$arg, $ret>(call, f) }
         }
-        let mut call: (Option<$arg>, Option<$ret>) = (Some($a), None);
-        if $crate::platform::call_part(|c| Box::pin($point(c)), &mut call) {
-            call.1
-        } else {
-            None
-        }
+        clusterscope_core::lazy::call::<$arg, $ret, _>($a, $point)
     }};
 }

@@ -107,8 +107,8 @@ mod writer {
 
 /// The scenario writer behind a split point of the part `session_write` (its second point, the
 /// session writer's being `session::coder::write`): toml's serializers, ~13 KB of the gzipped
-/// main module, which a first visit that changes nothing never runs. Polled as a model's is
-/// (`registry::poll_split_point`).
+/// main module, which a first visit that changes nothing never runs. Called through
+/// `lazy::call`, as every split point is.
 #[cfg(cs_split)]
 mod writer {
     use super::*;
@@ -117,24 +117,19 @@ mod writer {
     pub const NOT_LOADED: &str =
         "the scenario writer is not loaded yet (a part of the app, split/session_write)";
 
-    type Call<'a> = (
-        Option<(&'a Scenario, &'a ScenarioFile)>,
-        Option<Result<String, String>>,
-    );
-
     #[wasm_split::wasm_split(session_write)]
     async fn write_toml(call: usize) {
-        // SAFETY: `run` passes the address of its own pair, alive and not otherwise borrowed
-        // while the split point runs (synchronously, within its poll).
-        let call = unsafe { &mut *(call as *mut Call<'_>) };
-        call.1 = call.0.take().map(|(s, raw)| s.to_toml_now(raw));
+        // SAFETY: `run` passes its call's address through `lazy::call`.
+        unsafe {
+            crate::lazy::answer(call, |c: Option<(&Scenario, &ScenarioFile)>| {
+                c.map(|(s, raw)| s.to_toml_now(raw))
+            })
+        }
     }
 
     /// `Some` (the call's answer, `None` for no call) when the part is loaded.
     fn run(c: Option<(&Scenario, &ScenarioFile)>) -> Option<Option<Result<String, String>>> {
-        let mut call: Call = (c, None);
-        let p: *mut Call = &mut call;
-        registry::poll_split_point(Box::pin(write_toml(p as usize))).then_some(call.1)
+        crate::lazy::call(c, write_toml)
     }
 
     pub fn to_toml(s: &Scenario, raw: &ScenarioFile) -> Result<String, String> {
@@ -167,8 +162,7 @@ mod reader {
 }
 
 /// The reader behind the split point of the part `reader` (one point, both calls: code two
-/// points of a part share is copied into each of their modules), polled as a model's is
-/// (`registry::poll_split_point`).
+/// points of a part share is copied into each of their modules), called through `lazy::call`.
 #[cfg(cs_split)]
 mod reader {
     use super::*;
@@ -187,27 +181,26 @@ mod reader {
 
     #[wasm_split::wasm_split(reader)]
     async fn read(call: usize) {
-        // SAFETY: `run` passes the address of its own pair, alive and not otherwise borrowed
-        // while the split point runs (synchronously, within its poll).
-        let call = unsafe { &mut *(call as *mut (Option<Call<'_>>, Option<Out>)) };
-        call.1 = match call.0.take() {
-            Some(Call::Parse(file, text, limits)) => Some(Out::Parse(Box::new(
-                Scenario::parse_in(&registry::vocabs(), file, text, limits),
-            ))),
-            Some(Call::Value(s)) => Some(Out::Value(crate::scenario_file::parse_override(s))),
-            None => None,
-        };
+        // SAFETY: `run` passes its call's address through `lazy::call`.
+        unsafe {
+            crate::lazy::answer(call, |c: Call| match c {
+                Call::Parse(file, text, limits) => Out::Parse(Box::new(Scenario::parse_in(
+                    &registry::vocabs(),
+                    file,
+                    text,
+                    limits,
+                ))),
+                Call::Value(s) => Out::Value(crate::scenario_file::parse_override(s)),
+            })
+        }
     }
 
     fn run(c: Call) -> Option<Out> {
-        let mut call = (Some(c), None);
-        let p: *mut (Option<Call>, Option<Out>) = &mut call;
-        if registry::poll_split_point(Box::pin(read(p as usize))) {
-            call.1
-        } else {
+        let out = crate::lazy::call(c, read);
+        if out.is_none() {
             crate::lazy::want_reader();
-            None
         }
+        out
     }
 
     pub fn parse(file: &str, text: &str, limits: &Limits) -> Result<Scenario, ScenarioError> {
