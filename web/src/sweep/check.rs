@@ -10,23 +10,21 @@ use clusterscope_core::runner::{ExpectResult, Run, RunOptions};
 use clusterscope_core::scenario::Scenario;
 use clusterscope_core::session::ScenarioRef;
 use clusterscope_core::time::Micros;
-use serde::{Deserialize, Serialize};
 
-/// What a check run found.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// What a check run found (the worker's answer: `check_wire`).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Checked {
     pub end_us: Micros,
     pub passed: bool,
     pub expectations: Vec<ExpectResult>,
     /// Scheduled faults that could not apply at their time (`Report::skipped`): each fails the
     /// run like an expectation.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<String>,
 }
 
 /// Run the session (`text`: a scenario file with its `[[recorded]]` actions, or `builtin`'s name
 /// when there are none) to its end and check every expectation of `variant`, as `clusterscope run`
-/// does. Returns [`Checked`] as JSON.
+/// does. Returns [`Checked`] as `check_wire` writes it.
 pub fn check_session(
     builtin: &str,
     text: &str,
@@ -42,13 +40,12 @@ pub fn check_session(
     let mut run = Run::new(s, variant, Some(seed), &toml::Table::new(), &opts)?;
     run.trace_only_if_needed();
     let rep = run.run(None).map_err(|e| e.to_string())?;
-    serde_json::to_string(&Checked {
+    Ok(super::check_wire::write(&Checked {
         end_us: rep.end_time_us,
         passed: rep.passed,
         expectations: rep.expectations,
         skipped: rep.skipped,
-    })
-    .map_err(|e| e.to_string())
+    }))
 }
 
 /// What a worker needs to check a session: the built-in's name (no recorded actions), else a
@@ -71,11 +68,8 @@ pub fn session_job(
 
 /// The expectations in a worker's answer to [`check_session`].
 pub fn expectations_of(out: Result<String, String>) -> Result<Vec<ExpectResult>, String> {
-    out.and_then(|o| {
-        serde_json::from_slice::<Checked>(o.as_bytes())
-            .map_err(|e| format!("the check's answer: {e}"))
-    })
-    .map(|c| c.expectations)
+    out.and_then(|o| super::check_wire::read(&o))
+        .map(|c| c.expectations)
 }
 
 #[cfg(test)]
@@ -85,7 +79,7 @@ mod tests {
     use clusterscope_core::scenario::builtin;
 
     fn checked(builtin: &str, text: &str, variant: &str) -> Checked {
-        serde_json::from_str(&check_session(builtin, text, variant, 1).unwrap()).unwrap()
+        super::super::check_wire::read(&check_session(builtin, text, variant, 1).unwrap()).unwrap()
     }
 
     /// The buggy packet-loss run holds every expectation; the same session with a recorded
