@@ -81,21 +81,19 @@ pub fn hunt_shrink(
 /// The engine alone on a built-in scenario's default variant, the way `clusterscope run` runs it
 /// without `--trace` (no checkpoints, no message bodies): the figure the app's "compute to the
 /// end" is compared with (`tests/e2e/bench.mjs`, issue 20; the page has opened it, so its text
-/// is downloaded). Returns the events run.
+/// is downloaded). Returns the events run. In the split release build its code is the check's
+/// part: `bench_part` names it while it is not loaded (`load_model` loads it).
 #[wasm_bindgen]
 pub fn bench_engine(builtin: &str) -> Result<f64, JsValue> {
-    use clusterscope_core::runner::{Run, RunOptions};
-    let err = |e: String| JsValue::from_str(&e);
-    let s = clusterscope_web::builtins::get(builtin).map_err(err)?;
-    let variant = Run::default_variant(&s);
-    let opts = RunOptions {
-        checkpointing: false,
-        body_budget: 0,
-        limits: clusterscope_core::limits::Limits::browser(),
-    };
-    let mut run = Run::new(s, &variant, None, &toml::Table::new(), &opts).map_err(err)?;
-    let report = run.run(None).map_err(|e| err(e.to_string()))?;
-    Ok(report.events as f64)
+    clusterscope_web::sweep::check::bench_engine(builtin)
+        .map(|n| n as f64)
+        .map_err(|e| JsValue::from_str(&e))
+}
+
+/// For `tests/e2e/bench.mjs`: the part `bench_engine` needs loaded first, if it is not.
+#[wasm_bindgen]
+pub fn bench_part() -> Option<String> {
+    clusterscope_web::sweep::check::bench_part().map(String::from)
 }
 
 /// For `static/sweep-worker.js`: the model or part whose code a job asked for and did not have

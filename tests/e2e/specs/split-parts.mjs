@@ -12,7 +12,11 @@
 // panels come with its engine (Raft's; ping-pong's generic inspector), and the hunt card and the
 // expectation editor's form are parts fetched at their first opening, a failed fetch a note naming
 // it; a sweep's worker batches are a part its workers fetch at the first sweep; compare's code is a
-// part fetched when a variant is first picked to compare with. An unsplit
+// part fetched when a variant is first picked to compare with. Two parts come in every visit
+// right after the first frame, not before it: the cards below the first screen (`below`: the
+// sequence diagram, the plots, the log; placeholders of their size meanwhile, a refused fetch a
+// note with a button that fetches it again) and the check's whole run (`check_runs`, fetched by
+// the Expectations check's worker). An unsplit
 // build (CLUSTERSCOPE_SPLIT=0) has no parts: the spec then checks only that the models open.
 import assert from 'node:assert/strict';
 import { app, bannerText, clickNode, open, pickVariant, settled } from './lib/app.mjs';
@@ -20,6 +24,10 @@ import { app, bannerText, clickNode, open, pickVariant, settled } from './lib/ap
 export const timeoutMs = 120_000;
 // The refused part is reported by the browser as a failed resource load, and by the loader.
 export const allowConsoleErrors = true;
+
+// The parts every visit fetches right after its first frame (ui/below.rs, sweep/check.rs).
+const AFTER_PAINT = /^(below-cards|check_runs-run)-/;
+const others = (parts) => parts.filter((p) => !AFTER_PAINT.test(p));
 
 // With the fetches of `glob` refused, `use` (a part's first use) then `read` (the error text it
 // leaves): the session and the cursor as they were. Returns the text and the states before and
@@ -57,7 +65,7 @@ async function scenarioWriter(browser, baseUrl, log) {
     // Another variant of the default scenario (its parameters) needs no reader either.
     await pickVariant(page, 'fixed');
     await page.waitForSelector('#checks[data-state="done"]', { timeout: 60_000 });
-    assert.deepEqual(parts, [], `the default scenario's variants fetch no part: ${parts.join(', ')}`);
+    assert.deepEqual(others(parts), [], `the default scenario's variants fetch no part: ${parts.join(', ')}`);
     await clickNode(page, 'C');
     await page.click('#act-stop');
     await settled(page);
@@ -88,10 +96,36 @@ async function scenarioWriter(browser, baseUrl, log) {
   }
 }
 
+// The cards below the first screen with their part refused: each says so with a button; the
+// app is ready and usable; a press fetches the part and the three cards come.
+async function belowRefused(browser, baseUrl, log) {
+  const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+  try {
+    const page = await context.newPage();
+    await page.route('**/split/below-*.wasm', (route) => route.abort('internetdisconnected'));
+    await open(page, baseUrl);
+    await page.waitForFunction(() => document.querySelectorAll('.below-wait[data-part="error"]').length === 3, null, { timeout: 10_000 });
+    const note = await page.textContent('.seq-card .part-note');
+    log(note);
+    assert.match(note, /did not load \(a part of the app, split\/below/);
+    const was = Number((await app(page)).step);
+    await page.keyboard.press('ArrowRight');
+    await settled(page);
+    assert.equal(Number((await app(page)).step), was + 1, 'the app steps meanwhile');
+    await page.unroute('**/split/below-*.wasm');
+    await page.click('.log-card .part-note button');
+    await page.waitForFunction(() => document.querySelectorAll('.below-wait').length === 0, null, { timeout: 10_000 });
+    await page.waitForSelector('.log-card #log-search', { state: 'attached' });
+  } finally {
+    await context.close();
+  }
+}
+
 export async function run({ page, baseUrl, log }) {
   const split = (await (await fetch(`${baseUrl}__wasm_split.js`)).status) === 200;
   log(`split build: ${split}`);
   if (split) await scenarioWriter(page.context().browser(), baseUrl, log);
+  if (split) await belowRefused(page.context().browser(), baseUrl, log);
   const parts = [];
   page.on('request', (r) => {
     if (/\/split\/[^/]+\.wasm$/.test(r.url())) parts.push(r.url().replace(/.*\/split\//, ''));
@@ -99,7 +133,18 @@ export async function run({ page, baseUrl, log }) {
   await page.setViewportSize({ width: 1366, height: 768 });
   await open(page, baseUrl);
   assert.equal((await app(page)).scenario, 'cassandra-21636-packet-loss');
-  assert.deepEqual(parts, [], 'gossip is in the main module: no part fetched');
+  assert.deepEqual(others(parts), [], 'gossip is in the main module: no part fetched');
+  if (split) {
+    // The cards below the first screen: placeholders in the first frame, then the cards.
+    const attached = { state: 'attached', timeout: 10_000 };
+    await page.waitForSelector('.seq-card:not(.below-wait) .chips', attached);
+    await page.waitForSelector('.plots-card:not(.below-wait) canvas.plot-canvas', attached);
+    await page.waitForSelector('.log-card:not(.below-wait) #log-search', attached);
+    await page.waitForSelector('#checks[data-state="done"]', { timeout: 60_000 });
+    const kinds = parts.map((p) => p.replace(/-[0-9a-f]+\.wasm$/, ''));
+    assert.deepEqual(kinds.filter((k) => k === 'below-cards'), ['below-cards'], `the cards' part, once: ${parts.join(', ')}`);
+    assert.ok(kinds.includes('check_runs-run'), `the check's worker fetches its run: ${parts.join(', ')}`);
+  }
   // The session writer (the autosave, the link) is a part too: a first visit that changes
   // nothing saves nothing and fetches it not; the first change does. A refused writer is an
   // error naming it, the session shown as it was; the next change saves.
@@ -107,7 +152,7 @@ export async function run({ page, baseUrl, log }) {
   const wrote = () => page.waitForFunction(() => location.hash.length > 1, null, { timeout: 10_000 });
   if (split) {
     await page.waitForTimeout(500);
-    assert.deepEqual(parts, [], 'a first visit that changed nothing fetches no part (nothing to save)');
+    assert.deepEqual(others(parts), [], 'a first visit that changed nothing fetches no part (nothing to save)');
     assert.equal(await page.evaluate(() => location.hash), '', 'nothing in the address bar');
     await page.route(writerGlob, (route) => route.abort('internetdisconnected'));
     await page.keyboard.press('ArrowRight');
@@ -127,7 +172,7 @@ export async function run({ page, baseUrl, log }) {
   const stepped = (await app(page)).step;
   await wrote();
   if (split) {
-    const kinds = parts.map((p) => p.replace(/-[0-9a-f]+\.wasm$/, ''));
+    const kinds = others(parts).map((p) => p.replace(/-[0-9a-f]+\.wasm$/, ''));
     // Its two modules: the session's writer and the scenario's (`Scenario::to_toml`).
     assert.deepEqual([...new Set(kinds)].sort(), ['session_write-write', 'session_write-write_toml'], 'the first change fetches the writers alone');
   }
@@ -149,7 +194,7 @@ export async function run({ page, baseUrl, log }) {
   assert.equal((await app(page)).step, stepped, 'the session is restored');
   // The autosave then writes the restored session to compare it with the saved one: the writer.
   if (split) await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => /\/split\/session_write-/.test(e.name)), null, { timeout: 10_000 });
-  const kinds = parts.map((p) => p.replace(/-[0-9a-f]+\.wasm$/, ''));
+  const kinds = others(parts).map((p) => p.replace(/-[0-9a-f]+\.wasm$/, ''));
   assert.deepEqual([...kinds].sort(), split ? ['session-read', 'session_write-write', 'session_write-write_toml'] : [], 'a session of the default scenario fetches only the session reader and writer');
   parts.length = 0;
   // The default scenario is read ahead of time: its first frame needs no scenario reader. Any
@@ -204,12 +249,13 @@ export async function run({ page, baseUrl, log }) {
   await clickNode(page, 'n3');
   await page.waitForSelector('#inspector[data-node="n3"] #node-views');
   // Back to gossip and again: nothing more fetched.
-  const before = parts.length;
+  const before = others(parts).length;
   await page.selectOption('#scenario-select', 'cassandra-21636-packet-loss');
   await settled(page);
   await page.selectOption('#scenario-select', 'sandbox-pingpong');
   await page.waitForSelector('#app[data-ready="1"][data-scenario="sandbox-pingpong"]');
-  assert.equal(parts.length, before, 'a part is fetched once a page');
+  // (A check's worker is a new instance each time: it fetches the check's run again.)
+  assert.equal(others(parts).length, before, 'a part is fetched once a page');
   await page.unroute('**/split/*pingpong*.wasm');
 
   // A model's panels come with its engine: one part, its modules fetched together (the

@@ -10,29 +10,82 @@ use clusterscope_core::runner::{ExpectResult, Run, RunOptions};
 use clusterscope_core::scenario::Scenario;
 use clusterscope_core::session::ScenarioRef;
 use clusterscope_core::time::Micros;
-use serde::{Deserialize, Serialize};
 
-/// What a check run found.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// What a check run found (the worker's answer: `check_wire`).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Checked {
     pub end_us: Micros,
     pub passed: bool,
     pub expectations: Vec<ExpectResult>,
     /// Scheduled faults that could not apply at their time (`Report::skipped`): each fails the
     /// run like an expectation.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<String>,
+}
+
+/// The part of the wasm holding the check's whole run (`Run::run`, the expectations'
+/// evaluation) in the split release build: a worker fetches it for its first check, right after
+/// the page's first frame (`static/sweep-worker.js`: [`check_session`] wants it), so it is not in
+/// the first download (issue 44).
+pub const PART: &str = "check_runs";
+
+/// What the part runs.
+enum Job<'a> {
+    /// [`check_session`]'s run.
+    Check {
+        builtin: &'a str,
+        text: &'a str,
+        variant: &'a str,
+        seed: u64,
+    },
+    /// [`bench_engine`]'s run: the events run.
+    Bench(&'a str),
+    /// Nothing: whether the part is in ([`bench_part`]).
+    Probe,
+}
+
+/// `job` run in the part [`PART`] (`crate::in_part!`): `None` when it is not loaded (nothing
+/// ran), and the part is then wanted (`crate::split::take_wanted`).
+fn run(job: Job) -> Option<Result<String, String>> {
+    let r = crate::in_part!(check_runs, run, Job<'_> => Result<String, String>, job, |job| match job {
+        Job::Check {
+            builtin,
+            text,
+            variant,
+            seed,
+        } => check_now(builtin, text, variant, seed),
+        Job::Bench(builtin) => bench_now(builtin),
+        Job::Probe => Ok(String::new()),
+    });
+    if r.is_none() {
+        crate::split::want(PART);
+    }
+    r
 }
 
 /// Run the session (`text`: a scenario file with its `[[recorded]]` actions, or `builtin`'s name
 /// when there are none) to its end and check every expectation of `variant`, as `clusterscope run`
-/// does. Returns [`Checked`] as JSON.
+/// does. Returns [`Checked`] as `check_wire` writes it. In the split release build an error
+/// while the part [`PART`] is not loaded (the worker loads it and asks again).
 pub fn check_session(
     builtin: &str,
     text: &str,
     variant: &str,
     seed: u64,
 ) -> Result<String, String> {
+    run(Job::Check {
+        builtin,
+        text,
+        variant,
+        seed,
+    })
+    .unwrap_or_else(|| {
+        Err(format!(
+            "the check's code is not loaded (a part of the app, split/{PART})"
+        ))
+    })
+}
+
+fn check_now(builtin: &str, text: &str, variant: &str, seed: u64) -> Result<String, String> {
     let s = super::scenario_of(builtin, text)?;
     let opts = RunOptions {
         body_budget: 0,
@@ -42,13 +95,44 @@ pub fn check_session(
     let mut run = Run::new(s, variant, Some(seed), &toml::Table::new(), &opts)?;
     run.trace_only_if_needed();
     let rep = run.run(None).map_err(|e| e.to_string())?;
-    serde_json::to_string(&Checked {
+    Ok(super::check_wire::write(&Checked {
         end_us: rep.end_time_us,
         passed: rep.passed,
         expectations: rep.expectations,
         skipped: rep.skipped,
+    }))
+}
+
+/// The engine alone on a built-in scenario's default variant, the way `clusterscope run` runs
+/// it without `--trace` (no checkpoints, no message bodies): the events run (`tests/e2e/
+/// bench.mjs` through the page's `bench_engine`, after [`bench_part`]'s part is loaded).
+pub fn bench_engine(builtin: &str) -> Result<u64, String> {
+    run(Job::Bench(builtin))
+        .unwrap_or_else(|| Err(format!("split/{PART} is not loaded")))
+        .and_then(|n| n.parse().map_err(|_| n))
+}
+
+fn bench_now(builtin: &str) -> Result<String, String> {
+    let s = crate::builtins::get(builtin)?;
+    let variant = Run::default_variant(&s);
+    let opts = RunOptions {
+        checkpointing: false,
+        body_budget: 0,
+        limits: Limits::browser(),
+    };
+    let mut run = Run::new(s, &variant, None, &toml::Table::new(), &opts)?;
+    let report = run.run(None).map_err(|e| e.to_string())?;
+    let mut out = String::new();
+    clusterscope_core::text::push_u64(&mut out, report.events);
+    Ok(out)
+}
+
+/// The part [`bench_engine`] needs loaded first, if it is not (the split release build).
+pub fn bench_part() -> Option<&'static str> {
+    run(Job::Probe).is_none().then(|| {
+        crate::split::take_wanted();
+        PART
     })
-    .map_err(|e| e.to_string())
 }
 
 /// What a worker needs to check a session: the built-in's name (no recorded actions), else a
@@ -71,11 +155,8 @@ pub fn session_job(
 
 /// The expectations in a worker's answer to [`check_session`].
 pub fn expectations_of(out: Result<String, String>) -> Result<Vec<ExpectResult>, String> {
-    out.and_then(|o| {
-        serde_json::from_slice::<Checked>(o.as_bytes())
-            .map_err(|e| format!("the check's answer: {e}"))
-    })
-    .map(|c| c.expectations)
+    out.and_then(|o| super::check_wire::read(&o))
+        .map(|c| c.expectations)
 }
 
 #[cfg(test)]
@@ -85,7 +166,7 @@ mod tests {
     use clusterscope_core::scenario::builtin;
 
     fn checked(builtin: &str, text: &str, variant: &str) -> Checked {
-        serde_json::from_str(&check_session(builtin, text, variant, 1).unwrap()).unwrap()
+        super::super::check_wire::read(&check_session(builtin, text, variant, 1).unwrap()).unwrap()
     }
 
     /// The buggy packet-loss run holds every expectation; the same session with a recorded

@@ -13,6 +13,7 @@
 //! The panel is `crate::ui::sweep`; the workers themselves `crate::sweep::workers`.
 
 pub mod check;
+pub mod check_wire;
 pub mod workers;
 
 use clusterscope_core::engine::action::{Action, RecordedAction};

@@ -3,9 +3,10 @@
 //! localStorage in sync when the replay settles (not while a link's session is on trial,
 //! `model::trial`, nor ever after the simulator stopped, `crate::crash`), and applies the theme.
 
+use super::below::{Below, Card};
 use super::transport::Transport;
-use super::{confirm::ConfirmDiscard, header::Header, help::Help, log::LogPanel, matrix::Matrix};
-use super::{frame_loop::FrameLoop, plots::Plots, sequence::Sequence, topology::TopologyView};
+use super::{confirm::ConfirmDiscard, frame_loop::FrameLoop, header::Header, help::Help};
+use super::{matrix::Matrix, topology::TopologyView};
 use crate::kit::Handle;
 use crate::model::nav::NavKind;
 use crate::model::teach::{TeachMsg, ZOOM_STEP};
@@ -311,6 +312,8 @@ pub fn app() -> Html {
     // ready meanwhile (what waits for it is applied when it comes), and nothing is saved.
     let download = m.download.as_ref().map(|d| (d.name, d.part, d.id));
     let shown_ready = *ready && download.is_none();
+    // The cards below the first screen come right after the first frame (`ui::below`).
+    let (below_load, below_retry) = super::below::use_below(shown_ready, embed.is_some());
     {
         let s = s.clone();
         use_effect_with(download, move |d| {
@@ -736,6 +739,17 @@ pub fn app() -> Html {
     }
     // Last effect of the root: the children's effects (canvas drawing) have run.
     use_effect(move || platform::perf::rendered(busy));
+    // The cards below the first screen (`ui::below`).
+    let below = |card: Card, rev: u64| {
+        let panel = crate::kit::PanelProps {
+            s: s.clone(),
+            dark,
+            resize: *resize,
+            rev,
+            side: None,
+        };
+        html! { <Below {card} load={below_load.clone()} retry={below_retry.clone()} {panel} /> }
+    };
     html! {
         <main id="app" class={classes!("app", present.then_some("present"), embed.is_some().then_some("embed"))}
             data-ready={if shown_ready { "1" } else { "0" }}
@@ -781,9 +795,9 @@ pub fn app() -> Html {
                     <Inspector s={s.clone()} dark={dark} resize={*resize} rev={insp_rev} />
                     <Matrix s={s.clone()} dark={dark} resize={*resize} rev={rev} />
                 }
-                <Sequence s={s.clone()} dark={dark} resize={*resize} rev={seq_rev} />
-                <Plots s={s.clone()} dark={dark} resize={*resize} rev={plots_rev} />
-                <LogPanel s={s.clone()} dark={dark} resize={*resize} rev={log_rev} />
+                { below(Card::Sequence, seq_rev) }
+                { below(Card::Plots, plots_rev) }
+                { below(Card::Log, log_rev) }
                 }
             </div>
             { crate::kit::slot(help) }

@@ -166,10 +166,7 @@ impl Component for Checks {
                 }
                 // Done with the worker: its memory goes with it.
                 self.pool = None;
-                self.state = match res.and_then(|out| {
-                    serde_json::from_slice::<Checked>(out.as_bytes())
-                        .map_err(|e| format!("the check's answer: {e}"))
-                }) {
+                self.state = match res.and_then(|out| crate::sweep::check_wire::read(&out)) {
                     Ok(c) => {
                         // The caption says whether its claims held in this session.
                         ctx.props()

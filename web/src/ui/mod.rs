@@ -4,6 +4,7 @@
 //! both these generic panels and the model panels (`crate::models`) that [`app`] puts together.
 
 pub mod app;
+pub mod below;
 pub mod bookmarks;
 pub mod branches;
 pub mod checks;
