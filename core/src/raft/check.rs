@@ -358,22 +358,27 @@ impl Pairs {
             self.words = n.div_ceil(64);
             self.bad = vec![0; n * self.words];
         }
-        // The one node that could move did not: nothing to compare (issue 44).
+        // The one node that could move: unmoved, nothing to compare; moved, taken out of its
+        // class and its pairs and compared with the other classes, as the loops below do for a
+        // list of one, without the list (issue 44: every append and apply).
         if let Some(k) = only {
-            if !self.fp.is_empty() && self.fp[k] == fps(k) {
+            if !self.fp.is_empty() {
+                let now = fps(k);
+                if self.fp[k] != now {
+                    self.leave(k);
+                    if self.nbad > 0 {
+                        self.clear_pairs(k, n);
+                    }
+                    self.join(k, now, &pred);
+                }
                 return self.first_bad();
             }
         }
-        let words = self.words;
         let fresh = self.fp.is_empty();
         let mut changed = std::mem::take(&mut self.changed);
         changed.clear();
         if fresh {
             changed.extend(0..n);
-        } else if let Some(k) = only {
-            if self.fp[k] != fps(k) {
-                changed.push(k);
-            }
         } else {
             changed.extend(
                 self.fp
@@ -390,73 +395,93 @@ impl Pairs {
             }
             // First take every changed node out (its class and its pairs), so that a class's
             // representative below is always a node whose content matches the class.
-            for &k in &changed {
-                if !fresh {
-                    let old = self.fp[k];
-                    if let Some(c) = self.classes.iter().position(|(f, _)| *f == old) {
-                        let set = &mut self.classes[c].1;
-                        clear_bit(set, k);
-                        if set.iter().all(|&x| x == 0) {
-                            let (_, v) = self.classes.swap_remove(c);
-                            self.spare.push(v);
-                        }
-                    }
+            if !fresh {
+                for &k in &changed {
+                    self.leave(k);
                 }
             }
             if self.nbad > 0 {
                 for &k in &changed {
-                    for x in &mut self.bad[k * words..(k + 1) * words] {
-                        self.nbad -= x.count_ones() as usize;
-                        *x = 0;
-                    }
-                    for a in 0..n {
-                        if clear_bit(&mut self.bad[a * words..(a + 1) * words], k) {
-                            self.nbad -= 1;
-                        }
-                    }
+                    self.clear_pairs(k, n);
                 }
             }
             for &k in &changed {
-                let now = fps(k);
-                for (f, set) in &self.classes {
-                    // The class `k` joins: its members hold what `k` holds (equal fingerprints,
-                    // the classes' own assumption), and a pair of equal contents violates
-                    // neither property: nothing to compare (issue 44).
-                    if *f == now {
-                        continue;
-                    }
-                    let r = members(set).next().expect("classes are never empty");
-                    let (below, above) = around(set, k);
-                    if above && pred(k, r) {
-                        let row = &mut self.bad[k * words..(k + 1) * words];
-                        for b in members(set).filter(|&b| b > k) {
-                            self.nbad += set_bit(row, b) as usize;
-                        }
-                    }
-                    if below && pred(r, k) {
-                        for a in members(set).take_while(|&a| a < k) {
-                            let row = &mut self.bad[a * words..(a + 1) * words];
-                            self.nbad += set_bit(row, k) as usize;
-                        }
-                    }
-                }
-                self.fp[k] = now;
-                match self.classes.iter_mut().find(|(f, _)| *f == now) {
-                    Some((_, set)) => {
-                        set_bit(set, k);
-                    }
-                    None => {
-                        let mut set = self.spare.pop().unwrap_or_default();
-                        set.clear();
-                        set.resize(words, 0);
-                        set_bit(&mut set, k);
-                        self.classes.push((now, set));
-                    }
-                }
+                self.join(k, fps(k), &pred);
             }
         }
         self.changed = changed;
         self.first_bad()
+    }
+
+    /// Node `k` out of its class (its fingerprint in `fp`), the class dropped when emptied.
+    #[inline]
+    fn leave(&mut self, k: usize) {
+        let old = self.fp[k];
+        if let Some(c) = self.classes.iter().position(|(f, _)| *f == old) {
+            let set = &mut self.classes[c].1;
+            clear_bit(set, k);
+            if set.iter().all(|&x| x == 0) {
+                let (_, v) = self.classes.swap_remove(c);
+                self.spare.push(v);
+            }
+        }
+    }
+
+    /// Every violating pair with node `k` forgotten (`n` nodes).
+    #[inline]
+    fn clear_pairs(&mut self, k: usize, n: usize) {
+        let words = self.words;
+        for x in &mut self.bad[k * words..(k + 1) * words] {
+            self.nbad -= x.count_ones() as usize;
+            *x = 0;
+        }
+        for a in 0..n {
+            if clear_bit(&mut self.bad[a * words..(a + 1) * words], k) {
+                self.nbad -= 1;
+            }
+        }
+    }
+
+    /// Node `k`, out of every class, compared with each class's representative and put into
+    /// the class of its fingerprint `now` (a new one if none).
+    #[inline]
+    fn join(&mut self, k: usize, now: Fp, pred: &impl Fn(usize, usize) -> bool) {
+        let words = self.words;
+        for (f, set) in &self.classes {
+            // The class `k` joins: its members hold what `k` holds (equal fingerprints,
+            // the classes' own assumption), and a pair of equal contents violates
+            // neither property: nothing to compare (issue 44).
+            if *f == now {
+                continue;
+            }
+            let r = members(set).next().expect("classes are never empty");
+            let (below, above) = around(set, k);
+            if above && pred(k, r) {
+                let row = &mut self.bad[k * words..(k + 1) * words];
+                for b in members(set).filter(|&b| b > k) {
+                    self.nbad += set_bit(row, b) as usize;
+                }
+            }
+            if below && pred(r, k) {
+                for a in members(set).take_while(|&a| a < k) {
+                    let row = &mut self.bad[a * words..(a + 1) * words];
+                    self.nbad += set_bit(row, k) as usize;
+                }
+            }
+        }
+        self.fp[k] = now;
+        match self.classes.iter_mut().find(|(f, _)| *f == now) {
+            Some((_, set)) => {
+                set_bit(set, k);
+            }
+            None => {
+                let mut set = self.spare.pop().unwrap_or_default();
+                set.clear();
+                set.resize(words, 0);
+                set_bit(&mut set, k);
+                self.classes.push((now, set));
+            }
+        }
     }
 
     /// The first violating pair (the least (a, b)), if any.

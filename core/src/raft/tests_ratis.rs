@@ -238,9 +238,10 @@ impl super::sm::StateMachine for FailRead {
         cmd: &Self::Cmd,
     ) -> Self::Reply {
         match cmd {
-            super::sm::KvCmd::Put(k, v) => {
-                n.map.insert(k.clone(), v.clone()).map(|v| v.to_string())
-            }
+            super::sm::KvCmd::Put(k, v) => n
+                .map
+                .insert(super::sm::KvKey::new(k.clone()), v.clone())
+                .map(|v| v.to_string()),
             super::sm::KvCmd::Get(k) => n.map.get(&**k).map(|v| v.to_string()),
         }
     }
