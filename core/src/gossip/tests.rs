@@ -413,7 +413,7 @@ fn a_message_body_reads_as_the_formatted_one() {
                 }
                 let kind = match &f.msg.verb {
                     Verb::Syn(_) => 0,
-                    Verb::Ack { sends, .. } if sends.len() > 0 => 1,
+                    Verb::Ack { sends, .. } if !sends.is_empty() => 1,
                     Verb::Ack { .. } => 2,
                     _ => 3,
                 };
