@@ -1,7 +1,9 @@
 //! Print where a run's memory goes (trace, logs, maps, queues), its trace hash, what one
 //! checkpoint costs, and the run's heap allocations by size (allocation is a visible share of a
 //! big run's time; the sizes tell which structures to look at).
-//! `cargo run --release --example probe -- <scenario> [secs]`
+//! `cargo run --release --example probe -- <scenario> [secs] [ckpt]`: with `ckpt`, the web
+//! app's run options (`checkpointing`, message bodies, `Limits::browser()`), as a link's seek.
+use clusterscope_core::limits::Limits;
 use clusterscope_core::runner::{Run, RunOptions};
 use clusterscope_core::scenario::builtin;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -63,9 +65,17 @@ fn main() {
         &v,
         None,
         &toml::Table::new(),
-        &RunOptions {
-            body_budget: 0,
-            ..RunOptions::default()
+        &if args.get(3).map(String::as_str) == Some("ckpt") {
+            RunOptions {
+                checkpointing: true,
+                body_budget: 4 << 20,
+                limits: Limits::browser(),
+            }
+        } else {
+            RunOptions {
+                body_budget: 0,
+                ..RunOptions::default()
+            }
         },
     )
     .unwrap();
@@ -103,6 +113,21 @@ fn main() {
     println!(
         "trace hash {:016x} (optimisations must keep it)",
         sim.hash.0
+    );
+    // The message bodies kept (`ckpt`: the web app's budget), which the trace hash leaves out.
+    let bodies_hash = t
+        .bodies
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, (id, b)| {
+            id.to_le_bytes()
+                .iter()
+                .chain(b.as_bytes())
+                .fold(h, |h, &x| (h ^ u64::from(x)).wrapping_mul(0x100_0000_01b3))
+        });
+    println!(
+        "bodies {} ({} bytes), hash {bodies_hash:016x}",
+        t.bodies.len(),
+        t.body_bytes
     );
     println!(
         "endpoint states {states}, app states {app}; trace approx {} MB; bytes/step {:.1}",

@@ -935,28 +935,41 @@ impl Protocol for Gossip {
     }
 
     fn render_msg(&self, msg: &GMsg, topo: &Topology) -> String {
-        let deltas = |v: &Deltas| -> Vec<String> {
-            v.iter()
-                .map(|d| format!("{}:{}", topo.name(d.ep), d.render()))
-                .collect()
+        // One buffer, a line at a time (a 251-node SYN is 251 lines): the text of
+        // `format!("{head}\n{}", lines.join("\n"))` without a `String` a line.
+        let lines = |head: &str, digests: &[Digest], sends: &Deltas| {
+            let mut s = String::with_capacity(head.len() + 24 * digests.len() + 80 * sends.len());
+            s.push_str(head);
+            s.push('\n');
+            for (i, d) in digests.iter().enumerate() {
+                if i > 0 {
+                    s.push('\n');
+                }
+                d.render_into(topo, &mut s);
+            }
+            for (i, d) in sends.iter().enumerate() {
+                if i > 0 || !digests.is_empty() {
+                    s.push('\n');
+                }
+                s.push_str(topo.name(d.ep));
+                s.push(':');
+                d.render_into(&mut s);
+            }
+            s
         };
         match &msg.verb {
-            Verb::Syn(d) => {
-                let lines: Vec<String> = d.wire_order().iter().map(|x| x.render(topo)).collect();
-                format!("GossipDigestSyn\n{}", lines.join("\n"))
-            }
+            Verb::Syn(d) => lines("GossipDigestSyn", &d.wire_order(), &Deltas::default()),
             Verb::Ack {
                 requests,
                 sends,
                 syn,
                 ..
-            } => {
-                let requests = syn.in_wire_order(requests, |d| d.ep);
-                let mut lines: Vec<String> = requests.iter().map(|x| x.render(topo)).collect();
-                lines.extend(deltas(sends));
-                format!("GossipDigestAck\n{}", lines.join("\n"))
-            }
-            Verb::Ack2(s) => format!("GossipDigestAck2\n{}", deltas(s).join("\n")),
+            } => lines(
+                "GossipDigestAck",
+                &syn.in_wire_order(requests, |d| d.ep),
+                sends,
+            ),
+            Verb::Ack2(sends) => lines("GossipDigestAck2", &[], sends),
             Verb::EchoReq { id } => format!("ECHO_REQ #{id}"),
             Verb::EchoRsp { id } => format!("ECHO_RSP #{id}"),
             Verb::Shutdown => "GOSSIP_SHUTDOWN".into(),

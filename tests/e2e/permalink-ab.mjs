@@ -1,0 +1,146 @@
+#!/usr/bin/env node
+// The permalink row of bench.mjs, alternated between two builds (issue 44): a benchmark, not a
+// test. The link is made once, on build A: the 251-node rolling upgrade computed to the end, a
+// click at 90% of the timeline, the page's URL (`#s=...`). Then each round opens that link in a
+// fresh browser context (nothing cached, no stored session) on A and on B, the order flipped
+// every round, and times in the page, from navigation start (`performance.now()`):
+//   ready   the first render with `data-ready="1"` (the app mounted, the link read);
+//   cursor  the painted frame at the link's cursor: `data-step` at the link's step and
+//           `data-busy="0"`, then two animation frames and a task (the paint done);
+// and, from the app's `cs-frame-render` measures (bench.mjs's `__csPerf`), the renders during the
+// open (count and total ms). Prints every open, then the medians and the median of the per-round
+// ratios B/A.
+//
+// Usage: node tests/e2e/permalink-ab.mjs DIST_A DIST_B [rounds=10]
+// Env:   CHROMIUM (default /usr/bin/chromium), AB_LINK (a link's `#s=...` hash to open instead of
+//        making one; printed by every run).
+import { chromium } from 'playwright-core';
+import { resolve } from 'node:path';
+import { loadavg } from 'node:os';
+import { serveDir } from './load.mjs';
+
+const [distA, distB, roundsArg] = process.argv.slice(2);
+if (!distA || !distB) {
+  console.error('usage: node tests/e2e/permalink-ab.mjs DIST_A DIST_B [rounds]');
+  process.exit(2);
+}
+const ROUNDS = Number(roundsArg || 10);
+const SCENARIO = 'cassandra-21636-rolling-upgrade';
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const servers = await Promise.all([distA, distB].map((d) => serveDir(resolve(d))));
+const urls = servers.map((s) => `http://127.0.0.1:${s.address().port}/`);
+const browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
+});
+
+async function settled(page, timeout = 600_000) {
+  await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+  await page.waitForSelector('#app[data-busy="0"]', { timeout });
+}
+
+async function makeLink() {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await page.goto(urls[0]);
+  await page.waitForSelector('#app[data-ready="1"]', { timeout: 60_000 });
+  await settled(page);
+  await page.selectOption('#scenario-select', SCENARIO);
+  await settled(page);
+  await page.click('#to-end');
+  await settled(page);
+  const box = await page.locator('#timeline').boundingBox();
+  // The track starts and ends 10 px in (web/src/draw/timeline.rs, PAD), as bench.mjs's jumpTo.
+  await page.mouse.click(box.x + 10 + 0.9 * (box.width - 20), box.y + box.height / 2);
+  await settled(page);
+  await page.waitForFunction(() => location.hash.length > 1, null, { timeout: 10_000 });
+  const hash = await page.evaluate(() => location.hash);
+  await context.close();
+  return hash;
+}
+
+async function open(url, hash) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.addInitScript(() => {
+    window.__csPerf = true;
+  });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
+  await page.goto(url + hash);
+  await page.waitForSelector('#app[data-ready="1"]', { timeout: 60_000 });
+  const ready = await page.evaluate(() => performance.now());
+  await settled(page);
+  const r = await page.evaluate(
+    () =>
+      new Promise((ok) => {
+        const app = document.querySelector('#app');
+        const check = () => app.dataset.busy === '0';
+        const done = () =>
+          requestAnimationFrame(() =>
+            requestAnimationFrame(() =>
+              setTimeout(() => {
+                const renders = performance.getEntriesByName('cs-frame-render', 'measure');
+                ok({
+                  cursor: performance.now(),
+                  step: app.dataset.step,
+                  renders: renders.length,
+                  render_ms: renders.reduce((a, e) => a + e.duration, 0),
+                });
+              }, 0),
+            ),
+          );
+        if (check()) done();
+        else {
+          const obs = new MutationObserver(() => {
+            if (check()) {
+              obs.disconnect();
+              done();
+            }
+          });
+          obs.observe(app, { attributes: true });
+        }
+      }),
+  );
+  await context.close();
+  return { ready, ...r };
+}
+
+try {
+  const hash = process.env.AB_LINK || (await makeLink());
+  console.log(`link ${hash.length} chars: ${hash}`);
+  console.log(`A ${distA}\nB ${distB}\nload average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  const runs = [[], []];
+  const ratios = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const order = i % 2 ? [1, 0] : [0, 1];
+    const got = [];
+    for (const k of order) {
+      const r = await open(urls[k], hash);
+      got[k] = r;
+      runs[k].push(r);
+      console.log(
+        `round ${i + 1} ${'AB'[k]}: cursor ${(r.cursor / 1000).toFixed(3)} s (ready ${(r.ready / 1000).toFixed(3)} s) step ${r.step}, ${r.renders} renders ${r.render_ms.toFixed(0)} ms`,
+      );
+    }
+    if (got[0].step !== got[1].step) throw new Error(`A and B stopped at different steps: ${got[0].step} ${got[1].step}`);
+    ratios.push(got[1].cursor / got[0].cursor);
+  }
+  for (const k of [0, 1]) {
+    const rs = runs[k];
+    console.log(
+      `${'AB'[k]}: cursor median ${(median(rs.map((r) => r.cursor)) / 1000).toFixed(3)} s (min ${(Math.min(...rs.map((r) => r.cursor)) / 1000).toFixed(3)}), ready median ${(median(rs.map((r) => r.ready)) / 1000).toFixed(3)} s, renders median ${median(rs.map((r) => r.renders))} (${median(rs.map((r) => r.render_ms)).toFixed(0)} ms)`,
+    );
+  }
+  console.log(
+    `B/A per round: median ${median(ratios).toFixed(3)} (${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)}); load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+  );
+} finally {
+  await browser.close();
+  for (const s of servers) s.close();
+}
