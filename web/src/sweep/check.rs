@@ -9,18 +9,8 @@ use clusterscope_core::limits::Limits;
 use clusterscope_core::runner::{ExpectResult, Run, RunOptions};
 use clusterscope_core::scenario::Scenario;
 use clusterscope_core::session::ScenarioRef;
-use clusterscope_core::time::Micros;
 
-/// What a check run found (the worker's answer: `check_wire`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Checked {
-    pub end_us: Micros,
-    pub passed: bool,
-    pub expectations: Vec<ExpectResult>,
-    /// Scheduled faults that could not apply at their time (`Report::skipped`): each fails the
-    /// run like an expectation.
-    pub skipped: Vec<String>,
-}
+use super::check_wire::Checked;
 
 /// The part of the wasm holding the check's whole run (`Run::run`, the expectations'
 /// evaluation) in the split release build: a worker fetches it for its first check, right after

@@ -1,4 +1,4 @@
-//! The check's answer ([`super::check::Checked`]) as the worker hands it to the page: a private
+//! The check's answer ([`Checked`]) as the worker hands it to the page: a private
 //! text written and read here, not JSON. The worker and the page run the same build of the wasm,
 //! so nothing else reads it; serde_json's reader and writer of `Checked` were in the first
 //! download only for this message (issue 44: the Expectations check runs at every load).
@@ -8,9 +8,20 @@
 //! `-` (none) or `+` and its value; a list its length and its items; an `f64` its bits as an
 //! integer.
 
-use super::check::Checked;
 use clusterscope_core::runner::ExpectResult;
 use clusterscope_core::scenario::Chance;
+use clusterscope_core::time::Micros;
+
+/// What a check run found (`super::check`'s answer, through this module's text).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checked {
+    pub end_us: Micros,
+    pub passed: bool,
+    pub expectations: Vec<ExpectResult>,
+    /// Scheduled faults that could not apply at their time (`Report::skipped`): each fails the
+    /// run like an expectation.
+    pub skipped: Vec<String>,
+}
 
 struct W(String);
 

@@ -12,7 +12,7 @@
 
 use crate::kit::{t, Handle};
 use crate::model::Msg;
-use crate::sweep::check::Checked;
+use crate::sweep::check_wire::Checked;
 use crate::sweep::workers::{Pool, Reply};
 use clusterscope_core::runner::ExpectResult;
 use clusterscope_core::time::Micros;
