@@ -495,15 +495,9 @@ impl Delta<'_> {
     }
 
     /// The study notes' notation: `[ApplicationState "k": v, generation g, version n], ...,
-    /// [HeartBeatState, generation g, version n]`.
-    pub fn render(&self) -> String {
-        let mut s = String::new();
-        self.render_into(&mut s);
-        s
-    }
-
-    /// [`Self::render`] appended to `s`: a message body's lines written into one buffer, the
-    /// numbers without the formatting machinery (a 251-node run renders ~4 MB of bodies).
+    /// [HeartBeatState, generation g, version n]`, appended to `s`: a message body's lines
+    /// written into one buffer, the numbers without the formatting machinery (a 251-node run
+    /// renders ~4 MB of bodies).
     pub fn render_into(&self, s: &mut String) {
         use crate::text::push_u64;
         for st in self.states.iter() {
@@ -582,13 +576,7 @@ pub struct Digest {
 }
 
 impl Digest {
-    pub fn render(&self, topo: &Topology) -> String {
-        let mut s = String::new();
-        self.render_into(topo, &mut s);
-        s
-    }
-
-    /// [`Self::render`] appended to `s` (`name:generation:max_version`).
+    /// `name:generation:max_version`, appended to `s` (a message body's line).
     pub fn render_into(&self, topo: &Topology, s: &mut String) {
         use crate::text::push_u64;
         s.push_str(topo.name(self.ep));

@@ -108,8 +108,10 @@ fn four_digest_cases() {
     assert_eq!(e.sends.len(), 1);
     let d = e.sends.get(0);
     assert_eq!(d.ep, 1);
+    let mut text = String::new();
+    d.render_into(&mut text);
     assert_eq!(
-        d.render(),
+        text,
         "[ApplicationState \"normal\": AujDMftpyUvebtnn, generation 1259911052, version 62], \
          [HeartBeatState, generation 1259911052, version 63]"
     );
