@@ -366,6 +366,19 @@ async function playFor(page, pos, ms, profile, label) {
   return out;
 }
 
+/** One run of the engine alone in the page (the exported `bench_engine`: no checkpoints, no
+ * bodies) on the built-in `sc`, in seconds. In the split release build its code is the check's
+ * part, fetched first (untimed). */
+function engineRun(page, sc) {
+  return page.evaluate(async (sc) => {
+    const part = window.wasmBindings.bench_part?.();
+    if (part) await window.wasmBindings.load_model(part);
+    const t0 = performance.now();
+    window.wasmBindings.bench_engine(sc);
+    return (performance.now() - t0) / 1000;
+  }, sc);
+}
+
 /** Click the timeline at fraction `f` of its width; returns { ms (cs-jump-paint: to the painted
  * frame), appMs (cs-jump: to the end of the app's render), wallMs (seen from this script), step }. */
 async function jumpTo(page, f) {
@@ -504,15 +517,7 @@ async function main() {
     // The engine alone in this page (the exported `bench_engine`: no checkpoints, no bodies).
     // Timed before and after the app's End; the faster of the two counts (this machine's speed
     // moves with other work, and the smaller figure gives the larger, more cautious ratio).
-    const engineAlone = () =>
-      page.evaluate(async (sc) => {
-        // The split release build: the engine's run is the check's part, fetched first (untimed).
-        const part = window.wasmBindings.bench_part?.();
-        if (part) await window.wasmBindings.load_model(part);
-        const t0 = performance.now();
-        window.wasmBindings.bench_engine(sc);
-        return (performance.now() - t0) / 1000;
-      }, SCENARIO);
+    const engineAlone = () => engineRun(page, SCENARIO);
     const engineBefore = await engineAlone();
     await gapProbe(page, true);
     await page.evaluate(() => performance.clearMeasures('cs-jump-paint'));
@@ -789,13 +794,7 @@ async function main() {
       // beat seeds x that / W.
       const engineSeed = [];
       for (let i = 0; i < 3; i++) {
-        engineSeed.push(await page.evaluate(async (sc) => {
-          const part = window.wasmBindings.bench_part?.();
-          if (part) await window.wasmBindings.load_model(part);
-          const t0 = performance.now();
-          window.wasmBindings.bench_engine(sc);
-          return (performance.now() - t0) / 1000;
-        }, SWEEP_SCENARIO));
+        engineSeed.push(await engineRun(page, SWEEP_SCENARIO));
       }
       await page.click('#sweep-open');
       await page.fill('#sweep-seeds', String(SWEEP_SEEDS));
