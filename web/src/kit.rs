@@ -140,33 +140,84 @@ fn needs(part: &'static str) -> &'static [&'static str] {
 
 /// The state of a card whose code is the part `part` ([`PartLoad`]) and the callback that
 /// opens it: fetches the part first (and the parts its code needs, [`needs`]), then `Loaded`
-/// (at once outside the split build).
+/// (at once outside the split build). The callback is the same one for the component's life
+/// (props that hold it stay equal between renders): it starts a fetch unless one is under way
+/// or done; after a failure it fetches again.
 #[hook]
 pub fn use_part(part: &'static str) -> (UseStateHandle<PartLoad>, Callback<Option<String>>) {
-    let load = use_state(|| PartLoad::Closed);
-    let open = {
-        let load = load.clone();
-        Callback::from(move |arg: Option<String>| {
-            if matches!(*load, PartLoad::Loading | PartLoad::Loaded(_)) {
-                return;
+    use_part_from(part, PartLoad::Closed)
+}
+
+/// [`use_part`] for a part whose code the page draws from the start outside the split build
+/// (`Loaded` there from the first render) and which the split build fetches once the first
+/// frame is painted (`platform::after_paint`), when `start` first becomes true: the cards
+/// below the first screen (`ui::below`).
+#[hook]
+pub fn use_part_after_paint(
+    part: &'static str,
+    start: bool,
+) -> (UseStateHandle<PartLoad>, Callback<Option<String>>) {
+    let (load, open) = use_part_from(
+        part,
+        if cfg!(cs_split) {
+            PartLoad::Closed
+        } else {
+            PartLoad::Loaded(None)
+        },
+    );
+    {
+        let open = open.clone();
+        let start = start && matches!(*load, PartLoad::Closed);
+        use_effect_with(start, move |&start| {
+            if start {
+                crate::platform::after_paint(move || open.emit(None));
             }
-            if !cfg!(cs_split) {
-                load.set(PartLoad::Loaded(arg));
-                return;
-            }
-            load.set(PartLoad::Loading);
-            let load = load.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                let parts: Vec<&'static str> = std::iter::once(part)
-                    .chain(needs(part).iter().copied())
-                    .collect();
-                let r = crate::platform::load_parts(&parts).await;
-                if !crate::crash::stopped() {
-                    load.set(r.map_or_else(PartLoad::Failed, |()| PartLoad::Loaded(arg)));
+        });
+    }
+    (load, open)
+}
+
+#[hook]
+fn use_part_from(
+    part: &'static str,
+    first: PartLoad,
+) -> (UseStateHandle<PartLoad>, Callback<Option<String>>) {
+    let started = matches!(first, PartLoad::Loaded(_));
+    let load = use_state(|| first);
+    let open = (*use_memo((), {
+        let set = load.setter();
+        move |_| {
+            let started = std::rc::Rc::new(std::cell::Cell::new(started));
+            Callback::from(move |arg: Option<String>| {
+                if started.replace(true) {
+                    return;
                 }
-            });
-        })
-    };
+                if !cfg!(cs_split) {
+                    set.set(PartLoad::Loaded(arg));
+                    return;
+                }
+                set.set(PartLoad::Loading);
+                let (set, started) = (set.clone(), started.clone());
+                wasm_bindgen_futures::spawn_local(async move {
+                    let parts: Vec<&'static str> = std::iter::once(part)
+                        .chain(needs(part).iter().copied())
+                        .collect();
+                    let r = crate::platform::load_parts(&parts).await;
+                    if crate::crash::stopped() {
+                        return;
+                    }
+                    set.set(match r {
+                        Ok(()) => PartLoad::Loaded(arg),
+                        Err(failed) => {
+                            started.set(false);
+                            PartLoad::Failed(failed)
+                        }
+                    });
+                });
+            })
+        }
+    }))
+    .clone();
     (load, open)
 }
 

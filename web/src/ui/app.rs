@@ -313,7 +313,8 @@ pub fn app() -> Html {
     let download = m.download.as_ref().map(|d| (d.name, d.part, d.id));
     let shown_ready = *ready && download.is_none();
     // The cards below the first screen come right after the first frame (`ui::below`).
-    let (below_load, below_retry) = super::below::use_below(shown_ready, embed.is_some());
+    let (below_load, below_retry) =
+        crate::kit::use_part_after_paint(super::below::PART, shown_ready && embed.is_none());
     {
         let s = s.clone();
         use_effect_with(download, move |d| {
@@ -748,7 +749,7 @@ pub fn app() -> Html {
             rev,
             side: None,
         };
-        html! { <Below {card} load={below_load.clone()} retry={below_retry.clone()} {panel} /> }
+        html! { <Below {card} load={(*below_load).clone()} retry={below_retry.clone()} {panel} /> }
     };
     html! {
         <main id="app" class={classes!("app", present.then_some("present"), embed.is_some().then_some("embed"))}

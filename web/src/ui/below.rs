@@ -3,7 +3,7 @@
 //! bottom of the viewport, style.css; a phone shows the dock first), so in the split release
 //! build their code (with plotters, which only the plots draw with on the page) is the part
 //! `below` of the wasm (`crate::in_part!`, issue 44), fetched right after the first frame is
-//! painted (`ui::app`, [`use_below`]) rather than before it: its bytes move behind the first
+//! painted (`ui::app`, `kit::use_part_after_paint`) rather than before it: its bytes move behind the first
 //! paint, they do not go away. Meanwhile each card is a placeholder of the card's class and
 //! size with its heading (`data-part="loading"`), nothing focusable in it, so neither the layout
 //! nor the keyboard's order changes when the cards come. A failed fetch says so in each card with a
@@ -41,64 +41,11 @@ impl Card {
 #[derive(Properties, Clone, PartialEq)]
 pub struct BelowProps {
     pub card: Card,
-    /// Whether the part is in, being fetched, or failed ([`use_below`]).
+    /// Whether the part is in, being fetched, or failed (`kit::use_part_after_paint`).
     pub load: PartLoad,
     /// Fetch the part again after a failure.
-    pub retry: Callback<()>,
+    pub retry: Callback<Option<String>>,
     pub panel: PanelProps,
-}
-
-/// The state of the part `below` for the app: fetched once the first frame is painted
-/// (`platform::after_paint`) when `ready` first becomes true and `skip` is false (an embedded
-/// replay); loaded from the start outside the split build. The callback fetches it again.
-#[hook]
-pub fn use_below(ready: bool, skip: bool) -> (PartLoad, Callback<()>) {
-    let load = use_state(|| {
-        if cfg!(cs_split) {
-            PartLoad::Closed
-        } else {
-            PartLoad::Loaded(None)
-        }
-    });
-    // One callback for the page's life (the cards' props stay equal between frames): a fetch
-    // is started unless one is under way or done.
-    let fetch = (*use_memo((), {
-        let set = load.setter();
-        move |_| {
-            let started = std::rc::Rc::new(std::cell::Cell::new(false));
-            Callback::from(move |()| {
-                if started.replace(true) {
-                    return;
-                }
-                set.set(PartLoad::Loading);
-                let (set, started) = (set.clone(), started.clone());
-                wasm_bindgen_futures::spawn_local(async move {
-                    let r = crate::platform::load_part(PART).await;
-                    if crate::crash::stopped() {
-                        return;
-                    }
-                    set.set(match r {
-                        Ok(()) => PartLoad::Loaded(None),
-                        Err(()) => {
-                            started.set(false);
-                            PartLoad::Failed(PART)
-                        }
-                    });
-                });
-            })
-        }
-    }))
-    .clone();
-    {
-        let fetch = fetch.clone();
-        let start = ready && !skip && matches!(*load, PartLoad::Closed);
-        use_effect_with(start, move |&start| {
-            if start {
-                crate::platform::after_paint(move || fetch.emit(()));
-            }
-        });
-    }
-    ((*load).clone(), fetch)
 }
 
 /// One of the cards: the card itself when its part is in, else its placeholder.
@@ -127,7 +74,7 @@ pub fn below(p: &BelowProps) -> Html {
             html! {
                 <p class="part-note" role="alert" data-part="error">
                     { format!("This card's code did not load (a part of the app, split/{part}; check the connection). ") }
-                    <button class="btn small-btn" onclick={Callback::from(move |_| retry.emit(()))}>{ "Try again" }</button>
+                    <button class="btn small-btn" onclick={Callback::from(move |_| retry.emit(None))}>{ "Try again" }</button>
                 </p>
             }
         }
