@@ -52,8 +52,11 @@ try {
   throw new Error(`wasm-split: ${cli} failed (${e.message})`);
 }
 
-/** The module without its custom sections (names, producers, target features). */
+/** The module without its custom sections (names, producers, target features); kept as they are
+ * with WASM_SPLIT_KEEP_NAMES=1, for a profile that names its functions (a larger download: never
+ * for a build that is served or measured for size). */
 function stripCustom(bytes) {
+  if (env.WASM_SPLIT_KEEP_NAMES === '1') return bytes;
   const keep = [bytes.subarray(0, 8)];
   let i = 8;
   const leb = () => {

@@ -16,9 +16,10 @@
 //      from the script (which adds the automation's round trips);
 //   3. the initial download: wasm + js + css of dist/, gzipped (level 6, what servers use by
 //      default, and level 9);
-//   and the runtime rows of issue 20, in this order: the engine alone in this page (the exported
-//   `bench_engine`, timed before and after End) against End pressed at time zero (with the
-//   longest gap between frames meanwhile) and the wasm memory after it; the jumps; switching
+//   and the runtime rows of issue 20, in this order: End pressed at time zero (with the longest
+//   gap between frames meanwhile, the wasm memory after it and the browser's page faults, Linux
+//   only) against the engine alone in this page (the exported `bench_engine`, timed twice after
+//   End); the jumps; switching
 //   the variant and back at the end four times (the first computes, the others take kept runs);
 //   a 2 s drag of the scrubber (renders that moved the cursor, per second); the permalink at
 //   90% opened in a new tab (navigation to the cursor there); then, on a fresh page, the plays
@@ -27,8 +28,9 @@
 // Usage: node tests/e2e/bench.mjs [--json out.json] [--md out.md] [--profile out.cpuprofile]
 //                                  [--profile-jumps out.cpuprofile] [--trace-jumps out.json]
 //   --profile: also record a CPU profile (CDP Profiler) while playing at the fast speed and print
-//   the functions with the most self time (build with CARGO_PROFILE_WASM_RELEASE_DEBUG=true so
-//   that the wasm keeps its function names).
+//   the functions with the most self time (build with WASM_SPLIT_KEEP_NAMES=1 so that the wasm
+//   keeps its function names: `WASM_SPLIT_KEEP_NAMES=1 trunk build --release --dist /tmp/dist-names`,
+//   then E2E_DIST=/tmp/dist-names; a larger download, so never for the size rows).
 //   --profile-jumps: the same over the jumps.
 //   --trace-jumps out.json: a Chromium performance trace over the jumps (open it in DevTools'
 //   Performance panel); prints the main thread's time by event (style, layout, paint, ...).
@@ -107,6 +109,41 @@ function downloadSize() {
     gz9 += gzipSync(b, { level: 9 }).length;
   }
   return { files, raw, gz6, gz9 };
+}
+
+/** Minor page faults of each Chromium process so far, by pid (Linux's /proc; `null`
+ * elsewhere): a run's first touch of fresh memory is one fault a 4 KiB page, a cost a second
+ * run on reused memory does not pay. */
+function chromiumFaults() {
+  let dirs;
+  try {
+    dirs = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return null;
+  }
+  const by = new Map();
+  for (const d of dirs) {
+    let st;
+    try {
+      st = readFileSync(`/proc/${d}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const close = st.lastIndexOf(')');
+    if (!/chrom/i.test(st.slice(st.indexOf('(') + 1, close))) continue;
+    by.set(d, Number(st.slice(close + 2).split(' ')[7])); // minflt, field 10
+  }
+  return by;
+}
+
+/** Thousands of page faults since `before` ([`chromiumFaults`]) in the processes alive now (a
+ * process that ended meanwhile takes its count with it); `null` without /proc. */
+function faultsSince(before) {
+  const now = chromiumFaults();
+  if (before === null || now === null) return null;
+  let n = 0;
+  for (const [pid, f] of now) n += f - (before.get(pid) ?? 0);
+  return Math.round(n / 1000);
 }
 
 async function settled(page, timeout = 300_000) {
@@ -514,16 +551,23 @@ async function main() {
 
     // 2. Compute to the end, then jump around.
     if (process.env.BENCH_JUMPS !== '0' && !ONLY_SWEEP) {
-    // The engine alone in this page (the exported `bench_engine`: no checkpoints, no bodies).
-    // Timed before and after the app's End; the faster of the two counts (this machine's speed
-    // moves with other work, and the smaller figure gives the larger, more cautious ratio).
+    // The engine alone in this page (the exported `bench_engine`: no checkpoints, no bodies),
+    // timed twice after the app's End; the faster of the two counts (this machine's speed moves
+    // with other work, and the smaller figure gives the larger, more cautious ratio). Not before
+    // End: a run's memory is fresh to the tab the first time (each 4 KiB page's first touch is a
+    // page fault, ~4-8 us here), and an engine run before End left End ~110 MB of memory already
+    // touched that a person pressing End never has, while the variant switch, compared with End
+    // below, computes its run in fresh memory (2026-12-07: End's page faults 54k after the
+    // engine's run against 81-83k without it, the first switch 66-97k). After End, the engine
+    // reuses End's memory: the cautious side for the ratio.
     const engineAlone = () => engineRun(page, SCENARIO);
-    const engineBefore = await engineAlone();
     await gapProbe(page, true);
     await page.evaluate(() => performance.clearMeasures('cs-jump-paint'));
+    const faults0 = chromiumFaults();
     const t0 = Date.now();
     await page.click('#to-end');
     await settled(page, 600_000);
+    result.compute_to_end_faults_k = faultsSince(faults0);
     // Seen from this script: the automation's click (actionability checks, the mouse) and its
     // polls for the settled page add 0.2-0.5 s that are not the app's.
     result.compute_to_end_wall_s = (Date.now() - t0) / 1000;
@@ -541,13 +585,13 @@ async function main() {
     result.wasm_memory_mib = await page.evaluate(() =>
       window.__csWasm && window.__csWasm.memory ? window.__csWasm.memory.buffer.byteLength / 2 ** 20 : NaN,
     );
-    const engineAfter = await engineAlone();
-    result.engine_alone_runs_s = [engineBefore, engineAfter];
-    result.engine_alone_s = Math.min(engineBefore, engineAfter);
+    const engineAfter = [await engineAlone(), await engineAlone()];
+    result.engine_alone_runs_s = engineAfter;
+    result.engine_alone_s = Math.min(...engineAfter);
     result.compute_ratio = result.compute_to_end_s / result.engine_alone_s;
     const end = await appData(page);
     result.frontier = Number(end.frontier);
-    console.log(`WEBBENCH computed_to_end s=${result.compute_to_end_s.toFixed(2)} wall_s=${result.compute_to_end_wall_s.toFixed(2)} engine_alone_s=${result.engine_alone_runs_s.map((x) => x.toFixed(2)).join(',')} ratio=${result.compute_ratio.toFixed(2)} max_gap_ms=${f1(result.compute_max_gap_ms)} steps=${end.frontier} wasm_memory_mib=${f1(result.wasm_memory_mib)}`);
+    console.log(`WEBBENCH computed_to_end s=${result.compute_to_end_s.toFixed(2)} wall_s=${result.compute_to_end_wall_s.toFixed(2)} engine_alone_s=${result.engine_alone_runs_s.map((x) => x.toFixed(2)).join(',')} ratio=${result.compute_ratio.toFixed(2)} page_faults_k=${result.compute_to_end_faults_k ?? 'n/a'} max_gap_ms=${f1(result.compute_max_gap_ms)} steps=${end.frontier} wasm_memory_mib=${f1(result.wasm_memory_mib)}`);
     const rnd = lcg(42);
     // BENCH_JUMP_POINTS=0,1,0,1: jump to these fractions instead (e.g. restores alone, no replay).
     const points = process.env.BENCH_JUMP_POINTS ? process.env.BENCH_JUMP_POINTS.split(',').map(Number) : [0.5, 0, 0.25, 0.75, 1, 0.5];
@@ -643,11 +687,13 @@ async function main() {
             };
             window.addEventListener('click', onClick, true);
           }, v);
+          const faults1 = chromiumFaults();
           const t1 = Date.now();
           await page.click(`#variants button[data-variant="${v}"]`);
           await page.waitForSelector(`#app[data-variant="${v}"]`, { timeout: 600_000 });
           await settled(page, 600_000);
           const ms = Date.now() - t1;
+          const faultsK = faultsSince(faults1);
           // In the page, as for jumps (issue 44): from the click to the painted frame of the other
           // run, without the automation's round trips and the off-screen panels' catch-up after
           // the paint; the app's own marks (`cs-jump-paint`, `cs-jump-model`) where the build
@@ -661,8 +707,8 @@ async function main() {
           );
           const paintMs = await page.evaluate(() => (window.__csSwitchPaint === null ? NaN : window.__csSwitchPaint));
           const a = await appData(page);
-          result.switches.push({ to: v, ms, paint_ms: paintMs, mark_ms: markMs, model_ms: modelMs, time_us: Number(a.timeUs), frontier: Number(a.frontier) });
-          console.log(`WEBBENCH switch to=${v} ms=${ms} click_to_paint_ms=${f1(paintMs)} (app's mark ${f1(markMs)}, model ${f1(modelMs)}) time_us=${a.timeUs} frontier=${a.frontier}`);
+          result.switches.push({ to: v, ms, paint_ms: paintMs, mark_ms: markMs, model_ms: modelMs, time_us: Number(a.timeUs), frontier: Number(a.frontier), page_faults_k: faultsK });
+          console.log(`WEBBENCH switch to=${v} ms=${ms} click_to_paint_ms=${f1(paintMs)} (app's mark ${f1(markMs)}, model ${f1(modelMs)}) time_us=${a.timeUs} frontier=${a.frontier} page_faults_k=${faultsK ?? 'n/a'}`);
         }
         result.switch_first_ms = result.switches[0].ms;
         result.switch_again_ms = Math.max(...result.switches.slice(1).map((x) => x.ms));
@@ -836,10 +882,10 @@ async function main() {
   if (result.jump_model_median !== undefined) lines.push(`| ... split, medians: the model's restore + replay / the app's render / the browser's style, layout, paint | ${f1(result.jump_model_median)} / ${f1(result.jump_render_median)} / ${f1(result.jump_browser_median)} ms | - | - |`);
   if (result.jumps) {
     const r = result;
-    lines.push(`| compute to end, 251 nodes (End from time zero): in the app (click to painted frame, in the page; ${(r.compute_to_end_wall_s ?? r.compute_to_end_s).toFixed(2)} s seen from this script) / engine alone in Chromium | ${r.compute_to_end_s.toFixed(2)} s / ${r.engine_alone_s.toFixed(2)} s = **${r.compute_ratio.toFixed(2)}x** (${r.frontier} events; engine alone ${r.engine_alone_runs_s.map((x) => x.toFixed(2)).join(' s before, ')} s after End); longest gap between frames ${f1(r.compute_max_gap_ms)} ms | <= 1.5x, page responsive throughout | ${r.compute_ratio <= 1.5 ? 'yes' : '**NO**'} |`);
+    lines.push(`| compute to end, 251 nodes (End from time zero): in the app (click to painted frame, in the page; ${(r.compute_to_end_wall_s ?? r.compute_to_end_s).toFixed(2)} s seen from this script) / engine alone in Chromium | ${r.compute_to_end_s.toFixed(2)} s / ${r.engine_alone_s.toFixed(2)} s = **${r.compute_ratio.toFixed(2)}x** (${r.frontier} events; engine alone ${r.engine_alone_runs_s.map((x) => x.toFixed(2)).join(' s and ')} s after End; End's page faults ${r.compute_to_end_faults_k ?? 'n/a'}k); longest gap between frames ${f1(r.compute_max_gap_ms)} ms | <= 1.5x, page responsive throughout | ${r.compute_ratio <= 1.5 ? 'yes' : '**NO**'} |`);
     lines.push(`| tab memory after the 251-node run (wasm linear memory) | ${f1(r.wasm_memory_mib)} MiB | <= 300 MiB, any jump <= 100 ms | ${r.wasm_memory_mib <= 300 && r.jump_max <= 100 ? 'yes' : '**NO**'} |`);
     if (r.switches) {
-      lines.push(`| switch variant and back at the end: first switch / later switches (worst of 3) | ${(r.switch_first_ms / 1000).toFixed(2)} s / ${r.switch_again_ms} ms | first <= compute time (both seen from this script), second <= 100 ms | ${r.switch_first_ms <= (r.compute_to_end_wall_s ?? r.compute_to_end_s) * 1000 && r.switch_again_ms <= 100 ? 'yes' : '**NO**'} |`);
+      lines.push(`| switch variant and back at the end: first switch / later switches (worst of 3) | ${(r.switch_first_ms / 1000).toFixed(2)} s (page faults ${r.switches[0].page_faults_k ?? 'n/a'}k) / ${r.switch_again_ms} ms | first <= compute time (both seen from this script), second <= 100 ms | ${r.switch_first_ms <= (r.compute_to_end_wall_s ?? r.compute_to_end_s) * 1000 && r.switch_again_ms <= 100 ? 'yes' : '**NO**'} |`);
       lines.push(`| ... later switches, click to painted frame in the page (worst of 3) | ${f1(r.switch_again_paint_ms)} ms | <= 100 ms | ${r.switch_again_paint_ms <= 100 ? 'yes' : '**NO**'} |`);
       lines.push(`| ... wasm linear memory with both variants computed | ${f1(r.wasm_memory_two_runs_mib)} MiB | - | - |`);
       lines.push(`| open a permalink at 90% of the run (new tab, to the cursor there) | ${r.permalink_s.toFixed(2)} s | <= 2 s | ${r.permalink_s <= 2 ? 'yes' : '**NO**'} |`);
