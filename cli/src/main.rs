@@ -927,9 +927,6 @@ fn show_sweep(
     Ok(!output.check || wrong.is_empty())
 }
 
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match real_main(cli) {
