@@ -96,9 +96,39 @@ pub fn url(name: &str) -> String {
     format!("scenarios/{name}.toml")
 }
 
-/// Download the text of the built-in `name` and keep it. The error names the file and the
-/// reason (offline, a status other than 200).
+thread_local! {
+    /// Downloads under way, by name ([`download`]): a second ask for a text already coming
+    /// (a link's, asked for as the page starts, `crate::start`, then by the store) awaits the
+    /// first's instead of fetching it again.
+    static PENDING: RefCell<BTreeMap<&'static str, js_sys::Promise>> = const { RefCell::new(BTreeMap::new()) };
+}
+
+/// Download the text of the built-in `name` and keep it (one fetch at a time for a name: an ask
+/// while one is under way gets its outcome). The error names the file and the reason (offline, a
+/// status other than 200).
 pub async fn download(name: &'static str) -> Result<(), String> {
+    use wasm_bindgen::JsValue;
+    let promise = PENDING.with(|p| p.borrow().get(name).cloned());
+    let promise = promise.unwrap_or_else(|| {
+        let p = wasm_bindgen_futures::future_to_promise(async move {
+            let r = fetch(name).await;
+            PENDING.with(|p| p.borrow_mut().remove(name));
+            r.map(|()| JsValue::TRUE).map_err(|e| JsValue::from_str(&e))
+        });
+        PENDING.with(|m| m.borrow_mut().insert(name, p.clone()));
+        p
+    });
+    wasm_bindgen_futures::JsFuture::from(promise)
+        .await
+        .map(|_| ())
+        .map_err(|e| {
+            e.as_string()
+                .unwrap_or_else(|| format!("could not download {}", url(name)))
+        })
+}
+
+/// One fetch of the text of the built-in `name`, kept when it comes ([`download`]).
+async fn fetch(name: &'static str) -> Result<(), String> {
     use wasm_bindgen::JsCast;
     use wasm_bindgen_futures::JsFuture;
     let url = url(name);
