@@ -107,9 +107,10 @@ fn mount() {
 /// reader took [`MOUNT_WAIT_MS`], or the link does not read), so that its first render and the
 /// default scenario it starts with take the main thread while they come rather than before
 /// they are asked for. The store then opens the link the usual way (`model::store`) and finds
-/// each of them loaded or coming: the glue fetches a part once, `builtins::download` a text
-/// once at a time. Nothing here reports: a link that does not read, or a fetch that failed, is
-/// the store's to say (it reads the link again, and fetches again what failed).
+/// each of them loaded or coming: the glue fetches a part once, and the text's download takes
+/// the response fetched ahead. Nothing here reports: a link that does not read, or a fetch that failed, is
+/// the store's to say (it reads the link again; it fetches a part again, and reads the text's
+/// response, `builtins::fetch_ahead`).
 async fn open_ahead(link: String) {
     use clusterscope_core::session::{ScenarioRef, Session};
     // The mount waits for a task of its own: the fetches spawned below start first.
@@ -141,9 +142,7 @@ async fn open_ahead(link: String) {
         if let Some(e) = clusterscope_core::scenario::builtin::entry(name)
             .filter(|e| e.name != builtins::DEFAULT && builtins::text(e.name).is_none())
         {
-            wasm_bindgen_futures::spawn_local(async {
-                let _ = builtins::download(e.name).await;
-            });
+            builtins::fetch_ahead(e.name);
         }
     }
     mount_next();
