@@ -4,7 +4,9 @@
 // click at 90% of the timeline, the page's URL (`#s=...`). Then each round opens that link in a
 // fresh browser context (nothing cached, no stored session) on A and on B, the order flipped
 // every round, and times in the page, from navigation start (`performance.now()`):
-//   ready   the first render with `data-ready="1"` (the app mounted, the link read);
+//   ready   the first render with `data-ready="1"` (the app mounted, the link read and its run
+//           installed at time zero: the seek starts), as the script sees it and in the page
+//           (`#app`'s attributes watched from the start);
 //   cursor  the painted frame at the link's cursor: `data-step` at the link's step and
 //           `data-busy="0"`, then two animation frames and a task (the paint done);
 // and, from the app's `cs-frame-render` measures (bench.mjs's `__csPerf`), the renders during the
@@ -13,7 +15,9 @@
 //
 // Usage: node tests/e2e/permalink-ab.mjs DIST_A DIST_B [rounds=10]
 // Env:   CHROMIUM (default /usr/bin/chromium), AB_LINK (a link's `#s=...` hash to open instead of
-//        making one; printed by every run).
+//        making one; printed by every run), AB_TIMELINE=1 (each open also prints its timeline:
+//        when each file was asked for and arrived, and when `#app`'s state changed, in ms from
+//        navigation start).
 import { chromium } from 'playwright-core';
 import { resolve } from 'node:path';
 import { loadavg } from 'node:os';
@@ -69,6 +73,17 @@ async function open(url, hash) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   await context.addInitScript(() => {
     window.__csPerf = true;
+    // `#app`'s state as it changes (AB_TIMELINE): mounted, ready, busy, the step, the opening card.
+    window.__csTimeline = [];
+    let last = '';
+    const look = () => {
+      const app = document.querySelector('#app');
+      const s = app
+        ? `ready=${app.dataset.ready} busy=${app.dataset.busy} scenario=${app.dataset.scenario} step=${app.dataset.step}${document.querySelector('#opening') ? ' opening' : ''}`
+        : 'no app';
+      if (s !== last) window.__csTimeline.push([performance.now(), (last = s)]);
+    };
+    new MutationObserver(look).observe(document, { attributes: true, childList: true, subtree: true });
   });
   const page = await context.newPage();
   page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
@@ -86,7 +101,9 @@ async function open(url, hash) {
             requestAnimationFrame(() =>
               setTimeout(() => {
                 const renders = performance.getEntriesByName('cs-frame-render', 'measure');
+                const first = window.__csTimeline.find(([, s]) => s.startsWith('ready=1'));
                 ok({
+                  installed: first ? first[0] : NaN,
                   cursor: performance.now(),
                   step: app.dataset.step,
                   renders: renders.length,
@@ -107,6 +124,24 @@ async function open(url, hash) {
         }
       }),
   );
+  if (process.env.AB_TIMELINE === '1') {
+    const t = await page.evaluate(() => ({
+      files: performance
+        .getEntriesByType('resource')
+        .map((e) => [e.startTime, e.responseEnd, e.name.replace(location.origin + '/', '')]),
+      app: window.__csTimeline,
+    }));
+    const lines = [
+      ...t.files.map(([a, b, n]) => [a, `${n.slice(0, 60)} asked, arrived ${b.toFixed(0)}`]),
+      ...t.app.filter(([ms]) => ms < 5000).map(([ms, s]) => [ms, s]),
+    ].sort((x, y) => x[0] - y[0]);
+    let seen = 0;
+    for (const [ms, s] of lines) {
+      // The step moves at every progress render: only the first ten states are printed.
+      if (!s.includes('asked') && ++seen > 10) continue;
+      console.log(`  ${ms.toFixed(0).padStart(6)} ms  ${s}`);
+    }
+  }
   await context.close();
   return { ready, ...r };
 }
@@ -117,6 +152,7 @@ try {
   console.log(`A ${distA}\nB ${distB}\nload average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   const runs = [[], []];
   const ratios = [];
+  const readyRatios = [];
   for (let i = 0; i < ROUNDS; i++) {
     const order = i % 2 ? [1, 0] : [0, 1];
     const got = [];
@@ -125,18 +161,22 @@ try {
       got[k] = r;
       runs[k].push(r);
       console.log(
-        `round ${i + 1} ${'AB'[k]}: cursor ${(r.cursor / 1000).toFixed(3)} s (ready ${(r.ready / 1000).toFixed(3)} s) step ${r.step}, ${r.renders} renders ${r.render_ms.toFixed(0)} ms`,
+        `round ${i + 1} ${'AB'[k]}: cursor ${(r.cursor / 1000).toFixed(3)} s (ready ${(r.ready / 1000).toFixed(3)} s, in the page ${(r.installed / 1000).toFixed(3)} s) step ${r.step}, ${r.renders} renders ${r.render_ms.toFixed(0)} ms`,
       );
     }
     if (got[0].step !== got[1].step) throw new Error(`A and B stopped at different steps: ${got[0].step} ${got[1].step}`);
     ratios.push(got[1].cursor / got[0].cursor);
+    readyRatios.push(got[1].installed / got[0].installed);
   }
   for (const k of [0, 1]) {
     const rs = runs[k];
     console.log(
-      `${'AB'[k]}: cursor median ${(median(rs.map((r) => r.cursor)) / 1000).toFixed(3)} s (min ${(Math.min(...rs.map((r) => r.cursor)) / 1000).toFixed(3)}), ready median ${(median(rs.map((r) => r.ready)) / 1000).toFixed(3)} s, renders median ${median(rs.map((r) => r.renders))} (${median(rs.map((r) => r.render_ms)).toFixed(0)} ms)`,
+      `${'AB'[k]}: cursor median ${(median(rs.map((r) => r.cursor)) / 1000).toFixed(3)} s (min ${(Math.min(...rs.map((r) => r.cursor)) / 1000).toFixed(3)}), ready median ${(median(rs.map((r) => r.ready)) / 1000).toFixed(3)} s (in the page ${(median(rs.map((r) => r.installed)) / 1000).toFixed(3)} s), renders median ${median(rs.map((r) => r.renders))} (${median(rs.map((r) => r.render_ms)).toFixed(0)} ms)`,
     );
   }
+  console.log(
+    `ready in the page, B/A per round: median ${median(readyRatios).toFixed(3)} (${Math.min(...readyRatios).toFixed(3)}-${Math.max(...readyRatios).toFixed(3)})`,
+  );
   console.log(
     `B/A per round: median ${median(ratios).toFixed(3)} (${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)}); load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
   );

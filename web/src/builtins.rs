@@ -96,6 +96,30 @@ pub fn url(name: &str) -> String {
     format!("scenarios/{name}.toml")
 }
 
+thread_local! {
+    /// A text's fetch started ahead ([`fetch_ahead`]): the next [`download`] of that name takes
+    /// its response instead of fetching again.
+    static AHEAD: RefCell<Option<(&'static str, js_sys::Promise)>> = const { RefCell::new(None) };
+}
+
+/// The fetch of the built-in `name`'s text (`None`: no window).
+fn request(name: &str) -> Option<js_sys::Promise> {
+    let init = web_sys::RequestInit::new();
+    // Revalidated each time: the file is not named by its content as the wasm is, and a text
+    // left from an older build could disagree with this one.
+    init.set_cache(web_sys::RequestCache::NoCache);
+    Some(web_sys::window()?.fetch_with_str_and_init(&url(name), &init))
+}
+
+/// Start fetching the text of the built-in `name` now, for the [`download`] that will want it (a
+/// link's scenario as the page starts, `crate::start`): that download reads this response
+/// (or its error) instead of fetching again.
+pub fn fetch_ahead(name: &'static str) {
+    if let Some(p) = request(name) {
+        AHEAD.with(|a| *a.borrow_mut() = Some((name, p)));
+    }
+}
+
 /// Download the text of the built-in `name` and keep it. The error names the file and the
 /// reason (offline, a status other than 200).
 pub async fn download(name: &'static str) -> Result<(), String> {
@@ -109,14 +133,12 @@ pub async fn download(name: &'static str) -> Result<(), String> {
             .or_else(|| e.as_string())
             .unwrap_or_else(|| format!("{e:?}"))
     };
-    let init = web_sys::RequestInit::new();
-    // Revalidated each time: the file is not named by its content as the wasm is, and a text
-    // left from an older build could disagree with this one.
-    init.set_cache(web_sys::RequestCache::NoCache);
-    let win = web_sys::window().ok_or_else(|| fail("no window".into()))?;
-    let resp = JsFuture::from(win.fetch_with_str_and_init(&url, &init))
-        .await
-        .map_err(|e| fail(js(e)))?;
+    let ahead = AHEAD.with(|a| a.borrow_mut().take_if(|(n, _)| *n == name));
+    let fetch = match ahead {
+        Some((_, p)) => p,
+        None => request(name).ok_or_else(|| fail("no window".into()))?,
+    };
+    let resp = JsFuture::from(fetch).await.map_err(|e| fail(js(e)))?;
     let resp: web_sys::Response = resp.dyn_into().map_err(|e| fail(js(e)))?;
     if !resp.ok() {
         return Err(fail(format!(

@@ -53,7 +53,8 @@ pub mod ui;
 
 pub use ui::app::App;
 
-/// Mounts [`App`] into `<body>`; in a Web Worker (a sweep's, which imports this module to run
+/// Mounts [`App`] into `<body>` (a page that starts with a link: once the link's fetches are
+/// under way, [`open_ahead`]); in a Web Worker (a sweep's, which imports this module to run
 /// jobs) there is no window and nothing to render.
 pub fn start() {
     crash::install();
@@ -70,19 +71,79 @@ pub fn start() {
         return;
     }
     // A link (`#s=...`, also what a reload finds: the autosave keeps the address up to date)
-    // needs the session reader, and opening it writes the session it replaces (kept to go back
-    // to): both parts are fetched now, side by side while the app starts, rather than one after
-    // the other when the store first wants each (issue 44: a permalink to the 251-node run
-    // waited for each in turn). The store's own `load_part` finds them loaded or loading (the
-    // glue fetches a part once; a failed fetch is tried again when the store asks, and says so
-    // then).
+    // is opened ahead, and the app mounts once what it needs is on its way: see [`open_ahead`].
+    if let Some(link) = platform::hash().strip_prefix("s=") {
+        platform::set_opening_link(true);
+        let _ = gloo::timers::callback::Timeout::new(MOUNT_WAIT_MS, mount).forget();
+        wasm_bindgen_futures::spawn_local(open_ahead(link.to_string()));
+    } else {
+        mount();
+    }
+}
+
+/// The longest a page that starts with a link waits for the session reader's part before it
+/// mounts the app anyway ([`open_ahead`]): a slow connection still sees the opening card soon.
+const MOUNT_WAIT_MS: u32 = 200;
+
+thread_local! {
+    /// Whether [`App`] is mounted ([`mount`]).
+    static MOUNTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Mount [`App`] into `<body>`, once (the page's first call; later ones do nothing).
+fn mount() {
+    if !MOUNTED.with(|m| m.replace(true)) && !crash::stopped() {
+        yew::Renderer::<App>::new().render();
+    }
+}
+
+/// Open the link `link` ahead of the app (issue 44: a permalink to the 251-node run waited
+/// ~330 ms between the session reader's arrival and its scenario's fetch, while the app started
+/// with the default scenario, rendered it and read the link in turns). What opening it will
+/// need is fetched side by side: in the split release build the session reader (to read the
+/// link) and the session writer (opening a link writes the session it replaces, kept to go back
+/// to); then, the link read, its scenario's text (a built-in but the default) and the scenario
+/// reader (which reads it). The app mounts once these fetches are under way (or the session
+/// reader took [`MOUNT_WAIT_MS`], or the link does not read), so that its first render and the
+/// default scenario it starts with take the main thread while they come rather than before
+/// they are asked for. The store then opens the link the usual way (`model::store`) and finds
+/// each of them loaded or coming: the glue fetches a part once, and the text's download takes
+/// the response fetched ahead. Nothing here reports: a link that does not read, or a fetch that failed, is
+/// the store's to say (it reads the link again; it fetches a part again, and reads the text's
+/// response, `builtins::fetch_ahead`).
+async fn open_ahead(link: String) {
+    use clusterscope_core::session::{ScenarioRef, Session};
+    // The mount waits for a task of its own: the fetches spawned below start first.
+    let mount_next = || {
+        gloo::timers::callback::Timeout::new(0, mount).forget();
+    };
     #[cfg(cs_split)]
-    if platform::hash().starts_with("s=") {
-        for part in [reader::SESSION_PART, reader::WRITER_PART] {
-            wasm_bindgen_futures::spawn_local(async move {
-                let _ = platform::load_part(part).await;
-            });
+    {
+        wasm_bindgen_futures::spawn_local(async {
+            let _ = platform::load_part(reader::WRITER_PART).await;
+        });
+        if platform::load_part(reader::SESSION_PART).await.is_err() {
+            return mount_next();
         }
     }
-    yew::Renderer::<App>::new().render();
+    if crash::stopped() {
+        return;
+    }
+    let Ok(session) = Session::decode(&link, &clusterscope_core::limits::Limits::browser()) else {
+        return mount_next();
+    };
+    #[cfg(cs_split)]
+    if !matches!(&session.scenario, ScenarioRef::Builtin(n) if n == builtins::DEFAULT) {
+        wasm_bindgen_futures::spawn_local(async {
+            let _ = platform::load_part(reader::PART).await;
+        });
+    }
+    if let ScenarioRef::Builtin(name) = &session.scenario {
+        if let Some(e) = clusterscope_core::scenario::builtin::entry(name)
+            .filter(|e| e.name != builtins::DEFAULT && builtins::text(e.name).is_none())
+        {
+            builtins::fetch_ahead(e.name);
+        }
+    }
+    mount_next();
 }

@@ -30,6 +30,25 @@ pub fn save(key: &str, value: &str) {
     }
 }
 
+thread_local! {
+    /// See [`opening_link`].
+    static OPENING_LINK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The page started with a link in its address (`#s=`, also a reload's) and has not been ready
+/// since (issue 44): what only the default scenario the app starts with would use waits for the
+/// link's session instead (its Expectations check's run in a Web Worker, `ui::checks`: a second
+/// engine started beside the link's own opening). Set by `crate::start`, cleared by the app's
+/// first ready render (`ui::app`), a link that did not open included.
+pub fn opening_link() -> bool {
+    OPENING_LINK.with(|o| o.get())
+}
+
+/// Set or clear [`opening_link`].
+pub fn set_opening_link(on: bool) {
+    OPENING_LINK.with(|o| o.set(on));
+}
+
 /// The URL fragment without `#` (empty when there is none).
 pub fn hash() -> String {
     window()

@@ -70,6 +70,14 @@ export async function run({ page, baseUrl, screenshot, log }) {
   assert.equal(o.firstPanels, `cassandra-21636-rolling-upgrade at step ${a.step}`);
   assert.equal(await p2.$('#opening'), null);
   assert.ok(await p2.$('#topology'));
+  // What the link needs is fetched once (its text asked for as the page starts, `open_ahead` in
+  // web/src/lib.rs, and by the store: one download), and the default scenario the app starts
+  // with is not checked on the way (its Expectations run in a worker would take a core from the
+  // opening; at 251 nodes the link's own session is checked on request only, so no worker at all).
+  const files = await p2.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+  assert.equal(files.filter((f) => f.endsWith('/scenarios/cassandra-21636-rolling-upgrade.toml')).length, 1, files.join(' '));
+  assert.equal(files.filter((f) => f.includes('sweep-worker')).length, 0, files.join(' '));
+  assert.equal(await p2.getAttribute('#checks', 'data-state'), 'stale');
   await p2.close();
 
   const name = Object.keys(pos)[100];

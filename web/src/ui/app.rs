@@ -657,6 +657,10 @@ pub fn app() -> Html {
     let restoring_at_start = {
         let mut seen = first_ready.borrow_mut();
         *seen |= shown_ready;
+        // Before the panels of this render: the header's check sees it (`ui::checks`).
+        if *seen {
+            platform::set_opening_link(false);
+        }
         *started_with_session && !*seen
     };
     // What it says, and how far (none: an indeterminate bar).

@@ -34,11 +34,15 @@ pub struct ChecksProps {
     pub session: u64,
     /// The replay's cursor, to place each result against.
     pub now: Micros,
+    /// The page is opening the link in its address (`platform::opening_link`): the session
+    /// shown is about to be replaced, and is not checked meanwhile (its run in a worker would
+    /// take a core from the link's opening, issue 44); it is once this is off, if still shown.
+    pub hold: bool,
 }
 
 impl PartialEq for ChecksProps {
     fn eq(&self, o: &Self) -> bool {
-        self.session == o.session && self.now == o.now
+        self.session == o.session && self.now == o.now && self.hold == o.hold
     }
 }
 
@@ -62,6 +66,8 @@ pub struct Checks {
     /// The session revision the state is about.
     session: u64,
     pool: Option<Pool>,
+    /// Its automatic check waits for the end of the page's link opening (`ChecksProps::hold`).
+    held: bool,
 }
 
 impl Checks {
@@ -115,7 +121,12 @@ impl Checks {
     }
 
     fn on_session(&mut self, ctx: &Context<Self>) {
-        if ctx.props().s.model.borrow().n() <= AUTO_NODES {
+        self.held = ctx.props().hold;
+        if self.held {
+            self.pool = None;
+            self.session = ctx.props().session;
+            self.state = State::Stale;
+        } else if ctx.props().s.model.borrow().n() <= AUTO_NODES {
             self.start(ctx);
         } else {
             self.pool = None;
@@ -134,13 +145,14 @@ impl Component for Checks {
             state: State::Stale,
             session: ctx.props().session,
             pool: None,
+            held: false,
         };
         c.on_session(ctx);
         c
     }
 
     fn changed(&mut self, ctx: &Context<Self>, _old: &Self::Properties) -> bool {
-        if ctx.props().session != self.session {
+        if ctx.props().session != self.session || (self.held && !ctx.props().hold) {
             self.on_session(ctx);
         }
         true

@@ -384,7 +384,8 @@ pub fn header(p: &PanelProps) -> Html {
             { caption }
             <div class="caption-tools">
                 <>{ for chapters }</>
-                <super::checks::Checks s={s.clone()} session={m.session_rev} now={m.now()} />
+                <super::checks::Checks s={s.clone()} session={m.session_rev} now={m.now()}
+                    hold={crate::platform::opening_link()} />
                 <super::expect_editor::ExpectEditor s={s.clone()} session={m.session_rev} now={m.now()}
                     checked={m.checked.as_ref().map(|c| c.0)} />
                 // "How often?": in the page's flow beside the Expectations, not floating over the
