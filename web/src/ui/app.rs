@@ -314,6 +314,8 @@ pub fn app() -> Html {
     let shown_ready = *ready && download.is_none();
     // The cards below the first screen come right after the first frame (`ui::below`).
     let (below_load, below_retry) = super::below::use_below(shown_ready, embed.is_some());
+    // The topology card's actions too, an embedded replay's included (`ui::actions`).
+    let actions_load = super::actions::use_actions(shown_ready);
     {
         let s = s.clone();
         use_effect_with(download, move |d| {
@@ -786,6 +788,7 @@ pub fn app() -> Html {
             if opening.is_none() {
                 <super::compare::CompareSides s={s.clone()} dark={dark} resize={*resize} rev={rev} insp_rev={insp_rev} />
             }
+            <ContextProvider<super::actions::ActionsLoad> context={actions_load}>
             <div class={classes!("grid", (n_nodes > 40).then_some("large"), comparing.then_some("compare"))}>
                 if let Some(o) = opening {
                     { o }
@@ -800,6 +803,7 @@ pub fn app() -> Html {
                 { below(Card::Log, log_rev) }
                 }
             </div>
+            </ContextProvider<super::actions::ActionsLoad>>
             { crate::kit::slot(help) }
             <ConfirmDiscard s={s.clone()} dark={dark} resize={*resize} rev={rev} />
         </main>
