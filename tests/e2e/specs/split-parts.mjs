@@ -278,11 +278,20 @@ export async function run({ page, baseUrl, log }) {
     const reader = parts.findIndex((p) => p.startsWith('reader-'));
     assert.ok(reader >= 0 && reader < parts.findIndex((p) => p.startsWith('pingpong')), `the reader, then the model: ${parts.join(', ')}`);
     // The reader's part also holds serde's readings of gossip's parameters and of the faults,
-    // which the default scenario's hand-typed ones stand in for (`core/src/typed.rs`).
-    assert.ok(parts.some((p) => p.startsWith('reader-params_serde-')) && parts.some((p) => p.startsWith('reader-faults_serde-')), `the reader's three modules: ${parts.join(', ')}`);
+    // which the default scenario's hand-typed ones stand in for (`core/src/typed.rs`), and of a
+    // `[gossip]` section (`gossip/init.rs`), which no built-in default has.
+    for (const m of ['params_serde', 'faults_serde', 'gossip_init_serde']) {
+      assert.ok(parts.some((p) => p.startsWith(`reader-${m}-`)), `the reader's module ${m}: ${parts.join(', ')}`);
+    }
   }
   await clickNode(page, 'n3');
   await page.waitForSelector('#inspector[data-node="n3"] #node-views');
+  // A gossip scenario with a `[gossip]` section (its initial endpoint maps), read by serde in
+  // the reader's part: it opens.
+  await page.selectOption('#scenario-select', 'gossip-digest-exchange');
+  await settled(page);
+  assert.equal((await app(page)).scenario, 'gossip-digest-exchange');
+  assert.equal(await page.$('#banner[data-kind="error"]'), null, 'no error');
   // Back to gossip and again: nothing more fetched.
   const before = others(parts).length;
   await page.selectOption('#scenario-select', 'cassandra-21636-packet-loss');
