@@ -785,10 +785,10 @@ pub fn app() -> Html {
                 <super::branches::BranchList s={s.clone()} dark={dark} rev={header_rev} />
                 <super::bookmarks::BookmarkBar s={s.clone()} dark={dark} rev={rev} />
             </div>
+            <ContextProvider<super::actions::ActionsLoad> context={actions_load}>
             if opening.is_none() {
                 <super::compare::CompareSides s={s.clone()} dark={dark} resize={*resize} rev={rev} insp_rev={insp_rev} />
             }
-            <ContextProvider<super::actions::ActionsLoad> context={actions_load}>
             <div class={classes!("grid", (n_nodes > 40).then_some("large"), comparing.then_some("compare"))}>
                 if let Some(o) = opening {
                     { o }
