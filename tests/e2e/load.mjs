@@ -32,12 +32,13 @@ const REPO = resolve(HERE, '..', '..');
 // The budget scripts/test enforces, in KB of 1024 bytes, gzip -6 of wasm + js + css (of the split
 // release build: the main module, not the parts in dist/split/: the models', the hunt's, the
 // sweep card's and its workers' batches, the expectation editor's form, compare, the scenario
-// reader; nor the two every visit fetches right after its first frame: the cards below the first
-// screen, `below`, and the check's run, `check_runs`, whose bytes come after the paint rather
-// than not at all: `partSizes` prints them). Issue 20's
+// reader; nor the three every visit fetches right after its first frame: the cards below the first
+// screen, `below`, the topology card's node and link panels, `actions`, and the check's run,
+// `check_runs`, whose bytes come after the paint rather than not at all: `partSizes` prints
+// them). Issue 20's
 // goal is 600 KB (stretch 400 KB) with every model; the build is above it today (docs/PERFORMANCE.md,
 // "Download size"), so this is a ratchet: it stops growth, and is lowered whenever the build shrinks.
-export const DOWNLOAD_BUDGET_KB = Number(process.env.DOWNLOAD_BUDGET_KB || 661);
+export const DOWNLOAD_BUDGET_KB = Number(process.env.DOWNLOAD_BUDGET_KB || 644);
 export const DOWNLOAD_GOAL_KB = 600;
 
 /** Sizes of the files the first load fetches: { files, raw, gz6, gz9, br } in bytes (br: brotli

@@ -31,6 +31,43 @@ pub struct InitState {
     pub version: u32,
 }
 
+/// serde's reading of a `[gossip]` section: its derive, the words of every refusal.
+fn serde_init(t: toml::Table) -> Result<GossipInit, String> {
+    toml::Value::Table(t)
+        .try_into()
+        .map_err(|e: toml::de::Error| format!("[gossip]: {}", e.message()))
+}
+
+/// serde's reading called directly: every build but the web app's split release build.
+#[cfg(not(cs_split))]
+pub(super) mod by_serde {
+    pub fn init(t: toml::Table) -> Result<super::GossipInit, String> {
+        super::serde_init(t)
+    }
+}
+
+/// serde's reading behind a split point of the scenario reader's part (`reader`), as the
+/// parameters' (`params::by_serde`): a section comes only from a text that part read. Polled as a
+/// model's is (`crate::lazy`); while the part is not loaded, an error and the reader wanted.
+#[cfg(cs_split)]
+pub(super) mod by_serde {
+    use super::GossipInit;
+
+    #[wasm_split::wasm_split(reader)]
+    async fn gossip_init_serde(call: usize) {
+        // SAFETY: `init` passes its call's address through `lazy::call`.
+        unsafe { crate::lazy::answer(call, super::serde_init) }
+    }
+
+    pub fn init(t: toml::Table) -> Result<GossipInit, String> {
+        if let Some(r) = crate::lazy::call(t, gossip_init_serde) {
+            return r;
+        }
+        crate::lazy::want_reader();
+        Err(format!("[gossip]: {}", crate::lazy::READER_NOT_LOADED))
+    }
+}
+
 impl Gossip {
     /// Build the model, resolving initial maps against the topology.
     pub fn new(p: GossipParams, init: &GossipInit, topo: &Topology) -> Result<Self, String> {

@@ -152,10 +152,11 @@ impl Model for Gossip {
         sc: &Scenario,
     ) -> Result<Self, String> {
         let params = GossipParams::from_table(params)?;
+        // No built-in scenario's default has a `[gossip]` section: a section comes from a text
+        // the scenario reader read, and serde's reading of it is in that reader's part in the
+        // web app's split release build (`init::by_serde`).
         let init: GossipInit = match section {
-            Some(t) => toml::Value::Table(t.clone())
-                .try_into()
-                .map_err(|e: toml::de::Error| format!("[gossip]: {}", e.message()))?,
+            Some(t) => super::init::by_serde::init(t.clone())?,
             None => GossipInit::default(),
         };
         Gossip::new(params, &init, &sc.topo)

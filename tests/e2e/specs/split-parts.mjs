@@ -15,8 +15,9 @@
 // part fetched when a variant is first picked to compare with. Two parts come in every visit
 // right after the first frame, not before it: the cards below the first screen (`below`: the
 // sequence diagram, the plots, the log; placeholders of their size meanwhile, a refused fetch a
-// note with a button that fetches it again) and the check's whole run (`check_runs`, fetched by
-// the Expectations check's worker). An unsplit
+// note with a button that fetches it again), the topology card's node and link panels
+// (`actions`: a placeholder of the node panel's height meanwhile, a refused fetch a note with a
+// button) and the check's whole run (`check_runs`, fetched by the Expectations check's worker). An unsplit
 // build (CLUSTERSCOPE_SPLIT=0) has no parts: the spec then checks only that the models open.
 import assert from 'node:assert/strict';
 import { app, bannerText, clickNode, open, pickVariant, settled } from './lib/app.mjs';
@@ -25,8 +26,9 @@ export const timeoutMs = 120_000;
 // The refused part is reported by the browser as a failed resource load, and by the loader.
 export const allowConsoleErrors = true;
 
-// The parts every visit fetches right after its first frame (ui/below.rs, sweep/check.rs).
-const AFTER_PAINT = /^(below-cards|check_runs-run)-/;
+// The parts every visit fetches right after its first frame (ui/below.rs, ui/actions.rs,
+// sweep/check.rs).
+const AFTER_PAINT = /^(below-cards|actions-panels|check_runs-run)-/;
 const others = (parts) => parts.filter((p) => !AFTER_PAINT.test(p));
 
 // With the fetches of `glob` refused, `use` (a part's first use) then `read` (the error text it
@@ -121,11 +123,42 @@ async function belowRefused(browser, baseUrl, log) {
   }
 }
 
+// The topology card's actions with their part refused: the panel says so with a button; the
+// app is ready and usable; a press fetches the part and the node's panel comes, and a link's
+// panel opens at once after it.
+async function actionsRefused(browser, baseUrl, log) {
+  const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+  try {
+    const page = await context.newPage();
+    await page.route('**/split/actions-*.wasm', (route) => route.abort('internetdisconnected'));
+    await open(page, baseUrl);
+    await page.waitForSelector('.topo-card .panel-wait[data-part="error"]', { timeout: 10_000 });
+    const note = await page.textContent('.topo-card .panel-wait .part-note');
+    log(note);
+    assert.match(note, /did not load \(a part of the app, split\/actions/);
+    assert.equal(await page.$('#node-panel'), null, 'no node panel without its part');
+    const was = Number((await app(page)).step);
+    await page.keyboard.press('ArrowRight');
+    await settled(page);
+    assert.equal(Number((await app(page)).step), was + 1, 'the app steps meanwhile');
+    await page.unroute('**/split/actions-*.wasm');
+    await page.click('.topo-card .panel-wait .part-note button');
+    await page.waitForSelector('#node-panel #act-isolate', { timeout: 10_000 });
+    assert.equal(await page.$('.panel-wait'), null, 'the placeholder is gone');
+    await page.selectOption('#link-select', { index: 1 });
+    await page.waitForSelector('#link-panel #link-drop-both', { timeout: 10_000 });
+    assert.equal(await page.$('.panel-wait'), null, "the link's panel needs no other fetch");
+  } finally {
+    await context.close();
+  }
+}
+
 export async function run({ page, baseUrl, log }) {
   const split = (await (await fetch(`${baseUrl}__wasm_split.js`)).status) === 200;
   log(`split build: ${split}`);
   if (split) await scenarioWriter(page.context().browser(), baseUrl, log);
   if (split) await belowRefused(page.context().browser(), baseUrl, log);
+  if (split) await actionsRefused(page.context().browser(), baseUrl, log);
   const parts = [];
   page.on('request', (r) => {
     if (/\/split\/[^/]+\.wasm$/.test(r.url())) parts.push(r.url().replace(/.*\/split\//, ''));
@@ -140,9 +173,11 @@ export async function run({ page, baseUrl, log }) {
     await page.waitForSelector('.seq-card:not(.below-wait) .chips', attached);
     await page.waitForSelector('.plots-card:not(.below-wait) canvas.plot-canvas', attached);
     await page.waitForSelector('.log-card:not(.below-wait) #log-search', attached);
+    await page.waitForSelector('.topo-card #node-panel #act-isolate', attached);
     await page.waitForSelector('#checks[data-state="done"]', { timeout: 60_000 });
     const kinds = parts.map((p) => p.replace(/-[0-9a-f]+\.wasm$/, ''));
     assert.deepEqual(kinds.filter((k) => k === 'below-cards'), ['below-cards'], `the cards' part, once: ${parts.join(', ')}`);
+    assert.deepEqual(kinds.filter((k) => k === 'actions-panels'), ['actions-panels'], `the actions' part, once: ${parts.join(', ')}`);
     assert.ok(kinds.includes('check_runs-run'), `the check's worker fetches its run: ${parts.join(', ')}`);
   }
   // The session writer (the autosave, the link) is a part too: a first visit that changes
@@ -243,11 +278,20 @@ export async function run({ page, baseUrl, log }) {
     const reader = parts.findIndex((p) => p.startsWith('reader-'));
     assert.ok(reader >= 0 && reader < parts.findIndex((p) => p.startsWith('pingpong')), `the reader, then the model: ${parts.join(', ')}`);
     // The reader's part also holds serde's readings of gossip's parameters and of the faults,
-    // which the default scenario's hand-typed ones stand in for (`core/src/typed.rs`).
-    assert.ok(parts.some((p) => p.startsWith('reader-params_serde-')) && parts.some((p) => p.startsWith('reader-faults_serde-')), `the reader's three modules: ${parts.join(', ')}`);
+    // which the default scenario's hand-typed ones stand in for (`core/src/typed.rs`), and of a
+    // `[gossip]` section (`gossip/init.rs`), which no built-in default has.
+    for (const m of ['params_serde', 'faults_serde', 'gossip_init_serde']) {
+      assert.ok(parts.some((p) => p.startsWith(`reader-${m}-`)), `the reader's module ${m}: ${parts.join(', ')}`);
+    }
   }
   await clickNode(page, 'n3');
   await page.waitForSelector('#inspector[data-node="n3"] #node-views');
+  // A gossip scenario with a `[gossip]` section (its initial endpoint maps), read by serde in
+  // the reader's part: it opens.
+  await page.selectOption('#scenario-select', 'gossip-digest-exchange');
+  await settled(page);
+  assert.equal((await app(page)).scenario, 'gossip-digest-exchange');
+  assert.equal(await page.$('#banner[data-kind="error"]'), null, 'no error');
   // Back to gossip and again: nothing more fetched.
   const before = others(parts).length;
   await page.selectOption('#scenario-select', 'cassandra-21636-packet-loss');

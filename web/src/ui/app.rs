@@ -315,6 +315,13 @@ pub fn app() -> Html {
     // The cards below the first screen come right after the first frame (`ui::below`).
     let (below_load, below_retry) =
         crate::kit::use_part_after_paint(super::below::PART, shown_ready && embed.is_none());
+    // The topology card's actions too, an embedded replay's included (`ui::actions`).
+    let (actions_load, actions_retry) =
+        crate::kit::use_part_after_paint(super::actions::PART, shown_ready);
+    let actions_load = super::actions::ActionsLoad {
+        load: (*actions_load).clone(),
+        retry: actions_retry,
+    };
     {
         let s = s.clone();
         use_effect_with(download, move |d| {
@@ -788,6 +795,7 @@ pub fn app() -> Html {
                 <super::branches::BranchList s={s.clone()} dark={dark} rev={header_rev} />
                 <super::bookmarks::BookmarkBar s={s.clone()} dark={dark} rev={rev} />
             </div>
+            <ContextProvider<super::actions::ActionsLoad> context={actions_load}>
             if opening.is_none() {
                 <super::compare::CompareSides s={s.clone()} dark={dark} resize={*resize} rev={rev} insp_rev={insp_rev} />
             }
@@ -805,6 +813,7 @@ pub fn app() -> Html {
                 { below(Card::Log, log_rev) }
                 }
             </div>
+            </ContextProvider<super::actions::ActionsLoad>>
             { crate::kit::slot(help) }
             <ConfirmDiscard s={s.clone()} dark={dark} resize={*resize} rev={rev} />
         </main>

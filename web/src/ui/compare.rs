@@ -8,7 +8,7 @@
 //! compare's part of the split release build (`model::compare::PART`, issue 44); the picker is
 //! not (picking a variant fetches the part first).
 
-use super::panels::{LinkPanel, NodePanel};
+use super::actions::{Actions, Target};
 use super::{matrix::Matrix, topology::TopologyView};
 use crate::kit::{Handle, PanelProps};
 use crate::model::compare::DivState;
@@ -321,8 +321,13 @@ fn sides(p: &GridProps) -> Html {
     let actions = {
         let m = p.s.model.borrow();
         let panel = match (m.selected_link, m.selected) {
-            (Some((a, b)), _) => html! { <LinkPanel s={p.s.clone()} dark={p.dark} a={a} b={b} /> },
-            (None, Some(id)) => html! { <NodePanel s={p.s.clone()} dark={p.dark} id={id} /> },
+            // The panels' part (`ui::actions`), not a copy of their code in compare's.
+            (Some((a, b)), _) => {
+                html! { <Actions s={p.s.clone()} dark={p.dark} target={Target::Link(a, b)} /> }
+            }
+            (None, Some(id)) => {
+                html! { <Actions s={p.s.clone()} dark={p.dark} target={Target::Node(id)} /> }
+            }
             _ => html! { <p class="muted small">{ "Click a node or a link to act on it." }</p> },
         };
         html! {

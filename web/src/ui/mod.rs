@@ -3,6 +3,7 @@
 //! open menus). What every panel takes and the helpers they share are in [`crate::kit`], below
 //! both these generic panels and the model panels (`crate::models`) that [`app`] puts together.
 
+pub mod actions;
 pub mod app;
 pub mod below;
 pub mod bookmarks;

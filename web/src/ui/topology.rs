@@ -1,7 +1,7 @@
 //! The topology card: the canvas (click a node or a link), its legend, and the action panel for
 //! the selection.
 
-use super::panels::{LinkPanel, NodePanel};
+use super::actions::{Actions, Target};
 use crate::draw::{model_color, msg_color, palette, topology};
 use crate::kit::PanelProps;
 use crate::layout::{self, Hit, Layout, Pt};
@@ -273,8 +273,13 @@ pub fn topology_view(p: &PanelProps) -> Html {
         // Compare: the actions are in a row of their own under both sides (`ui::compare`), so
         // that the sides line up.
         _ if p.side.is_some() || m.compare.is_some() => html! {},
-        (Some((a, b)), _) => html! { <LinkPanel s={s.clone()} dark={p.dark} a={a} b={b} /> },
-        (None, Some(id)) => html! { <NodePanel s={s.clone()} dark={p.dark} id={id} /> },
+        // The panels' code comes right after the first frame (`ui::actions`).
+        (Some((a, b)), _) => {
+            html! { <Actions s={s.clone()} dark={p.dark} target={Target::Link(a, b)} /> }
+        }
+        (None, Some(id)) => {
+            html! { <Actions s={s.clone()} dark={p.dark} target={Target::Node(id)} /> }
+        }
         _ => html! { <p class="muted small">{ "Click a node or a link to act on it." }</p> },
     };
     // "Explain this state": computed from the views now, only while shown.
