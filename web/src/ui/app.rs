@@ -312,12 +312,16 @@ pub fn app() -> Html {
     // ready meanwhile (what waits for it is applied when it comes), and nothing is saved.
     let download = m.download.as_ref().map(|d| (d.name, d.part, d.id));
     let shown_ready = *ready && download.is_none();
-    // The cards below the first screen come right after the first frame (`ui::below`).
+    // The cards below the first screen come right after the first frame (`ui::below`), or
+    // after the opening of a session (a link's run computed to its cursor, which the opening
+    // card hides them behind): not while it computes, whose time is what a link's opening waits
+    // for (issue 44).
+    let after_opening = shown_ready && m.opening().is_none();
     let (below_load, below_retry) =
-        crate::kit::use_part_after_paint(super::below::PART, shown_ready && embed.is_none());
+        crate::kit::use_part_after_paint(super::below::PART, after_opening && embed.is_none());
     // The topology card's actions too, an embedded replay's included (`ui::actions`).
     let (actions_load, actions_retry) =
-        crate::kit::use_part_after_paint(super::actions::PART, shown_ready);
+        crate::kit::use_part_after_paint(super::actions::PART, after_opening);
     let actions_load = super::actions::ActionsLoad {
         load: (*actions_load).clone(),
         retry: actions_retry,
