@@ -69,3 +69,29 @@ pub fn want_reader() {
 pub fn take_reader_wanted() -> bool {
     READER_WANTED.with(|w| w.replace(false))
 }
+
+/// A function of the main module whose work is in the scenario reader's part (`reader`): the
+/// split point `$point` answers with `$f` of the table; `$name(t)` is that answer when the part is
+/// loaded, else the error `$not_loaded` with the reader wanted ([`want_reader`]). The serde
+/// readings that hand-typed ones fall back to (`gossip::params`, `gossip::init`,
+/// `scenario_file::schedule`) are each one of these.
+#[cfg(cs_split)]
+macro_rules! reader_fn {
+    ($vis:vis fn $name:ident -> $out:ty = $f:path, via $point:ident, else $not_loaded:expr) => {
+        #[wasm_split::wasm_split(reader)]
+        async fn $point(call: usize) {
+            // SAFETY: `$name` passes its call's address through `lazy::call`.
+            unsafe { $crate::lazy::answer(call, $f) }
+        }
+
+        $vis fn $name(t: toml::Table) -> Result<$out, String> {
+            if let Some(r) = $crate::lazy::call(t, $point) {
+                return r;
+            }
+            $crate::lazy::want_reader();
+            Err($not_loaded)
+        }
+    };
+}
+#[cfg(cs_split)]
+pub(crate) use reader_fn;

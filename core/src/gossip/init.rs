@@ -53,19 +53,8 @@ pub(super) mod by_serde {
 pub(super) mod by_serde {
     use super::GossipInit;
 
-    #[wasm_split::wasm_split(reader)]
-    async fn gossip_init_serde(call: usize) {
-        // SAFETY: `init` passes its call's address through `lazy::call`.
-        unsafe { crate::lazy::answer(call, super::serde_init) }
-    }
-
-    pub fn init(t: toml::Table) -> Result<GossipInit, String> {
-        if let Some(r) = crate::lazy::call(t, gossip_init_serde) {
-            return r;
-        }
-        crate::lazy::want_reader();
-        Err(format!("[gossip]: {}", crate::lazy::READER_NOT_LOADED))
-    }
+    crate::lazy::reader_fn!(pub fn init -> GossipInit = super::serde_init, via gossip_init_serde,
+        else format!("[gossip]: {}", crate::lazy::READER_NOT_LOADED));
 }
 
 impl Gossip {

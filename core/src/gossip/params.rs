@@ -146,19 +146,8 @@ mod by_serde {
 mod by_serde {
     use super::GossipParams;
 
-    #[wasm_split::wasm_split(reader)]
-    async fn params_serde(call: usize) {
-        // SAFETY: `params` passes its call's address through `lazy::call`.
-        unsafe { crate::lazy::answer(call, super::serde_params) }
-    }
-
-    pub fn params(t: toml::Table) -> Result<GossipParams, String> {
-        if let Some(r) = crate::lazy::call(t, params_serde) {
-            return r;
-        }
-        crate::lazy::want_reader();
-        Err(format!("params: {}", crate::lazy::READER_NOT_LOADED))
-    }
+    crate::lazy::reader_fn!(pub fn params -> GossipParams = super::serde_params, via params_serde,
+        else format!("params: {}", crate::lazy::READER_NOT_LOADED));
 }
 
 /// The shortest gossip round accepted (1 ms): shorter ones multiply the events of a run.

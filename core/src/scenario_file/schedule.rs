@@ -72,19 +72,8 @@ mod by_serde {
 mod by_serde {
     use crate::engine::action::Action;
 
-    #[wasm_split::wasm_split(reader)]
-    async fn faults_serde(call: usize) {
-        // SAFETY: `action` passes its call's address through `lazy::call`.
-        unsafe { crate::lazy::answer(call, super::serde_action) }
-    }
-
-    pub fn action(t: toml::Table) -> Result<Action, String> {
-        if let Some(r) = crate::lazy::call(t, faults_serde) {
-            return r;
-        }
-        crate::lazy::want_reader();
-        Err(crate::lazy::READER_NOT_LOADED.to_string())
-    }
+    crate::lazy::reader_fn!(pub fn action -> Action = super::serde_action, via faults_serde,
+        else crate::lazy::READER_NOT_LOADED.to_string());
 }
 
 /// One action of a schedule or a session, with where it comes from (for errors).
