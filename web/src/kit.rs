@@ -128,6 +128,28 @@ pub enum PartLoad {
     Loaded(Option<String>),
 }
 
+impl PartLoad {
+    /// A part fetched once the first frame is painted ([`use_part_after_paint`]), before that:
+    /// not fetched yet in the split build, in the main module (`Loaded`) elsewhere.
+    pub fn at_start() -> PartLoad {
+        if cfg!(cs_split) {
+            PartLoad::Closed
+        } else {
+            PartLoad::Loaded(None)
+        }
+    }
+
+    /// The `data-part` of a placeholder standing for this part's code: `error` after a failed
+    /// fetch, else `loading`.
+    pub fn wait_state(&self) -> &'static str {
+        if matches!(self, PartLoad::Failed(_)) {
+            "error"
+        } else {
+            "loading"
+        }
+    }
+}
+
 /// The parts a card's code needs beside its own, fetched with it: the "How often?" and hunt cards
 /// write the scenario (a plan's digest, `Scenario::to_toml`), whose writer is in the session
 /// writer's part (`reader::WRITER_PART`).
@@ -157,14 +179,7 @@ pub fn use_part_after_paint(
     part: &'static str,
     start: bool,
 ) -> (UseStateHandle<PartLoad>, Callback<Option<String>>) {
-    let (load, open) = use_part_from(
-        part,
-        if cfg!(cs_split) {
-            PartLoad::Closed
-        } else {
-            PartLoad::Loaded(None)
-        },
-    );
+    let (load, open) = use_part_from(part, PartLoad::at_start());
     {
         let open = open.clone();
         let start = start && matches!(*load, PartLoad::Closed);
@@ -259,6 +274,18 @@ pub fn part_note(load: &PartLoad, what: &str) -> Html {
             </span>
         },
         PartLoad::Closed => html! {},
+    }
+}
+
+/// In a placeholder whose part did not load (`part`, [`PartLoad::Failed`]): `what` ("This
+/// card's code") did not load, and a button that fetches it again (`retry`, [`use_part`]'s).
+pub fn part_retry(what: &str, part: &str, retry: &Callback<Option<String>>) -> Html {
+    let retry = retry.clone();
+    html! {
+        <p class="part-note" role="alert" data-part="error">
+            { format!("{what} did not load (a part of the app, split/{part}; check the connection). ") }
+            <button class="btn small-btn" onclick={Callback::from(move |_| retry.emit(None))}>{ "Try again" }</button>
+        </p>
     }
 }
 

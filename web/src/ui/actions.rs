@@ -48,13 +48,9 @@ pub struct ActionsProps {
 #[function_component(Actions)]
 pub fn actions(p: &ActionsProps) -> Html {
     let ctx = use_context::<ActionsLoad>();
-    let load = ctx.as_ref().map(|c| c.load.clone()).unwrap_or_else(|| {
-        if cfg!(cs_split) {
-            PartLoad::Closed
-        } else {
-            PartLoad::Loaded(None)
-        }
-    });
+    let load = ctx
+        .as_ref()
+        .map_or_else(PartLoad::at_start, |c| c.load.clone());
     if matches!(load, PartLoad::Loaded(_)) {
         let drawn = crate::in_part!(
             actions,
@@ -72,21 +68,11 @@ pub fn actions(p: &ActionsProps) -> Html {
     }
     let note = match (&load, &ctx) {
         (PartLoad::Failed(part), Some(c)) => {
-            let retry = c.retry.clone();
-            html! {
-                <p class="part-note" role="alert">
-                    { format!("The actions' code did not load (a part of the app, split/{part}; check the connection). ") }
-                    <button class="btn small-btn" onclick={Callback::from(move |_| retry.emit(None))}>{ "Try again" }</button>
-                </p>
-            }
+            crate::kit::part_retry("The actions' code", part, &c.retry)
         }
         _ => html! { <p class="muted small">{ "Loading the actions…" }</p> },
     };
-    let state = if matches!(load, PartLoad::Failed(_)) {
-        "error"
-    } else {
-        "loading"
-    };
+    let state = load.wait_state();
     let kind = match p.target {
         Target::Node(_) => "node",
         Target::Link(..) => "link",
@@ -94,4 +80,20 @@ pub fn actions(p: &ActionsProps) -> Html {
     html! {
         <div class="panel panel-wait" data-part={state} data-wait={kind}>{ note }</div>
     }
+}
+
+/// The action panel for a selection: the selected link's (`link`) before the selected node's
+/// (`node`), else a hint to click one. The topology card's and compare's row of actions.
+pub fn for_selection(
+    s: &Handle,
+    dark: bool,
+    link: Option<(NodeId, NodeId)>,
+    node: Option<NodeId>,
+) -> Html {
+    let target = match (link, node) {
+        (Some((a, b)), _) => Target::Link(a, b),
+        (None, Some(id)) => Target::Node(id),
+        _ => return html! { <p class="muted small">{ "Click a node or a link to act on it." }</p> },
+    };
+    html! { <Actions s={s.clone()} {dark} {target} /> }
 }

@@ -69,22 +69,10 @@ pub fn below(p: &BelowProps) -> Html {
     }
     let (class, label, title, key) = p.card.face();
     let note = match &p.load {
-        PartLoad::Failed(part) => {
-            let retry = p.retry.clone();
-            html! {
-                <p class="part-note" role="alert" data-part="error">
-                    { format!("This card's code did not load (a part of the app, split/{part}; check the connection). ") }
-                    <button class="btn small-btn" onclick={Callback::from(move |_| retry.emit(None))}>{ "Try again" }</button>
-                </p>
-            }
-        }
+        PartLoad::Failed(part) => crate::kit::part_retry("This card's code", part, &p.retry),
         _ => html! {},
     };
-    let state = if matches!(p.load, PartLoad::Failed(_)) {
-        "error"
-    } else {
-        "loading"
-    };
+    let state = p.load.wait_state();
     html! {
         <section class={classes!("card", class, "below-wait")} aria-label={label} data-part={state} data-below={key}>
             <div class="card-head"><h2>{ title }</h2></div>

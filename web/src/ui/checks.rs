@@ -66,8 +66,6 @@ pub struct Checks {
     /// The session revision the state is about.
     session: u64,
     pool: Option<Pool>,
-    /// Its automatic check waits for the end of the page's link opening (`ChecksProps::hold`).
-    held: bool,
 }
 
 impl Checks {
@@ -120,13 +118,10 @@ impl Checks {
         }
     }
 
+    /// Its automatic check, unless held (`ChecksProps::hold`: it starts when the hold ends) or
+    /// the cluster is large (it waits for the button).
     fn on_session(&mut self, ctx: &Context<Self>) {
-        self.held = ctx.props().hold;
-        if self.held {
-            self.pool = None;
-            self.session = ctx.props().session;
-            self.state = State::Stale;
-        } else if ctx.props().s.model.borrow().n() <= AUTO_NODES {
+        if !ctx.props().hold && ctx.props().s.model.borrow().n() <= AUTO_NODES {
             self.start(ctx);
         } else {
             self.pool = None;
@@ -145,14 +140,13 @@ impl Component for Checks {
             state: State::Stale,
             session: ctx.props().session,
             pool: None,
-            held: false,
         };
         c.on_session(ctx);
         c
     }
 
-    fn changed(&mut self, ctx: &Context<Self>, _old: &Self::Properties) -> bool {
-        if ctx.props().session != self.session || (self.held && !ctx.props().hold) {
+    fn changed(&mut self, ctx: &Context<Self>, old: &Self::Properties) -> bool {
+        if ctx.props().session != self.session || (old.hold && !ctx.props().hold) {
             self.on_session(ctx);
         }
         true

@@ -8,7 +8,6 @@
 //! compare's part of the split release build (`model::compare::PART`, issue 44); the picker is
 //! not (picking a variant fetches the part first).
 
-use super::actions::{Actions, Target};
 use super::{matrix::Matrix, topology::TopologyView};
 use crate::kit::{Handle, PanelProps};
 use crate::model::compare::DivState;
@@ -320,16 +319,8 @@ fn sides(p: &GridProps) -> Html {
     // topology on neither side, so that the sides' rows line up.
     let actions = {
         let m = p.s.model.borrow();
-        let panel = match (m.selected_link, m.selected) {
-            // The panels' part (`ui::actions`), not a copy of their code in compare's.
-            (Some((a, b)), _) => {
-                html! { <Actions s={p.s.clone()} dark={p.dark} target={Target::Link(a, b)} /> }
-            }
-            (None, Some(id)) => {
-                html! { <Actions s={p.s.clone()} dark={p.dark} target={Target::Node(id)} /> }
-            }
-            _ => html! { <p class="muted small">{ "Click a node or a link to act on it." }</p> },
-        };
+        // The panels' part (`ui::actions`), not a copy of their code in compare's.
+        let panel = super::actions::for_selection(&p.s, p.dark, m.selected_link, m.selected);
         html! {
             <div class="cmp-actions" id="cmp-actions">
                 <span class="muted small">{ format!("Acts on both sides: recorded on {a_variant}, replayed on {b_variant} at the same time.") }</span>

@@ -1,7 +1,6 @@
 //! The topology card: the canvas (click a node or a link), its legend, and the action panel for
 //! the selection.
 
-use super::actions::{Actions, Target};
 use crate::draw::{model_color, msg_color, palette, topology};
 use crate::kit::PanelProps;
 use crate::layout::{self, Hit, Layout, Pt};
@@ -269,18 +268,13 @@ pub fn topology_view(p: &PanelProps) -> Html {
     let legend_msgs = kinds.iter().map(|k| {
         html! { <span class="lg" title={k.about}><i class="dot" style={format!("background:{}", msg_color(kinds, k.label))}></i>{ k.label }</span> }
     });
-    let panel = match (m.selected_link, m.selected) {
-        // Compare: the actions are in a row of their own under both sides (`ui::compare`), so
-        // that the sides line up.
-        _ if p.side.is_some() || m.compare.is_some() => html! {},
-        // The panels' code comes right after the first frame (`ui::actions`).
-        (Some((a, b)), _) => {
-            html! { <Actions s={s.clone()} dark={p.dark} target={Target::Link(a, b)} /> }
-        }
-        (None, Some(id)) => {
-            html! { <Actions s={s.clone()} dark={p.dark} target={Target::Node(id)} /> }
-        }
-        _ => html! { <p class="muted small">{ "Click a node or a link to act on it." }</p> },
+    // Compare: the actions are in a row of their own under both sides (`ui::compare`), so that
+    // the sides line up. Else the panels, whose code comes right after the first frame
+    // (`ui::actions`).
+    let panel = if p.side.is_some() || m.compare.is_some() {
+        html! {}
+    } else {
+        super::actions::for_selection(s, p.dark, m.selected_link, m.selected)
     };
     // "Explain this state": computed from the views now, only while shown.
     let explain_btn = m.selected.map(|id| {
