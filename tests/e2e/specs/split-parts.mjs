@@ -98,59 +98,67 @@ async function scenarioWriter(browser, baseUrl, log) {
   }
 }
 
-// The cards below the first screen with their part refused: each says so with a button; the
-// app is ready and usable; a press fetches the part and the three cards come.
-async function belowRefused(browser, baseUrl, log) {
+// A part refused (`part`): once `ready` sees its placeholders say so, the note (`note`) names the
+// part, `before` checks what is missing, the app steps meanwhile; then the part is let through,
+// the note's button (`retry`) pressed, and `after` checks what came.
+async function partRefused(browser, baseUrl, log, { part, ready, note, before = async () => {}, retry, after }) {
   const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
   try {
     const page = await context.newPage();
-    await page.route('**/split/below-*.wasm', (route) => route.abort('internetdisconnected'));
+    const files = `**/split/${part}-*.wasm`;
+    await page.route(files, (route) => route.abort('internetdisconnected'));
     await open(page, baseUrl);
-    await page.waitForFunction(() => document.querySelectorAll('.below-wait[data-part="error"]').length === 3, null, { timeout: 10_000 });
-    const note = await page.textContent('.seq-card .part-note');
-    log(note);
-    assert.match(note, /did not load \(a part of the app, split\/below/);
+    await ready(page);
+    const text = await page.textContent(note);
+    log(text);
+    assert.match(text, new RegExp(`did not load \\(a part of the app, split/${part}`));
+    await before(page);
     const was = Number((await app(page)).step);
     await page.keyboard.press('ArrowRight');
     await settled(page);
     assert.equal(Number((await app(page)).step), was + 1, 'the app steps meanwhile');
-    await page.unroute('**/split/below-*.wasm');
-    await page.click('.log-card .part-note button');
-    await page.waitForFunction(() => document.querySelectorAll('.below-wait').length === 0, null, { timeout: 10_000 });
-    await page.waitForSelector('.log-card #log-search', { state: 'attached' });
+    await page.unroute(files);
+    await page.click(retry);
+    await after(page);
   } finally {
     await context.close();
   }
 }
 
+// The cards below the first screen with their part refused: each says so with a button; the
+// app is ready and usable; a press fetches the part and the three cards come.
+function belowRefused(browser, baseUrl, log) {
+  return partRefused(browser, baseUrl, log, {
+    part: 'below',
+    ready: (page) =>
+      page.waitForFunction(() => document.querySelectorAll('.below-wait[data-part="error"]').length === 3, null, { timeout: 10_000 }),
+    note: '.seq-card .part-note',
+    retry: '.log-card .part-note button',
+    after: async (page) => {
+      await page.waitForFunction(() => document.querySelectorAll('.below-wait').length === 0, null, { timeout: 10_000 });
+      await page.waitForSelector('.log-card #log-search', { state: 'attached' });
+    },
+  });
+}
+
 // The topology card's actions with their part refused: the panel says so with a button; the
 // app is ready and usable; a press fetches the part and the node's panel comes, and a link's
 // panel opens at once after it.
-async function actionsRefused(browser, baseUrl, log) {
-  const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
-  try {
-    const page = await context.newPage();
-    await page.route('**/split/actions-*.wasm', (route) => route.abort('internetdisconnected'));
-    await open(page, baseUrl);
-    await page.waitForSelector('.topo-card .panel-wait[data-part="error"]', { timeout: 10_000 });
-    const note = await page.textContent('.topo-card .panel-wait .part-note');
-    log(note);
-    assert.match(note, /did not load \(a part of the app, split\/actions/);
-    assert.equal(await page.$('#node-panel'), null, 'no node panel without its part');
-    const was = Number((await app(page)).step);
-    await page.keyboard.press('ArrowRight');
-    await settled(page);
-    assert.equal(Number((await app(page)).step), was + 1, 'the app steps meanwhile');
-    await page.unroute('**/split/actions-*.wasm');
-    await page.click('.topo-card .panel-wait .part-note button');
-    await page.waitForSelector('#node-panel #act-isolate', { timeout: 10_000 });
-    assert.equal(await page.$('.panel-wait'), null, 'the placeholder is gone');
-    await page.selectOption('#link-select', { index: 1 });
-    await page.waitForSelector('#link-panel #link-drop-both', { timeout: 10_000 });
-    assert.equal(await page.$('.panel-wait'), null, "the link's panel needs no other fetch");
-  } finally {
-    await context.close();
-  }
+function actionsRefused(browser, baseUrl, log) {
+  return partRefused(browser, baseUrl, log, {
+    part: 'actions',
+    ready: (page) => page.waitForSelector('.topo-card .panel-wait[data-part="error"]', { timeout: 10_000 }),
+    note: '.topo-card .panel-wait .part-note',
+    before: async (page) => assert.equal(await page.$('#node-panel'), null, 'no node panel without its part'),
+    retry: '.topo-card .panel-wait .part-note button',
+    after: async (page) => {
+      await page.waitForSelector('#node-panel #act-isolate', { timeout: 10_000 });
+      assert.equal(await page.$('.panel-wait'), null, 'the placeholder is gone');
+      await page.selectOption('#link-select', { index: 1 });
+      await page.waitForSelector('#link-panel #link-drop-both', { timeout: 10_000 });
+      assert.equal(await page.$('.panel-wait'), null, "the link's panel needs no other fetch");
+    },
+  });
 }
 
 export async function run({ page, baseUrl, log }) {
