@@ -194,15 +194,23 @@ fn broken_rule<S: StateMachine>(names: &[String], nodes: Nodes<S>) -> Option<Vio
 /// Leader Completeness (running leaders only: a stopped one leads nothing): O(leaders x n).
 /// `only`: when the answer was nothing before a step that changed only that node, the pairs
 /// (leader, node) without it cannot have changed: only those with it are read (the first of
-/// them in the scan's order is still the scan's first).
+/// them in the scan's order is still the scan's first). `key`: the quiet key of the state now,
+/// when the caller has one (which nodes are running leaders is read from it).
 fn leader_completeness<S: StateMachine>(
     sim: &Sim<Raft<S>>,
     names: &[String],
     nodes: Nodes<S>,
     only: Option<usize>,
+    key: Option<&[u64]>,
 ) -> Option<Violation> {
     for (l, ln) in nodes.iter().enumerate() {
-        if !ln.is_leader() || sim.nodes[l].status == NodeStatus::Stopped {
+        // From the quiet key when there is one (its `FLAGS` words, next to each other: not a
+        // read of every node's slot per call, issue 44), else from the nodes.
+        let leads_now = match key {
+            Some(key) => leads(&key[l * W..(l + 1) * W]),
+            None => ln.is_leader() && sim.nodes[l].status != NodeStatus::Stopped,
+        };
+        if !leads_now {
             continue;
         }
         // The pairs read: every (l, k) when `only` is this leader (or none), else (l, only)
@@ -446,40 +454,52 @@ impl Pairs {
     /// the class of its fingerprint `now` (a new one if none).
     #[inline]
     fn join(&mut self, k: usize, now: Fp, pred: &impl Fn(usize, usize) -> bool) {
-        let words = self.words;
-        for (f, set) in &self.classes {
+        let mut into = None;
+        for c in 0..self.classes.len() {
             // The class `k` joins: its members hold what `k` holds (equal fingerprints,
             // the classes' own assumption), and a pair of equal contents violates
             // neither property: nothing to compare (issue 44).
-            if *f == now {
+            if self.classes[c].0 == now {
+                into = Some(c);
                 continue;
             }
-            let r = members(set).next().expect("classes are never empty");
-            let (below, above) = around(set, k);
-            if above && pred(k, r) {
-                let row = &mut self.bad[k * words..(k + 1) * words];
-                for b in members(set).filter(|&b| b > k) {
-                    self.nbad += set_bit(row, b) as usize;
-                }
-            }
-            if below && pred(r, k) {
-                for a in members(set).take_while(|&a| a < k) {
-                    let row = &mut self.bad[a * words..(a + 1) * words];
-                    self.nbad += set_bit(row, k) as usize;
-                }
-            }
+            self.compare(k, c, pred);
         }
         self.fp[k] = now;
-        match self.classes.iter_mut().find(|(f, _)| *f == now) {
-            Some((_, set)) => {
-                set_bit(set, k);
+        match into {
+            Some(c) => {
+                set_bit(&mut self.classes[c].1, k);
             }
             None => {
                 let mut set = self.spare.pop().unwrap_or_default();
                 set.clear();
-                set.resize(words, 0);
+                set.resize(self.words, 0);
                 set_bit(&mut set, k);
                 self.classes.push((now, set));
+            }
+        }
+    }
+
+    /// [`Self::join`]'s comparison of node `k` with class `c` (not its own): its representative
+    /// against `k`, and the pairs with every member noted when they violate. Out of line: most
+    /// joins compare with no class or one, and inlined its masks and bounds were worked out
+    /// on every join (~100 instructions, issue 44).
+    #[inline(never)]
+    fn compare(&mut self, k: usize, c: usize, pred: &impl Fn(usize, usize) -> bool) {
+        let words = self.words;
+        let set = &self.classes[c].1;
+        let r = members(set).next().expect("classes are never empty");
+        let (below, above) = around(set, k);
+        if above && pred(k, r) {
+            let row = &mut self.bad[k * words..(k + 1) * words];
+            for b in members(set).filter(|&b| b > k) {
+                self.nbad += set_bit(row, b) as usize;
+            }
+        }
+        if below && pred(r, k) {
+            for a in members(set).take_while(|&a| a < k) {
+                let row = &mut self.bad[a * words..(a + 1) * words];
+                self.nbad += set_bit(row, k) as usize;
             }
         }
     }
@@ -791,11 +811,18 @@ fn check_moved<S: StateMachine>(
     // compared word by word in place (`lc_same`, no key built); without one (after a
     // violation), `lc_kept`, the key of the last nothing it answered without a quiet key.
     let (mut led_moved, mut broken, mut lc_moved) = (!kept, false, false);
+    // With `Before::Node`, whether the node's log and its applied entries moved: the pairwise
+    // classes hold the kept key's fingerprints (its check passed both updates, and so did
+    // every step's since), so an unmoved one leaves each class and the violating pairs as
+    // they are: none (the kept key answered nothing).
+    let (mut lm_moved, mut sms_moved) = (true, true);
     if let Before::Node(k, a) = before {
         let b = &key[k * W..(k + 1) * W];
         led_moved = a[LED] != b[LED];
         broken = b[FLAGS] & BROKEN != 0;
         lc_moved = !lc_same(a, b);
+        lm_moved = a[LAST] != b[LAST] || a[CHAIN] != b[CHAIN];
+        sms_moved = a[APPLIED] != b[APPLIED] || a[APPLIED_HASH] != b[APPLIED_HASH];
     } else if kept {
         for (a, b) in quiet.chunks_exact(W).zip(key.chunks_exact(W)) {
             led_moved |= a[LED] != b[LED];
@@ -817,19 +844,24 @@ fn check_moved<S: StateMachine>(
             return Some(v);
         }
     }
-    if let Some((a, b)) = lm.update(key, (LAST, CHAIN), only, |a, b| {
-        lm_pair(&nodes[a], &nodes[b]).is_some()
-    }) {
-        return lm_violation(names, nodes, a, b);
+    if lm_moved {
+        if let Some((a, b)) = lm.update(key, (LAST, CHAIN), only, |a, b| {
+            lm_pair(&nodes[a], &nodes[b]).is_some()
+        }) {
+            return lm_violation(names, nodes, a, b);
+        }
     }
     if lc_moved {
-        if let Some(v) = leader_completeness(sim, names, nodes, only) {
+        if let Some(v) = leader_completeness(sim, names, nodes, only, Some(key)) {
             lc_kept.clear();
             return Some(v);
         }
         if !kept {
             std::mem::swap(lc_kept, lc_now);
         }
+    }
+    if !sms_moved {
+        return None;
     }
     let first = sms.update(key, (APPLIED, APPLIED_HASH), only, |a, b| {
         sms_pair(&nodes[a].ghost.applied, &nodes[b].ghost.applied)
@@ -852,7 +884,7 @@ pub fn check_full<S: StateMachine>(sim: &Sim<Raft<S>>) -> Option<Violation> {
             }
         }
     }
-    if let Some(v) = leader_completeness(sim, names, nodes, None) {
+    if let Some(v) = leader_completeness(sim, names, nodes, None, None) {
         return Some(v);
     }
     for a in 0..nodes.len() {
