@@ -726,3 +726,101 @@ fn a_run_stopped_by_the_trace_limit_still_replays() {
     assert_eq!((e.sim.steps, e.sim.hash), (end, hash));
     assert!(e.step().is_err(), "new ground is still refused");
 }
+
+/// Checkpoints deferred while the run computes (a link's opening) and filled afterwards are the
+/// ones the run would have taken, at the same steps and states; the run, its trace and the jumps
+/// are unchanged; filling stops after a gap's part and goes on where it stopped.
+#[test]
+fn deferred_checkpoints_filled_later_are_the_same() {
+    for span in [Some(3_000_000), None] {
+        let set = |e: &mut Engine<_>| match span {
+            Some(s) => e.set_checkpoint_span(s),
+            None => e.set_checkpoint_interval(500),
+        };
+        let mut live = busy_engine(5);
+        set(&mut live);
+        live.run_until(30_000_000, 10_000_000).unwrap();
+        let total = live.sim.steps;
+
+        let mut e = busy_engine(5);
+        set(&mut e);
+        e.set_checkpoints_deferred(true);
+        e.run_until(30_000_000, 10_000_000).unwrap();
+        assert_eq!(e.checkpoint_count(), 1, "only time zero's while deferred");
+        assert_eq!(e.sim.hash, live.sim.hash);
+        assert_eq!(e.trace.recs, live.trace.recs);
+        // Nothing is filled while deferred.
+        assert!(!e.fill_checkpoints(100).unwrap());
+        e.set_checkpoints_deferred(false);
+        let mut calls = 0;
+        while e.fill_checkpoints(97).unwrap() {
+            calls += 1;
+            assert!(calls < 10_000, "filling ends");
+        }
+        assert!(calls > 10, "in parts: {calls}");
+        let steps = |e: &Engine<_>| e.checkpoints.iter().map(|c| c.steps).collect::<Vec<_>>();
+        assert_eq!(steps(&e), steps(&live), "span {span:?}");
+        for (a, b) in e.checkpoints.iter().zip(&live.checkpoints) {
+            assert_eq!((a.hash, a.now), (b.hash, b.now));
+        }
+        assert_eq!(e.ckpt_bytes, live.ckpt_bytes);
+        assert_eq!(e.sim.hash, live.sim.hash, "the state now is untouched");
+        assert_eq!(e.trace.recs, live.trace.recs);
+        for target in [total / 3, 17, total - 1, 0, total / 2, total] {
+            e.jump_to_step(target).unwrap();
+            live.jump_to_step(target).unwrap();
+            assert_eq!(e.sim.hash, live.sim.hash, "after jumping to {target}");
+        }
+        // The run goes on as before.
+        e.run_until(31_000_000, 10_000_000).unwrap();
+        live.run_until(31_000_000, 10_000_000).unwrap();
+        assert_eq!(e.sim.hash, live.sim.hash);
+        assert_eq!(e.trace.recs, live.trace.recs);
+    }
+}
+
+/// A jump back in the middle of the filling, and an action there (which drops the future the
+/// filling was working on): jumps stay exact and the filling ends.
+#[test]
+fn filling_checkpoints_survives_jumps_and_actions() {
+    let mut straight = busy_engine(5);
+    straight.run_until(30_000_000, 10_000_000).unwrap();
+    let total = straight.sim.steps;
+    let mut e = busy_engine(5);
+    e.set_checkpoint_span(3_000_000);
+    e.set_checkpoints_deferred(true);
+    e.run_until(30_000_000, 10_000_000).unwrap();
+    e.set_checkpoints_deferred(false);
+    for _ in 0..5 {
+        e.fill_checkpoints(300).unwrap();
+    }
+    e.jump_to_step(total / 4).unwrap();
+    let mut mid = busy_engine(5);
+    mid.jump_to_step(total / 4).unwrap();
+    assert_eq!(e.sim.hash, mid.sim.hash);
+    e.fill_checkpoints(300).unwrap();
+    e.jump_to_step(total).unwrap();
+    assert_eq!(e.sim.hash, straight.sim.hash);
+    e.jump_to_step(total / 3).unwrap();
+    e.fill_checkpoints(300).unwrap();
+    e.apply_user_action(Action::Restart {
+        node: "n1".into(),
+        kill: true,
+        down_for: Some(Dur(100_000)),
+    })
+    .unwrap();
+    let mut calls = 0;
+    while e.fill_checkpoints(300).unwrap() {
+        calls += 1;
+        assert!(calls < 10_000);
+    }
+    assert!(e.checkpoints.windows(2).all(|w| w[0].steps < w[1].steps));
+    assert!(e.checkpoints.iter().all(|c| c.steps <= e.sim.steps));
+    let here = e.sim.steps;
+    for target in [here / 2, 3, here] {
+        let mut fresh = busy_engine(5);
+        fresh.jump_to_step(target.min(total / 3)).unwrap();
+        e.jump_to_step(target.min(total / 3)).unwrap();
+        assert_eq!(e.sim.hash, fresh.sim.hash);
+    }
+}
