@@ -495,12 +495,6 @@ pub trait Driver {
     fn set_checkpoint_span(&mut self, span: Micros);
     fn max_checkpoints(&self) -> usize;
     fn checkpoint_count(&self) -> usize;
-    /// `Run::set_checkpoints_deferred`.
-    fn set_checkpoints_deferred(&mut self, on: bool);
-    /// `Run::checkpoints_deferred`.
-    fn checkpoints_deferred(&self) -> bool;
-    /// `Run::fill_checkpoints`.
-    fn fill_checkpoints(&mut self, max_steps: u64) -> Result<bool, SimError>;
     /// What the checkpoints take (`Limits::max_checkpoint_bytes`).
     fn checkpoint_bytes(&self) -> usize;
 
@@ -634,15 +628,6 @@ impl<M: Model> Driver for Engine<M> {
     }
     fn checkpoint_count(&self) -> usize {
         Engine::checkpoint_count(self)
-    }
-    fn set_checkpoints_deferred(&mut self, on: bool) {
-        Engine::set_checkpoints_deferred(self, on)
-    }
-    fn checkpoints_deferred(&self) -> bool {
-        Engine::checkpoints_deferred(self)
-    }
-    fn fill_checkpoints(&mut self, max_steps: u64) -> Result<bool, SimError> {
-        Engine::fill_checkpoints(self, max_steps)
     }
     fn checkpoint_bytes(&self) -> usize {
         Engine::checkpoint_bytes(self)

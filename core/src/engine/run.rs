@@ -18,14 +18,6 @@ pub struct Engine<P: Protocol> {
     ckpt_span: Option<Micros>,
     checkpointing: bool,
     max_checkpoints: usize,
-    /// Checkpoints due are not taken ([`Engine::set_checkpoints_deferred`]); the gaps are
-    /// filled later ([`Engine::fill_checkpoints`]).
-    deferred: bool,
-    /// The gaps' filling under way: a copy of the state replaying from a checkpoint towards
-    /// the next one, taking the checkpoints due on the way ([`Engine::fill_checkpoints`]).
-    filler: Option<Sim<P>>,
-    /// Every gap before this step is filled (or has nothing due).
-    filled_to: u64,
     /// Whether the trace keeps its records (and log lines, violations, bodies); when not, the
     /// run still hashes every record (`trace_hash`) and advances `trace.steps`. Off for a run
     /// that nobody reads the trace of (`set_keep_records`).
@@ -49,7 +41,6 @@ impl<P: Protocol> Engine<P> {
         self.trace = Trace::default();
         self.checkpoints = Vec::new();
         self.ckpt_bytes = Vec::new();
-        self.filler = None;
     }
 }
 /// The fewest checkpoints a run keeps, whatever its size (the memory budget permitting or not).
@@ -77,9 +68,6 @@ impl<P: Protocol> Engine<P> {
             ckpt_span: None,
             checkpointing,
             max_checkpoints,
-            deferred: false,
-            filler: None,
-            filled_to: 0,
             keep_records: true,
         }
     }
@@ -318,121 +306,20 @@ impl<P: Protocol> Engine<P> {
         if progressed && record {
             self.trace.steps = self.sim.steps;
         }
-        if progressed && self.checkpointing && !self.deferred && self.checkpoint_due() {
+        if progressed && self.checkpointing && self.checkpoint_due() {
             self.take_checkpoint();
         }
         Ok(progressed)
     }
 
     fn checkpoint_due(&self) -> bool {
-        self.due_after(self.checkpoints.last(), &self.sim)
-    }
-
-    /// Whether a checkpoint is due at the state `s`, the latest one before it being `last`.
-    fn due_after(&self, last: Option<&Sim<P>>, s: &Sim<P>) -> bool {
         match self.ckpt_span {
-            Some(span) => last.is_none_or(|c| s.now / span > c.now / span),
-            None => s.steps.is_multiple_of(self.ckpt_every),
-        }
-    }
-
-    /// Take no checkpoint while `on` (issue 44: a link's run computed to its cursor copied the
-    /// 251-node state ~20 times on the way, 5.4 MB each in memory the tab touched for the first
-    /// time, before anything was shown); [`Self::fill_checkpoints`] takes them afterwards, from
-    /// the checkpoints there are. Jumps meanwhile replay from those, so further.
-    pub fn set_checkpoints_deferred(&mut self, on: bool) {
-        self.deferred = on;
-    }
-
-    /// Whether checkpoints are deferred ([`Self::set_checkpoints_deferred`]).
-    pub fn checkpoints_deferred(&self) -> bool {
-        self.deferred
-    }
-
-    /// Take the checkpoints that were deferred, at most `max_steps` steps of replay a call (a
-    /// copy of the state replays from the checkpoint before a gap, beside the run, and keeps a
-    /// copy at each point one was due, exactly as stepping the run would have): `Ok(true)`
-    /// while gaps are left. Checkpoints are replays of the same steps, so the run, its trace and
-    /// every jump's result are unchanged; only how far a jump replays is. Stops once the budget
-    /// of checkpoints is full, as the run's own checkpoints would.
-    pub fn fill_checkpoints(&mut self, max_steps: u64) -> Result<bool, SimError> {
-        if !self.checkpointing || self.deferred {
-            return Ok(false);
-        }
-        let mut left = max_steps.max(1);
-        loop {
-            let mut from = match self.filler.take() {
-                Some(f) => f,
-                None => match self.next_gap() {
-                    Some(i) => self.checkpoints[i].clone(),
-                    None => return Ok(false),
-                },
-            };
-            // The bound: the next checkpoint after the copy, else the state now.
-            let bound = self
+            Some(span) => self
                 .checkpoints
-                .iter()
-                .find(|c| c.steps > from.steps)
-                .map_or(self.sim.steps, |c| c.steps);
-            if self.checkpoints.len() >= self.max_checkpoints
-                || self.checkpoint_bytes() >= self.sim.limits.max_checkpoint_bytes
-            {
-                self.filled_to = u64::MAX;
-                return Ok(false);
-            }
-            // Step the copy with the run's own stepping (a replay: it records nothing), the
-            // run's state set aside meanwhile.
-            std::mem::swap(&mut self.sim, &mut from);
-            self.deferred = true;
-            let mut res = Ok(true);
-            while self.sim.steps < bound && left > 0 {
-                res = self.step();
-                if !matches!(res, Ok(true)) {
-                    break;
-                }
-                left -= 1;
-                let i = self
-                    .checkpoints
-                    .partition_point(|c| c.steps <= self.sim.steps);
-                if self.sim.steps < bound
-                    && self.due_after(Some(&self.checkpoints[i - 1]), &self.sim)
-                {
-                    let copy = self.sim.clone();
-                    self.ckpt_bytes.insert(i, copy.approx_bytes());
-                    self.checkpoints.insert(i, copy);
-                }
-            }
-            self.deferred = false;
-            std::mem::swap(&mut self.sim, &mut from);
-            // A replay ends only at the bound (`Ok(false)`: the end of the run, not before it).
-            if res? && from.steps < bound {
-                self.filler = Some(from);
-                return Ok(true);
-            }
-            self.filled_to = bound;
-            if left == 0 {
-                return Ok(self.next_gap().is_some());
-            }
+                .last()
+                .is_none_or(|c| self.sim.now / span > c.now / span),
+            None => self.sim.steps.is_multiple_of(self.ckpt_every),
         }
-    }
-
-    /// The first checkpoint (from `filled_to` on) after which one is due before the next
-    /// checkpoint (or, after the last one, before the state now, the run's own stepping taking
-    /// the one due there).
-    fn next_gap(&self) -> Option<usize> {
-        (0..self.checkpoints.len()).find(|&i| {
-            let c = &self.checkpoints[i];
-            let next = self.checkpoints.get(i + 1);
-            let (steps, now) = next.map_or((self.sim.steps, self.sim.now), |n| (n.steps, n.now));
-            c.steps >= self.filled_to
-                && steps > c.steps + 1
-                && match self.ckpt_span {
-                    // The next checkpoint taken as due is the first step of its span: a span
-                    // between the two. The state now may be anywhere in its span.
-                    Some(span) => now / span > c.now / span + u64::from(next.is_some()),
-                    None => (steps - 1) / self.ckpt_every > c.steps / self.ckpt_every,
-                }
-        })
     }
 
     fn take_checkpoint(&mut self) {
@@ -613,9 +500,6 @@ impl<P: Protocol> Engine<P> {
             let keep = self.checkpoints.iter().filter(|c| c.steps <= here).count();
             self.checkpoints.truncate(keep);
             self.ckpt_bytes.truncate(keep);
-            // The gap being filled may be past the cursor: filled again from the start.
-            self.filler = None;
-            self.filled_to = 0;
         }
         self.user_actions.retain(|a| a.step < here);
         self.user_actions.push(RecordedAction {

@@ -189,29 +189,9 @@ impl Model {
         }
     }
 
-    /// A restored session's opening ([`Self::opening`]) takes no checkpoints on its way to the
-    /// cursor (issue 44: at 251 nodes ~20 copies of 5.4 MB, in memory the tab touches for the
-    /// first time, before the person sees anything); once it is over they are taken from the
-    /// checkpoints there are in the time the page is idle ([`Self::fill_checkpoints`]). Called
-    /// after every message (`model::store`).
-    pub fn sync_deferred_checkpoints(&mut self) {
-        let opening = self.opening().is_some();
-        if self.run.engine.checkpoints_deferred() != opening {
-            self.run.engine.set_checkpoints_deferred(opening);
-        }
-    }
-
-    /// Take up to `steps` steps' worth of the checkpoints a restored session's opening left
-    /// out ([`Self::sync_deferred_checkpoints`]), while the page is idle: whether some are left.
-    /// The run and what is shown do not change; jumps replay less once they are taken.
-    pub fn fill_checkpoints(&mut self, steps: u64) -> bool {
-        !self.busy() && self.run.engine.fill_checkpoints(steps).unwrap_or(false)
-    }
-
     pub(super) fn start_seek(&mut self, s: Seek) {
         self.snapshot();
         self.seek = Some(s);
-        self.sync_deferred_checkpoints();
         self.seek_quiet_ms = 0.0;
         let budget = self.steps_per_frame;
         self.process(budget);

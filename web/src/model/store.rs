@@ -88,7 +88,6 @@ fn apply(m: &mut Model, msg: Msg) -> bool {
     let edits = msg.edits_session();
     let rev = m.session_rev;
     let changed = m.update(msg);
-    m.sync_deferred_checkpoints();
     // Compare's code (the split release build), asked for by this message: fetched after what
     // the message itself waits for, if anything (it asks again when it is applied again).
     let compare = super::compare::take_wanted();

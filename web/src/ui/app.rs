@@ -743,18 +743,6 @@ pub fn app() -> Html {
             }
         });
     }
-    // The checkpoints a restored session's opening left out, taken a slice a frame once the
-    // page is idle (`Model::fill_checkpoints`): a chain of `after_paint`s that ends when none
-    // are left or the page is busy again, and starts again when it is idle.
-    {
-        let model = s.model.clone();
-        let filling = use_mut_ref(|| false);
-        use_effect_with(busy, move |busy| {
-            if !*busy && !filling.replace(true) {
-                fill_checkpoints(model, filling);
-            }
-        });
-    }
     // Panels left behind off screen catch up once the frame is painted.
     {
         let catch_up = catch_up.clone();
@@ -838,28 +826,6 @@ pub fn app() -> Html {
             <ConfirmDiscard s={s.clone()} dark={dark} resize={*resize} rev={rev} />
         </main>
     }
-}
-
-/// Steps of replay [`fill_checkpoints`] takes a frame: ~4-5 ms at 251 nodes.
-const FILL_STEPS: u64 = 4_000;
-
-/// A slice of `Model::fill_checkpoints` after the next paint, and the next one after it while
-/// some are left; `filling` is cleared at the end.
-fn fill_checkpoints(
-    model: std::rc::Rc<std::cell::RefCell<Model>>,
-    filling: std::rc::Rc<std::cell::RefCell<bool>>,
-) {
-    platform::after_paint(move || {
-        let more = !crate::crash::stopped()
-            && model
-                .try_borrow_mut()
-                .is_ok_and(|mut m| m.fill_checkpoints(FILL_STEPS));
-        if more {
-            fill_checkpoints(model, filling);
-        } else {
-            *filling.borrow_mut() = false;
-        }
-    });
 }
 
 /// `n` with a thin space between groups of three digits (1 197 635).
