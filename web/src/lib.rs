@@ -74,7 +74,6 @@ pub fn start() {
     // is opened ahead, and the app mounts once what it needs is on its way: see [`open_ahead`].
     if let Some(link) = platform::hash().strip_prefix("s=") {
         platform::set_opening_link(true);
-        AHEAD.with(|a| *a.borrow_mut() = Some(Vec::new()));
         let _ = gloo::timers::callback::Timeout::new(MOUNT_WAIT_MS, mount).forget();
         wasm_bindgen_futures::spawn_local(open_ahead(link.to_string()));
     } else {
@@ -114,7 +113,6 @@ fn mount() {
 /// response, `builtins::fetch_ahead`).
 async fn open_ahead(link: String) {
     use clusterscope_core::session::{ScenarioRef, Session};
-    let _done = AheadDone;
     // The mount waits for a task of its own: the fetches spawned below start first.
     let mount_next = || {
         gloo::timers::callback::Timeout::new(0, mount).forget();
@@ -135,72 +133,17 @@ async fn open_ahead(link: String) {
         return mount_next();
     };
     #[cfg(cs_split)]
-    let parts: &[&str] = match &session.scenario {
-        ScenarioRef::Builtin(n) if n == builtins::DEFAULT => &[reader::WRITER_PART],
-        _ => &[reader::WRITER_PART, reader::PART],
-    };
-    let text = match &session.scenario {
-        ScenarioRef::Builtin(name) => clusterscope_core::scenario::builtin::entry(name)
+    if !matches!(&session.scenario, ScenarioRef::Builtin(n) if n == builtins::DEFAULT) {
+        wasm_bindgen_futures::spawn_local(async {
+            let _ = platform::load_part(reader::PART).await;
+        });
+    }
+    if let ScenarioRef::Builtin(name) = &session.scenario {
+        if let Some(e) = clusterscope_core::scenario::builtin::entry(name)
             .filter(|e| e.name != builtins::DEFAULT && builtins::text(e.name).is_none())
-            .map(|e| e.name),
-        ScenarioRef::Custom(_) => None,
-    };
-    if let Some(name) = text {
-        builtins::fetch_ahead(name);
+        {
+            builtins::fetch_ahead(e.name);
+        }
     }
-    #[cfg(cs_split)]
-    let parts = platform::load_parts(parts);
     mount_next();
-    // Then all of it is waited for here, the app's first render meanwhile (`ahead` ends when
-    // this returns: the app opens the link then).
-    #[cfg(cs_split)]
-    let _ = parts.await;
-    if let Some(name) = text {
-        let _ = builtins::download(name).await;
-    }
-}
-
-/// What waits for [`open_ahead`]'s end ([`after_ahead`]).
-type Waiting = Vec<Box<dyn FnOnce()>>;
-
-thread_local! {
-    /// [`open_ahead`] is under way (`Some`), with what waits for its end.
-    static AHEAD: std::cell::RefCell<Option<Waiting>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Ends [`AHEAD`] when dropped (every way out of [`open_ahead`]): what waited runs, in a task
-/// of its own.
-struct AheadDone;
-
-impl Drop for AheadDone {
-    fn drop(&mut self) {
-        let waiting = AHEAD.with(|a| a.borrow_mut().take()).unwrap_or_default();
-        if !waiting.is_empty() {
-            let _ = gloo::timers::callback::Timeout::new(0, move || {
-                if !crash::stopped() {
-                    waiting.into_iter().for_each(|f| f());
-                }
-            })
-            .forget();
-        }
-    }
-}
-
-/// Run `f` once what the link in the page's address needs is here or failed ([`open_ahead`]),
-/// at once when nothing is under way: the app's restore (`ui::app`) opens the link then, each
-/// piece at hand, in one dispatch, instead of waiting for each in a download of its own (a
-/// dispatch and a render of the app each, issue 44). What did not come is the store's to fetch
-/// again and to say, as before.
-pub fn after_ahead(f: impl FnOnce() + 'static) {
-    let f: Box<dyn FnOnce()> = Box::new(f);
-    let f = AHEAD.with(|a| match a.borrow_mut().as_mut() {
-        Some(waiting) => {
-            waiting.push(f);
-            None
-        }
-        None => Some(f),
-    });
-    if let Some(f) = f {
-        f();
-    }
 }

@@ -113,21 +113,17 @@ pub fn app() -> Html {
                 ready.set(true);
                 return;
             }
-            // A link's pieces fetched ahead of the app come first (`crate::after_ahead`): then
-            // each is at hand.
-            crate::after_ahead(move || {
-                let stored = platform::load(platform::SESSION_KEY);
-                if let Some(stored) = &stored {
-                    s.dispatch(Msg::RestoreSaved(stored.clone()));
-                    *saved.borrow_mut() = stored.clone();
-                }
-                let link = hash.trim();
-                let payload = link.strip_prefix("s=").unwrap_or(link);
-                if !payload.is_empty() && stored.as_deref() != Some(payload) {
-                    s.dispatch(Msg::OpenPermalink(hash));
-                }
-                ready.set(true);
-            });
+            let stored = platform::load(platform::SESSION_KEY);
+            if let Some(stored) = &stored {
+                s.dispatch(Msg::RestoreSaved(stored.clone()));
+                *saved.borrow_mut() = stored.clone();
+            }
+            let link = hash.trim();
+            let payload = link.strip_prefix("s=").unwrap_or(link);
+            if !payload.is_empty() && stored.as_deref() != Some(payload) {
+                s.dispatch(Msg::OpenPermalink(hash));
+            }
+            ready.set(true);
         });
     }
 
