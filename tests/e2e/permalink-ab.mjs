@@ -21,6 +21,7 @@
 import { chromium } from 'playwright-core';
 import { resolve } from 'node:path';
 import { loadavg } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { serveDir } from './load.mjs';
 
 const [distA, distB, roundsArg] = process.argv.slice(2);
@@ -43,6 +44,27 @@ const browser = await chromium.launch({
   headless: true,
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
 });
+
+/** Minor page faults of all Chromium processes so far (Linux's /proc; as bench.mjs counts them):
+ * a first touch of fresh memory is one fault a 4 KiB page. Processes that ended take theirs. */
+function faults() {
+  let n = 0;
+  try {
+    for (const d of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+      let st;
+      try {
+        st = readFileSync(`/proc/${d}/stat`, 'utf8');
+      } catch {
+        continue;
+      }
+      const close = st.lastIndexOf(')');
+      if (/chrom/i.test(st.slice(st.indexOf('(') + 1, close))) n += Number(st.slice(close + 2).split(' ')[7]);
+    }
+  } catch {
+    return NaN;
+  }
+  return n;
+}
 
 async function settled(page, timeout = 600_000) {
   await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
@@ -87,9 +109,11 @@ async function open(url, hash) {
   });
   const page = await context.newPage();
   page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
+  const f0 = faults();
   await page.goto(url + hash);
   await page.waitForSelector('#app[data-ready="1"]', { timeout: 60_000 });
   const ready = await page.evaluate(() => performance.now());
+  const f1 = faults();
   await settled(page);
   const r = await page.evaluate(
     () =>
@@ -124,6 +148,9 @@ async function open(url, hash) {
         }
       }),
   );
+  const f2 = faults();
+  r.faults_open = Math.round((f1 - f0) / 1000);
+  r.faults_seek = Math.round((f2 - f1) / 1000);
   if (process.env.AB_TIMELINE === '1') {
     const t = await page.evaluate(() => ({
       files: performance
@@ -161,7 +188,7 @@ try {
       got[k] = r;
       runs[k].push(r);
       console.log(
-        `round ${i + 1} ${'AB'[k]}: cursor ${(r.cursor / 1000).toFixed(3)} s (ready ${(r.ready / 1000).toFixed(3)} s, in the page ${(r.installed / 1000).toFixed(3)} s) step ${r.step}, ${r.renders} renders ${r.render_ms.toFixed(0)} ms`,
+        `round ${i + 1} ${'AB'[k]}: cursor ${(r.cursor / 1000).toFixed(3)} s (ready ${(r.ready / 1000).toFixed(3)} s, in the page ${(r.installed / 1000).toFixed(3)} s) step ${r.step}, ${r.renders} renders ${r.render_ms.toFixed(0)} ms, page faults ${r.faults_open}k to ready, ${r.faults_seek}k after`,
       );
     }
     if (got[0].step !== got[1].step) throw new Error(`A and B stopped at different steps: ${got[0].step} ${got[1].step}`);
@@ -171,7 +198,7 @@ try {
   for (const k of [0, 1]) {
     const rs = runs[k];
     console.log(
-      `${'AB'[k]}: cursor median ${(median(rs.map((r) => r.cursor)) / 1000).toFixed(3)} s (min ${(Math.min(...rs.map((r) => r.cursor)) / 1000).toFixed(3)}), ready median ${(median(rs.map((r) => r.ready)) / 1000).toFixed(3)} s (in the page ${(median(rs.map((r) => r.installed)) / 1000).toFixed(3)} s), renders median ${median(rs.map((r) => r.renders))} (${median(rs.map((r) => r.render_ms)).toFixed(0)} ms)`,
+      `${'AB'[k]}: cursor median ${(median(rs.map((r) => r.cursor)) / 1000).toFixed(3)} s (min ${(Math.min(...rs.map((r) => r.cursor)) / 1000).toFixed(3)}), ready median ${(median(rs.map((r) => r.ready)) / 1000).toFixed(3)} s (in the page ${(median(rs.map((r) => r.installed)) / 1000).toFixed(3)} s), renders median ${median(rs.map((r) => r.renders))} (${median(rs.map((r) => r.render_ms)).toFixed(0)} ms), page faults median ${median(rs.map((r) => r.faults_open))}k to ready, ${median(rs.map((r) => r.faults_seek))}k after`,
     );
   }
   console.log(
