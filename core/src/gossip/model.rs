@@ -225,7 +225,7 @@ impl Model for Gossip {
     }
 
     fn views_json(&self, sim: &Sim<Self>) -> serde_json::Value {
-        serde_json::to_value(view::views(sim)).expect("views serialize")
+        views_json::of(sim)
     }
 
     fn msg_kinds(&self) -> &'static [MsgKind] {
@@ -459,7 +459,7 @@ impl Model for Gossip {
         upto: usize,
         id: NodeId,
     ) -> Vec<String> {
-        super::explain::explain(self, sim, trace, upto, id)
+        explain_part::of(self, sim, trace, upto, id)
     }
 }
 
@@ -574,4 +574,86 @@ fn query(sim: &Sim<Gossip>, q: &Query) -> Result<QValue, String> {
         }
         other => unreachable!("`{other}` is listed in VIEWS but not answered"),
     })
+}
+
+/// Every node's views as JSON (`Model::views_json`): what the CLI's report, the tests and the
+/// diffs read.
+fn views_now(sim: &Sim<Gossip>) -> serde_json::Value {
+    serde_json::to_value(view::views(sim)).expect("views serialize")
+}
+
+/// Every build but the web app's split release build: [`views_now`] called directly.
+#[cfg(not(cs_split))]
+mod views_json {
+    pub(super) fn of(sim: &crate::engine::Sim<super::Gossip>) -> serde_json::Value {
+        super::views_now(sim)
+    }
+}
+
+/// The web app's split release build: nothing in the page reads gossip's views as JSON (its
+/// inspector, matrix, plots and checks read the state and `query`; the JSON is the CLI's, the
+/// tests' and the other models' panels'), yet `Model::views_json` is an entry of every gossip
+/// engine's `Driver` vtable, so `view::views`, its serializers and serde_json's map writer were
+/// in the first download (~10 KB gzipped, issue 44). They are the part `gossip_views`, behind
+/// this split point, which the page never fetches; a call while it is not loaded answers
+/// `null` (none is made: the views of the page's models come from their own parts).
+#[cfg(cs_split)]
+mod views_json {
+    use super::Gossip;
+    use crate::engine::Sim;
+
+    #[wasm_split::wasm_split(gossip_views)]
+    async fn json(call: usize) {
+        // SAFETY: `of` passes its call's address through `lazy::call`, of these types.
+        unsafe { crate::lazy::answer::<&Sim<Gossip>, serde_json::Value>(call, super::views_now) }
+    }
+
+    pub(super) fn of(sim: &Sim<Gossip>) -> serde_json::Value {
+        crate::lazy::call(sim, json).unwrap_or(serde_json::Value::Null)
+    }
+}
+
+/// Every build but the web app's split release build: the explanation called directly.
+#[cfg(not(cs_split))]
+mod explain_part {
+    pub(super) use super::super::explain::explain as of;
+}
+
+/// The web app's split release build: "explain this state" comes only with a click on the
+/// topology's "explain" button (or `w`), so its code is a split point of the part `actions` (the
+/// topology card's actions, fetched right after the first frame is painted, `web/src/ui/
+/// actions.rs`), which the topology waits for before asking (issue 44). A call while it is not
+/// loaded answers a line saying so.
+#[cfg(cs_split)]
+mod explain_part {
+    use super::Gossip;
+    use crate::engine::trace::Trace;
+    use crate::engine::{NodeId, Sim};
+
+    type Args<'a> = (&'a Gossip, &'a Sim<Gossip>, &'a Trace, usize, NodeId);
+
+    #[wasm_split::wasm_split(actions)]
+    async fn explain(call: usize) {
+        // SAFETY: `of` passes its call's address through `lazy::call`, of these types.
+        unsafe {
+            crate::lazy::answer::<Args<'_>, Vec<String>>(call, |(m, sim, trace, upto, id)| {
+                super::super::explain::explain(m, sim, trace, upto, id)
+            })
+        }
+    }
+
+    pub(super) fn of(
+        m: &Gossip,
+        sim: &Sim<Gossip>,
+        trace: &Trace,
+        upto: usize,
+        id: NodeId,
+    ) -> Vec<String> {
+        crate::lazy::call((m, sim, trace, upto, id), explain).unwrap_or_else(|| {
+            vec![
+                "The explanation's code is not loaded yet (a part of the app, split/actions)."
+                    .into(),
+            ]
+        })
+    }
 }

@@ -28,7 +28,7 @@ export const allowConsoleErrors = true;
 
 // The parts every visit fetches right after its first frame (ui/below.rs, ui/actions.rs,
 // sweep/check.rs).
-const AFTER_PAINT = /^(below-cards|actions-panels|check_runs-run)-/;
+const AFTER_PAINT = /^(below-cards|actions-panels|actions-explain|check_runs-run)-/;
 const others = (parts) => parts.filter((p) => !AFTER_PAINT.test(p));
 
 // With the fetches of `glob` refused, `use` (a part's first use) then `read` (the error text it
@@ -149,11 +149,38 @@ function actionsRefused(browser, baseUrl, log) {
     part: 'actions',
     ready: (page) => page.waitForSelector('.topo-card .panel-wait[data-part="error"]', { timeout: 10_000 }),
     note: '.topo-card .panel-wait .part-note',
-    before: async (page) => assert.equal(await page.$('#node-panel'), null, 'no node panel without its part'),
+    before: async (page) => {
+      assert.equal(await page.$('#node-panel'), null, 'no node panel without its part');
+      // The help overlay, gossip's explanation and the fork bar are the same part: each says
+      // so in its place.
+      await page.keyboard.press('?');
+      await page.waitForSelector('#help-wait .part-note', { timeout: 10_000 });
+      assert.match(await page.textContent('#help-wait'), /did not load \(a part of the app, split\/actions/);
+      assert.equal(await page.$('#help'), null, 'no help without its part');
+      await page.keyboard.press('Escape');
+      await page.waitForSelector('#help-wait', { state: 'detached' });
+      await page.click('#explain-toggle');
+      await page.waitForSelector('.topo-card .explain[data-part="error"] .part-note', { timeout: 10_000 });
+      assert.equal(await page.$('#explain'), null, 'no explanation without its part');
+      await page.click('#fork-here');
+      await page.waitForSelector('#tl-fork-wait .part-note', { timeout: 10_000 });
+      assert.equal(await page.$('#tl-fork'), null, 'no fork bar without its part');
+      await page.click('#tl-fork-close');
+    },
     retry: '.topo-card .panel-wait .part-note button',
     after: async (page) => {
       await page.waitForSelector('#node-panel #act-isolate', { timeout: 10_000 });
       assert.equal(await page.$('.panel-wait'), null, 'the placeholder is gone');
+      await page.waitForSelector('#explain[data-node]', { timeout: 10_000 });
+      assert.ok((await page.textContent('#explain')).length > 20, "gossip's explanation drawn once the part is in");
+      await page.click('#explain-toggle');
+      await page.keyboard.press('?');
+      await page.waitForSelector('#help', { timeout: 10_000 });
+      assert.match(await page.textContent('#help'), /next interesting event/);
+      await page.keyboard.press('Escape');
+      await page.click('#fork-here');
+      await page.waitForSelector('#tl-fork', { timeout: 10_000 });
+      await page.click('#tl-fork-close');
       await page.selectOption('#link-select', { index: 1 });
       await page.waitForSelector('#link-panel #link-drop-both', { timeout: 10_000 });
       assert.equal(await page.$('.panel-wait'), null, "the link's panel needs no other fetch");
@@ -186,6 +213,8 @@ export async function run({ page, baseUrl, log }) {
     const kinds = parts.map((p) => p.replace(/-[0-9a-f]+\.wasm$/, ''));
     assert.deepEqual(kinds.filter((k) => k === 'below-cards'), ['below-cards'], `the cards' part, once: ${parts.join(', ')}`);
     assert.deepEqual(kinds.filter((k) => k === 'actions-panels'), ['actions-panels'], `the actions' part, once: ${parts.join(', ')}`);
+    assert.deepEqual(kinds.filter((k) => k === 'actions-explain'), ['actions-explain'], `gossip's explanation with it: ${parts.join(', ')}`);
+    assert.ok(!kinds.some((k) => k.startsWith('gossip_views')), `gossip's views as JSON are never fetched: ${parts.join(', ')}`);
     assert.ok(kinds.includes('check_runs-run'), `the check's worker fetches its run: ${parts.join(', ')}`);
   }
   // The session writer (the autosave, the link) is a part too: a first visit that changes

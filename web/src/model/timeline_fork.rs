@@ -69,10 +69,13 @@ impl Model {
                     });
                 }
             }
-            // Nearest first; the same message once.
-            // (With the time, a total order on the records: the unstable sort gives the stable
-            // one's result, in less code.)
-            drops.sort_unstable_by_key(|d| (dist(d.time), d.msg, d.time));
+            // Nearest first; the same message once. (With the time, a total order on the
+            // records. `small_sort`, not the standard library's sort: its instance for this one
+            // list was ~6 KB of the first download's wasm, issue 44; a few pixels of the
+            // timeline hold a few thousand records at most.)
+            clusterscope_core::small_sort::sort_by_key(&mut drops, |d| {
+                (dist(d.time), d.msg, d.time)
+            });
             drops.dedup_by_key(|d| d.msg);
             drops.truncate(MAX_PICKED_DROPS);
         }

@@ -1,30 +1,46 @@
-//! The topology card's actions: the selected node's panel (`ui::panels::NodePanel`: restart,
-//! stop, kill, stall, isolate...) and the selected link's (`LinkPanel`: drop, heal, loss,
-//! latency). The node panel sits at the bottom of the topology card, below the fold at every
-//! size the app is laid out for (1366 x 768, 1920 x 1080, 390 x 844: its top at 864, 1176 and
-//! 1252 px in the default scenario's first frame), and the link panel comes only with a click on
-//! a link, so in the split release build their code is the part `actions` of the wasm
-//! (`crate::in_part!`, issue 44), fetched right after the first frame is painted (`kit::use_part_after_paint`,
-//! from `ui::app`, an embedded replay too) rather than before it: its bytes move behind the first
-//! paint, they do not go away. Meanwhile the panel is a placeholder of the node panel's height
-//! in the default scenario (style.css, `.panel-wait`) with nothing focusable in it; a failed fetch
-//! says so with a button that fetches the part again (`data-part="error"`).
+//! The topology card's actions and what only a click opens: the selected node's panel
+//! (`ui::panels::NodePanel`: restart, stop, kill, stall, isolate...), the selected link's
+//! (`LinkPanel`: drop, heal, loss, latency), the keyboard-shortcut overlay (`ui::help`, `?`), the
+//! branch list under the timeline (`ui::branches`, shown from two branches on) and the timeline's
+//! fork bar (`ui::timeline_fork::bar`). The node panel sits at the bottom of the topology card,
+//! below the fold at every size the app is laid out for (1366 x 768, 1920 x 1080, 390 x 844: its
+//! top at 864, 1176 and 1252 px in the default scenario's first frame); the rest comes with a
+//! click (a restored session with branches shows its list in the first frame). So in the split
+//! release build their code is the part `actions` of the wasm (`crate::in_part!`, one split
+//! point for all: a second would copy what they share; issue 44), fetched right after the first
+//! frame is painted (`kit::use_part_after_paint`, from `ui::app`, an embedded replay too) rather
+//! than before it: its bytes move behind the first paint, they do not go away. Gossip's "explain
+//! this state" is the part's second split point, in core (`gossip/model.rs`), which the topology
+//! card asks once the part is in. Meanwhile each is a placeholder in its place (the node panel's
+//! height in the default scenario, style.css `.panel-wait`; the help's dialog; the fork bar's and
+//! the branch list's row) with nothing focusable but the dialog's and the bar's close buttons; a
+//! failed fetch says so with a button that fetches the part again (`data-part="error"`).
 //!
-//! Elsewhere (debug builds, tests, `CLUSTERSCOPE_SPLIT=0`) the panels are drawn at once.
+//! Elsewhere (debug builds, tests, `CLUSTERSCOPE_SPLIT=0`) they are drawn at once.
 
 use super::panels::{LinkPanel, NodePanel};
 use crate::kit::{Handle, PartLoad};
+use crate::model::timeline_fork::TimelinePick;
+use crate::model::Msg;
 use clusterscope_core::engine::NodeId;
+use std::rc::Rc;
 use yew::prelude::*;
 
 /// The part's name (`platform::load_part`).
 pub const PART: &str = "actions";
 
-/// What the panel acts on.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+/// What the part draws: the panel of what it acts on, or one of the pieces a click opens
+/// (each with the store revision it shows, `kit::PanelProps::rev`).
+#[derive(Clone, PartialEq)]
 pub enum Target {
     Node(NodeId),
     Link(NodeId, NodeId),
+    /// The keyboard-shortcut overlay (`ui::help`, `?`).
+    Help(u64),
+    /// The branch list under the timeline (`ui::branches`), drawn only with two branches or more.
+    Branches(u64),
+    /// The timeline's fork bar (`ui::timeline_fork::bar`) for a pick, and what closes it.
+    Fork(Rc<TimelinePick>, Callback<MouseEvent>),
 }
 
 /// Whether the part is in, being fetched, or failed, and how to fetch it again: given by the app
@@ -56,29 +72,87 @@ pub fn actions(p: &ActionsProps) -> Html {
             actions,
             panels,
             (Handle, bool, Target) => Html,
-            (p.s.clone(), p.dark, p.target),
+            (p.s.clone(), p.dark, p.target.clone()),
             |(s, dark, target): (Handle, bool, Target)| match target {
                 Target::Node(id) => html! { <NodePanel {s} {dark} {id} /> },
                 Target::Link(a, b) => html! { <LinkPanel {s} {dark} {a} {b} /> },
+                Target::Help(rev) => html! { <super::help::Help {s} {dark} {rev} /> },
+                Target::Branches(rev) => {
+                    html! { <super::branches::BranchList {s} {dark} {rev} /> }
+                }
+                Target::Fork(pick, close) => {
+                    let m = s.model.borrow();
+                    super::timeline_fork::bar(&m, &s, &pick, close)
+                }
             }
         );
         if let Some(h) = drawn {
             return h;
         }
     }
+    let (what, loading) = match p.target {
+        Target::Node(_) | Target::Link(..) => ("The actions' code", "Loading the actions…"),
+        Target::Help(_) => ("The shortcuts' code", "Loading the shortcuts…"),
+        Target::Branches(_) => ("The branch list's code", "Loading the branches…"),
+        Target::Fork(..) => ("The fork bar's code", "Loading the fork actions…"),
+    };
     let note = match (&load, &ctx) {
-        (PartLoad::Failed(part), Some(c)) => {
-            crate::kit::part_retry("The actions' code", part, &c.retry)
+        (PartLoad::Failed(part), Some(c)) => crate::kit::part_retry(what, part, &c.retry),
+        // A row's text in the fork bar and the branch list (a paragraph's margins would make
+        // their row taller than theirs), a paragraph in a panel or the dialog.
+        _ if matches!(p.target, Target::Fork(..) | Target::Branches(_)) => {
+            html! { <span class="muted small">{ loading }</span> }
         }
-        _ => html! { <p class="muted small">{ "Loading the actions…" }</p> },
+        _ => html! { <p class="muted small">{ loading }</p> },
     };
     let state = load.wait_state();
-    let kind = match p.target {
-        Target::Node(_) => "node",
-        Target::Link(..) => "link",
-    };
-    html! {
-        <div class="panel panel-wait" data-part={state} data-wait={kind}>{ note }</div>
+    match &p.target {
+        Target::Node(_) | Target::Link(..) => {
+            let kind = if matches!(p.target, Target::Node(_)) {
+                "node"
+            } else {
+                "link"
+            };
+            html! {
+                <div class="panel panel-wait" data-part={state} data-wait={kind}>{ note }</div>
+            }
+        }
+        // The overlay and its dialog as the help's, the note in it; a click outside or Esc
+        // closes it as it closes the help.
+        Target::Help(_) => {
+            let close = {
+                let s = p.s.clone();
+                Callback::from(move |_| s.dispatch(Msg::SetHelp(false)))
+            };
+            let stop = Callback::from(|e: MouseEvent| e.stop_propagation());
+            html! {
+                <div class="overlay" onclick={close.clone()} id="help-wait">
+                    <div class="dialog" role="dialog" aria-modal="true" aria-label="Keyboard shortcuts"
+                        data-part={state} onclick={stop}>
+                        <div class="panel-head">
+                            <h2>{ "Keyboard shortcuts" }</h2>
+                            <button class="btn icon ghost" onclick={close} aria-label="Close">{ "×" }</button>
+                        </div>
+                        { note }
+                    </div>
+                </div>
+            }
+        }
+        // The list's row: its label and the note where the branches' buttons come.
+        Target::Branches(_) => html! {
+            <div class="branches" id="branches-wait" data-part={state}>
+                <span class="muted small">{ "Branches" }</span>
+                { note }
+            </div>
+        },
+        // The bar's row under the timeline, with its close button.
+        Target::Fork(pick, close) => html! {
+            <div class="log-fork tl-fork" id="tl-fork-wait" data-part={state}>
+                <span class="muted small">{ format!("Fork at {}:", crate::kit::t(pick.at)) }</span>
+                { note }
+                <button id="tl-fork-close" class="icon" title="Close" aria-label="Close the fork bar" onclick={close.clone()}>{ "×" }</button>
+            </div>
+        },
     }
 }
 

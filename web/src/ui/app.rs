@@ -5,7 +5,7 @@
 
 use super::below::{Below, Card};
 use super::transport::Transport;
-use super::{confirm::ConfirmDiscard, frame_loop::FrameLoop, header::Header, help::Help};
+use super::{confirm::ConfirmDiscard, frame_loop::FrameLoop, header::Header};
 use super::{matrix::Matrix, topology::TopologyView};
 use crate::kit::Handle;
 use crate::model::nav::NavKind;
@@ -626,9 +626,12 @@ pub fn app() -> Html {
             _ => html! {},
         },
     };
-    let help = m
-        .help_open
-        .then(|| html! { <Help s={s.clone()} dark={dark} rev={header_rev} /> });
+    // The help overlay's code is the part `actions` (`ui::actions`): its dialog says so meanwhile.
+    let help = m.help_open.then(|| {
+        let target = super::actions::Target::Help(header_rev);
+        html! { <super::actions::Actions s={s.clone()} {dark} {target} /> }
+    });
+    let branches_shown = m.branches.list.len() > 1;
     let scenario = m.run.scenario.name().to_string();
     let variant = m.run.variant.clone();
     let step = m.cursor().to_string();
@@ -777,6 +780,7 @@ pub fn app() -> Html {
             data-cursor-us={cursor_us} data-approx={approx}
             data-user-actions={user_actions} data-trial={trial_state} data-theme={if dark { "dark" } else { "light" }}
             data-compare={cmp_variant} data-compare-time-us={cmp_time}>
+            <ContextProvider<super::actions::ActionsLoad> context={actions_load}>
             <Header s={s.clone()} dark={dark} rev={header_rev} />
             <div class={classes!("dock", dock_folded.then_some("folded"))} id="dock" data-folded={dock_folded.to_string()}>
                 <button id="dock-fold" class="dock-fold btn ghost" aria-expanded={(!*dock_folded).to_string()}
@@ -796,10 +800,12 @@ pub fn app() -> Html {
                 </div>
                 <super::violation::ViolationBanner s={s.clone()} dark={dark} rev={rev} />
                 <super::compare::CompareBar s={s.clone()} dark={dark} rev={rev} />
-                <super::branches::BranchList s={s.clone()} dark={dark} rev={header_rev} />
+                // The branch list (two branches or more; its code the part `actions`).
+                if branches_shown {
+                    <super::actions::Actions s={s.clone()} {dark} target={super::actions::Target::Branches(header_rev)} />
+                }
                 <super::bookmarks::BookmarkBar s={s.clone()} dark={dark} rev={rev} />
             </div>
-            <ContextProvider<super::actions::ActionsLoad> context={actions_load}>
             if opening.is_none() {
                 <super::compare::CompareSides s={s.clone()} dark={dark} resize={*resize} rev={rev} insp_rev={insp_rev} />
             }
@@ -817,9 +823,9 @@ pub fn app() -> Html {
                 { below(Card::Log, log_rev) }
                 }
             </div>
-            </ContextProvider<super::actions::ActionsLoad>>
             { crate::kit::slot(help) }
             <ConfirmDiscard s={s.clone()} dark={dark} resize={*resize} rev={rev} />
+            </ContextProvider<super::actions::ActionsLoad>>
         </main>
     }
 }

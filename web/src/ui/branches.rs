@@ -3,7 +3,8 @@
 //! it. Under the list, the shown branch's failing expectations and why. Hidden while the session
 //! has one branch. The expectations are evaluated in a Web Worker, the Expectations list's path
 //! (`sweep::check`): the model lists the jobs (`Model::branch_jobs`), this component sends them
-//! and dispatches the answers (`Msg::BranchEvaluated`).
+//! and dispatches the answers (`Msg::BranchEvaluated`). In the split release build its code is in
+//! the part `actions`, drawn through `ui::actions::Actions` from two branches on (issue 44).
 
 use crate::kit::{Handle, PanelProps};
 use crate::model::branches::BranchJob;

@@ -1,4 +1,5 @@
-//! The keyboard-shortcut overlay (`?`).
+//! The keyboard-shortcut overlay (`?`). In the split release build its code is in the part
+//! `actions`, drawn through `ui::actions::Actions` (issue 44).
 
 use crate::kit::PanelProps;
 use crate::model::Msg;

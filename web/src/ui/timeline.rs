@@ -504,13 +504,16 @@ pub fn timeline_view(p: &PanelProps) -> Html {
         })
     };
     // A pick of another session (a fork, another variant) is stale: nothing shown.
+    let dark = p.dark;
     let fork_bar = (*pick)
         .as_ref()
         .filter(|p| p.session_rev == m.session_rev)
         .map(|p| {
             let pick = pick.clone();
             let close = Callback::from(move |_| pick.set(None));
-            super::timeline_fork::bar(&m, s, p, close)
+            // Its code is the part `actions` (`ui::actions`): a row saying so meanwhile.
+            let target = super::actions::Target::Fork(std::rc::Rc::new(p.clone()), close);
+            html! { <super::actions::Actions s={s.clone()} {dark} {target} /> }
         });
     let drops_listed = (!m.busy()).then(|| super::timeline_fork::listed_drops(&m));
     let marks_listed = (!m.busy()).then(|| super::timeline_fork::listed_marks(&m));

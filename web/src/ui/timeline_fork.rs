@@ -3,7 +3,8 @@
 //! timeline with what can be forked there (`Model::timeline_pick`): "deliver"
 //! for each dropped message near the click, and the log's fork actions (kill, restart, stall a
 //! thread) for each node with a state mark there. Each button forks as the sequence diagram's
-//! and the log's do ([`Msg::Fork`], [`Msg::ForkAt`]): a new branch, the original stays.
+//! and the log's do ([`Msg::Fork`], [`Msg::ForkAt`]): a new branch, the original stays. In the split
+//! release build [`bar`] is in the part `actions`, drawn through `ui::actions::Actions` (issue 44).
 
 use super::log::stamp;
 use crate::kit::Handle;

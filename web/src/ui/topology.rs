@@ -25,6 +25,16 @@ pub fn topology_view(p: &PanelProps) -> Html {
     let hover = use_state(|| None::<NodeId>);
     // The last explanation: (node, cursor, session revision) and its sentences.
     let explained = use_mut_ref(|| None::<((NodeId, u64, u64), Vec<String>)>);
+    // Gossip's explanation is a split point of the part `actions` (the topology card's actions,
+    // fetched right after the first frame): asked once it is in (the card is drawn again when it
+    // comes, the context changing), "Loading…" meanwhile; a refused part is the node panel's note.
+    let actions = use_context::<super::actions::ActionsLoad>();
+    let actions_in = matches!(
+        actions
+            .as_ref()
+            .map_or_else(crate::kit::PartLoad::at_start, |c| c.load.clone()),
+        crate::kit::PartLoad::Loaded(_)
+    );
 
     {
         let (canvas, mm, geo, dark) = (canvas.clone(), p.m().clone(), geo.clone(), p.dark);
@@ -295,8 +305,12 @@ pub fn topology_view(p: &PanelProps) -> Html {
         let mut c = explained.borrow_mut();
         let fresh = c.as_ref().is_some_and(|(k, _)| Some(*k) == key);
         match key {
-            Some(k) if !fresh && !m.busy() => {
+            Some(k) if !fresh && !m.busy() && actions_in => {
                 *c = m.explain().map(|lines| (k, lines));
+                false
+            }
+            Some(_) if !actions_in => {
+                *c = None;
                 false
             }
             None => {
@@ -306,6 +320,17 @@ pub fn topology_view(p: &PanelProps) -> Html {
             _ => !fresh,
         }
     };
+    let waiting = (key.is_some() && !actions_in).then(|| match &actions {
+        Some(super::actions::ActionsLoad {
+            load: crate::kit::PartLoad::Failed(part),
+            retry,
+        }) => html! {
+            <div class="explain" data-part="error">{ crate::kit::part_retry("The explanation's code", part, retry) }</div>
+        },
+        _ => html! {
+            <div class="explain" data-part="loading" role="status"><p class="muted small">{ "Loading the explanation…" }</p></div>
+        },
+    });
     let explain = explained.borrow().as_ref().map(|((id, _, _), lines)| {
         html! {
             <div id="explain" class={classes!("explain", stale.then_some("stale"))} data-node={m.name(*id).to_string()}
@@ -335,7 +360,7 @@ pub fn topology_view(p: &PanelProps) -> Html {
             </div>
             // Above the canvas, so it opens in view (issue 41: under the legends it was below
             // the fold at 1366x768); the canvas ends at the viewport's bottom all the same.
-            { crate::kit::slot(explain) }
+            { crate::kit::slot(explain.or(waiting)) }
             <div class="canvas-wrap">
             { crate::kit::slot(hover_name.map(|h| html!{ <span class="chip hover-label" id="hover-label">{ h }</span> })) }
             <canvas id={if p.side.is_some() { "topology-b" } else { "topology" }} ref={canvas} class="topology" style={format!("cursor:{cursor}")}
