@@ -84,6 +84,19 @@ pub fn t(us: u64) -> String {
     clusterscope_core::time::fmt_time(us)
 }
 
+/// `HH:MM:SS,mmm` of virtual time, as in Cassandra's system.log (the log card's and the
+/// timeline fork bar's stamps).
+pub fn stamp(us: u64) -> String {
+    let ms = us / 1000;
+    format!(
+        "{:02}:{:02}:{:02},{:03}",
+        ms / 3_600_000,
+        (ms / 60_000) % 60,
+        (ms / 1000) % 60,
+        ms % 1000
+    )
+}
+
 /// Age as a short human duration.
 pub fn age(us: u64) -> String {
     if us >= 60_000_000 {

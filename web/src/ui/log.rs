@@ -1,6 +1,6 @@
 //! The node log: system.log-style lines with virtual timestamps, up to the cursor.
 
-use crate::kit::PanelProps;
+use crate::kit::{stamp, PanelProps};
 use crate::model::{nav, Msg};
 use clusterscope_core::engine::action::Action;
 use clusterscope_core::engine::trace::LogLevel;
@@ -10,18 +10,6 @@ use yew::prelude::*;
 /// Most lines rendered (about ten screens of the box): every line is DOM the browser lays out on
 /// each move of the cursor; the whole log is in the trace export.
 const MAX_LINES: usize = 150;
-
-/// `HH:MM:SS,mmm` of virtual time, as in Cassandra's system.log.
-pub fn stamp(us: Micros) -> String {
-    let ms = us / 1000;
-    format!(
-        "{:02}:{:02}:{:02},{:03}",
-        ms / 3_600_000,
-        (ms / 60_000) % 60,
-        (ms / 1000) % 60,
-        ms % 1000
-    )
-}
 
 /// Whether `hay` contains `needle` (already lower case), ignoring ASCII case, without allocating
 /// (a search runs over every computed line: a million at 251 nodes).

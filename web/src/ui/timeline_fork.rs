@@ -6,8 +6,7 @@
 //! and the log's do ([`Msg::Fork`], [`Msg::ForkAt`]): a new branch, the original stays. In the split
 //! release build [`bar`] is in the part `actions`, drawn through `ui::actions::Actions` (issue 44).
 
-use super::log::stamp;
-use crate::kit::Handle;
+use crate::kit::{stamp, Handle};
 use crate::model::timeline_fork::TimelinePick;
 use crate::model::{Model, Msg};
 use clusterscope_core::engine::action::{Action, MsgFate};
