@@ -9,6 +9,11 @@
 //           (`#app`'s attributes watched from the start);
 //   cursor  the painted frame at the link's cursor: `data-step` at the link's step and
 //           `data-busy="0"`, then two animation frames and a task (the paint done);
+//   painted the same seen in the page alone (an init script watching `#app`: no round trips to
+//           this script, whose waits add their own delays under load);
+//   first frame  painted minus the end of the seek's last simulation slice (the app's last
+//           `cs-f1` mark before `data-busy="0"`): the panels' first frame at the cursor, its
+//           render, style, layout and paint and what runs before the painted cursor is seen;
 // and, from the app's `cs-frame-render` measures (bench.mjs's `__csPerf`), the renders during the
 // open (count and total ms). Prints every open, then the medians and the median of the per-round
 // ratios B/A.
@@ -106,6 +111,25 @@ async function open(url, hash) {
       if (s !== last) window.__csTimeline.push([performance.now(), (last = s)]);
     };
     new MutationObserver(look).observe(document, { attributes: true, childList: true, subtree: true });
+    // The painted cursor seen in the page itself (no round trip to this script): the first
+    // mutation with the run installed, not busy and no opening card, then two animation frames
+    // and a task, as below.
+    new MutationObserver((_, obs) => {
+      const app = document.querySelector('#app');
+      if (!app || app.dataset.ready !== '1' || app.dataset.busy !== '0' || document.querySelector('#opening')) return;
+      obs.disconnect();
+      const seekEnd = window.__csLastF1 ?? NaN;
+      requestAnimationFrame(() =>
+        requestAnimationFrame(() => setTimeout(() => (window.__csPainted = [seekEnd, performance.now()]), 0)),
+      );
+    }).observe(document, { attributes: true, childList: true, subtree: true });
+    // When each animation frame's simulation slice ended (the app's `cs-f1` mark): the last one
+    // before the cursor is the seek's end, where the first frame at the cursor starts.
+    const mark = performance.mark.bind(performance);
+    performance.mark = (name, ...rest) => {
+      if (name === 'cs-f1') window.__csLastF1 = performance.now();
+      return mark(name, ...rest);
+    };
   });
   const page = await context.newPage();
   page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
@@ -148,6 +172,8 @@ async function open(url, hash) {
         }
       }),
   );
+  await page.waitForFunction(() => window.__csPainted, null, { timeout: 60_000 });
+  [r.seek_end, r.painted] = await page.evaluate(() => window.__csPainted);
   const f2 = faults();
   r.faults_open = Math.round((f1 - f0) / 1000);
   r.faults_seek = Math.round((f2 - f1) / 1000);
@@ -180,6 +206,8 @@ try {
   const runs = [[], []];
   const ratios = [];
   const readyRatios = [];
+  const frameRatios = [];
+  const paintedRatios = [];
   for (let i = 0; i < ROUNDS; i++) {
     const order = i % 2 ? [1, 0] : [0, 1];
     const got = [];
@@ -188,11 +216,13 @@ try {
       got[k] = r;
       runs[k].push(r);
       console.log(
-        `round ${i + 1} ${'AB'[k]}: cursor ${(r.cursor / 1000).toFixed(3)} s (ready ${(r.ready / 1000).toFixed(3)} s, in the page ${(r.installed / 1000).toFixed(3)} s) step ${r.step}, ${r.renders} renders ${r.render_ms.toFixed(0)} ms, page faults ${r.faults_open}k to ready, ${r.faults_seek}k after`,
+        `round ${i + 1} ${'AB'[k]}: cursor ${(r.cursor / 1000).toFixed(3)} s (ready ${(r.ready / 1000).toFixed(3)} s, in the page ${(r.installed / 1000).toFixed(3)} s) step ${r.step}, ${r.renders} renders ${r.render_ms.toFixed(0)} ms, page faults ${r.faults_open}k to ready, ${r.faults_seek}k after; in the page: painted ${(r.painted / 1000).toFixed(3)} s, first frame ${(r.painted - r.seek_end).toFixed(0)} ms`,
       );
     }
     if (got[0].step !== got[1].step) throw new Error(`A and B stopped at different steps: ${got[0].step} ${got[1].step}`);
     ratios.push(got[1].cursor / got[0].cursor);
+    frameRatios.push((got[1].painted - got[1].seek_end) / (got[0].painted - got[0].seek_end));
+    paintedRatios.push(got[1].painted / got[0].painted);
     readyRatios.push(got[1].installed / got[0].installed);
   }
   for (const k of [0, 1]) {
@@ -201,6 +231,13 @@ try {
       `${'AB'[k]}: cursor median ${(median(rs.map((r) => r.cursor)) / 1000).toFixed(3)} s (min ${(Math.min(...rs.map((r) => r.cursor)) / 1000).toFixed(3)}), ready median ${(median(rs.map((r) => r.ready)) / 1000).toFixed(3)} s (in the page ${(median(rs.map((r) => r.installed)) / 1000).toFixed(3)} s), renders median ${median(rs.map((r) => r.renders))} (${median(rs.map((r) => r.render_ms)).toFixed(0)} ms), page faults median ${median(rs.map((r) => r.faults_open))}k to ready, ${median(rs.map((r) => r.faults_seek))}k after`,
     );
   }
+  for (const k of [0, 1]) {
+    const fs = runs[k].map((r) => r.painted - r.seek_end);
+    console.log(`${'AB'[k]}: in the page, cursor painted median ${(median(runs[k].map((r) => r.painted)) / 1000).toFixed(3)} s; first frame (the seek's last slice computed to the painted cursor) median ${median(fs).toFixed(0)} ms (${Math.min(...fs).toFixed(0)}-${Math.max(...fs).toFixed(0)})`);
+  }
+  console.log(
+    `first frame, B/A per round: median ${median(frameRatios).toFixed(3)} (${Math.min(...frameRatios).toFixed(3)}-${Math.max(...frameRatios).toFixed(3)}); cursor painted in the page, B/A per round: median ${median(paintedRatios).toFixed(3)} (${Math.min(...paintedRatios).toFixed(3)}-${Math.max(...paintedRatios).toFixed(3)})`,
+  );
   console.log(
     `ready in the page, B/A per round: median ${median(readyRatios).toFixed(3)} (${Math.min(...readyRatios).toFixed(3)}-${Math.max(...readyRatios).toFixed(3)})`,
   );

@@ -432,6 +432,9 @@ mod sizes {
         if let Some(s) = remembered(el) {
             return s;
         }
+        // The topology's height follows its top (`--topo-top`): set it before the first
+        // measure, which lays the page out anyway.
+        super::set_topology_top();
         let now = (el.client_width(), el.client_height());
         if let Some(ro) = observer() {
             remember(el, now);
@@ -680,25 +683,7 @@ pub fn scroll_under_dock(id: &str) {
 /// height does not move its top, so setting it settles at once.
 pub fn watch_topology_top() -> Option<TopWatch> {
     use wasm_bindgen::{closure::Closure, JsCast};
-    let update = || {
-        let doc = gloo::utils::document();
-        let (Some(c), Some(root)) = (doc.get_element_by_id("topology"), doc.document_element())
-        else {
-            return;
-        };
-        let scroll = window().map_or(0.0, |w| w.scroll_y().unwrap_or(0.0));
-        let top = (c.get_bounding_client_rect().top() + scroll)
-            .round()
-            .max(0.0);
-        let Ok(root) = root.dyn_into::<web_sys::HtmlElement>() else {
-            return;
-        };
-        let v = format!("{top}px");
-        let style = root.style();
-        if style.get_property_value("--topo-top").ok().as_deref() != Some(v.as_str()) {
-            let _ = style.set_property("--topo-top", &v);
-        }
-    };
+    let update = set_topology_top;
     let cb = Closure::<dyn FnMut(js_sys::Array)>::new(move |_: js_sys::Array| {
         if !crate::crash::stopped() {
             update();
@@ -723,6 +708,32 @@ pub struct TopWatch {
 impl Drop for TopWatch {
     fn drop(&mut self) {
         self.observer.disconnect();
+    }
+}
+
+/// Set `--topo-top` ([`watch_topology_top`]) to the topology canvas' top now, if it moved (reads
+/// its box: a layout if the page changed). Also called before a canvas is measured for the first
+/// time ([`canvas_size`]): a topology card that has just appeared (a link's first frame at its
+/// cursor, after the opening card) would otherwise be drawn at the height of the variable's
+/// default, and the observer's correction after that layout would resize it and draw every
+/// panel again (~40 ms of the first frame at 251 nodes, issue 44).
+fn set_topology_top() {
+    use wasm_bindgen::JsCast;
+    let doc = gloo::utils::document();
+    let (Some(c), Some(root)) = (doc.get_element_by_id("topology"), doc.document_element()) else {
+        return;
+    };
+    let scroll = window().map_or(0.0, |w| w.scroll_y().unwrap_or(0.0));
+    let top = (c.get_bounding_client_rect().top() + scroll)
+        .round()
+        .max(0.0);
+    let Ok(root) = root.dyn_into::<web_sys::HtmlElement>() else {
+        return;
+    };
+    let v = format!("{top}px");
+    let style = root.style();
+    if style.get_property_value("--topo-top").ok().as_deref() != Some(v.as_str()) {
+        let _ = style.set_property("--topo-top", &v);
     }
 }
 
