@@ -9,6 +9,7 @@ use crate::limits::Limits;
 use crate::model::ViewValue;
 use crate::registry::ModelEntry;
 use crate::scenario::{generic_view_needs, ExpectSpec, Scenario, TimeRef, GENERIC_VIEWS};
+use crate::scenario_file::toml_text;
 use crate::time::{fmt_duration, parse_duration, Micros};
 
 /// Most expectations a person adds to one session.
@@ -315,12 +316,13 @@ pub fn auto_name(e: &ExpectSpec, end: Micros) -> String {
     if let Some(k) = &e.key {
         s.push_str(&format!(" [{k}]"));
     }
+    // `toml_text`, not toml's `Display` (its serde writer, in the first download otherwise).
     let check = if let Some(v) = &e.equals {
-        format!("= {v}")
+        format!("= {}", toml_text(v))
     } else if let Some(v) = &e.not_equals {
-        format!("≠ {v}")
+        format!("≠ {}", toml_text(v))
     } else if let Some(l) = &e.one_of {
-        let l: Vec<String> = l.iter().map(|v| v.to_string()).collect();
+        let l: Vec<String> = l.iter().map(toml_text).collect();
         format!("in {}", l.join(", "))
     } else if let Some(v) = e.at_least {
         format!("≥ {v}")

@@ -38,7 +38,7 @@ const REPO = resolve(HERE, '..', '..');
 // them). Issue 20's
 // goal is 600 KB (stretch 400 KB) with every model; the build is above it today (docs/PERFORMANCE.md,
 // "Download size"), so this is a ratchet: it stops growth, and is lowered whenever the build shrinks.
-export const DOWNLOAD_BUDGET_KB = Number(process.env.DOWNLOAD_BUDGET_KB || 611);
+export const DOWNLOAD_BUDGET_KB = Number(process.env.DOWNLOAD_BUDGET_KB || 607);
 export const DOWNLOAD_GOAL_KB = 600;
 
 /** Sizes of the files the first load fetches: { files, raw, gz6, gz9, br } in bytes (br: brotli

@@ -6,6 +6,7 @@ use crate::engine::{NodeId, SimError};
 use crate::model::QValue;
 use crate::scenario::noderef::{NodeRef, Quant};
 use crate::scenario::ExpectSpec;
+use crate::scenario_file::toml_text;
 use crate::time::{fmt_time, Micros, US_PER_S};
 
 impl Run {
@@ -462,12 +463,12 @@ fn same(v: &toml::Value, value: &QValue) -> bool {
 fn check(spec: &ExpectSpec, value: &QValue, start: Option<&QValue>) -> Option<String> {
     if let Some(eq) = &spec.equals {
         let ok = same(eq, value);
-        return (!ok).then(|| format!("{} is {value}, expected {eq}", spec.view));
+        return (!ok).then(|| format!("{} is {value}, expected {}", spec.view, toml_text(eq)));
     }
     if let Some(list) = &spec.one_of {
         let ok = list.iter().any(|v| same(v, value));
         return (!ok).then(|| {
-            let shown: Vec<String> = list.iter().map(|v| v.to_string()).collect();
+            let shown: Vec<String> = list.iter().map(toml_text).collect();
             format!(
                 "{} is {value}, expected one of {}",
                 spec.view,
@@ -477,7 +478,13 @@ fn check(spec: &ExpectSpec, value: &QValue, start: Option<&QValue>) -> Option<St
     }
     if let Some(ne) = &spec.not_equals {
         let ok = !same(ne, value);
-        return (!ok).then(|| format!("{} is {value}, expected anything but {ne}", spec.view));
+        return (!ok).then(|| {
+            format!(
+                "{} is {value}, expected anything but {}",
+                spec.view,
+                toml_text(ne)
+            )
+        });
     }
     if spec.increases == Some(true) {
         let (a, b) = (start.and_then(as_num), as_num(value));

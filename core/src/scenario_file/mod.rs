@@ -883,6 +883,60 @@ pub fn parse_override(s: &str) -> Result<(String, toml::Value), String> {
 pub fn show(v: &toml::Value) -> String {
     match v {
         toml::Value::String(s) => s.clone(),
-        other => other.to_string(),
+        other => toml_text(other),
     }
 }
+
+/// A value as toml's `Display` writes it (`v.to_string()`), written with `toml_writer` alone:
+/// toml's `Display` goes through its serde `ValueSerializer`, which the first download then
+/// carries (issue 44, download-parts.md). Strings and keys are quoted by `toml_writer` as toml
+/// quotes them; arrays `[a, b]`, tables `{ k = v }`, a NaN without its sign, as toml writes
+/// them. `toml_text_is_display` holds the two equal.
+pub fn toml_text(v: &toml::Value) -> String {
+    let mut out = String::new();
+    write_toml(&mut out, v);
+    out
+}
+
+fn write_toml(out: &mut String, v: &toml::Value) {
+    use std::fmt::Write as _;
+    use toml_writer::TomlWrite as _;
+    let _ = match v {
+        toml::Value::String(s) => out.value(s.as_str()),
+        toml::Value::Integer(i) => out.value(*i),
+        toml::Value::Float(f) => out.value(if f.is_nan() { f64::NAN } else { *f }),
+        toml::Value::Boolean(b) => out.value(*b),
+        toml::Value::Datetime(d) => write!(out, "{d}"),
+        toml::Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_toml(out, item);
+            }
+            out.push(']');
+            Ok(())
+        }
+        toml::Value::Table(t) => {
+            out.push('{');
+            for (i, (k, item)) in t.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push(' ');
+                let _ = out.key(k.as_str());
+                out.push_str(" = ");
+                write_toml(out, item);
+            }
+            if !t.is_empty() {
+                out.push(' ');
+            }
+            out.push('}');
+            Ok(())
+        }
+    };
+}
+
+#[cfg(test)]
+mod toml_text_tests;

@@ -21,7 +21,8 @@ pub(super) fn parse_faults(
             }
             Some(other) => {
                 return Err(format!(
-                    "{place}.at: expected a duration string such as \"30s\", got {other}"
+                    "{place}.at: expected a duration string such as \"30s\", got {}",
+                    super::toml_text(&other)
                 ))
             }
             None => {

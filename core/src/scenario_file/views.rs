@@ -102,7 +102,8 @@ fn check_value(
         n @ (toml::Value::Integer(_) | toml::Value::Float(_)) => {
             if value.is_text() {
                 Err(format!(
-                    "`{field} = {n}` is a number, but {}; write it in quotes",
+                    "`{field} = {}` is a number, but {}; write it in quotes",
+                    super::toml_text(n),
                     valid()
                 ))
             } else {
