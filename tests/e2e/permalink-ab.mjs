@@ -26,8 +26,7 @@
 import { chromium } from 'playwright-core';
 import { resolve } from 'node:path';
 import { loadavg } from 'node:os';
-import { readdirSync, readFileSync } from 'node:fs';
-import { serveDir } from './load.mjs';
+import { chromiumFaults, faultsSince, serveDir } from './load.mjs';
 
 const [distA, distB, roundsArg] = process.argv.slice(2);
 if (!distA || !distB) {
@@ -49,27 +48,6 @@ const browser = await chromium.launch({
   headless: true,
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
 });
-
-/** Minor page faults of all Chromium processes so far (Linux's /proc; as bench.mjs counts them):
- * a first touch of fresh memory is one fault a 4 KiB page. Processes that ended take theirs. */
-function faults() {
-  let n = 0;
-  try {
-    for (const d of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
-      let st;
-      try {
-        st = readFileSync(`/proc/${d}/stat`, 'utf8');
-      } catch {
-        continue;
-      }
-      const close = st.lastIndexOf(')');
-      if (/chrom/i.test(st.slice(st.indexOf('(') + 1, close))) n += Number(st.slice(close + 2).split(' ')[7]);
-    }
-  } catch {
-    return NaN;
-  }
-  return n;
-}
 
 async function settled(page, timeout = 600_000) {
   await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
@@ -133,11 +111,12 @@ async function open(url, hash) {
   });
   const page = await context.newPage();
   page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
-  const f0 = faults();
+  const f0 = chromiumFaults();
   await page.goto(url + hash);
   await page.waitForSelector('#app[data-ready="1"]', { timeout: 60_000 });
   const ready = await page.evaluate(() => performance.now());
-  const f1 = faults();
+  const f1 = chromiumFaults();
+  const faultsOpen = faultsSince(f0);
   await settled(page);
   const r = await page.evaluate(
     () =>
@@ -174,9 +153,8 @@ async function open(url, hash) {
   );
   await page.waitForFunction(() => window.__csPainted, null, { timeout: 60_000 });
   [r.seek_end, r.painted] = await page.evaluate(() => window.__csPainted);
-  const f2 = faults();
-  r.faults_open = Math.round((f1 - f0) / 1000);
-  r.faults_seek = Math.round((f2 - f1) / 1000);
+  r.faults_open = faultsOpen;
+  r.faults_seek = faultsSince(f1);
   if (process.env.AB_TIMELINE === '1') {
     const t = await page.evaluate(() => ({
       files: performance
