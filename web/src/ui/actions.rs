@@ -52,6 +52,14 @@ pub struct ActionsLoad {
     pub retry: Callback<Option<String>>,
 }
 
+impl ActionsLoad {
+    /// The part's state as the app gives it (`ctx`: this context, if any), else its state at the
+    /// start ([`PartLoad::at_start`]): what the panels and the topology's explanation wait on.
+    pub fn now(ctx: Option<&ActionsLoad>) -> PartLoad {
+        ctx.map_or_else(PartLoad::at_start, |c| c.load.clone())
+    }
+}
+
 #[derive(Properties, Clone, PartialEq)]
 pub struct ActionsProps {
     pub s: Handle,
@@ -64,9 +72,7 @@ pub struct ActionsProps {
 #[function_component(Actions)]
 pub fn actions(p: &ActionsProps) -> Html {
     let ctx = use_context::<ActionsLoad>();
-    let load = ctx
-        .as_ref()
-        .map_or_else(PartLoad::at_start, |c| c.load.clone());
+    let load = ActionsLoad::now(ctx.as_ref());
     if matches!(load, PartLoad::Loaded(_)) {
         let drawn = crate::in_part!(
             actions,

@@ -30,9 +30,7 @@ pub fn topology_view(p: &PanelProps) -> Html {
     // comes, the context changing), "Loading…" meanwhile; a refused part is the node panel's note.
     let actions = use_context::<super::actions::ActionsLoad>();
     let actions_in = matches!(
-        actions
-            .as_ref()
-            .map_or_else(crate::kit::PartLoad::at_start, |c| c.load.clone()),
+        super::actions::ActionsLoad::now(actions.as_ref()),
         crate::kit::PartLoad::Loaded(_)
     );
 
