@@ -341,7 +341,7 @@ fn restarts_are_drawn_and_shrunk_no_shorter_than_a_real_start() {
 /// next duplicate notifies it. Until the model's `startWriting` followed the code (false only
 /// for a witnessed offset, not one still being written) the hunt shrank to a stall of node1's
 /// MutationStage: copies piled up behind it counted as duplicates while the first was still
-/// being written, a route Cassandra does not have (docs/MODEL.md).
+/// being written, a route Cassandra does not have (docs/model/mutation.md).
 #[test]
 fn bug1_of_21181_is_found_by_its_skipped_listener_and_the_fix_survives() {
     let s = file("docs/hunting/mutation-21181.toml");

@@ -1,4 +1,4 @@
-//! Property tests of the Ozone model (docs/MODEL.md, "Ozone"): random interleavings of
+//! Property tests of the Ozone model (docs/model/ozone.md): random interleavings of
 //! WriteChunks from any datanode's client, SCM container closes, writes held at the hold point
 //! (between startTransaction and appendTransaction), chunk writers slowed down, and datanodes
 //! stopped or killed and restarted, on a RATIS/THREE pipeline with the HDDS-17673 fix (`fixed`:

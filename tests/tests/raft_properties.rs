@@ -198,7 +198,7 @@ fn drive(n: u32, seed: u64, rate: u32, ops: &[(u32, Op)]) -> Result<(), String> 
     // probe per entry a node holds beyond its commitIndex: a node that led with a stalled
     // LogAppender keeps appending its clients' writes, term after term, and the next leader
     // walks back through that divergent suffix one AppendEntries round trip per entry (Ratis'
-    // INCONSISTENCY reply: nextIndex = min(its nextIndex, previous.index); docs/MODEL.md).
+    // INCONSISTENCY reply: nextIndex = min(its nextIndex, previous.index); docs/model/raft.md).
     let suffix = e
         .sim
         .nodes

@@ -242,7 +242,7 @@ impl Model for Gossip {
 
     /// With the connection model: a Cassandra restart is seconds (the JVM, commit log replay
     /// and schema load come before MessagingService listens), and the model's one TCP
-    /// assumption (docs/MODEL.md) needs it: a peer's gossip connection recovers because it is
+    /// assumption (docs/model/gossip.md) needs it: a peer's gossip connection recovers because it is
     /// written to while the node is down. A restart of milliseconds would leave that
     /// connection half-open too, which no real node shows.
     fn min_restart_down(&self) -> crate::time::Micros {

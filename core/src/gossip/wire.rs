@@ -175,7 +175,7 @@ pub enum Task {
     EchoFailed { peer: NodeId, obj: u64 },
     /// Subscribers' work for a major state change (StorageService onJoin/onChange: token
     /// metadata, pending ranges). Modelled as its own GossipStage task after the exchange that
-    /// brought the state, so the node's own state escapes first (see docs/MODEL.md).
+    /// brought the state, so the node's own state escapes first (see docs/model/gossip.md).
     Subscribers { ep: NodeId },
     /// `Gossiper.convict`'s body through `runInGossipStageBlocking` (4.0+): the GossipTasks
     /// thread waits for it in the middle of its status check (see `status.rs`).

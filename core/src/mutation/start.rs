@@ -4,7 +4,7 @@
 //! also fills its table) and each `CoordinatorLog`'s `witnessedOffsets` (one `Offsets` per
 //! participant) and `reconciledOffsets`. The model's `on_exit` keeps the same (the journal,
 //! the logs, the table; pending writes and listeners are volatile), so a restart keeps what is
-//! preloaded here; see docs/MODEL.md, "Start states".
+//! preloaded here; see docs/model/mutation.md, "Start states".
 //!
 //! Validated when the run is built: every error names the node, the log and the field, and
 //! the fix.

@@ -2,7 +2,7 @@
 //! replays"): each runs a bare three-replica cluster through a schedule of node commands and
 //! asserts what the named class and method do. Read from apache/cassandra trunk
 //! (`replication/CoordinatorLog`, `IncomingMutations`, `MutationTrackingService`,
-//! `service/reads/tracked/ReadReconciliations`, `TrackedLocalReads`); docs/MODEL.md lists each
+//! `service/reads/tracked/ReadReconciliations`, `TrackedLocalReads`); docs/model/mutation.md lists each
 //! case and the model's verdict.
 
 use super::node::Outcome;

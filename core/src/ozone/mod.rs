@@ -10,7 +10,7 @@
 //! check), `CloseContainerCommandHandler`, `ClosePipelineCommandHandler`, and SCM's
 //! `PipelineActionHandler` / `PipelineManagerImpl`, `CloseContainerEventHandler`,
 //! `AbstractContainerReportHandler` and the ReplicationManager's `ClosingContainerHandler`,
-//! `QuasiClosedContainerHandler`, `MismatchedReplicasHandler`. See docs/MODEL.md, "Ozone".
+//! `QuasiClosedContainerHandler`, `MismatchedReplicasHandler`. See docs/model/ozone.md.
 //!
 //! Files: this one (the state machine), `node` (requests, results, messages, tasks, timers,
 //! per-node state), `commands` (the
@@ -390,7 +390,7 @@ impl StateMachine for Csm {
         };
         if n.pipeline_removed {
             // The division is closed: its appender reads nothing more (the model's Raft node
-            // goes on trying; docs/MODEL.md).
+            // goes on trying; docs/model/ozone.md).
             return Stage::Failed("the pipeline's Raft group was removed".into());
         }
         if n.cache.contains_key(&i) {
@@ -440,7 +440,7 @@ impl StateMachine for Csm {
     fn apply(&self, n: &mut OzNode, c: &mut SmCtx<Self>, i: Index, cmd: &OzCmd) -> Res {
         if n.pipeline_removed {
             // The group's division is closed: Ratis applies nothing more. The model's Raft node
-            // goes on (docs/MODEL.md); its state machine leaves the containers alone.
+            // goes on (docs/model/ozone.md); its state machine leaves the containers alone.
             Self::record(n, cmd, "GroupMismatchException");
             c.log(
                 LogLevel::Info,
@@ -591,7 +591,7 @@ impl StateMachine for Csm {
             n.unhealthy_containers.insert(cid);
             self.unhealthy(n, c, &format!("writeStateMachineData of index {i}: {r}"));
             // Ratis would fail the log write with the data stage; here the stage completes and
-            // the apply answers CONTAINER_UNHEALTHY (see docs/MODEL.md).
+            // the apply answers CONTAINER_UNHEALTHY (see docs/model/ozone.md).
         }
         c.data_written(i);
     }

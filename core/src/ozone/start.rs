@@ -10,7 +10,7 @@
 //! replica, which the pipeline still writes, has BCSID 0: a BCSID above the log's applied
 //! index would be a PutBlock the log never held. A QUASI_CLOSED, CLOSED or UNHEALTHY replica
 //! may carry any BCSID: its blocks came before this log (as after a Ratis snapshot purged the
-//! log), and no write applies to it again. See docs/MODEL.md, "Start states".
+//! log), and no write applies to it again. See docs/model/ozone.md, "Start states".
 
 use super::CState;
 use crate::engine::{NodeId, Topology};

@@ -7,7 +7,7 @@
 //! Files: `params` (defaults with their Ratis keys), `node` (per-server state), `sm` (the
 //! state-machine seam and the teaching key-value store), `election`, `replication`, `client`
 //! (requests, pending requests, retry cache, apply), `check` (safety invariants), `view` (the
-//! `Model` impl). See docs/MODEL.md, "Raft".
+//! `Model` impl). See docs/model/raft.md.
 
 pub mod about;
 pub mod check;

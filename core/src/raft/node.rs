@@ -94,7 +94,7 @@ pub struct Progress {
     /// The nextIndex the last INCONSISTENCY set, until a SUCCESS with entries (0: none). An
     /// INCONSISTENCY that names its request's own previous index above it is a conflict reply
     /// that overtook the one that set it, and moves nothing (not Ratis, whose stream delivers
-    /// replies in order; see docs/MODEL.md).
+    /// replies in order; see docs/model/raft.md).
     pub search: Index,
     /// `FollowerInfo.ErrorState`: INCONSISTENCY replies and timeouts since the last good reply.
     pub errors: u32,
@@ -278,7 +278,7 @@ pub struct RNode<S: StateMachine> {
     pub runs: Vec<(Term, Index, Index)>,
     /// The commitIndex of the log's last metadata entry (Ratis `RaftLogBase.appendMetadata`,
     /// restored by `RaftLog.open`): set only by a start state (`start`); the model appends no
-    /// metadata entries during a run (docs/MODEL.md, "Start states").
+    /// metadata entries during a run (docs/model/raft.md, "Start states").
     pub meta_commit: Index,
     // -- volatile
     pub role: Role,

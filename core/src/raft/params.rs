@@ -95,7 +95,7 @@ pub struct RaftParams {
     /// `appendTransaction` acquired, so each rejection shrinks the leader's `pending_limit` for
     /// the rest of its term. Off: the permit is released (the model's default, as before).
     pub leak_permit_on_pre_append_failure: bool,
-    /// `raft.server.read.option` (DEFAULT): `default` or `linearizable` (docs/MODEL.md, "Reads").
+    /// `raft.server.read.option` (DEFAULT): `default` or `linearizable` (docs/model/raft.md, "Reads").
     pub read_option: ReadOption,
     /// `raft.server.read.timeout` (10 s): a linearizable read waiting for the state machine to
     /// apply its readIndex fails with ReadException after this long (`ReadIndexQueue`).

@@ -12,7 +12,7 @@
 //!   the round began (`HeartbeatAck`: callId >= the appender's callId then) and the follower's
 //!   commitIndex (`followerCommit`) reached the readIndex. With a majority (the leader counts) the
 //!   round completes and `ackedCommitIndex` rises to its readIndex: a later read at or below it
-//!   takes no round at all (Ratis' shortcut, not the paper's; see docs/MODEL.md, "Reads").
+//!   takes no round at all (Ratis' shortcut, not the paper's; see docs/model/raft.md, "Reads").
 //! - The read then waits until the server applied the readIndex (`waitToAdvance`), at most
 //!   `read_timeout` (ReadException), and the state machine answers it.
 //! - A leader stepping down fails its rounds with NotLeaderException (`failListeners`) and the

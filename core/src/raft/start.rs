@@ -2,7 +2,7 @@
 //! its storage held it when the process started: the log (each entry's term and payload),
 //! currentTerm and votedFor (Ratis' `raft-meta` file, `RaftStorageMetadata`) and the commitIndex
 //! that Ratis records in the log as a metadata entry (`RaftLogBase.appendMetadata`, restored by
-//! `RaftLog.open`). Everything here survives a restart; see docs/MODEL.md, "Start states".
+//! `RaftLog.open`). Everything here survives a restart; see docs/model/raft.md, "Start states".
 //!
 //! Validated when the run is built: every error names the node (and the log index) and the fix.
 

@@ -10,7 +10,7 @@
 //! - a heartbeat leaves when `getHeartbeatWaitTimeMs()` runs out (`GrpcLogAppender.mayWait`
 //!   awaits exactly that long), not at some later tick.
 //!
-//! docs/MODEL.md, "A follower that goes away and comes back".
+//! docs/model/raft.md, "A follower that goes away and comes back".
 
 use super::tests::{act, command, isolate, leader, name, run_for};
 use super::RaftKv;

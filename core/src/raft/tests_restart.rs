@@ -13,7 +13,7 @@
 //! after that reply) and goes first (`newAppendEntriesRequest`), and the entries wait out the
 //! sleep after it: the follower's log, commitIndex and lastApplied reach the leader's within
 //! three error sleeps plus one heartbeat wait plus a few round trips of its coming back. An appender that stopped heartbeating a
-//! follower that does not answer fails it. docs/MODEL.md, "A follower that goes away and comes
+//! follower that does not answer fails it. docs/model/raft.md, "A follower that goes away and comes
 //! back"; `tests_appender` for the way there (refusals, timeouts, the back-off).
 
 use super::tests::{act, command, isolate, leader, name, run_for, settled};
