@@ -642,6 +642,9 @@ pub fn app() -> Html {
     let approx = if m.scrub_approx.is_some() { "1" } else { "0" };
     let frontier = m.frontier().to_string();
     let n_nodes = m.n();
+    // A model with no N x N relation (Ozone, pingpong) has no matrix card: the sequence diagram
+    // takes the row (style.css, `.grid.no-matrix`) instead of leaving the matrix's place empty.
+    let no_matrix = m.run.engine.matrix().is_none();
     let present = m.teach.present;
     // What an embedded replay tells its host page (`embed.rs`): what is open, the chapter the
     // cursor is in, playing or not, and errors.
@@ -809,7 +812,7 @@ pub fn app() -> Html {
             if opening.is_none() {
                 <super::compare::CompareSides s={s.clone()} dark={dark} resize={*resize} rev={rev} insp_rev={insp_rev} />
             }
-            <div class={classes!("grid", (n_nodes > 40).then_some("large"), comparing.then_some("compare"))}>
+            <div class={classes!("grid", (n_nodes > 40).then_some("large"), comparing.then_some("compare"), no_matrix.then_some("no-matrix"))}>
                 if let Some(o) = opening {
                     { o }
                 } else {

@@ -10,6 +10,10 @@ use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
+/// The most variants shown as a row of buttons; more are one select (a sweep's grid of loads and
+/// timings would take rows of the top bar).
+const MAX_VARIANT_BUTTONS: usize = 6;
+
 #[function_component(Header)]
 pub fn header(p: &PanelProps) -> Html {
     let s = &p.s;
@@ -79,20 +83,40 @@ pub fn header(p: &PanelProps) -> Html {
         html! { <option value="" selected=true>{ format!("{} (imported)", m.run.scenario.name()) }</option> }
     });
 
-    let variants = m.run.scenario.raw.variants.iter().map(|v| {
-        let active = v.name == m.run.variant;
+    let variants = if m.run.scenario.raw.variants.len() > MAX_VARIANT_BUTTONS {
+        // A sweep's grid of variants (eight in HDDS-17673's) took three rows as buttons.
         let s = s.clone();
-        let name = v.name.clone();
-        // Timed like a jump (`cs-jump-paint`, issue 44): a switch to a kept run is one.
-        let onclick = Callback::from(move |_| {
+        let onchange = Callback::from(move |e: Event| {
+            let name = e.target_unchecked_into::<HtmlSelectElement>().value();
             crate::platform::perf::jump_start();
-            s.dispatch(Msg::SetVariant(name.clone()))
+            s.dispatch(Msg::SetVariant(name))
         });
+        let options = m.run.scenario.raw.variants.iter().map(|v| {
+            let active = v.name == m.run.variant;
+            html! { <option value={v.name.clone()} selected={active} title={v.description.clone()}>{ &v.name }</option> }
+        });
+        // Keyed by the variant: a fresh element shows the one that is open.
         html! {
-            <button class={classes!("seg", active.then_some("active"))} aria-pressed={active.to_string()}
-                data-variant={v.name.clone()} title={v.description.clone()} {onclick}>{ &v.name }</button>
+            <select id="variant-select" class="variant-select" key={m.run.variant.clone()}
+                aria-label="Variant" title="The scenario's variants" {onchange}>{ for options }</select>
         }
-    });
+    } else {
+        let buttons = m.run.scenario.raw.variants.iter().map(|v| {
+            let active = v.name == m.run.variant;
+            let s = s.clone();
+            let name = v.name.clone();
+            // Timed like a jump (`cs-jump-paint`, issue 44): a switch to a kept run is one.
+            let onclick = Callback::from(move |_| {
+                crate::platform::perf::jump_start();
+                s.dispatch(Msg::SetVariant(name.clone()))
+            });
+            html! {
+                <button class={classes!("seg", active.then_some("active"))} aria-pressed={active.to_string()}
+                    data-variant={v.name.clone()} title={v.description.clone()} {onclick}>{ &v.name }</button>
+            }
+        });
+        html! { <div class="segmented" role="group" aria-label="Variant">{ for buttons }</div> }
+    };
 
     let on_seed = {
         let s = s.clone();
@@ -344,7 +368,7 @@ pub fn header(p: &PanelProps) -> Html {
                 <option value="" selected=true>{ "New…" }</option>
                 <>{ for sandboxes }</>
             </select>
-            <div class="segmented" role="group" aria-label="Variant" id="variants">{ for variants }</div>
+            <div id="variants" class="variants">{ variants }</div>
             { super::compare::picker(&m, s) }
             <label class="field seed" title="Root seed of the run (the same seed replays the same trace)">
                 <span>{ "seed" }</span>
