@@ -105,11 +105,15 @@ pub fn plots_card(p: &PanelProps) -> Html {
                 format!("threshold {:.0} (the axis stops at {:.0})", threshold.unwrap_or(0.0), threshold.unwrap_or(0.0) * crate::draw::axis::THRESHOLD_HEADROOM)
             }</span>
         });
+        // Why the per-peer plot is empty: a large cluster keeps the history of the selected node
+        // only (from its selection on); a small one keeps every node's, so there is simply none
+        // yet (Raft's matchIndex: the node has not led).
+        let large = m.samples.n > crate::model::samples::FULL_PAIR_NODES;
         let no_history = (*plot == Plot::Pair && series.is_empty()).then(|| m.selected).flatten().map(|o| html! {
-            <span class="lg muted" id="pair-no-history">{ format!(
+            <span class="lg muted" id="pair-no-history">{ if large { format!(
                 "No per-peer history of {} yet: large clusters record it for the selected node only, from now on (replay a stretch to fill it).",
                 m.name(o)
-            ) }</span>
+            ) } else { format!("No per-peer values of {} up to the cursor.", m.name(o)) } }</span>
         });
         html! {
             <figure class="plot">
