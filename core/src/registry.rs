@@ -136,86 +136,80 @@ macro_rules! lazy_entry {
 #[cfg(cs_split)]
 macro_rules! lazy_entry {
     ($m:ty, $part:ident) => {{
-        #[wasm_split::wasm_split($part)]
-        async fn enter(call: usize) {
-            split::enter::<$m>(call)
-        }
+        crate::lazy::split_fn!($part, enter,
+            fn in_part(split::Args<'_>) -> split::Out = split::answer::<$m>);
         fn build(a: BuildArgs) -> Result<Box<dyn Driver>, String> {
-            split::build(enter, <$m as Model>::NAME, a)
+            split::build(in_part, <$m as Model>::NAME, a)
         }
         fn params_now(
             t: toml::Table,
             sc: &Scenario,
         ) -> Result<serde_json::Map<String, serde_json::Value>, String> {
-            split::params_now(enter, <$m as Model>::NAME, t, sc)
+            split::params_now(in_part, <$m as Model>::NAME, t, sc)
         }
         with_build::<$m>(build, params_now, Some(stringify!($part)))
     }};
 }
 
-/// The split build's way into a model's part: a call through its split point (`lazy::call`), to
-/// a build or the model's parameters read (`params_now`, its parameter reader and their errors,
-/// are in the part too). While the part is not loaded nothing runs and the model is wanted (the
-/// app fetches the part: the split's glue).
+/// The split build's way into a model's part: a call through its split point (`lazy_entry!`'s
+/// `in_part`, a `lazy::split_fn!`), to a build or the model's parameters read (`params_now`, its
+/// parameter reader and their errors, are in the part too). While the part is not loaded nothing
+/// runs and the model is wanted (the app fetches the part: the split's glue).
 #[cfg(cs_split)]
 mod split {
     use super::{BuildArgs, Driver, Model, Scenario, WANTED};
-    use std::future::Future;
 
     type Params = Result<serde_json::Map<String, serde_json::Value>, String>;
 
-    enum Args<'a> {
+    pub enum Args<'a> {
         Build(BuildArgs<'a>),
         Params(toml::Table, &'a Scenario),
     }
 
-    enum Out {
+    pub enum Out {
         Build(Result<Box<dyn Driver>, String>),
         Params(Params),
     }
 
-    /// In the part: answer the call at `call` for `M`.
-    pub fn enter<M: Model>(call: usize) {
-        // SAFETY: `run` below passes its call's address through `lazy::call`.
-        unsafe {
-            crate::lazy::answer(call, |a: Args| match a {
-                Args::Build(a) => Out::Build(super::build::<M>(a)),
-                Args::Params(t, sc) => Out::Params(M::params_now(t, sc)),
-            })
+    /// In the part: answer `a` for `M`.
+    pub fn answer<M: Model>(a: Args) -> Out {
+        match a {
+            Args::Build(a) => Out::Build(super::build::<M>(a)),
+            Args::Params(t, sc) => Out::Params(M::params_now(t, sc)),
         }
     }
 
-    /// In the main module: call through the split point if its part is in; otherwise remember
-    /// the model for `take_wanted` and say so.
-    fn run<F: Future<Output = ()> + 'static>(
-        point: impl FnOnce(usize) -> F,
+    /// In the main module: call into the part if it is in; otherwise remember the model for
+    /// `take_wanted` and say so.
+    fn run(
+        in_part: impl FnOnce(Args) -> Option<Out>,
         name: &'static str,
         args: Args,
     ) -> Result<Out, String> {
-        crate::lazy::call(args, point).ok_or_else(|| {
+        in_part(args).ok_or_else(|| {
             WANTED.with(|w| w.set(Some(name)));
             format!("the {name} model's code is not loaded yet")
         })
     }
 
-    pub fn build<F: Future<Output = ()> + 'static>(
-        point: impl FnOnce(usize) -> F,
+    pub fn build(
+        in_part: impl FnOnce(Args) -> Option<Out>,
         name: &'static str,
         a: BuildArgs,
     ) -> Result<Box<dyn Driver>, String> {
-        match run(point, name, Args::Build(a))? {
+        match run(in_part, name, Args::Build(a))? {
             Out::Build(r) => r,
             Out::Params(_) => Err(format!("the {name} model's code did not run")),
         }
     }
 
-    pub fn params_now<F: Future<Output = ()> + 'static>(
-        point: impl FnOnce(usize) -> F,
+    pub fn params_now(
+        in_part: impl FnOnce(Args) -> Option<Out>,
         name: &'static str,
         t: toml::Table,
         sc: &Scenario,
     ) -> Params {
-        match run(point, name, Args::Params(t, sc))? {
+        match run(in_part, name, Args::Params(t, sc))? {
             Out::Params(r) => r,
             Out::Build(_) => Err(format!("the {name} model's code did not run")),
         }

@@ -296,8 +296,8 @@ mod coder {
 
 /// The decoder behind the split point of the part `session` (base64, inflate, serde_json's
 /// reading of a session: ~30 KB of the gzipped main module, which a first visit without a link
-/// never runs), and the encoder behind the split point of the part `session_write`, each called
-/// through `lazy::call`.
+/// never runs), and the encoder behind the split point of the part `session_write`, each a
+/// `lazy::split_fn!`.
 #[cfg(cs_split)]
 mod coder {
     use super::*;
@@ -306,30 +306,24 @@ mod coder {
     const NOT_LOADED: &str =
         "the session reader is not loaded yet (a part of the app, split/session)";
 
-    #[wasm_split::wasm_split(session)]
-    async fn read(call: usize) {
-        // SAFETY: `decode` passes its call's address through `lazy::call`.
-        unsafe { crate::lazy::answer(call, |(t, l): (&str, &Limits)| Session::decode_now(t, l)) }
-    }
+    crate::lazy::split_fn!(session, read,
+        fn decode_in_part((&str, &Limits)) -> Result<Session, String> =
+            |(t, l): (&str, &Limits)| Session::decode_now(t, l));
 
     pub fn decode(text: &str, limits: &Limits) -> Result<Session, String> {
-        if let Some(r) = crate::lazy::call((text, limits), read) {
-            return r;
-        }
-        WANTED.with(|w| w.set(true));
-        Err(NOT_LOADED.to_string())
+        decode_in_part((text, limits)).unwrap_or_else(|| {
+            WANTED.with(|w| w.set(true));
+            Err(NOT_LOADED.to_string())
+        })
     }
 
-    /// The writer's split point, a part of its own (`session_write`): a first visit that only
-    /// plays writes a session (the autosave) without ever reading one.
-    #[wasm_split::wasm_split(session_write)]
-    async fn write(call: usize) {
-        // SAFETY: as `read`'s: `encode` passes its call's address through `lazy::call`.
-        unsafe { crate::lazy::answer(call, Session::encode) }
-    }
+    // The writer's split point, a part of its own (`session_write`): a first visit that only
+    // plays writes a session (the autosave) without ever reading one.
+    crate::lazy::split_fn!(session_write, write,
+        fn encode_in_part(&Session) -> String = Session::encode);
 
     pub fn encode(s: &Session) -> Option<String> {
-        let e = crate::lazy::call(s, write);
+        let e = encode_in_part(s);
         if e.is_none() {
             ENCODER_WANTED.with(|w| w.set(true));
         }

@@ -269,3 +269,36 @@ export function faultsSince(before) {
   for (const [pid, f] of now) n += f - (before.get(pid) ?? 0);
   return Math.round(n / 1000);
 }
+
+/** An init script (`context.addInitScript(linkPaintedScript)`: Playwright sends its source, so
+ * it uses nothing outside itself) defining in the page `window.__csLinkPainted(opts)`, the one
+ * wait for "the link opened and painted" of permalink-ab.mjs and permalink-trace.mjs: a promise
+ * of `{ at, painted }` once `#app` is not busy (`data-busy="0"`; with `ready` also
+ * `data-ready="1"`; with `opening`, the default, also no opening card), seen by a
+ * MutationObserver on the whole document (or at once), then two animation frames and a task
+ * (the paint done): `painted` is `performance.now()` then, `at` what `atMet()` answered when the
+ * condition was met (`undefined` without it). Callable at the document's start (`#app` not yet
+ * there) or later; the caller's `.then` runs in the same task as `painted` is read. */
+export function linkPaintedScript() {
+  window.__csLinkPainted = ({ ready = false, opening = true, atMet } = {}) =>
+    new Promise((ok) => {
+      const met = () => {
+        const app = document.querySelector('#app');
+        if (!app || app.dataset.busy !== '0' || (ready && app.dataset.ready !== '1')) return false;
+        return !(opening && document.querySelector('#opening'));
+      };
+      const done = () => {
+        const at = atMet?.();
+        requestAnimationFrame(() =>
+          requestAnimationFrame(() => setTimeout(() => ok({ at, painted: performance.now() }), 0)),
+        );
+      };
+      if (met()) return done();
+      const obs = new MutationObserver(() => {
+        if (!met()) return;
+        obs.disconnect();
+        done();
+      });
+      obs.observe(document, { attributes: true, childList: true, subtree: true });
+    });
+}

@@ -26,7 +26,7 @@
 import { chromium } from 'playwright-core';
 import { resolve } from 'node:path';
 import { loadavg } from 'node:os';
-import { chromiumFaults, faultsSince, serveDir } from './load.mjs';
+import { chromiumFaults, faultsSince, linkPaintedScript, serveDir } from './load.mjs';
 
 const [distA, distB, roundsArg] = process.argv.slice(2);
 if (!distA || !distB) {
@@ -76,6 +76,7 @@ async function makeLink() {
 
 async function open(url, hash) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.addInitScript(linkPaintedScript);
   await context.addInitScript(() => {
     window.__csPerf = true;
     // `#app`'s state as it changes (AB_TIMELINE): mounted, ready, busy, the step, the opening card.
@@ -89,18 +90,12 @@ async function open(url, hash) {
       if (s !== last) window.__csTimeline.push([performance.now(), (last = s)]);
     };
     new MutationObserver(look).observe(document, { attributes: true, childList: true, subtree: true });
-    // The painted cursor seen in the page itself (no round trip to this script): the first
-    // mutation with the run installed, not busy and no opening card, then two animation frames
-    // and a task, as below.
-    new MutationObserver((_, obs) => {
-      const app = document.querySelector('#app');
-      if (!app || app.dataset.ready !== '1' || app.dataset.busy !== '0' || document.querySelector('#opening')) return;
-      obs.disconnect();
-      const seekEnd = window.__csLastF1 ?? NaN;
-      requestAnimationFrame(() =>
-        requestAnimationFrame(() => setTimeout(() => (window.__csPainted = [seekEnd, performance.now()]), 0)),
-      );
-    }).observe(document, { attributes: true, childList: true, subtree: true });
+    // The painted cursor seen in the page itself (no round trip to this script): the run
+    // installed, not busy and no opening card, then two animation frames and a task
+    // (`linkPaintedScript`, installed first), the seek's end taken when the state is met.
+    window
+      .__csLinkPainted({ ready: true, atMet: () => window.__csLastF1 ?? NaN })
+      .then(({ at, painted }) => (window.__csPainted = [at, painted]));
     // When each animation frame's simulation slice ended (the app's `cs-f1` mark): the last one
     // before the cursor is the seek's end, where the first frame at the cursor starts.
     const mark = performance.mark.bind(performance);
@@ -118,38 +113,20 @@ async function open(url, hash) {
   const f1 = chromiumFaults();
   const faultsOpen = faultsSince(f0);
   await settled(page);
-  const r = await page.evaluate(
-    () =>
-      new Promise((ok) => {
-        const app = document.querySelector('#app');
-        const check = () => app.dataset.busy === '0';
-        const done = () =>
-          requestAnimationFrame(() =>
-            requestAnimationFrame(() =>
-              setTimeout(() => {
-                const renders = performance.getEntriesByName('cs-frame-render', 'measure');
-                const first = window.__csTimeline.find(([, s]) => s.startsWith('ready=1'));
-                ok({
-                  installed: first ? first[0] : NaN,
-                  cursor: performance.now(),
-                  step: app.dataset.step,
-                  renders: renders.length,
-                  render_ms: renders.reduce((a, e) => a + e.duration, 0),
-                });
-              }, 0),
-            ),
-          );
-        if (check()) done();
-        else {
-          const obs = new MutationObserver(() => {
-            if (check()) {
-              obs.disconnect();
-              done();
-            }
-          });
-          obs.observe(app, { attributes: true });
-        }
-      }),
+  // The cursor painted as this script sees it: not busy (the opening card not awaited).
+  const r = await page.evaluate(() =>
+    window.__csLinkPainted({ opening: false }).then(({ painted }) => {
+      const app = document.querySelector('#app');
+      const renders = performance.getEntriesByName('cs-frame-render', 'measure');
+      const first = window.__csTimeline.find(([, s]) => s.startsWith('ready=1'));
+      return {
+        installed: first ? first[0] : NaN,
+        cursor: painted,
+        step: app.dataset.step,
+        renders: renders.length,
+        render_ms: renders.reduce((a, e) => a + e.duration, 0),
+      };
+    }),
   );
   await page.waitForFunction(() => window.__csPainted, null, { timeout: 60_000 });
   [r.seek_end, r.painted] = await page.evaluate(() => window.__csPainted);

@@ -9,7 +9,7 @@
 import { chromium } from 'playwright-core';
 import { resolve } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { serveDir } from './load.mjs';
+import { linkPaintedScript, serveDir } from './load.mjs';
 
 const [dist, out] = process.argv.slice(2);
 const hash = process.env.AB_LINK;
@@ -26,6 +26,7 @@ const browser = await chromium.launch({
 });
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.addInitScript(linkPaintedScript);
   await context.addInitScript(() => {
     window.__csPerf = true;
     let had = false;
@@ -60,31 +61,11 @@ try {
   });
   await page.goto(url + hash);
   await page.waitForSelector('#app[data-ready="1"]', { timeout: 60_000 });
-  const r = await page.evaluate(
-    () =>
-      new Promise((ok) => {
-        const app = document.querySelector('#app');
-        const done = () =>
-          requestAnimationFrame(() =>
-            requestAnimationFrame(() =>
-              setTimeout(() => {
-                performance.mark('cs-cursor-painted');
-                ok({ gone: window.__csGone, cursor: performance.now(), step: app.dataset.step });
-              }, 0),
-            ),
-          );
-        const check = () => app.dataset.busy === '0' && !document.querySelector('#opening');
-        if (check()) done();
-        else {
-          const obs = new MutationObserver(() => {
-            if (check()) {
-              obs.disconnect();
-              done();
-            }
-          });
-          obs.observe(app, { attributes: true, childList: true, subtree: true });
-        }
-      }),
+  const r = await page.evaluate(() =>
+    window.__csLinkPainted().then(({ painted }) => {
+      performance.mark('cs-cursor-painted');
+      return { gone: window.__csGone, cursor: painted, step: document.querySelector('#app').dataset.step };
+    }),
   );
   await new Promise((ok) => setTimeout(ok, 300));
   const buf = await browser.stopTracing();

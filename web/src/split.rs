@@ -30,9 +30,10 @@ pub fn take_wanted() -> Option<&'static str> {
 /// `in_part!(part, point, Arg => Ret, arg, |arg| body)`: `Some(body)`, the closure called with
 /// `arg`. In the split release build (`cs_split`, web/build.rs) the closure runs behind the
 /// `wasm_split` split point `point` of the part `part` (its own module of the wasm, fetched with
-/// the part's others by `platform::load_part`), called through `clusterscope_core::lazy::call`
-/// as every split point is, and the answer is `None` while that part is not loaded: nothing ran. `Arg` and `Ret` name the types (`'_` for a borrow); the closure captures
-/// nothing (it is the part's code, reached only from here).
+/// the part's others by `platform::load_part`): core's `lazy::split_fn!`, as every split point
+/// is, and the answer is `None` while that part is not loaded: nothing ran. `Arg` and `Ret` name
+/// the types (`'_` for a borrow); the closure captures nothing (it is the part's code, reached
+/// only from here).
 #[cfg(not(cs_split))]
 #[macro_export]
 macro_rules! in_part {
@@ -45,12 +46,7 @@ macro_rules! in_part {
 #[macro_export]
 macro_rules! in_part {
     ($part:ident, $point:ident, $arg:ty => $ret:ty, $a:expr, $f:expr) => {{
-        #[wasm_split::wasm_split($part)]
-        async fn $point(call: usize) {
-            let f = $f;
-            // SAFETY: `lazy::call` below passes its call's address, of these types.
-            unsafe { clusterscope_core::lazy::answer::<$arg, $ret>(call, f) }
-        }
-        clusterscope_core::lazy::call::<$arg, $ret, _>($a, $point)
+        clusterscope_core::lazy::split_fn!($part, $point, fn in_part_call($arg) -> $ret = $f);
+        in_part_call($a)
     }};
 }

@@ -602,14 +602,11 @@ mod views_json {
     use super::Gossip;
     use crate::engine::Sim;
 
-    #[wasm_split::wasm_split(gossip_views)]
-    async fn json(call: usize) {
-        // SAFETY: `of` passes its call's address through `lazy::call`, of these types.
-        unsafe { crate::lazy::answer::<&Sim<Gossip>, serde_json::Value>(call, super::views_now) }
-    }
+    crate::lazy::split_fn!(gossip_views, json,
+        fn in_part(&Sim<Gossip>) -> serde_json::Value = super::views_now);
 
     pub(super) fn of(sim: &Sim<Gossip>) -> serde_json::Value {
-        crate::lazy::call(sim, json).unwrap_or(serde_json::Value::Null)
+        in_part(sim).unwrap_or(serde_json::Value::Null)
     }
 }
 
@@ -632,15 +629,10 @@ mod explain_part {
 
     type Args<'a> = (&'a Gossip, &'a Sim<Gossip>, &'a Trace, usize, NodeId);
 
-    #[wasm_split::wasm_split(actions)]
-    async fn explain(call: usize) {
-        // SAFETY: `of` passes its call's address through `lazy::call`, of these types.
-        unsafe {
-            crate::lazy::answer::<Args<'_>, Vec<String>>(call, |(m, sim, trace, upto, id)| {
-                super::super::explain::explain(m, sim, trace, upto, id)
-            })
-        }
-    }
+    crate::lazy::split_fn!(actions, explain,
+    fn in_part(Args<'_>) -> Vec<String> = |(m, sim, trace, upto, id)| {
+        super::super::explain::explain(m, sim, trace, upto, id)
+    });
 
     pub(super) fn of(
         m: &Gossip,
@@ -649,7 +641,7 @@ mod explain_part {
         upto: usize,
         id: NodeId,
     ) -> Vec<String> {
-        crate::lazy::call((m, sim, trace, upto, id), explain).unwrap_or_else(|| {
+        in_part((m, sim, trace, upto, id)).unwrap_or_else(|| {
             vec![
                 "The explanation's code is not loaded yet (a part of the app, split/actions)."
                     .into(),

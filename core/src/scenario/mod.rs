@@ -107,8 +107,8 @@ mod writer {
 
 /// The scenario writer behind a split point of the part `session_write` (its second point, the
 /// session writer's being `session::coder::write`): toml's serializers, ~13 KB of the gzipped
-/// main module, which a first visit that changes nothing never runs. Called through
-/// `lazy::call`, as every split point is.
+/// main module, which a first visit that changes nothing never runs. A `lazy::split_fn!`, as
+/// every split point is.
 #[cfg(cs_split)]
 mod writer {
     use super::*;
@@ -117,20 +117,10 @@ mod writer {
     pub const NOT_LOADED: &str =
         "the scenario writer is not loaded yet (a part of the app, split/session_write)";
 
-    #[wasm_split::wasm_split(session_write)]
-    async fn write_toml(call: usize) {
-        // SAFETY: `run` passes its call's address through `lazy::call`.
-        unsafe {
-            crate::lazy::answer(call, |c: Option<(&Scenario, &ScenarioFile)>| {
-                c.map(|(s, raw)| s.to_toml_now(raw))
-            })
-        }
-    }
-
-    /// `Some` (the call's answer, `None` for no call) when the part is loaded.
-    fn run(c: Option<(&Scenario, &ScenarioFile)>) -> Option<Option<Result<String, String>>> {
-        crate::lazy::call(c, write_toml)
-    }
+    // `Some` (the call's answer, `None` for no call) when the part is loaded.
+    crate::lazy::split_fn!(session_write, write_toml,
+        fn run(Option<(&Scenario, &ScenarioFile)>) -> Option<Result<String, String>> =
+            |c: Option<(&Scenario, &ScenarioFile)>| c.map(|(s, raw)| s.to_toml_now(raw)));
 
     pub fn to_toml(s: &Scenario, raw: &ScenarioFile) -> Result<String, String> {
         match run(Some((s, raw))) {
@@ -162,7 +152,7 @@ mod reader {
 }
 
 /// The reader behind the split point of the part `reader` (one point, both calls: code two
-/// points of a part share is copied into each of their modules), called through `lazy::call`.
+/// points of a part share is copied into each of their modules), a `lazy::split_fn!`.
 #[cfg(cs_split)]
 mod reader {
     use super::*;
@@ -179,24 +169,18 @@ mod reader {
         Value(Result<(String, toml::Value), String>),
     }
 
-    #[wasm_split::wasm_split(reader)]
-    async fn read(call: usize) {
-        // SAFETY: `run` passes its call's address through `lazy::call`.
-        unsafe {
-            crate::lazy::answer(call, |c: Call| match c {
-                Call::Parse(file, text, limits) => Out::Parse(Box::new(Scenario::parse_in(
-                    &registry::vocabs(),
-                    file,
-                    text,
-                    limits,
-                ))),
-                Call::Value(s) => Out::Value(crate::scenario_file::parse_override(s)),
-            })
-        }
-    }
+    crate::lazy::split_fn!(reader, read, fn read_in_part(Call<'_>) -> Out = |c: Call| match c {
+        Call::Parse(file, text, limits) => Out::Parse(Box::new(Scenario::parse_in(
+            &registry::vocabs(),
+            file,
+            text,
+            limits,
+        ))),
+        Call::Value(s) => Out::Value(crate::scenario_file::parse_override(s)),
+    });
 
     fn run(c: Call) -> Option<Out> {
-        let out = crate::lazy::call(c, read);
+        let out = read_in_part(c);
         if out.is_none() {
             crate::lazy::want_reader();
         }
