@@ -2,7 +2,7 @@
 //! (`ui::panels::NodePanel`: restart, stop, kill, stall, isolate...), the selected link's
 //! (`LinkPanel`: drop, heal, loss, latency), the keyboard-shortcut overlay (`ui::help`, `?`), the
 //! branch list under the timeline (`ui::branches`, shown from two branches on), the timeline's
-//! fork bar (`ui::timeline_fork::bar`) and the Expectations card's rows (`ui::checks::rows`, in a
+//! fork bar (`ui::timeline_fork::bar`) and the Expectations card's rows (`ui::check_rows`, in a
 //! card closed unless the person opens it; its summary stays in the main module). The node panel sits at the bottom of the topology card,
 //! below the fold at every size the app is laid out for (1366 x 768, 1920 x 1080, 390 x 844: its
 //! top at 864, 1176 and 1252 px in the default scenario's first frame); the rest comes with a
@@ -44,7 +44,7 @@ pub enum Target {
     Branches(u64),
     /// The timeline's fork bar (`ui::timeline_fork::bar`) for a pick, and what closes it.
     Fork(Rc<TimelinePick>, Callback<MouseEvent>),
-    /// The Expectations card's rows (`ui::checks::rows`) of a finished check at the cursor.
+    /// The Expectations card's rows (`ui::check_rows::rows`) of a finished check at the cursor.
     Checks(Rc<Checked>, Micros),
 }
 
@@ -95,7 +95,7 @@ pub fn actions(p: &ActionsProps) -> Html {
                     let m = s.model.borrow();
                     super::timeline_fork::bar(&m, &s, &pick, close)
                 }
-                Target::Checks(c, now) => super::checks::rows(&s, &c, now),
+                Target::Checks(c, now) => super::check_rows::rows(&s, &c, now),
             }
         );
         if let Some(h) = drawn {
