@@ -10,7 +10,7 @@
 //! re-exported here); this module, above the registry, looks a model's tables up.
 
 pub use crate::meaning::{info, param, to_json, Info, ParamSpec, Range, NO_MAX_US};
-use crate::registry::ModelEntry;
+use crate::registry::{ModelEntry, Tables};
 use crate::scenario::{merge_params, Scenario};
 
 /// The runner's metrics, named for every model (`Run::metrics`).
@@ -99,9 +99,17 @@ fn find(
         .find_map(|t| t.iter().find(|i| i.name == name))
 }
 
+/// One of `model`'s tables; none while its part is not loaded (`ModelEntry::tables`).
+fn table<T>(
+    model: &ModelEntry,
+    of: fn(Tables) -> &'static [&'static [T]],
+) -> &'static [&'static [T]] {
+    model.tables().map_or(&[], of)
+}
+
 /// Every parameter of `model`, in order.
 pub fn param_specs(model: &ModelEntry) -> impl Iterator<Item = &'static ParamSpec> {
-    model.params.iter().flat_map(|t| t.iter())
+    table(model, |t| t.params).iter().flat_map(|t| t.iter())
 }
 
 /// The runner's metric of each `within` expectation, named `time_until: <its name>`.
@@ -123,12 +131,12 @@ pub fn metric(model: &ModelEntry, name: &str) -> Option<&'static Info> {
     if name.starts_with(TIME_UNTIL_PREFIX) {
         return Some(&TIME_UNTIL);
     }
-    find(GENERIC_METRICS, model.metrics, name)
+    find(GENERIC_METRICS, table(model, |t| t.metrics), name)
 }
 
 /// What view `name` of `model` means.
 pub fn view(model: &ModelEntry, name: &str) -> Option<&'static Info> {
-    find(GENERIC_VIEWS, model.view_info, name)
+    find(GENERIC_VIEWS, table(model, |t| t.view_info), name)
 }
 
 /// A metric or a view of `model`, whichever has the name (a sweep names both).
@@ -265,7 +273,11 @@ mod tests {
         // And no description of a name the model does not have (a renamed view); the model's
         // own table is its last (Ozone borrows Raft's, which has views Ozone does not).
         for m in MODELS {
-            for i in m.view_info.last().copied().unwrap_or_default() {
+            for i in table(m, |t| t.view_info)
+                .last()
+                .copied()
+                .unwrap_or_default()
+            {
                 assert!(
                     m.views.contains(&i.name),
                     "{}: `{}` is no view",

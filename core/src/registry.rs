@@ -61,11 +61,10 @@ pub struct ModelEntry {
     pub views: &'static [&'static str],
     /// What each view needs (`Model::view_needs`).
     pub view_needs: fn(&str) -> ViewNeeds,
-    /// `Model::VIEW_INFO`, `Model::METRICS`, `Model::PARAMS`, `Model::params_now`
-    /// (`crate::catalogue`).
-    pub view_info: &'static [&'static [Info]],
-    pub metrics: &'static [&'static [Info]],
-    pub params: &'static [&'static [ParamSpec]],
+    /// `Model::VIEW_INFO`, `Model::METRICS`, `Model::PARAMS` (`crate::catalogue`): see
+    /// [`ModelEntry::tables`].
+    tables: fn() -> Option<Tables>,
+    /// `Model::params_now` (`crate::catalogue`).
     pub params_now: ParamsNow,
     /// `Model::HAS_LEADER`: an expectation may name `"leader"` as its node.
     pub has_leader: bool,
@@ -73,6 +72,25 @@ pub struct ModelEntry {
     /// In the web app's split release build: the name of the part of the wasm that holds the
     /// model's code, fetched on first use (see [`take_wanted`]); `None`: in the main module.
     pub part: Option<&'static str>,
+}
+
+/// What a model's views, metrics and parameters mean: its `Model::VIEW_INFO`, `Model::METRICS`
+/// and `Model::PARAMS` (`crate::catalogue` reads them).
+#[derive(Clone, Copy)]
+pub struct Tables {
+    pub view_info: &'static [&'static [Info]],
+    pub metrics: &'static [&'static [Info]],
+    pub params: &'static [&'static [ParamSpec]],
+}
+
+impl Tables {
+    const fn of<M: Model>() -> Tables {
+        Tables {
+            view_info: M::VIEW_INFO,
+            metrics: M::METRICS,
+            params: M::PARAMS,
+        }
+    }
 }
 
 thread_local! {
@@ -96,15 +114,24 @@ impl ModelEntry {
     pub fn build(&self, args: BuildArgs) -> Result<Box<dyn Driver>, String> {
         (self.build)(args)
     }
+
+    /// The model's catalogue tables. `None` only in the web app's split release build while the
+    /// model's part is not loaded: its sentences are in its part (issue 44), read by the sweep
+    /// card, the parameter catalogue and the expectation editor, which show a model only once
+    /// its run is built (the part in). Nothing is wanted: a build asks for the part.
+    pub fn tables(&self) -> Option<Tables> {
+        (self.tables)()
+    }
 }
 
 const fn entry<M: Model>() -> ModelEntry {
-    with_build::<M>(build::<M>, M::params_now, None)
+    with_build::<M>(build::<M>, M::params_now, || Some(Tables::of::<M>()), None)
 }
 
 const fn with_build<M: Model>(
     build: fn(BuildArgs) -> Result<Box<dyn Driver>, String>,
     params_now: ParamsNow,
+    tables: fn() -> Option<Tables>,
     part: Option<&'static str>,
 ) -> ModelEntry {
     ModelEntry {
@@ -113,9 +140,7 @@ const fn with_build<M: Model>(
         views: M::VIEWS,
         has_leader: M::HAS_LEADER,
         view_needs: M::view_needs,
-        view_info: M::VIEW_INFO,
-        metrics: M::METRICS,
-        params: M::PARAMS,
+        tables,
         params_now,
         build,
         part,
@@ -147,7 +172,10 @@ macro_rules! lazy_entry {
         ) -> Result<serde_json::Map<String, serde_json::Value>, String> {
             split::params_now(in_part, <$m as Model>::NAME, t, sc)
         }
-        with_build::<$m>(build, params_now, Some(stringify!($part)))
+        fn tables() -> Option<Tables> {
+            split::tables(in_part)
+        }
+        with_build::<$m>(build, params_now, tables, Some(stringify!($part)))
     }};
 }
 
@@ -157,18 +185,20 @@ macro_rules! lazy_entry {
 /// runs and the model is wanted (the app fetches the part: the split's glue).
 #[cfg(cs_split)]
 mod split {
-    use super::{BuildArgs, Driver, Model, Scenario, WANTED};
+    use super::{BuildArgs, Driver, Model, Scenario, Tables, WANTED};
 
     type Params = Result<serde_json::Map<String, serde_json::Value>, String>;
 
     pub enum Args<'a> {
         Build(BuildArgs<'a>),
         Params(toml::Table, &'a Scenario),
+        Tables,
     }
 
     pub enum Out {
         Build(Result<Box<dyn Driver>, String>),
         Params(Params),
+        Tables(Tables),
     }
 
     /// In the part: answer `a` for `M`.
@@ -176,6 +206,7 @@ mod split {
         match a {
             Args::Build(a) => Out::Build(super::build::<M>(a)),
             Args::Params(t, sc) => Out::Params(M::params_now(t, sc)),
+            Args::Tables => Out::Tables(Tables::of::<M>()),
         }
     }
 
@@ -199,7 +230,7 @@ mod split {
     ) -> Result<Box<dyn Driver>, String> {
         match run(in_part, name, Args::Build(a))? {
             Out::Build(r) => r,
-            Out::Params(_) => Err(format!("the {name} model's code did not run")),
+            _ => Err(format!("the {name} model's code did not run")),
         }
     }
 
@@ -211,7 +242,15 @@ mod split {
     ) -> Params {
         match run(in_part, name, Args::Params(t, sc))? {
             Out::Params(r) => r,
-            Out::Build(_) => Err(format!("the {name} model's code did not run")),
+            _ => Err(format!("the {name} model's code did not run")),
+        }
+    }
+
+    /// The model's tables if its part is loaded; nothing is wanted (see `ModelEntry::tables`).
+    pub fn tables(in_part: impl FnOnce(Args) -> Option<Out>) -> Option<Tables> {
+        match in_part(Args::Tables)? {
+            Out::Tables(t) => Some(t),
+            _ => None,
         }
     }
 }

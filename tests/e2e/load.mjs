@@ -36,9 +36,10 @@ const REPO = resolve(HERE, '..', '..');
 // screen, `below`, the topology card's node and link panels, `actions`, and the check's run,
 // `check_runs`, whose bytes come after the paint rather than not at all: `partSizes` prints
 // them). Issue 20's
-// goal is 600 KB (stretch 400 KB) with every model; the build is above it today (docs/PERFORMANCE.md,
-// "Download size"), so this is a ratchet: it stops growth, and is lowered whenever the build shrinks.
-export const DOWNLOAD_BUDGET_KB = Number(process.env.DOWNLOAD_BUDGET_KB || 607);
+// goal is 600 KB (stretch 400 KB) with every model; the build has been under it since h/dl58 (595.2 KB;
+// docs/PERFORMANCE.md, "Download size"), and this is a ratchet: it stops growth, and is lowered
+// whenever the build shrinks.
+export const DOWNLOAD_BUDGET_KB = Number(process.env.DOWNLOAD_BUDGET_KB || 598);
 export const DOWNLOAD_GOAL_KB = 600;
 
 /** Sizes of the files the first load fetches: { files, raw, gz6, gz9, br } in bytes (br: brotli

@@ -67,6 +67,11 @@ export async function run({ page, baseUrl, context, log }) {
   await page.selectOption('#ue-node', 'n1');
   assert.match(await page.textContent('#ue-view-about'), /process: running/);
   assert.equal(await page.getAttribute('#ue-now', 'data-value'), 'running');
+  // A Raft view's sentence and unit (Raft's catalogue, in its part in the split build).
+  await page.selectOption('#ue-view', 'commit_index');
+  assert.match(await page.textContent('#ue-view-about'), /the highest log index the node knows to be committed \(index\)/);
+  assert.equal((await page.textContent('#ue-view option[value="commit_index"]')).trim(), 'commit_index (index)');
+  await page.selectOption('#ue-view', 'status');
 
   // Bad input: named field, the fix; nothing added, the app alive.
   await add(page, { view: 'violations', pred: 'at_least', value: 'many', at: '10s', name: 'x' });

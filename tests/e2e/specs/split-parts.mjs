@@ -17,7 +17,7 @@
 // sequence diagram, the plots, the log; placeholders of their size meanwhile, a refused fetch a
 // note with a button that fetches it again), the topology card's node and link panels
 // (`actions`: a placeholder of the node panel's height meanwhile, a refused fetch a note with a
-// button) and the check's whole run (`check_runs`, fetched by the Expectations check's worker). An unsplit
+// button; the Expectations card's rows too, its counts shown without them) and the check's whole run (`check_runs`, fetched by the Expectations check's worker). An unsplit
 // build (CLUSTERSCOPE_SPLIT=0) has no parts: the spec then checks only that the models open.
 import assert from 'node:assert/strict';
 import { app, bannerText, clickNode, open, pickVariant, settled } from './lib/app.mjs';
@@ -166,6 +166,12 @@ function actionsRefused(browser, baseUrl, log) {
       await page.waitForSelector('#tl-fork-wait .part-note', { timeout: 10_000 });
       assert.equal(await page.$('#tl-fork'), null, 'no fork bar without its part');
       await page.click('#tl-fork-close');
+      // The Expectations card's rows too: its counts come with the check, "done" with the note
+      // in the rows' place.
+      await page.waitForSelector('#checks[data-state="done"]', { timeout: 60_000 });
+      assert.match(await page.textContent('#checks summary'), /expectations: \d+ ✓ 0 ✗/);
+      assert.match(await page.textContent('#checks-wait'), /did not load \(a part of the app, split\/actions/);
+      assert.equal(await page.$('#checks .check-row'), null, 'no rows without their part');
     },
     retry: '.topo-card .panel-wait .part-note button',
     after: async (page) => {
@@ -184,6 +190,8 @@ function actionsRefused(browser, baseUrl, log) {
       await page.selectOption('#link-select', { index: 1 });
       await page.waitForSelector('#link-panel #link-drop-both', { timeout: 10_000 });
       assert.equal(await page.$('.panel-wait'), null, "the link's panel needs no other fetch");
+      await page.waitForSelector('#checks .check-row', { state: 'attached', timeout: 10_000 });
+      assert.equal(await page.$('#checks-wait'), null, "the rows' note is gone");
     },
   });
 }

@@ -1,8 +1,9 @@
 //! The topology card's actions and what only a click opens: the selected node's panel
 //! (`ui::panels::NodePanel`: restart, stop, kill, stall, isolate...), the selected link's
 //! (`LinkPanel`: drop, heal, loss, latency), the keyboard-shortcut overlay (`ui::help`, `?`), the
-//! branch list under the timeline (`ui::branches`, shown from two branches on) and the timeline's
-//! fork bar (`ui::timeline_fork::bar`). The node panel sits at the bottom of the topology card,
+//! branch list under the timeline (`ui::branches`, shown from two branches on), the timeline's
+//! fork bar (`ui::timeline_fork::bar`) and the Expectations card's rows (`ui::check_rows`, in a
+//! card closed unless the person opens it; its summary stays in the main module). The node panel sits at the bottom of the topology card,
 //! below the fold at every size the app is laid out for (1366 x 768, 1920 x 1080, 390 x 844: its
 //! top at 864, 1176 and 1252 px in the default scenario's first frame); the rest comes with a
 //! click (a restored session with branches shows its list in the first frame). So in the split
@@ -22,7 +23,9 @@ use super::panels::{LinkPanel, NodePanel};
 use crate::kit::{Handle, PartLoad};
 use crate::model::timeline_fork::TimelinePick;
 use crate::model::Msg;
+use crate::sweep::check_wire::Checked;
 use clusterscope_core::engine::NodeId;
+use clusterscope_core::time::Micros;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -41,6 +44,8 @@ pub enum Target {
     Branches(u64),
     /// The timeline's fork bar (`ui::timeline_fork::bar`) for a pick, and what closes it.
     Fork(Rc<TimelinePick>, Callback<MouseEvent>),
+    /// The Expectations card's rows (`ui::check_rows::rows`) of a finished check at the cursor.
+    Checks(Rc<Checked>, Micros),
 }
 
 /// Whether the part is in, being fetched, or failed, and how to fetch it again: given by the app
@@ -90,6 +95,7 @@ pub fn actions(p: &ActionsProps) -> Html {
                     let m = s.model.borrow();
                     super::timeline_fork::bar(&m, &s, &pick, close)
                 }
+                Target::Checks(c, now) => super::check_rows::rows(&s, &c, now),
             }
         );
         if let Some(h) = drawn {
@@ -101,6 +107,7 @@ pub fn actions(p: &ActionsProps) -> Html {
         Target::Help(_) => ("The shortcuts' code", "Loading the shortcuts…"),
         Target::Branches(_) => ("The branch list's code", "Loading the branches…"),
         Target::Fork(..) => ("The fork bar's code", "Loading the fork actions…"),
+        Target::Checks(..) => ("The expectations' rows' code", "Loading the expectations…"),
     };
     let note = match (&load, &ctx) {
         (PartLoad::Failed(part), Some(c)) => crate::kit::part_retry(what, part, &c.retry),
@@ -150,6 +157,10 @@ pub fn actions(p: &ActionsProps) -> Html {
                 <span class="muted small">{ "Branches" }</span>
                 { note }
             </div>
+        },
+        // Where the rows come in the card (closed unless the person opened it).
+        Target::Checks(..) => html! {
+            <div class="checks-note" id="checks-wait" data-part={state}>{ note }</div>
         },
         // The bar's row under the timeline, with its close button.
         Target::Fork(pick, close) => html! {

@@ -9,20 +9,19 @@
 //! data-session); `.check-row` (data-name, data-status: held, holds, failed, fails-later;
 //! data-failed-at-us; data-met-at-us: when a `within` check first held); `.check-go` (jumps to
 //! the time; a `within` that held: "held after 1.713 s", to that moment); `#checks-run`.
+//!
+//! The rows (`ui::check_rows::rows`) are drawn by the `actions` part (`ui::actions::Target::Checks`, issue 44):
+//! the summary and its counts come with the check, `data-state` is `done` once the part is in (or
+//! failed: its note with "Try again" in the rows' place, `#checks-wait`), `running` until then.
 
-use crate::kit::{t, Handle};
+use super::actions::ActionsLoad;
+use crate::kit::{Handle, PartLoad};
 use crate::model::Msg;
 use crate::sweep::check_wire::Checked;
 use crate::sweep::workers::{Pool, Reply};
-use clusterscope_core::runner::ExpectResult;
 use clusterscope_core::time::Micros;
 use std::rc::Rc;
 use yew::prelude::*;
-
-/// A `within` expectation's time taken (or window), in seconds with its milliseconds: "1.713 s".
-fn took(us: Micros) -> String {
-    format!("{:.3} s", us as f64 / 1e6)
-}
 
 /// Clusters up to this many nodes are checked as soon as the session changes.
 pub const AUTO_NODES: usize = 60;
@@ -59,6 +58,8 @@ pub enum CMsg {
     Reply(Reply),
     /// The writers' part (`reader::WRITER_PART`) loaded, or not: the check waited for it.
     Writer(bool),
+    /// The `actions` part's state changed (the app's context): the rows are drawn there.
+    Actions(ActionsLoad),
 }
 
 pub struct Checks {
@@ -66,6 +67,10 @@ pub struct Checks {
     /// The session revision the state is about.
     session: u64,
     pool: Option<Pool>,
+    /// The `actions` part's state (`ActionsLoad`, the app's context; `None` without one: the
+    /// rows are drawn at once), and the context's subscription.
+    actions: Option<ActionsLoad>,
+    _actions: Option<ContextHandle<ActionsLoad>>,
 }
 
 impl Checks {
@@ -136,10 +141,15 @@ impl Component for Checks {
     type Properties = ChecksProps;
 
     fn create(ctx: &Context<Self>) -> Self {
+        let sub = ctx
+            .link()
+            .context::<ActionsLoad>(ctx.link().callback(CMsg::Actions));
         let mut c = Checks {
             state: State::Stale,
             session: ctx.props().session,
             pool: None,
+            actions: sub.as_ref().map(|(a, _)| a.clone()),
+            _actions: sub.map(|(_, h)| h),
         };
         c.on_session(ctx);
         c
@@ -154,6 +164,7 @@ impl Component for Checks {
 
     fn update(&mut self, ctx: &Context<Self>, msg: CMsg) -> bool {
         match msg {
+            CMsg::Actions(a) => self.actions = Some(a),
             CMsg::Run => self.start(ctx),
             // Only while the check waits for it (a newer session may have started one since).
             CMsg::Writer(_) if self.pool.is_some() || !matches!(self.state, State::Running) => {
@@ -191,14 +202,6 @@ impl Component for Checks {
         let now = ctx.props().now;
         let s = ctx.props().s.clone();
         let yours = s.model.borrow().run.engine.user_actions().len();
-        // The person's own expectations (`ui::expect_editor`) are marked as theirs.
-        let mine: Vec<String> = s
-            .model
-            .borrow()
-            .user_expects
-            .iter()
-            .map(|e| e.name.clone())
-            .collect();
         let (held, failed) = match &self.state {
             State::Done(c) => {
                 let h = c.expectations.iter().filter(|e| e.passed).count();
@@ -228,123 +231,23 @@ impl Component for Checks {
                 "expectations: could not check".to_string(),
                 html! { <p class="checks-note error" role="alert">{ e.clone() }</p> },
             ),
-            State::Done(c) => {
-                let row = |e: &ExpectResult| {
-                    let (status, icon, when) = match e.failed_at_us {
-                        // Declared to happen on some seeds only: not a failure of this run.
-                        Some(at) if e.chance.is_some() && at <= now => {
-                            ("not-this-time", "–", Some(at))
-                        }
-                        Some(at) if e.chance.is_some() => ("not-this-time-later", "–", Some(at)),
-                        Some(at) if at <= now => ("failed", "✗", Some(at)),
-                        Some(at) => ("fails-later", "✗", Some(at)),
-                        // `within`: held from the moment its check first held.
-                        None if e.passed && e.met_at_us.is_some_and(|m| m <= now) => {
-                            ("held", "✓", e.met_at_us)
-                        }
-                        None if e.passed && e.window_us[1] <= now => ("held", "✓", None),
-                        None if e.passed => ("holds", "✓", None),
-                        // Not reached (the run stopped before it was due).
-                        None => ("failed", "✗", None),
-                    };
-                    let go = when.or(Some(e.window_us[0])).map(|at| {
-                        let s = s.clone();
-                        let label = match (status, e.window_us) {
-                            ("held", _) if e.met_at_us.is_some() => {
-                                format!("held after {}", took(at - e.window_us[0]))
-                            }
-                            ("failed" | "not-this-time", _) => format!("at {}", t(at)),
-                            ("fails-later", _) => format!("fails at {}", t(at)),
-                            ("not-this-time-later", _) => format!("checked at {}", t(at)),
-                            (_, [a, b]) if a == b => format!("at {}", t(a)),
-                            (_, [a, b]) => format!("{} – {}", t(a), t(b)),
-                        };
-                        html! {
-                            <button class="check-go" title="Move the cursor there"
-                                onclick={Callback::from(move |_| s.dispatch(Msg::ScrubTo(at)))}>{ label }</button>
-                        }
-                    });
-                    let detail = match status {
-                        "fails-later" => format!("ahead of the cursor, {}", e.detail),
-                        "holds" => match (e.within_us, e.met_at_us) {
-                            (Some(w), Some(m)) => format!(
-                                "holds in this run: within {} of {}, after {} (at {})",
-                                took(w),
-                                t(e.window_us[0]),
-                                took(m - e.window_us[0]),
-                                t(m)
-                            ),
-                            _ => format!("holds in this run (checked to {})", t(e.window_us[1])),
-                        },
-                        "not-this-time" | "not-this-time-later" => {
-                            format!("{}: {}", e.verdict(), e.detail)
-                        }
-                        _ => e.detail.clone(),
-                    };
-                    let chance = e.chance.map(|ch| {
-                        html! { <span class="check-chance" title="This scenario says how often this happens across seeds; a sweep (How often?) checks it">{ format!("in {} of seeds", ch.short()) }</span> }
-                    });
-                    // "Find a run where this fails" (`ui::hunt`), for what must always hold.
-                    let hunt = e.chance.is_none().then(|| {
-                        let n = e.name.clone();
-                        html! {
-                            <button class="check-hunt" data-name={e.name.clone()}
-                                title="Find a run where this fails: search seeds and fault schedules, then shrink what fails"
-                                onclick={Callback::from(move |_| super::hunt::request(n.clone()))}>{ "find a failing run" }</button>
-                        }
-                    });
-                    html! {
-                        <li class={classes!("check-row", status)} data-name={e.name.clone()} data-status={status}
-                            data-mine={if mine.contains(&e.name) { "1" } else { "0" }}
-                            data-failed-at-us={e.failed_at_us.map(|a| a.to_string()).unwrap_or_default()}
-                            data-met-at-us={e.met_at_us.map(|a| a.to_string()).unwrap_or_default()}>
-                            <span class="check-icon" aria-hidden="true">{ icon }</span>
-                            <span class="check-name">{ e.name.clone() }</span>
-                            { crate::kit::slot(mine.contains(&e.name).then(|| html! { <span class="check-chance" title="An expectation you added (your expectations)">{ "yours" }</span> })) }
-                            { crate::kit::slot(chance) }
-                            <>{ for go }</>
-                            <span class="check-detail">{ detail }{ crate::kit::slot(hunt) }</span>
-                        </li>
-                    }
-                };
-                let rows = c
-                    .expectations
-                    .iter()
-                    .filter(|e| e.caption.is_none())
-                    .map(row);
-                let caps = c.expectations.iter().any(|e| e.caption.is_some()).then(|| html! {
-                    <li class="check-group">{ "What the captions say, checked when each shows:" }</li>
-                });
-                let cap_rows = c
-                    .expectations
-                    .iter()
-                    .filter(|e| e.caption.is_some())
-                    .map(row);
-                let skipped = c.skipped.iter().map(|f| html! {
-                    <li class={classes!("check-row", "failed")} data-status="failed" data-skipped="1">
-                        <span class="check-icon" aria-hidden="true">{ "✗" }</span>
-                        <span class="check-name">{ "A scheduled fault did not apply" }</span>
-                        <span class="check-detail">{ f.clone() }</span>
-                    </li>
-                });
-                // Red after the person's actions: the expectations are the script's (issue 40).
-                let theirs = (failed > 0 && yours > 0).then(|| html! {
-                    <li class="check-group script-note" id="checks-script-note">
-                        { format!("These are the script's expectations: they describe its run, and your {yours} action{} changed this one.", if yours == 1 { "" } else { "s" }) }
-                    </li>
-                });
-                (
-                    "done",
-                    if failed > 0 && yours > 0 {
-                        format!(
-                            "the script's expectations: {held} ✓ {failed} ✗ (you changed the run)"
-                        )
-                    } else {
-                        format!("expectations: {held} ✓ {failed} ✗")
-                    },
-                    html! { <ul class="checks-list">{ crate::kit::slot(theirs) }{ for rows }<>{ for skipped }</>{ crate::kit::slot(caps) }<>{ for cap_rows }</></ul> },
-                )
-            }
+            State::Done(c) => (
+                // The rows once the `actions` part is in (`rows`, drawn there; issue 44): "done"
+                // then, or when the part failed (its note in the rows' place), "running" meanwhile.
+                match self.actions.as_ref().map(|a| &a.load) {
+                    Some(PartLoad::Loaded(_) | PartLoad::Failed(_)) | None => "done",
+                    Some(_) => "running",
+                },
+                if failed > 0 && yours > 0 {
+                    format!("the script's expectations: {held} ✓ {failed} ✗ (you changed the run)")
+                } else {
+                    format!("expectations: {held} ✓ {failed} ✗")
+                },
+                html! {
+                    <super::actions::Actions s={s.clone()} dark={false}
+                        target={super::actions::Target::Checks(c.clone(), now)} />
+                },
+            ),
         };
         html! {
             <details id="checks" class={classes!("checks", (failed > 0).then_some("has-failed"))} data-state={state}

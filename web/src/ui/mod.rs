@@ -8,6 +8,7 @@ pub mod app;
 pub mod below;
 pub mod bookmarks;
 pub mod branches;
+pub mod check_rows;
 pub mod checks;
 pub mod compare;
 pub mod confirm;
