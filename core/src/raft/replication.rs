@@ -660,8 +660,25 @@ impl<S: StateMachine> Raft<S> {
             );
             return;
         }
+        // ServerState.recognizeLeader: a lower term is refused, and so is the same term from
+        // another server while this one knows a leader of it (only a crafted message can do
+        // that: one leader per term). The reply carries this server's term and nextIndex, and
+        // nothing else changes (no step-down, no lastRpcTime).
         if term < node.term {
             return reply(node, ctx, AppendResult::NotLeader, node.last() + 1);
+        }
+        if term == node.term {
+            if let Some(l) = node.leader.filter(|&l| l != from) {
+                ctx.log(
+                    LogLevel::Info,
+                    format_args!(
+                        "AppendEntries from {} refused: the leader of term {term} is {} (NOT_LEADER)",
+                        ctx.topo.name(from),
+                        ctx.topo.name(l)
+                    ),
+                );
+                return reply(node, ctx, AppendResult::NotLeader, node.last() + 1);
+            }
         }
         if term > node.term || node.role != super::node::Role::Follower {
             self.step_down(node, ctx, term, "AppendEntries from the leader");
