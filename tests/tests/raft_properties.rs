@@ -448,3 +448,31 @@ fn a_divergent_suffix_in_error_back_off_is_walked_back() {
         panic!("{e}");
     }
 }
+
+/// Regression (found on 2026-12-07 with 1,000 cases per size, main's model too): n3 lacked index
+/// 41 and held 40, but the leader's nextIndex for it was 42: an INCONSISTENCY had set the walk's
+/// position (`search`) to 40, then the appends from 40 and 41 went out on a link losing 33% and
+/// the SUCCESS for 40 was lost. Every later request named previous 41, n3 answered nextIndex 41,
+/// and the leader ignored each answer as "above the search" (a rule for replies that overtook
+/// the INCONSISTENCY that set it): write #13 at index 16 was never applied on n3. The rule now
+/// applies only to replies to requests sent before that INCONSISTENCY.
+#[test]
+fn a_lost_success_past_the_search_does_not_stall_the_follower() {
+    use Op::*;
+    let ops = vec![
+        (1934, Stall(1, 0)),
+        (2998, Restart(0)),
+        (103, Loss(2, 3, 33)),
+        (1559, Kill(4)),
+        (1038, Put(3)),
+        (198, Stall(2, 0)),
+        (2457, Start(0)),
+        (2655, Restart(4)),
+        (655, Put(2)),
+        (1649, Put(1)),
+        (2609, Start(4)),
+        (103, Timeout(0)),
+        (1513, Partition(vec![0, 0, 0, 0, 0])),
+    ];
+    drive(5, 115214, 2, &ops).unwrap();
+}

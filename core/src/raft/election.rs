@@ -315,10 +315,19 @@ impl<S: StateMachine> Raft<S> {
         term: Term,
         granted: bool,
     ) {
-        if term > node.term && !(pre && granted) {
+        // LeaderElection.waitForResults: only the election under way reads the answers (each
+        // round has its own executor; a round that ended, won or lost, drops the rest). In it, an
+        // answer of a higher term than the round's (the server's current term, pre-vote
+        // included: Ratis' pre-vote carries the current term) ends the round
+        // DISCOVERED_A_NEW_TERM, granted or not, and the server becomes a follower of that term
+        // (`rejected` -> `changeToFollowerAndPersistMetadata`).
+        if node.role != (Role::Candidate { pre }) {
+            return;
+        }
+        if term > node.term {
             return self.step_down(node, ctx, term, "a vote reply has a higher term");
         }
-        if node.role != (Role::Candidate { pre }) || (!pre && term != node.term) {
+        if !pre && term != node.term {
             return;
         }
         if !granted {

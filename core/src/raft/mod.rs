@@ -32,6 +32,8 @@ mod tests_appender;
 #[cfg(test)]
 mod tests_check;
 #[cfg(test)]
+mod tests_code;
+#[cfg(test)]
 mod tests_follower;
 #[cfg(test)]
 mod tests_keys;

@@ -96,6 +96,9 @@ pub struct Progress {
     /// that overtook the one that set it, and moves nothing (not Ratis, whose stream delivers
     /// replies in order; see docs/model/raft.md).
     pub search: Index,
+    /// The first call sent after the last INCONSISTENCY set `search`: only a reply to an earlier
+    /// call can be one that an ordered stream would have delivered before it.
+    pub search_call: u64,
     /// `FollowerInfo.ErrorState`: INCONSISTENCY replies and timeouts since the last good reply.
     pub errors: u32,
     /// The error count the appender last slept for (`lastReturnedErrorCount`).

@@ -660,8 +660,25 @@ impl<S: StateMachine> Raft<S> {
             );
             return;
         }
+        // ServerState.recognizeLeader: a lower term is refused, and so is the same term from
+        // another server while this one knows a leader of it (only a crafted message can do
+        // that: one leader per term). The reply carries this server's term and nextIndex, and
+        // nothing else changes (no step-down, no lastRpcTime).
         if term < node.term {
             return reply(node, ctx, AppendResult::NotLeader, node.last() + 1);
+        }
+        if term == node.term {
+            if let Some(l) = node.leader.filter(|&l| l != from) {
+                ctx.log(
+                    LogLevel::Info,
+                    format_args!(
+                        "AppendEntries from {} refused: the leader of term {term} is {} (NOT_LEADER)",
+                        ctx.topo.name(from),
+                        ctx.topo.name(l)
+                    ),
+                );
+                return reply(node, ctx, AppendResult::NotLeader, node.last() + 1);
+            }
         }
         if term > node.term || node.role != super::node::Role::Follower {
             self.step_down(node, ctx, term, "AppendEntries from the leader");
@@ -782,6 +799,7 @@ impl<S: StateMachine> Raft<S> {
         if !node.is_leader() || term < node.term || call == super::commands::CRAFTED_CALL {
             return;
         }
+        let next_call = node.next_call;
         let pr = &mut node.progress[from as usize];
         if call < pr.min_call {
             return; // for the appender before its restart
@@ -853,7 +871,15 @@ impl<S: StateMachine> Raft<S> {
                 // conflicting entry there, or lacks just that one) above the position the last
                 // INCONSISTENCY set: on an ordered stream it would have come before that one;
                 // obeyed here it would undo the walk back through a divergent suffix.
-                if pr.search > 0 && next_index == request.prev && next > pr.search {
+                // Only a reply to a request sent before that INCONSISTENCY: one sent after it
+                // describes the follower as it is now (e.g. a SUCCESS lost on the way let
+                // nextIndex run past the search; ignoring its INCONSISTENCY then ignored every
+                // later one, the follower never caught up: a 5-node property case).
+                if pr.search > 0
+                    && call < pr.search_call
+                    && next_index == request.prev
+                    && next > pr.search
+                {
                     ctx.log(
                         LogLevel::Debug,
                         format_args!(
@@ -896,6 +922,7 @@ impl<S: StateMachine> Raft<S> {
                 pr.heartbeats.clear();
                 pr.next = next.max(1);
                 pr.search = pr.next;
+                pr.search_call = next_call;
             }
         }
         self.notify_appenders(node, ctx);
