@@ -15,25 +15,49 @@ use crate::scenario::builtin;
 use crate::time::{US_PER_MS, US_PER_S};
 
 pub fn engine(n: u32, params: &str, seed: u64) -> Engine<RaftKv> {
+    engine_with(n, params, seed, false)
+}
+
+/// [`engine`] with tracing on and message bodies recorded: for tests that read the replies'
+/// fields from their rendered bodies (`tests_code`).
+pub(super) fn traced_engine(n: u32, params: &str, seed: u64) -> Engine<RaftKv> {
+    engine_with(n, params, seed, true)
+}
+
+fn engine_with(n: u32, params: &str, seed: u64, traced: bool) -> Engine<RaftKv> {
     let t: toml::Table = toml::from_str(params).unwrap();
     let p = RaftParams::from_table(t).unwrap();
     let topo = topology(n);
     let proto = Raft::new(p, Kv, &topo).unwrap();
-    Engine::new(
-        Sim::new(
-            proto,
-            topo,
-            Link::healthy(500, 1_500),
-            seed,
-            vec![],
-            Limits::default(),
-        ),
-        false,
-        0,
-    )
+    let mut sim = Sim::new(
+        proto,
+        topo,
+        Link::healthy(500, 1_500),
+        seed,
+        vec![],
+        Limits::default(),
+    );
+    if traced {
+        sim.set_tracing(true);
+    }
+    Engine::new(sim, false, if traced { 64 << 20 } else { 0 })
 }
 
-// Helpers the Raft test modules share (tests_ratis, tests_rules, tests_terms).
+// Helpers the Raft test modules share (tests_ratis, tests_rules, tests_terms, tests_code).
+
+/// Stall the executor `executor` on the nodes `0..n`.
+pub(super) fn stall_all(e: &mut Engine<RaftKv>, n: u32, executor: &str) {
+    for i in 0..n {
+        let node = name(e, i);
+        act(
+            e,
+            Action::Stall {
+                node,
+                executor: executor.into(),
+            },
+        );
+    }
+}
 
 pub(super) fn leader(e: &Engine<RaftKv>) -> NodeId {
     let l = RaftKv::leaders(&e.sim);

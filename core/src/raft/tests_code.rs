@@ -6,35 +6,14 @@
 //! lacked; see docs/model/raft.md, "Checked against the Ratis code".
 
 use super::node::{RNode, Role};
-use super::params::RaftParams;
 use super::sm::Kv;
-use super::tests::{act, command, drop_link, isolate, leader, name, run_for};
-use super::{Raft, RaftKv};
+use super::tests::{
+    act, command, drop_link, isolate, leader, name, run_for, stall_all, traced_engine,
+};
+use super::RaftKv;
 use crate::engine::action::{Action, Dur};
-use crate::engine::network::Link;
-use crate::engine::{Engine, NodeId, Sim};
-use crate::limits::Limits;
-use crate::pingpong::topology;
+use crate::engine::{Engine, NodeId};
 use crate::time::{US_PER_MS, US_PER_S};
-
-/// `tests::engine` with tracing on and message bodies recorded: the replies' fields are read
-/// from their rendered bodies.
-fn engine(n: u32, params: &str, seed: u64) -> Engine<RaftKv> {
-    let t: toml::Table = toml::from_str(params).unwrap();
-    let p = RaftParams::from_table(t).unwrap();
-    let topo = topology(n);
-    let proto = Raft::new(p, Kv, &topo).unwrap();
-    let mut sim = Sim::new(
-        proto,
-        topo,
-        Link::healthy(500, 1_500),
-        seed,
-        vec![],
-        Limits::default(),
-    );
-    sim.set_tracing(true);
-    Engine::new(sim, false, 64 << 20)
-}
 
 /// No election for an hour and no leadership check: only crafted messages act.
 const QUIET: &str =
@@ -95,7 +74,7 @@ fn follower_state(n: &RNode<Kv>) -> (u64, Option<NodeId>, Option<NodeId>, Role, 
 /// Three nodes without pre-vote; a leader of some term T, then follower `g` forced to stand: it
 /// wins T + 1 (its log is as long as everyone's). Returns (engine, old leader, f, g, T).
 fn taken_over(seed: u64) -> (Engine<RaftKv>, NodeId, NodeId, NodeId, u64) {
-    let mut e = engine(3, "pre_vote = false", seed);
+    let mut e = traced_engine(3, "pre_vote = false", seed);
     run_for(&mut e, US_PER_S);
     let l = leader(&e);
     let (f, g) = ((l + 1) % 3, (l + 2) % 3);
@@ -222,7 +201,7 @@ fn an_append_entries_of_the_same_term_from_another_server_is_refused() {
 #[test]
 fn a_candidate_follows_a_leader_of_its_own_term_and_keeps_its_vote() {
     for seed in 0..4 {
-        let mut e = engine(3, "pre_vote = false", seed);
+        let mut e = traced_engine(3, "pre_vote = false", seed);
         run_for(&mut e, US_PER_S);
         let l = leader(&e);
         let (f, g) = ((l + 1) % 3, (l + 2) % 3);
@@ -251,7 +230,7 @@ fn a_candidate_follows_a_leader_of_its_own_term_and_keeps_its_vote() {
 #[test]
 fn a_pre_candidate_follows_the_leaders_next_heartbeat_and_keeps_its_vote() {
     for seed in 0..4 {
-        let mut e = engine(3, "", seed);
+        let mut e = traced_engine(3, "", seed);
         run_for(&mut e, US_PER_S);
         let l = leader(&e);
         let (f, g) = ((l + 1) % 3, (l + 2) % 3);
@@ -290,7 +269,7 @@ fn a_pre_candidate_follows_the_leaders_next_heartbeat_and_keeps_its_vote() {
 #[test]
 fn a_leader_answered_with_a_higher_term_steps_down_and_fails_its_pending_requests() {
     for seed in 0..4 {
-        let mut e = engine(3, "", seed);
+        let mut e = traced_engine(3, "", seed);
         run_for(&mut e, US_PER_S);
         let l = leader(&e);
         let (f, g) = ((l + 1) % 3, (l + 2) % 3);
@@ -350,7 +329,7 @@ fn a_leader_answered_with_a_higher_term_steps_down_and_fails_its_pending_request
 #[test]
 fn a_vote_answer_after_the_election_is_won_is_ignored() {
     for seed in 0..4 {
-        let mut e = engine(3, "pre_vote = false", seed);
+        let mut e = traced_engine(3, "pre_vote = false", seed);
         run_for(&mut e, US_PER_S);
         let w = leader(&e);
         let (c, v) = ((w + 1) % 3, (w + 2) % 3);
@@ -415,7 +394,7 @@ fn a_vote_answer_after_the_election_is_won_is_ignored() {
 #[test]
 fn a_granted_pre_vote_of_a_higher_term_ends_the_pre_vote() {
     for seed in 0..4 {
-        let mut e = engine(3, "", seed);
+        let mut e = traced_engine(3, "", seed);
         run_for(&mut e, US_PER_S);
         let w = leader(&e);
         let (c, v) = ((w + 1) % 3, (w + 2) % 3);
@@ -456,7 +435,7 @@ fn a_granted_pre_vote_of_a_higher_term_ends_the_pre_vote() {
 /// The reply's matchIndex is the request's last entry (`entries.get(size - 1).getIndex()`).
 #[test]
 fn a_follower_truncates_only_at_the_first_conflict_and_never_what_it_committed() {
-    let mut e = engine(3, QUIET, 1);
+    let mut e = traced_engine(3, QUIET, 1);
     run_for(&mut e, US_PER_MS);
     let step = |e: &mut Engine<RaftKv>, cmd: &str| {
         command(e, 0, cmd);
@@ -506,7 +485,7 @@ fn an_old_term_entry_commits_only_with_an_entry_of_the_current_term() {
     for (rule, commits_old) in [("current-term", false), ("count-replicas", true)] {
         for seed in 0..3 {
             let params = format!("pre_vote = false\ncommit_rule = \"{rule}\"");
-            let mut e = engine(3, &params, seed);
+            let mut e = traced_engine(3, &params, seed);
             run_for(&mut e, US_PER_S);
             let l = leader(&e);
             let (f, g) = ((l + 1) % 3, (l + 2) % 3);
@@ -563,7 +542,7 @@ fn an_old_term_entry_commits_only_with_an_entry_of_the_current_term() {
 /// flushIndex and only ever raises it. The StateMachineUpdater applies up to it, in order.
 #[test]
 fn a_follower_commits_no_further_than_the_request_proves_nor_than_it_flushed() {
-    let mut e = engine(3, QUIET, 1);
+    let mut e = traced_engine(3, QUIET, 1);
     run_for(&mut e, US_PER_MS);
     let go = |e: &mut Engine<RaftKv>, cmd: &str| {
         command(e, 0, cmd);
@@ -622,7 +601,7 @@ fn a_follower_commits_no_further_than_the_request_proves_nor_than_it_flushed() {
 fn a_rejoining_follower_raises_no_term_with_pre_vote() {
     for (params, disrupts) in [("", false), ("pre_vote = false", true)] {
         for seed in 0..4 {
-            let mut e = engine(3, params, seed);
+            let mut e = traced_engine(3, params, seed);
             run_for(&mut e, US_PER_S);
             let l = leader(&e);
             let f = (l + 1) % 3;
@@ -653,7 +632,7 @@ fn a_rejoining_follower_raises_no_term_with_pre_vote() {
 #[test]
 fn a_follower_refers_the_client_to_its_leader() {
     for seed in 0..4 {
-        let mut e = engine(3, "", seed);
+        let mut e = traced_engine(3, "", seed);
         run_for(&mut e, US_PER_S);
         let l = leader(&e);
         let f = (l + 1) % 3;
@@ -675,7 +654,7 @@ fn a_follower_refers_the_client_to_its_leader() {
         );
     }
     // No leader anywhere (elections an hour away).
-    let mut e = engine(3, QUIET, 1);
+    let mut e = traced_engine(3, QUIET, 1);
     run_for(&mut e, US_PER_MS);
     command(&mut e, 1, "client-put z 1");
     run_for(&mut e, 10 * US_PER_MS);
@@ -698,18 +677,9 @@ fn a_follower_refers_the_client_to_its_leader() {
 fn a_read_on_a_leader_not_ready_waits_for_its_startup_entry() {
     for (params, linearizable) in [("read_option = \"linearizable\"", true), ("", false)] {
         for seed in 0..3 {
-            let mut e = engine(3, params, seed);
+            let mut e = traced_engine(3, params, seed);
             run_for(&mut e, US_PER_MS);
-            for i in 0..3 {
-                let node = name(&e, i);
-                act(
-                    &mut e,
-                    Action::Stall {
-                        node,
-                        executor: "StateMachineUpdater".into(),
-                    },
-                );
-            }
+            stall_all(&mut e, 3, "StateMachineUpdater");
             run_for(&mut e, US_PER_S);
             let l = leader(&e);
             let s = st(&e, l).startup_index;

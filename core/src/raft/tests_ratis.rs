@@ -4,7 +4,7 @@
 //! a failed readStateMachineData discards the whole batch.
 
 use super::node::Role;
-use super::tests::{act, command, engine, isolate, leader, name, run_for};
+use super::tests::{act, command, engine, isolate, leader, name, run_for, stall_all};
 use super::RaftKv;
 use crate::engine::action::Action;
 use crate::engine::{Engine, NodeId};
@@ -133,16 +133,7 @@ fn a_new_leader_refuses_clients_until_its_startup_entry_is_applied() {
     for seed in 0..4 {
         let mut e = engine(3, "", seed);
         run_for(&mut e, US_PER_MS);
-        for i in 0..3 {
-            let node = name(&e, i);
-            act(
-                &mut e,
-                Action::Stall {
-                    node,
-                    executor: "StateMachineUpdater".into(),
-                },
-            );
-        }
+        stall_all(&mut e, 3, "StateMachineUpdater");
         run_for(&mut e, US_PER_S);
         let l = leader(&e);
         let n = &e.sim.nodes[l as usize].state;

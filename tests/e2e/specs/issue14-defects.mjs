@@ -183,6 +183,10 @@ export async function run({ page, baseUrl, screenshot, context, log }) {
   });
   await section('8 reload selection', async () => {
   // 8. Reload remembers the selected node.
+  // The restart above re-runs the expectations' check; its failed rows, listed above the cards,
+  // change height when it ends and move the topology: click once they are in.
+  await settled(page);
+  await page.waitForSelector('#checks:not([data-state="running"])', { timeout: 60_000 });
   await clickNode(page, 'C');
   await page.waitForSelector('#node-panel[data-node="C"]');
   await settled(page);

@@ -49,7 +49,16 @@ export async function app(page) {
 export async function nodes(page) {
   const canvas = page.locator('#topology');
   await canvas.scrollIntoViewIfNeeded();
-  const box = await canvas.boundingBox();
+  // The canvas in the same place two frames apart (a card above it that is still changing
+  // height would move a node from under the click).
+  let box = await canvas.boundingBox();
+  for (let i = 0; i < 20; i++) {
+    await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+    const again = await canvas.boundingBox();
+    const same = again && box && again.x === box.x && again.y === box.y;
+    box = again;
+    if (same) break;
+  }
   const attr = await canvas.getAttribute('data-nodes');
   assert.ok(attr, '#topology has data-nodes');
   const out = {};
