@@ -325,7 +325,7 @@ proptest! {
 /// top: nextIndex flipped between the searches, matchIndex stayed 0, and n1 never applied a
 /// write again. Fixed by matching a reply to its pending request by call id (a stale reply
 /// moves nothing), one request in flight while searching, and heartbeats without a previous
-/// entry while appends are pending (see raft/replication.rs).
+/// entry while appends are pending (see raft/appender.rs).
 #[test]
 fn stale_inconsistency_replies_do_not_undo_the_search() {
     let ops = vec![

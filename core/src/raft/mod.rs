@@ -10,6 +10,7 @@
 //! `Model` impl). See docs/model/raft.md.
 
 pub mod about;
+pub mod appender;
 pub mod check;
 pub mod client;
 pub mod commands;

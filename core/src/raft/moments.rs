@@ -1,5 +1,5 @@
 //! Raft's moments on the timeline and its "what just happened" wording (`crate::moments`), read
-//! off the log lines Raft already writes (`election.rs`, `replication.rs`): no new trace record.
+//! off the log lines Raft already writes (`election.rs`, `appender.rs`, `replication.rs`): no new trace record.
 //! Ozone's datanodes run the same Raft and add their own kinds after these (`ozone::view`).
 
 use crate::engine::trace::{LogLevel, Rec, Trace};
