@@ -4,7 +4,7 @@
 // diagram, system.log, "Over time") say which ("side A: buggy"). At 1366 px the header does not
 // wrap with "compare: fixed" chosen.
 import assert from 'node:assert/strict';
-import { open, settled } from './lib/app.mjs';
+import { open, settled, topbarSpread } from './lib/app.mjs';
 
 export const timeoutMs = 180_000;
 
@@ -55,15 +55,7 @@ export async function run({ page, baseUrl, screenshot, log }) {
     await settled(page);
 
     // The header keeps one row: every control's middle on one line.
-    const head = await page.evaluate(() => {
-      const h = document.querySelector('.topbar');
-      const kids = [...h.children].filter((e) => e.getClientRects().length);
-      const ys = kids.map((e) => {
-        const r = e.getBoundingClientRect();
-        return r.top + r.height / 2;
-      });
-      return { spread: Math.max(...ys) - Math.min(...ys), height: h.getBoundingClientRect().height };
-    });
+    const head = await topbarSpread(page);
     log(`${name}: header spread ${head.spread.toFixed(1)} px, height ${head.height.toFixed(0)} px`);
     assert.ok(head.spread < 8, `${name}: the header wraps at 1366 px (controls ${head.spread} px apart)`);
 

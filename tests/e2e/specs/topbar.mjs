@@ -5,21 +5,9 @@
 // matrix card (Ozone) leaves no empty place where the matrix would be: the sequence diagram
 // starts at the left edge, under the topology.
 import assert from 'node:assert/strict';
-import { app, open, pickVariant, settled } from './lib/app.mjs';
+import { app, open, pickVariant, settled, topbarSpread } from './lib/app.mjs';
 
 export const timeoutMs = 120_000;
-
-async function oneRow(page) {
-  return page.evaluate(() => {
-    const h = document.querySelector('.topbar');
-    const kids = [...h.children].filter((e) => e.getClientRects().length && !e.classList.contains('spacer'));
-    const ys = kids.map((e) => {
-      const r = e.getBoundingClientRect();
-      return r.top + r.height / 2;
-    });
-    return { spread: Math.max(...ys) - Math.min(...ys), height: Math.round(h.getBoundingClientRect().height) };
-  });
-}
 
 export async function run({ page, baseUrl, screenshot, log }) {
   await page.setViewportSize({ width: 1366, height: 768 });
@@ -32,8 +20,8 @@ export async function run({ page, baseUrl, screenshot, log }) {
     for (const name of names) {
       await page.selectOption('#scenario-select', name);
       await page.waitForFunction((n) => document.querySelector('#app').dataset.scenario === n, name);
-      const r = await oneRow(page);
-      if (r.spread >= 8) wrapped.push(`${name} (${r.height} px)`);
+      const r = await topbarSpread(page);
+      if (r.spread >= 8) wrapped.push(`${name} (${Math.round(r.height)} px)`);
     }
     log(`${width} px: ${names.length} scenarios, ${wrapped.length} with a wrapped top bar`);
     assert.deepEqual(wrapped, [], `the top bar wraps at ${width} px for: ${wrapped.join(', ')}`);

@@ -83,14 +83,18 @@ pub fn header(p: &PanelProps) -> Html {
         html! { <option value="" selected=true>{ format!("{} (imported)", m.run.scenario.name()) }</option> }
     });
 
-    let variants = if m.run.scenario.raw.variants.len() > MAX_VARIANT_BUTTONS {
-        // A sweep's grid of variants (eight in HDDS-17673's) took three rows as buttons.
+    // Timed like a jump (`cs-jump-paint`, issue 44): a switch to a kept run is one.
+    let switch_to = {
         let s = s.clone();
-        let onchange = Callback::from(move |e: Event| {
-            let name = e.target_unchecked_into::<HtmlSelectElement>().value();
+        Callback::from(move |name: String| {
             crate::platform::perf::jump_start();
             s.dispatch(Msg::SetVariant(name))
-        });
+        })
+    };
+    let variants = if m.run.scenario.raw.variants.len() > MAX_VARIANT_BUTTONS {
+        // A sweep's grid of variants (eight in HDDS-17673's) took three rows as buttons.
+        let onchange =
+            switch_to.reform(|e: Event| e.target_unchecked_into::<HtmlSelectElement>().value());
         let options = m.run.scenario.raw.variants.iter().map(|v| {
             let active = v.name == m.run.variant;
             html! { <option value={v.name.clone()} selected={active} title={v.description.clone()}>{ &v.name }</option> }
@@ -103,13 +107,8 @@ pub fn header(p: &PanelProps) -> Html {
     } else {
         let buttons = m.run.scenario.raw.variants.iter().map(|v| {
             let active = v.name == m.run.variant;
-            let s = s.clone();
             let name = v.name.clone();
-            // Timed like a jump (`cs-jump-paint`, issue 44): a switch to a kept run is one.
-            let onclick = Callback::from(move |_| {
-                crate::platform::perf::jump_start();
-                s.dispatch(Msg::SetVariant(name.clone()))
-            });
+            let onclick = switch_to.reform(move |_: MouseEvent| name.clone());
             html! {
                 <button class={classes!("seg", active.then_some("active"))} aria-pressed={active.to_string()}
                     data-variant={v.name.clone()} title={v.description.clone()} {onclick}>{ &v.name }</button>

@@ -40,6 +40,20 @@ export async function settled(page, timeout = 90_000) {
   await page.waitForSelector('#app[data-busy="0"]', { timeout });
 }
 
+/** How far apart the middles of the top bar's visible controls are (px; under 8: one row), and
+ *  the bar's height. */
+export async function topbarSpread(page) {
+  return page.evaluate(() => {
+    const h = document.querySelector('.topbar');
+    const kids = [...h.children].filter((e) => e.getClientRects().length);
+    const ys = kids.map((e) => {
+      const r = e.getBoundingClientRect();
+      return r.top + r.height / 2;
+    });
+    return { spread: Math.max(...ys) - Math.min(...ys), height: h.getBoundingClientRect().height };
+  });
+}
+
 /** The #app data attributes. */
 export async function app(page) {
   return page.evaluate(() => ({ ...document.querySelector('#app').dataset }));
